@@ -1,0 +1,330 @@
+#include "weir/framework/op_def.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "weir/base/logging.h"
+
+namespace weir {
+namespace {
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+// Splits "name: rest" at the first colon.
+Status SplitNameColon(std::string_view spec, std::string* name, std::string_view* rest) {
+  size_t colon = spec.find(':');
+  if (colon == std::string_view::npos) {
+    return errors::InvalidArgument("spec '", spec, "' has no ':'");
+  }
+  *name = std::string(Trim(spec.substr(0, colon)));
+  *rest = Trim(spec.substr(colon + 1));
+  if (name->empty()) return errors::InvalidArgument("spec '", spec, "' has no name");
+  return Status::OK();
+}
+
+// Named groups of dtypes, as TensorFlow spells them.
+bool ExpandTypeGroup(std::string_view group, std::vector<DType>* types) {
+  if (group == "numbertype") {
+    *types = {DT_FLOAT, DT_DOUBLE, DT_INT32, DT_UINT8, DT_INT16, DT_INT8, DT_COMPLEX64,
+              DT_INT64, DT_BFLOAT16, DT_UINT16, DT_COMPLEX128, DT_HALF, DT_UINT32, DT_UINT64};
+  } else if (group == "realnumbertype") {
+    *types = {DT_FLOAT, DT_DOUBLE, DT_INT32, DT_UINT8, DT_INT16, DT_INT8, DT_INT64,
+              DT_BFLOAT16, DT_UINT16, DT_HALF, DT_UINT32, DT_UINT64};
+  } else if (group == "floattype") {
+    *types = {DT_HALF, DT_BFLOAT16, DT_FLOAT, DT_DOUBLE};
+  } else if (group == "quantizedtype") {
+    *types = {};
+  } else {
+    return false;
+  }
+  return true;
+}
+
+Status ParseDefault(const std::string& type, std::string_view text, AttrValue* value) {
+  auto parse_scalar = [](const std::string& t, std::string_view v, AttrValue* out) -> Status {
+    if (t == "int") {
+      int64_t i;
+      if (!ParseInt64(v, &i)) return errors::InvalidArgument("bad int default '", v, "'");
+      *out = AttrValue(i);
+    } else if (t == "float") {
+      *out = AttrValue(std::stof(std::string(v)));
+    } else if (t == "bool") {
+      if (v != "true" && v != "false") return errors::InvalidArgument("bad bool '", v, "'");
+      *out = AttrValue(v == "true");
+    } else if (t == "string") {
+      if (v.size() < 2 || (v.front() != '\'' && v.front() != '"') || v.back() != v.front()) {
+        return errors::InvalidArgument("string default must be quoted: ", v);
+      }
+      *out = AttrValue(std::string(v.substr(1, v.size() - 2)));
+    } else if (t == "type") {
+      DType d;
+      if (v.substr(0, 3) == "DT_") {
+        std::string lower;
+        for (char c : v.substr(3)) lower += static_cast<char>(std::tolower(c));
+        if (!DTypeFromName(lower, &d)) return errors::InvalidArgument("bad type '", v, "'");
+      } else if (!DTypeFromName(v, &d)) {
+        return errors::InvalidArgument("bad type '", v, "'");
+      }
+      *out = AttrValue(d);
+    } else {
+      return errors::InvalidArgument("defaults of type ", t,
+                                     " must be given with AttrDefault()");
+    }
+    return Status::OK();
+  };
+  if (StartsWith(type, "list(")) {
+    std::string inner = type.substr(5, type.size() - 6);
+    if (text.size() < 2 || text.front() != '[' || text.back() != ']') {
+      return errors::InvalidArgument("list default must be [..]: ", text);
+    }
+    AttrValue::List list;
+    std::string_view body = Trim(text.substr(1, text.size() - 2));
+    if (!body.empty()) {
+      for (const std::string& part : StrSplit(body, ',')) {
+        AttrValue element;
+        WEIR_RETURN_IF_ERROR(parse_scalar(inner, Trim(part), &element));
+        if (inner == "int") list.i.push_back(element.i());
+        else if (inner == "float") list.f.push_back(element.f());
+        else if (inner == "bool") list.b.push_back(element.b());
+        else if (inner == "string") list.s.push_back(element.s());
+        else if (inner == "type") list.type.push_back(element.type());
+      }
+    }
+    *value = AttrValue(std::move(list));
+    return Status::OK();
+  }
+  return parse_scalar(type, text, value);
+}
+
+bool IsKnownAttrType(std::string_view type) {
+  static const char* kScalars[] = {"int", "float", "bool", "string", "type",
+                                   "shape", "tensor", "func"};
+  std::string_view inner = type;
+  if (StartsWith(type, "list(") && EndsWith(type, ")")) inner = type.substr(5, type.size() - 6);
+  return std::any_of(std::begin(kScalars), std::end(kScalars),
+                     [&](const char* s) { return inner == s; });
+}
+
+Status ParseAttrSpec(std::string_view spec, AttrDef* attr) {
+  std::string_view rest;
+  WEIR_RETURN_IF_ERROR(SplitNameColon(spec, &attr->name, &rest));
+  // Split off "= default".
+  std::string_view default_text;
+  size_t eq = rest.find('=');
+  if (eq != std::string_view::npos && rest.find(">=") != eq - 1) {
+    default_text = Trim(rest.substr(eq + 1));
+    rest = Trim(rest.substr(0, eq));
+  }
+  // Split off ">= minimum".
+  size_t ge = rest.find(">=");
+  if (ge != std::string_view::npos) {
+    if (!ParseInt64(Trim(rest.substr(ge + 2)), &attr->minimum)) {
+      return errors::InvalidArgument("bad minimum in '", spec, "'");
+    }
+    attr->has_minimum = true;
+    rest = Trim(rest.substr(0, ge));
+  }
+  if (!rest.empty() && rest.front() == '{') {
+    // An allowed set: {float, double} (types) or {'SAME', 'VALID'} (strings).
+    if (rest.back() != '}') return errors::InvalidArgument("unclosed '{' in '", spec, "'");
+    std::string_view body = rest.substr(1, rest.size() - 2);
+    for (const std::string& raw : StrSplit(body, ',')) {
+      std::string_view item = Trim(raw);
+      if (!item.empty() && (item.front() == '\'' || item.front() == '"')) {
+        attr->type = "string";
+        attr->allowed_strings.emplace_back(item.substr(1, item.size() - 2));
+      } else {
+        attr->type = "type";
+        std::vector<DType> group;
+        DType d;
+        if (ExpandTypeGroup(item, &group)) {
+          attr->allowed_types.insert(attr->allowed_types.end(), group.begin(), group.end());
+        } else if (DTypeFromName(item, &d)) {
+          attr->allowed_types.push_back(d);
+        } else {
+          return errors::InvalidArgument("unknown type '", item, "' in '", spec, "'");
+        }
+      }
+    }
+  } else if (StartsWith(rest, "list(") && rest.size() > 6 && rest[5] == '{') {
+    // list({float, int32}): a type list with an allowed set.
+    attr->type = "list(type)";
+    std::string_view body = rest.substr(6, rest.size() - 8);
+    for (const std::string& raw : StrSplit(body, ',')) {
+      DType d;
+      std::vector<DType> group;
+      std::string_view item = Trim(raw);
+      if (ExpandTypeGroup(item, &group)) {
+        attr->allowed_types.insert(attr->allowed_types.end(), group.begin(), group.end());
+      } else if (DTypeFromName(item, &d)) {
+        attr->allowed_types.push_back(d);
+      } else {
+        return errors::InvalidArgument("unknown type '", item, "' in '", spec, "'");
+      }
+    }
+  } else {
+    std::vector<DType> group;
+    if (ExpandTypeGroup(rest, &group)) {
+      attr->type = "type";
+      attr->allowed_types = group;
+    } else {
+      attr->type = std::string(rest);
+    }
+  }
+  if (!IsKnownAttrType(attr->type)) {
+    return errors::InvalidArgument("unknown attr type '", attr->type, "' in '", spec, "'");
+  }
+  if (!default_text.empty()) {
+    WEIR_RETURN_IF_ERROR(ParseDefault(attr->type, default_text, &attr->default_value));
+    attr->has_default = true;
+  }
+  return Status::OK();
+}
+
+Status ParseArgSpec(std::string_view spec, const OpDef& op, ArgDef* arg) {
+  std::string_view rest;
+  WEIR_RETURN_IF_ERROR(SplitNameColon(spec, &arg->name, &rest));
+  size_t star = rest.find('*');
+  if (star != std::string_view::npos) {
+    arg->number_attr = std::string(Trim(rest.substr(0, star)));
+    rest = Trim(rest.substr(star + 1));
+  }
+  DType d;
+  if (DTypeFromName(rest, &d)) {
+    arg->type = d;
+  } else {
+    const AttrDef* attr = op.FindAttr(std::string(rest));
+    if (attr == nullptr) {
+      return errors::InvalidArgument("arg '", spec, "' names unknown type or attr '", rest, "'");
+    }
+    if (attr->type == "type") {
+      arg->type_attr = attr->name;
+    } else if (attr->type == "list(type)") {
+      arg->type_list_attr = attr->name;
+    } else {
+      return errors::InvalidArgument("arg '", spec, "' refers to attr '", rest, "' of type ",
+                                     attr->type);
+    }
+  }
+  if (!arg->number_attr.empty()) {
+    const AttrDef* n = op.FindAttr(arg->number_attr);
+    if (n == nullptr || n->type != "int") {
+      return errors::InvalidArgument("arg '", spec, "' needs an int attr '", arg->number_attr,
+                                     "'");
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+const AttrDef* OpDef::FindAttr(const std::string& attr_name) const {
+  for (const AttrDef& attr : attrs) {
+    if (attr.name == attr_name) return &attr;
+  }
+  return nullptr;
+}
+
+OpDefBuilder::OpDefBuilder(std::string name) { op_.name = std::move(name); }
+OpDefBuilder& OpDefBuilder::Input(std::string spec) {
+  input_specs_.push_back(std::move(spec));
+  return *this;
+}
+OpDefBuilder& OpDefBuilder::Output(std::string spec) {
+  output_specs_.push_back(std::move(spec));
+  return *this;
+}
+OpDefBuilder& OpDefBuilder::Attr(std::string spec) {
+  attr_specs_.push_back(std::move(spec));
+  return *this;
+}
+OpDefBuilder& OpDefBuilder::AttrDefault(const std::string& name, AttrValue value) {
+  extra_defaults_.emplace_back(name, std::move(value));
+  return *this;
+}
+OpDefBuilder& OpDefBuilder::SetIsStateful() {
+  op_.is_stateful = true;
+  return *this;
+}
+OpDefBuilder& OpDefBuilder::SetShapeFn(ShapeFn fn) {
+  op_.shape_fn = std::move(fn);
+  return *this;
+}
+OpDefBuilder& OpDefBuilder::Doc(std::string doc) {
+  op_.doc = std::move(doc);
+  return *this;
+}
+
+StatusOr<OpDef> OpDefBuilder::Build() const {
+  OpDef op = op_;
+  auto context = [&](const std::string& spec) { return StrCat("op ", op.name, ": ", spec); };
+  for (const std::string& spec : attr_specs_) {
+    AttrDef attr;
+    WEIR_RETURN_IF_ERROR(ParseAttrSpec(spec, &attr).WithContext(context(spec)));
+    if (op.FindAttr(attr.name)) return errors::InvalidArgument(context(spec), ": duplicate attr");
+    op.attrs.push_back(std::move(attr));
+  }
+  for (const auto& [name, value] : extra_defaults_) {
+    auto it = std::find_if(op.attrs.begin(), op.attrs.end(),
+                           [&](const AttrDef& a) { return a.name == name; });
+    if (it == op.attrs.end()) {
+      return errors::InvalidArgument(context(name), ": AttrDefault for an undeclared attr");
+    }
+    it->default_value = value;
+    it->has_default = true;
+  }
+  for (const std::string& spec : input_specs_) {
+    ArgDef arg;
+    WEIR_RETURN_IF_ERROR(ParseArgSpec(spec, op, &arg).WithContext(context(spec)));
+    op.inputs.push_back(std::move(arg));
+  }
+  for (const std::string& spec : output_specs_) {
+    ArgDef arg;
+    WEIR_RETURN_IF_ERROR(ParseArgSpec(spec, op, &arg).WithContext(context(spec)));
+    op.outputs.push_back(std::move(arg));
+  }
+  return op;
+}
+
+OpRegistry* OpRegistry::Global() {
+  static OpRegistry* const registry = new OpRegistry();
+  return registry;
+}
+
+void OpRegistry::Register(const OpDefBuilder& builder) {
+  StatusOr<OpDef> op = builder.Build();
+  CHECK(op.ok()) << op.status();
+  std::unique_lock<std::shared_mutex> lock(mu_);
+  auto [it, inserted] = ops_.emplace(op->name, std::make_unique<OpDef>(std::move(op).value()));
+  CHECK(inserted) << "op " << it->first << " registered twice";
+}
+
+StatusOr<const OpDef*> OpRegistry::LookUp(const std::string& op_name) const {
+  std::shared_lock<std::shared_mutex> lock(mu_);
+  auto it = ops_.find(op_name);
+  if (it != ops_.end()) return it->second.get();
+  // Suggest ops that differ only by case, a common slip ("Matmul").
+  std::vector<std::string> close;
+  auto lower = [](std::string s) {
+    for (char& c : s) c = static_cast<char>(std::tolower(c));
+    return s;
+  };
+  for (const auto& [name, def] : ops_) {
+    if (lower(name) == lower(op_name)) close.push_back(name);
+  }
+  std::string hint = close.empty() ? "" : StrCat("; did you mean ", StrJoin(close, " or "), "?");
+  return errors::NotFound("op type '", op_name, "' is not registered", hint);
+}
+
+std::vector<const OpDef*> OpRegistry::ListOps() const {
+  std::shared_lock<std::shared_mutex> lock(mu_);
+  std::vector<const OpDef*> out;
+  for (const auto& [name, def] : ops_) out.push_back(def.get());
+  return out;
+}
+
+}  // namespace weir

@@ -1,0 +1,54 @@
+#include "weir/framework/shape_inference.h"
+
+#include "weir/framework/node_def.h"
+
+namespace weir {
+
+InferenceContext::InferenceContext(const NodeDef* node, std::vector<PartialShape> input_shapes,
+                                   std::vector<const Tensor*> input_tensors, int num_outputs)
+    : node_(node),
+      input_shapes_(std::move(input_shapes)),
+      input_tensors_(std::move(input_tensors)),
+      output_shapes_(num_outputs) {
+  input_tensors_.resize(input_shapes_.size(), nullptr);
+}
+
+const AttrMap& InferenceContext::attrs() const { return node_->attrs; }
+
+Status InferenceContext::WithRank(int input, int rank, PartialShape* out) const {
+  const PartialShape& shape = input_shapes_[input];
+  if (!shape.known_rank()) {
+    *out = PartialShape::UnknownDims(rank);
+    return Status::OK();
+  }
+  if (shape.rank() != rank) {
+    return errors::InvalidArgument("input ", input, " must have rank ", rank, " but has shape ",
+                                   shape);
+  }
+  *out = shape;
+  return Status::OK();
+}
+
+Status InferenceContext::WithRankAtLeast(int input, int rank, PartialShape* out) const {
+  const PartialShape& shape = input_shapes_[input];
+  if (shape.known_rank() && shape.rank() < rank) {
+    return errors::InvalidArgument("input ", input, " must have rank at least ", rank,
+                                   " but has shape ", shape);
+  }
+  *out = shape;
+  return Status::OK();
+}
+
+Status InferenceContext::MergeDim(int64_t a, int64_t b, int64_t* out) {
+  if (a >= 0 && b >= 0 && a != b) {
+    return errors::InvalidArgument("dimensions ", a, " and ", b, " must be equal");
+  }
+  *out = a >= 0 ? a : b;
+  return Status::OK();
+}
+
+std::string InferenceContext::InputShapesString() const {
+  return StrJoin(input_shapes_, ", ");
+}
+
+}  // namespace weir

@@ -1,0 +1,54 @@
+// InferenceContext: what an op's shape function sees and sets. Shape
+// functions run when a node is added to a graph (builder or import), so shape
+// errors are reported at graph-construction time, naming the node.
+#pragma once
+
+#include <vector>
+
+#include "weir/framework/attr_value.h"
+#include "weir/framework/tensor_shape.h"
+
+namespace weir {
+
+struct NodeDef;
+
+class InferenceContext {
+ public:
+  // `input_tensors[i]` is the constant value of input i when known (a Const
+  // input), else null. Pointers are borrowed for the call.
+  InferenceContext(const NodeDef* node, std::vector<PartialShape> input_shapes,
+                   std::vector<const Tensor*> input_tensors, int num_outputs);
+
+  const NodeDef& node() const { return *node_; }
+  const AttrMap& attrs() const;
+  int num_inputs() const { return static_cast<int>(input_shapes_.size()); }
+  int num_outputs() const { return static_cast<int>(output_shapes_.size()); }
+  const PartialShape& input(int i) const { return input_shapes_[i]; }
+  const Tensor* input_tensor(int i) const { return input_tensors_[i]; }
+  void set_output(int i, PartialShape shape) { output_shapes_[i] = std::move(shape); }
+  const PartialShape& output(int i) const { return output_shapes_[i]; }
+  std::vector<PartialShape> TakeOutputs() { return std::move(output_shapes_); }
+
+  template <typename T>
+  Status GetAttr(const std::string& name, T* value) const {
+    return ::weir::GetAttr(attrs(), name, value);
+  }
+
+  // Error helpers: a shape function reports "what is wrong"; the caller adds
+  // the node name, op and input shapes.
+  Status WithRank(int input, int rank, PartialShape* out) const;
+  Status WithRankAtLeast(int input, int rank, PartialShape* out) const;
+  // Merges two dims where -1 is unknown; error if both known and different.
+  static Status MergeDim(int64_t a, int64_t b, int64_t* out);
+
+  // "[2,3], [?,4]": the input shapes, for error messages.
+  std::string InputShapesString() const;
+
+ private:
+  const NodeDef* node_;
+  std::vector<PartialShape> input_shapes_;
+  std::vector<const Tensor*> input_tensors_;
+  std::vector<PartialShape> output_shapes_;
+};
+
+}  // namespace weir

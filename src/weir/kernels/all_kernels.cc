@@ -1,0 +1,23 @@
+#include "weir/kernels/all_kernels.h"
+
+#include <mutex>
+
+#include "weir/framework/kernel_registry.h"
+#include "weir/ops/all_ops.h"
+
+namespace weir {
+
+void RegisterAllKernels() {
+  RegisterAllOps();
+  static std::once_flag once;
+  std::call_once(once, [] {
+    KernelRegistry* registry = KernelRegistry::Global();
+    RegisterArrayKernels(registry);
+    RegisterMathKernels(registry);
+    RegisterControlFlowKernels(registry);
+    RegisterFunctionKernels(registry);
+    RegisterSendRecvKernels(registry);
+  });
+}
+
+}  // namespace weir

@@ -1,0 +1,19 @@
+// The one list of kernel families. RegisterAllKernels() fills
+// KernelRegistry::Global() (and registers all ops first); idempotent.
+#pragma once
+
+namespace weir {
+
+class KernelRegistry;
+
+void RegisterAllKernels();
+
+// One function per family, each in kernels/<family>_kernels.cc or a file of
+// that family.
+void RegisterArrayKernels(KernelRegistry* registry);
+void RegisterMathKernels(KernelRegistry* registry);
+void RegisterControlFlowKernels(KernelRegistry* registry);
+void RegisterFunctionKernels(KernelRegistry* registry);
+void RegisterSendRecvKernels(KernelRegistry* registry);
+
+}  // namespace weir

@@ -1,0 +1,21 @@
+#include "weir/ops/all_ops.h"
+
+#include <mutex>
+
+#include "weir/framework/op_def.h"
+
+namespace weir {
+
+void RegisterAllOps() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    OpRegistry* registry = OpRegistry::Global();
+    RegisterArrayOps(registry);
+    RegisterMathOps(registry);
+    RegisterControlFlowOps(registry);
+    RegisterFunctionOps(registry);
+    RegisterSendRecvOps(registry);
+  });
+}
+
+}  // namespace weir

@@ -1,0 +1,18 @@
+// The one list of op families. RegisterAllOps() fills OpRegistry::Global();
+// it is idempotent and thread-safe, and sessions call it before use.
+#pragma once
+
+namespace weir {
+
+class OpRegistry;
+
+void RegisterAllOps();
+
+// One function per family, each in <family>_ops.cc.
+void RegisterArrayOps(OpRegistry* registry);
+void RegisterMathOps(OpRegistry* registry);
+void RegisterControlFlowOps(OpRegistry* registry);
+void RegisterFunctionOps(OpRegistry* registry);
+void RegisterSendRecvOps(OpRegistry* registry);
+
+}  // namespace weir
