@@ -78,8 +78,10 @@ class OpKernel {
   virtual AsyncOpKernel* AsAsync() { return nullptr; }
 
   // Cheap kernels run inline on the executor thread that made them ready;
-  // expensive ones may be handed to the inter-op pool.
-  virtual bool IsExpensive() const { return true; }
+  // expensive ones (GEMM, convolution) may be handed to the inter-op pool so
+  // independent branches overlap. Most kernels parallelize inside through
+  // the intra-op pool, so the default is cheap.
+  virtual bool IsExpensive() const { return false; }
 
   const NodeDef& def() const { return def_; }
   const std::string& name() const { return def_.name; }
@@ -171,6 +173,11 @@ class OpKernelContext {
   void SetStatus(const Status& status);
   const Status& status() const { return status_; }
 
+  // Marks every output dead (a _Recv that received a dead value); the
+  // executor then propagates deadness instead of values.
+  void set_outputs_dead() { outputs_dead_ = true; }
+  bool outputs_dead() const { return outputs_dead_; }
+
   // Bytes this invocation allocated for outputs and temps (for step stats).
   int64_t bytes_allocated() const { return bytes_allocated_; }
 
@@ -178,6 +185,7 @@ class OpKernelContext {
   Params* params_;
   Status status_;
   int64_t bytes_allocated_ = 0;
+  bool outputs_dead_ = false;
 };
 
 // Kernel-side error plumbing: on failure, set the context's status (with the

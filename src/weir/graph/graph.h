@@ -1,0 +1,144 @@
+// Graph: the in-memory dataflow graph. Nodes are op instances (a NodeDef
+// validated against its OpDef, with its input and output dtypes resolved);
+// edges carry a tensor from an output slot to an input slot, or are control
+// edges (slot kControlSlot) that only order execution.
+//
+// A Graph is not thread-safe: build or rewrite it from one thread, then share
+// it read-only.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "weir/base/status.h"
+#include "weir/framework/node_def.h"
+#include "weir/framework/op_def.h"
+
+namespace weir {
+
+class Node;
+
+class Edge {
+ public:
+  static constexpr int kControlSlot = -1;
+
+  Node* src() const { return src_; }
+  Node* dst() const { return dst_; }
+  int src_output() const { return src_output_; }
+  int dst_input() const { return dst_input_; }
+  int id() const { return id_; }
+  bool IsControlEdge() const { return src_output_ == kControlSlot; }
+
+ private:
+  friend class Graph;
+  Node* src_ = nullptr;
+  Node* dst_ = nullptr;
+  int src_output_ = 0;
+  int dst_input_ = 0;
+  int id_ = -1;
+};
+
+class Node {
+ public:
+  int id() const { return id_; }
+  const std::string& name() const { return def_.name; }
+  const std::string& type_string() const { return def_.op; }
+  const NodeDef& def() const { return def_; }
+  const OpDef& op_def() const { return *op_def_; }
+  // Attr edits only; inputs are edges and are rebuilt by Graph::ToGraphDef.
+  AttrMap* mutable_attrs() { return &def_.attrs; }
+  // "'name' (Op) created at file:line", for messages.
+  std::string Describe() const { return def_.Describe(); }
+
+  int num_inputs() const { return static_cast<int>(input_types_.size()); }
+  int num_outputs() const { return static_cast<int>(output_types_.size()); }
+  DType input_type(int i) const { return input_types_[i]; }
+  DType output_type(int i) const { return output_types_[i]; }
+  const std::vector<DType>& input_types() const { return input_types_; }
+  const std::vector<DType>& output_types() const { return output_types_; }
+
+  const std::vector<Edge*>& in_edges() const { return in_edges_; }
+  const std::vector<Edge*>& out_edges() const { return out_edges_; }
+  // The edge into data input `index`, or null if none is connected.
+  const Edge* input_edge(int index) const;
+  // Data in-edges sorted by input slot (null for unconnected slots).
+  std::vector<const Edge*> data_inputs() const;
+
+  const std::string& requested_device() const { return def_.device; }
+  void set_requested_device(std::string device) { def_.device = std::move(device); }
+  // The device placement chose; empty before placement.
+  const std::string& assigned_device() const { return assigned_device_; }
+  void set_assigned_device(std::string device) { assigned_device_ = std::move(device); }
+
+  // Shapes from shape inference (unknown rank until inferred).
+  const PartialShape& output_shape(int i) const { return output_shapes_[i]; }
+  void set_output_shapes(std::vector<PartialShape> shapes) { output_shapes_ = std::move(shapes); }
+
+  bool is_stateful() const { return op_def_->is_stateful; }
+
+ private:
+  friend class Graph;
+  int id_ = -1;
+  NodeDef def_;
+  const OpDef* op_def_ = nullptr;
+  std::vector<DType> input_types_;
+  std::vector<DType> output_types_;
+  std::vector<PartialShape> output_shapes_;
+  std::vector<Edge*> in_edges_;
+  std::vector<Edge*> out_edges_;
+  std::string assigned_device_;
+};
+
+class Graph {
+ public:
+  Graph() = default;
+  Graph(const Graph&) = delete;
+  Graph& operator=(const Graph&) = delete;
+
+  // Adds a node for `def` (its `inputs` are ignored: connect edges with
+  // AddEdge). Looks the op up, fills in default attrs, validates attrs and
+  // resolves dtypes. Errors name the node; the name must be new.
+  StatusOr<Node*> AddNode(NodeDef def);
+  // REQUIRES: slots in range and dtypes compatible (callers check and
+  // report user errors first).
+  const Edge* AddEdge(Node* src, int src_output, Node* dst, int dst_input);
+  // Adds src -> dst as a control edge unless it already exists.
+  const Edge* AddControlEdge(Node* src, Node* dst);
+  void RemoveEdge(const Edge* edge);
+  // Removes the node and all its edges.
+  void RemoveNode(Node* node);
+
+  Node* FindNode(std::string_view name) const;
+  Node* FindNodeId(int id) const { return id >= 0 && id < num_node_ids() ? nodes_[id].get() : nullptr; }
+  // Live nodes in id order (ids are dense but may have holes after removal).
+  std::vector<Node*> nodes() const;
+  int num_nodes() const { return num_nodes_; }
+  int num_node_ids() const { return static_cast<int>(nodes_.size()); }
+  int num_edges() const { return num_edges_; }
+
+  // A name not yet used in this graph, "prefix" or "prefix_N".
+  std::string NewName(std::string_view prefix);
+
+  // The graph as a GraphDef: nodes in id order, data inputs by slot, then
+  // control inputs.
+  GraphDef ToGraphDef() const;
+  // Makes this graph a copy of `other` (same names, ids compacted).
+  void CopyFrom(const Graph& other);
+
+  int producer() const { return producer_; }
+  void set_producer(int producer) { producer_ = producer; }
+
+ private:
+  std::vector<std::unique_ptr<Node>> nodes_;  // by id; null after removal
+  std::vector<std::unique_ptr<Edge>> edges_;  // by id; null after removal
+  std::unordered_map<std::string, Node*> by_name_;
+  std::unordered_map<std::string, int> name_counters_;
+  int num_nodes_ = 0;
+  int num_edges_ = 0;
+  int producer_ = 0;
+};
+
+}  // namespace weir

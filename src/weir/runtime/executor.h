@@ -1,0 +1,58 @@
+// Executor: runs one partition (the nodes placed on one device) for a step.
+//
+// Built once per partition into an immutable plan: kernels instantiated,
+// every node's inputs laid out in one flat array of slots, out-edges and
+// initial pending counts precomputed. Each step allocates only a small state
+// (pending counts and input slots) and runs nodes as their inputs arrive:
+// cheap nodes inline on the thread that made them ready, expensive ones on
+// the inter-op pool. A tensor is released as soon as its last consumer ran.
+// The first error cancels the step and is what RunAsync reports.
+//
+// RunAsync may be called concurrently for different steps. The Graph and
+// Device must outlive the Executor.
+#pragma once
+
+#include <functional>
+#include <memory>
+
+#include "weir/base/status.h"
+#include "weir/framework/op_kernel.h"
+#include "weir/framework/step_stats.h"
+#include "weir/graph/graph.h"
+
+namespace weir {
+
+class CallFrame;
+class CancellationManager;
+class Rendezvous;
+
+class Executor {
+ public:
+  // Schedules a closure on the inter-op pool.
+  using Runner = std::function<void(std::function<void()>)>;
+  using DoneCallback = std::function<void(const Status&)>;
+
+  struct Args {
+    int64_t step_id = 0;
+    Rendezvous* rendezvous = nullptr;
+    CancellationManager* cancellation = nullptr;
+    CallFrame* call_frame = nullptr;
+    StepStatsCollector* stats = nullptr;  // non-null: record per-node stats
+    const Runner* runner = nullptr;       // null: run everything inline
+  };
+
+  // Instantiates a kernel for every node of `graph` on `device`. Errors name
+  // the node (no kernel for its dtype, bad attrs, a cycle).
+  static StatusOr<std::unique_ptr<Executor>> Create(const Graph& graph, Device* device);
+
+  virtual ~Executor() = default;
+  // Runs one step; `done` is called exactly once, possibly before RunAsync
+  // returns. Pointers in `args` must stay valid until then.
+  virtual void RunAsync(const Args& args, DoneCallback done) = 0;
+  // Runs one step and waits for it.
+  Status Run(const Args& args);
+
+  virtual int num_nodes() const = 0;
+};
+
+}  // namespace weir
