@@ -1,0 +1,128 @@
+// Framework overhead: null-op dispatch, the cost of one Session::Run, and
+// per-node cost of a graph of small adds. Everything on one core: one
+// intra-op and one inter-op thread, so the numbers are per core.
+#include <benchmark/benchmark.h>
+
+#include "weir/ops/standard_ops.h"
+#include "weir/runtime/session.h"
+
+namespace weir {
+namespace {
+
+std::unique_ptr<Session> OneCoreSession(const Scope& root) {
+  if (!root.ok()) {
+    std::fprintf(stderr, "graph: %s\n", root.status().ToString().c_str());
+    std::abort();
+  }
+  SessionOptions options;
+  options.intra_op_threads = 1;
+  options.inter_op_threads = 1;
+  auto session = Session::New(options);
+  CHECK_OK(session.status());
+  CHECK_OK((*session)->Create(root.ToGraphDef()));
+  return std::move(session).value();
+}
+
+// A chain of N NoOps joined by control edges, run as a target.
+void BM_NullOpChain(benchmark::State& state) {
+  const int n = static_cast<int>(state.range(0));
+  Scope root = Scope::NewRootScope();
+  Operation last = ops::NoOp(root.WithOpName("n0"));
+  for (int i = 1; i < n; ++i) {
+    last = ops::NoOp(root.WithOpName(StrCat("n", i)).WithControlDependencies({last}));
+  }
+  auto session = OneCoreSession(root);
+  std::vector<Tensor> out;
+  std::string target = last.name();
+  CHECK_OK(session->Run({}, {}, {target}, &out));
+  for (auto _ : state) {
+    Status s = session->Run({}, {}, {target}, &out);
+    if (!s.ok()) state.SkipWithError(s.ToString().c_str());
+  }
+  state.SetItemsProcessed(state.iterations() * n);
+}
+BENCHMARK(BM_NullOpChain)->Arg(10000)->Unit(benchmark::kMicrosecond);
+
+// One NoOp fanning out to N NoOps that all feed one sink.
+void BM_NullOpFan(benchmark::State& state) {
+  const int n = static_cast<int>(state.range(0));
+  Scope root = Scope::NewRootScope();
+  Operation source = ops::NoOp(root.WithOpName("source"));
+  std::vector<Operation> middle;
+  for (int i = 0; i < n; ++i) {
+    middle.push_back(ops::NoOp(root.WithOpName(StrCat("m", i)).WithControlDependencies({source})));
+  }
+  Operation sink = ops::NoOp(root.WithOpName("sink").WithControlDependencies(middle));
+  auto session = OneCoreSession(root);
+  std::vector<Tensor> out;
+  CHECK_OK(session->Run({}, {}, {"sink"}, &out));
+  for (auto _ : state) {
+    Status s = session->Run({}, {}, {"sink"}, &out);
+    if (!s.ok()) state.SkipWithError(s.ToString().c_str());
+  }
+  state.SetItemsProcessed(state.iterations() * (n + 2));
+}
+BENCHMARK(BM_NullOpFan)->Arg(10000)->Unit(benchmark::kMicrosecond);
+
+// Session::Run of a one-node graph (Identity) with one feed and one fetch.
+void BM_SessionRunOneNode(benchmark::State& state) {
+  Scope root = Scope::NewRootScope();
+  auto x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT);
+  ops::Identity(root.WithOpName("y"), x);
+  auto session = OneCoreSession(root);
+  std::vector<std::pair<std::string, Tensor>> feeds = {{"x", Tensor::Scalar<float>(1.f)}};
+  std::vector<std::string> fetches = {"y"};
+  std::vector<Tensor> out;
+  CHECK_OK(session->Run(feeds, fetches, {}, &out));
+  for (auto _ : state) {
+    Status s = session->Run(feeds, fetches, {}, &out);
+    if (!s.ok()) state.SkipWithError(s.ToString().c_str());
+  }
+}
+BENCHMARK(BM_SessionRunOneNode);
+
+// The same through a callable handle (no signature lookup).
+void BM_RunCallableOneNode(benchmark::State& state) {
+  Scope root = Scope::NewRootScope();
+  auto x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT);
+  ops::Identity(root.WithOpName("y"), x);
+  auto session = OneCoreSession(root);
+  auto handle = session->MakeCallable({{"x"}, {"y"}, {}});
+  CHECK_OK(handle.status());
+  std::vector<Tensor> feeds = {Tensor::Scalar<float>(1.f)};
+  std::vector<Tensor> out;
+  for (auto _ : state) {
+    Status s = session->RunCallable(*handle, feeds, &out);
+    if (!s.ok()) state.SkipWithError(s.ToString().c_str());
+  }
+}
+BENCHMARK(BM_RunCallableOneNode);
+
+// A chain of N Adds of small tensors: executor time per node.
+void BM_SmallAddChain(benchmark::State& state) {
+  const int n = static_cast<int>(state.range(0));
+  const int64_t width = state.range(1);
+  Scope root = Scope::NewRootScope();
+  auto x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT);
+  auto one = ops::Const(root, Tensor::FromVector<float>(std::vector<float>(width, 1.f)));
+  Output y = x;
+  for (int i = 0; i < n; ++i) y = ops::Add(root, y, one);
+  ops::Identity(root.WithOpName("y"), y);
+  auto session = OneCoreSession(root);
+  std::vector<std::pair<std::string, Tensor>> feeds = {
+      {"x", Tensor::FromVector<float>(std::vector<float>(width, 0.f))}};
+  std::vector<Tensor> out;
+  CHECK_OK(session->Run(feeds, {"y"}, {}, &out));
+  CHECK(out[0].flat<float>()[0] == static_cast<float>(n));
+  for (auto _ : state) {
+    Status s = session->Run(feeds, {"y"}, {}, &out);
+    if (!s.ok()) state.SkipWithError(s.ToString().c_str());
+  }
+  state.SetItemsProcessed(state.iterations() * n);
+}
+BENCHMARK(BM_SmallAddChain)->Args({1000, 1})->Args({1000, 16})->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+}  // namespace weir
+
+BENCHMARK_MAIN();

@@ -1,0 +1,146 @@
+// `weir`: run and inspect graphs from the command line.
+//
+//   weir run GRAPH.pb --feed x=x.npy --fetch y:0 [--out DIR] [--trace t.json]
+//   weir inspect GRAPH.pb [--devices N]
+//
+// Any error exits non-zero with the message on stderr.
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+
+#include "weir/base/file_system.h"
+#include "weir/framework/npy.h"
+#include "weir/graph/graph_constructor.h"
+#include "weir/graph/graph_def_io.h"
+#include "weir/graph/placer.h"
+#include "weir/kernels/all_kernels.h"
+#include "weir/runtime/session.h"
+
+namespace weir {
+namespace {
+
+struct RunArgs {
+  std::string graph;
+  std::vector<std::string> feeds;
+  std::vector<std::string> fetches;
+  std::vector<std::string> targets;
+  std::string out_dir;
+  std::string trace;
+  int devices = 1;
+};
+
+// "name:port" -> a file name ("name_port.npy"), '/' becoming '__'.
+std::string FetchFileName(const std::string& fetch) {
+  std::string out;
+  for (char c : fetch) {
+    if (c == '/') out += "__";
+    else if (c == ':') out += '_';
+    else out += c;
+  }
+  return out + ".npy";
+}
+
+Status RunCommand(const RunArgs& args) {
+  WEIR_ASSIGN_OR_RETURN(GraphDef graph, ReadGraphDefFile(args.graph));
+  std::vector<std::pair<std::string, Tensor>> feeds;
+  for (const std::string& feed : args.feeds) {
+    size_t eq = feed.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == feed.size()) {
+      return errors::InvalidArgument("--feed '", feed, "' must be NAME=FILE.npy");
+    }
+    WEIR_ASSIGN_OR_RETURN(Tensor value, ReadNpy(feed.substr(eq + 1)));
+    feeds.emplace_back(feed.substr(0, eq), std::move(value));
+  }
+  SessionOptions options;
+  options.num_cpu_devices = args.devices;
+  WEIR_ASSIGN_OR_RETURN(std::unique_ptr<Session> session, Session::New(options));
+  WEIR_RETURN_IF_ERROR(session->Create(graph));
+  RunOptions run_options;
+  run_options.trace = !args.trace.empty();
+  RunMetadata metadata;
+  std::vector<Tensor> outputs;
+  auto start = std::chrono::steady_clock::now();
+  WEIR_RETURN_IF_ERROR(session->Run(feeds, args.fetches, args.targets, &outputs, run_options,
+                                    &metadata));
+  double first_ms = std::chrono::duration<double, std::milli>(
+                        std::chrono::steady_clock::now() - start).count();
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    std::cout << args.fetches[i] << ": " << outputs[i].DebugString(20) << "\n";
+    if (!args.out_dir.empty()) {
+      WEIR_RETURN_IF_ERROR(RecursivelyCreateDir(args.out_dir));
+      WEIR_RETURN_IF_ERROR(WriteNpy(args.out_dir + "/" + FetchFileName(args.fetches[i]), outputs[i]));
+    }
+  }
+  std::cout << "first run (with compilation): " << first_ms << " ms\n";
+  if (!args.trace.empty()) {
+    WEIR_RETURN_IF_ERROR(WriteStringToFileAtomic(args.trace, metadata.ChromeTrace()));
+    std::cout << "trace: " << args.trace << " (open in Perfetto or chrome://tracing)\n";
+  }
+  return Status::OK();
+}
+
+Status InspectCommand(const std::string& path, int devices) {
+  RegisterAllKernels();
+  WEIR_ASSIGN_OR_RETURN(GraphDef def, ReadGraphDefFile(path));
+  Graph graph;
+  WEIR_RETURN_IF_ERROR(ImportGraphDef(def, &graph));
+  std::vector<DeviceInfo> infos;
+  for (int i = 0; i < devices; ++i) {
+    infos.push_back({StrCat("/job:localhost/replica:0/task:0/device:CPU:", i), "CPU"});
+  }
+  Status placed = PlaceGraph(&graph, infos, 0);
+  std::printf("%-40s %-16s %-28s %s\n", "node", "op", "outputs", "device");
+  for (const Node* node : graph.nodes()) {
+    std::vector<std::string> outputs;
+    for (int i = 0; i < node->num_outputs(); ++i) {
+      outputs.push_back(StrCat(node->output_type(i), node->output_shape(i)));
+    }
+    std::string device = node->assigned_device().empty() ? "(unplaced)" : node->assigned_device();
+    if (!node->requested_device().empty()) device += " (requested " + node->requested_device() + ")";
+    std::printf("%-40s %-16s %-28s %s\n", node->name().c_str(), node->type_string().c_str(),
+                StrJoin(outputs, " ").c_str(), device.c_str());
+  }
+  std::printf("%d nodes, %d edges\n", graph.num_nodes(), graph.num_edges());
+  if (!placed.ok()) return placed;
+  return Status::OK();
+}
+
+}  // namespace
+}  // namespace weir
+
+int main(int argc, char** argv) {
+  CLI::App app{"weir: run and inspect Weir/TensorFlow GraphDefs"};
+  app.require_subcommand(1);
+  weir::RunArgs run_args;
+  CLI::App* run = app.add_subcommand("run", "run a graph and print the fetched tensors");
+  run->add_option("graph", run_args.graph, "GraphDef file (.pb binary or .pbtxt text)")->required();
+  run->add_option("--feed", run_args.feeds, "NAME=FILE.npy, repeatable");
+  run->add_option("--fetch", run_args.fetches, "tensor to fetch (NAME or NAME:PORT), repeatable");
+  run->add_option("--target", run_args.targets, "node to run without fetching, repeatable");
+  run->add_option("--out", run_args.out_dir, "write each fetched tensor to DIR as .npy");
+  run->add_option("--trace", run_args.trace, "write a Chrome trace of the step to this file");
+  run->add_option("--devices", run_args.devices, "number of virtual CPU devices")->check(CLI::PositiveNumber);
+  std::string inspect_path;
+  int inspect_devices = 1;
+  CLI::App* inspect = app.add_subcommand("inspect", "list ops, inferred shapes and devices");
+  inspect->add_option("graph", inspect_path, "GraphDef file")->required();
+  inspect->add_option("--devices", inspect_devices, "number of virtual CPU devices")->check(CLI::PositiveNumber);
+  CLI11_PARSE(app, argc, argv);
+
+  weir::Status status;
+  if (run->parsed()) {
+    if (run_args.fetches.empty() && run_args.targets.empty()) {
+      std::cerr << "weir run: give at least one --fetch or --target\n";
+      return 2;
+    }
+    status = weir::RunCommand(run_args);
+  } else {
+    status = weir::InspectCommand(inspect_path, inspect_devices);
+  }
+  if (!status.ok()) {
+    std::cerr << "weir: " << status << "\n";
+    return 1;
+  }
+  return 0;
+}
