@@ -1,0 +1,147 @@
+#include "weir/base/file_system.h"
+
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace weir {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A fresh directory per test, removed afterwards.
+class FileSystemTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = (fs::temp_directory_path() / "weir_fs_test.XXXXXX").string();
+    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
+  }
+  void TearDown() override {
+    // Restore permissions changed by a test so the tree can be removed.
+    std::error_code ec;
+    fs::permissions(dir_, fs::perms::owner_all, fs::perm_options::add, ec);
+    fs::remove_all(dir_, ec);
+  }
+  std::string Path(const std::string& name) const { return dir_ + "/" + name; }
+  std::vector<std::string> Entries() const {
+    std::vector<std::string> names;
+    for (const auto& entry : fs::directory_iterator(dir_)) {
+      names.push_back(entry.path().filename().string());
+    }
+    return names;
+  }
+
+  std::string dir_;
+};
+
+TEST_F(FileSystemTest, WriteThenRead) {
+  std::string contents("binary\0data\xff", 12);
+  ASSERT_TRUE(WriteStringToFileAtomic(Path("f"), contents).ok());
+  StatusOr<std::string> read = ReadFileToString(Path("f"));
+  ASSERT_TRUE(read.ok()) << read.status();
+  EXPECT_EQ(*read, contents);
+  EXPECT_EQ(Entries(), std::vector<std::string>{"f"});
+}
+
+TEST_F(FileSystemTest, WriteReplacesAndLeavesNoTempFiles) {
+  ASSERT_TRUE(WriteStringToFileAtomic(Path("f"), std::string(100000, 'a')).ok());
+  ASSERT_TRUE(WriteStringToFileAtomic(Path("f"), "short").ok());
+  EXPECT_EQ(*ReadFileToString(Path("f")), "short");
+  EXPECT_EQ(Entries(), std::vector<std::string>{"f"});
+}
+
+TEST_F(FileSystemTest, EmptyFile) {
+  ASSERT_TRUE(WriteStringToFileAtomic(Path("empty"), "").ok());
+  StatusOr<std::string> read = ReadFileToString(Path("empty"));
+  ASSERT_TRUE(read.ok());
+  EXPECT_EQ(*read, "");
+}
+
+TEST_F(FileSystemTest, NewFileHonoursUmask) {
+  mode_t old = ::umask(022);
+  Status s = WriteStringToFileAtomic(Path("f"), "x");
+  ::umask(old);
+  ASSERT_TRUE(s.ok());
+  struct stat info;
+  ASSERT_EQ(::stat(Path("f").c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 0777, 0644u);
+}
+
+TEST_F(FileSystemTest, ReadMissingIsNotFoundNamingPath) {
+  StatusOr<std::string> read = ReadFileToString(Path("missing"));
+  ASSERT_FALSE(read.ok());
+  EXPECT_TRUE(errors::IsNotFound(read.status())) << read.status();
+  EXPECT_NE(read.status().message().find(Path("missing")), std::string::npos);
+}
+
+TEST_F(FileSystemTest, ReadDirectoryFails) {
+  StatusOr<std::string> read = ReadFileToString(dir_);
+  ASSERT_FALSE(read.ok());
+  EXPECT_TRUE(errors::IsFailedPrecondition(read.status())) << read.status();
+}
+
+TEST_F(FileSystemTest, WriteIntoMissingDirectoryIsNotFound) {
+  Status s = WriteStringToFileAtomic(Path("no/such/dir/f"), "x");
+  EXPECT_TRUE(errors::IsNotFound(s)) << s;
+  EXPECT_NE(s.message().find(Path("no/such/dir/f")), std::string::npos) << s;
+}
+
+TEST_F(FileSystemTest, WriteOverDirectoryFailsAndRemovesTemp) {
+  ASSERT_TRUE(RecursivelyCreateDir(Path("d/inner")).ok());
+  Status s = WriteStringToFileAtomic(Path("d"), "x");
+  EXPECT_FALSE(s.ok());
+  EXPECT_NE(s.message().find(Path("d")), std::string::npos) << s;
+  EXPECT_EQ(Entries(), std::vector<std::string>{"d"});
+}
+
+TEST_F(FileSystemTest, WriteIntoReadOnlyDirectoryIsPermissionDenied) {
+  if (::geteuid() == 0) GTEST_SKIP() << "root ignores directory permissions";
+  ASSERT_TRUE(RecursivelyCreateDir(Path("ro")).ok());
+  ASSERT_EQ(::chmod(Path("ro").c_str(), 0555), 0);
+  Status s = WriteStringToFileAtomic(Path("ro/f"), "x");
+  ::chmod(Path("ro").c_str(), 0755);
+  EXPECT_TRUE(errors::IsPermissionDenied(s)) << s;
+  EXPECT_TRUE(fs::is_empty(Path("ro")));
+}
+
+TEST_F(FileSystemTest, FileExists) {
+  EXPECT_TRUE(FileExists(dir_));
+  EXPECT_FALSE(FileExists(Path("f")));
+  ASSERT_TRUE(WriteStringToFileAtomic(Path("f"), "x").ok());
+  EXPECT_TRUE(FileExists(Path("f")));
+}
+
+TEST_F(FileSystemTest, RecursivelyCreateDir) {
+  ASSERT_TRUE(RecursivelyCreateDir(Path("a/b/c")).ok());
+  EXPECT_TRUE(fs::is_directory(Path("a/b/c")));
+  // Existing directories, a trailing slash and doubled slashes are fine.
+  EXPECT_TRUE(RecursivelyCreateDir(Path("a/b/c")).ok());
+  EXPECT_TRUE(RecursivelyCreateDir(Path("a//b/d/")).ok());
+  EXPECT_TRUE(fs::is_directory(Path("a/b/d")));
+}
+
+TEST_F(FileSystemTest, RecursivelyCreateDirThroughFileFails) {
+  ASSERT_TRUE(WriteStringToFileAtomic(Path("file"), "x").ok());
+  Status s = RecursivelyCreateDir(Path("file/sub"));
+  EXPECT_TRUE(errors::IsFailedPrecondition(s)) << s;
+  EXPECT_NE(s.message().find(Path("file")), std::string::npos) << s;
+  EXPECT_TRUE(errors::IsInvalidArgument(RecursivelyCreateDir("")));
+}
+
+TEST(IOErrorTest, MapsErrnoToCodes) {
+  EXPECT_TRUE(errors::IsNotFound(IOError("open", "p", ENOENT)));
+  EXPECT_TRUE(errors::IsPermissionDenied(IOError("open", "p", EACCES)));
+  EXPECT_TRUE(errors::IsResourceExhausted(IOError("write", "p", ENOSPC)));
+  EXPECT_TRUE(errors::IsInternal(IOError("read", "p", EIO)));
+  EXPECT_EQ(IOError("could not open", "/x", ENOENT).message(),
+            std::string("could not open '/x': ") + std::strerror(ENOENT));
+}
+
+}  // namespace
+}  // namespace weir

@@ -1,0 +1,308 @@
+#include "weir/graph/graph_def_io.h"
+
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/tokenizer.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <google/protobuf/text_format.h>
+
+#include <limits>
+
+#include "proto/graph.pb.h"
+#include "weir/base/file_system.h"
+#include "weir/framework/tensor_proto.h"
+
+namespace weir {
+namespace {
+
+constexpr char kSourceLocationAttr[] = "_source_location";
+
+Status DTypeFromWire(int number, DType* out) {
+  if (!IsValidDType(number)) {
+    return errors::InvalidArgument("dtype ", WireDTypeName(number),
+                                   " is not supported by Weir");
+  }
+  *out = static_cast<DType>(number);
+  return Status::OK();
+}
+
+Status ListFromWire(const wire::AttrValue::ListValue& proto, AttrValue::List* out) {
+  if (proto.func_size() > 0) {
+    return errors::Unimplemented("lists of functions are not supported yet");
+  }
+  out->s.assign(proto.s().begin(), proto.s().end());
+  out->i.assign(proto.i().begin(), proto.i().end());
+  out->f.assign(proto.f().begin(), proto.f().end());
+  out->b.assign(proto.b().begin(), proto.b().end());
+  for (int number : proto.type()) {
+    DType dtype;
+    WEIR_RETURN_IF_ERROR(DTypeFromWire(number, &dtype));
+    out->type.push_back(dtype);
+  }
+  for (const wire::TensorShapeProto& shape_proto : proto.shape()) {
+    PartialShape shape;
+    WEIR_RETURN_IF_ERROR(ShapeFromProto(shape_proto, &shape));
+    out->shape.push_back(std::move(shape));
+  }
+  for (const wire::TensorProto& tensor_proto : proto.tensor()) {
+    Tensor tensor;
+    WEIR_RETURN_IF_ERROR(TensorFromProto(tensor_proto, &tensor));
+    out->tensor.push_back(std::move(tensor));
+  }
+  return Status::OK();
+}
+
+Status AttrFromWire(const wire::AttrValue& proto, AttrValue* out) {
+  switch (proto.value_case()) {
+    case wire::AttrValue::kS:
+      *out = AttrValue(proto.s());
+      return Status::OK();
+    case wire::AttrValue::kI:
+      *out = AttrValue(static_cast<int64_t>(proto.i()));
+      return Status::OK();
+    case wire::AttrValue::kF:
+      *out = AttrValue(proto.f());
+      return Status::OK();
+    case wire::AttrValue::kB:
+      *out = AttrValue(proto.b());
+      return Status::OK();
+    case wire::AttrValue::kType: {
+      DType dtype;
+      WEIR_RETURN_IF_ERROR(DTypeFromWire(proto.type(), &dtype));
+      *out = AttrValue(dtype);
+      return Status::OK();
+    }
+    case wire::AttrValue::kShape: {
+      PartialShape shape;
+      WEIR_RETURN_IF_ERROR(ShapeFromProto(proto.shape(), &shape));
+      *out = AttrValue(std::move(shape));
+      return Status::OK();
+    }
+    case wire::AttrValue::kTensor: {
+      Tensor tensor;
+      WEIR_RETURN_IF_ERROR(TensorFromProto(proto.tensor(), &tensor));
+      *out = AttrValue(std::move(tensor));
+      return Status::OK();
+    }
+    case wire::AttrValue::kList: {
+      AttrValue::List list;
+      WEIR_RETURN_IF_ERROR(ListFromWire(proto.list(), &list));
+      *out = AttrValue(std::move(list));
+      return Status::OK();
+    }
+    case wire::AttrValue::kFunc:
+      return errors::Unimplemented("function-valued attrs (func '", proto.func().name(),
+                                   "') are not supported yet");
+    case wire::AttrValue::kPlaceholder:
+      return errors::Unimplemented("placeholder attrs (placeholder '", proto.placeholder(),
+                                   "') are only meaningful in function bodies, which are "
+                                   "not supported yet");
+    case wire::AttrValue::VALUE_NOT_SET:
+      *out = AttrValue();
+      return Status::OK();
+  }
+  return errors::InvalidArgument("unknown AttrValue kind ", static_cast<int>(proto.value_case()));
+}
+
+void AttrToWire(const AttrValue& value, wire::AttrValue* proto) {
+  proto->Clear();
+  if (value.is_s()) {
+    proto->set_s(value.s());
+  } else if (value.is_i()) {
+    proto->set_i(value.i());
+  } else if (value.is_f()) {
+    proto->set_f(value.f());
+  } else if (value.is_b()) {
+    proto->set_b(value.b());
+  } else if (value.is_type()) {
+    proto->set_type(static_cast<wire::DataType>(value.type()));
+  } else if (value.is_shape()) {
+    ShapeToProto(value.shape(), proto->mutable_shape());
+  } else if (value.is_tensor()) {
+    TensorToProto(value.tensor(), proto->mutable_tensor());
+  } else if (value.is_list()) {
+    // mutable_list() marks the list as set even when it stays empty, which
+    // is how an empty list differs from no value on the wire.
+    wire::AttrValue::ListValue* list = proto->mutable_list();
+    const AttrValue::List& l = value.list();
+    for (const std::string& s : l.s) list->add_s(s);
+    for (int64_t i : l.i) list->add_i(i);
+    for (float f : l.f) list->add_f(f);
+    for (bool b : l.b) list->add_b(b);
+    for (DType t : l.type) list->add_type(static_cast<wire::DataType>(t));
+    for (const PartialShape& shape : l.shape) ShapeToProto(shape, list->add_shape());
+    for (const Tensor& tensor : l.tensor) TensorToProto(tensor, list->add_tensor());
+  }
+}
+
+Status NodeFromWire(const wire::NodeDef& proto, NodeDef* out) {
+  NodeDef node;
+  node.name = proto.name();
+  node.op = proto.op();
+  node.inputs.assign(proto.input().begin(), proto.input().end());
+  node.device = proto.device();
+  // The source location first, so that errors about other attrs can cite it.
+  auto location = proto.attr().find(kSourceLocationAttr);
+  if (location != proto.attr().end()) {
+    if (location->second.value_case() != wire::AttrValue::kS) {
+      return errors::InvalidArgument("node ", node.Describe(), ": attr '", kSourceLocationAttr,
+                                     "' must be a string");
+    }
+    node.source_location = location->second.s();
+  }
+  for (const auto& [name, value_proto] : proto.attr()) {
+    if (name == kSourceLocationAttr) continue;
+    AttrValue value;
+    Status status = AttrFromWire(value_proto, &value);
+    if (!status.ok()) {
+      return status.WithContext(StrCat("node ", node.Describe(), " attr '", name, "'"));
+    }
+    node.attrs.emplace(name, std::move(value));
+  }
+  *out = std::move(node);
+  return Status::OK();
+}
+
+void NodeToWire(const NodeDef& node, wire::NodeDef* proto) {
+  proto->set_name(node.name);
+  proto->set_op(node.op);
+  for (const std::string& input : node.inputs) proto->add_input(input);
+  proto->set_device(node.device);
+  auto* attrs = proto->mutable_attr();
+  for (const auto& [name, value] : node.attrs) AttrToWire(value, &(*attrs)[name]);
+  if (!node.source_location.empty()) {
+    (*attrs)[kSourceLocationAttr].set_s(node.source_location);
+  }
+}
+
+// Collects the first text-format error with its position.
+class FirstErrorCollector : public google::protobuf::io::ErrorCollector {
+ public:
+  void AddError(int line, google::protobuf::io::ColumnNumber column,
+                const std::string& message) override {
+    if (first_.empty()) first_ = StrCat("line ", line + 1, " column ", column + 1, ": ", message);
+  }
+  const std::string& first() const { return first_; }
+
+ private:
+  std::string first_;
+};
+
+bool IsTextPath(const std::string& path) { return EndsWith(path, ".pbtxt"); }
+
+// Serialized size of `proto`, or an error above protobuf's 2 GiB limit.
+Status CheckEncodable(const wire::GraphDef& proto) {
+  size_t bytes = proto.ByteSizeLong();
+  if (bytes > static_cast<size_t>(std::numeric_limits<int>::max())) {
+    return errors::InvalidArgument("GraphDef of ", proto.node_size(), " nodes needs ", bytes,
+                                   " bytes, more than protobuf's 2 GiB limit");
+  }
+  return Status::OK();
+}
+
+std::string SerializeDeterministic(const wire::GraphDef& proto) {
+  std::string bytes;
+  {
+    google::protobuf::io::StringOutputStream stream(&bytes);
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    // Map order would otherwise vary with hashing, and equal graphs should
+    // give equal files (caches and checksums compare bytes).
+    coded.SetSerializationDeterministic(true);
+    CHECK(proto.SerializeToCodedStream(&coded)) << "could not serialize a GraphDef";
+  }
+  return bytes;
+}
+
+}  // namespace
+
+Status GraphDefFromProto(const wire::GraphDef& proto, GraphDef* out) {
+  GraphDef graph;
+  graph.nodes.resize(proto.node_size());
+  for (int i = 0; i < proto.node_size(); ++i) {
+    WEIR_RETURN_IF_ERROR(NodeFromWire(proto.node(i), &graph.nodes[i]));
+  }
+  if (proto.has_versions()) {
+    graph.producer = proto.versions().producer();
+    graph.min_consumer = proto.versions().min_consumer();
+  } else {
+    // Producers from before VersionDef wrote only the deprecated field.
+    graph.producer = proto.version();
+  }
+  *out = std::move(graph);
+  return Status::OK();
+}
+
+void GraphDefToProto(const GraphDef& graph, wire::GraphDef* proto) {
+  proto->Clear();
+  for (const NodeDef& node : graph.nodes) NodeToWire(node, proto->add_node());
+  proto->mutable_versions()->set_producer(graph.producer);
+  proto->mutable_versions()->set_min_consumer(graph.min_consumer);
+}
+
+StatusOr<GraphDef> ParseGraphDef(std::string_view binary) {
+  wire::GraphDef proto;
+  if (binary.size() > static_cast<size_t>(std::numeric_limits<int>::max()) ||
+      !proto.ParseFromArray(binary.data(), static_cast<int>(binary.size()))) {
+    return errors::InvalidArgument("could not parse GraphDef from ", binary.size(),
+                                   " bytes: not a binary GraphDef");
+  }
+  GraphDef graph;
+  WEIR_RETURN_IF_ERROR(GraphDefFromProto(proto, &graph));
+  return graph;
+}
+
+StatusOr<GraphDef> ParseGraphDefText(std::string_view text) {
+  if (text.size() > static_cast<size_t>(std::numeric_limits<int>::max())) {
+    return errors::InvalidArgument("could not parse GraphDef text of ", text.size(),
+                                   " bytes: more than protobuf's 2 GiB limit");
+  }
+  wire::GraphDef proto;
+  FirstErrorCollector collector;
+  google::protobuf::TextFormat::Parser parser;
+  parser.RecordErrorsTo(&collector);
+  google::protobuf::io::ArrayInputStream stream(text.data(), static_cast<int>(text.size()));
+  if (!parser.Parse(&stream, &proto)) {
+    return errors::InvalidArgument("could not parse GraphDef text: ", collector.first());
+  }
+  GraphDef graph;
+  WEIR_RETURN_IF_ERROR(GraphDefFromProto(proto, &graph));
+  return graph;
+}
+
+std::string SerializeGraphDef(const GraphDef& graph) {
+  wire::GraphDef proto;
+  GraphDefToProto(graph, &proto);
+  CHECK_OK(CheckEncodable(proto));
+  return SerializeDeterministic(proto);
+}
+
+std::string SerializeGraphDefText(const GraphDef& graph) {
+  wire::GraphDef proto;
+  GraphDefToProto(graph, &proto);
+  std::string text;
+  CHECK(google::protobuf::TextFormat::PrintToString(proto, &text));
+  return text;
+}
+
+StatusOr<GraphDef> ReadGraphDefFile(const std::string& path) {
+  WEIR_ASSIGN_OR_RETURN(std::string contents, ReadFileToString(path));
+  StatusOr<GraphDef> graph =
+      IsTextPath(path) ? ParseGraphDefText(contents) : ParseGraphDef(contents);
+  if (!graph.ok()) return graph.status().WithContext(StrCat("reading '", path, "'"));
+  return graph;
+}
+
+Status WriteGraphDefFile(const std::string& path, const GraphDef& graph) {
+  wire::GraphDef proto;
+  GraphDefToProto(graph, &proto);
+  std::string contents;
+  if (IsTextPath(path)) {
+    CHECK(google::protobuf::TextFormat::PrintToString(proto, &contents));
+  } else {
+    Status status = CheckEncodable(proto);
+    if (!status.ok()) return status.WithContext(StrCat("writing '", path, "'"));
+    contents = SerializeDeterministic(proto);
+  }
+  return WriteStringToFileAtomic(path, contents);
+}
+
+}  // namespace weir

@@ -1,0 +1,47 @@
+// GraphDef import and export in TensorFlow's formats: binary protobuf (.pb)
+// and protobuf text format (.pbtxt), schemas in proto/graph.proto.
+//
+// A node's source_location travels as the string attr "_source_location".
+// Function-valued and placeholder attrs are not supported yet
+// (Unimplemented); the function library of an imported graph is ignored, so
+// a node that calls a function fails where its op is looked up.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "weir/base/status.h"
+#include "weir/framework/node_def.h"
+
+namespace weir::wire {
+class GraphDef;
+}  // namespace weir::wire
+
+namespace weir {
+
+// Decodes a binary GraphDef. InvalidArgument if the bytes do not parse or a
+// value is not valid (unknown dtypes, bad shapes or tensors), naming the
+// node and attr; Unimplemented for function and placeholder attrs.
+StatusOr<GraphDef> ParseGraphDef(std::string_view binary);
+// The same for the text format; parse errors give line and column.
+StatusOr<GraphDef> ParseGraphDefText(std::string_view text);
+
+// Binary encoding, deterministic: equal graphs give equal bytes.
+// REQUIRES: the encoding is under 2 GiB (protobuf's limit).
+std::string SerializeGraphDef(const GraphDef& graph);
+// Text format, for reading and for .pbtxt files.
+std::string SerializeGraphDefText(const GraphDef& graph);
+
+// Reads a graph file: text format when `path` ends in ".pbtxt", binary
+// otherwise. Errors name the path.
+StatusOr<GraphDef> ReadGraphDefFile(const std::string& path);
+// Writes a graph file atomically (WriteStringToFileAtomic), in the format
+// chosen by the extension as for ReadGraphDefFile.
+Status WriteGraphDefFile(const std::string& path, const GraphDef& graph);
+
+// Conversion to and from the generated message, for code that embeds a
+// GraphDef in another message (distributed runtime).
+Status GraphDefFromProto(const wire::GraphDef& proto, GraphDef* out);
+void GraphDefToProto(const GraphDef& graph, wire::GraphDef* proto);
+
+}  // namespace weir

@@ -1,0 +1,390 @@
+#include "weir/graph/graph_def_io.h"
+
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "proto/graph.pb.h"
+#include "weir/base/file_system.h"
+
+namespace weir {
+namespace {
+
+namespace fs = std::filesystem;
+
+// "08 01" -> the bytes 0x08 0x01.
+std::string Hex(std::string_view text) {
+  std::string bytes;
+  for (size_t i = 0; i < text.size();) {
+    if (text[i] == ' ') {
+      ++i;
+      continue;
+    }
+    bytes.push_back(static_cast<char>(std::stoi(std::string(text.substr(i, 2)), nullptr, 16)));
+    i += 2;
+  }
+  return bytes;
+}
+
+void ExpectGraphsEqual(const GraphDef& a, const GraphDef& b) {
+  EXPECT_EQ(a.producer, b.producer);
+  EXPECT_EQ(a.min_consumer, b.min_consumer);
+  ASSERT_EQ(a.nodes.size(), b.nodes.size());
+  for (size_t n = 0; n < a.nodes.size(); ++n) {
+    const NodeDef& x = a.nodes[n];
+    const NodeDef& y = b.nodes[n];
+    EXPECT_EQ(x.name, y.name);
+    EXPECT_EQ(x.op, y.op);
+    EXPECT_EQ(x.inputs, y.inputs);
+    EXPECT_EQ(x.device, y.device);
+    EXPECT_EQ(x.source_location, y.source_location);
+    ASSERT_EQ(x.attrs.size(), y.attrs.size()) << x.name;
+    for (const auto& [name, value] : x.attrs) {
+      auto it = y.attrs.find(name);
+      ASSERT_NE(it, y.attrs.end()) << x.name << " lacks " << name;
+      EXPECT_TRUE(value == it->second)
+          << x.name << "." << name << ": " << value.DebugString() << " vs "
+          << it->second.DebugString();
+    }
+  }
+}
+
+// One node per attr kind, plus inputs, devices and a source location.
+GraphDef EveryAttrKind() {
+  GraphDef g;
+  g.producer = 1205;
+  g.min_consumer = 12;
+
+  NodeDef scalars;
+  scalars.name = "scalars";
+  scalars.op = "Everything";
+  scalars.device = "/job:worker/task:1/device:CPU:0";
+  scalars.source_location = "model.cc:42";
+  scalars.attrs["s"] = AttrValue(std::string("bytes\0\xff", 7));
+  scalars.attrs["i"] = AttrValue(int64_t{-1} << 40);
+  scalars.attrs["f"] = AttrValue(0.1f);
+  scalars.attrs["b"] = AttrValue(true);
+  scalars.attrs["type"] = AttrValue(DT_BFLOAT16);
+  scalars.attrs["shape"] = AttrValue(PartialShape({-1, 28, 28, 1}));
+  scalars.attrs["unknown_shape"] = AttrValue(PartialShape::UnknownRank());
+  scalars.attrs["scalar_shape"] = AttrValue(PartialShape({}));
+  scalars.attrs["tensor"] = AttrValue(Tensor::FromVector<float>({1, 2, 3, 4}, {2, 2}));
+  scalars.attrs["string_tensor"] = AttrValue(Tensor::FromVector<std::string>({"a", "b"}));
+  scalars.attrs["none"] = AttrValue();
+  g.nodes.push_back(scalars);
+
+  NodeDef lists;
+  lists.name = "lists";
+  lists.op = "Everything";
+  lists.inputs = {"scalars", "scalars:1", "^other"};
+  lists.attrs["s"] = AttrValue(std::vector<std::string>{"x", "", "yz"});
+  lists.attrs["i"] = AttrValue(std::vector<int64_t>{1, 2, 2, 1});
+  lists.attrs["f"] = AttrValue(std::vector<float>{0.5f, -1e30f});
+  AttrValue::List bools;
+  bools.b = {true, false, true};
+  lists.attrs["b"] = AttrValue(bools);
+  lists.attrs["type"] = AttrValue(std::vector<DType>{DT_FLOAT, DT_INT64, DT_STRING, DT_RESOURCE});
+  lists.attrs["shape"] =
+      AttrValue(std::vector<PartialShape>{PartialShape(), PartialShape({3}), PartialShape({})});
+  AttrValue::List tensors;
+  tensors.tensor = {Tensor::Scalar<int32_t>(7), Tensor::FromVector<double>({1.5, 2.5})};
+  lists.attrs["tensor"] = AttrValue(tensors);
+  lists.attrs["empty"] = AttrValue(AttrValue::List());
+  g.nodes.push_back(lists);
+
+  NodeDef other;
+  other.name = "other";
+  other.op = "NoOp";
+  g.nodes.push_back(other);
+  return g;
+}
+
+TEST(GraphDefIoTest, BinaryRoundTripKeepsEveryAttrKind) {
+  GraphDef g = EveryAttrKind();
+  StatusOr<GraphDef> back = ParseGraphDef(SerializeGraphDef(g));
+  ASSERT_TRUE(back.ok()) << back.status();
+  ExpectGraphsEqual(*back, g);
+  // An empty list stays a list, distinct from no value.
+  EXPECT_TRUE(back->nodes[1].attrs.at("empty").is_list());
+  EXPECT_FALSE(back->nodes[0].attrs.at("none").has_value());
+}
+
+TEST(GraphDefIoTest, TextRoundTripKeepsEveryAttrKind) {
+  GraphDef g = EveryAttrKind();
+  std::string text = SerializeGraphDefText(g);
+  EXPECT_NE(text.find("name: \"scalars\""), std::string::npos) << text;
+  StatusOr<GraphDef> back = ParseGraphDefText(text);
+  ASSERT_TRUE(back.ok()) << back.status();
+  ExpectGraphsEqual(*back, g);
+}
+
+TEST(GraphDefIoTest, SerializationIsDeterministic) {
+  GraphDef g = EveryAttrKind();
+  std::string first = SerializeGraphDef(g);
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(SerializeGraphDef(*ParseGraphDef(first)), first);
+}
+
+TEST(GraphDefIoTest, SourceLocationTravelsAsAttr) {
+  GraphDef g = EveryAttrKind();
+  wire::GraphDef proto;
+  GraphDefToProto(g, &proto);
+  EXPECT_EQ(proto.node(0).attr().at("_source_location").s(), "model.cc:42");
+  EXPECT_EQ(proto.node(1).attr().count("_source_location"), 0u);
+  EXPECT_EQ(proto.versions().producer(), 1205);
+  EXPECT_EQ(proto.versions().min_consumer(), 12);
+
+  GraphDef back;
+  ASSERT_TRUE(GraphDefFromProto(proto, &back).ok());
+  EXPECT_EQ(back.nodes[0].source_location, "model.cc:42");
+  EXPECT_EQ(back.nodes[0].attrs.count("_source_location"), 0u);
+}
+
+// Bytes built from the protobuf encoding rules (tag = field << 3 | wire
+// type), as TensorFlow would write them.
+TEST(GraphDefIoTest, DecodesHandBuiltBytes) {
+  // node { name: "a" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } } }
+  // versions { producer: 27 }
+  //   0a 17           GraphDef.node, 23 bytes
+  //     0a 01 61        name "a"
+  //     12 05 ...       op "Const"
+  //     2a 0b           attr map entry, 11 bytes
+  //       0a 05 ...       key "dtype"
+  //       12 02 30 01     value: AttrValue.type (field 6) = 1
+  //   22 02 08 1b     GraphDef.versions { producer (1) = 27 }
+  StatusOr<GraphDef> g = ParseGraphDef(
+      Hex("0a 17 0a 01 61 12 05 43 6f 6e 73 74 2a 0b 0a 05 64 74 79 70 65 12 02 30 01"
+          " 22 02 08 1b"));
+  ASSERT_TRUE(g.ok()) << g.status();
+  ASSERT_EQ(g->nodes.size(), 1u);
+  EXPECT_EQ(g->nodes[0].name, "a");
+  EXPECT_EQ(g->nodes[0].op, "Const");
+  EXPECT_TRUE(g->nodes[0].attrs.at("dtype") == AttrValue(DT_FLOAT));
+  EXPECT_EQ(g->producer, 27);
+
+  // node { name: "b" op: "Conv2D" input: "a" input: "^c"
+  //        attr { key: "strides" value { list { i: [1, 2, 2, 1] } } }
+  //        attr { key: "padding" value { s: "SAME" } } }
+  // The list's ints are packed: 1a 04 01 02 02 01 (ListValue.i, field 3).
+  g = ParseGraphDef(
+      Hex("0a 3a 0a 01 62 12 06 43 6f 6e 76 32 44 1a 01 61 1a 02 5e 63"
+          " 2a 13 0a 07 73 74 72 69 64 65 73 12 08 0a 06 1a 04 01 02 02 01"
+          " 2a 11 0a 07 70 61 64 64 69 6e 67 12 06 12 04 53 41 4d 45"));
+  ASSERT_TRUE(g.ok()) << g.status();
+  const NodeDef& b = g->nodes[0];
+  EXPECT_EQ(b.inputs, (std::vector<std::string>{"a", "^c"}));
+  EXPECT_TRUE(b.attrs.at("strides") == AttrValue(std::vector<int64_t>{1, 2, 2, 1}));
+  EXPECT_TRUE(b.attrs.at("padding") == AttrValue("SAME"));
+  EXPECT_EQ(g->producer, 0);
+}
+
+TEST(GraphDefIoTest, ReadsDeprecatedVersionField) {
+  // GraphDef.version (field 3) = 9, no versions message.
+  StatusOr<GraphDef> g = ParseGraphDef(Hex("18 09"));
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(g->producer, 9);
+}
+
+TEST(GraphDefIoTest, IgnoresFunctionLibraryAndDebugInfo) {
+  wire::GraphDef proto;
+  proto.mutable_library()->add_gradient()->set_function_name("f");
+  wire::NodeDef* node = proto.add_node();
+  node->set_name("n");
+  node->set_op("NoOp");
+  node->mutable_experimental_debug_info()->add_original_node_names("orig");
+  StatusOr<GraphDef> g = ParseGraphDef(proto.SerializeAsString());
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(g->nodes.size(), 1u);
+}
+
+TEST(GraphDefIoTest, ParsesTextFormat) {
+  StatusOr<GraphDef> g = ParseGraphDefText(R"pb(
+    node {
+      name: "c"
+      op: "Const"
+      device: "/device:CPU:0"
+      attr { key: "dtype" value { type: DT_FLOAT } }
+      attr {
+        key: "value"
+        value {
+          tensor {
+            dtype: DT_FLOAT
+            tensor_shape { dim { size: 3 } }
+            float_val: 1.5
+          }
+        }
+      }
+      attr { key: "_source_location" value { s: "train.py:7" } }
+    }
+    node { name: "n" op: "Neg" input: "c" attr { key: "T" value { type: DT_FLOAT } } }
+    versions { producer: 3 min_consumer: 1 }
+  )pb");
+  ASSERT_TRUE(g.ok()) << g.status();
+  ASSERT_EQ(g->nodes.size(), 2u);
+  EXPECT_EQ(g->nodes[0].device, "/device:CPU:0");
+  EXPECT_EQ(g->nodes[0].source_location, "train.py:7");
+  EXPECT_TRUE(g->nodes[0].attrs.at("value").tensor().ContentEquals(
+      Tensor::FromVector<float>({1.5f, 1.5f, 1.5f})));
+  EXPECT_EQ(g->nodes[1].inputs, std::vector<std::string>{"c"});
+  EXPECT_EQ(g->producer, 3);
+  EXPECT_EQ(g->min_consumer, 1);
+}
+
+void ExpectError(const StatusOr<GraphDef>& g, Code code,
+                 const std::vector<std::string>& fragments) {
+  ASSERT_FALSE(g.ok());
+  EXPECT_EQ(g.status().code(), code) << g.status();
+  for (const std::string& fragment : fragments) {
+    EXPECT_NE(g.status().message().find(fragment), std::string::npos)
+        << "'" << fragment << "' not in: " << g.status().message();
+  }
+}
+
+TEST(GraphDefIoTest, RejectsBytesThatDoNotParse) {
+  // A node field claiming 5 bytes with 2 present.
+  ExpectError(ParseGraphDef(Hex("0a 05 0a 01")), Code::kInvalidArgument,
+              {"could not parse GraphDef", "4 bytes"});
+  ExpectError(ParseGraphDef(Hex("ff ff ff")), Code::kInvalidArgument,
+              {"could not parse GraphDef"});
+}
+
+TEST(GraphDefIoTest, RejectsBadText) {
+  ExpectError(ParseGraphDefText("node {\n  name: \"a\"\n  op: 3\n}"), Code::kInvalidArgument,
+              {"could not parse GraphDef text", "line 3"});
+  ExpectError(ParseGraphDefText("node { nmae: \"a\" }"), Code::kInvalidArgument,
+              {"nmae"});
+}
+
+TEST(GraphDefIoTest, FunctionAndPlaceholderAttrsAreUnimplemented) {
+  ExpectError(ParseGraphDefText(R"pb(node {
+                                       name: "call"
+                                       op: "PartitionedCall"
+                                       attr { key: "f" value { func { name: "fn" } } }
+                                     })pb"),
+              Code::kUnimplemented, {"'call'", "PartitionedCall", "attr 'f'", "fn"});
+  ExpectError(ParseGraphDefText(R"pb(node {
+                                       name: "p"
+                                       op: "Cast"
+                                       attr { key: "DstT" value { placeholder: "T" } }
+                                     })pb"),
+              Code::kUnimplemented, {"'p'", "attr 'DstT'", "placeholder"});
+  ExpectError(ParseGraphDefText(R"pb(node {
+                                       name: "l"
+                                       op: "X"
+                                       attr { key: "fs" value { list { func { name: "g" } } } }
+                                     })pb"),
+              Code::kUnimplemented, {"'l'", "attr 'fs'"});
+}
+
+TEST(GraphDefIoTest, UnknownDTypesInAttrsAreInvalid) {
+  wire::GraphDef proto;
+  wire::NodeDef* node = proto.add_node();
+  node->set_name("v");
+  node->set_op("VariableV2");
+  (*node->mutable_attr())["dtype"].set_type(static_cast<wire::DataType>(99));
+  ExpectError(ParseGraphDef(proto.SerializeAsString()), Code::kInvalidArgument,
+              {"'v'", "VariableV2", "attr 'dtype'", "number 99"});
+
+  (*node->mutable_attr())["dtype"].set_type(wire::DT_FLOAT_REF);
+  ExpectError(ParseGraphDef(proto.SerializeAsString()), Code::kInvalidArgument,
+              {"attr 'dtype'", "DT_FLOAT_REF (101)"});
+
+  (*node->mutable_attr())["dtype"].mutable_list()->add_type(wire::DT_FLOAT);
+  (*node->mutable_attr())["dtype"].mutable_list()->add_type(wire::DT_QINT8);
+  ExpectError(ParseGraphDef(proto.SerializeAsString()), Code::kInvalidArgument,
+              {"attr 'dtype'", "DT_QINT8 (11)"});
+}
+
+TEST(GraphDefIoTest, BadValuesNameNodeAndAttr) {
+  ExpectError(ParseGraphDefText(R"pb(node {
+                                       name: "c"
+                                       op: "Const"
+                                       attr { key: "_source_location" value { s: "m.py:3" } }
+                                       attr {
+                                         key: "value"
+                                         value {
+                                           tensor {
+                                             dtype: DT_FLOAT
+                                             tensor_shape { dim { size: 1 } }
+                                             float_val: [ 1, 2 ]
+                                           }
+                                         }
+                                       }
+                                     })pb"),
+              Code::kInvalidArgument,
+              {"'c' (Const) created at m.py:3", "attr 'value'", "float_val has 2 values"});
+  ExpectError(ParseGraphDefText(R"pb(node {
+                                       name: "s"
+                                       op: "Placeholder"
+                                       attr { key: "shape" value { shape { dim { size: -5 } } } }
+                                     })pb"),
+              Code::kInvalidArgument, {"'s'", "attr 'shape'", "-5"});
+  ExpectError(ParseGraphDefText(R"pb(node {
+                                       name: "x"
+                                       op: "NoOp"
+                                       attr { key: "_source_location" value { i: 3 } }
+                                     })pb"),
+              Code::kInvalidArgument, {"'x'", "_source_location", "string"});
+}
+
+class GraphDefFileTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern = (fs::temp_directory_path() / "weir_graph_io.XXXXXX").string();
+    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::vector<std::string> Entries() const {
+    std::vector<std::string> names;
+    for (const auto& entry : fs::directory_iterator(dir_)) {
+      names.push_back(entry.path().filename().string());
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+  }
+
+  std::string dir_;
+};
+
+TEST_F(GraphDefFileTest, WritesAndReadsBothFormatsAtomically) {
+  GraphDef g = EveryAttrKind();
+  ASSERT_TRUE(WriteGraphDefFile(dir_ + "/g.pb", g).ok());
+  ASSERT_TRUE(WriteGraphDefFile(dir_ + "/g.pbtxt", g).ok());
+  // Overwriting goes through a temporary file too.
+  ASSERT_TRUE(WriteGraphDefFile(dir_ + "/g.pb", g).ok());
+  EXPECT_EQ(Entries(), (std::vector<std::string>{"g.pb", "g.pbtxt"}));
+
+  EXPECT_EQ(*ReadFileToString(dir_ + "/g.pb"), SerializeGraphDef(g));
+  std::string text = *ReadFileToString(dir_ + "/g.pbtxt");
+  EXPECT_EQ(text.rfind("node {", 0), 0u) << text.substr(0, 40);
+
+  for (const char* name : {"/g.pb", "/g.pbtxt"}) {
+    StatusOr<GraphDef> back = ReadGraphDefFile(dir_ + name);
+    ASSERT_TRUE(back.ok()) << back.status();
+    ExpectGraphsEqual(*back, g);
+  }
+}
+
+TEST_F(GraphDefFileTest, ErrorsNameThePath) {
+  StatusOr<GraphDef> g = ReadGraphDefFile(dir_ + "/missing.pb");
+  ExpectError(g, Code::kNotFound, {dir_ + "/missing.pb"});
+
+  ASSERT_TRUE(WriteStringToFileAtomic(dir_ + "/bad.pb", Hex("0a 05 0a 01")).ok());
+  ExpectError(ReadGraphDefFile(dir_ + "/bad.pb"), Code::kInvalidArgument,
+              {dir_ + "/bad.pb", "could not parse GraphDef"});
+
+  ASSERT_TRUE(WriteStringToFileAtomic(dir_ + "/bad.pbtxt", "node {").ok());
+  ExpectError(ReadGraphDefFile(dir_ + "/bad.pbtxt"), Code::kInvalidArgument,
+              {dir_ + "/bad.pbtxt", "could not parse GraphDef text"});
+
+  Status s = WriteGraphDefFile(dir_ + "/no/such/dir/g.pb", EveryAttrKind());
+  EXPECT_TRUE(errors::IsNotFound(s)) << s;
+  EXPECT_NE(s.message().find(dir_ + "/no/such/dir/g.pb"), std::string::npos) << s;
+}
+
+}  // namespace
+}  // namespace weir
