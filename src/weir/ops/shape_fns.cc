@@ -59,8 +59,9 @@ Status MatMulShape(InferenceContext* c) {
   const int64_t n = b.dim(transpose_b ? 0 : 1);
   if (k_a >= 0 && k_b >= 0 && k_a != k_b) {
     return errors::InvalidArgument("Matrix size-incompatible: a ", c->input(0),
-                                   " (transpose_a=", transpose_a, ") and b ", c->input(1),
-                                   " (transpose_b=", transpose_b, ") have inner dimensions ",
+                                   " (transpose_a=", transpose_a ? "true" : "false", ") and b ",
+                                   c->input(1), " (transpose_b=", transpose_b ? "true" : "false",
+                                   ") have inner dimensions ",
                                    k_a, " and ", k_b);
   }
   c->set_output(0, PartialShape({m, n}));
