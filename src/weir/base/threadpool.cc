@@ -6,13 +6,28 @@
 #include <thread>
 #include <unsupported/Eigen/CXX11/Tensor>
 
+#include "weir/base/denormal.h"
 #include "weir/base/logging.h"
 
 namespace weir {
+namespace {
+
+// Eigen's standard thread environment, except that each worker flushes
+// denormals before it runs anything (see denormal.h for why).
+struct FlushDenormalsEnvironment : Eigen::StlThreadEnvironment {
+  EnvThread* CreateThread(std::function<void()> fn) {
+    return Eigen::StlThreadEnvironment::CreateThread([fn = std::move(fn)] {
+      EnableFlushDenormals();
+      fn();
+    });
+  }
+};
+
+}  // namespace
 
 struct ThreadPool::Impl {
   Impl(int num_threads) : pool(num_threads), device(&pool, num_threads) {}
-  Eigen::ThreadPool pool;
+  Eigen::ThreadPoolTempl<FlushDenormalsEnvironment> pool;
   Eigen::ThreadPoolDevice device;
 };
 

@@ -298,8 +298,12 @@ OpRegistry* OpRegistry::Global() {
 void OpRegistry::Register(const OpDefBuilder& builder) {
   StatusOr<OpDef> op = builder.Build();
   CHECK(op.ok()) << op.status();
+  // Copy the name first: the OpDef is moved from before emplace reads a key
+  // that refers into it.
+  std::string name = op->name;
   std::unique_lock<std::shared_mutex> lock(mu_);
-  auto [it, inserted] = ops_.emplace(op->name, std::make_unique<OpDef>(std::move(op).value()));
+  auto [it, inserted] =
+      ops_.emplace(std::move(name), std::make_unique<OpDef>(std::move(op).value()));
   CHECK(inserted) << "op " << it->first << " registered twice";
 }
 

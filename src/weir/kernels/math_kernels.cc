@@ -1,0 +1,14 @@
+#include "weir/kernels/math_kernels.h"
+
+#include "weir/kernels/all_kernels.h"
+
+namespace weir {
+
+void RegisterMathKernels(KernelRegistry* registry) {
+  RegisterCwiseKernels(registry);
+  RegisterMatMulKernels(registry);
+  RegisterReductionKernels(registry);
+  RegisterCastKernels(registry);
+}
+
+}  // namespace weir

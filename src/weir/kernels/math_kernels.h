@@ -1,0 +1,14 @@
+// The files of the math kernel family, each registering its own kernels;
+// RegisterMathKernels (all_kernels.h) calls them all.
+#pragma once
+
+namespace weir {
+
+class KernelRegistry;
+
+void RegisterCwiseKernels(KernelRegistry* registry);    // cwise_ops.cc
+void RegisterMatMulKernels(KernelRegistry* registry);   // matmul_op.cc
+void RegisterReductionKernels(KernelRegistry* registry);  // reduction_ops.cc
+void RegisterCastKernels(KernelRegistry* registry);     // cast_op.cc
+
+}  // namespace weir

@@ -1,0 +1,238 @@
+#include "weir/ops/shape_fns.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "weir/framework/shape_inference.h"
+#include "weir/framework/tensor.h"
+
+namespace weir {
+
+Status UnchangedShape(InferenceContext* c) {
+  c->set_output(0, c->input(0));
+  return Status::OK();
+}
+
+StatusOr<PartialShape> BroadcastShapes(const PartialShape& a, const PartialShape& b) {
+  if (!a.known_rank() || !b.known_rank()) return PartialShape::UnknownRank();
+  const int rank = std::max(a.rank(), b.rank());
+  std::vector<int64_t> dims(rank);
+  for (int i = 0; i < rank; ++i) {
+    // Dims align from the right; a missing leading dim acts as 1.
+    const int ia = i - (rank - a.rank());
+    const int ib = i - (rank - b.rank());
+    const int64_t da = ia >= 0 ? a.dim(ia) : 1;
+    const int64_t db = ib >= 0 ? b.dim(ib) : 1;
+    if (da == 1) {
+      dims[i] = db;
+    } else if (db == 1) {
+      dims[i] = da;
+    } else if (da < 0 || db < 0) {
+      // An unknown dim is 1 or equal to the other one; either way a known
+      // dim other than 1 decides the result.
+      dims[i] = da < 0 ? db : da;
+    } else if (da == db) {
+      dims[i] = da;
+    } else {
+      return errors::InvalidArgument("Incompatible shapes: ", a, " vs. ", b);
+    }
+  }
+  return PartialShape(std::move(dims));
+}
+
+Status BroadcastBinaryOpShape(InferenceContext* c) {
+  WEIR_ASSIGN_OR_RETURN(PartialShape out, BroadcastShapes(c->input(0), c->input(1)));
+  c->set_output(0, std::move(out));
+  return Status::OK();
+}
+
+Status MatMulShape(InferenceContext* c) {
+  bool transpose_a = false, transpose_b = false;
+  WEIR_RETURN_IF_ERROR(c->GetAttr("transpose_a", &transpose_a));
+  WEIR_RETURN_IF_ERROR(c->GetAttr("transpose_b", &transpose_b));
+  PartialShape a, b;
+  WEIR_RETURN_IF_ERROR(c->WithRank(0, 2, &a));
+  WEIR_RETURN_IF_ERROR(c->WithRank(1, 2, &b));
+  const int64_t m = a.dim(transpose_a ? 1 : 0);
+  const int64_t k_a = a.dim(transpose_a ? 0 : 1);
+  const int64_t k_b = b.dim(transpose_b ? 1 : 0);
+  const int64_t n = b.dim(transpose_b ? 0 : 1);
+  if (k_a >= 0 && k_b >= 0 && k_a != k_b) {
+    return errors::InvalidArgument("Matrix size-incompatible: a ", c->input(0),
+                                   " (transpose_a=", transpose_a ? "true" : "false", ") and b ",
+                                   c->input(1), " (transpose_b=", transpose_b ? "true" : "false",
+                                   ") have inner dimensions ",
+                                   k_a, " and ", k_b);
+  }
+  c->set_output(0, PartialShape({m, n}));
+  return Status::OK();
+}
+
+StatusOr<std::vector<int64_t>> IntTensorValues(const Tensor& t, std::string_view what) {
+  if (t.dims() > 1) {
+    return errors::InvalidArgument(what, " must be a scalar or a vector but has shape ",
+                                   t.shape());
+  }
+  std::vector<int64_t> values(t.NumElements());
+  if (t.dtype() == DT_INT32) {
+    std::copy(t.data<int32_t>(), t.data<int32_t>() + t.NumElements(), values.begin());
+  } else if (t.dtype() == DT_INT64) {
+    std::copy(t.data<int64_t>(), t.data<int64_t>() + t.NumElements(), values.begin());
+  } else {
+    return errors::InvalidArgument(what, " must be int32 or int64 but is ", t.dtype());
+  }
+  return values;
+}
+
+StatusOr<std::vector<int>> NormalizeReductionAxes(std::span<const int64_t> axes, int rank,
+                                                   const PartialShape& input_shape) {
+  std::vector<int> normalized;
+  normalized.reserve(axes.size());
+  for (int64_t axis : axes) {
+    if (axis < -rank || axis >= rank) {
+      return errors::InvalidArgument("reduction axis ", axis, " is out of range for input of ",
+                                     "shape ", input_shape, " (rank ", rank, ")");
+    }
+    normalized.push_back(static_cast<int>(axis < 0 ? axis + rank : axis));
+  }
+  std::sort(normalized.begin(), normalized.end());
+  auto duplicate = std::adjacent_find(normalized.begin(), normalized.end());
+  if (duplicate != normalized.end()) {
+    return errors::InvalidArgument("reduction axes [", StrJoin(axes, ","), "] name axis ",
+                                   *duplicate, " twice (input of shape ", input_shape, ")");
+  }
+  return normalized;
+}
+
+Status ReductionShape(InferenceContext* c) {
+  bool keep_dims = false;
+  WEIR_RETURN_IF_ERROR(c->GetAttr("keep_dims", &keep_dims));
+  const PartialShape& input = c->input(0);
+  const PartialShape& axes_shape = c->input(1);
+  if (axes_shape.known_rank() && axes_shape.rank() > 1) {
+    return errors::InvalidArgument("reduction axes must be a scalar or a vector but have shape ",
+                                   axes_shape);
+  }
+  const Tensor* axes_tensor = c->input_tensor(1);
+  if (axes_tensor == nullptr) {
+    // The axes are not known: only the rank may be.
+    if (!input.known_rank()) {
+      c->set_output(0, PartialShape::UnknownRank());
+    } else if (axes_shape.num_elements() == 0) {
+      c->set_output(0, input);
+    } else if (keep_dims) {
+      c->set_output(0, PartialShape::UnknownDims(input.rank()));
+    } else if (axes_shape.IsFullyDefined()) {
+      // Axes are distinct, so exactly that many dims go away.
+      const int64_t removed = axes_shape.num_elements();
+      if (removed > input.rank()) {
+        return errors::InvalidArgument("cannot reduce ", removed,
+                                       " distinct axes of an input of shape ", input);
+      }
+      c->set_output(0, PartialShape::UnknownDims(input.rank() - static_cast<int>(removed)));
+    } else {
+      c->set_output(0, PartialShape::UnknownRank());
+    }
+    return Status::OK();
+  }
+  WEIR_ASSIGN_OR_RETURN(std::vector<int64_t> axes, IntTensorValues(*axes_tensor, "reduction axes"));
+  if (!input.known_rank()) {
+    c->set_output(0, PartialShape::UnknownRank());
+    return Status::OK();
+  }
+  WEIR_ASSIGN_OR_RETURN(std::vector<int> reduced,
+                        NormalizeReductionAxes(axes, input.rank(), input));
+  std::vector<int64_t> dims;
+  for (int i = 0; i < input.rank(); ++i) {
+    const bool is_reduced = std::binary_search(reduced.begin(), reduced.end(), i);
+    if (!is_reduced) {
+      dims.push_back(input.dim(i));
+    } else if (keep_dims) {
+      dims.push_back(1);
+    }
+  }
+  c->set_output(0, PartialShape(std::move(dims)));
+  return Status::OK();
+}
+
+StatusOr<PartialShape> ReshapeTarget(const PartialShape& input, std::span<const int64_t> dims) {
+  auto requested = [&] { return StrCat("[", StrJoin(dims, ","), "]"); };
+  int inferred = -1;
+  int64_t known_product = 1;
+  bool overflow = false;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] == -1) {
+      if (inferred >= 0) {
+        return errors::InvalidArgument("only one dimension may be -1, not both ", inferred,
+                                       " and ", i, " in requested shape ", requested());
+      }
+      inferred = static_cast<int>(i);
+    } else if (dims[i] < 0) {
+      return errors::InvalidArgument("dimension ", i, " of requested shape ", requested(),
+                                     " is negative");
+    } else if (dims[i] != 0 &&
+               known_product > std::numeric_limits<int64_t>::max() / dims[i]) {
+      overflow = true;
+    } else {
+      known_product *= dims[i];
+    }
+  }
+  if (overflow) {
+    return errors::InvalidArgument("requested shape ", requested(), " has more than 2^63 ",
+                                   "elements");
+  }
+  PartialShape target(std::vector<int64_t>(dims.begin(), dims.end()));
+  const int64_t count = input.num_elements();
+  if (count < 0) {
+    if (inferred >= 0) {
+      std::vector<int64_t> out(dims.begin(), dims.end());
+      out[inferred] = PartialShape::kUnknown;
+      return PartialShape(std::move(out));
+    }
+    return target;
+  }
+  if (inferred >= 0) {
+    if (known_product == 0) {
+      return errors::InvalidArgument("cannot infer the -1 dimension of requested shape ",
+                                     requested(), " for a tensor of shape ", input,
+                                     ": another requested dimension is 0");
+    }
+    if (count % known_product != 0) {
+      return errors::InvalidArgument("cannot reshape a tensor of shape ", input, " (", count,
+                                     " elements) into shape ", requested(), ": ", count,
+                                     " is not a multiple of ", known_product);
+    }
+    std::vector<int64_t> out(dims.begin(), dims.end());
+    out[inferred] = count / known_product;
+    return PartialShape(std::move(out));
+  }
+  if (known_product != count) {
+    return errors::InvalidArgument("cannot reshape a tensor of shape ", input, " (", count,
+                                   " elements) into shape ", requested(), " (", known_product,
+                                   " elements)");
+  }
+  return target;
+}
+
+Status ReshapeShape(InferenceContext* c) {
+  const PartialShape& shape_shape = c->input(1);
+  if (shape_shape.known_rank() && shape_shape.rank() != 1) {
+    return errors::InvalidArgument("the shape input must be a vector but has shape ",
+                                   shape_shape);
+  }
+  const Tensor* shape_tensor = c->input_tensor(1);
+  if (shape_tensor == nullptr) {
+    if (shape_shape.known_rank() && shape_shape.dim(0) >= 0) {
+      c->set_output(0, PartialShape::UnknownDims(static_cast<int>(shape_shape.dim(0))));
+    } else {
+      c->set_output(0, PartialShape::UnknownRank());
+    }
+    return Status::OK();
+  }
+  WEIR_ASSIGN_OR_RETURN(std::vector<int64_t> dims, IntTensorValues(*shape_tensor, "shape input"));
+  WEIR_ASSIGN_OR_RETURN(PartialShape out, ReshapeTarget(c->input(0), dims));
+  c->set_output(0, std::move(out));
+  return Status::OK();
+}
+
+}  // namespace weir

@@ -1,0 +1,58 @@
+// Shape functions shared by several ops. Each reads the node's input shapes
+// (and constant inputs where known) from the InferenceContext and sets the
+// output shapes; unknown dims and ranks stay unknown rather than guessed.
+// Messages say what is wrong; the caller adds the node, op and input shapes.
+#pragma once
+
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "weir/base/status.h"
+#include "weir/framework/tensor_shape.h"
+
+namespace weir {
+
+class InferenceContext;
+class Tensor;
+
+// Output 0 has the shape of input 0.
+Status UnchangedShape(InferenceContext* c);
+
+// Output 0 is NumPy broadcasting of inputs 0 and 1.
+Status BroadcastBinaryOpShape(InferenceContext* c);
+
+// NumPy broadcasting of two partial shapes: dims align from the right, a dim
+// of 1 stretches. "Incompatible shapes: [2,3] vs. [4]" when two known dims
+// differ and neither is 1.
+StatusOr<PartialShape> BroadcastShapes(const PartialShape& a, const PartialShape& b);
+
+// [m, k] x [k, n] -> [m, n], with the transpose_a / transpose_b attrs.
+Status MatMulShape(InferenceContext* c);
+
+// Input 0 reduced over the axes in input 1 (scalar or vector, negative axes
+// count from the end), with the keep_dims attr. Uses input 1's value when it
+// is a known constant.
+Status ReductionShape(InferenceContext* c);
+
+// Input 0 reshaped to the dims in input 1 (one of them may be -1). Uses
+// input 1's value when it is a known constant.
+Status ReshapeShape(InferenceContext* c);
+
+// The rules below are shared by the shape functions and the kernels, so a
+// graph-time error and a run-time error say the same thing.
+
+// Reduction axes for an input of `rank`, each in [-rank, rank) and none
+// named twice, normalized to [0, rank) and sorted.
+StatusOr<std::vector<int>> NormalizeReductionAxes(std::span<const int64_t> axes, int rank,
+                                                   const PartialShape& input_shape);
+
+// The shape Reshape gives `input` for the requested `dims`, where one dim may
+// be -1 (inferred when the element count is known, else unknown).
+StatusOr<PartialShape> ReshapeTarget(const PartialShape& input, std::span<const int64_t> dims);
+
+// The values of an int32 or int64 tensor of rank 0 or 1, as int64.
+// `what` names the tensor in the error ("Sum: axes").
+StatusOr<std::vector<int64_t>> IntTensorValues(const Tensor& t, std::string_view what);
+
+}  // namespace weir
