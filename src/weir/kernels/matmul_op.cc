@@ -114,6 +114,10 @@ class MatMulOp : public OpKernel {
     context->SetStatus(status);
   }
 
+  // A GEMM is worth a thread hop: independent MatMuls overlap on the
+  // inter-op pool.
+  bool IsExpensive() const override { return true; }
+
   void Compute(OpKernelContext* context) override {
     ScopedFlushDenormals flush_denormals;
     const Tensor& a = context->input(0);

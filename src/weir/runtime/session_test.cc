@@ -7,6 +7,7 @@
 
 #include "weir/base/cancellation.h"
 #include "weir/framework/kernel_registry.h"
+#include "weir/kernels/all_kernels.h"
 #include "weir/framework/shape_inference.h"
 #include "weir/ops/standard_ops.h"
 
