@@ -41,7 +41,7 @@ void BM_NullOpChain(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations() * n);
 }
-BENCHMARK(BM_NullOpChain)->Arg(10000)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_NullOpChain)->Arg(10000)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 // One NoOp fanning out to N NoOps that all feed one sink.
 void BM_NullOpFan(benchmark::State& state) {
@@ -62,7 +62,7 @@ void BM_NullOpFan(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations() * (n + 2));
 }
-BENCHMARK(BM_NullOpFan)->Arg(10000)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_NullOpFan)->Arg(10000)->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 // Session::Run of a one-node graph (Identity) with one feed and one fetch.
 void BM_SessionRunOneNode(benchmark::State& state) {
@@ -79,7 +79,7 @@ void BM_SessionRunOneNode(benchmark::State& state) {
     if (!s.ok()) state.SkipWithError(s.ToString().c_str());
   }
 }
-BENCHMARK(BM_SessionRunOneNode);
+BENCHMARK(BM_SessionRunOneNode)->UseRealTime();
 
 // The same through a callable handle (no signature lookup).
 void BM_RunCallableOneNode(benchmark::State& state) {
@@ -96,7 +96,7 @@ void BM_RunCallableOneNode(benchmark::State& state) {
     if (!s.ok()) state.SkipWithError(s.ToString().c_str());
   }
 }
-BENCHMARK(BM_RunCallableOneNode);
+BENCHMARK(BM_RunCallableOneNode)->UseRealTime();
 
 // A chain of N Adds of small tensors: executor time per node.
 void BM_SmallAddChain(benchmark::State& state) {
@@ -120,7 +120,7 @@ void BM_SmallAddChain(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations() * n);
 }
-BENCHMARK(BM_SmallAddChain)->Args({1000, 1})->Args({1000, 16})->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_SmallAddChain)->Args({1000, 1})->Args({1000, 16})->Unit(benchmark::kMicrosecond)->UseRealTime();
 
 }  // namespace
 }  // namespace weir

@@ -52,6 +52,9 @@ class ExecutorState {
   struct AsyncCall;
 
   void Process(int id);
+  // Runs the nodes of `inline_ready`, and those they make ready that are
+  // cheap, on this thread. May finish the step and delete `this`.
+  void ProcessLoop(std::vector<int> inline_ready);
   // Runs node `id` and propagates its outputs; appends newly ready nodes.
   void RunNode(int id, std::vector<int>* ready);
   // Moves `outputs` into consumers' slots and counts down their pending
@@ -178,25 +181,17 @@ void ExecutorState::Start() {
     return;
   }
   outstanding_.store(static_cast<int>(roots.size()), std::memory_order_relaxed);
+  // Cheap roots (constants, feeds) run right here on the caller's thread.
   std::vector<int> inline_ready;
   inline_ready.reserve(16);
   ScheduleReady(roots, &inline_ready);
-  // Process() may finish the step and delete `this`; it owns the rest.
-  if (!inline_ready.empty()) {
-    int first = inline_ready.back();
-    inline_ready.pop_back();
-    for (int id : inline_ready) {
-      if (args_.runner) (*args_.runner)([this, id] { Process(id); });
-      else Process(id);
-    }
-    Process(first);
-  }
+  ProcessLoop(std::move(inline_ready));  // may delete `this`
 }
 
-void ExecutorState::Process(int id) {
-  std::vector<int> inline_ready;
+void ExecutorState::Process(int id) { ProcessLoop({id}); }
+
+void ExecutorState::ProcessLoop(std::vector<int> inline_ready) {
   std::vector<int> ready;
-  inline_ready.push_back(id);
   while (!inline_ready.empty()) {
     int current = inline_ready.back();
     inline_ready.pop_back();
