@@ -31,10 +31,19 @@ StatusOr<TensorShape> TensorShape::FromDims(std::span<const int64_t> dims) {
   return TensorShape(dims);
 }
 
-TensorShape::TensorShape(const TensorShape& other) { Assign(other.dim_sizes()); }
+// Copies are on the executor's hot path (every tensor handed to a consumer):
+// copy the fields, not the dims one by one with a recount.
+TensorShape::TensorShape(const TensorShape& other)
+    : rank_(other.rank_), num_elements_(other.num_elements_), heap_(other.heap_) {
+  std::copy(other.inline_, other.inline_ + kInlineRank, inline_);
+}
 
 TensorShape& TensorShape::operator=(const TensorShape& other) {
-  if (this != &other) Assign(other.dim_sizes());
+  if (this == &other) return *this;
+  rank_ = other.rank_;
+  num_elements_ = other.num_elements_;
+  std::copy(other.inline_, other.inline_ + kInlineRank, inline_);
+  if (!other.heap_.empty() || !heap_.empty()) heap_ = other.heap_;
   return *this;
 }
 
