@@ -1,10 +1,12 @@
-# weir_layer(NAME DEPS...): a static library from the folder's *.cc files
-# (tests excluded), and a test executable `NAME_test` from its *_test.cc files
-# when there are any, registered with CTest.
+# weir_layer(NAME DEPS... TEST_DEPS...): a static library from the folder's
+# *.cc files, and a test executable `NAME_test` from its *_test.cc files and
+# test helpers (*_test_util.cc, which may use higher layers through
+# TEST_DEPS), registered with CTest.
 function(weir_layer name)
   cmake_parse_arguments(ARG "" "" "DEPS;TEST_DEPS" ${ARGN})
   file(GLOB sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cc)
-  file(GLOB tests CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*_test.cc)
+  file(GLOB tests CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*_test.cc
+                                    ${CMAKE_CURRENT_SOURCE_DIR}/*_test_util.cc)
   if(tests)
     list(REMOVE_ITEM sources ${tests})
   endif()
