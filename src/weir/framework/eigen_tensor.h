@@ -13,7 +13,18 @@
 #endif
 #include <array>
 #include <span>
+
+// GCC 12 reports false "may be used uninitialized" and array-bounds warnings
+// inside Eigen's AVX-512 packet code; they drown real warnings in kernels.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Warray-bounds"
+#endif
 #include <unsupported/Eigen/CXX11/Tensor>
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 #include "weir/base/logging.h"
 #include "weir/framework/tensor.h"

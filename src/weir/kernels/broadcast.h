@@ -34,10 +34,10 @@ struct BroadcastPlan {
 // when a pair of dims differs and neither is 1.
 StatusOr<BroadcastPlan> MakeBroadcastPlan(const TensorShape& x, const TensorShape& y);
 
-// z = fn(x, y) for a kGeneral plan of any rank, without Eigen: walks the
-// output row by row (a row is the last collapsed dim) on `pool`, with the
-// inner loop over contiguous or repeated elements. Kernels use it past the
-// ranks they instantiate Eigen broadcasts for, which cost compile time.
+// z = fn(x, y) for a kGeneral plan of any rank: walks the output row by row
+// (a row is the last collapsed dim) in parallel on `pool`; the inner loop
+// reads contiguous or repeated elements, so the compiler vectorizes it.
+// `z` may be `x` or `y` when that input has the output's shape.
 template <typename T, typename Fn>
 void BroadcastByRows(ThreadPool* pool, const BroadcastPlan& plan, const T* x, const T* y, T* z,
                      Fn fn) {
@@ -56,15 +56,18 @@ void BroadcastByRows(ThreadPool* pool, const BroadcastPlan& plan, const T* x, co
   }
   const bool x_repeats = plan.x_dims.back() == 1;
   const bool y_repeats = plan.y_dims.back() == 1;
-  pool->ParallelFor(rows, inner * 2, [&](int64_t begin, int64_t end) {
+  pool->ParallelFor(rows, inner + 8, [&](int64_t begin, int64_t end) {
+    // The row's index over the outer dims, advanced like an odometer.
+    std::vector<int64_t> index(rank - 1);
+    int64_t x_offset = 0, y_offset = 0;
+    int64_t rest = begin;
+    for (int i = rank - 2; i >= 0; --i) {
+      index[i] = rest % plan.out_dims[i];
+      rest /= plan.out_dims[i];
+      x_offset += index[i] * x_strides[i];
+      y_offset += index[i] * y_strides[i];
+    }
     for (int64_t row = begin; row < end; ++row) {
-      int64_t x_offset = 0, y_offset = 0;
-      for (int64_t i = rank - 2, rest = row; i >= 0; --i) {
-        const int64_t index = rest % plan.out_dims[i];
-        rest /= plan.out_dims[i];
-        x_offset += index * x_strides[i];
-        y_offset += index * y_strides[i];
-      }
       const T* xr = x + x_offset;
       const T* yr = y + y_offset;
       T* zr = z + row * inner;
@@ -76,6 +79,14 @@ void BroadcastByRows(ThreadPool* pool, const BroadcastPlan& plan, const T* x, co
         for (int64_t j = 0; j < inner; ++j) zr[j] = fn(xr[j], yv);
       } else {
         for (int64_t j = 0; j < inner; ++j) zr[j] = fn(xr[j], yr[j]);
+      }
+      for (int i = rank - 2; i >= 0; --i) {
+        x_offset += x_strides[i];
+        y_offset += y_strides[i];
+        if (++index[i] < plan.out_dims[i]) break;
+        x_offset -= index[i] * x_strides[i];
+        y_offset -= index[i] * y_strides[i];
+        index[i] = 0;
       }
     }
   });

@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
+#include <string>
 
 #include "weir/kernels/kernel_test_util.h"
 
@@ -98,6 +100,26 @@ TEST(MatMulOpTest, LargeProductsSplitAcrossThreads) {
   }
   CheckMatMul<double>(200, 150, 170, false, true);
 }
+
+#if defined(__linux__)
+int ThreadsInProcess() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("Threads:", 0) == 0) return std::stoi(line.substr(8));
+  }
+  return -1;
+}
+
+// oneDNN's OpenMP must not start a second pool next to the device's.
+TEST(MatMulOpTest, StartsNoThreadsOfItsOwn) {
+  CheckMatMul<float>(4, 4, 4, false, false);  // the test device exists now
+  const int before = ThreadsInProcess();
+  CheckMatMul<float>(512, 512, 512, false, false);
+  CheckMatMul<float>(8, 256, 4096, true, true);
+  EXPECT_EQ(ThreadsInProcess(), before);
+}
+#endif
 
 TEST(MatMulOpTest, KnownValues) {
   Tensor a = Tensor::FromVector<float>({1, 2, 3, 4, 5, 6}, TensorShape({2, 3}));

@@ -3,11 +3,13 @@
 // merged), and each reduced group is summed out as the middle of a
 // [prefix, reduced, suffix] view. Most reductions are one such step (all
 // dims, inner rows, outer columns, a middle axis); rarer patterns take one
-// step per reduced group. Four Eigen instantiations per type cover them all.
+// step per reduced group. Eigen sums whole tensors and rows; sums down
+// columns have their own loop (SumColumns).
 #include <algorithm>
 #include <type_traits>
 
 #include "weir/base/denormal.h"
+#include "weir/base/threadpool.h"
 #include "weir/framework/eigen_tensor.h"
 #include "weir/framework/kernel_registry.h"
 #include "weir/kernels/math_kernels.h"
@@ -37,26 +39,66 @@ std::vector<DimGroup> CollapseDims(const TensorShape& shape, const std::vector<i
   return groups;
 }
 
+// out[p, s] = sum over r of in[p, r, s] where s is the innermost dim: each
+// task owns a block of output columns and adds rows into it, so reads are
+// contiguous and the loop vectorizes. (Eigen's evaluator reduces such
+// "column" sums one output at a time with strided reads, ~15x slower.)
+// Rows are summed in chunks whose partial sums are then added, which keeps
+// float rounding error growing with chunk count, not row count.
+template <typename U>
+void SumColumns(ThreadPool* pool, const U* in, int64_t prefix, int64_t reduced, int64_t suffix,
+                U* out) {
+  constexpr int64_t kColumns = 512;
+  constexpr int64_t kRowChunk = 128;
+  const int64_t column_blocks = (suffix + kColumns - 1) / kColumns;
+  const int64_t cost = reduced * std::min(suffix, kColumns);
+  pool->ParallelFor(prefix * column_blocks, cost, [&](int64_t first, int64_t last) {
+    U partial[kColumns];
+    for (int64_t task = first; task < last; ++task) {
+      const int64_t p = task / column_blocks;
+      const int64_t c0 = (task % column_blocks) * kColumns;
+      const int64_t width = std::min(kColumns, suffix - c0);
+      const U* src = in + p * reduced * suffix + c0;
+      U* dst = out + p * suffix + c0;
+      std::fill_n(dst, width, U(0));
+      for (int64_t r0 = 0; r0 < reduced; r0 += kRowChunk) {
+        const int64_t r1 = std::min(reduced, r0 + kRowChunk);
+        std::copy_n(src + r0 * suffix, width, partial);
+        for (int64_t r = r0 + 1; r < r1; ++r) {
+          const U* row = src + r * suffix;
+          for (int64_t c = 0; c < width; ++c) partial[c] += row[c];
+        }
+        for (int64_t c = 0; c < width; ++c) dst[c] += partial[c];
+      }
+    }
+  });
+}
+
 // out[p, s] = sum over r of in[p, r, s]. U is the element type as computed
 // on: unsigned for signed integers, whose sums wrap.
 template <typename U>
-void SumMiddle(const Eigen::ThreadPoolDevice& device, const Tensor& in, int64_t prefix,
-               int64_t reduced, int64_t suffix, Tensor* out) {
+void SumMiddle(OpKernelContext* context, const Tensor& in, int64_t prefix, int64_t reduced,
+               int64_t suffix, Tensor* out) {
   const U* src = RawElements<U>(in);
   U* dst = RawElements<U>(*out);
-  using Dims1 = Eigen::array<Eigen::Index, 1>;
-  if (prefix == 1 && suffix == 1) {
+  const Eigen::ThreadPoolDevice& device = context->eigen_cpu_device();
+  if (suffix > 1) {
+    SumColumns(context->device()->intra_op_pool(), src, prefix, reduced, suffix, dst);
+  } else if (prefix == 1) {
     Eigen::TensorMap<Eigen::Tensor<U, 0, Eigen::RowMajor, Eigen::Index>> total(dst);
     total.device(device) = ConstEigenTensorMap<U, 1>(src, reduced).sum();
-  } else if (suffix == 1) {
-    EigenTensorMap<U, 1>(dst, prefix).device(device) =
-        ConstEigenTensorMap<U, 2>(src, prefix, reduced).sum(Dims1{1});
-  } else if (prefix == 1) {
-    EigenTensorMap<U, 1>(dst, suffix).device(device) =
-        ConstEigenTensorMap<U, 2>(src, reduced, suffix).sum(Dims1{0});
   } else {
-    EigenTensorMap<U, 2>(dst, prefix, suffix).device(device) =
-        ConstEigenTensorMap<U, 3>(src, prefix, reduced, suffix).sum(Dims1{1});
+    // Row sums: blocks of rows per task, each row summed by Eigen's
+    // vectorized dense reduction (measured ~3x faster than a Tensor
+    // reduction expression on the pool for [4096,1024]).
+    context->device()->intra_op_pool()->ParallelFor(
+        prefix, reduced, [&](int64_t first, int64_t last) {
+          for (int64_t p = first; p < last; ++p) {
+            dst[p] = Eigen::Map<const Eigen::Matrix<U, Eigen::Dynamic, 1>>(src + p * reduced,
+                                                                          reduced)
+                         .sum();
+          }
+        });
   }
 }
 
@@ -139,7 +181,7 @@ class SumOp : public OpKernel {
                        context->allocate_temp(input.dtype(), TensorShape({prefix * suffix}),
                                               &next));
       }
-      SumMiddle<U>(context->eigen_cpu_device(), current, prefix,
+      SumMiddle<U>(context, current, prefix,
                    size, suffix, &next);
       if (final_step) return;
       current = std::move(next);
