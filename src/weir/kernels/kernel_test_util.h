@@ -4,9 +4,8 @@
 //   StatusOr<std::vector<Tensor>> out =
 //       RunKernel("MatMul", {{"T", DT_FLOAT}}, {a, b});
 //
-// Test-only: this file is in the kernels library (so tests share it) but is
-// the one place there that uses runtime/ (for CpuDevice); only test binaries,
-// which link weir_runtime, may call it.
+// Test-only: *_test_util.cc files build into the test binary (which links
+// weir_runtime for CpuDevice), never into the kernels library.
 #pragma once
 
 #include <memory>
