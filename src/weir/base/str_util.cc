@@ -33,4 +33,10 @@ bool ParseInt64(std::string_view text, int64_t* value) {
   return ec == std::errc() && ptr == text.data() + text.size();
 }
 
+bool ParseUint64(std::string_view text, uint64_t* value) {
+  if (text.empty()) return false;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), *value);
+  return ec == std::errc() && ptr == text.data() + text.size();
+}
+
 }  // namespace weir

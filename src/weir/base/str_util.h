@@ -1,6 +1,7 @@
 // Small string helpers: concatenation of mixed values, joining, splitting.
 #pragma once
 
+#include <cstdint>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -36,5 +37,7 @@ bool EndsWith(std::string_view text, std::string_view suffix);
 
 // Parses a decimal integer covering all of `text`; false on anything else.
 bool ParseInt64(std::string_view text, int64_t* value);
+// The same for an unsigned value: no sign, at most 2^64 - 1.
+bool ParseUint64(std::string_view text, uint64_t* value);
 
 }  // namespace weir

@@ -1,6 +1,7 @@
 #include "weir/framework/allocator.h"
 
 #include <cstdlib>
+#include <limits>
 
 namespace weir {
 namespace {
@@ -16,6 +17,8 @@ void UpdateMax(std::atomic<int64_t>& target, int64_t value) {
 
 void* CpuAllocator::AllocateRaw(size_t alignment, size_t bytes) {
   if (alignment < kTensorAlignment) alignment = kTensorAlignment;
+  // Rounding up would wrap around to a small block.
+  if (bytes > std::numeric_limits<size_t>::max() - alignment) return nullptr;
   // aligned_alloc needs a size that is a multiple of the alignment.
   size_t rounded = (bytes + alignment - 1) / alignment * alignment;
   if (rounded == 0) rounded = alignment;

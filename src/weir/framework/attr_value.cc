@@ -155,6 +155,11 @@ Status GetAttr(const AttrMap& a, const std::string& n, std::vector<int64_t>* v) 
 Status GetAttr(const AttrMap& a, const std::string& n, std::vector<int32_t>* v) {
   std::vector<int64_t> wide;
   WEIR_RETURN_IF_ERROR(GetAttr(a, n, &wide));
+  for (int64_t w : wide) {
+    if (w < INT32_MIN || w > INT32_MAX) {
+      return errors::InvalidArgument("attr '", n, "' element ", w, " does not fit in int32");
+    }
+  }
   v->assign(wide.begin(), wide.end());
   return Status::OK();
 }

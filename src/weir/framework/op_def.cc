@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 
 #include "weir/base/logging.h"
 
@@ -51,7 +52,13 @@ Status ParseDefault(const std::string& type, std::string_view text, AttrValue* v
       if (!ParseInt64(v, &i)) return errors::InvalidArgument("bad int default '", v, "'");
       *out = AttrValue(i);
     } else if (t == "float") {
-      *out = AttrValue(std::stof(std::string(v)));
+      // from_chars, not stof: stof throws on junk and accepts "1.5x".
+      float f;
+      auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), f);
+      if (v.empty() || ec != std::errc() || end != v.data() + v.size()) {
+        return errors::InvalidArgument("bad float default '", v, "'");
+      }
+      *out = AttrValue(f);
     } else if (t == "bool") {
       if (v != "true" && v != "false") return errors::InvalidArgument("bad bool '", v, "'");
       *out = AttrValue(v == "true");
@@ -112,10 +119,14 @@ bool IsKnownAttrType(std::string_view type) {
 Status ParseAttrSpec(std::string_view spec, AttrDef* attr) {
   std::string_view rest;
   WEIR_RETURN_IF_ERROR(SplitNameColon(spec, &attr->name, &rest));
-  // Split off "= default".
+  // Split off "= default": the first '=' that is not part of ">= minimum"
+  // (TensorFlow's order is "int >= 1 = 2").
   std::string_view default_text;
   size_t eq = rest.find('=');
-  if (eq != std::string_view::npos && rest.find(">=") != eq - 1) {
+  while (eq != std::string_view::npos && eq > 0 && rest[eq - 1] == '>') {
+    eq = rest.find('=', eq + 1);
+  }
+  if (eq != std::string_view::npos) {
     default_text = Trim(rest.substr(eq + 1));
     rest = Trim(rest.substr(0, eq));
   }
@@ -298,13 +309,12 @@ OpRegistry* OpRegistry::Global() {
 void OpRegistry::Register(const OpDefBuilder& builder) {
   StatusOr<OpDef> op = builder.Build();
   CHECK(op.ok()) << op.status();
-  // Copy the name first: the OpDef is moved from before emplace reads a key
-  // that refers into it.
+  // Copy the name first: the key must not bind to the string the OpDef is
+  // moved out of.
   std::string name = op->name;
   std::unique_lock<std::shared_mutex> lock(mu_);
-  auto [it, inserted] =
-      ops_.emplace(std::move(name), std::make_unique<OpDef>(std::move(op).value()));
-  CHECK(inserted) << "op " << it->first << " registered twice";
+  auto [it, inserted] = ops_.emplace(name, std::make_unique<OpDef>(std::move(op).value()));
+  CHECK(inserted) << "op " << name << " registered twice";
 }
 
 StatusOr<const OpDef*> OpRegistry::LookUp(const std::string& op_name) const {

@@ -16,19 +16,17 @@ StatusOr<Rendezvous::ParsedKey> Rendezvous::ParseKey(const std::string& key) {
   }
   ParsedKey parsed;
   parsed.src_device = parts[0];
-  int64_t incarnation;
-  if (!ParseInt64(parts[1], &incarnation)) {
+  // Incarnations and frame ids are full-range uint64s, so parse them unsigned.
+  if (!ParseUint64(parts[1], &parsed.src_incarnation)) {
     return errors::InvalidArgument("rendezvous key '", key, "' has a bad incarnation");
   }
-  parsed.src_incarnation = static_cast<uint64_t>(incarnation);
   parsed.dst_device = parts[2];
   parsed.edge_name = parts[3];
   std::vector<std::string> frame = StrSplit(parts[4], ':');
-  int64_t frame_id, iter_id;
-  if (frame.size() != 2 || !ParseInt64(frame[0], &frame_id) || !ParseInt64(frame[1], &iter_id)) {
+  if (frame.size() != 2 || !ParseUint64(frame[0], &parsed.frame_iter.frame_id) ||
+      !ParseInt64(frame[1], &parsed.frame_iter.iter_id)) {
     return errors::InvalidArgument("rendezvous key '", key, "' has a bad frame:iter");
   }
-  parsed.frame_iter = {static_cast<uint64_t>(frame_id), iter_id};
   parsed.full_key = key;
   return parsed;
 }

@@ -1,6 +1,7 @@
 #include "weir/framework/tensor.h"
 
 #include <Eigen/Core>
+#include <limits>
 #include <new>
 #include <sstream>
 
@@ -10,6 +11,11 @@ TensorBuffer* TensorBuffer::Create(Allocator* allocator, DType dtype, int64_t nu
   size_t element_size = DTypeSize(dtype);
   if (dtype == DT_STRING) element_size = sizeof(std::string);
   if (dtype == DT_RESOURCE) element_size = sizeof(ResourceHandle);
+  // A byte count that wraps around size_t is out of memory, not a small block.
+  if (element_size != 0 &&
+      static_cast<size_t>(num_elements) > std::numeric_limits<size_t>::max() / element_size) {
+    return nullptr;
+  }
   size_t bytes = static_cast<size_t>(num_elements) * element_size;
   void* data = allocator->AllocateRaw(kTensorAlignment, bytes);
   if (data == nullptr) return nullptr;

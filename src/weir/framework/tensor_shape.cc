@@ -47,16 +47,25 @@ TensorShape& TensorShape::operator=(const TensorShape& other) {
   return *this;
 }
 
+// The source becomes a scalar: its heap dims are gone, so keeping its rank
+// would leave dim_sizes() pointing at nothing.
 TensorShape::TensorShape(TensorShape&& other) noexcept
     : rank_(other.rank_), num_elements_(other.num_elements_), heap_(std::move(other.heap_)) {
   std::copy(other.inline_, other.inline_ + kInlineRank, inline_);
+  other.rank_ = 0;
+  other.num_elements_ = 1;
+  other.heap_.clear();
 }
 
 TensorShape& TensorShape::operator=(TensorShape&& other) noexcept {
+  if (this == &other) return *this;
   rank_ = other.rank_;
   num_elements_ = other.num_elements_;
   heap_ = std::move(other.heap_);
   std::copy(other.inline_, other.inline_ + kInlineRank, inline_);
+  other.rank_ = 0;
+  other.num_elements_ = 1;
+  other.heap_.clear();
   return *this;
 }
 

@@ -27,7 +27,7 @@ class TensorShape {
 
   TensorShape(const TensorShape& other);
   TensorShape& operator=(const TensorShape& other);
-  TensorShape(TensorShape&& other) noexcept;
+  TensorShape(TensorShape&& other) noexcept;  // leaves `other` a scalar
   TensorShape& operator=(TensorShape&& other) noexcept;
   ~TensorShape() = default;
 
