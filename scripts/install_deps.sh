@@ -8,7 +8,8 @@ DEBIAN_PACKAGES=(
   libeigen3-dev libdnnl-dev
   libprotobuf-dev protobuf-compiler
   libgtest-dev libgmock-dev libbenchmark-dev
-  nlohmann-json3-dev libcli11-dev
+  nlohmann-json3-dev libcli11-dev zlib1g-dev
+  dataset-fashion-mnist
 )
 PYTHON_PACKAGES=(numpy)
 

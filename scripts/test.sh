@@ -7,6 +7,8 @@ cd "$(dirname "$0")/.."
 scripts/install_deps.sh
 JOBS=${JOBS:-$(nproc)}
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
+# Relative paths in the cache key, so a fresh clone elsewhere hits the cache.
+export CCACHE_BASEDIR=$PWD
 
 configure() {  # configure DIR [cmake args...]
   local dir=$1; shift

@@ -118,6 +118,9 @@ struct StepContext {
   Rendezvous* rendezvous = nullptr;           // for _Send/_Recv
   CancellationManager* cancellation = nullptr;
   CallFrame* call_frame = nullptr;            // for _Arg/_Retval
+  // Where resources with an empty container attr live: private to the
+  // session that runs the step (named containers are shared).
+  std::string_view default_container = "localhost";
 };
 
 class OpKernelContext {
@@ -149,6 +152,7 @@ class OpKernelContext {
   Rendezvous* rendezvous() const { return params_->step->rendezvous; }
   CancellationManager* cancellation_manager() const { return params_->step->cancellation; }
   CallFrame* call_frame() const { return params_->step->call_frame; }
+  std::string_view default_container() const { return params_->step->default_container; }
   const FrameAndIter& frame_iter() const { return params_->frame_iter; }
   bool is_input_dead() const { return params_->is_input_dead; }
 

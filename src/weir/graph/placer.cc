@@ -49,6 +49,12 @@ Status PlaceGraph(Graph* graph, const std::vector<DeviceInfo>& devices, int defa
       Node* other = graph->FindNode(target);
       if (other != nullptr) groups.Union(node->id(), other->id());
     }
+    // A resource (variable, queue) is used where it lives.
+    for (const Edge* e : node->in_edges()) {
+      if (!e->IsControlEdge() && e->src()->output_type(e->src_output()) == DT_RESOURCE) {
+        groups.Union(node->id(), e->src()->id());
+      }
+    }
   }
   // Feasible devices per group: the intersection over its members.
   std::vector<std::vector<bool>> feasible(graph->num_node_ids());

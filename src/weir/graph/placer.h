@@ -2,7 +2,7 @@
 //
 // Feasible devices for a node are those with a kernel for it that match its
 // requested device spec. Nodes colocated by "_class" = ["loc:@other"] share
-// one device. Today the choice among feasible devices is the default device
+// one device, and so do a resource's producer and every op that takes it. Today the choice among feasible devices is the default device
 // when it is feasible, else the first feasible one; the cost-model placer of
 // the placement issue replaces that choice, not this interface.
 #pragma once

@@ -22,13 +22,15 @@ class CpuDevice final : public Device {
   Allocator* allocator() override { return &allocator_; }
   ThreadPool* intra_op_pool() override { return &pool_; }
   const Eigen::ThreadPoolDevice* eigen_cpu_device() const override { return eigen_device_.get(); }
-  ResourceMgr* resource_manager() override { return &resources_; }
+  ResourceMgr* resource_manager() override { return resources_.get(); }
 
  private:
   CpuAllocator allocator_;
   ThreadPool pool_;
   std::unique_ptr<Eigen::ThreadPoolDevice> eigen_device_;
-  ResourceMgr resources_;
+  // Shared by every CpuDevice of this name in the process, so sessions that
+  // name the same container share its state.
+  std::shared_ptr<ResourceMgr> resources_;
 };
 
 }  // namespace weir

@@ -164,6 +164,7 @@ ExecutorState::ExecutorState(const ExecutorImpl* impl, const Executor::Args& arg
   step_.rendezvous = args.rendezvous;
   step_.cancellation = args.cancellation;
   step_.call_frame = args.call_frame;
+  step_.default_container = args.default_container;
   size_t n = impl->items_.size();
   pending_.reset(new std::atomic<int>[n]);
   input_dead_.reset(new std::atomic<bool>[n]);

@@ -39,6 +39,7 @@ class Executor {
     CallFrame* call_frame = nullptr;
     StepStatsCollector* stats = nullptr;  // non-null: record per-node stats
     const Runner* runner = nullptr;       // null: run everything inline
+    std::string_view default_container = "localhost";
   };
 
   // Instantiates a kernel for every node of `graph` on `device`. Errors name

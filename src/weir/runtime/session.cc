@@ -6,6 +6,7 @@
 #include "weir/base/cancellation.h"
 #include "weir/base/notification.h"
 #include "weir/framework/call_frame.h"
+#include "weir/framework/resource_mgr.h"
 #include "weir/graph/algorithm.h"
 #include "weir/graph/graph_constructor.h"
 #include "weir/graph/partition.h"
@@ -82,7 +83,15 @@ StatusOr<std::unique_ptr<Session>> Session::New(const SessionOptions& options) {
   return std::unique_ptr<Session>(new Session(options));
 }
 
-Session::Session(const SessionOptions& options) : options_(options) {
+namespace {
+std::string NewDefaultContainer() {
+  static std::atomic<int64_t> next{0};
+  return StrCat("session_", next.fetch_add(1));
+}
+}  // namespace
+
+Session::Session(const SessionOptions& options)
+    : options_(options), default_container_(NewDefaultContainer()) {
   devices_ = DeviceMgr::NewCpuDevices(options.num_cpu_devices, options.intra_op_threads);
   int inter = options.inter_op_threads > 0 ? options.inter_op_threads : NumSchedulableCpus();
   inter_op_pool_ = std::make_unique<ThreadPool>("inter_op", inter);
@@ -101,6 +110,16 @@ Session::~Session() {
     }
     std::this_thread::yield();
   }
+  Reset({default_container_}).ok();
+}
+
+Status Session::Reset(const std::vector<std::string>& containers) {
+  for (const auto& device : devices_->devices()) {
+    for (const std::string& container : containers) {
+      device->resource_manager()->Cleanup(container);
+    }
+  }
+  return Status::OK();
 }
 
 Status Session::Create(const GraphDef& graph) {
@@ -409,6 +428,7 @@ Status Session::RunCompiled(const CompiledStep& step, std::vector<Tensor> feeds,
   args.call_frame = &frame;
   args.stats = stats.get();
   args.runner = &runner_;
+  args.default_container = default_container_;
 
   std::vector<Status> statuses(step.parts.size());
   std::atomic<int> remaining(static_cast<int>(step.parts.size()));

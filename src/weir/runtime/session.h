@@ -92,6 +92,13 @@ class Session {
   // Cancels running steps (they return Cancelled) and refuses new ones.
   Status Close();
 
+  // Drops every resource (variables, queues) in `containers` on every
+  // device. Containers are shared by all sessions in the process that name
+  // them; resources created with an empty container live in this session's
+  // own container, default_container(), dropped when the session goes.
+  Status Reset(const std::vector<std::string>& containers);
+  const std::string& default_container() const { return default_container_; }
+
   const DeviceMgr& devices() const { return *devices_; }
   // Times the graph-growth warning fired (for tests and tools).
   int graph_growth_warnings() const { return graph_growth_warnings_; }
@@ -116,6 +123,7 @@ class Session {
   void NoteGraphGrowth(int added_nodes);
 
   const SessionOptions options_;
+  const std::string default_container_;
   std::unique_ptr<DeviceMgr> devices_;
   std::unique_ptr<ThreadPool> inter_op_pool_;
   std::function<void(std::function<void()>)> runner_;

@@ -1,0 +1,338 @@
+// Kernels of the state family (ops/state_ops.cc): resource variables.
+// Each variable is locked while it is read or updated; updates are
+// copy-on-write (see framework/resource_var.h).
+#include <cstring>
+
+#include "weir/framework/kernel_registry.h"
+#include "weir/framework/resource_var.h"
+#include "weir/kernels/all_kernels.h"
+
+namespace weir {
+namespace {
+
+Status Uninitialized(const ResourceHandle& handle) {
+  return errors::FailedPrecondition("variable '", handle.name(), "' (container '",
+                                    handle.container(),
+                                    "') is uninitialized: run its initializer first");
+}
+
+// The variable behind input 0, which must be initialized and of `dtype`.
+// Locks it into `lock`.
+Status LockInitializedVar(OpKernelContext* context, DType dtype, std::shared_ptr<Var>* var,
+                          std::unique_lock<std::mutex>* lock) {
+  WEIR_ASSIGN_OR_RETURN(const ResourceHandle* handle, HandleFromInput(context, 0, kVarTypeName));
+  StatusOr<std::shared_ptr<Var>> found = LookupVar(context, 0);
+  if (!found.ok()) {
+    return errors::IsNotFound(found.status()) ? Uninitialized(*handle) : found.status();
+  }
+  *var = std::move(found).value();
+  if ((*var)->dtype() != dtype) {
+    return errors::InvalidArgument("variable '", handle->name(), "' holds ", (*var)->dtype(),
+                                   " but the op expects ", dtype);
+  }
+  *lock = std::unique_lock<std::mutex>(*(*var)->mu());
+  if (!(*var)->is_initialized()) return Uninitialized(*handle);
+  return Status::OK();
+}
+
+// Makes the variable's buffer exclusively its own before an in-place update
+// (copy-on-write). REQUIRES: the variable's lock held.
+Status PrepareToUpdate(OpKernelContext* context, Var* var) {
+  Tensor* current = var->tensor();
+  if (current->RefCountIsOne()) return Status::OK();
+  Tensor copy;
+  WEIR_RETURN_IF_ERROR(context->allocate_temp(current->dtype(), current->shape(), &copy));
+  if (current->dtype() == DT_STRING) {
+    std::copy(current->data<std::string>(), current->data<std::string>() + current->NumElements(),
+              copy.data<std::string>());
+  } else {
+    std::memcpy(copy.raw_data(), current->raw_data(), current->TotalBytes());
+  }
+  var->set(std::move(copy));
+  return Status::OK();
+}
+
+class VarHandleOp final : public OpKernel {
+ public:
+  explicit VarHandleOp(OpKernelConstruction* context) : OpKernel(context) {
+    context->SetStatus(context->GetAttr("container", &container_));
+    context->SetStatus(context->GetAttr("shared_name", &shared_name_));
+    context->SetStatus(context->GetAttr("dtype", &dtype_));
+    context->SetStatus(context->GetAttr("shape", &shape_));
+    if (shared_name_.empty()) shared_name_ = name();
+  }
+  bool IsExpensive() const override { return false; }
+
+  void Compute(OpKernelContext* context) override {
+    std::string container =
+        container_.empty() ? std::string(context->default_container()) : container_;
+    DType dtype = dtype_;
+    PartialShape shape = shape_;
+    StatusOr<std::shared_ptr<Var>> var = context->resource_manager()->LookupOrCreate<Var>(
+        container, shared_name_,
+        [dtype, shape]() -> StatusOr<std::shared_ptr<Var>> { return std::make_shared<Var>(dtype, shape); });
+    OP_REQUIRES_OK(context, var.status());
+    OP_REQUIRES(context, (*var)->dtype() == dtype_,
+                errors::InvalidArgument("variable '", shared_name_, "' already exists in container '",
+                                        container, "' with dtype ", (*var)->dtype(), ", not ", dtype_));
+    Tensor* out;
+    OP_REQUIRES_OK(context, context->allocate_output(0, TensorShape(), &out));
+    out->scalar<ResourceHandle>() =
+        ResourceHandle(context->device()->name(), container, shared_name_, kVarTypeName);
+  }
+
+ private:
+  std::string container_;
+  std::string shared_name_;
+  DType dtype_ = DT_FLOAT;
+  PartialShape shape_;
+};
+
+class ReadVariableOp final : public OpKernel {
+ public:
+  explicit ReadVariableOp(OpKernelConstruction* context) : OpKernel(context) {
+    context->SetStatus(context->GetAttr("dtype", &dtype_));
+  }
+  bool IsExpensive() const override { return false; }
+  void Compute(OpKernelContext* context) override {
+    std::shared_ptr<Var> var;
+    std::unique_lock<std::mutex> lock;
+    OP_REQUIRES_OK(context, LockInitializedVar(context, dtype_, &var, &lock));
+    context->set_output(0, *var->tensor());
+  }
+
+ private:
+  DType dtype_ = DT_FLOAT;
+};
+
+class AssignVariableOp final : public OpKernel {
+ public:
+  explicit AssignVariableOp(OpKernelConstruction* context) : OpKernel(context) {
+    context->SetStatus(context->GetAttr("dtype", &dtype_));
+  }
+  bool IsExpensive() const override { return false; }
+  void Compute(OpKernelContext* context) override {
+    StatusOr<const ResourceHandle*> handle = HandleFromInput(context, 0, kVarTypeName);
+    OP_REQUIRES_OK(context, handle.status());
+    StatusOr<std::shared_ptr<Var>> var = LookupVar(context, 0);
+    OP_REQUIRES_OK(context, var.status());
+    const Tensor& value = context->input(1);
+    OP_REQUIRES(context, (*var)->dtype() == dtype_,
+                errors::InvalidArgument("variable '", (*handle)->name(), "' holds ",
+                                        (*var)->dtype(), " but is assigned a ", dtype_));
+    OP_REQUIRES(context, (*var)->declared_shape().IsCompatibleWith(value.shape()),
+                errors::InvalidArgument("variable '", (*handle)->name(), "' has shape ",
+                                        (*var)->declared_shape(), " but is assigned a value of shape ",
+                                        value.shape()));
+    std::lock_guard<std::mutex> lock(*(*var)->mu());
+    (*var)->set(value);
+  }
+
+ private:
+  DType dtype_ = DT_FLOAT;
+};
+
+// AssignAdd / AssignSub: variable = variable (+|-) value, in place when the
+// buffer is the variable's alone.
+template <bool kSubtract>
+class AssignUpdateVariableOp final : public OpKernel {
+ public:
+  explicit AssignUpdateVariableOp(OpKernelConstruction* context) : OpKernel(context) {
+    context->SetStatus(context->GetAttr("dtype", &dtype_));
+  }
+  void Compute(OpKernelContext* context) override {
+    std::shared_ptr<Var> var;
+    std::unique_lock<std::mutex> lock;
+    OP_REQUIRES_OK(context, LockInitializedVar(context, dtype_, &var, &lock));
+    const Tensor& value = context->input(1);
+    OP_REQUIRES(context, value.shape() == var->tensor()->shape(),
+                errors::InvalidArgument(type_string(), ": variable has shape ",
+                                        var->tensor()->shape(), " but the value has shape ",
+                                        value.shape()));
+    OP_REQUIRES_OK(context, PrepareToUpdate(context, var.get()));
+    bool supported = DispatchNumericDType(dtype_, [&]<typename T>() {
+      if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
+        T* dst = var->tensor()->data<T>();
+        const T* src = value.data<T>();
+        const int64_t n = value.NumElements();
+        for (int64_t i = 0; i < n; ++i) dst[i] = kSubtract ? dst[i] - src[i] : dst[i] + src[i];
+      }
+    });
+    OP_REQUIRES(context, supported && dtype_ != DT_BOOL && !IsComplexDType(dtype_),
+                errors::InvalidArgument(type_string(), " does not support ", dtype_));
+  }
+
+ private:
+  DType dtype_ = DT_FLOAT;
+};
+
+class VarIsInitializedOp final : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  bool IsExpensive() const override { return false; }
+  void Compute(OpKernelContext* context) override {
+    Tensor* out;
+    OP_REQUIRES_OK(context, context->allocate_output(0, TensorShape(), &out));
+    StatusOr<std::shared_ptr<Var>> var = LookupVar(context, 0);
+    if (!var.ok()) {
+      OP_REQUIRES(context, errors::IsNotFound(var.status()), var.status());
+      out->scalar<bool>() = false;
+      return;
+    }
+    std::lock_guard<std::mutex> lock(*(*var)->mu());
+    out->scalar<bool>() = (*var)->is_initialized();
+  }
+};
+
+class DestroyResourceOp final : public OpKernel {
+ public:
+  explicit DestroyResourceOp(OpKernelConstruction* context) : OpKernel(context) {
+    context->SetStatus(context->GetAttr("ignore_lookup_error", &ignore_lookup_error_));
+  }
+  void Compute(OpKernelContext* context) override {
+    StatusOr<const ResourceHandle*> handle = HandleFromInput(context, 0, kVarTypeName);
+    OP_REQUIRES_OK(context, handle.status());
+    Status deleted =
+        context->resource_manager()->Delete<Var>((*handle)->container(), (*handle)->name());
+    if (!deleted.ok() && !(ignore_lookup_error_ && errors::IsNotFound(deleted))) {
+      context->SetStatus(deleted);
+    }
+  }
+
+ private:
+  bool ignore_lookup_error_ = true;
+};
+
+// Reads indices of either width as int64, checking each against `limit`.
+Status ReadIndices(const Tensor& indices, int64_t limit, const std::string& op,
+                   std::vector<int64_t>* out) {
+  out->resize(indices.NumElements());
+  for (int64_t i = 0; i < indices.NumElements(); ++i) {
+    int64_t index = indices.dtype() == DT_INT32 ? indices.data<int32_t>()[i]
+                                                : indices.data<int64_t>()[i];
+    if (index < 0 || index >= limit) {
+      return errors::InvalidArgument(op, ": indices[", i, "] = ", index, " is not in [0, ",
+                                     limit, ")");
+    }
+    (*out)[i] = index;
+  }
+  return Status::OK();
+}
+
+// Copies or combines whole rows of `row_elements` elements of any dtype.
+template <typename Fn>
+void ForEachRow(DType dtype, Fn&& fn) {
+  if (dtype == DT_STRING) {
+    fn.template operator()<std::string>();
+    return;
+  }
+  DispatchNumericDType(dtype, fn);
+}
+
+class ResourceGatherOp final : public OpKernel {
+ public:
+  explicit ResourceGatherOp(OpKernelConstruction* context) : OpKernel(context) {
+    context->SetStatus(context->GetAttr("dtype", &dtype_));
+    context->SetStatus(context->GetAttr("batch_dims", &batch_dims_));
+  }
+  void Compute(OpKernelContext* context) override {
+    OP_REQUIRES(context, batch_dims_ == 0,
+                errors::Unimplemented("ResourceGather: batch_dims != 0 is not supported"));
+    std::shared_ptr<Var> var;
+    std::unique_lock<std::mutex> lock;
+    OP_REQUIRES_OK(context, LockInitializedVar(context, dtype_, &var, &lock));
+    const Tensor& params = *var->tensor();
+    const Tensor& indices = context->input(1);
+    OP_REQUIRES(context, params.dims() >= 1,
+                errors::InvalidArgument("ResourceGather: the variable must have rank >= 1, has shape ",
+                                        params.shape()));
+    std::vector<int64_t> rows;
+    OP_REQUIRES_OK(context, ReadIndices(indices, params.dim_size(0), "ResourceGather", &rows));
+    TensorShape out_shape = indices.shape();
+    for (int d = 1; d < params.dims(); ++d) out_shape.AddDim(params.dim_size(d));
+    Tensor* out;
+    OP_REQUIRES_OK(context, context->allocate_output(0, out_shape, &out));
+    const int64_t row = params.dim_size(0) == 0 ? 0 : params.NumElements() / params.dim_size(0);
+    ForEachRow(dtype_, [&]<typename T>() {
+      const T* src = params.data<T>();
+      T* dst = out->data<T>();
+      for (size_t i = 0; i < rows.size(); ++i) {
+        std::copy(src + rows[i] * row, src + (rows[i] + 1) * row, dst + i * row);
+      }
+    });
+  }
+
+ private:
+  DType dtype_ = DT_FLOAT;
+  int64_t batch_dims_ = 0;
+};
+
+enum class ScatterMode { kAdd, kSub, kUpdate };
+
+template <ScatterMode kMode>
+class ResourceScatterOp final : public OpKernel {
+ public:
+  explicit ResourceScatterOp(OpKernelConstruction* context) : OpKernel(context) {
+    context->SetStatus(context->GetAttr("dtype", &dtype_));
+  }
+  void Compute(OpKernelContext* context) override {
+    std::shared_ptr<Var> var;
+    std::unique_lock<std::mutex> lock;
+    OP_REQUIRES_OK(context, LockInitializedVar(context, dtype_, &var, &lock));
+    const Tensor& indices = context->input(1);
+    const Tensor& updates = context->input(2);
+    const TensorShape params_shape = var->tensor()->shape();
+    OP_REQUIRES(context, params_shape.rank() >= 1,
+                errors::InvalidArgument(type_string(), ": the variable must have rank >= 1"));
+    TensorShape expected = indices.shape();
+    for (int d = 1; d < params_shape.rank(); ++d) expected.AddDim(params_shape.dim_size(d));
+    OP_REQUIRES(context, updates.shape() == expected,
+                errors::InvalidArgument(type_string(), ": updates have shape ", updates.shape(),
+                                        " but indices ", indices.shape(), " and variable ",
+                                        params_shape, " need ", expected));
+    std::vector<int64_t> rows;
+    OP_REQUIRES_OK(context, ReadIndices(indices, params_shape.dim_size(0), type_string(), &rows));
+    OP_REQUIRES_OK(context, PrepareToUpdate(context, var.get()));
+    const int64_t row =
+        params_shape.dim_size(0) == 0 ? 0 : params_shape.num_elements() / params_shape.dim_size(0);
+    bool supported = true;
+    ForEachRow(dtype_, [&]<typename T>() {
+      T* dst = var->tensor()->data<T>();
+      const T* src = updates.data<T>();
+      for (size_t i = 0; i < rows.size(); ++i) {
+        T* out = dst + rows[i] * row;
+        const T* in = src + i * row;
+        if constexpr (kMode == ScatterMode::kUpdate) {
+          std::copy(in, in + row, out);
+        } else if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
+          for (int64_t k = 0; k < row; ++k) out[k] = kMode == ScatterMode::kAdd ? out[k] + in[k] : out[k] - in[k];
+        } else {
+          supported = false;
+        }
+      }
+    });
+    OP_REQUIRES(context, supported,
+                errors::InvalidArgument(type_string(), " does not support ", dtype_));
+  }
+
+ private:
+  DType dtype_ = DT_FLOAT;
+};
+
+}  // namespace
+
+void RegisterStateKernels(KernelRegistry* registry) {
+  registry->Register(KernelBuilder("VarHandleOp"), MakeKernel<VarHandleOp>);
+  registry->Register(KernelBuilder("ReadVariableOp"), MakeKernel<ReadVariableOp>);
+  registry->Register(KernelBuilder("AssignVariableOp"), MakeKernel<AssignVariableOp>);
+  registry->Register(KernelBuilder("AssignAddVariableOp"), MakeKernel<AssignUpdateVariableOp<false>>);
+  registry->Register(KernelBuilder("AssignSubVariableOp"), MakeKernel<AssignUpdateVariableOp<true>>);
+  registry->Register(KernelBuilder("VarIsInitializedOp"), MakeKernel<VarIsInitializedOp>);
+  registry->Register(KernelBuilder("DestroyResourceOp"), MakeKernel<DestroyResourceOp>);
+  registry->Register(KernelBuilder("ResourceGather"), MakeKernel<ResourceGatherOp>);
+  registry->Register(KernelBuilder("ResourceScatterAdd"), MakeKernel<ResourceScatterOp<ScatterMode::kAdd>>);
+  registry->Register(KernelBuilder("ResourceScatterSub"), MakeKernel<ResourceScatterOp<ScatterMode::kSub>>);
+  registry->Register(KernelBuilder("ResourceScatterUpdate"), MakeKernel<ResourceScatterOp<ScatterMode::kUpdate>>);
+}
+
+}  // namespace weir

@@ -1,0 +1,87 @@
+// Resource variables: state reached through a DT_RESOURCE handle.
+// VarHandleOp names (and creates, uninitialized) a variable; the other ops
+// read and update it. All are stateful, and the placer colocates every op
+// that takes a handle with the op that made it.
+#include "weir/framework/op_def.h"
+#include "weir/framework/shape_inference.h"
+#include "weir/ops/all_ops.h"
+
+namespace weir {
+namespace {
+
+Status ScalarShape(InferenceContext* c) {
+  c->set_output(0, PartialShape(std::vector<int64_t>{}));
+  return Status::OK();
+}
+
+Status NoOutputs(InferenceContext*) { return Status::OK(); }
+
+}  // namespace
+
+void RegisterStateOps(OpRegistry* registry) {
+  registry->Register(
+      OpDefBuilder("VarHandleOp")
+          .Output("resource: resource")
+          .Attr("container: string = ''")
+          .Attr("shared_name: string = ''")
+          .Attr("dtype: type")
+          .Attr("shape: shape")
+          .Attr("allowed_devices: list(string) = []")
+          .SetIsStateful()
+          .SetShapeFn(ScalarShape)
+          .Doc("A handle to the variable `shared_name` (the node's name if empty) in "
+               "`container` (the session's own if empty); creates it, uninitialized, if new."));
+  registry->Register(OpDefBuilder("ReadVariableOp")
+                         .Input("resource: resource")
+                         .Output("value: dtype")
+                         .Attr("dtype: type")
+                         .SetIsStateful()
+                         .Doc("The variable's current value. FailedPrecondition if it is "
+                              "uninitialized."));
+  for (const char* op : {"AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp"}) {
+    OpDefBuilder builder(op);
+    builder.Input("resource: resource").Input("value: dtype").Attr("dtype: type").SetIsStateful().SetShapeFn(NoOutputs);
+    if (std::string(op) == "AssignVariableOp") {
+      builder.Attr("validate_shape: bool = false").Doc("Sets the variable to `value`.");
+    } else {
+      builder.Doc("Adds (or subtracts) `value` to the variable in place.");
+    }
+    registry->Register(builder);
+  }
+  registry->Register(OpDefBuilder("VarIsInitializedOp")
+                         .Input("resource: resource")
+                         .Output("is_initialized: bool")
+                         .SetIsStateful()
+                         .SetShapeFn(ScalarShape)
+                         .Doc("Whether the variable has been assigned."));
+  registry->Register(OpDefBuilder("DestroyResourceOp")
+                         .Input("resource: resource")
+                         .Attr("ignore_lookup_error: bool = true")
+                         .SetIsStateful()
+                         .SetShapeFn(NoOutputs)
+                         .Doc("Deletes the resource the handle names."));
+  registry->Register(OpDefBuilder("ResourceGather")
+                         .Input("resource: resource")
+                         .Input("indices: Tindices")
+                         .Output("output: dtype")
+                         .Attr("batch_dims: int = 0")
+                         .Attr("validate_indices: bool = true")
+                         .Attr("dtype: type")
+                         .Attr("Tindices: {int32, int64}")
+                         .SetIsStateful()
+                         .Doc("Rows `indices` of the variable."));
+  for (const char* op : {"ResourceScatterAdd", "ResourceScatterSub", "ResourceScatterUpdate"}) {
+    registry->Register(OpDefBuilder(op)
+                           .Input("resource: resource")
+                           .Input("indices: Tindices")
+                           .Input("updates: dtype")
+                           .Attr("dtype: type")
+                           .Attr("Tindices: {int32, int64}")
+                           .SetIsStateful()
+                           .SetShapeFn(NoOutputs)
+                           .Doc("Updates rows `indices` of the variable with `updates` "
+                                "(add, subtract or overwrite)."));
+  }
+}
+
+}  // namespace weir
