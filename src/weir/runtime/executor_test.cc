@@ -1,0 +1,202 @@
+// The executor on its own: dead values, asynchronous kernels completing on
+// other threads, errors stopping the step, long chains, concurrent steps.
+#include "weir/runtime/executor.h"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+
+#include "weir/base/cancellation.h"
+#include "weir/framework/call_frame.h"
+#include "weir/framework/kernel_registry.h"
+#include "weir/graph/graph_constructor.h"
+#include "weir/kernels/all_kernels.h"
+#include "weir/runtime/cpu_device.h"
+
+namespace weir {
+namespace {
+
+std::atomic<int> counted_runs{0};
+
+// Outputs a dead value (what an untaken branch produces).
+class DeadSourceKernel final : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* context) override { context->set_outputs_dead(); }
+};
+
+// Forwards its input one millisecond later, from another thread.
+class SlowIdentityKernel final : public AsyncOpKernel {
+ public:
+  using AsyncOpKernel::AsyncOpKernel;
+  void ComputeAsync(OpKernelContext* context, DoneCallback done) override {
+    Tensor value = context->input(0);
+    std::thread([context, value, done = std::move(done)] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      context->set_output(0, value);
+      done();
+    }).detach();
+  }
+};
+
+// Identity that counts how often it ran.
+class CountedIdentityKernel final : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* context) override {
+    counted_runs.fetch_add(1);
+    context->set_output(0, context->input(0));
+  }
+};
+
+void RegisterExecutorTestOps() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    RegisterAllKernels();
+    OpRegistry* ops = OpRegistry::Global();
+    ops->Register(OpDefBuilder("ExecTestDeadSource").Output("out: float"));
+    ops->Register(OpDefBuilder("ExecTestSlowIdentity").Input("in: float").Output("out: float"));
+    ops->Register(OpDefBuilder("ExecTestCounted").Input("in: float").Output("out: float"));
+    KernelRegistry* kernels = KernelRegistry::Global();
+    kernels->Register(KernelBuilder("ExecTestDeadSource"), MakeKernel<DeadSourceKernel>);
+    kernels->Register(KernelBuilder("ExecTestSlowIdentity"), MakeKernel<SlowIdentityKernel>);
+    kernels->Register(KernelBuilder("ExecTestCounted"), MakeKernel<CountedIdentityKernel>);
+  });
+}
+
+NodeDef Node(const std::string& name, const std::string& op, std::vector<std::string> inputs,
+             AttrMap attrs = {}) {
+  NodeDef def;
+  def.name = name;
+  def.op = op;
+  def.inputs = std::move(inputs);
+  def.attrs = std::move(attrs);
+  return def;
+}
+
+NodeDef Retval(const std::string& name, const std::string& input, int index) {
+  return Node(name, "_Retval", {input}, {{"T", DT_FLOAT}, {"index", int64_t{index}}});
+}
+
+NodeDef Constant(const std::string& name, float value) {
+  return Node(name, "Const", {}, {{"dtype", DT_FLOAT}, {"value", Tensor::Scalar<float>(value)}});
+}
+
+class ExecutorTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    RegisterExecutorTestOps();
+    counted_runs = 0;
+  }
+
+  // Builds an executor for `nodes` and runs one step; retvals in `frame`.
+  Status RunOnce(std::vector<NodeDef> nodes, CallFrame* frame, bool with_pool = true) {
+    GraphDef def;
+    def.nodes = std::move(nodes);
+    graph_ = std::make_unique<Graph>();
+    WEIR_RETURN_IF_ERROR(ImportGraphDef(def, graph_.get()));
+    WEIR_ASSIGN_OR_RETURN(executor_, Executor::Create(*graph_, &device_));
+    CancellationManager cancellation;
+    Executor::Runner runner = [this](std::function<void()> fn) { pool_.Schedule(std::move(fn)); };
+    Executor::Args args;
+    args.cancellation = &cancellation;
+    args.call_frame = frame;
+    args.runner = with_pool ? &runner : nullptr;
+    return executor_->Run(args);
+  }
+
+  CpuDevice device_{"/job:localhost/replica:0/task:0/device:CPU:0", 2};
+  ThreadPool pool_{"inter_op", 2};
+  std::unique_ptr<Graph> graph_;
+  std::unique_ptr<Executor> executor_;
+};
+
+TEST_F(ExecutorTest, DeadInputsSkipTheKernelAndPropagate) {
+  CallFrame frame({}, 2);
+  Status s = RunOnce({Node("dead", "ExecTestDeadSource", {}),
+                      Node("after", "ExecTestCounted", {"dead"}),
+                      Constant("live", 3), Node("live_after", "ExecTestCounted", {"live"}),
+                      Retval("r_dead", "after", 0), Retval("r_live", "live_after", 1)},
+                     &frame);
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_EQ(counted_runs.load(), 1) << "only the live branch runs";
+  EXPECT_FALSE(frame.retvals()[0].IsInitialized());
+  EXPECT_EQ(frame.retvals()[1].scalar<float>(), 3.f);
+}
+
+TEST_F(ExecutorTest, AsyncKernelsCompleteOnOtherThreads) {
+  std::vector<NodeDef> nodes = {Constant("c", 5)};
+  std::string last = "c";
+  for (int i = 0; i < 20; ++i) {
+    std::string name = "slow" + std::to_string(i);
+    nodes.push_back(Node(name, i % 2 ? "ExecTestSlowIdentity" : "ExecTestCounted", {last}));
+    last = name;
+  }
+  nodes.push_back(Retval("r", last, 0));
+  for (bool with_pool : {true, false}) {
+    CallFrame frame({}, 1);
+    ASSERT_TRUE(RunOnce(nodes, &frame, with_pool).ok());
+    EXPECT_EQ(frame.retvals()[0].scalar<float>(), 5.f);
+  }
+}
+
+TEST_F(ExecutorTest, AnErrorStopsTheStepAndNamesTheNode) {
+  NodeDef a = Node("a", "Const", {}, {{"dtype", DT_FLOAT}, {"value", Tensor(DT_FLOAT, TensorShape({2, 3}))}});
+  CallFrame frame({}, 1);
+  Status s = RunOnce({a, Node("mm", "MatMul", {"a", "a"}, {{"T", DT_FLOAT}}),
+                      Node("after", "ExecTestCounted", {"mm"}), Retval("r", "after", 0)},
+                     &frame);
+  // Shape inference knows a's shape, so the import itself rejects MatMul.
+  EXPECT_EQ(s.code(), Code::kInvalidArgument);
+  EXPECT_NE(s.message().find("'mm'"), std::string::npos) << s;
+  EXPECT_EQ(counted_runs.load(), 0);
+}
+
+TEST_F(ExecutorTest, RuntimeErrorStopsDownstreamNodes) {
+  // RealDiv of ints by zero fails only at run time.
+  NodeDef x = Node("x", "Const", {}, {{"dtype", DT_INT32}, {"value", Tensor::Scalar<int32_t>(1)}});
+  NodeDef zero = Node("zero", "Const", {}, {{"dtype", DT_INT32}, {"value", Tensor::Scalar<int32_t>(0)}});
+  NodeDef div = Node("div", "RealDiv", {"x", "zero"}, {{"T", DT_INT32}});
+  NodeDef cast = Node("cast", "Cast", {"div"}, {{"SrcT", DT_INT32}, {"DstT", DT_FLOAT}});
+  CallFrame frame({}, 1);
+  Status s = RunOnce({x, zero, div, cast, Node("after", "ExecTestCounted", {"cast"}),
+                      Retval("r", "after", 0)},
+                     &frame);
+  EXPECT_EQ(s.code(), Code::kInvalidArgument) << s;
+  EXPECT_NE(s.message().find("'div' (RealDiv)"), std::string::npos) << s;
+  EXPECT_EQ(counted_runs.load(), 0);
+}
+
+TEST_F(ExecutorTest, LongChainAndConcurrentSteps) {
+  std::vector<NodeDef> nodes = {Constant("c", 1)};
+  std::string last = "c";
+  for (int i = 0; i < 5000; ++i) {
+    std::string name = "n" + std::to_string(i);
+    nodes.push_back(Node(name, "ExecTestCounted", {last}));
+    last = name;
+  }
+  nodes.push_back(Retval("r", last, 0));
+  CallFrame first({}, 1);
+  ASSERT_TRUE(RunOnce(nodes, &first).ok());
+  EXPECT_EQ(counted_runs.load(), 5000);
+  std::vector<std::thread> threads;
+  std::atomic<int> ok_steps{0};
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 5; ++i) {
+        CallFrame frame({}, 1);
+        CancellationManager cancellation;
+        Executor::Args args;
+        args.cancellation = &cancellation;
+        args.call_frame = &frame;
+        if (executor_->Run(args).ok() && frame.retvals()[0].scalar<float>() == 1.f) ok_steps.fetch_add(1);
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(ok_steps.load(), 20);
+  EXPECT_EQ(counted_runs.load(), 5000 * 21);
+}
+
+}  // namespace
+}  // namespace weir
