@@ -18,6 +18,7 @@ void RegisterAllKernels() {
     RegisterFunctionKernels(registry);
     RegisterSendRecvKernels(registry);
     RegisterStateKernels(registry);
+    RegisterGradientSupportKernels(registry);
   });
 }
 

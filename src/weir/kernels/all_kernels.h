@@ -16,5 +16,6 @@ void RegisterControlFlowKernels(KernelRegistry* registry);
 void RegisterFunctionKernels(KernelRegistry* registry);
 void RegisterSendRecvKernels(KernelRegistry* registry);
 void RegisterStateKernels(KernelRegistry* registry);
+void RegisterGradientSupportKernels(KernelRegistry* registry);
 
 }  // namespace weir

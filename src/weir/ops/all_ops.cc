@@ -16,6 +16,7 @@ void RegisterAllOps() {
     RegisterFunctionOps(registry);
     RegisterSendRecvOps(registry);
     RegisterStateOps(registry);
+    RegisterGradientSupportOps(registry);
   });
 }
 

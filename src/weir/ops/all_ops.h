@@ -15,5 +15,6 @@ void RegisterControlFlowOps(OpRegistry* registry);
 void RegisterFunctionOps(OpRegistry* registry);
 void RegisterSendRecvOps(OpRegistry* registry);
 void RegisterStateOps(OpRegistry* registry);
+void RegisterGradientSupportOps(OpRegistry* registry);
 
 }  // namespace weir

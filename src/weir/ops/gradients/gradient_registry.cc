@@ -1,0 +1,49 @@
+#include "weir/ops/gradients/gradient_registry.h"
+
+#include <mutex>
+
+#include "weir/ops/all_ops.h"
+
+namespace weir {
+
+GradientRegistry* GradientRegistry::Global() {
+  static GradientRegistry* const registry = new GradientRegistry();
+  return registry;
+}
+
+void GradientRegistry::Register(const std::string& op, GradientFunction fn) {
+  CHECK(fn) << "use RegisterNoGradient for " << op;
+  std::unique_lock<std::shared_mutex> lock(mu_);
+  CHECK(functions_.emplace(op, std::move(fn)).second) << "gradient of " << op << " registered twice";
+}
+
+void GradientRegistry::RegisterNoGradient(const std::string& op) {
+  std::unique_lock<std::shared_mutex> lock(mu_);
+  CHECK(functions_.emplace(op, GradientFunction()).second) << "gradient of " << op << " registered twice";
+}
+
+StatusOr<const GradientFunction*> GradientRegistry::Lookup(const std::string& op) const {
+  std::shared_lock<std::shared_mutex> lock(mu_);
+  auto it = functions_.find(op);
+  if (it == functions_.end()) {
+    return errors::NotFound("no gradient is defined for op ", op);
+  }
+  return it->second ? &it->second : nullptr;
+}
+
+bool GradientRegistry::HasEntry(const std::string& op) const {
+  std::shared_lock<std::shared_mutex> lock(mu_);
+  return functions_.count(op) > 0;
+}
+
+void RegisterAllGradients() {
+  RegisterAllOps();
+  static std::once_flag once;
+  std::call_once(once, [] {
+    GradientRegistry* registry = GradientRegistry::Global();
+    RegisterMathGradients(registry);
+    RegisterArrayGradients(registry);
+  });
+}
+
+}  // namespace weir
