@@ -1,7 +1,8 @@
 // The math family's reductions: reductions over a set of axes (Sum is
-// declared with the arithmetic in math_ops.cc) and index reductions along
-// one axis. Type sets follow TensorFlow's declarations so imported graphs
-// validate; which of those types have CPU kernels is up to kernels/.
+// declared with the arithmetic in math_ops.cc), index reductions along one
+// axis, and the batched matrix product, whose inner dimension is reduced.
+// Type sets follow TensorFlow's declarations so imported graphs validate;
+// which of those types have CPU kernels is up to kernels/.
 #include "weir/framework/op_def.h"
 #include "weir/framework/shape_inference.h"
 #include "weir/framework/tensor.h"
@@ -35,6 +36,43 @@ Status ArgReductionShape(InferenceContext* c) {
                         NormalizeReductionAxes(axis, input.rank(), input));
   std::vector<int64_t> dims = input.dim_sizes();
   dims.erase(dims.begin() + normalized.at(0));
+  c->set_output(0, PartialShape(std::move(dims)));
+  return Status::OK();
+}
+
+// x [..., m, k] times y [..., k, n] (adj_x / adj_y swap the last two dims of
+// an operand) is [..., m, n], the batch dims broadcast NumPy-style.
+Status BatchMatMulV2Shape(InferenceContext* c) {
+  bool adj_x = false, adj_y = false;
+  WEIR_RETURN_IF_ERROR(c->GetAttr("adj_x", &adj_x));
+  WEIR_RETURN_IF_ERROR(c->GetAttr("adj_y", &adj_y));
+  PartialShape x, y;
+  WEIR_RETURN_IF_ERROR(c->WithRankAtLeast(0, 2, &x));
+  WEIR_RETURN_IF_ERROR(c->WithRankAtLeast(1, 2, &y));
+  if (!x.known_rank() || !y.known_rank()) {
+    c->set_output(0, PartialShape::UnknownRank());
+    return Status::OK();
+  }
+  const int rx = x.rank(), ry = y.rank();
+  const int64_t m = x.dim(adj_x ? rx - 1 : rx - 2);
+  const int64_t k_x = x.dim(adj_x ? rx - 2 : rx - 1);
+  const int64_t k_y = y.dim(adj_y ? ry - 1 : ry - 2);
+  const int64_t n = y.dim(adj_y ? ry - 2 : ry - 1);
+  if (k_x >= 0 && k_y >= 0 && k_x != k_y) {
+    return errors::InvalidArgument("Matrix size-incompatible: x ", x, " (adj_x=",
+                                   adj_x ? "true" : "false", ") and y ", y, " (adj_y=",
+                                   adj_y ? "true" : "false", ") have inner dimensions ", k_x,
+                                   " and ", k_y);
+  }
+  const std::vector<int64_t>& xd = x.dim_sizes();
+  const std::vector<int64_t>& yd = y.dim_sizes();
+  WEIR_ASSIGN_OR_RETURN(
+      PartialShape batch,
+      BroadcastShapes(PartialShape(std::vector<int64_t>(xd.begin(), xd.end() - 2)),
+                      PartialShape(std::vector<int64_t>(yd.begin(), yd.end() - 2))));
+  std::vector<int64_t> dims = batch.dim_sizes();
+  dims.push_back(m);
+  dims.push_back(n);
   c->set_output(0, PartialShape(std::move(dims)));
   return Status::OK();
 }
@@ -104,6 +142,18 @@ void RegisterReductionOps(OpRegistry* registry) {
                        "Index of the smallest value along axis `dimension`; ties give the "
                        "first index and a NaN counts as smaller than any number (the first "
                        "NaN wins). The axis must not be empty.");
+  registry->Register(OpDefBuilder("BatchMatMulV2")
+                         .Input("x: T")
+                         .Input("y: T")
+                         .Output("output: T")
+                         .Attr("T: {bfloat16, half, float, double, int16, int32, int64, uint8, "
+                               "uint16, uint32, uint64, complex64, complex128}")
+                         .Attr("adj_x: bool = false")
+                         .Attr("adj_y: bool = false")
+                         .SetShapeFn(BatchMatMulV2Shape)
+                         .Doc("Matrix products of the last two dims of x and y (adj_x / adj_y "
+                              "take the adjoint of an operand), over batch dims that broadcast "
+                              "NumPy-style: [..., m, k] x [..., k, n] -> [..., m, n]."));
 }
 
 }  // namespace weir

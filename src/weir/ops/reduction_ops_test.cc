@@ -1,5 +1,5 @@
-// Shape functions of the reduction declarations with partly known inputs
-// (kernel tests check them with every input known).
+// Shape functions of the reduction and batched matmul declarations with
+// partly known inputs (kernel tests check them with every input known).
 #include <gtest/gtest.h>
 
 #include "weir/framework/tensor.h"
@@ -47,6 +47,19 @@ TEST(ReductionOpsShapeTest, ArgMaxRemovesTheAxis) {
   ASSERT_TRUE(node.ok()) << node.status();
   EXPECT_EQ(node->attrs.at("output_type").type(), DT_INT64);
   EXPECT_EQ(node->attrs.at("Tidx").type(), DT_INT32);
+}
+
+TEST(ReductionOpsShapeTest, BatchMatMulV2BroadcastsBatchDims) {
+  EXPECT_EQ(*Infer("BatchMatMulV2", {{"T", DT_FLOAT}}, {{2, 1, 3, 4}, {5, 4, 6}}),
+            PartialShape({2, 5, 3, 6}));
+  EXPECT_EQ(*Infer("BatchMatMulV2", {{"T", DT_FLOAT}, {"adj_x", true}, {"adj_y", true}},
+                   {{kUnknown, 4, 3}, {6, 4}}),
+            PartialShape({kUnknown, 3, 6}));
+  EXPECT_EQ(*Infer("BatchMatMulV2", {{"T", DT_DOUBLE}}, {{3, 4}, PartialShape()}),
+            PartialShape());
+  EXPECT_FALSE(Infer("BatchMatMulV2", {{"T", DT_FLOAT}}, {{3, 4}, {5, 6}}).ok());
+  EXPECT_FALSE(Infer("BatchMatMulV2", {{"T", DT_FLOAT}}, {{2, 3, 4}, {3, 4, 6}}).ok());
+  EXPECT_FALSE(Infer("BatchMatMulV2", {{"T", DT_FLOAT}}, {{4}, {4, 6}}).ok());
 }
 
 }  // namespace
