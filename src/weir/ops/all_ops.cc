@@ -13,6 +13,7 @@ void RegisterAllOps() {
     RegisterArrayOps(registry);
     RegisterMathOps(registry);
     RegisterReductionOps(registry);
+    RegisterRandomOps(registry);
     RegisterControlFlowOps(registry);
     RegisterFunctionOps(registry);
     RegisterSendRecvOps(registry);

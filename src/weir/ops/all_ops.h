@@ -12,6 +12,7 @@ void RegisterAllOps();
 void RegisterArrayOps(OpRegistry* registry);
 void RegisterMathOps(OpRegistry* registry);
 void RegisterReductionOps(OpRegistry* registry);
+void RegisterRandomOps(OpRegistry* registry);
 void RegisterControlFlowOps(OpRegistry* registry);
 void RegisterFunctionOps(OpRegistry* registry);
 void RegisterSendRecvOps(OpRegistry* registry);
