@@ -14,11 +14,13 @@
 #include <array>
 #include <span>
 
-// GCC 12 reports false "may be used uninitialized" and array-bounds warnings
-// inside Eigen's AVX-512 packet code; they drown real warnings in kernels.
+// GCC 12 reports false "(may be) used uninitialized" and array-bounds
+// warnings inside Eigen's AVX-512 packet code (the intrinsics' deliberate
+// `__Y = __Y` undefined vectors); they drown real warnings in kernels.
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Warray-bounds"
 #endif
 #include <unsupported/Eigen/CXX11/Tensor>

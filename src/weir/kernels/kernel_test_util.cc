@@ -20,10 +20,16 @@ Device* TestCpuDevice() {
 
 StatusOr<std::unique_ptr<OpKernel>> CreateTestKernel(const std::string& op, AttrMap attrs,
                                                      int num_inputs, const std::string& name) {
+  return CreateTestKernelOn(TestCpuDevice(), op, std::move(attrs), num_inputs, name);
+}
+
+StatusOr<std::unique_ptr<OpKernel>> CreateTestKernelOn(Device* device, const std::string& op,
+                                                       AttrMap attrs, int num_inputs,
+                                                       const std::string& name) {
   RegisterAllKernels();
   WEIR_ASSIGN_OR_RETURN(NodeDef node, MakeTestNode(op, std::move(attrs), num_inputs, name));
   WEIR_ASSIGN_OR_RETURN(const OpDef* op_def, OpRegistry::Global()->LookUp(op));
-  return KernelRegistry::Global()->CreateKernel(TestCpuDevice(), node, *op_def);
+  return KernelRegistry::Global()->CreateKernel(device, node, *op_def);
 }
 
 StatusOr<std::vector<Tensor>> RunKernel(const std::string& op, AttrMap attrs,
@@ -31,8 +37,12 @@ StatusOr<std::vector<Tensor>> RunKernel(const std::string& op, AttrMap attrs,
   WEIR_ASSIGN_OR_RETURN(std::unique_ptr<OpKernel> kernel,
                         CreateTestKernel(op, std::move(attrs), static_cast<int>(inputs.size()),
                                          name));
+  return ComputeTestKernel(kernel.get(), TestCpuDevice(), std::move(inputs));
+}
+
+StatusOr<std::vector<Tensor>> ComputeTestKernel(OpKernel* kernel, Device* device,
+                                                std::vector<Tensor> inputs) {
   const NodeDef& node = kernel->def();
-  Device* device = TestCpuDevice();
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (inputs[i].dtype() != kernel->input_type(static_cast<int>(i))) {
       return errors::InvalidArgument("test input ", i, " of ", node.Describe(), " is ",
@@ -58,7 +68,7 @@ StatusOr<std::vector<Tensor>> RunKernel(const std::string& op, AttrMap attrs,
   std::vector<Tensor> outputs(kernel->num_outputs());
   OpKernelContext::Params params;
   params.device = device;
-  params.kernel = kernel.get();
+  params.kernel = kernel;
   params.step = &step;
   params.inputs = std::span<Tensor>(inputs);
   params.outputs = std::span<Tensor>(outputs);

@@ -30,6 +30,16 @@ Device* TestCpuDevice();
 StatusOr<std::unique_ptr<OpKernel>> CreateTestKernel(const std::string& op, AttrMap attrs,
                                                      int num_inputs,
                                                      const std::string& name = "test_node");
+// The same on `device` (for instance one with another intra-op thread count).
+StatusOr<std::unique_ptr<OpKernel>> CreateTestKernelOn(Device* device, const std::string& op,
+                                                       AttrMap attrs, int num_inputs,
+                                                       const std::string& name = "test_node");
+
+// Runs `kernel`, created on `device`, once on `inputs` with the checks of
+// RunKernel below; a kernel may be run any number of times (stateful
+// kernels continue their state).
+StatusOr<std::vector<Tensor>> ComputeTestKernel(OpKernel* kernel, Device* device,
+                                                std::vector<Tensor> inputs);
 
 // Builds node `name` of `op` with `attrs` (defaults added, validated),
 // creates its CPU kernel, runs Compute on `inputs` and returns the outputs.

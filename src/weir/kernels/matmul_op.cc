@@ -1,4 +1,5 @@
-// MatMul: float through oneDNN's sgemm, double through Eigen's contraction.
+// MatMul and BatchMatMulV2: float through oneDNN's sgemm, double through
+// Eigen.
 //
 // Threading. The Debian oneDNN is built on the OpenMP runtime (ldd shows
 // libgomp), so a plain dnnl_sgemm call starts an OpenMP team of one thread
@@ -15,6 +16,7 @@
 
 #include <algorithm>
 #include <mutex>
+#include <vector>
 #include <oneapi/dnnl/dnnl.h>
 
 #include "weir/base/denormal.h"
@@ -22,6 +24,7 @@
 #include "weir/framework/eigen_tensor.h"
 #include "weir/framework/kernel_registry.h"
 #include "weir/kernels/math_kernels.h"
+#include "weir/kernels/type_list.h"
 
 namespace weir {
 namespace {
@@ -160,13 +163,177 @@ class MatMulOp : public OpKernel {
   bool transpose_b_ = false;
 };
 
+// Where each output matrix of a batched product reads its operands: for
+// output batch b, matrix x_index[b] of x and y_index[b] of y (the batch
+// dims broadcast NumPy-style).
+struct BatchPlan {
+  TensorShape batch;  // the output's batch dims
+  std::vector<int64_t> x_index, y_index;
+};
+
+// The batch dims of x and y are all but their last two.
+StatusOr<BatchPlan> PlanBatches(const char* op, const TensorShape& x, const TensorShape& y) {
+  const int rank = std::max(x.rank(), y.rank()) - 2;
+  std::vector<int64_t> dims(rank), x_stride(rank), y_stride(rank);
+  int64_t x_size = 1, y_size = 1;
+  for (int i = rank - 1; i >= 0; --i) {
+    // Dims align from the right; a missing leading dim acts as 1.
+    const int ix = i - (rank - (x.rank() - 2));
+    const int iy = i - (rank - (y.rank() - 2));
+    const int64_t dx = ix >= 0 ? x.dim_size(ix) : 1;
+    const int64_t dy = iy >= 0 ? y.dim_size(iy) : 1;
+    if (dx != dy && dx != 1 && dy != 1) {
+      return errors::InvalidArgument(op, ": the batch dims of x ", x, " and y ", y,
+                                     " do not broadcast: ", dx, " vs. ", dy, " at batch dim ",
+                                     i);
+    }
+    dims[i] = dx == 1 ? dy : dx;
+    // A dim of 1 broadcasts: stepping along it stays on the same matrix.
+    x_stride[i] = dx == 1 ? 0 : x_size;
+    y_stride[i] = dy == 1 ? 0 : y_size;
+    x_size *= dx;
+    y_size *= dy;
+  }
+  BatchPlan plan;
+  plan.batch = TensorShape(dims);
+  const int64_t count = plan.batch.num_elements();
+  plan.x_index.resize(count);
+  plan.y_index.resize(count);
+  std::vector<int64_t> position(rank, 0);
+  int64_t xi = 0, yi = 0;
+  for (int64_t b = 0; b < count; ++b) {
+    plan.x_index[b] = xi;
+    plan.y_index[b] = yi;
+    // Advance the batch position like an odometer.
+    for (int i = rank - 1; i >= 0; --i) {
+      xi += x_stride[i];
+      yi += y_stride[i];
+      if (++position[i] < dims[i]) break;
+      xi -= x_stride[i] * dims[i];
+      yi -= y_stride[i] * dims[i];
+      position[i] = 0;
+    }
+  }
+  return plan;
+}
+
+// x [..., m, k] times y [..., k, n], with adj_x / adj_y transposing an
+// operand's last two dims (the adjoint, for the real types it runs on).
+// Many or small products run one per task; a few large ones run one after
+// another, each split over the pool like MatMul.
+template <typename T>
+class BatchMatMulOp : public OpKernel {
+  using Matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+ public:
+  explicit BatchMatMulOp(OpKernelConstruction* context) : OpKernel(context) {
+    Status status = context->GetAttr("adj_x", &adj_x_);
+    status.Update(context->GetAttr("adj_y", &adj_y_));
+    context->SetStatus(status);
+  }
+
+  bool IsExpensive() const override { return true; }
+
+  void Compute(OpKernelContext* context) override {
+    ScopedFlushDenormals flush_denormals;
+    const Tensor& x = context->input(0);
+    const Tensor& y = context->input(1);
+    const char* op = type_string().c_str();
+    OP_REQUIRES(context, x.dims() >= 2 && y.dims() >= 2,
+                errors::InvalidArgument(op, ": x and y must have rank at least 2 but x has "
+                                        "shape ", x.shape(), " and y has shape ", y.shape()));
+    const int rx = x.dims(), ry = y.dims();
+    const int64_t m = x.dim_size(adj_x_ ? rx - 1 : rx - 2);
+    const int64_t k = x.dim_size(adj_x_ ? rx - 2 : rx - 1);
+    const int64_t k_y = y.dim_size(adj_y_ ? ry - 1 : ry - 2);
+    const int64_t n = y.dim_size(adj_y_ ? ry - 2 : ry - 1);
+    OP_REQUIRES(context, k == k_y,
+                errors::InvalidArgument(op, ": Matrix size-incompatible: x ", x.shape(),
+                                        " (adj_x=", adj_x_ ? "true" : "false", ") and y ",
+                                        y.shape(), " (adj_y=", adj_y_ ? "true" : "false",
+                                        ") have inner dimensions ", k, " and ", k_y));
+    StatusOr<BatchPlan> plan = PlanBatches(op, x.shape(), y.shape());
+    OP_REQUIRES_OK(context, plan.status());
+    TensorShape out_shape = plan->batch;
+    out_shape.AddDim(m);
+    out_shape.AddDim(n);
+    Tensor* out;
+    OP_REQUIRES_OK(context, context->allocate_output(0, out_shape, &out));
+    if (out->NumElements() == 0) return;
+    if (k == 0) {
+      std::fill_n(out->data<T>(), out->NumElements(), T(0));
+      return;
+    }
+
+    ThreadPool* pool = context->device()->intra_op_pool();
+    const int64_t batches = plan->batch.num_elements();
+    const T* xs = x.data<T>();
+    const T* ys = y.data<T>();
+    T* outs = out->data<T>();
+    // The product of output matrix b; `split` lets it use the whole pool.
+    auto product = [&](int64_t b, bool split) -> Status {
+      const T* a = xs + plan->x_index[b] * m * k;
+      const T* c = ys + plan->y_index[b] * k * n;
+      T* dst = outs + b * m * n;
+      if constexpr (std::is_same_v<T, float>) {
+        Gemm gemm{adj_x_, adj_y_, m, n, k, a, adj_x_ ? m : k, c, adj_y_ ? k : n, dst, n};
+        return split ? RunSharded(pool, gemm) : gemm.Run();
+      } else {
+        Eigen::Map<const Matrix> a_map(a, adj_x_ ? k : m, adj_x_ ? m : k);
+        Eigen::Map<const Matrix> b_map(c, adj_y_ ? n : k, adj_y_ ? k : n);
+        Eigen::Map<Matrix> c_map(dst, m, n);
+        if (split) {
+          const Eigen::array<Eigen::IndexPair<Eigen::Index>, 1> contracted = {
+              Eigen::IndexPair<Eigen::Index>(adj_x_ ? 0 : 1, adj_y_ ? 1 : 0)};
+          EigenTensorMap<T, 2>(dst, m, n).device(context->eigen_cpu_device()) =
+              ConstEigenTensorMap<T, 2>(a, a_map.rows(), a_map.cols())
+                  .contract(ConstEigenTensorMap<T, 2>(c, b_map.rows(), b_map.cols()),
+                            contracted);
+        } else if (adj_x_ && adj_y_) {
+          c_map.noalias() = a_map.transpose() * b_map.transpose();
+        } else if (adj_x_) {
+          c_map.noalias() = a_map.transpose() * b_map;
+        } else if (adj_y_) {
+          c_map.noalias() = a_map * b_map.transpose();
+        } else {
+          c_map.noalias() = a_map * b_map;
+        }
+        return Status::OK();
+      }
+    };
+
+    const double flops = 2.0 * m * n * k;
+    if (batches < pool->NumThreads() && flops >= 2 * kMinFlopsPerBlock) {
+      for (int64_t b = 0; b < batches; ++b) OP_REQUIRES_OK(context, product(b, true));
+      return;
+    }
+    std::mutex mu;
+    Status status;
+    pool->ParallelFor(batches, static_cast<int64_t>(flops), [&](int64_t first, int64_t last) {
+      for (int64_t b = first; b < last; ++b) {
+        Status s = product(b, false);
+        if (!s.ok()) {
+          std::lock_guard<std::mutex> lock(mu);
+          status.Update(s);
+        }
+      }
+    });
+    OP_REQUIRES_OK(context, status);
+  }
+
+ private:
+  bool adj_x_ = false;
+  bool adj_y_ = false;
+};
+
 }  // namespace
 
 void RegisterMatMulKernels(KernelRegistry* registry) {
-  registry->Register(KernelBuilder("MatMul").TypeConstraint<float>("T"),
-                     MakeKernel<MatMulOp<float>>);
-  registry->Register(KernelBuilder("MatMul").TypeConstraint<double>("T"),
-                     MakeKernel<MatMulOp<double>>);
+  ForEachType<float, double>([&]<typename T>() {
+    registry->Register(KernelBuilder("MatMul").TypeConstraint<T>("T"), MakeKernel<MatMulOp<T>>);
+    registry->Register(KernelBuilder("BatchMatMulV2").TypeConstraint<T>("T"),
+                       MakeKernel<BatchMatMulOp<T>>);
+  });
 }
 
 }  // namespace weir

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <fstream>
 #include <string>
+#include <type_traits>
+#include <vector>
 
 #include "weir/kernels/kernel_test_util.h"
 
@@ -158,5 +160,121 @@ TEST(MatMulOpTest, Errors) {
   EXPECT_TRUE(errors::IsNotFound(out.status())) << out.status();
 }
 
+
+template <typename T>
+Tensor RandomTensor(const TensorShape& shape, int seed) {
+  Tensor flat = RandomMatrix<T>(1, shape.num_elements(), seed);
+  Tensor t;
+  CHECK(t.CopyFrom(flat, shape));
+  return t;
+}
+
+// BatchMatMulV2 against nested loops over the broadcast batch, in double.
+template <typename T>
+void CheckBatchMatMul(const TensorShape& x_shape, const TensorShape& y_shape, bool adj_x,
+                      bool adj_y, const TensorShape& expected_shape) {
+  Tensor x = RandomTensor<T>(x_shape, 3), y = RandomTensor<T>(y_shape, 4);
+  auto out = RunKernel("BatchMatMulV2", {{"T", kDTypeOf<T>}, {"adj_x", adj_x}, {"adj_y", adj_y}},
+                       {x, y});
+  const std::string where = StrCat(x_shape.DebugString(), " x ", y_shape.DebugString(),
+                                   " adj_x=", adj_x, " adj_y=", adj_y);
+  ASSERT_TRUE(out.ok()) << where << ": " << out.status();
+  const Tensor& z = (*out)[0];
+  ASSERT_EQ(z.shape(), expected_shape) << where;
+  const int rx = x_shape.rank(), ry = y_shape.rank(), rz = expected_shape.rank();
+  const int64_t m = expected_shape.dim_size(rz - 2), n = expected_shape.dim_size(rz - 1);
+  const int64_t k = x_shape.dim_size(adj_x ? rx - 2 : rx - 1);
+  std::vector<double> xv = ToDoubles(x), yv = ToDoubles(y), zv = ToDoubles(z);
+  const int64_t batches = expected_shape.num_elements() / std::max<int64_t>(m * n, 1);
+  const double epsilon = std::is_same_v<T, float> ? 1e-6 : 1e-14;
+  for (int64_t b = 0; b < batches && m * n > 0; ++b) {
+    // The batch index of each operand: the output's, with broadcast dims at 0.
+    int64_t rest = b, xb = 0, yb = 0, x_stride = 1, y_stride = 1;
+    for (int d = rz - 3; d >= 0; --d) {
+      const int64_t i = rest % expected_shape.dim_size(d);
+      rest /= expected_shape.dim_size(d);
+      const int dx = d - (rz - rx), dy = d - (rz - ry);
+      if (dx >= 0) {
+        if (x_shape.dim_size(dx) != 1) xb += i * x_stride;
+        x_stride *= x_shape.dim_size(dx);
+      }
+      if (dy >= 0) {
+        if (y_shape.dim_size(dy) != 1) yb += i * y_stride;
+        y_stride *= y_shape.dim_size(dy);
+      }
+    }
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        double sum = 0, magnitude = 0;
+        for (int64_t p = 0; p < k; ++p) {
+          const double a = xv[xb * m * k + (adj_x ? p * m + i : i * k + p)];
+          const double c = yv[yb * k * n + (adj_y ? j * k + p : p * n + j)];
+          sum += a * c;
+          magnitude += std::abs(a * c);
+        }
+        ASSERT_NEAR(zv[(b * m + i) * n + j], sum, epsilon * (k + 1) * (magnitude + 1))
+            << where << " batch " << b << " at " << i << "," << j;
+      }
+    }
+  }
+}
+
+template <typename T>
+void CheckBatchMatMulShapes() {
+  for (bool adj_x : {false, true}) {
+    for (bool adj_y : {false, true}) {
+      // Operand shapes before the adjoints: x [.., m, k], y [.., k, n].
+      auto check = [&](std::vector<int64_t> x, std::vector<int64_t> y,
+                       const TensorShape& expected) {
+        if (adj_x) std::swap(x[x.size() - 1], x[x.size() - 2]);
+        if (adj_y) std::swap(y[y.size() - 1], y[y.size() - 2]);
+        CheckBatchMatMul<T>(TensorShape(x), TensorShape(y), adj_x, adj_y, expected);
+      };
+      check({3, 4}, {4, 5}, TensorShape({3, 5}));
+      check({2, 3, 4}, {2, 4, 5}, TensorShape({2, 3, 5}));
+      check({2, 3, 4}, {4, 5}, TensorShape({2, 3, 5}));           // y broadcast
+      check({3, 4}, {6, 4, 5}, TensorShape({6, 3, 5}));           // x broadcast
+      check({2, 1, 3, 4}, {3, 4, 5}, TensorShape({2, 3, 3, 5}));  // both broadcast
+      check({1, 3, 3, 4}, {2, 1, 4, 5}, TensorShape({2, 3, 3, 5}));
+      check({5, 1, 2, 7, 4}, {3, 1, 4, 6}, TensorShape({5, 3, 2, 7, 6}));
+      check({40, 17, 33}, {40, 33, 9}, TensorShape({40, 17, 9}));  // many per task
+      check({1, 150, 130}, {130, 140}, TensorShape({1, 150, 140}));  // split over the pool
+      // Empty batches and matrices, and an empty inner dimension (zeros).
+      check({0, 3, 4}, {4, 5}, TensorShape({0, 3, 5}));
+      check({2, 0, 4}, {2, 4, 5}, TensorShape({2, 0, 5}));
+      check({2, 3, 0}, {1, 0, 5}, TensorShape({2, 3, 5}));
+    }
+  }
+}
+
+TEST(BatchMatMulV2Test, FloatBroadcastingAndAdjoints) { CheckBatchMatMulShapes<float>(); }
+TEST(BatchMatMulV2Test, DoubleBroadcastingAndAdjoints) { CheckBatchMatMulShapes<double>(); }
+
+TEST(BatchMatMulV2Test, Errors) {
+  auto out = RunKernel("BatchMatMulV2", {{"T", DT_FLOAT}},
+                       {RandomTensor<float>(TensorShape({2, 3, 4}), 0),
+                        RandomTensor<float>(TensorShape({2, 5, 6}), 0)});
+  ASSERT_FALSE(out.ok());
+  EXPECT_TRUE(errors::IsInvalidArgument(out.status()));
+  std::string message = out.status().message();
+  EXPECT_NE(message.find("BatchMatMulV2"), std::string::npos) << message;
+  EXPECT_NE(message.find("[2,3,4]"), std::string::npos) << message;
+  EXPECT_NE(message.find("[2,5,6]"), std::string::npos) << message;
+
+  out = RunKernel("BatchMatMulV2", {{"T", DT_DOUBLE}},
+                  {RandomTensor<double>(TensorShape({2, 3, 4}), 0),
+                   RandomTensor<double>(TensorShape({3, 4, 6}), 0)});
+  ASSERT_FALSE(out.ok());
+  message = out.status().message();
+  EXPECT_NE(message.find("broadcast"), std::string::npos) << message;
+  EXPECT_NE(message.find("[3,4,6]"), std::string::npos) << message;
+
+  out = RunKernel("BatchMatMulV2", {{"T", DT_FLOAT}},
+                  {RandomTensor<float>(TensorShape({4}), 0),
+                   RandomTensor<float>(TensorShape({4, 6}), 0)});
+  ASSERT_FALSE(out.ok());
+  EXPECT_TRUE(errors::IsInvalidArgument(out.status()));
+  EXPECT_NE(out.status().message().find("rank"), std::string::npos) << out.status();
+}
 }  // namespace
 }  // namespace weir

@@ -12,6 +12,8 @@ void RegisterAllOps() {
     OpRegistry* registry = OpRegistry::Global();
     RegisterArrayOps(registry);
     RegisterMathOps(registry);
+    RegisterReductionOps(registry);
+    RegisterRandomOps(registry);
     RegisterControlFlowOps(registry);
     RegisterFunctionOps(registry);
     RegisterSendRecvOps(registry);

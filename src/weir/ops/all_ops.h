@@ -11,6 +11,8 @@ void RegisterAllOps();
 // One function per family, each in <family>_ops.cc.
 void RegisterArrayOps(OpRegistry* registry);
 void RegisterMathOps(OpRegistry* registry);
+void RegisterReductionOps(OpRegistry* registry);
+void RegisterRandomOps(OpRegistry* registry);
 void RegisterControlFlowOps(OpRegistry* registry);
 void RegisterFunctionOps(OpRegistry* registry);
 void RegisterSendRecvOps(OpRegistry* registry);
