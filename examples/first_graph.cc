@@ -40,7 +40,7 @@ int main(int argc, char** argv) {
                                       ops::Const(hidden, Tensor::FromVector<float>(std::vector<float>(128, 0.1f)))));
   Scope output = root.NewSubScope("output");
   auto logits = ops::MatMul(output.WithOpName("logits"), h, ops::Const(output, Weights(128, 10, 0.1f)));
-  auto total = ops::Sum(root.WithOpName("total"), logits, {0, 1});
+  ops::Sum(root.WithOpName("total"), logits, {0, 1});
   if (!root.ok()) {
     std::fprintf(stderr, "building the graph failed: %s\n", root.status().ToString().c_str());
     return 1;

@@ -45,7 +45,8 @@ StatusOr<double> MaxGradientError(const Scope& scope, const std::vector<Output>&
   for (int i = 0; i < y.shape().rank(); ++i) all_axes[i] = i;
   Output projected = ops::Sum(check, ops::Mul(check, y, w), Tensor::FromVector<int32_t>(all_axes));
   std::vector<Output> grads;
-  WEIR_RETURN_IF_ERROR(AddSymbolicGradients(check, {projected}, xs, &grads));
+  // d(sum(w * y))/dx = J^T w: seed y's gradient with w.
+  WEIR_RETURN_IF_ERROR(AddSymbolicGradients(check, {y}, xs, {w}, &grads));
   WEIR_RETURN_IF_ERROR(scope.status());
 
   WEIR_ASSIGN_OR_RETURN(std::unique_ptr<Session> session, Session::New(SessionOptions()));
