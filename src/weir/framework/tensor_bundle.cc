@@ -1,5 +1,6 @@
 #include "weir/framework/tensor_bundle.h"
 
+#include <algorithm>
 #include <bit>
 #include <cstdio>
 #include <limits>
@@ -288,6 +289,13 @@ Status BundleReader::ReadEntries(const std::string& index_path) {
     }
   }
   return Status::OK();
+}
+
+const BundleTensorInfo* BundleReader::FindTensor(const std::string& name) const {
+  auto it = std::lower_bound(
+      tensors_.begin(), tensors_.end(), name,
+      [](const BundleTensorInfo& info, const std::string& key) { return info.name < key; });
+  return it != tensors_.end() && it->name == name ? &*it : nullptr;
 }
 
 StatusOr<Tensor> BundleReader::Lookup(const std::string& name) const {

@@ -103,7 +103,8 @@ class BundleReader {
   // Every tensor, sorted by name. (The keys under which a sliced tensor's
   // pieces are stored are not listed; the sliced tensor itself is.)
   const std::vector<BundleTensorInfo>& ListTensors() const { return tensors_; }
-  bool Contains(const std::string& name) const { return entries_.count(name) > 0; }
+  // The listing of `name`, or null when the checkpoint does not hold it.
+  const BundleTensorInfo* FindTensor(const std::string& name) const;
 
   // The tensor stored under `name`, read and checked. NotFound naming the
   // tensor and the prefix; DataLoss naming the data file and the tensor when

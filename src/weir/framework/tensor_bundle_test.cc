@@ -137,8 +137,12 @@ TEST_F(TensorBundleTest, ListTensorsIsSortedWithDtypesAndShapes) {
     EXPECT_EQ(listed[i].dtype, expected[i].second.dtype()) << listed[i].name;
     EXPECT_EQ(listed[i].shape, expected[i].second.shape()) << listed[i].name;
   }
-  EXPECT_TRUE((*reader)->Contains("int32"));
-  EXPECT_FALSE((*reader)->Contains(""));
+  const BundleTensorInfo* info = (*reader)->FindTensor("int32");
+  ASSERT_NE(info, nullptr);
+  EXPECT_EQ(info->dtype, DT_INT32);
+  EXPECT_EQ(info->shape, TensorShape({4}));
+  EXPECT_EQ((*reader)->FindTensor(""), nullptr);
+  EXPECT_EQ((*reader)->FindTensor("int3"), nullptr);
 }
 
 TEST_F(TensorBundleTest, EmptyCheckpoint) {

@@ -17,6 +17,7 @@ void RegisterAllKernels() {
     RegisterControlFlowKernels(registry);
     RegisterFunctionKernels(registry);
     RegisterSendRecvKernels(registry);
+    RegisterIoKernels(registry);
   });
 }
 

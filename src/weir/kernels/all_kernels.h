@@ -15,5 +15,6 @@ void RegisterMathKernels(KernelRegistry* registry);
 void RegisterControlFlowKernels(KernelRegistry* registry);
 void RegisterFunctionKernels(KernelRegistry* registry);
 void RegisterSendRecvKernels(KernelRegistry* registry);
+void RegisterIoKernels(KernelRegistry* registry);
 
 }  // namespace weir

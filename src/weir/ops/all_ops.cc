@@ -15,6 +15,7 @@ void RegisterAllOps() {
     RegisterControlFlowOps(registry);
     RegisterFunctionOps(registry);
     RegisterSendRecvOps(registry);
+    RegisterIoOps(registry);
   });
 }
 

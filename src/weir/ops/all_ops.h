@@ -14,5 +14,6 @@ void RegisterMathOps(OpRegistry* registry);
 void RegisterControlFlowOps(OpRegistry* registry);
 void RegisterFunctionOps(OpRegistry* registry);
 void RegisterSendRecvOps(OpRegistry* registry);
+void RegisterIoOps(OpRegistry* registry);
 
 }  // namespace weir
