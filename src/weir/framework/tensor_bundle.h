@@ -22,6 +22,7 @@
 // sharded saves leave after merging); the writer always writes one.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>

@@ -61,6 +61,9 @@ StatusOr<Tensor> ExtractSlice(const Tensor& tensor, const ShapeAndSlice& slice) 
                                    slice.full_shape, " from a tensor of shape ",
                                    tensor.shape());
   }
+  if (tensor.dtype() != DT_STRING && DTypeSize(tensor.dtype()) == 0) {
+    return errors::InvalidArgument("cannot take a slice of a ", tensor.dtype(), " tensor");
+  }
   WEIR_ASSIGN_OR_RETURN(Tensor out, Tensor::Allocate(DefaultCpuAllocator(), tensor.dtype(),
                                                      slice.slice_shape()));
   if (out.NumElements() == 0) return out;
@@ -77,7 +80,6 @@ StatusOr<Tensor> ExtractSlice(const Tensor& tensor, const ShapeAndSlice& slice) 
       std::copy(from, from + run, out.data<std::string>() + destination);
     } else {
       const size_t size = DTypeSize(tensor.dtype());
-      CHECK(size > 0) << "ExtractSlice of a " << tensor.dtype() << " tensor";
       std::memcpy(static_cast<char*>(out.raw_data()) + destination * size,
                   static_cast<const char*>(tensor.raw_data()) + source * size, run * size);
     }

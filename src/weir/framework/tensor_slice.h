@@ -33,7 +33,8 @@ struct ShapeAndSlice {
 StatusOr<ShapeAndSlice> ParseShapeAndSlice(std::string_view spec);
 
 // A new tensor holding the part of `tensor` that `slice` selects.
-// InvalidArgument when tensor's shape is not slice.full_shape.
+// InvalidArgument when tensor's shape is not slice.full_shape, or for
+// resource tensors.
 StatusOr<Tensor> ExtractSlice(const Tensor& tensor, const ShapeAndSlice& slice);
 
 }  // namespace weir

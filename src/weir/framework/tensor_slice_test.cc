@@ -72,6 +72,9 @@ TEST(ExtractSliceTest, StringsAndShapeMismatch) {
   EXPECT_TRUE(errors::IsInvalidArgument(got.status())) << got.status();
   EXPECT_TRUE(Mentions(got.status(), "[2,3]")) << got.status();
   EXPECT_TRUE(Mentions(got.status(), "[2,2]")) << got.status();
+
+  got = ExtractSlice(Tensor(DT_RESOURCE, TensorShape({2})), *ParseShapeAndSlice("2 -"));
+  EXPECT_TRUE(errors::IsInvalidArgument(got.status())) << got.status();
 }
 
 }  // namespace
