@@ -8,6 +8,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "weir/base/logging.h"
+
 namespace weir {
 namespace {
 
@@ -57,6 +59,13 @@ class FileCloser {
     fd_ = -1;
     return result;
   }
+  int fd() const { return fd_; }
+  // Hands the descriptor to the caller, who closes it.
+  int Release() {
+    int fd = fd_;
+    fd_ = -1;
+    return fd;
+  }
 
  private:
   int fd_;
@@ -79,25 +88,6 @@ std::string DirectoryOf(const std::string& path) {
   if (slash == std::string::npos) return ".";
   if (slash == 0) return "/";
   return path.substr(0, slash);
-}
-
-// The rename has only reached the disk once the directory entry has.
-Status SyncDirectory(const std::string& dir) {
-  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return IOError("could not open directory", dir, errno);
-  FileCloser closer(fd);
-  if (::fsync(fd) != 0) return IOError("could not sync directory", dir, errno);
-  return Status::OK();
-}
-
-// Writes, syncs and closes the temporary file; the caller renames or removes
-// it.
-Status WriteTemp(const std::string& temp, std::string_view contents, int fd) {
-  FileCloser closer(fd);
-  WEIR_RETURN_IF_ERROR(WriteAll(fd, contents, temp));
-  if (::fsync(fd) != 0) return IOError("could not sync", temp, errno);
-  if (closer.Close() != 0) return IOError("could not close", temp, errno);
-  return Status::OK();
 }
 
 }  // namespace
@@ -133,30 +123,112 @@ StatusOr<std::string> ReadFileToString(const std::string& path) {
 }
 
 Status WriteStringToFileAtomic(const std::string& path, std::string_view contents) {
+  WEIR_ASSIGN_OR_RETURN(std::unique_ptr<WritableFile> file, WritableFile::CreateTemp(path));
+  Status status = file->Append(contents);
+  status.Update(file->Close());
+  if (status.ok()) status = RenameFile(file->path(), path);
+  if (!status.ok()) {
+    ::unlink(file->path().c_str());
+    return status;
+  }
+  return SyncParentDirectory(path);
+}
+
+StatusOr<std::unique_ptr<WritableFile>> WritableFile::CreateTemp(const std::string& target) {
   // A name unique among concurrent writers in this process (the counter) and
   // in others (the pid). O_EXCL guards against leftovers of a crashed run.
   static std::atomic<uint64_t> counter{0};
-  std::string temp;
-  int fd = -1;
-  for (int attempt = 0; attempt < 100 && fd < 0; ++attempt) {
-    temp = StrCat(path, ".tmp.", ::getpid(), ".", counter.fetch_add(1));
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    std::string temp = StrCat(target, ".tmp.", ::getpid(), ".", counter.fetch_add(1));
     // Mode 0666 lets the umask decide, as for any newly created file.
-    fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd < 0 && errno != EEXIST) return IOError("could not create", temp, errno);
+    int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd >= 0) return std::unique_ptr<WritableFile>(new WritableFile(std::move(temp), fd));
+    if (errno != EEXIST) return IOError("could not create", temp, errno);
   }
-  if (fd < 0) {
-    return errors::AlreadyExists("could not find an unused temporary name for '", path, "'");
-  }
+  return errors::AlreadyExists("could not find an unused temporary name for '", target, "'");
+}
 
-  Status status = WriteTemp(temp, contents, fd);
-  if (status.ok() && ::rename(temp.c_str(), path.c_str()) != 0) {
-    status = IOError(StrCat("could not rename '", temp, "' to"), path, errno);
+WritableFile::~WritableFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+Status WritableFile::Append(std::string_view data) {
+  DCHECK(fd_ >= 0) << "Append after Close of " << path_;
+  // Small pieces gather in the buffer; large ones go straight to the file.
+  constexpr size_t kBufferSize = 256 * 1024;
+  if (buffer_.size() + data.size() > kBufferSize) WEIR_RETURN_IF_ERROR(Flush());
+  if (data.size() >= kBufferSize) return WriteAll(fd_, data, path_);
+  buffer_.append(data);
+  return Status::OK();
+}
+
+Status WritableFile::Flush() {
+  Status status = WriteAll(fd_, buffer_, path_);
+  buffer_.clear();
+  return status;
+}
+
+Status WritableFile::Close() {
+  DCHECK(fd_ >= 0) << "second Close of " << path_;
+  Status flushed = Flush();
+  FileCloser closer(fd_);
+  fd_ = -1;
+  WEIR_RETURN_IF_ERROR(flushed);
+  if (::fsync(closer.fd()) != 0) return IOError("could not sync", path_, errno);
+  if (closer.Close() != 0) return IOError("could not close", path_, errno);
+  return Status::OK();
+}
+
+StatusOr<std::unique_ptr<RandomAccessFile>> RandomAccessFile::Open(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return IOError("could not open", path, errno);
+  FileCloser closer(fd);
+  struct stat info;
+  if (::fstat(fd, &info) != 0) return IOError("could not stat", path, errno);
+  if (S_ISDIR(info.st_mode)) return IOError("could not read", path, EISDIR);
+  return std::unique_ptr<RandomAccessFile>(
+      new RandomAccessFile(path, closer.Release(), static_cast<uint64_t>(info.st_size)));
+}
+
+RandomAccessFile::~RandomAccessFile() { ::close(fd_); }
+
+Status RandomAccessFile::Read(uint64_t offset, size_t n, char* out) const {
+  size_t done = 0;
+  while (done < n) {
+    ssize_t got = ::pread(fd_, out + done, n - done, static_cast<off_t>(offset + done));
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      return IOError(StrCat("could not read ", n, " bytes at offset ", offset, " of"), path_,
+                     errno);
+    }
+    if (got == 0) {
+      return errors::OutOfRange("could not read ", n, " bytes at offset ", offset, " of '",
+                                path_, "': the file ends at byte ", offset + done);
+    }
+    done += static_cast<size_t>(got);
   }
-  if (!status.ok()) {
-    ::unlink(temp.c_str());
-    return status;
+  return Status::OK();
+}
+
+Status RenameFile(const std::string& from, const std::string& to) {
+  if (::rename(from.c_str(), to.c_str()) != 0) {
+    return IOError(StrCat("could not rename '", from, "' to"), to, errno);
   }
-  return SyncDirectory(DirectoryOf(path));
+  return Status::OK();
+}
+
+Status DeleteFile(const std::string& path) {
+  if (::unlink(path.c_str()) != 0) return IOError("could not delete", path, errno);
+  return Status::OK();
+}
+
+Status SyncParentDirectory(const std::string& path) {
+  const std::string dir = DirectoryOf(path);
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return IOError("could not open directory", dir, errno);
+  FileCloser closer(fd);
+  if (::fsync(fd) != 0) return IOError("could not sync directory", dir, errno);
+  return Status::OK();
 }
 
 bool FileExists(const std::string& path) {

@@ -135,6 +135,63 @@ TEST_F(FileSystemTest, RecursivelyCreateDirThroughFileFails) {
   EXPECT_TRUE(errors::IsInvalidArgument(RecursivelyCreateDir("")));
 }
 
+TEST_F(FileSystemTest, WritableFileStreamsIntoATempBesideTheTarget) {
+  StatusOr<std::unique_ptr<WritableFile>> file = WritableFile::CreateTemp(Path("big"));
+  ASSERT_TRUE(file.ok()) << file.status();
+  EXPECT_EQ((*file)->path().rfind(Path("big.tmp."), 0), 0u) << (*file)->path();
+  std::string expected;
+  // Small appends are buffered, large ones written through; order holds.
+  for (int i = 0; i < 50; ++i) {
+    std::string piece(i % 7 == 0 ? 300000 : 1000 + i, static_cast<char>('a' + i % 26));
+    ASSERT_TRUE((*file)->Append(piece).ok());
+    expected += piece;
+  }
+  ASSERT_TRUE((*file)->Close().ok());
+  EXPECT_FALSE(FileExists(Path("big")));
+  ASSERT_TRUE(RenameFile((*file)->path(), Path("big")).ok());
+  ASSERT_TRUE(SyncParentDirectory(Path("big")).ok());
+  EXPECT_EQ(*ReadFileToString(Path("big")), expected);
+  EXPECT_EQ(Entries(), std::vector<std::string>{"big"});
+}
+
+TEST_F(FileSystemTest, TempNamesAreUnique) {
+  auto a = WritableFile::CreateTemp(Path("f"));
+  auto b = WritableFile::CreateTemp(Path("f"));
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_NE((*a)->path(), (*b)->path());
+  auto missing = WritableFile::CreateTemp(Path("no/dir/f"));
+  EXPECT_TRUE(errors::IsNotFound(missing.status())) << missing.status();
+}
+
+TEST_F(FileSystemTest, RandomAccessReadsAndReportsTheEnd) {
+  ASSERT_TRUE(WriteStringToFileAtomic(Path("f"), "0123456789").ok());
+  StatusOr<std::unique_ptr<RandomAccessFile>> file = RandomAccessFile::Open(Path("f"));
+  ASSERT_TRUE(file.ok()) << file.status();
+  EXPECT_EQ((*file)->size(), 10u);
+  char buffer[10];
+  ASSERT_TRUE((*file)->Read(3, 4, buffer).ok());
+  EXPECT_EQ(std::string(buffer, 4), "3456");
+  ASSERT_TRUE((*file)->Read(10, 0, buffer).ok());
+  Status past_end = (*file)->Read(8, 4, buffer);
+  EXPECT_TRUE(errors::IsOutOfRange(past_end)) << past_end;
+  EXPECT_NE(past_end.message().find(Path("f")), std::string::npos) << past_end;
+  EXPECT_TRUE(errors::IsNotFound(RandomAccessFile::Open(Path("missing")).status()));
+  EXPECT_TRUE(errors::IsFailedPrecondition(RandomAccessFile::Open(dir_).status()));
+}
+
+TEST_F(FileSystemTest, RenameAndDelete) {
+  ASSERT_TRUE(WriteStringToFileAtomic(Path("a"), "new").ok());
+  ASSERT_TRUE(WriteStringToFileAtomic(Path("b"), "old").ok());
+  ASSERT_TRUE(RenameFile(Path("a"), Path("b")).ok());
+  EXPECT_EQ(*ReadFileToString(Path("b")), "new");
+  Status s = RenameFile(Path("a"), Path("c"));
+  EXPECT_TRUE(errors::IsNotFound(s)) << s;
+  EXPECT_NE(s.message().find(Path("a")), std::string::npos) << s;
+  ASSERT_TRUE(DeleteFile(Path("b")).ok());
+  EXPECT_TRUE(errors::IsNotFound(DeleteFile(Path("b"))));
+  EXPECT_TRUE(Entries().empty());
+}
+
 TEST(IOErrorTest, MapsErrnoToCodes) {
   EXPECT_TRUE(errors::IsNotFound(IOError("open", "p", ENOENT)));
   EXPECT_TRUE(errors::IsPermissionDenied(IOError("open", "p", EACCES)));

@@ -20,6 +20,7 @@ void RegisterAllKernels() {
     RegisterSendRecvKernels(registry);
     RegisterStateKernels(registry);
     RegisterGradientSupportKernels(registry);
+    RegisterIoKernels(registry);
   });
 }
 

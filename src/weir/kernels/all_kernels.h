@@ -18,5 +18,6 @@ void RegisterFunctionKernels(KernelRegistry* registry);
 void RegisterSendRecvKernels(KernelRegistry* registry);
 void RegisterStateKernels(KernelRegistry* registry);
 void RegisterGradientSupportKernels(KernelRegistry* registry);
+void RegisterIoKernels(KernelRegistry* registry);
 
 }  // namespace weir

@@ -19,6 +19,7 @@ void RegisterAllOps() {
     RegisterSendRecvOps(registry);
     RegisterStateOps(registry);
     RegisterGradientSupportOps(registry);
+    RegisterIoOps(registry);
   });
 }
 

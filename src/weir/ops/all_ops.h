@@ -18,5 +18,6 @@ void RegisterFunctionOps(OpRegistry* registry);
 void RegisterSendRecvOps(OpRegistry* registry);
 void RegisterStateOps(OpRegistry* registry);
 void RegisterGradientSupportOps(OpRegistry* registry);
+void RegisterIoOps(OpRegistry* registry);
 
 }  // namespace weir

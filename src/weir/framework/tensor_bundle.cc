@@ -1,0 +1,407 @@
+#include "weir/framework/tensor_bundle.h"
+
+#include <algorithm>
+#include <bit>
+#include <cstdio>
+#include <limits>
+
+#include "proto/tensor_bundle.pb.h"
+#include "proto/tensor_shape.pb.h"
+#include "weir/base/coding.h"
+#include "weir/base/crc32c.h"
+#include "weir/base/file_system.h"
+#include "weir/framework/sstable.h"
+#include "weir/framework/tensor_proto.h"
+
+namespace weir {
+namespace {
+
+// Data files hold the host's bytes as they are, marked little-endian.
+static_assert(std::endian::native == std::endian::little,
+              "checkpoint data is written in the host's byte order, assumed little-endian");
+
+// TensorFlow's bundle format version: this writer's, and the newest whose
+// files this reader understands.
+constexpr int kBundleVersion = 1;
+
+// Keys of the pieces of a tensor saved in slices start with a zero byte
+// (TensorFlow's encoding of the slice); they are not tensors themselves.
+bool IsSliceKey(const std::string& key) { return !key.empty() && key[0] == '\0'; }
+
+bool CanStore(DType dtype) { return dtype != DT_RESOURCE && IsValidDType(dtype); }
+
+// The crc32c contribution of one string length, in TensorFlow's convention:
+// four little-endian bytes when the length fits, else eight.
+uint32_t ExtendWithLength(uint32_t crc, uint64_t length) {
+  std::string bytes;
+  if (length <= std::numeric_limits<uint32_t>::max()) {
+    PutFixed32(&bytes, static_cast<uint32_t>(length));
+  } else {
+    PutFixed64(&bytes, length);
+  }
+  return crc32c::Extend(crc, bytes.data(), bytes.size());
+}
+
+std::string DescribeTensor(const std::string& name, DType dtype, const TensorShape& shape) {
+  return StrCat("tensor '", name, "' (", dtype, " ", shape, ")");
+}
+
+}  // namespace
+
+std::string BundleIndexFilename(const std::string& prefix) { return prefix + ".index"; }
+
+std::string BundleDataFilename(const std::string& prefix, int shard, int num_shards) {
+  char suffix[40];
+  std::snprintf(suffix, sizeof(suffix), ".data-%05d-of-%05d", shard, num_shards);
+  return prefix + suffix;
+}
+
+// ---------------------------------------------------------------- writer
+
+BundleWriter::BundleWriter(std::string prefix) : prefix_(std::move(prefix)) {
+  if (prefix_.empty()) {
+    status_ = errors::InvalidArgument("a checkpoint prefix cannot be empty");
+    return;
+  }
+  const size_t slash = prefix_.rfind('/');
+  if (slash != std::string::npos && slash > 0) {
+    status_ = RecursivelyCreateDir(prefix_.substr(0, slash));
+  }
+  if (status_.ok()) {
+    StatusOr<std::unique_ptr<WritableFile>> file =
+        WritableFile::CreateTemp(BundleDataFilename(prefix_, 0, 1));
+    if (file.ok()) {
+      data_file_ = std::move(file).value();
+    } else {
+      status_ = file.status();
+    }
+  }
+  if (!status_.ok()) status_ = status_.WithContext(StrCat("writing checkpoint '", prefix_, "'"));
+}
+
+BundleWriter::~BundleWriter() {
+  if (!finished_ || !status_.ok()) RemoveTemporaryFiles();
+}
+
+Status BundleWriter::Add(const std::string& name, const Tensor& tensor) {
+  if (!status_.ok()) return status_;
+  if (finished_) {
+    return errors::FailedPrecondition("checkpoint '", prefix_, "': Add of tensor '", name,
+                                      "' after Finish");
+  }
+  const std::string where = StrCat("checkpoint '", prefix_, "': ");
+  if (name.empty()) {
+    status_ = errors::InvalidArgument(where, "a tensor name cannot be empty (the empty key "
+                                      "holds the checkpoint's header)");
+  } else if (entries_.count(name)) {
+    status_ = errors::InvalidArgument(where, "tensor '", name, "' is added twice");
+  } else if (!tensor.IsInitialized()) {
+    status_ = errors::InvalidArgument(where, "tensor '", name, "' has no value");
+  } else if (!CanStore(tensor.dtype())) {
+    status_ = errors::InvalidArgument(where, DescribeTensor(name, tensor.dtype(), tensor.shape()),
+                                      " cannot be saved: a checkpoint holds no ",
+                                      tensor.dtype(), " values");
+  }
+  if (!status_.ok()) return status_;
+
+  uint32_t crc = 0;
+  uint64_t size = 0;
+  if (tensor.dtype() == DT_STRING) {
+    std::string lengths;
+    for (const std::string& s : tensor.flat<std::string>()) {
+      PutVarint64(&lengths, s.size());
+      crc = ExtendWithLength(crc, s.size());
+    }
+    std::string length_crc;
+    PutFixed32(&length_crc, crc32c::Mask(crc));
+    crc = crc32c::Extend(crc, length_crc.data(), length_crc.size());
+    status_.Update(data_file_->Append(lengths));
+    status_.Update(data_file_->Append(length_crc));
+    size = lengths.size() + length_crc.size();
+    for (const std::string& s : tensor.flat<std::string>()) {
+      if (!status_.ok()) break;
+      status_.Update(data_file_->Append(s));
+      crc = crc32c::Extend(crc, s.data(), s.size());
+      size += s.size();
+    }
+  } else {
+    const char* data = static_cast<const char*>(tensor.raw_data());
+    size = tensor.TotalBytes();
+    crc = crc32c::Value(data, size);
+    status_ = data_file_->Append(std::string_view(data, size));
+  }
+  if (!status_.ok()) return status_;
+
+  wire::BundleEntryProto entry;
+  entry.set_dtype(static_cast<wire::DataType>(tensor.dtype()));
+  ShapeToProto(PartialShape(tensor.shape()), entry.mutable_shape());
+  entry.set_shard_id(0);
+  entry.set_offset(static_cast<int64_t>(data_size_));
+  entry.set_size(static_cast<int64_t>(size));
+  entry.set_crc32c(crc32c::Mask(crc));
+  entries_[name] = entry.SerializeAsString();
+  data_size_ += size;
+  return Status::OK();
+}
+
+Status BundleWriter::Finish() {
+  if (finished_) {
+    return errors::FailedPrecondition("checkpoint '", prefix_, "': Finish called twice");
+  }
+  finished_ = true;
+  if (status_.ok()) status_ = WriteAndRename();
+  if (!status_.ok()) RemoveTemporaryFiles();
+  return status_;
+}
+
+Status BundleWriter::WriteAndRename() {
+  WEIR_RETURN_IF_ERROR(data_file_->Close());
+
+  SSTableBuilder builder;
+  wire::BundleHeaderProto header;
+  header.set_num_shards(1);
+  header.set_endianness(wire::BundleHeaderProto::LITTLE);
+  header.mutable_version()->set_producer(kBundleVersion);
+  header.mutable_version()->set_min_consumer(0);
+  builder.Add("", header.SerializeAsString());
+  for (const auto& [name, entry] : entries_) builder.Add(name, entry);
+
+  const std::string index_path = BundleIndexFilename(prefix_);
+  WEIR_ASSIGN_OR_RETURN(std::unique_ptr<WritableFile> index_file,
+                        WritableFile::CreateTemp(index_path));
+  index_temp_path_ = index_file->path();
+  WEIR_RETURN_IF_ERROR(index_file->Append(builder.Finish()));
+  WEIR_RETURN_IF_ERROR(index_file->Close());
+
+  // Data first, made durable before the index names it: after a crash at
+  // any point, an index never refers to data that is not on disk.
+  const std::string data_path = BundleDataFilename(prefix_, 0, 1);
+  WEIR_RETURN_IF_ERROR(RenameFile(data_file_->path(), data_path));
+  WEIR_RETURN_IF_ERROR(SyncParentDirectory(data_path));
+  WEIR_RETURN_IF_ERROR(RenameFile(index_temp_path_, index_path));
+  index_temp_path_.clear();
+  return SyncParentDirectory(index_path);
+}
+
+void BundleWriter::RemoveTemporaryFiles() {
+  // Each may already be gone (renamed into place, or never created).
+  if (data_file_ != nullptr) (void)DeleteFile(data_file_->path());
+  if (!index_temp_path_.empty()) (void)DeleteFile(index_temp_path_);
+  index_temp_path_.clear();
+}
+
+// ---------------------------------------------------------------- reader
+
+BundleReader::~BundleReader() = default;
+
+StatusOr<std::unique_ptr<BundleReader>> BundleReader::Open(const std::string& prefix) {
+  std::unique_ptr<BundleReader> reader(new BundleReader());
+  reader->prefix_ = prefix;
+  WEIR_RETURN_IF_ERROR(reader->ReadEntries(BundleIndexFilename(prefix)));
+  return reader;
+}
+
+Status BundleReader::ReadEntries(const std::string& index_path) {
+  StatusOr<SSTable> table = SSTable::Open(index_path);
+  if (errors::IsNotFound(table.status())) {
+    return errors::NotFound("no checkpoint at prefix '", prefix_, "': ",
+                            table.status().message());
+  }
+  WEIR_RETURN_IF_ERROR(table.status());
+  auto corrupt = [&](const auto&... args) {
+    return errors::DataLoss("corrupt checkpoint index '", index_path, "': ", args...);
+  };
+
+  const std::string* header_bytes = table->Find("");
+  wire::BundleHeaderProto header;
+  if (header_bytes == nullptr) return corrupt("it has no header entry");
+  if (!header.ParseFromString(*header_bytes)) return corrupt("the header does not parse");
+  if (header.endianness() != wire::BundleHeaderProto::LITTLE) {
+    return errors::Unimplemented("checkpoint '", prefix_,
+                                 "' holds big-endian data, which Weir does not read");
+  }
+  const wire::VersionDef& version = header.version();
+  bool refused = version.min_consumer() > kBundleVersion;
+  for (int bad : version.bad_consumers()) refused |= bad == kBundleVersion;
+  if (refused) {
+    return errors::Unimplemented("checkpoint '", prefix_, "' has format version ",
+                                 version.producer(), " and needs a reader of version ",
+                                 version.min_consumer(), " or later; Weir reads version ",
+                                 kBundleVersion);
+  }
+  const int num_shards = header.num_shards();
+  // Far more shards than any save produces; bounds the files opened below.
+  constexpr int kMaxShards = 1 << 16;
+  if (num_shards < 1 || num_shards > kMaxShards) {
+    return corrupt("the header says ", num_shards, " data files");
+  }
+
+  for (const auto& [key, value] : table->entries()) {
+    if (key.empty() || IsSliceKey(key)) continue;
+    wire::BundleEntryProto proto;
+    if (!proto.ParseFromString(value)) return corrupt("the entry of tensor '", key, "' does not parse");
+    Entry entry;
+    entry.wire_dtype = proto.dtype();
+    PartialShape partial;
+    Status shape_status = ShapeFromProto(proto.shape(), &partial);
+    if (!shape_status.ok() || !partial.IsFullyDefined()) {
+      return corrupt("tensor '", key, "' has an invalid shape");
+    }
+    StatusOr<TensorShape> shape = TensorShape::FromDims(partial.dim_sizes());
+    if (!shape.ok()) return corrupt("tensor '", key, "': ", shape.status().message());
+    entry.shape = *shape;
+    entry.sliced = proto.slices_size() > 0;
+    if (!entry.sliced) {
+      if (proto.shard_id() < 0 || proto.shard_id() >= num_shards || proto.offset() < 0 ||
+          proto.size() < 0) {
+        return corrupt("tensor '", key, "' has shard ", proto.shard_id(), ", offset ",
+                       proto.offset(), " and size ", proto.size(), " (", num_shards,
+                       " data files)");
+      }
+      entry.shard = proto.shard_id();
+      entry.offset = static_cast<uint64_t>(proto.offset());
+      entry.size = static_cast<uint64_t>(proto.size());
+      entry.masked_crc32c = proto.crc32c();
+    }
+    const DType dtype =
+        IsValidDType(entry.wire_dtype) ? static_cast<DType>(entry.wire_dtype) : DT_INVALID;
+    tensors_.push_back({key, dtype, entry.shape});
+    entries_.emplace(key, std::move(entry));
+  }
+
+  for (int shard = 0; shard < num_shards; ++shard) {
+    const std::string path = BundleDataFilename(prefix_, shard, num_shards);
+    StatusOr<std::unique_ptr<RandomAccessFile>> file = RandomAccessFile::Open(path);
+    if (errors::IsNotFound(file.status())) {
+      return errors::DataLoss("checkpoint '", prefix_, "' is missing its data file '", path,
+                              "'");
+    }
+    WEIR_RETURN_IF_ERROR(file.status());
+    data_files_.push_back(std::move(file).value());
+  }
+  for (const auto& [name, entry] : entries_) {
+    if (entry.sliced) continue;
+    const RandomAccessFile& file = *data_files_[entry.shard];
+    if (entry.offset > file.size() || entry.size > file.size() - entry.offset) {
+      return errors::DataLoss("checkpoint data file '", file.path(), "' is truncated: it has ",
+                              file.size(), " bytes but tensor '", name, "' ends at byte ",
+                              entry.offset + entry.size);
+    }
+  }
+  return Status::OK();
+}
+
+const BundleTensorInfo* BundleReader::FindTensor(const std::string& name) const {
+  auto it = std::lower_bound(
+      tensors_.begin(), tensors_.end(), name,
+      [](const BundleTensorInfo& info, const std::string& key) { return info.name < key; });
+  return it != tensors_.end() && it->name == name ? &*it : nullptr;
+}
+
+StatusOr<Tensor> BundleReader::Lookup(const std::string& name) const {
+  auto it = entries_.find(name);
+  if (it == entries_.end()) {
+    return errors::NotFound("tensor '", name, "' is not in checkpoint '", prefix_, "'");
+  }
+  const Entry& entry = it->second;
+  if (entry.sliced) {
+    return errors::Unimplemented("tensor '", name, "' of checkpoint '", prefix_,
+                                 "' was saved in slices, which Weir does not read");
+  }
+  if (!IsValidDType(entry.wire_dtype) || !CanStore(static_cast<DType>(entry.wire_dtype))) {
+    return errors::Unimplemented("tensor '", name, "' of checkpoint '", prefix_,
+                                 "' has dtype ", WireDTypeName(entry.wire_dtype),
+                                 ", which Weir does not support");
+  }
+  if (entry.wire_dtype == DT_STRING) return ReadStrings(name, entry);
+  return ReadNumeric(name, entry);
+}
+
+StatusOr<Tensor> BundleReader::ReadNumeric(const std::string& name, const Entry& entry) const {
+  const DType dtype = static_cast<DType>(entry.wire_dtype);
+  const RandomAccessFile& file = *data_files_[entry.shard];
+  const std::string what = StrCat("checkpoint data file '", file.path(), "': ",
+                                  DescribeTensor(name, dtype, entry.shape));
+  const uint64_t element_size = DTypeSize(dtype);
+  const uint64_t n = static_cast<uint64_t>(entry.shape.num_elements());
+  if (n > std::numeric_limits<uint64_t>::max() / element_size ||
+      n * element_size != entry.size) {
+    return errors::DataLoss(what, " has ", entry.size, " bytes in the index, not ",
+                            n, " elements of ", element_size, " bytes");
+  }
+  WEIR_ASSIGN_OR_RETURN(Tensor tensor,
+                        Tensor::Allocate(DefaultCpuAllocator(), dtype, entry.shape));
+  char* data = static_cast<char*>(tensor.raw_data());
+  Status read = file.Read(entry.offset, entry.size, data);
+  if (!read.ok()) return errors::DataLoss(what, ": ", read.message());
+  const uint32_t actual = crc32c::Value(data, entry.size);
+  if (actual != crc32c::Unmask(entry.masked_crc32c)) {
+    return errors::DataLoss(what, ": checksum mismatch (the index says ",
+                            crc32c::Unmask(entry.masked_crc32c), ", the data gives ", actual,
+                            ")");
+  }
+  if (dtype == DT_BOOL) {
+    // A bool must hold 0 or 1; other writers may use any nonzero byte.
+    for (uint64_t i = 0; i < n; ++i) data[i] = data[i] != 0;
+  }
+  return tensor;
+}
+
+StatusOr<Tensor> BundleReader::ReadStrings(const std::string& name, const Entry& entry) const {
+  const RandomAccessFile& file = *data_files_[entry.shard];
+  const std::string what = StrCat("checkpoint data file '", file.path(), "': ",
+                                  DescribeTensor(name, DT_STRING, entry.shape));
+  const uint64_t n = static_cast<uint64_t>(entry.shape.num_elements());
+  // At least one byte per length, and the length checksum.
+  if (entry.size < 4 || n > entry.size - 4) {
+    return errors::DataLoss(what, " cannot fit in the ", entry.size,
+                            " bytes the index gives it");
+  }
+  std::string bytes(entry.size, '\0');
+  Status read = file.Read(entry.offset, entry.size, bytes.data());
+  if (!read.ok()) return errors::DataLoss(what, ": ", read.message());
+
+  std::string_view input = bytes;
+  std::vector<uint64_t> lengths(n);
+  uint32_t crc = 0;
+  for (uint64_t i = 0; i < n; ++i) {
+    if (!GetVarint64(&input, &lengths[i])) {
+      return errors::DataLoss(what, ": bad length of element ", i);
+    }
+    crc = ExtendWithLength(crc, lengths[i]);
+  }
+  uint32_t masked_length_crc;
+  if (!GetFixed32(&input, &masked_length_crc)) {
+    return errors::DataLoss(what, ": the lengths run past the tensor's bytes");
+  }
+  if (crc32c::Unmask(masked_length_crc) != crc) {
+    return errors::DataLoss(what, ": checksum mismatch in the string lengths");
+  }
+  crc = crc32c::Extend(crc, input.data() - 4, 4);
+  uint64_t total = 0;
+  for (uint64_t length : lengths) {
+    if (length > input.size() - total) {
+      return errors::DataLoss(what, ": the string lengths exceed the tensor's bytes");
+    }
+    total += length;
+  }
+  if (total != input.size()) {
+    return errors::DataLoss(what, ": ", input.size() - total,
+                            " bytes left over after the strings");
+  }
+  crc = crc32c::Extend(crc, input.data(), input.size());
+  if (crc != crc32c::Unmask(entry.masked_crc32c)) {
+    return errors::DataLoss(what, ": checksum mismatch (the index says ",
+                            crc32c::Unmask(entry.masked_crc32c), ", the data gives ", crc, ")");
+  }
+  WEIR_ASSIGN_OR_RETURN(Tensor tensor,
+                        Tensor::Allocate(DefaultCpuAllocator(), DT_STRING, entry.shape));
+  std::string* out = tensor.data<std::string>();
+  for (uint64_t i = 0; i < n; ++i) {
+    out[i].assign(input.substr(0, lengths[i]));
+    input.remove_prefix(lengths[i]);
+  }
+  return tensor;
+}
+
+}  // namespace weir
