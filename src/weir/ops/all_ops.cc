@@ -12,6 +12,7 @@ void RegisterAllOps() {
     OpRegistry* registry = OpRegistry::Global();
     RegisterArrayOps(registry);
     RegisterMathOps(registry);
+    RegisterNnOps(registry);
     RegisterControlFlowOps(registry);
     RegisterFunctionOps(registry);
     RegisterSendRecvOps(registry);

@@ -11,6 +11,7 @@ void RegisterAllOps();
 // One function per family, each in <family>_ops.cc.
 void RegisterArrayOps(OpRegistry* registry);
 void RegisterMathOps(OpRegistry* registry);
+void RegisterNnOps(OpRegistry* registry);
 void RegisterControlFlowOps(OpRegistry* registry);
 void RegisterFunctionOps(OpRegistry* registry);
 void RegisterSendRecvOps(OpRegistry* registry);
