@@ -14,6 +14,7 @@ void RegisterAllKernels() {
     KernelRegistry* registry = KernelRegistry::Global();
     RegisterArrayKernels(registry);
     RegisterMathKernels(registry);
+    RegisterNnKernels(registry);
     RegisterControlFlowKernels(registry);
     RegisterFunctionKernels(registry);
     RegisterSendRecvKernels(registry);

@@ -12,6 +12,7 @@ void RegisterAllKernels();
 // that family.
 void RegisterArrayKernels(KernelRegistry* registry);
 void RegisterMathKernels(KernelRegistry* registry);
+void RegisterNnKernels(KernelRegistry* registry);
 void RegisterControlFlowKernels(KernelRegistry* registry);
 void RegisterFunctionKernels(KernelRegistry* registry);
 void RegisterSendRecvKernels(KernelRegistry* registry);

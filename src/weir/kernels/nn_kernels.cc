@@ -1,0 +1,15 @@
+#include "weir/kernels/nn_kernels.h"
+
+#include "weir/kernels/all_kernels.h"
+
+namespace weir {
+
+void RegisterNnKernels(KernelRegistry* registry) {
+  RegisterBiasKernels(registry);
+  RegisterPoolingKernels(registry);
+  RegisterSoftmaxKernels(registry);
+  RegisterLossKernels(registry);
+  RegisterBatchNormKernels(registry);
+}
+
+}  // namespace weir
