@@ -6,6 +6,7 @@ namespace weir {
 
 void RegisterNnKernels(KernelRegistry* registry) {
   RegisterBiasKernels(registry);
+  RegisterConvKernels(registry);
   RegisterPoolingKernels(registry);
   RegisterSoftmaxKernels(registry);
   RegisterLossKernels(registry);

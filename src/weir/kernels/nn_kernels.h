@@ -7,6 +7,7 @@ namespace weir {
 class KernelRegistry;
 
 void RegisterBiasKernels(KernelRegistry* registry);       // bias_ops.cc
+void RegisterConvKernels(KernelRegistry* registry);       // conv_ops.cc
 void RegisterPoolingKernels(KernelRegistry* registry);    // pooling_ops.cc
 void RegisterSoftmaxKernels(KernelRegistry* registry);    // softmax_ops.cc
 void RegisterLossKernels(KernelRegistry* registry);       // loss_ops.cc
