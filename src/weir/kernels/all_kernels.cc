@@ -15,6 +15,7 @@ void RegisterAllKernels() {
     RegisterArrayKernels(registry);
     RegisterMathKernels(registry);
     RegisterRandomKernels(registry);
+    RegisterNnKernels(registry);
     RegisterControlFlowKernels(registry);
     RegisterFunctionKernels(registry);
     RegisterSendRecvKernels(registry);

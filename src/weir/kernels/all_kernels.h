@@ -13,6 +13,7 @@ void RegisterAllKernels();
 void RegisterArrayKernels(KernelRegistry* registry);
 void RegisterMathKernels(KernelRegistry* registry);
 void RegisterRandomKernels(KernelRegistry* registry);
+void RegisterNnKernels(KernelRegistry* registry);
 void RegisterControlFlowKernels(KernelRegistry* registry);
 void RegisterFunctionKernels(KernelRegistry* registry);
 void RegisterSendRecvKernels(KernelRegistry* registry);

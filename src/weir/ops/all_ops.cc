@@ -14,6 +14,7 @@ void RegisterAllOps() {
     RegisterMathOps(registry);
     RegisterReductionOps(registry);
     RegisterRandomOps(registry);
+    RegisterNnOps(registry);
     RegisterControlFlowOps(registry);
     RegisterFunctionOps(registry);
     RegisterSendRecvOps(registry);

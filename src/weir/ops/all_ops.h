@@ -13,6 +13,7 @@ void RegisterArrayOps(OpRegistry* registry);
 void RegisterMathOps(OpRegistry* registry);
 void RegisterReductionOps(OpRegistry* registry);
 void RegisterRandomOps(OpRegistry* registry);
+void RegisterNnOps(OpRegistry* registry);
 void RegisterControlFlowOps(OpRegistry* registry);
 void RegisterFunctionOps(OpRegistry* registry);
 void RegisterSendRecvOps(OpRegistry* registry);

@@ -1,0 +1,318 @@
+// Threading. oneDNN's OpenMP is kept to one thread (openmp_threads.h) and
+// the batch is cut into one slice per intra-op thread, each slice one
+// primitive execution on its own pool thread; filter gradients are summed
+// over slices afterwards. The alternative, letting oneDNN's OpenMP team of
+// intra-op-count threads run the whole batch, was measured against it on
+// the 2-core development machine while other builds kept it loaded (load
+// 10-15; best of 15 runs): an OpenMP team of 2 was 1.1-4x slower than one
+// thread on every Fashion-MNIST and ResNet shape (its workers spin at
+// barriers while the cores are busy), while slicing was never slower than
+// one thread and up to 1.9x faster when a core was free (Fashion-MNIST
+// conv1 forward: 8.8 ms one thread, 4.7 ms two slices, 16 ms OpenMP).
+// Slicing also starts no threads of its own and leaves the pool free for
+// other kernels between slices. Scaling on an idle many-core machine is
+// still to be measured (bench/). Primitives are created on the calling
+// thread with OpenMP at one thread, so oneDNN plans them single-threaded.
+//
+// Batch 1 is one slice: a single image gets no intra-op parallelism here.
+//
+// Errors. oneDNN's C++ API throws dnnl::error; every call into it sits
+// inside a try block here, and errors leave as an Internal Status.
+#include "weir/kernels/conv_dnnl.h"
+
+#include <algorithm>
+#include <oneapi/dnnl/dnnl.hpp>
+#include <unordered_map>
+
+#include "weir/base/threadpool.h"
+#include "weir/framework/op_kernel.h"
+#include "weir/kernels/openmp_threads.h"
+
+namespace weir {
+namespace {
+
+using dnnl::memory;
+using Tag = memory::format_tag;
+
+// Below this many multiply-adds per slice, another slice costs more in
+// task hand-off and filter-gradient summing than it saves.
+constexpr double kMinMacsPerSlice = 1 << 22;
+// Plans kept per kernel; shapes rarely vary, so a full cache is cleared.
+constexpr size_t kMaxPlans = 32;
+// Scratch buffers start on cache-line boundaries.
+constexpr size_t kAlign = 64;
+
+const dnnl::engine& CpuEngine() {
+  static const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  return engine;
+}
+
+memory::desc ImageDesc(int64_t batch, int64_t rows, int64_t cols, int64_t depth) {
+  return memory::desc({batch, depth, rows, cols}, memory::data_type::f32, Tag::nhwc);
+}
+
+memory::desc FilterDesc(const Window2DDims& d, Tag tag) {
+  return memory::desc({d.out_depth, d.in_depth, d.rows.window, d.cols.window},
+                      memory::data_type::f32, tag);
+}
+
+size_t RoundUp(size_t bytes) { return (bytes + kAlign - 1) / kAlign * kAlign; }
+
+// A byte buffer from the device's allocator (64-byte aligned).
+StatusOr<char*> AllocateBytes(OpKernelContext* context, size_t bytes, Tensor* holder) {
+  WEIR_RETURN_IF_ERROR(context->allocate_temp(
+      DT_UINT8, TensorShape({static_cast<int64_t>(std::max<size_t>(bytes, 1))}), holder));
+  return static_cast<char*>(holder->raw_data());
+}
+
+Status FromDnnlError(const std::exception& e, const char* what) {
+  if (const auto* error = dynamic_cast<const dnnl::error*>(&e)) {
+    return errors::Internal("oneDNN ", what, " failed: ", error->what(), " (status ",
+                            static_cast<int>(error->status), ")");
+  }
+  return errors::Internal("oneDNN ", what, " failed: ", e.what());
+}
+
+}  // namespace
+
+struct DnnlConv2D::Plan {
+  dnnl::primitive conv;
+  memory::desc a, b, out;  // the execution's argument layouts
+  int a_arg = 0, b_arg = 0, out_arg = 0;
+  memory::desc scratchpad;
+  // The filter as the primitive wants it (forward and backward input) or
+  // writes it (backward filter), when that is not HWIO, and the reorder
+  // between it and HWIO.
+  bool reorder_filter = false;
+  memory::desc filter_hwio;
+  dnnl::primitive reorder;
+  memory::desc reorder_scratchpad;
+
+  void Execute(const float* a_data, const float* b_data, float* out_data, char* scratch) const {
+    dnnl::stream stream(CpuEngine());
+    std::unordered_map<int, memory> args = {
+        {a_arg, memory(a, CpuEngine(), const_cast<float*>(a_data))},
+        {b_arg, memory(b, CpuEngine(), const_cast<float*>(b_data))},
+        {out_arg, memory(out, CpuEngine(), out_data)}};
+    if (scratchpad.get_size() > 0) {
+      args.emplace(DNNL_ARG_SCRATCHPAD, memory(scratchpad, CpuEngine(), scratch));
+    }
+    conv.execute(stream, args);
+    stream.wait();
+  }
+
+  // Converts the filter between HWIO and the primitive's layout.
+  void Reorder(const memory::desc& from, const void* from_data, const memory::desc& to,
+               void* to_data, char* scratch) const {
+    dnnl::stream stream(CpuEngine());
+    std::unordered_map<int, memory> args = {
+        {DNNL_ARG_FROM, memory(from, CpuEngine(), const_cast<void*>(from_data))},
+        {DNNL_ARG_TO, memory(to, CpuEngine(), to_data)}};
+    if (reorder_scratchpad.get_size() > 0) {
+      args.emplace(DNNL_ARG_SCRATCHPAD, memory(reorder_scratchpad, CpuEngine(), scratch));
+    }
+    reorder.execute(stream, args);
+    stream.wait();
+  }
+
+  // The filter's layout inside oneDNN.
+  const memory::desc& filter_dnnl() const { return out_arg == DNNL_ARG_DIFF_WEIGHTS ? out : b; }
+  // Scratch bytes one execution needs (scratchpads and reordered filter).
+  size_t scratch_bytes() const {
+    size_t bytes = RoundUp(scratchpad.get_size());
+    if (reorder_filter) {
+      bytes += RoundUp(reorder_scratchpad.get_size()) + RoundUp(filter_dnnl().get_size());
+    }
+    return bytes;
+  }
+};
+
+DnnlConv2D::DnnlConv2D() = default;
+DnnlConv2D::~DnnlConv2D() = default;
+
+StatusOr<std::shared_ptr<const DnnlConv2D::Plan>> DnnlConv2D::GetPlan(Pass pass,
+                                                                      const Window2DDims& d,
+                                                                      int64_t batch) {
+  const WindowDim& r = d.rows;
+  const WindowDim& c = d.cols;
+  // clang-format off
+  const Key key = {static_cast<int64_t>(pass), batch, d.in_depth, d.out_depth,
+                   r.input, r.window, r.stride, r.dilation, r.pad_before, r.pad_after,
+                   c.input, c.window, c.stride, c.dilation, c.pad_before, c.pad_after};
+  // clang-format on
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = plans_.find(key);
+    if (it != plans_.end()) return it->second;
+  }
+  // Created outside the lock: two threads may both create a plan for a new
+  // shape, and one of them is kept.
+  auto plan = std::make_shared<Plan>();
+  try {
+    const memory::desc src = ImageDesc(batch, d.rows.input, d.cols.input, d.in_depth);
+    const memory::desc dst = ImageDesc(batch, d.rows.output, d.cols.output, d.out_depth);
+    const memory::desc any = FilterDesc(d, Tag::any);
+    const memory::dims strides = {d.rows.stride, d.cols.stride};
+    const memory::dims dilates = {d.rows.dilation - 1, d.cols.dilation - 1};  // 0: none
+    const memory::dims pad_before = {d.rows.pad_before, d.cols.pad_before};
+    const memory::dims pad_after = {d.rows.pad_after, d.cols.pad_after};
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);  // thread-safe executions
+    const dnnl::convolution_forward::primitive_desc forward(
+        dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training,
+                                        dnnl::algorithm::convolution_direct, src, any, dst, strides,
+                                        dilates, pad_before, pad_after),
+        attr, CpuEngine());
+    switch (pass) {
+      case Pass::kForward:
+        plan->conv = dnnl::convolution_forward(forward);
+        plan->a = src, plan->b = forward.weights_desc(), plan->out = dst;
+        plan->a_arg = DNNL_ARG_SRC, plan->b_arg = DNNL_ARG_WEIGHTS, plan->out_arg = DNNL_ARG_DST;
+        plan->scratchpad = forward.scratchpad_desc();
+        break;
+      case Pass::kBackwardInput: {
+        const dnnl::convolution_backward_data::primitive_desc backward(
+            dnnl::convolution_backward_data::desc(dnnl::algorithm::convolution_direct, src, any,
+                                                  dst, strides, dilates, pad_before, pad_after),
+            attr, CpuEngine(), forward);
+        plan->conv = dnnl::convolution_backward_data(backward);
+        plan->a = dst, plan->b = backward.weights_desc(), plan->out = src;
+        plan->a_arg = DNNL_ARG_DIFF_DST, plan->b_arg = DNNL_ARG_WEIGHTS;
+        plan->out_arg = DNNL_ARG_DIFF_SRC;
+        plan->scratchpad = backward.scratchpad_desc();
+        break;
+      }
+      case Pass::kBackwardFilter: {
+        const dnnl::convolution_backward_weights::primitive_desc backward(
+            dnnl::convolution_backward_weights::desc(dnnl::algorithm::convolution_direct, src, any,
+                                                     dst, strides, dilates, pad_before, pad_after),
+            attr, CpuEngine(), forward);
+        plan->conv = dnnl::convolution_backward_weights(backward);
+        plan->a = src, plan->b = dst, plan->out = backward.diff_weights_desc();
+        plan->a_arg = DNNL_ARG_SRC, plan->b_arg = DNNL_ARG_DIFF_DST;
+        plan->out_arg = DNNL_ARG_DIFF_WEIGHTS;
+        plan->scratchpad = backward.scratchpad_desc();
+        break;
+      }
+    }
+    plan->filter_hwio = FilterDesc(d, Tag::hwio);
+    plan->reorder_filter = plan->filter_dnnl() != plan->filter_hwio;
+    if (plan->reorder_filter) {
+      const bool to_dnnl = pass != Pass::kBackwardFilter;
+      const memory::desc& from = to_dnnl ? plan->filter_hwio : plan->filter_dnnl();
+      const memory::desc& to = to_dnnl ? plan->filter_dnnl() : plan->filter_hwio;
+      const dnnl::reorder::primitive_desc reorder(CpuEngine(), from, CpuEngine(), to, attr);
+      plan->reorder = dnnl::reorder(reorder);
+      plan->reorder_scratchpad = reorder.scratchpad_desc();
+    }
+  } catch (const std::exception& e) {
+    return FromDnnlError(e, "convolution setup");
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  if (plans_.size() >= kMaxPlans) plans_.clear();
+  return plans_.emplace(key, std::move(plan)).first->second;
+}
+
+Status DnnlConv2D::Run(OpKernelContext* context, Pass pass, const Window2DDims& d, const float* a,
+                       const float* b, float* out) {
+  KeepOpenMpSingleThreaded();
+  ThreadPool* pool = context->device()->intra_op_pool();
+  const double macs = static_cast<double>(d.batch) * d.rows.output * d.cols.output * d.out_depth *
+                      d.rows.window * d.cols.window * d.in_depth;
+  const int64_t slices =
+      std::max<int64_t>(1, std::min<int64_t>({d.batch, pool->NumThreads(),
+                                              static_cast<int64_t>(macs / kMinMacsPerSlice)}));
+  // The first `extra` slices take one image more.
+  const int64_t base = d.batch / slices, extra = d.batch % slices;
+  std::shared_ptr<const Plan> plans[2];
+  WEIR_ASSIGN_OR_RETURN(plans[0], GetPlan(pass, d, base + (extra > 0 ? 1 : 0)));
+  if (extra > 0 && base > 0) {
+    WEIR_ASSIGN_OR_RETURN(plans[1], GetPlan(pass, d, base));
+  }
+
+  // Scratch per slice: its plan's scratch, plus an HWIO filter gradient
+  // for every slice but the first, which writes into `out`.
+  const size_t filter_bytes = d.filter_shape().num_elements() * sizeof(float);
+  auto plan_of = [&](int64_t s) { return s < extra || !plans[1] ? plans[0] : plans[1]; };
+  auto slice_bytes = [&](int64_t s) {
+    const size_t gradient = pass == Pass::kBackwardFilter && s > 0 ? RoundUp(filter_bytes) : 0;
+    return plan_of(s)->scratch_bytes() + gradient;
+  };
+  std::vector<size_t> offsets(slices + 1, 0);
+  for (int64_t s = 0; s < slices; ++s) offsets[s + 1] = offsets[s] + slice_bytes(s);
+  Tensor scratch_holder;
+  WEIR_ASSIGN_OR_RETURN(char* scratch, AllocateBytes(context, offsets[slices], &scratch_holder));
+
+  const int64_t image_a = pass == Pass::kBackwardInput ? d.rows.output * d.cols.output * d.out_depth
+                                                       : d.rows.input * d.cols.input * d.in_depth;
+  const int64_t image_b = d.rows.output * d.cols.output * d.out_depth;
+  const int64_t image_out = pass == Pass::kForward ? d.rows.output * d.cols.output * d.out_depth
+                                                   : d.rows.input * d.cols.input * d.in_depth;
+  std::mutex mu;
+  Status status;
+  auto run_slice = [&](int64_t s) {
+    KeepOpenMpSingleThreaded();
+    const Plan& plan = *plan_of(s);
+    const int64_t first = s * base + std::min(s, extra);
+    char* p = scratch + offsets[s];
+    char* conv_scratch = p;
+    p += RoundUp(plan.scratchpad.get_size());
+    char* reorder_scratch = p;
+    float* filter_dnnl = nullptr;
+    if (plan.reorder_filter) {
+      p += RoundUp(plan.reorder_scratchpad.get_size());
+      filter_dnnl = reinterpret_cast<float*>(p);
+      p += RoundUp(plan.filter_dnnl().get_size());
+    }
+    try {
+      switch (pass) {
+        case Pass::kForward:
+        case Pass::kBackwardInput: {
+          // Each slice converts the filter itself: it is small, and the
+          // slices' plans may want different layouts.
+          const float* filter = b;
+          if (plan.reorder_filter) {
+            plan.Reorder(plan.filter_hwio, b, plan.filter_dnnl(), filter_dnnl, reorder_scratch);
+            filter = filter_dnnl;
+          }
+          plan.Execute(a + first * image_a, filter, out + first * image_out, conv_scratch);
+          break;
+        }
+        case Pass::kBackwardFilter: {
+          float* gradient = s == 0 ? out : reinterpret_cast<float*>(p);
+          plan.Execute(a + first * image_a, b + first * image_b,
+                       plan.reorder_filter ? filter_dnnl : gradient, conv_scratch);
+          if (plan.reorder_filter) {
+            plan.Reorder(plan.filter_dnnl(), filter_dnnl, plan.filter_hwio, gradient,
+                         reorder_scratch);
+          }
+          break;
+        }
+      }
+    } catch (const std::exception& e) {
+      std::lock_guard<std::mutex> lock(mu);
+      status.Update(FromDnnlError(e, "convolution"));
+    }
+  };
+  if (slices == 1) {
+    run_slice(0);
+  } else {
+    // A cost far above Eigen's task size makes every slice its own task.
+    pool->ParallelFor(slices, int64_t{1} << 40, [&](int64_t first, int64_t last) {
+      for (int64_t s = first; s < last; ++s) run_slice(s);
+    });
+  }
+  WEIR_RETURN_IF_ERROR(status);
+  if (pass == Pass::kBackwardFilter) {
+    // Sum the slices' gradients in slice order.
+    const int64_t n = d.filter_shape().num_elements();
+    for (int64_t s = 1; s < slices; ++s) {
+      const float* partial =
+          reinterpret_cast<const float*>(scratch + offsets[s + 1] - RoundUp(filter_bytes));
+      for (int64_t i = 0; i < n; ++i) out[i] += partial[i];
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace weir

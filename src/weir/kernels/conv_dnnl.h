@@ -1,0 +1,50 @@
+// Conv2D and its two backprops in float through oneDNN's convolution
+// primitives, for NHWC activations and HWIO ([rows, cols, in, out])
+// filters. Kernels own one DnnlConv2D each; it caches the primitives it
+// creates by shape, since creating one costs far more than running a small
+// one. Thread-safe: steps may run the same kernel concurrently.
+#pragma once
+
+#include <array>
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include "weir/base/status.h"
+#include "weir/ops/nn_shape_fns.h"
+
+namespace weir {
+
+class OpKernelContext;
+
+class DnnlConv2D {
+ public:
+  enum class Pass {
+    kForward,         // a: input, b: filter, out: output
+    kBackwardInput,   // a: out_backprop, b: filter, out: input gradient
+    kBackwardFilter,  // a: input, b: out_backprop, out: filter gradient
+  };
+
+  DnnlConv2D();
+  ~DnnlConv2D();
+  DnnlConv2D(const DnnlConv2D&) = delete;
+  DnnlConv2D& operator=(const DnnlConv2D&) = delete;
+
+  // Runs `pass` of the convolution `dims` on the device's intra-op pool,
+  // overwriting `out`. REQUIRES: dims.layout is NHWC, no dim is empty.
+  Status Run(OpKernelContext* context, Pass pass, const Window2DDims& dims, const float* a,
+             const float* b, float* out);
+
+ private:
+  struct Plan;
+  using Key = std::array<int64_t, 16>;
+
+  // The cached plan for `pass` on `batch` images of `dims`, created on a
+  // miss.
+  StatusOr<std::shared_ptr<const Plan>> GetPlan(Pass pass, const Window2DDims& dims, int64_t batch);
+
+  std::mutex mu_;
+  std::map<Key, std::shared_ptr<const Plan>> plans_;  // guarded by mu_
+};
+
+}  // namespace weir

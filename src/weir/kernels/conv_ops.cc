@@ -1,0 +1,164 @@
+// Conv2D, Conv2DBackpropInput and Conv2DBackpropFilter on NHWC images and
+// HWIO filters: float through oneDNN (conv_dnnl.h), double by im2col and
+// Eigen's GEMM (conv_im2col.h). NCHW is Unimplemented on CPU. Shapes and
+// attrs are checked by the rules the shape functions use (nn_shape_fns.h).
+#include <algorithm>
+#include <type_traits>
+
+#include "weir/base/denormal.h"
+#include "weir/framework/kernel_registry.h"
+#include "weir/kernels/conv_dnnl.h"
+#include "weir/kernels/conv_im2col.h"
+#include "weir/kernels/nn_kernels.h"
+#include "weir/kernels/type_list.h"
+#include "weir/ops/nn_shape_fns.h"
+
+namespace weir {
+namespace {
+
+using Pass = DnnlConv2D::Pass;
+
+template <typename T>
+class ConvOpBase : public OpKernel {
+ public:
+  explicit ConvOpBase(OpKernelConstruction* context) : OpKernel(context) {
+    StatusOr<Window2DAttrs> attrs = GetConv2DAttrs(context->node().attrs);
+    if (!attrs.ok()) {
+      context->SetStatus(attrs.status().WithContext(context->node().op));
+      return;
+    }
+    attrs_ = *attrs;
+    if (!attrs_.layout.channels_last) {
+      context->SetStatus(errors::Unimplemented(context->node().op, ": data_format ",
+                                               attrs_.layout.name(),
+                                               " is not supported on CPU; use NHWC"));
+    }
+  }
+
+  // A convolution is worth a thread hop: independent ones overlap on the
+  // inter-op pool.
+  bool IsExpensive() const override { return true; }
+
+ protected:
+  // The problem for `input` and `filter` shapes, with `out_backprop` (when
+  // given) checked against the output shape. Errors name the op, shapes
+  // and dtype.
+  StatusOr<Window2DDims> Dims(const TensorShape& input, const TensorShape& filter,
+                              const TensorShape* out_backprop) const {
+    auto context = [&] {
+      return StrCat(type_string(), " (input ", input, ", filter ", filter,
+                    out_backprop ? StrCat(", out_backprop ", *out_backprop) : "", ", dtype ",
+                    kDTypeOf<T>, ")");
+    };
+    StatusOr<Window2DDims> dims = ComputeConv2DDims(attrs_, input, filter);
+    if (!dims.ok()) return dims.status().WithContext(context());
+    if (out_backprop && *out_backprop != dims->output_shape()) {
+      return errors::InvalidArgument(context(), ": out_backprop must have shape ",
+                                     dims->output_shape(), ", the output of the convolution");
+    }
+    return dims;
+  }
+
+  // Runs `pass`, writing the whole of `out`: zeros when the other operands
+  // are empty (a sum over nothing).
+  void Run(OpKernelContext* context, Pass pass, const Window2DDims& d, const T* a, const T* b,
+           Tensor* out) {
+    if (out->NumElements() == 0) return;
+    const bool nothing_to_sum = d.batch == 0 || d.in_depth == 0 || d.out_depth == 0 ||
+                                d.rows.output == 0 || d.cols.output == 0;
+    T* o = out->data<T>();
+    if (nothing_to_sum) {
+      std::fill_n(o, out->NumElements(), T(0));
+      return;
+    }
+    if constexpr (std::is_same_v<T, float>) {
+      OP_REQUIRES_OK(context, dnnl_.Run(context, pass, d, a, b, o).WithContext(type_string()));
+    } else {
+      ThreadPool* pool = context->device()->intra_op_pool();
+      switch (pass) {
+        case Pass::kForward:
+          Im2ColConv2D(pool, d, a, b, o);
+          break;
+        case Pass::kBackwardInput:
+          Im2ColConv2DBackpropInput(pool, d, b, a, o);
+          break;
+        case Pass::kBackwardFilter:
+          Im2ColConv2DBackpropFilter(pool, d, a, b, o);
+          break;
+      }
+    }
+  }
+
+  Window2DAttrs attrs_;
+  DnnlConv2D dnnl_;  // float only
+};
+
+template <typename T>
+class Conv2DOp : public ConvOpBase<T> {
+ public:
+  using ConvOpBase<T>::ConvOpBase;
+
+  void Compute(OpKernelContext* context) override {
+    ScopedFlushDenormals flush_denormals;
+    const Tensor& input = context->input(0);
+    const Tensor& filter = context->input(1);
+    StatusOr<Window2DDims> dims = this->Dims(input.shape(), filter.shape(), nullptr);
+    OP_REQUIRES_OK(context, dims.status());
+    Tensor* out;
+    OP_REQUIRES_OK(context, context->allocate_output(0, dims->output_shape(), &out));
+    this->Run(context, Pass::kForward, *dims, input.data<T>(), filter.data<T>(), out);
+  }
+};
+
+template <typename T>
+class Conv2DBackpropInputOp : public ConvOpBase<T> {
+ public:
+  using ConvOpBase<T>::ConvOpBase;
+
+  void Compute(OpKernelContext* context) override {
+    ScopedFlushDenormals flush_denormals;
+    const Tensor& filter = context->input(1);
+    const Tensor& out_backprop = context->input(2);
+    StatusOr<TensorShape> input_shape = BackpropInputShape(context->input(0), this->attrs_.layout,
+                                                           filter.shape(), out_backprop.shape());
+    OP_REQUIRES_OK(context, input_shape.status().WithContext("Conv2DBackpropInput"));
+    StatusOr<Window2DDims> dims = this->Dims(*input_shape, filter.shape(), &out_backprop.shape());
+    OP_REQUIRES_OK(context, dims.status());
+    Tensor* out;
+    OP_REQUIRES_OK(context, context->allocate_output(0, *input_shape, &out));
+    this->Run(context, Pass::kBackwardInput, *dims, out_backprop.data<T>(), filter.data<T>(), out);
+  }
+};
+
+template <typename T>
+class Conv2DBackpropFilterOp : public ConvOpBase<T> {
+ public:
+  using ConvOpBase<T>::ConvOpBase;
+
+  void Compute(OpKernelContext* context) override {
+    ScopedFlushDenormals flush_denormals;
+    const Tensor& input = context->input(0);
+    const Tensor& out_backprop = context->input(2);
+    StatusOr<TensorShape> filter_shape = ShapeFromSizes(context->input(1), 4, "filter_sizes");
+    OP_REQUIRES_OK(context, filter_shape.status().WithContext("Conv2DBackpropFilter"));
+    StatusOr<Window2DDims> dims = this->Dims(input.shape(), *filter_shape, &out_backprop.shape());
+    OP_REQUIRES_OK(context, dims.status());
+    Tensor* out;
+    OP_REQUIRES_OK(context, context->allocate_output(0, *filter_shape, &out));
+    this->Run(context, Pass::kBackwardFilter, *dims, input.data<T>(), out_backprop.data<T>(), out);
+  }
+};
+
+}  // namespace
+
+void RegisterConvKernels(KernelRegistry* registry) {
+  ForEachType<float, double>([&]<typename T>() {
+    registry->Register(KernelBuilder("Conv2D").TypeConstraint<T>("T"), MakeKernel<Conv2DOp<T>>);
+    registry->Register(KernelBuilder("Conv2DBackpropInput").TypeConstraint<T>("T"),
+                       MakeKernel<Conv2DBackpropInputOp<T>>);
+    registry->Register(KernelBuilder("Conv2DBackpropFilter").TypeConstraint<T>("T"),
+                       MakeKernel<Conv2DBackpropFilterOp<T>>);
+  });
+}
+
+}  // namespace weir

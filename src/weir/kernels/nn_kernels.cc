@@ -1,0 +1,16 @@
+#include "weir/kernels/nn_kernels.h"
+
+#include "weir/kernels/all_kernels.h"
+
+namespace weir {
+
+void RegisterNnKernels(KernelRegistry* registry) {
+  RegisterBiasKernels(registry);
+  RegisterConvKernels(registry);
+  RegisterPoolingKernels(registry);
+  RegisterSoftmaxKernels(registry);
+  RegisterLossKernels(registry);
+  RegisterBatchNormKernels(registry);
+}
+
+}  // namespace weir

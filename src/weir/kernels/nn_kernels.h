@@ -1,0 +1,16 @@
+// The files of the nn kernel family, each registering its own kernels;
+// RegisterNnKernels (all_kernels.h) calls them all.
+#pragma once
+
+namespace weir {
+
+class KernelRegistry;
+
+void RegisterBiasKernels(KernelRegistry* registry);       // bias_ops.cc
+void RegisterConvKernels(KernelRegistry* registry);       // conv_ops.cc
+void RegisterPoolingKernels(KernelRegistry* registry);    // pooling_ops.cc
+void RegisterSoftmaxKernels(KernelRegistry* registry);    // softmax_ops.cc
+void RegisterLossKernels(KernelRegistry* registry);       // loss_ops.cc
+void RegisterBatchNormKernels(KernelRegistry* registry);  // batch_norm_ops.cc
+
+}  // namespace weir

@@ -1,0 +1,300 @@
+// MaxPool, AvgPool and their gradients on NHWC images, as loops over the
+// window with the channels innermost (contiguous, vectorized), split over
+// the intra-op pool by rows: output rows for the forward ops, input rows
+// for the gradients. Measured single-threaded (CPU time) on the
+// Fashion-MNIST CNN's 2x2 pools and a ResNet 3x3/2 pool, the forward loops
+// match or beat oneDNN's pooling primitives (1.0-1.35x), so oneDNN is not
+// used here.
+//
+// The gradients gather rather than scatter: each input pixel sums the
+// contributions of the few windows that cover it, so every element of the
+// result is written once, with no zero fill, no read-modify-write over
+// overlapping windows and no conflicts between threads. MaxPoolGrad first
+// records each window's argmax per channel. Against a scatter version,
+// MaxPoolGrad is 2-3x faster on the Fashion-MNIST pools; on the ResNet
+// pool both are dominated by page faults on the fresh 100 MB output.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "weir/base/denormal.h"
+#include "weir/base/threadpool.h"
+#include "weir/framework/kernel_registry.h"
+#include "weir/kernels/nn_kernels.h"
+#include "weir/kernels/type_list.h"
+#include "weir/ops/nn_shape_fns.h"
+
+namespace weir {
+namespace {
+
+// The window of output (oh, ow) clipped to the input: rows [h0, h1), cols
+// [w0, w1).
+struct Window {
+  int64_t h0, h1, w0, w1;
+  int64_t count() const { return (h1 - h0) * (w1 - w0); }
+};
+
+Window WindowAt(const Window2DDims& d, int64_t oh, int64_t ow) {
+  const int64_t h = oh * d.rows.stride - d.rows.pad_before;
+  const int64_t w = ow * d.cols.stride - d.cols.pad_before;
+  return {std::max<int64_t>(h, 0), std::min(h + d.rows.window, d.rows.input),
+          std::max<int64_t>(w, 0), std::min(w + d.cols.window, d.cols.input)};
+}
+
+// The outputs whose windows cover input index `i` of `dim`: [first, last).
+std::pair<int64_t, int64_t> Covering(const WindowDim& dim, int64_t i) {
+  // Output o covers o * stride - pad_before + [0, window).
+  const int64_t shifted = i + dim.pad_before;
+  const int64_t first = shifted < dim.window ? 0 : (shifted - dim.window) / dim.stride + 1;
+  const int64_t last = std::min(dim.output, shifted / dim.stride + 1);
+  return {first, last};
+}
+
+// The common part of every pooling kernel: NHWC only, attrs checked once.
+class PoolOpBase : public OpKernel {
+ public:
+  explicit PoolOpBase(OpKernelConstruction* context) : OpKernel(context) {
+    StatusOr<Window2DAttrs> attrs = GetPool2DAttrs(context->node().attrs);
+    if (!attrs.ok()) {
+      context->SetStatus(attrs.status().WithContext(context->node().op));
+      return;
+    }
+    attrs_ = *attrs;
+    if (!attrs_.layout.channels_last) {
+      context->SetStatus(errors::Unimplemented(context->node().op, ": data_format ",
+                                               attrs_.layout.name(),
+                                               " is not supported on CPU; use NHWC"));
+    }
+  }
+
+ protected:
+  // The dims for an input of `shape`, errors naming the op and dtype.
+  StatusOr<Window2DDims> Dims(const TensorShape& shape, DType dtype) const {
+    StatusOr<Window2DDims> dims = ComputePool2DDims(attrs_, shape);
+    if (!dims.ok()) {
+      return dims.status().WithContext(
+          StrCat(type_string(), " (input ", shape, ", dtype ", dtype, ")"));
+    }
+    return dims;
+  }
+
+  // Runs fn(n, h) for every input row h of every image n on the pool,
+  // `cost` per row.
+  template <typename Fn>
+  static void ForEachInputRow(OpKernelContext* context, const Window2DDims& d, int64_t cost,
+                              const Fn& fn) {
+    context->device()->intra_op_pool()->ParallelFor(d.batch * d.rows.input, cost,
+                                                    [&](int64_t first, int64_t last) {
+                                                      for (int64_t row = first; row < last; ++row)
+                                                        fn(row / d.rows.input, row % d.rows.input);
+                                                    });
+  }
+
+  Window2DAttrs attrs_;
+};
+
+template <typename T, bool kMax>
+class PoolOp : public PoolOpBase {
+ public:
+  using PoolOpBase::PoolOpBase;
+
+  void Compute(OpKernelContext* context) override {
+    ScopedFlushDenormals flush_denormals;
+    const Tensor& input = context->input(0);
+    StatusOr<Window2DDims> dims = Dims(input.shape(), kDTypeOf<T>);
+    OP_REQUIRES_OK(context, dims.status());
+    const Window2DDims& d = *dims;
+    Tensor* out;
+    OP_REQUIRES_OK(context, context->allocate_output(0, d.output_shape(), &out));
+    if (out->NumElements() == 0) return;
+    const int64_t depth = d.in_depth;
+    const T* x = input.data<T>();
+    T* y = out->data<T>();
+    const int64_t out_rows = d.batch * d.rows.output;
+    const int64_t cost = d.cols.output * d.rows.window * d.cols.window * depth;
+    context->device()->intra_op_pool()->ParallelFor(
+        out_rows, cost, [&](int64_t first, int64_t last) {
+          for (int64_t row = first; row < last; ++row) {
+            const int64_t n = row / d.rows.output, oh = row % d.rows.output;
+            for (int64_t ow = 0; ow < d.cols.output; ++ow) {
+              const Window w = WindowAt(d, oh, ow);
+              T* o = y + (row * d.cols.output + ow) * depth;
+              std::fill_n(o, depth, kMax ? -std::numeric_limits<T>::infinity() : T(0));
+              for (int64_t h = w.h0; h < w.h1; ++h) {
+                for (int64_t c = w.w0; c < w.w1; ++c) {
+                  const T* v = x + ((n * d.rows.input + h) * d.cols.input + c) * depth;
+                  for (int64_t k = 0; k < depth; ++k) {
+                    if constexpr (kMax) {
+                      // NaN wins and stays: v > o is false for NaN.
+                      o[k] = (v[k] > o[k] || v[k] != v[k]) ? v[k] : o[k];
+                    } else {
+                      o[k] += v[k];
+                    }
+                  }
+                }
+              }
+              if constexpr (!kMax) {
+                const T scale = T(1) / static_cast<T>(w.count());
+                for (int64_t k = 0; k < depth; ++k) o[k] *= scale;
+              }
+            }
+          }
+        });
+  }
+};
+
+template <typename T>
+class MaxPoolGradOp : public PoolOpBase {
+  // Pixel indices as wide as T, so the comparison in the gather vectorizes
+  // lane for lane with the values.
+  using Pixel = std::conditional_t<sizeof(T) == 4, int32_t, int64_t>;
+
+ public:
+  using PoolOpBase::PoolOpBase;
+
+  void Compute(OpKernelContext* context) override {
+    ScopedFlushDenormals flush_denormals;
+    const Tensor& input = context->input(0);
+    const Tensor& orig_output = context->input(1);
+    const Tensor& grad = context->input(2);
+    StatusOr<Window2DDims> dims = Dims(input.shape(), kDTypeOf<T>);
+    OP_REQUIRES_OK(context, dims.status());
+    const Window2DDims& d = *dims;
+    OP_REQUIRES(
+        context, orig_output.shape() == d.output_shape() && grad.shape() == d.output_shape(),
+        errors::InvalidArgument("MaxPoolGrad: orig_output ", orig_output.shape(), " and grad ",
+                                grad.shape(), " must have shape ", d.output_shape(),
+                                ", the output of pooling orig_input ", input.shape()));
+    OP_REQUIRES(context, d.rows.input * d.cols.input <= std::numeric_limits<Pixel>::max(),
+                errors::InvalidArgument("MaxPoolGrad: orig_input ", input.shape(),
+                                        " has too many pixels per image"));
+    Tensor* out;
+    OP_REQUIRES_OK(context, context->allocate_output(0, input.shape(), &out));
+    if (out->NumElements() == 0) return;
+    const int64_t depth = d.in_depth;
+    const T* x = input.data<T>();
+    const T* g = grad.data<T>();
+    T* dx = out->data<T>();
+
+    // Pass 1: the pixel (h * cols + w) of each window's first maximal
+    // element per channel (the first NaN if any): where MaxPool's value
+    // came from.
+    Tensor argmax_holder;
+    OP_REQUIRES_OK(context, context->allocate_temp(kDTypeOf<Pixel>, grad.shape(), &argmax_holder));
+    Pixel* argmax = argmax_holder.data<Pixel>();
+    const int64_t window_cost = d.rows.window * d.cols.window * depth * 2;
+    context->device()->intra_op_pool()->ParallelFor(
+        d.batch * d.rows.output, d.cols.output * window_cost, [&](int64_t first, int64_t last) {
+          std::vector<T> best(depth);
+          for (int64_t row = first; row < last; ++row) {
+            const int64_t n = row / d.rows.output, oh = row % d.rows.output;
+            const T* image = x + n * d.rows.input * d.cols.input * depth;
+            for (int64_t ow = 0; ow < d.cols.output; ++ow) {
+              const Window w = WindowAt(d, oh, ow);
+              Pixel* where = argmax + (row * d.cols.output + ow) * depth;
+              const Pixel start = static_cast<Pixel>(w.h0 * d.cols.input + w.w0);
+              std::copy_n(image + start * depth, depth, best.data());
+              std::fill_n(where, depth, start);
+              for (int64_t h = w.h0; h < w.h1; ++h) {
+                for (int64_t c = w.w0; c < w.w1; ++c) {
+                  const Pixel pixel = static_cast<Pixel>(h * d.cols.input + c);
+                  const T* v = image + pixel * depth;
+                  for (int64_t k = 0; k < depth; ++k) {
+                    const bool better = v[k] > best[k] || (v[k] != v[k] && best[k] == best[k]);
+                    best[k] = better ? v[k] : best[k];
+                    where[k] = better ? pixel : where[k];
+                  }
+                }
+              }
+            }
+          }
+        });
+
+    // Pass 2: each input pixel gathers the gradients of the windows whose
+    // maximum it is.
+    const int64_t cover = ((d.rows.window + d.rows.stride - 1) / d.rows.stride) *
+                          ((d.cols.window + d.cols.stride - 1) / d.cols.stride);
+    ForEachInputRow(context, d, d.cols.input * cover * depth * 2, [&](int64_t n, int64_t h) {
+      const auto [oh0, oh1] = Covering(d.rows, h);
+      for (int64_t w = 0; w < d.cols.input; ++w) {
+        const auto [ow0, ow1] = Covering(d.cols, w);
+        const Pixel pixel = static_cast<Pixel>(h * d.cols.input + w);
+        T* o = dx + ((n * d.rows.input + h) * d.cols.input + w) * depth;
+        std::fill_n(o, depth, T(0));
+        for (int64_t oh = oh0; oh < oh1; ++oh) {
+          for (int64_t ow = ow0; ow < ow1; ++ow) {
+            const int64_t at = ((n * d.rows.output + oh) * d.cols.output + ow) * depth;
+            const Pixel* where = argmax + at;
+            const T* go = g + at;
+            for (int64_t k = 0; k < depth; ++k) o[k] += where[k] == pixel ? go[k] : T(0);
+          }
+        }
+      }
+    });
+  }
+};
+
+template <typename T>
+class AvgPoolGradOp : public PoolOpBase {
+ public:
+  using PoolOpBase::PoolOpBase;
+
+  void Compute(OpKernelContext* context) override {
+    ScopedFlushDenormals flush_denormals;
+    const Tensor& grad = context->input(1);
+    StatusOr<TensorShape> input_shape = ShapeFromSizes(context->input(0), 4, "orig_input_shape");
+    OP_REQUIRES_OK(context, input_shape.status().WithContext("AvgPoolGrad"));
+    StatusOr<Window2DDims> dims = Dims(*input_shape, kDTypeOf<T>);
+    OP_REQUIRES_OK(context, dims.status());
+    const Window2DDims& d = *dims;
+    OP_REQUIRES(context, grad.shape() == d.output_shape(),
+                errors::InvalidArgument("AvgPoolGrad: grad ", grad.shape(), " must have shape ",
+                                        d.output_shape(), ", the output of pooling an input ",
+                                        "of shape ", *input_shape));
+    Tensor* out;
+    OP_REQUIRES_OK(context, context->allocate_output(0, *input_shape, &out));
+    if (out->NumElements() == 0) return;
+    const T* g = grad.data<T>();
+    T* dx = out->data<T>();
+    const int64_t depth = d.in_depth;
+    // Each input pixel gathers grad / (window element count) from the
+    // windows that cover it.
+    const int64_t cover = ((d.rows.window + d.rows.stride - 1) / d.rows.stride) *
+                          ((d.cols.window + d.cols.stride - 1) / d.cols.stride);
+    ForEachInputRow(context, d, d.cols.input * cover * depth, [&](int64_t n, int64_t h) {
+      const auto [oh0, oh1] = Covering(d.rows, h);
+      for (int64_t w = 0; w < d.cols.input; ++w) {
+        const auto [ow0, ow1] = Covering(d.cols, w);
+        T* o = dx + ((n * d.rows.input + h) * d.cols.input + w) * depth;
+        std::fill_n(o, depth, T(0));
+        for (int64_t oh = oh0; oh < oh1; ++oh) {
+          for (int64_t ow = ow0; ow < ow1; ++ow) {
+            const T scale = T(1) / static_cast<T>(WindowAt(d, oh, ow).count());
+            const T* go = g + ((n * d.rows.output + oh) * d.cols.output + ow) * depth;
+            for (int64_t k = 0; k < depth; ++k) o[k] += go[k] * scale;
+          }
+        }
+      }
+    });
+  }
+};
+
+}  // namespace
+
+void RegisterPoolingKernels(KernelRegistry* registry) {
+  ForEachType<float, double>([&]<typename T>() {
+    registry->Register(KernelBuilder("MaxPool").TypeConstraint<T>("T"),
+                       MakeKernel<PoolOp<T, true>>);
+    registry->Register(KernelBuilder("AvgPool").TypeConstraint<T>("T"),
+                       MakeKernel<PoolOp<T, false>>);
+    registry->Register(KernelBuilder("MaxPoolGrad").TypeConstraint<T>("T"),
+                       MakeKernel<MaxPoolGradOp<T>>);
+    registry->Register(KernelBuilder("AvgPoolGrad").TypeConstraint<T>("T"),
+                       MakeKernel<AvgPoolGradOp<T>>);
+  });
+}
+
+}  // namespace weir
