@@ -14,11 +14,13 @@
 #include <array>
 #include <span>
 
-// GCC 12 reports false "may be used uninitialized" and array-bounds warnings
-// inside Eigen's AVX-512 packet code; they drown real warnings in kernels.
+// GCC 12 reports false "(may be) used uninitialized" (_mm512_undefined_ps)
+// and array-bounds warnings inside Eigen's AVX-512 packet code; they drown
+// real warnings in kernels.
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Warray-bounds"
 #endif
 #include <unsupported/Eigen/CXX11/Tensor>
