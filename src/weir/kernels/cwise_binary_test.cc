@@ -1,3 +1,9 @@
+// Binary arithmetic kernels against references computed in double, on
+// every broadcasting case, plus the rules for special values: NaN and Inf,
+// integer wrap-around, division and modulo by zero, floor signs.
+//
+// Tolerances: integers exact; float 1e-6 relative (one rounding of the
+// result, and Pow's vectorized pow); double 1e-12 relative.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -5,92 +11,24 @@
 #include <limits>
 
 #include "weir/kernels/broadcast.h"
+#include "weir/kernels/cwise_test_util.h"
 #include "weir/kernels/kernel_test_util.h"
 
 namespace weir {
 namespace {
 
-bool Contains(const Status& s, const std::string& text) {
-  return s.message().find(text) != std::string::npos;
-}
-
-// Small integers (exact in every type), never 0 so they can divide.
 template <typename T>
-Tensor Values(const TensorShape& shape, int seed) {
-  std::vector<T> values(shape.num_elements());
-  uint32_t state = 2654435761u * (seed + 1);
-  for (T& v : values) {
-    state = state * 1664525u + 1013904223u;
-    int x = static_cast<int>((state >> 16) % 19) - 9;
-    v = static_cast<T>(x == 0 ? 7 : x);
-  }
-  return Tensor::FromVector(values, shape);
-}
-
-// NumPy broadcasting by definition: each output index, mapped back to each
-// input by clamping broadcast dims to 0, computed in double.
-std::vector<double> ReferenceBroadcast(const Tensor& x, const Tensor& y, const TensorShape& out,
-                                       const std::function<double(double, double)>& fn) {
-  std::vector<double> xv = ToDoubles(x), yv = ToDoubles(y), result(out.num_elements());
-  const int rank = out.rank();
-  auto offset = [&](const TensorShape& in, const std::vector<int64_t>& index) {
-    int64_t flat = 0;
-    for (int i = 0; i < in.rank(); ++i) {
-      const int64_t d = in.dim_size(i);
-      flat = flat * d + (d == 1 ? 0 : index[rank - in.rank() + i]);
-    }
-    return flat;
-  };
-  std::vector<int64_t> index(rank, 0);
-  for (int64_t n = 0; n < out.num_elements(); ++n) {
-    int64_t rest = n;
-    for (int i = rank - 1; i >= 0; --i) {
-      index[i] = rest % out.dim_size(i);
-      rest /= out.dim_size(i);
-    }
-    result[n] = fn(xv[offset(x.shape(), index)], yv[offset(y.shape(), index)]);
-  }
-  return result;
-}
-
-struct BinaryCase {
-  TensorShape x, y, out;
-};
-
-const std::vector<BinaryCase>& BroadcastCases() {
-  static const std::vector<BinaryCase> cases = {
-      {{2, 3}, {2, 3}, {2, 3}},                    // same shape
-      {{}, {2, 3}, {2, 3}},                        // scalar x
-      {{2, 3}, {}, {2, 3}},                        // scalar y
-      {{1, 1}, {2, 3}, {2, 3}},                    // one-element x of rank 2
-      {{2, 3}, {3}, {2, 3}},                       // bias [N,C] + [C]
-      {{3}, {2, 3}, {2, 3}},                       // bias on the left
-      {{5, 1}, {5, 4}, {5, 4}},                    // column
-      {{4, 1}, {1, 5}, {4, 5}},                    // outer product, size-1 both sides
-      {{2, 1, 3}, {1, 4, 1}, {2, 4, 3}},           // rank 3
-      {{4, 1, 2}, {3, 1, 1, 2}, {3, 4, 1, 2}},     // rank mismatch
-      {{2, 3, 1, 4}, {3, 5, 1}, {2, 3, 5, 4}},     // rank 4 after collapsing
-      {{5, 1, 3, 1, 2}, {1, 4, 1, 6, 1}, {5, 4, 3, 6, 2}},  // rank 5
-      {{2, 1, 2, 1, 2, 1, 2, 1}, {1, 2, 1, 2, 1, 2, 1, 2}, {2, 2, 2, 2, 2, 2, 2, 2}},
-      {{1, 2, 1, 2, 1, 2, 1, 2, 1, 2}, {2, 1, 2, 1, 2, 1, 2, 1, 2, 1},
-       {2, 2, 2, 2, 2, 2, 2, 2, 2, 2}},            // rank 10 alternating
-      {{2, 3, 1}, {2, 3, 1}, {2, 3, 1}},
-      {{1}, {7}, {7}},
-      {{0, 3}, {3}, {0, 3}},                       // empty
-      {{0, 3}, {1, 3}, {0, 3}},
-      {{2, 0}, {2, 1}, {2, 0}},
-      {{0}, {}, {0}},
-      {{256, 1024}, {1024}, {256, 1024}},          // large enough to use threads
-      {{300, 1}, {1, 400}, {300, 400}},
-      {{4, 50, 1, 30}, {1, 50, 20, 1}, {4, 50, 20, 30}},
-  };
-  return cases;
-}
+constexpr double kRelativeTolerance = std::is_same_v<T, float>    ? 1e-6
+                                      : std::is_same_v<T, double> ? 1e-12
+                                                                  : 0;
 
 struct BinaryOpSpec {
   const char* op;
   std::function<double(double, double)> fn;
+  bool non_negative_y = false;  // integer Pow rejects negative exponents
 };
+
+double FloorDivide(double a, double b) { return std::floor(a / b); }
 
 const std::vector<BinaryOpSpec>& BinaryOps() {
   static const std::vector<BinaryOpSpec> ops = {
@@ -99,6 +37,13 @@ const std::vector<BinaryOpSpec>& BinaryOps() {
       {"Sub", [](double a, double b) { return a - b; }},
       {"Mul", [](double a, double b) { return a * b; }},
       {"RealDiv", [](double a, double b) { return a / b; }},
+      {"Div", [](double a, double b) { return a / b; }},
+      {"FloorDiv", FloorDivide},
+      {"FloorMod", [](double a, double b) { return a - FloorDivide(a, b) * b; }},
+      {"Maximum", [](double a, double b) { return std::max(a, b); }},
+      {"Minimum", [](double a, double b) { return std::min(a, b); }},
+      {"Pow", [](double a, double b) { return std::pow(a, b); }, true},
+      {"SquaredDifference", [](double a, double b) { return (a - b) * (a - b); }},
   };
   return ops;
 }
@@ -107,23 +52,27 @@ template <typename T>
 void CheckBinaryOps() {
   const DType dtype = kDTypeOf<T>;
   for (const BinaryOpSpec& spec : BinaryOps()) {
+    const std::string op = spec.op;
     for (const BinaryCase& c : BroadcastCases()) {
       Tensor x = Values<T>(c.x, 1), y = Values<T>(c.y, 2);
+      if (spec.non_negative_y) {
+        for (T& v : y.flat<T>()) v = v < 0 ? T(-v) : v;
+      }
       std::function<double(double, double)> fn = spec.fn;
-      if (std::is_integral_v<T> && std::string(spec.op) == "RealDiv") {
+      if (std::is_integral_v<T> && (op == "RealDiv" || op == "Div")) {
         fn = [](double a, double b) { return std::trunc(a / b); };
       }
       std::vector<double> expected = ReferenceBroadcast(x, y, c.out, fn);
-      auto out = RunKernel(spec.op, {{"T", dtype}}, {x, y});
-      ASSERT_TRUE(out.ok()) << spec.op << " " << c.x << " " << c.y << ": " << out.status();
+      auto out = RunKernel(op, {{"T", dtype}}, {x, y});
+      ASSERT_TRUE(out.ok()) << op << " " << c.x << " " << c.y << ": " << out.status();
       const Tensor& z = (*out)[0];
-      ASSERT_EQ(z.shape(), c.out) << spec.op << " " << c.x << " " << c.y;
+      ASSERT_EQ(z.shape(), c.out) << op << " " << c.x << " " << c.y;
       ASSERT_EQ(z.dtype(), dtype);
       std::vector<double> actual = ToDoubles(z);
       for (size_t i = 0; i < expected.size(); ++i) {
-        const double tolerance = std::is_same_v<T, float> ? 1e-6 * std::abs(expected[i]) : 0;
-        ASSERT_NEAR(actual[i], expected[i], tolerance)
-            << spec.op << " " << dtype << " " << c.x << " (+) " << c.y << " at " << i;
+        ASSERT_TRUE(IsClose(actual[i], expected[i], kRelativeTolerance<T>, 0))
+            << op << " " << dtype << " " << c.x << " (+) " << c.y << " at " << i << ": "
+            << actual[i] << " vs. " << expected[i];
       }
     }
   }
@@ -134,14 +83,17 @@ TEST(BinaryOpTest, BroadcastingDouble) { CheckBinaryOps<double>(); }
 TEST(BinaryOpTest, BroadcastingInt32) { CheckBinaryOps<int32_t>(); }
 TEST(BinaryOpTest, BroadcastingInt64) { CheckBinaryOps<int64_t>(); }
 
-TEST(BinaryOpTest, IncompatibleShapes) {
+TEST(BinaryOpTest, IncompatibleShapesNameTheOpShapesAndDtype) {
   for (const BinaryOpSpec& spec : BinaryOps()) {
-    auto out = RunKernel(spec.op, {{"T", DT_FLOAT}},
-                         {Tensor(DT_FLOAT, TensorShape({2, 3})), Tensor(DT_FLOAT, TensorShape({4}))});
-    ASSERT_FALSE(out.ok()) << spec.op;
-    EXPECT_TRUE(errors::IsInvalidArgument(out.status()));
-    EXPECT_EQ(out.status().message(),
-              std::string(spec.op) + ": Incompatible shapes: [2,3] vs. [4]");
+    for (const auto& [x, y] : std::vector<std::pair<TensorShape, TensorShape>>{
+             {{2, 3}, {4}}, {{2, 3}, {3, 2}}, {{0}, {2}}}) {
+      auto out = RunKernel(spec.op, {{"T", DT_FLOAT}},
+                           {Tensor(DT_FLOAT, x), Tensor(DT_FLOAT, y)});
+      ASSERT_FALSE(out.ok()) << spec.op;
+      EXPECT_TRUE(errors::IsInvalidArgument(out.status()));
+      EXPECT_EQ(out.status().message(), StrCat(spec.op, ": Incompatible shapes: ", x, " vs. ", y,
+                                               " (dtype float)"));
+    }
   }
 }
 
@@ -176,6 +128,56 @@ TEST(BinaryOpTest, NanAndInfPropagate) {
   for (double v : ToDoubles((*spread)[0])) EXPECT_TRUE(std::isnan(v));
 }
 
+// Maximum and Minimum return NaN when either side is NaN, on the vector
+// path (long inputs), the scalar paths and the broadcast path.
+template <typename T>
+void CheckMinMaxPropagateNan() {
+  const T nan = std::numeric_limits<T>::quiet_NaN();
+  const T inf = std::numeric_limits<T>::infinity();
+  std::vector<T> xs(37), ys(37);
+  for (int i = 0; i < 37; ++i) {
+    xs[i] = static_cast<T>(i % 5) - 2;
+    ys[i] = static_cast<T>(i % 3) - 1;
+  }
+  xs[3] = nan, ys[4] = nan, xs[5] = nan, ys[5] = nan, xs[36] = nan, ys[35] = nan;
+  xs[6] = inf, ys[7] = -inf;
+  for (const char* op : {"Maximum", "Minimum"}) {
+    const bool is_max = std::string(op) == "Maximum";
+    auto out = RunKernel(op, {{"T", kDTypeOf<T>}},
+                         {Tensor::FromVector(xs), Tensor::FromVector(ys)});
+    ASSERT_TRUE(out.ok()) << out.status();
+    const T* z = (*out)[0].template data<T>();
+    for (int i = 0; i < 37; ++i) {
+      if (std::isnan(xs[i]) || std::isnan(ys[i])) {
+        EXPECT_TRUE(std::isnan(z[i])) << op << " at " << i;
+      } else {
+        EXPECT_EQ(z[i], is_max ? std::max(xs[i], ys[i]) : std::min(xs[i], ys[i])) << op << i;
+      }
+    }
+    for (bool nan_left : {true, false}) {
+      Tensor scalar = Tensor::Scalar<T>(nan);
+      Tensor vector = Tensor::FromVector(ys);
+      auto spread = RunKernel(op, {{"T", kDTypeOf<T>}},
+                              nan_left ? std::vector<Tensor>{scalar, vector}
+                                       : std::vector<Tensor>{vector, scalar});
+      ASSERT_TRUE(spread.ok());
+      for (double v : ToDoubles((*spread)[0])) EXPECT_TRUE(std::isnan(v)) << op;
+    }
+    Tensor column = Tensor::FromVector<T>({1, nan}, TensorShape({2, 1}));
+    auto broadcast = RunKernel(op, {{"T", kDTypeOf<T>}},
+                               {column, Tensor::FromVector<T>({0, nan, 2})});
+    ASSERT_TRUE(broadcast.ok());
+    std::vector<double> b = ToDoubles((*broadcast)[0]);
+    EXPECT_EQ(b[0], is_max ? 1 : 0);
+    EXPECT_TRUE(std::isnan(b[1]));
+    EXPECT_EQ(b[2], is_max ? 2 : 1);
+    for (int i = 3; i < 6; ++i) EXPECT_TRUE(std::isnan(b[i]));
+  }
+}
+
+TEST(BinaryOpTest, MaximumMinimumPropagateNanFloat) { CheckMinMaxPropagateNan<float>(); }
+TEST(BinaryOpTest, MaximumMinimumPropagateNanDouble) { CheckMinMaxPropagateNan<double>(); }
+
 template <typename T>
 void CheckIntegerWraps() {
   const DType dtype = kDTypeOf<T>;
@@ -192,9 +194,18 @@ void CheckIntegerWraps() {
   EXPECT_EQ(run("Mul", max, 2), T(-2));
   const T half_bits = T(1) << (sizeof(T) * 4);
   EXPECT_EQ(run("Mul", half_bits, half_bits), T(0));
-  EXPECT_EQ(run("RealDiv", min, -1), min);
-  EXPECT_EQ(run("RealDiv", T(-7), T(2)), T(-3));  // toward zero
-  EXPECT_EQ(run("RealDiv", T(7), T(-2)), T(-3));
+  for (const char* op : {"RealDiv", "Div", "FloorDiv"}) EXPECT_EQ(run(op, min, -1), min) << op;
+  EXPECT_EQ(run("FloorMod", min, -1), T(0));
+  EXPECT_EQ(run("SquaredDifference", max, min), T(1));  // (2^n - 1)^2 mod 2^n
+  EXPECT_EQ(run("SquaredDifference", T(-3), T(4)), T(49));
+  EXPECT_EQ(run("Pow", T(2), T(sizeof(T) * 8)), T(0));
+  EXPECT_EQ(run("Pow", T(2), T(sizeof(T) * 8 - 1)), min);
+  EXPECT_EQ(run("Pow", T(3), T(5)), T(243));
+  EXPECT_EQ(run("Pow", T(-3), T(3)), T(-27));
+  EXPECT_EQ(run("Pow", T(0), T(0)), T(1));
+  EXPECT_EQ(run("Pow", T(-1), max), T(-1));
+  EXPECT_EQ(run("Maximum", min, max), max);
+  EXPECT_EQ(run("Minimum", min, max), min);
   auto neg = RunKernel("Neg", {{"T", dtype}}, {Tensor::FromVector<T>({min, max, 0})});
   ASSERT_TRUE(neg.ok());
   EXPECT_EQ((*neg)[0].template data<T>()[0], min);
@@ -204,22 +215,122 @@ void CheckIntegerWraps() {
 TEST(BinaryOpTest, Int32Wraps) { CheckIntegerWraps<int32_t>(); }
 TEST(BinaryOpTest, Int64Wraps) { CheckIntegerWraps<int64_t>(); }
 
-TEST(BinaryOpTest, IntegerDivisionByZero) {
-  for (DType dtype : {DT_INT32, DT_INT64}) {
-    Tensor x = dtype == DT_INT32 ? Values<int32_t>(TensorShape({2, 3}), 0)
-                                 : Values<int64_t>(TensorShape({2, 3}), 0);
-    Tensor y = dtype == DT_INT32 ? Tensor::FromVector<int32_t>({1, 0, 2})
-                                 : Tensor::FromVector<int64_t>({1, 0, 2});
-    auto out = RunKernel("RealDiv", {{"T", dtype}}, {x, y});
-    ASSERT_FALSE(out.ok());
-    EXPECT_TRUE(errors::IsInvalidArgument(out.status()));
-    EXPECT_TRUE(Contains(out.status(), "Integer division by zero")) << out.status();
-    EXPECT_TRUE(Contains(out.status(), "[2,3]")) << out.status();
+// Every sign combination, against Python's // and %: the remainder is 0 or
+// has the divisor's sign, and x == (x // y) * y + x % y.
+template <typename T>
+void CheckFloorSigns() {
+  struct Case {
+    T x, y, quotient, remainder;
+  };
+  const std::vector<Case> cases = {
+      {7, 2, 3, 1},    {-7, 2, -4, 1},  {7, -2, -4, -1}, {-7, -2, 3, -1},
+      {6, 3, 2, 0},    {-6, 3, -2, 0},  {6, -3, -2, 0},  {-6, -3, 2, 0},
+      {0, 5, 0, 0},    {0, -5, 0, 0},   {1, 5, 0, 1},    {-1, 5, -1, 4},
+      {1, -5, -1, -4}, {-1, -5, 0, -1}, {5, 1, 5, 0},    {-5, -1, 5, 0},
+  };
+  std::vector<T> xs, ys;
+  for (const Case& c : cases) xs.push_back(c.x), ys.push_back(c.y);
+  auto div = RunKernel("FloorDiv", {{"T", kDTypeOf<T>}},
+                       {Tensor::FromVector(xs), Tensor::FromVector(ys)});
+  auto mod = RunKernel("FloorMod", {{"T", kDTypeOf<T>}},
+                       {Tensor::FromVector(xs), Tensor::FromVector(ys)});
+  ASSERT_TRUE(div.ok() && mod.ok()) << div.status() << mod.status();
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const T q = (*div)[0].template data<T>()[i];
+    const T r = (*mod)[0].template data<T>()[i];
+    EXPECT_EQ(q, cases[i].quotient) << cases[i].x << " // " << cases[i].y;
+    EXPECT_EQ(r, cases[i].remainder) << cases[i].x << " % " << cases[i].y;
+    if constexpr (std::is_floating_point_v<T>) {
+      // Python's zero remainder takes the divisor's sign too.
+      if (r == 0) {
+        EXPECT_EQ(std::signbit(r), std::signbit(cases[i].y)) << cases[i].x;
+      }
+    }
   }
-  // Nothing is divided when the output is empty.
-  auto out = RunKernel("RealDiv", {{"T", DT_INT32}},
-                       {Tensor(DT_INT32, TensorShape({0, 1})), Tensor::FromVector<int32_t>({0})});
-  EXPECT_TRUE(out.ok()) << out.status();
+}
+
+TEST(BinaryOpTest, FloorDivAndFloorModSignsInt32) { CheckFloorSigns<int32_t>(); }
+TEST(BinaryOpTest, FloorDivAndFloorModSignsInt64) { CheckFloorSigns<int64_t>(); }
+TEST(BinaryOpTest, FloorDivAndFloorModSignsFloat) { CheckFloorSigns<float>(); }
+TEST(BinaryOpTest, FloorDivAndFloorModSignsDouble) { CheckFloorSigns<double>(); }
+
+TEST(BinaryOpTest, FloatFloorModOfFractionsAndInfinities) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  Tensor x = Tensor::FromVector<double>({5.5, -5.5, 5.5, -5.5, 1, -1, inf, 1, nan, 1});
+  Tensor y = Tensor::FromVector<double>({2, 2, -2, -2, inf, inf, 2, 0, 2, nan});
+  auto mod = RunKernel("FloorMod", {{"T", DT_DOUBLE}}, {x, y});
+  auto div = RunKernel("FloorDiv", {{"T", DT_DOUBLE}}, {x, y});
+  ASSERT_TRUE(mod.ok() && div.ok());
+  std::vector<double> r = ToDoubles((*mod)[0]), q = ToDoubles((*div)[0]);
+  EXPECT_EQ(r[0], 1.5);
+  EXPECT_EQ(r[1], 0.5);
+  EXPECT_EQ(r[2], -0.5);
+  EXPECT_EQ(r[3], -1.5);
+  EXPECT_EQ(r[4], 1);    // Python: 1.0 % inf == 1.0
+  EXPECT_EQ(r[5], inf);  // Python: -1.0 % inf == inf
+  for (int i : {6, 7, 8, 9}) EXPECT_TRUE(std::isnan(r[i])) << i;
+  EXPECT_EQ(q[0], 2);
+  EXPECT_EQ(q[1], -3);
+  EXPECT_EQ(q[7], inf);  // 1 // 0 is floor(inf): float division by zero is not an error
+}
+
+TEST(BinaryOpTest, IntegerDivisionByZeroIsAnError) {
+  for (const char* op : {"RealDiv", "Div", "FloorDiv", "FloorMod"}) {
+    for (DType dtype : {DT_INT32, DT_INT64}) {
+      Tensor x = dtype == DT_INT32 ? Values<int32_t>(TensorShape({2, 3}), 0)
+                                   : Values<int64_t>(TensorShape({2, 3}), 0);
+      Tensor y = dtype == DT_INT32 ? Tensor::FromVector<int32_t>({1, 0, 2})
+                                   : Tensor::FromVector<int64_t>({1, 0, 2});
+      auto out = RunKernel(op, {{"T", dtype}}, {x, y});
+      ASSERT_FALSE(out.ok()) << op;
+      EXPECT_TRUE(errors::IsInvalidArgument(out.status()));
+      EXPECT_EQ(out.status().message(),
+                StrCat(op, ": Integer division by zero (x [2,3], y [3], dtype ", dtype, ")"));
+    }
+    // Nothing is divided when the output is empty.
+    auto out = RunKernel(op, {{"T", DT_INT32}},
+                         {Tensor(DT_INT32, TensorShape({0, 1})), Tensor::FromVector<int32_t>({0})});
+    EXPECT_TRUE(out.ok()) << out.status();
+  }
+}
+
+TEST(BinaryOpTest, IntegerPowOfNegativeExponentIsAnError) {
+  auto out = RunKernel("Pow", {{"T", DT_INT64}},
+                       {Tensor::FromVector<int64_t>({2, 3}), Tensor::Scalar<int64_t>(-1)});
+  ASSERT_FALSE(out.ok());
+  EXPECT_TRUE(errors::IsInvalidArgument(out.status()));
+  EXPECT_TRUE(Contains(out.status(), "Pow: Integers to negative integer powers are not allowed"))
+      << out.status();
+  EXPECT_TRUE(Contains(out.status(), "int64")) << out.status();
+}
+
+TEST(BinaryOpTest, FloatPowSpecialValues) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  // Long enough for the vector path; each pair checked against std::pow.
+  std::vector<double> xs = {-2, -2, -8, 0,  0,   -0.0, 1,   nan, 2,    0.5, inf, -inf, -inf,
+                            2,  10, 10, 1e-3, 3, 7, 1.5, -1,  -1,  inf, 0, 4, 9, 2.5, -3};
+  std::vector<double> ys = {3,  0.5, 1.0 / 3, -1, 0, -1, nan, 0, -inf, -inf, -1, 3, 2,
+                            0.5, 300, -300, 2,  -2, 1, 2.5, inf, -inf, 0, 2, 0.5, -0.5, 3, 4};
+  for (DType dtype : {DT_FLOAT, DT_DOUBLE}) {
+    Tensor x = dtype == DT_FLOAT
+                   ? Tensor::FromVector(std::vector<float>(xs.begin(), xs.end()))
+                   : Tensor::FromVector(xs);
+    Tensor y = dtype == DT_FLOAT
+                   ? Tensor::FromVector(std::vector<float>(ys.begin(), ys.end()))
+                   : Tensor::FromVector(ys);
+    auto out = RunKernel("Pow", {{"T", dtype}}, {x, y});
+    ASSERT_TRUE(out.ok());
+    std::vector<double> z = ToDoubles((*out)[0]), xv = ToDoubles(x), yv = ToDoubles(y);
+    for (size_t i = 0; i < xs.size(); ++i) {
+      double expected = std::pow(xv[i], yv[i]);
+      if (dtype == DT_FLOAT) expected = static_cast<float>(expected);
+      EXPECT_TRUE(IsClose(z[i], expected, dtype == DT_FLOAT ? 1e-6 : 1e-12, 0))
+          << dtype << " pow(" << xv[i] << ", " << yv[i] << ") = " << z[i] << ", not "
+          << expected;
+    }
+  }
 }
 
 TEST(BinaryOpTest, ReusesAnInputBufferItOwns) {
@@ -242,52 +353,6 @@ TEST(BinaryOpTest, ReusesAnInputBufferItOwns) {
   EXPECT_EQ(ToDoubles(shared), before);
 }
 
-template <typename T>
-void CheckUnaryOps() {
-  const DType dtype = kDTypeOf<T>;
-  for (const TensorShape& shape : {TensorShape({}), TensorShape({0}), TensorShape({3, 5}),
-                                   TensorShape({1000, 33})}) {
-    Tensor x = Values<T>(shape, 4);
-    std::vector<double> xv = ToDoubles(x);
-    auto neg = RunKernel("Neg", {{"T", dtype}}, {x});
-    auto relu = RunKernel("Relu", {{"T", dtype}}, {x});
-    ASSERT_TRUE(neg.ok() && relu.ok());
-    ASSERT_EQ((*neg)[0].shape(), shape);
-    ASSERT_EQ((*relu)[0].shape(), shape);
-    std::vector<double> nv = ToDoubles((*neg)[0]), rv = ToDoubles((*relu)[0]);
-    for (size_t i = 0; i < xv.size(); ++i) {
-      ASSERT_EQ(nv[i], -xv[i]);
-      ASSERT_EQ(rv[i], std::max(xv[i], 0.0));
-    }
-  }
-}
-
-TEST(UnaryOpTest, Float) { CheckUnaryOps<float>(); }
-TEST(UnaryOpTest, Double) { CheckUnaryOps<double>(); }
-TEST(UnaryOpTest, Int32) { CheckUnaryOps<int32_t>(); }
-TEST(UnaryOpTest, Int64) { CheckUnaryOps<int64_t>(); }
-
-TEST(UnaryOpTest, ReluSpecialValues) {
-  const float inf = std::numeric_limits<float>::infinity();
-  const float nan = std::numeric_limits<float>::quiet_NaN();
-  // Long enough for the vector path, with specials in the tail too.
-  std::vector<float> values(35, -1.0f);
-  values[0] = nan, values[1] = inf, values[2] = -inf, values[33] = nan, values[34] = 2.5f;
-  auto out = RunKernel("Relu", {{"T", DT_FLOAT}}, {Tensor::FromVector(values)});
-  ASSERT_TRUE(out.ok());
-  const float* r = (*out)[0].data<float>();
-  EXPECT_TRUE(std::isnan(r[0]));
-  EXPECT_EQ(r[1], inf);
-  EXPECT_EQ(r[2], 0.0f);
-  EXPECT_EQ(r[3], 0.0f);
-  EXPECT_TRUE(std::isnan(r[33]));
-  EXPECT_EQ(r[34], 2.5f);
-  auto neg = RunKernel("Neg", {{"T", DT_FLOAT}}, {Tensor::FromVector(values)});
-  ASSERT_TRUE(neg.ok());
-  EXPECT_TRUE(std::isnan((*neg)[0].data<float>()[0]));
-  EXPECT_EQ((*neg)[0].data<float>()[1], -inf);
-}
-
 TEST(BroadcastPlanTest, CollapsesDims) {
   auto plan = MakeBroadcastPlan(TensorShape({2, 3, 4}), TensorShape({4}));
   ASSERT_TRUE(plan.ok());
@@ -308,6 +373,29 @@ TEST(BroadcastPlanTest, CollapsesDims) {
   ASSERT_TRUE(plan.ok());
   EXPECT_EQ(plan->kind, BroadcastPlan::Kind::kScalarX);
   EXPECT_EQ(plan->output_shape, TensorShape({1, 3}));
+  plan = MakeBroadcastPlan(TensorShape({5}), TensorShape({1}));
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(plan->kind, BroadcastPlan::Kind::kScalarY);
+  EXPECT_EQ(plan->output_shape, TensorShape({5}));
+  plan = MakeBroadcastPlan(TensorShape({1}), TensorShape({0}));
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(plan->output_shape, TensorShape({0}));
+}
+
+TEST(BroadcastPlanTest, CollapsesThreeInputs) {
+  const TensorShape out({2, 3, 4, 5}), a({3, 1, 5}), b({2, 1, 1, 1}), c({});
+  CollapsedBroadcast collapsed = CollapseBroadcast(out, {&a, &b, &c});
+  EXPECT_EQ(collapsed.out_dims, (std::vector<int64_t>{2, 3, 4, 5}));
+  EXPECT_EQ(collapsed.in_dims[0], (std::vector<int64_t>{1, 3, 1, 5}));
+  EXPECT_EQ(collapsed.in_dims[1], (std::vector<int64_t>{2, 1, 1, 1}));
+  EXPECT_EQ(collapsed.in_dims[2], (std::vector<int64_t>{1, 1, 1, 1}));
+  const TensorShape same({2, 3});
+  collapsed = CollapseBroadcast(same, {&same, &same, &c});
+  EXPECT_EQ(collapsed.out_dims, (std::vector<int64_t>{6}));
+  EXPECT_EQ(collapsed.in_dims[2], (std::vector<int64_t>{1}));
+  const TensorShape one({1, 1});
+  collapsed = CollapseBroadcast(one, {&one, &c});
+  EXPECT_EQ(collapsed.out_dims, (std::vector<int64_t>{1}));
 }
 
 }  // namespace

@@ -5,7 +5,8 @@
 namespace weir {
 
 void RegisterMathKernels(KernelRegistry* registry) {
-  RegisterCwiseKernels(registry);
+  RegisterCwiseBinaryKernels(registry);
+  RegisterCwiseUnaryKernels(registry);
   RegisterMatMulKernels(registry);
   RegisterReductionKernels(registry);
   RegisterCastKernels(registry);

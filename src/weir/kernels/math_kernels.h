@@ -6,9 +6,10 @@ namespace weir {
 
 class KernelRegistry;
 
-void RegisterCwiseKernels(KernelRegistry* registry);    // cwise_ops.cc
-void RegisterMatMulKernels(KernelRegistry* registry);   // matmul_op.cc
-void RegisterReductionKernels(KernelRegistry* registry);  // reduction_ops.cc
-void RegisterCastKernels(KernelRegistry* registry);     // cast_op.cc
+void RegisterCwiseBinaryKernels(KernelRegistry* registry);   // cwise_binary.cc
+void RegisterCwiseUnaryKernels(KernelRegistry* registry);    // cwise_unary.cc
+void RegisterMatMulKernels(KernelRegistry* registry);        // matmul_op.cc
+void RegisterReductionKernels(KernelRegistry* registry);     // reduction_ops.cc
+void RegisterCastKernels(KernelRegistry* registry);          // cast_op.cc
 
 }  // namespace weir
