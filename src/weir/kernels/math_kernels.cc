@@ -7,6 +7,7 @@ namespace weir {
 void RegisterMathKernels(KernelRegistry* registry) {
   RegisterCwiseBinaryKernels(registry);
   RegisterCwiseUnaryKernels(registry);
+  RegisterCwiseCompareKernels(registry);
   RegisterMatMulKernels(registry);
   RegisterReductionKernels(registry);
   RegisterCastKernels(registry);
