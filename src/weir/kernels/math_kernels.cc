@@ -8,6 +8,7 @@ void RegisterMathKernels(KernelRegistry* registry) {
   RegisterCwiseBinaryKernels(registry);
   RegisterCwiseUnaryKernels(registry);
   RegisterCwiseCompareKernels(registry);
+  RegisterCwiseGradKernels(registry);
   RegisterMatMulKernels(registry);
   RegisterReductionKernels(registry);
   RegisterCastKernels(registry);
