@@ -9,6 +9,7 @@ void RegisterMathKernels(KernelRegistry* registry) {
   RegisterCwiseUnaryKernels(registry);
   RegisterCwiseCompareKernels(registry);
   RegisterCwiseGradKernels(registry);
+  RegisterSelectKernels(registry);
   RegisterMatMulKernels(registry);
   RegisterReductionKernels(registry);
   RegisterCastKernels(registry);
