@@ -10,6 +10,7 @@ void RegisterMathKernels(KernelRegistry* registry) {
   RegisterCwiseCompareKernels(registry);
   RegisterCwiseGradKernels(registry);
   RegisterSelectKernels(registry);
+  RegisterAddNKernels(registry);
   RegisterMatMulKernels(registry);
   RegisterReductionKernels(registry);
   RegisterCastKernels(registry);

@@ -11,6 +11,7 @@ void RegisterCwiseUnaryKernels(KernelRegistry* registry);    // cwise_unary.cc
 void RegisterCwiseCompareKernels(KernelRegistry* registry);  // cwise_compare.cc
 void RegisterCwiseGradKernels(KernelRegistry* registry);     // cwise_grad.cc
 void RegisterSelectKernels(KernelRegistry* registry);        // select_op.cc
+void RegisterAddNKernels(KernelRegistry* registry);          // add_n_op.cc
 void RegisterMatMulKernels(KernelRegistry* registry);        // matmul_op.cc
 void RegisterReductionKernels(KernelRegistry* registry);     // reduction_ops.cc
 void RegisterCastKernels(KernelRegistry* registry);          // cast_op.cc
