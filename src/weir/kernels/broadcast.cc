@@ -6,8 +6,57 @@
 
 namespace weir {
 
+CollapsedBroadcast CollapseBroadcast(const TensorShape& output,
+                                     std::initializer_list<const TensorShape*> inputs) {
+  CollapsedBroadcast result;
+  result.in_dims.resize(inputs.size());
+  const int rank = output.rank();
+  std::vector<bool> full(inputs.size()), previous_full(inputs.size());
+  for (int i = 0; i < rank; ++i) {
+    const int64_t o = output.dim_size(i);
+    if (o == 1) continue;  // every input is 1 there
+    size_t k = 0;
+    for (const TensorShape* in : inputs) {
+      const int index = i - (rank - in->rank());
+      full[k++] = index >= 0 && in->dim_size(index) == o;
+    }
+    if (!result.out_dims.empty() && full == previous_full) {
+      result.out_dims.back() *= o;
+      for (k = 0; k < inputs.size(); ++k) {
+        if (full[k]) result.in_dims[k].back() *= o;
+      }
+    } else {
+      result.out_dims.push_back(o);
+      for (k = 0; k < inputs.size(); ++k) result.in_dims[k].push_back(full[k] ? o : 1);
+    }
+    previous_full = full;
+  }
+  if (result.out_dims.empty()) {  // one element
+    result.out_dims.push_back(1);
+    for (std::vector<int64_t>& dims : result.in_dims) dims.push_back(1);
+  }
+  return result;
+}
+
 StatusOr<BroadcastPlan> MakeBroadcastPlan(const TensorShape& x, const TensorShape& y) {
   BroadcastPlan plan;
+  // The common cases first, without building partial shapes: they decide
+  // the cost of small elementwise ops.
+  if (x == y) {
+    plan.kind = BroadcastPlan::Kind::kSameShape;
+    plan.output_shape = x;
+    return plan;
+  }
+  if (x.num_elements() == 1 && x.rank() <= y.rank()) {
+    plan.kind = BroadcastPlan::Kind::kScalarX;
+    plan.output_shape = y;
+    return plan;
+  }
+  if (y.num_elements() == 1 && y.rank() <= x.rank()) {
+    plan.kind = BroadcastPlan::Kind::kScalarY;
+    plan.output_shape = x;
+    return plan;
+  }
   WEIR_ASSIGN_OR_RETURN(PartialShape out, BroadcastShapes(x, y));
   plan.output_shape = out.ToTensorShape();
   const int64_t count = plan.output_shape.num_elements();
@@ -24,27 +73,10 @@ StatusOr<BroadcastPlan> MakeBroadcastPlan(const TensorShape& x, const TensorShap
     return plan;
   }
   plan.kind = BroadcastPlan::Kind::kGeneral;
-  const int rank = plan.output_shape.rank();
-  bool previous_x_full = false, previous_y_full = false;
-  for (int i = 0; i < rank; ++i) {
-    const int64_t o = plan.output_shape.dim_size(i);
-    if (o == 1) continue;  // both sides are 1 there
-    const int ix = i - (rank - x.rank());
-    const int iy = i - (rank - y.rank());
-    const bool x_full = ix >= 0 && x.dim_size(ix) == o;
-    const bool y_full = iy >= 0 && y.dim_size(iy) == o;
-    if (!plan.out_dims.empty() && x_full == previous_x_full && y_full == previous_y_full) {
-      plan.out_dims.back() *= o;
-      if (x_full) plan.x_dims.back() *= o;
-      if (y_full) plan.y_dims.back() *= o;
-    } else {
-      plan.out_dims.push_back(o);
-      plan.x_dims.push_back(x_full ? o : 1);
-      plan.y_dims.push_back(y_full ? o : 1);
-    }
-    previous_x_full = x_full;
-    previous_y_full = y_full;
-  }
+  CollapsedBroadcast collapsed = CollapseBroadcast(plan.output_shape, {&x, &y});
+  plan.out_dims = std::move(collapsed.out_dims);
+  plan.x_dims = std::move(collapsed.in_dims[0]);
+  plan.y_dims = std::move(collapsed.in_dims[1]);
   return plan;
 }
 

@@ -1,9 +1,13 @@
-// How the two inputs of a binary op broadcast, reduced to the fewest dims
+// How the inputs of an elementwise op broadcast, reduced to the fewest dims
 // that describe it, so kernels pick a fast path (same shape, a scalar side,
-// a bias-like row) or a general broadcast of small rank.
+// a bias-like row) or a general broadcast of small rank; and the loops that
+// walk a general broadcast, shared by every elementwise kernel whatever its
+// input and output types.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <initializer_list>
 #include <vector>
 
 #include "weir/base/status.h"
@@ -11,6 +15,37 @@
 #include "weir/framework/tensor_shape.h"
 
 namespace weir {
+
+// Elementwise work estimated below this many cycles runs inline on the
+// calling thread. Eigen's cost model (behind ThreadPool::ParallelFor) starts
+// a second thread only above about 100K cycles, so inline work never gives
+// up parallelism; it only skips the pool's dispatch.
+inline constexpr double kInlineCycles = 100000;
+
+// Runs fn(begin, end) over [0, n): inline when n * cycles_per_unit is below
+// kInlineCycles, else sharded on `pool`.
+template <typename Fn>
+void ShardOrInline(ThreadPool* pool, int64_t n, double cycles_per_unit, const Fn& fn) {
+  if (n <= 0) return;
+  if (static_cast<double>(n) * cycles_per_unit < kInlineCycles) {
+    fn(int64_t{0}, n);
+    return;
+  }
+  pool->ParallelFor(n, static_cast<int64_t>(cycles_per_unit) + 1, fn);
+}
+
+// The dims of several inputs broadcast to one output, collapsed: dims of 1
+// in the output are dropped and neighbours that every input treats alike
+// (full or repeated) are merged. out_dims has at least one dim, and each
+// in_dims[k][i] is out_dims[i] (input k is full there) or 1 (repeated).
+struct CollapsedBroadcast {
+  std::vector<int64_t> out_dims;
+  std::vector<std::vector<int64_t>> in_dims;
+};
+
+// REQUIRES: every input broadcasts to `output`.
+CollapsedBroadcast CollapseBroadcast(const TensorShape& output,
+                                     std::initializer_list<const TensorShape*> inputs);
 
 struct BroadcastPlan {
   enum class Kind {
@@ -21,8 +56,7 @@ struct BroadcastPlan {
   };
   Kind kind = Kind::kSameShape;
   TensorShape output_shape;
-  // For kGeneral: collapsed dims of equal rank (2 or more). Adjacent dims
-  // that broadcast the same way are merged and dims of 1 dropped, so each
+  // For kGeneral: CollapseBroadcast of x and y, of rank 2 or more; each
   // x_dims[i] and y_dims[i] is either out_dims[i] or 1, and neighbours
   // differ in which side is 1.
   std::vector<int64_t> x_dims;
@@ -34,62 +68,77 @@ struct BroadcastPlan {
 // when a pair of dims differs and neither is 1.
 StatusOr<BroadcastPlan> MakeBroadcastPlan(const TensorShape& x, const TensorShape& y);
 
-// z = fn(x, y) for a kGeneral plan of any rank: walks the output row by row
-// (a row is the last collapsed dim) in parallel on `pool`; the inner loop
-// reads contiguous or repeated elements, so the compiler vectorizes it.
-// `z` may be `x` or `y` when that input has the output's shape.
-template <typename T, typename Fn>
-void BroadcastByRows(ThreadPool* pool, const BroadcastPlan& plan, const T* x, const T* y, T* z,
-                     Fn fn) {
-  const int rank = static_cast<int>(plan.out_dims.size());
-  const int64_t inner = plan.out_dims.back();
+// Calls row_fn(row, offsets) for every row of a collapsed broadcast (a row
+// is the last of out_dims), where offsets[k] is the element offset in input
+// k of that row's start. Rows run in parallel on `pool` when there is
+// enough work (`cycles_per_element` as for ShardOrInline).
+template <size_t N, typename RowFn>
+void ForEachBroadcastRow(ThreadPool* pool, const std::vector<int64_t>& out_dims,
+                         const std::array<const std::vector<int64_t>*, N>& in_dims,
+                         double cycles_per_element, const RowFn& row_fn) {
+  const int rank = static_cast<int>(out_dims.size());
+  const int64_t inner = out_dims.back();
   int64_t rows = 1;
-  for (int i = 0; i + 1 < rank; ++i) rows *= plan.out_dims[i];
-  // Element strides of x and y per output dim; 0 where that side repeats.
-  std::vector<int64_t> x_strides(rank), y_strides(rank);
-  int64_t xs = 1, ys = 1;
-  for (int i = rank - 1; i >= 0; --i) {
-    x_strides[i] = plan.x_dims[i] == 1 ? 0 : xs;
-    y_strides[i] = plan.y_dims[i] == 1 ? 0 : ys;
-    xs *= plan.x_dims[i];
-    ys *= plan.y_dims[i];
+  for (int i = 0; i + 1 < rank; ++i) rows *= out_dims[i];
+  // Element strides of each input per output dim; 0 where it repeats.
+  std::array<std::vector<int64_t>, N> strides;
+  for (size_t k = 0; k < N; ++k) {
+    const std::vector<int64_t>& dims = *in_dims[k];
+    strides[k].resize(rank);
+    int64_t stride = 1;
+    for (int i = rank - 1; i >= 0; --i) {
+      strides[k][i] = dims[i] == 1 ? 0 : stride;
+      stride *= dims[i];
+    }
   }
+  ShardOrInline(pool, rows, static_cast<double>(inner) * cycles_per_element + 8,
+                [&](int64_t begin, int64_t end) {
+                  // The row's index over the outer dims, advanced like an odometer.
+                  std::vector<int64_t> index(rank - 1);
+                  std::array<int64_t, N> offsets{};
+                  int64_t rest = begin;
+                  for (int i = rank - 2; i >= 0; --i) {
+                    index[i] = rest % out_dims[i];
+                    rest /= out_dims[i];
+                    for (size_t k = 0; k < N; ++k) offsets[k] += index[i] * strides[k][i];
+                  }
+                  for (int64_t row = begin; row < end; ++row) {
+                    row_fn(row, offsets);
+                    for (int i = rank - 2; i >= 0; --i) {
+                      for (size_t k = 0; k < N; ++k) offsets[k] += strides[k][i];
+                      if (++index[i] < out_dims[i]) break;
+                      for (size_t k = 0; k < N; ++k) offsets[k] -= index[i] * strides[k][i];
+                      index[i] = 0;
+                    }
+                  }
+                });
+}
+
+// z = fn(x, y) for a kGeneral plan of any rank: walks the output row by
+// row with a contiguous or repeated inner loop, which the compiler
+// vectorizes. `z` may alias `x` or `y` when that input has the output's
+// shape and type.
+template <typename X, typename Y, typename Z, typename Fn>
+void BroadcastByRows(ThreadPool* pool, const BroadcastPlan& plan, const X* x, const Y* y, Z* z,
+                     Fn fn, double cycles_per_element) {
+  const int64_t inner = plan.out_dims.back();
   const bool x_repeats = plan.x_dims.back() == 1;
   const bool y_repeats = plan.y_dims.back() == 1;
-  pool->ParallelFor(rows, inner + 8, [&](int64_t begin, int64_t end) {
-    // The row's index over the outer dims, advanced like an odometer.
-    std::vector<int64_t> index(rank - 1);
-    int64_t x_offset = 0, y_offset = 0;
-    int64_t rest = begin;
-    for (int i = rank - 2; i >= 0; --i) {
-      index[i] = rest % plan.out_dims[i];
-      rest /= plan.out_dims[i];
-      x_offset += index[i] * x_strides[i];
-      y_offset += index[i] * y_strides[i];
-    }
-    for (int64_t row = begin; row < end; ++row) {
-      const T* xr = x + x_offset;
-      const T* yr = y + y_offset;
-      T* zr = z + row * inner;
-      if (x_repeats) {
-        const T xv = *xr;
-        for (int64_t j = 0; j < inner; ++j) zr[j] = fn(xv, yr[j]);
-      } else if (y_repeats) {
-        const T yv = *yr;
-        for (int64_t j = 0; j < inner; ++j) zr[j] = fn(xr[j], yv);
-      } else {
-        for (int64_t j = 0; j < inner; ++j) zr[j] = fn(xr[j], yr[j]);
-      }
-      for (int i = rank - 2; i >= 0; --i) {
-        x_offset += x_strides[i];
-        y_offset += y_strides[i];
-        if (++index[i] < plan.out_dims[i]) break;
-        x_offset -= index[i] * x_strides[i];
-        y_offset -= index[i] * y_strides[i];
-        index[i] = 0;
-      }
-    }
-  });
+  ForEachBroadcastRow<2>(pool, plan.out_dims, {&plan.x_dims, &plan.y_dims}, cycles_per_element,
+                         [&](int64_t row, const std::array<int64_t, 2>& offsets) {
+                           const X* xr = x + offsets[0];
+                           const Y* yr = y + offsets[1];
+                           Z* zr = z + row * inner;
+                           if (x_repeats) {
+                             const X xv = *xr;
+                             for (int64_t j = 0; j < inner; ++j) zr[j] = fn(xv, yr[j]);
+                           } else if (y_repeats) {
+                             const Y yv = *yr;
+                             for (int64_t j = 0; j < inner; ++j) zr[j] = fn(xr[j], yv);
+                           } else {
+                             for (int64_t j = 0; j < inner; ++j) zr[j] = fn(xr[j], yr[j]);
+                           }
+                         });
 }
 
 }  // namespace weir

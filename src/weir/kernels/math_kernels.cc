@@ -5,7 +5,12 @@
 namespace weir {
 
 void RegisterMathKernels(KernelRegistry* registry) {
-  RegisterCwiseKernels(registry);
+  RegisterCwiseBinaryKernels(registry);
+  RegisterCwiseUnaryKernels(registry);
+  RegisterCwiseCompareKernels(registry);
+  RegisterCwiseGradKernels(registry);
+  RegisterSelectKernels(registry);
+  RegisterAddNKernels(registry);
   RegisterMatMulKernels(registry);
   RegisterReductionKernels(registry);
   RegisterCastKernels(registry);

@@ -6,9 +6,14 @@ namespace weir {
 
 class KernelRegistry;
 
-void RegisterCwiseKernels(KernelRegistry* registry);    // cwise_ops.cc
-void RegisterMatMulKernels(KernelRegistry* registry);   // matmul_op.cc
-void RegisterReductionKernels(KernelRegistry* registry);  // reduction_ops.cc
-void RegisterCastKernels(KernelRegistry* registry);     // cast_op.cc
+void RegisterCwiseBinaryKernels(KernelRegistry* registry);   // cwise_binary.cc
+void RegisterCwiseUnaryKernels(KernelRegistry* registry);    // cwise_unary.cc
+void RegisterCwiseCompareKernels(KernelRegistry* registry);  // cwise_compare.cc
+void RegisterCwiseGradKernels(KernelRegistry* registry);     // cwise_grad.cc
+void RegisterSelectKernels(KernelRegistry* registry);        // select_op.cc
+void RegisterAddNKernels(KernelRegistry* registry);          // add_n_op.cc
+void RegisterMatMulKernels(KernelRegistry* registry);        // matmul_op.cc
+void RegisterReductionKernels(KernelRegistry* registry);     // reduction_ops.cc
+void RegisterCastKernels(KernelRegistry* registry);          // cast_op.cc
 
 }  // namespace weir

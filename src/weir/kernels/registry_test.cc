@@ -12,23 +12,65 @@ namespace {
 
 TEST(RegistryTest, EveryArrayAndMathOpHasACpuKernel) {
   RegisterAllKernels();
-  for (const char* op : {"Const", "Placeholder", "Identity", "Shape", "Reshape", "Add", "AddV2",
-                         "Sub", "Mul", "RealDiv", "Neg", "Relu", "MatMul", "Sum", "Cast"}) {
+  for (const char* op :
+       {"Const", "Placeholder", "Identity", "Shape", "Reshape", "MatMul", "Sum", "Cast",
+        "Add", "AddV2", "Sub", "Mul", "RealDiv", "Div", "FloorDiv", "FloorMod", "Maximum",
+        "Minimum", "Pow", "SquaredDifference", "Neg", "Abs", "Sign", "Square", "Reciprocal",
+        "Exp", "Expm1", "Log", "Log1p", "Sqrt", "Rsqrt", "Floor", "Ceil", "Round", "Sin", "Cos",
+        "Tanh", "Sigmoid", "Erf", "IsNan", "IsInf", "IsFinite", "Relu", "Relu6", "Elu", "Selu",
+        "Softplus", "ReluGrad", "Relu6Grad", "EluGrad", "SeluGrad", "SoftplusGrad",
+        "SigmoidGrad", "TanhGrad", "RsqrtGrad", "SqrtGrad", "ReciprocalGrad", "Less",
+        "LessEqual", "Greater", "GreaterEqual", "Equal", "NotEqual", "LogicalAnd", "LogicalOr",
+        "LogicalNot", "Select", "SelectV2", "AddN"}) {
     ASSERT_TRUE(OpRegistry::Global()->LookUp(op).ok()) << op;
     EXPECT_FALSE(KernelRegistry::Global()->DescribeKernels(op).empty()) << op;
   }
 }
 
-TEST(RegistryTest, TypedKernelsCoverFloatDoubleInt32Int64) {
-  for (const char* op : {"Add", "AddV2", "Sub", "Mul", "RealDiv", "Neg", "Relu", "Sum"}) {
-    for (DType dtype : {DT_FLOAT, DT_DOUBLE, DT_INT32, DT_INT64}) {
-      const int inputs = std::string(op) == "Neg" || std::string(op) == "Relu" ? 1 : 2;
-      EXPECT_TRUE(CreateTestKernel(op, {{"T", dtype}}, inputs).ok()) << op << " " << dtype;
+struct Coverage {
+  std::vector<const char*> ops;
+  int inputs;
+  std::vector<DType> dtypes;
+};
+
+TEST(RegistryTest, TypedKernelsCoverTheirDtypes) {
+  const std::vector<DType> kReal = {DT_FLOAT, DT_DOUBLE, DT_INT32, DT_INT64};
+  const std::vector<DType> kFloat = {DT_FLOAT, DT_DOUBLE};
+  const std::vector<Coverage> coverage = {
+      {{"Add", "AddV2", "Sub", "Mul", "RealDiv", "Div", "FloorDiv", "FloorMod", "Maximum",
+        "Minimum", "Pow", "SquaredDifference", "Less", "LessEqual", "Greater", "GreaterEqual",
+        "Equal", "NotEqual"},
+       2,
+       kReal},
+      {{"Equal", "NotEqual"}, 2, {DT_BOOL}},
+      {{"Neg", "Abs", "Sign", "Square", "Relu", "Relu6"}, 1, kReal},
+      {{"Reciprocal", "Exp", "Expm1", "Log", "Log1p", "Sqrt", "Rsqrt", "Floor", "Ceil", "Round",
+        "Sin", "Cos", "Tanh", "Sigmoid", "Erf", "IsNan", "IsInf", "IsFinite", "Elu", "Selu",
+        "Softplus"},
+       1,
+       kFloat},
+      {{"ReluGrad", "Relu6Grad", "EluGrad", "SeluGrad", "SoftplusGrad", "SigmoidGrad",
+        "TanhGrad", "RsqrtGrad", "SqrtGrad", "ReciprocalGrad"},
+       2,
+       kFloat},
+      {{"Select", "SelectV2"}, 3, {DT_FLOAT, DT_DOUBLE, DT_INT32, DT_INT64, DT_BOOL, DT_HALF}},
+      {{"Sum"}, 2, kReal},
+      {{"MatMul"}, 2, kFloat},
+  };
+  for (const Coverage& c : coverage) {
+    for (const char* op : c.ops) {
+      for (DType dtype : c.dtypes) {
+        EXPECT_TRUE(CreateTestKernel(op, {{"T", dtype}}, c.inputs).ok()) << op << " " << dtype;
+      }
     }
   }
-  for (DType dtype : {DT_FLOAT, DT_DOUBLE}) {
-    EXPECT_TRUE(CreateTestKernel("MatMul", {{"T", dtype}}, 2).ok()) << dtype;
+  for (DType dtype : kReal) {
+    EXPECT_TRUE(CreateTestKernel("AddN", {{"T", dtype}, {"N", 3}}, 3).ok()) << dtype;
   }
+  for (const char* op : {"LogicalAnd", "LogicalOr"}) {
+    EXPECT_TRUE(CreateTestKernel(op, {}, 2).ok()) << op;
+  }
+  EXPECT_TRUE(CreateTestKernel("LogicalNot", {}, 1).ok());
   for (DType dtype : {DT_STRING, DT_RESOURCE, DT_HALF}) {
     EXPECT_TRUE(CreateTestKernel("Identity", {{"T", dtype}}, 1).ok()) << dtype;
     EXPECT_TRUE(CreateTestKernel("Reshape", {{"T", dtype}, {"Tshape", DT_INT64}}, 2).ok())

@@ -1,7 +1,12 @@
-// The math family: elementwise arithmetic with NumPy broadcasting, matrix
-// multiplication, reductions and dtype conversion. Type sets follow
-// TensorFlow's declarations so imported graphs validate; which of those types
-// have CPU kernels is up to kernels/.
+// The math family: elementwise arithmetic with NumPy broadcasting,
+// elementwise functions, activations and their gradient ops, comparisons
+// and logic, selection, matrix multiplication, reductions and dtype
+// conversion. Names, inputs, attrs and type sets follow TensorFlow's
+// declarations so imported graphs validate; which of those types have CPU
+// kernels is up to kernels/.
+#include <initializer_list>
+#include <string>
+
 #include "weir/framework/op_def.h"
 #include "weir/ops/all_ops.h"
 #include "weir/ops/shape_fns.h"
@@ -12,45 +17,264 @@ namespace {
 constexpr char kBinaryTypes[] =
     "T: {bfloat16, half, float, double, uint8, int8, uint16, int16, int32, uint32, uint64, "
     "int64, complex64, complex128}";
+constexpr char kFloatTypes[] = "T: {bfloat16, half, float, double}";
+constexpr char kFloatComplexTypes[] = "T: {bfloat16, half, float, double, complex64, complex128}";
+constexpr char kSignedTypes[] =
+    "T: {bfloat16, half, float, double, int8, int16, int32, int64, complex64, complex128}";
+constexpr char kMinMaxTypes[] =
+    "T: {bfloat16, half, float, double, int8, uint8, int16, uint16, int32, uint32, int64, "
+    "uint64}";
 
-void RegisterBinaryOp(OpRegistry* registry, const char* name, const char* type_spec,
-                      const char* doc) {
-  registry->Register(OpDefBuilder(name)
+struct OpSpec {
+  const char* name;
+  const char* type_spec;
+  const char* doc;
+};
+
+// x: T -> z: T, broadcasting.
+void RegisterBinaryOp(OpRegistry* registry, const OpSpec& op) {
+  registry->Register(OpDefBuilder(op.name)
                          .Input("x: T")
                          .Input("y: T")
                          .Output("z: T")
-                         .Attr(type_spec)
+                         .Attr(op.type_spec)
                          .SetShapeFn(BroadcastBinaryOpShape)
-                         .Doc(doc));
+                         .Doc(op.doc));
+}
+
+// x: T -> y: T.
+void RegisterUnaryOp(OpRegistry* registry, const OpSpec& op) {
+  registry->Register(OpDefBuilder(op.name)
+                         .Input("x: T")
+                         .Output("y: T")
+                         .Attr(op.type_spec)
+                         .SetShapeFn(UnchangedShape)
+                         .Doc(op.doc));
+}
+
+// features: T -> activations: T.
+void RegisterActivation(OpRegistry* registry, const OpSpec& op) {
+  registry->Register(OpDefBuilder(op.name)
+                         .Input("features: T")
+                         .Output("activations: T")
+                         .Attr(op.type_spec)
+                         .SetShapeFn(UnchangedShape)
+                         .Doc(op.doc));
+}
+
+// (gradients, `forward`) -> backprops, where `forward` names the forward
+// op's input ("features") or output ("outputs") the gradient is taken at.
+void RegisterActivationGrad(OpRegistry* registry, const OpSpec& op, const char* forward) {
+  registry->Register(OpDefBuilder(op.name)
+                         .Input("gradients: T")
+                         .Input(std::string(forward) + ": T")
+                         .Output("backprops: T")
+                         .Attr(op.type_spec)
+                         .SetShapeFn(MergeAllInputsShape)
+                         .Doc(op.doc));
+}
+
+// (y, dy) -> z, where y is the forward op's output.
+void RegisterUnaryGradOp(OpRegistry* registry, const OpSpec& op) {
+  registry->Register(OpDefBuilder(op.name)
+                         .Input("y: T")
+                         .Input("dy: T")
+                         .Output("z: T")
+                         .Attr(op.type_spec)
+                         .SetShapeFn(MergeAllInputsShape)
+                         .Doc(op.doc));
+}
+
+// (x: T, y: T) -> z: bool, broadcasting.
+void RegisterComparison(OpRegistry* registry, const OpSpec& op, bool equality) {
+  OpDefBuilder builder(op.name);
+  builder.Input("x: T").Input("y: T").Output("z: bool").Attr(op.type_spec);
+  if (equality) builder.Attr("incompatible_shape_error: bool = true");
+  registry->Register(builder.SetShapeFn(BroadcastBinaryOpShape).Doc(op.doc));
+}
+
+void RegisterElementwiseOps(OpRegistry* registry) {
+  const char* const kAddTypes =
+      "T: {bfloat16, half, float, double, uint8, int8, int16, int32, int64, complex64, "
+      "complex128, string}";
+  for (const OpSpec& op : std::initializer_list<OpSpec>{
+           {"Add", kAddTypes, "x + y, with NumPy broadcasting."},
+           {"AddV2", kBinaryTypes, "x + y, with NumPy broadcasting."},
+           {"Sub", kBinaryTypes, "x - y, with NumPy broadcasting."},
+           {"Mul", kBinaryTypes, "x * y, with NumPy broadcasting."},
+           {"RealDiv", kBinaryTypes,
+            "x / y, with NumPy broadcasting; integers divide toward zero and dividing by "
+            "zero is an error."},
+           {"Div", kBinaryTypes,
+            "x / y, with NumPy broadcasting; integers divide toward zero (as in C) and "
+            "dividing by zero is an error."},
+           {"FloorDiv", kBinaryTypes,
+            "floor(x / y), with NumPy broadcasting; integer division by zero is an error."},
+           {"FloorMod",
+            "T: {int8, int16, int32, int64, uint8, uint16, uint32, uint64, bfloat16, half, "
+            "float, double}",
+            "x - floor(x / y) * y, with NumPy broadcasting: 0 or of y's sign, as in Python; "
+            "integer division by zero is an error."},
+           {"Maximum", kMinMaxTypes, "max(x, y), with NumPy broadcasting; NaN if either is."},
+           {"Minimum", kMinMaxTypes, "min(x, y), with NumPy broadcasting; NaN if either is."},
+           {"Pow",
+            "T: {bfloat16, float, half, double, int8, int16, int32, int64, complex64, "
+            "complex128}",
+            "x ** y, with NumPy broadcasting; integers to negative powers are an error."},
+           {"SquaredDifference",
+            "T: {bfloat16, half, float, double, int32, int64, complex64, complex128}",
+            "(x - y)^2, with NumPy broadcasting."},
+       }) {
+    RegisterBinaryOp(registry, op);
+  }
+
+  for (const OpSpec& op : std::initializer_list<OpSpec>{
+           {"Neg", kSignedTypes, "-x, elementwise (integers wrap)."},
+           {"Abs", "T: {bfloat16, half, float, double, int8, int16, int32, int64}",
+            "|x|, elementwise (the most negative integer stays itself)."},
+           {"Sign", kSignedTypes, "-1, 0 or 1 by the sign of x; NaN stays NaN."},
+           {"Square",
+            "T: {bfloat16, half, float, double, int8, int16, int32, int64, uint8, uint16, "
+            "uint32, uint64, complex64, complex128}",
+            "x * x, elementwise (integers wrap)."},
+           {"Reciprocal", kSignedTypes, "1 / x, elementwise."},
+           {"Exp", kFloatComplexTypes, "e^x, elementwise."},
+           {"Expm1", kFloatComplexTypes, "e^x - 1, elementwise, accurate near 0."},
+           {"Log", kFloatComplexTypes, "Natural logarithm; log(0) = -inf, log(x < 0) = NaN."},
+           {"Log1p", kFloatComplexTypes, "log(1 + x), elementwise, accurate near 0."},
+           {"Sqrt", kFloatComplexTypes, "Square root; NaN below 0."},
+           {"Rsqrt", kFloatComplexTypes, "1 / sqrt(x), elementwise."},
+           {"Floor", kFloatTypes, "The largest integer not above x."},
+           {"Ceil", kFloatTypes, "The smallest integer not below x."},
+           {"Round", kSignedTypes, "x rounded to the nearest integer, halves to even."},
+           {"Sin", kFloatComplexTypes, "Sine, elementwise."},
+           {"Cos", kFloatComplexTypes, "Cosine, elementwise."},
+           {"Tanh", kFloatComplexTypes, "Hyperbolic tangent, elementwise."},
+           {"Sigmoid", kFloatComplexTypes, "1 / (1 + e^-x), elementwise."},
+           {"Erf", kFloatTypes, "The error function, elementwise."},
+       }) {
+    RegisterUnaryOp(registry, op);
+  }
+  for (const OpSpec& op : std::initializer_list<OpSpec>{
+           {"IsNan", kFloatTypes, "Whether each element of x is NaN."},
+           {"IsInf", kFloatTypes, "Whether each element of x is inf or -inf."},
+           {"IsFinite", kFloatTypes, "Whether each element of x is neither NaN nor infinite."},
+       }) {
+    registry->Register(OpDefBuilder(op.name)
+                           .Input("x: T")
+                           .Output("y: bool")
+                           .Attr(op.type_spec)
+                           .SetShapeFn(UnchangedShape)
+                           .Doc(op.doc));
+  }
+}
+
+void RegisterActivationOps(OpRegistry* registry) {
+  const char* const kActivationTypes = "T: {half, bfloat16, float, double}";
+  for (const OpSpec& op : std::initializer_list<OpSpec>{
+           {"Relu", "T: realnumbertype", "max(features, 0), elementwise; NaN stays NaN."},
+           {"Relu6", "T: realnumbertype", "min(max(features, 0), 6); NaN stays NaN."},
+           {"Elu", kActivationTypes, "features where >= 0, else exp(features) - 1."},
+           {"Selu", kActivationTypes,
+            "scale * features where >= 0, else scale * alpha * (exp(features) - 1), with "
+            "scale ~1.0507 and alpha ~1.6733."},
+           {"Softplus", kActivationTypes, "log(exp(features) + 1), without overflow."},
+       }) {
+    RegisterActivation(registry, op);
+  }
+  for (const OpSpec& op : std::initializer_list<OpSpec>{
+           {"ReluGrad", "T: realnumbertype", "gradients where features > 0, else 0."},
+           {"Relu6Grad", "T: realnumbertype", "gradients where 0 < features < 6, else 0."},
+           {"SoftplusGrad", kActivationTypes, "gradients * sigmoid(features)."},
+       }) {
+    RegisterActivationGrad(registry, op, "features");
+  }
+  for (const OpSpec& op : std::initializer_list<OpSpec>{
+           {"EluGrad", kActivationTypes,
+            "Elu's gradient from its outputs: gradients where outputs >= 0, else gradients * "
+            "(outputs + 1)."},
+           {"SeluGrad", kActivationTypes,
+            "Selu's gradient from its outputs: gradients * scale where outputs >= 0, else "
+            "gradients * (outputs + scale * alpha)."},
+       }) {
+    RegisterActivationGrad(registry, op, "outputs");
+  }
+  for (const OpSpec& op : std::initializer_list<OpSpec>{
+           {"SigmoidGrad", kFloatComplexTypes, "dy * y * (1 - y), where y = sigmoid(x)."},
+           {"TanhGrad", kFloatComplexTypes, "dy * (1 - y^2), where y = tanh(x)."},
+           {"RsqrtGrad", kFloatComplexTypes, "-dy * y^3 / 2, where y = rsqrt(x)."},
+           {"SqrtGrad", kFloatComplexTypes, "dy / (2 y), where y = sqrt(x)."},
+           {"ReciprocalGrad", kFloatComplexTypes, "-dy * y^2, where y = 1 / x."},
+       }) {
+    RegisterUnaryGradOp(registry, op);
+  }
+}
+
+void RegisterLogicOps(OpRegistry* registry) {
+  for (const OpSpec& op : std::initializer_list<OpSpec>{
+           {"Less", "T: realnumbertype", "x < y, with NumPy broadcasting."},
+           {"LessEqual", "T: realnumbertype", "x <= y, with NumPy broadcasting."},
+           {"Greater", "T: realnumbertype", "x > y, with NumPy broadcasting."},
+           {"GreaterEqual", "T: realnumbertype", "x >= y, with NumPy broadcasting."},
+       }) {
+    RegisterComparison(registry, op, /*equality=*/false);
+  }
+  for (const OpSpec& op : std::initializer_list<OpSpec>{
+           {"Equal", "T: type",
+            "x == y, with NumPy broadcasting. With incompatible_shape_error=false, shapes "
+            "that do not broadcast give the scalar false."},
+           {"NotEqual", "T: type",
+            "x != y, with NumPy broadcasting. With incompatible_shape_error=false, shapes "
+            "that do not broadcast give the scalar true."},
+       }) {
+    RegisterComparison(registry, op, /*equality=*/true);
+  }
+  for (const char* name : {"LogicalAnd", "LogicalOr"}) {
+    registry->Register(OpDefBuilder(name)
+                           .Input("x: bool")
+                           .Input("y: bool")
+                           .Output("z: bool")
+                           .SetShapeFn(BroadcastBinaryOpShape)
+                           .Doc("x AND / OR y, with NumPy broadcasting."));
+  }
+  registry->Register(OpDefBuilder("LogicalNot")
+                         .Input("x: bool")
+                         .Output("y: bool")
+                         .SetShapeFn(UnchangedShape)
+                         .Doc("NOT x, elementwise."));
+  registry->Register(OpDefBuilder("Select")
+                         .Input("condition: bool")
+                         .Input("t: T")
+                         .Input("e: T")
+                         .Output("output: T")
+                         .Attr("T: type")
+                         .SetShapeFn(SelectShape)
+                         .Doc("condition ? t : e. t and e have one shape; condition is a "
+                              "scalar (picks all of t or e), that shape, or a vector over "
+                              "the first dim (picks rows)."));
+  registry->Register(OpDefBuilder("SelectV2")
+                         .Input("condition: bool")
+                         .Input("t: T")
+                         .Input("e: T")
+                         .Output("output: T")
+                         .Attr("T: type")
+                         .SetShapeFn(BroadcastAllInputsShape)
+                         .Doc("condition ? t : e, all three broadcast together as in NumPy."));
 }
 
 }  // namespace
 
 void RegisterMathOps(OpRegistry* registry) {
-  RegisterBinaryOp(registry, "Add",
-                   "T: {bfloat16, half, float, double, uint8, int8, int16, int32, int64, "
-                   "complex64, complex128, string}",
-                   "x + y, with NumPy broadcasting.");
-  RegisterBinaryOp(registry, "AddV2", kBinaryTypes, "x + y, with NumPy broadcasting.");
-  RegisterBinaryOp(registry, "Sub", kBinaryTypes, "x - y, with NumPy broadcasting.");
-  RegisterBinaryOp(registry, "Mul", kBinaryTypes, "x * y, with NumPy broadcasting.");
-  RegisterBinaryOp(registry, "RealDiv", kBinaryTypes,
-                   "x / y, with NumPy broadcasting; integers divide toward zero and "
-                   "dividing by zero is an error.");
-
-  registry->Register(OpDefBuilder("Neg")
-                         .Input("x: T")
-                         .Output("y: T")
-                         .Attr("T: {bfloat16, half, float, double, int8, int16, int32, int64, "
-                               "complex64, complex128}")
-                         .SetShapeFn(UnchangedShape)
-                         .Doc("-x, elementwise (integers wrap)."));
-  registry->Register(OpDefBuilder("Relu")
-                         .Input("features: T")
-                         .Output("activations: T")
-                         .Attr("T: realnumbertype")
-                         .SetShapeFn(UnchangedShape)
-                         .Doc("max(features, 0), elementwise; NaN stays NaN."));
+  RegisterElementwiseOps(registry);
+  RegisterActivationOps(registry);
+  RegisterLogicOps(registry);
+  registry->Register(OpDefBuilder("AddN")
+                         .Input("inputs: N * T")
+                         .Output("sum: T")
+                         .Attr("N: int >= 1")
+                         .Attr("T: numbertype")
+                         .SetShapeFn(MergeAllInputsShape)
+                         .Doc("The sum of N tensors of one shape, added in input order."));
   registry->Register(OpDefBuilder("MatMul")
                          .Input("a: T")
                          .Input("b: T")

@@ -41,7 +41,75 @@ StatusOr<PartialShape> BroadcastShapes(const PartialShape& a, const PartialShape
 }
 
 Status BroadcastBinaryOpShape(InferenceContext* c) {
-  WEIR_ASSIGN_OR_RETURN(PartialShape out, BroadcastShapes(c->input(0), c->input(1)));
+  StatusOr<PartialShape> out = BroadcastShapes(c->input(0), c->input(1));
+  if (!out.ok()) {
+    bool incompatible_shape_error = true;
+    if (c->attrs().count("incompatible_shape_error") != 0) {
+      WEIR_RETURN_IF_ERROR(c->GetAttr("incompatible_shape_error", &incompatible_shape_error));
+    }
+    if (incompatible_shape_error) return out.status();
+    c->set_output(0, PartialShape::UnknownRank());
+    return Status::OK();
+  }
+  c->set_output(0, std::move(out).value());
+  return Status::OK();
+}
+
+Status BroadcastAllInputsShape(InferenceContext* c) {
+  PartialShape out = c->input(0);
+  for (int i = 1; i < c->num_inputs(); ++i) {
+    WEIR_ASSIGN_OR_RETURN(out, BroadcastShapes(out, c->input(i)));
+  }
+  c->set_output(0, std::move(out));
+  return Status::OK();
+}
+
+Status MergeAllInputsShape(InferenceContext* c) {
+  PartialShape out = c->input(0);
+  for (int i = 1; i < c->num_inputs(); ++i) {
+    StatusOr<PartialShape> merged = out.Merge(c->input(i));
+    if (!merged.ok()) {
+      return errors::InvalidArgument("all inputs must have the same shape, but input ", i,
+                                     " has shape ", c->input(i), " and the inputs before it ",
+                                     out);
+    }
+    out = std::move(merged).value();
+  }
+  c->set_output(0, std::move(out));
+  return Status::OK();
+}
+
+Status SelectShape(InferenceContext* c) {
+  const PartialShape& condition = c->input(0);
+  StatusOr<PartialShape> data = c->input(1).Merge(c->input(2));
+  if (!data.ok()) {
+    return errors::InvalidArgument("t and e must have the same shape, not ", c->input(1),
+                                   " and ", c->input(2));
+  }
+  PartialShape out = std::move(data).value();
+  if (condition.rank() == 0 || !condition.known_rank()) {
+    // A scalar condition picks a whole input; an unknown one might.
+  } else if (condition.rank() == 1 && (!out.known_rank() || out.rank() > 1)) {
+    // A vector over the first dim (or, for an unknown rank, maybe the shape).
+    if (out.known_rank()) {
+      std::vector<int64_t> dims = out.dim_sizes();
+      Status merged = InferenceContext::MergeDim(condition.dim(0), dims[0], &dims[0]);
+      if (!merged.ok()) {
+        return errors::InvalidArgument("condition ", condition,
+                                       " must have one element per row of t and e ", out);
+      }
+      out = PartialShape(std::move(dims));
+    }
+  } else {
+    StatusOr<PartialShape> merged = out.Merge(condition);
+    if (!merged.ok()) {
+      return errors::InvalidArgument("condition ", condition,
+                                     " must be a scalar, a vector over the first dim of t and "
+                                     "e, or their shape ",
+                                     out);
+    }
+    out = std::move(merged).value();
+  }
   c->set_output(0, std::move(out));
   return Status::OK();
 }

@@ -19,8 +19,22 @@ class Tensor;
 // Output 0 has the shape of input 0.
 Status UnchangedShape(InferenceContext* c);
 
-// Output 0 is NumPy broadcasting of inputs 0 and 1.
+// Output 0 is NumPy broadcasting of inputs 0 and 1. Where the op has an
+// `incompatible_shape_error` attr (Equal, NotEqual) set to false, shapes
+// that do not broadcast give an unknown shape instead of an error (the
+// kernel then outputs a scalar).
 Status BroadcastBinaryOpShape(InferenceContext* c);
+
+// Output 0 is NumPy broadcasting of all inputs (SelectV2).
+Status BroadcastAllInputsShape(InferenceContext* c);
+
+// All inputs have one shape, which output 0 has too (AddN, the gradient
+// ops of activations).
+Status MergeAllInputsShape(InferenceContext* c);
+
+// Select's inputs (condition, t, e): t and e have one shape, the output's;
+// the condition is a scalar, that shape, or a vector over its first dim.
+Status SelectShape(InferenceContext* c);
 
 // NumPy broadcasting of two partial shapes: dims align from the right, a dim
 // of 1 stretches. "Incompatible shapes: [2,3] vs. [4]" when two known dims
