@@ -20,11 +20,22 @@ std::shared_ptr<ResourceMgr> SharedResourceMgr(const std::string& device_name) {
   return manager;
 }
 
+// One allocator per device name for the life of the process (never freed:
+// a fetched tensor may be destroyed after its session).
+CpuAllocator* ProcessLifetimeAllocator(const std::string& device_name) {
+  static std::mutex mu;
+  static auto* allocators = new std::map<std::string, CpuAllocator*>();
+  std::lock_guard<std::mutex> lock(mu);
+  CpuAllocator*& allocator = (*allocators)[device_name];
+  if (allocator == nullptr) allocator = new CpuAllocator(device_name);
+  return allocator;
+}
+
 }  // namespace
 
 CpuDevice::CpuDevice(std::string name, int intra_op_threads)
     : Device(name, kDeviceCpu),
-      allocator_(name),
+      allocator_(ProcessLifetimeAllocator(name)),
       pool_(name, intra_op_threads),
       eigen_device_(std::make_unique<Eigen::ThreadPoolDevice>(pool_.AsEigenThreadPool(),
                                                                intra_op_threads)),

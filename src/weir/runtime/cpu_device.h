@@ -19,13 +19,15 @@ class CpuDevice final : public Device {
   CpuDevice(std::string name, int intra_op_threads);
   ~CpuDevice() override;
 
-  Allocator* allocator() override { return &allocator_; }
+  Allocator* allocator() override { return allocator_; }
   ThreadPool* intra_op_pool() override { return &pool_; }
   const Eigen::ThreadPoolDevice* eigen_cpu_device() const override { return eigen_device_.get(); }
   ResourceMgr* resource_manager() override { return resources_.get(); }
 
  private:
-  CpuAllocator allocator_;
+  // Lives for the whole process: tensors a client fetched may outlive the
+  // session and its devices, and they return their buffers here.
+  CpuAllocator* allocator_;
   ThreadPool pool_;
   std::unique_ptr<Eigen::ThreadPoolDevice> eigen_device_;
   // Shared by every CpuDevice of this name in the process, so sessions that
