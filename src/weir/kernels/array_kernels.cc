@@ -5,6 +5,7 @@
 
 #include "weir/framework/kernel_registry.h"
 #include "weir/kernels/all_kernels.h"
+#include "weir/kernels/array_kernels.h"
 #include "weir/ops/shape_fns.h"
 
 namespace weir {
@@ -116,6 +117,10 @@ void RegisterArrayKernels(KernelRegistry* registry) {
   registry->Register(KernelBuilder("Reshape").TypeConstraint<int32_t>("Tshape")
                          .TypeConstraint<int64_t>("Tshape"),
                      MakeKernel<ReshapeOp>);
+  RegisterTransposeKernels(registry);
+  RegisterSliceKernels(registry);
+  RegisterConcatSplitKernels(registry);
+  RegisterTilePadKernels(registry);
 }
 
 }  // namespace weir
