@@ -121,6 +121,8 @@ void RegisterArrayKernels(KernelRegistry* registry) {
   RegisterSliceKernels(registry);
   RegisterConcatSplitKernels(registry);
   RegisterTilePadKernels(registry);
+  RegisterGatherScatterKernels(registry);
+  RegisterPartitionKernels(registry);
 }
 
 }  // namespace weir

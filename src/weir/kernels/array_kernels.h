@@ -10,5 +10,7 @@ void RegisterTransposeKernels(KernelRegistry* registry);       // transpose_op.c
 void RegisterSliceKernels(KernelRegistry* registry);           // slice_ops.cc
 void RegisterConcatSplitKernels(KernelRegistry* registry);     // concat_split_ops.cc
 void RegisterTilePadKernels(KernelRegistry* registry);         // tile_pad_ops.cc
+void RegisterGatherScatterKernels(KernelRegistry* registry);   // gather_scatter_ops.cc
+void RegisterPartitionKernels(KernelRegistry* registry);       // partition_ops.cc
 
 }  // namespace weir
