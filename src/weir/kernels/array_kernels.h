@@ -12,5 +12,6 @@ void RegisterConcatSplitKernels(KernelRegistry* registry);     // concat_split_o
 void RegisterTilePadKernels(KernelRegistry* registry);         // tile_pad_ops.cc
 void RegisterGatherScatterKernels(KernelRegistry* registry);   // gather_scatter_ops.cc
 void RegisterPartitionKernels(KernelRegistry* registry);       // partition_ops.cc
+void RegisterFillKernels(KernelRegistry* registry);            // fill_ops.cc
 
 }  // namespace weir
