@@ -233,11 +233,12 @@ Operation AddOp(const Scope& scope, std::string_view op_type, std::vector<OpArg>
   }
   for (int i = 0; i < node->num_inputs(); ++i) {
     if (inputs[i].dtype() != node->input_type(i)) {
-      std::string name = inputs[i].name();
+      // The message reads the node, so it is built before the node goes.
+      Status mismatch = errors::InvalidArgument("input ", i, " of node ", def.Describe(),
+                                                " expects ", node->input_type(i), " but '",
+                                                inputs[i].name(), "' is ", inputs[i].dtype());
       scope.graph()->RemoveNode(node);
-      return fail(errors::InvalidArgument("input ", i, " of node ", def.Describe(),
-                                          " expects ", node->input_type(i), " but '", name,
-                                          "' is ", inputs[i].dtype()));
+      return fail(mismatch);
     }
     scope.graph()->AddEdge(inputs[i].node(), inputs[i].index(), node, i);
   }
