@@ -1,10 +1,15 @@
-// Kernels of the array family. None of them computes: they hand out a
-// buffer that already exists (Const, Identity, Reshape) or describe one
-// (Shape), so all are cheap and run inline on the executor thread.
+// Kernels of the array family that never copy: they hand out a buffer that
+// already exists (Const, Identity and its kin, Reshape, ExpandDims,
+// Squeeze) or describe one (Shape, ShapeN, Size, Rank), so all are cheap
+// and run inline on the executor thread. RegisterArrayKernels also calls
+// the family's other files (array_kernels.h).
 #include <limits>
 
 #include "weir/framework/kernel_registry.h"
 #include "weir/kernels/all_kernels.h"
+#include "weir/kernels/array_kernels.h"
+#include "weir/kernels/type_list.h"
+#include "weir/ops/array_shape_fns.h"
 #include "weir/ops/shape_fns.h"
 
 namespace weir {
@@ -56,30 +61,105 @@ class PlaceholderOp : public OpKernel {
   PartialShape shape_;
 };
 
+// Identity, IdentityN, StopGradient and PreventGradient: output i is
+// input i.
 class IdentityOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
-  void Compute(OpKernelContext* context) override { context->set_output(0, context->input(0)); }
+  void Compute(OpKernelContext* context) override {
+    for (int i = 0; i < context->num_inputs(); ++i) context->set_output(i, context->input(i));
+  }
   bool IsExpensive() const override { return false; }
 };
 
+// Output `output` of `context` is the dims of `shape` as a vector of Index.
+template <typename Index>
+void SetShapeOutput(OpKernelContext* context, int output, const TensorShape& shape) {
+  Tensor* out;
+  OP_REQUIRES_OK(context, context->allocate_output(output, TensorShape({shape.rank()}), &out));
+  for (int i = 0; i < shape.rank(); ++i) {
+    OP_REQUIRES(context, shape.dim_size(i) <= std::numeric_limits<Index>::max(),
+                errors::InvalidArgument(context->op_kernel().type_string(), ": dimension ", i,
+                                        " of input shape ", shape, " does not fit in ",
+                                        kDTypeOf<Index>, "; use out_type=int64"));
+    out->data<Index>()[i] = static_cast<Index>(shape.dim_size(i));
+  }
+}
+
+// Shape and ShapeN: output i is the shape of input i.
 template <typename Index>
 class ShapeOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
   void Compute(OpKernelContext* context) override {
-    const TensorShape& shape = context->input(0).shape();
-    Tensor* output;
-    OP_REQUIRES_OK(context, context->allocate_output(0, TensorShape({shape.rank()}), &output));
-    for (int i = 0; i < shape.rank(); ++i) {
-      OP_REQUIRES(context, shape.dim_size(i) <= std::numeric_limits<Index>::max(),
-                  errors::InvalidArgument("Shape: dimension ", i, " of input shape ", shape,
-                                          " does not fit in ", output_type(0),
-                                          "; use out_type=int64"));
-      output->data<Index>()[i] = static_cast<Index>(shape.dim_size(i));
+    for (int i = 0; i < context->num_inputs(); ++i) {
+      SetShapeOutput<Index>(context, i, context->input(i).shape());
     }
   }
   bool IsExpensive() const override { return false; }
+};
+
+template <typename Index>
+class SizeOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* context) override {
+    const TensorShape& shape = context->input(0).shape();
+    OP_REQUIRES(context, shape.num_elements() <= std::numeric_limits<Index>::max(),
+                errors::InvalidArgument("Size: the ", shape.num_elements(),
+                                        " elements of input shape ", shape, " do not fit in ",
+                                        kDTypeOf<Index>, "; use out_type=int64"));
+    context->set_output(0, Tensor::Scalar<Index>(static_cast<Index>(shape.num_elements())));
+  }
+  bool IsExpensive() const override { return false; }
+};
+
+class RankOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* context) override {
+    context->set_output(0, Tensor::Scalar<int32_t>(context->input(0).dims()));
+  }
+  bool IsExpensive() const override { return false; }
+};
+
+class ExpandDimsOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* context) override {
+    const Tensor& input = context->input(0);
+    const Tensor& dim = context->input(1);
+    OP_REQUIRES(context, dim.NumElements() == 1,
+                errors::InvalidArgument("ExpandDims: dim must hold one value but has shape ",
+                                        dim.shape(), " (input shape ", input.shape(), ")"));
+    StatusOr<std::vector<int64_t>> value = IntTensorElements(dim, "ExpandDims: dim");
+    OP_REQUIRES_OK(context, value.status());
+    StatusOr<PartialShape> out = ExpandedShape(input.shape(), value->front());
+    OP_REQUIRES_OK(context, out.status().WithContext("ExpandDims"));
+    Tensor output;
+    CHECK(output.CopyFrom(input, out->ToTensorShape()));
+    context->set_output(0, std::move(output));
+  }
+  bool IsExpensive() const override { return false; }
+};
+
+class SqueezeOp : public OpKernel {
+ public:
+  explicit SqueezeOp(OpKernelConstruction* context) : OpKernel(context) {
+    context->SetStatus(context->GetAttr("squeeze_dims", &squeeze_dims_));
+  }
+  void Compute(OpKernelContext* context) override {
+    const Tensor& input = context->input(0);
+    StatusOr<PartialShape> out = SqueezedShape(input.shape(), squeeze_dims_);
+    OP_REQUIRES_OK(context, out.status().WithContext("Squeeze"));
+    Tensor output;
+    CHECK(output.CopyFrom(input, out->ToTensorShape()));
+    context->set_output(0, std::move(output));
+  }
+  bool IsExpensive() const override { return false; }
+
+ private:
+  std::vector<int64_t> squeeze_dims_;
 };
 
 class ReshapeOp : public OpKernel {
@@ -108,14 +188,30 @@ class ReshapeOp : public OpKernel {
 void RegisterArrayKernels(KernelRegistry* registry) {
   registry->Register(KernelBuilder("Const"), MakeKernel<ConstOp>);
   registry->Register(KernelBuilder("Placeholder"), MakeKernel<PlaceholderOp>);
-  registry->Register(KernelBuilder("Identity"), MakeKernel<IdentityOp>);
-  registry->Register(KernelBuilder("Shape").TypeConstraint<int32_t>("out_type"),
-                     MakeKernel<ShapeOp<int32_t>>);
-  registry->Register(KernelBuilder("Shape").TypeConstraint<int64_t>("out_type"),
-                     MakeKernel<ShapeOp<int64_t>>);
+  for (const char* op : {"Identity", "IdentityN", "StopGradient", "PreventGradient"}) {
+    registry->Register(KernelBuilder(op), MakeKernel<IdentityOp>);
+  }
+  ForEachType<int32_t, int64_t>([&]<typename Index>() {
+    for (const char* op : {"Shape", "ShapeN"}) {
+      registry->Register(KernelBuilder(op).TypeConstraint<Index>("out_type"),
+                         MakeKernel<ShapeOp<Index>>);
+    }
+    registry->Register(KernelBuilder("Size").TypeConstraint<Index>("out_type"),
+                       MakeKernel<SizeOp<Index>>);
+  });
+  registry->Register(KernelBuilder("Rank"), MakeKernel<RankOp>);
   registry->Register(KernelBuilder("Reshape").TypeConstraint<int32_t>("Tshape")
                          .TypeConstraint<int64_t>("Tshape"),
                      MakeKernel<ReshapeOp>);
+  registry->Register(KernelBuilder("ExpandDims"), MakeKernel<ExpandDimsOp>);
+  registry->Register(KernelBuilder("Squeeze"), MakeKernel<SqueezeOp>);
+  RegisterTransposeKernels(registry);
+  RegisterSliceKernels(registry);
+  RegisterConcatSplitKernels(registry);
+  RegisterTilePadKernels(registry);
+  RegisterGatherScatterKernels(registry);
+  RegisterPartitionKernels(registry);
+  RegisterFillKernels(registry);
 }
 
 }  // namespace weir

@@ -27,6 +27,48 @@ TEST(RegistryTest, EveryArrayAndMathOpHasACpuKernel) {
   }
 }
 
+TEST(RegistryTest, EveryArrayOpHasACpuKernel) {
+  RegisterAllKernels();
+  for (const char* op :
+       {"Transpose", "ConcatV2", "Split", "SplitV", "Slice", "StridedSlice", "Pack", "Unpack",
+        "Tile", "Pad", "PadV2", "MirrorPad", "ExpandDims", "Squeeze", "Fill", "ZerosLike",
+        "OnesLike", "ShapeN", "Size", "Rank", "GatherV2", "GatherNd", "ScatterNd", "OneHot",
+        "Range", "IdentityN", "StopGradient", "PreventGradient", "DynamicPartition",
+        "DynamicStitch", "Unique", "Where", "BroadcastTo", "BroadcastArgs", "ReverseV2",
+        "Reverse"}) {
+    ASSERT_TRUE(OpRegistry::Global()->LookUp(op).ok()) << op;
+    EXPECT_FALSE(KernelRegistry::Global()->DescribeKernels(op).empty()) << op;
+  }
+}
+
+TEST(RegistryTest, ArrayKernelsCoverTheirTypes) {
+  // Element-moving kernels take any dtype.
+  for (DType dtype : {DT_FLOAT, DT_DOUBLE, DT_INT32, DT_INT64, DT_BOOL, DT_UINT8, DT_STRING,
+                      DT_HALF, DT_COMPLEX128}) {
+    EXPECT_TRUE(CreateTestKernel("Transpose", {{"T", dtype}}, 2).ok()) << dtype;
+    EXPECT_TRUE(CreateTestKernel("ConcatV2", {{"T", dtype}, {"N", 2}}, 3).ok()) << dtype;
+    EXPECT_TRUE(CreateTestKernel("StridedSlice", {{"T", dtype}, {"Index", DT_INT64}}, 4).ok())
+        << dtype;
+    EXPECT_TRUE(CreateTestKernel("GatherV2", {{"Tparams", dtype}, {"Tindices", DT_INT64},
+                                              {"Taxis", DT_INT32}},
+                                 3)
+                    .ok())
+        << dtype;
+    EXPECT_TRUE(CreateTestKernel("ZerosLike", {{"T", dtype}}, 1).ok()) << dtype;
+  }
+  for (DType dtype : {DT_FLOAT, DT_DOUBLE, DT_INT32, DT_INT64, DT_BOOL, DT_UINT8}) {
+    EXPECT_TRUE(CreateTestKernel("ScatterNd", {{"T", dtype}, {"Tindices", DT_INT32}}, 3).ok())
+        << dtype;
+    EXPECT_TRUE(CreateTestKernel("Unique", {{"T", dtype}}, 1).ok()) << dtype;
+    EXPECT_TRUE(CreateTestKernel("Where", {{"T", dtype}}, 1).ok()) << dtype;
+    EXPECT_TRUE(CreateTestKernel("OnesLike", {{"T", dtype}}, 1).ok()) << dtype;
+  }
+  EXPECT_TRUE(CreateTestKernel("Unique", {{"T", DT_STRING}}, 1).ok());
+  for (DType dtype : {DT_FLOAT, DT_DOUBLE, DT_INT32, DT_INT64}) {
+    EXPECT_TRUE(CreateTestKernel("Range", {{"Tidx", dtype}}, 3).ok()) << dtype;
+  }
+}
+
 struct Coverage {
   std::vector<const char*> ops;
   int inputs;

@@ -1,0 +1,98 @@
+// Slice and StridedSlice. Both describe their output as a strided view of
+// the input; SetOutputToView shares the input's buffer when the view is one
+// contiguous run (rows of the first dim, or any slice that only narrows the
+// first dim that is not 1) and copies it otherwise.
+#include "weir/framework/kernel_registry.h"
+#include "weir/kernels/array_copy.h"
+#include "weir/kernels/array_kernels.h"
+#include "weir/ops/array_shape_fns.h"
+#include "weir/ops/shape_fns.h"
+#include "weir/ops/strided_slice.h"
+
+namespace weir {
+namespace {
+
+// The values of a vector input of a slicing op; `what` is "Slice: begin".
+StatusOr<std::vector<int64_t>> VectorInput(const Tensor& t, std::string_view what,
+                                           const TensorShape& input_shape) {
+  if (t.dims() != 1) {
+    return errors::InvalidArgument(what, " must be a vector but has shape ", t.shape(),
+                                   " (input shape ", input_shape, ")");
+  }
+  return IntTensorValues(t, what);
+}
+
+class SliceOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  void Compute(OpKernelContext* context) override {
+    const Tensor& input = context->input(0);
+    StatusOr<std::vector<int64_t>> begin =
+        VectorInput(context->input(1), "Slice: begin", input.shape());
+    OP_REQUIRES_OK(context, begin.status());
+    StatusOr<std::vector<int64_t>> size =
+        VectorInput(context->input(2), "Slice: size", input.shape());
+    OP_REQUIRES_OK(context, size.status());
+    StatusOr<PartialShape> out = SliceOutputShape(input.shape(), *begin, *size);
+    OP_REQUIRES_OK(context, out.status().WithContext("Slice"));
+    const std::vector<int64_t> strides = DenseStrides(input.shape());
+    int64_t offset = 0;
+    for (int i = 0; i < input.dims(); ++i) offset += (*begin)[i] * strides[i];
+    SetOutputToView(context, input, out->ToTensorShape(), out->dim_sizes(), offset, strides);
+  }
+};
+
+class StridedSliceOp : public OpKernel {
+ public:
+  explicit StridedSliceOp(OpKernelConstruction* context) : OpKernel(context) {
+    Status status = context->GetAttr("begin_mask", &masks_.begin);
+    status.Update(context->GetAttr("end_mask", &masks_.end));
+    status.Update(context->GetAttr("ellipsis_mask", &masks_.ellipsis));
+    status.Update(context->GetAttr("new_axis_mask", &masks_.new_axis));
+    status.Update(context->GetAttr("shrink_axis_mask", &masks_.shrink_axis));
+    context->SetStatus(status);
+  }
+
+  void Compute(OpKernelContext* context) override {
+    const Tensor& input = context->input(0);
+    std::optional<std::vector<int64_t>> values[3];
+    const char* kNames[] = {"StridedSlice: begin", "StridedSlice: end", "StridedSlice: strides"};
+    for (int i = 0; i < 3; ++i) {
+      StatusOr<std::vector<int64_t>> v =
+          VectorInput(context->input(i + 1), kNames[i], input.shape());
+      OP_REQUIRES_OK(context, v.status());
+      values[i] = std::move(*v);
+    }
+    OP_REQUIRES(context,
+                values[0]->size() == values[1]->size() && values[0]->size() == values[2]->size(),
+                errors::InvalidArgument("StridedSlice: begin, end and strides must have the "
+                                        "same length but have ", values[0]->size(), ", ",
+                                        values[1]->size(), " and ", values[2]->size(),
+                                        " (input shape ", input.shape(), ")"));
+    StatusOr<StridedSlicePlan> plan =
+        MakeStridedSlicePlan(input.shape(), static_cast<int>(values[0]->size()), values[0],
+                             values[1], values[2], masks_);
+    OP_REQUIRES_OK(context, plan.status().WithContext("StridedSlice"));
+    const TensorShape out_shape = plan->output.ToTensorShape();
+    std::vector<int64_t> strides = DenseStrides(input.shape());
+    int64_t offset = 0;
+    for (int d = 0; d < input.dims(); ++d) {
+      if (out_shape.num_elements() > 0) offset += plan->begin[d] * strides[d];
+      strides[d] *= plan->stride[d];
+    }
+    SetOutputToView(context, input, out_shape, plan->size, offset, strides);
+  }
+
+ private:
+  StridedSliceMasks masks_;
+};
+
+}  // namespace
+
+void RegisterSliceKernels(KernelRegistry* registry) {
+  registry->Register(KernelBuilder("Slice"), MakeKernel<SliceOp>);
+  registry->Register(KernelBuilder("StridedSlice"), MakeKernel<StridedSliceOp>);
+}
+
+}  // namespace weir

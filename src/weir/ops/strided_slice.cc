@@ -1,0 +1,157 @@
+#include "weir/ops/strided_slice.h"
+
+#include <algorithm>
+
+#include "weir/framework/shape_inference.h"
+#include "weir/framework/tensor.h"
+#include "weir/ops/array_shape_fns.h"
+
+namespace weir {
+namespace {
+
+bool Bit(int64_t mask, int i) { return i < 63 && ((mask >> i) & 1) != 0; }
+
+// Count of a range with end clamped to the dim, in the stride's direction.
+int64_t RangeCount(int64_t first, int64_t last, int64_t stride) {
+  if (stride > 0) return last > first ? (last - first + stride - 1) / stride : 0;
+  return first > last ? (first - last - stride - 1) / -stride : 0;
+}
+
+}  // namespace
+
+StatusOr<StridedSlicePlan> MakeStridedSlicePlan(
+    const PartialShape& input, int num_entries, const std::optional<std::vector<int64_t>>& begin,
+    const std::optional<std::vector<int64_t>>& end,
+    const std::optional<std::vector<int64_t>>& strides, const StridedSliceMasks& masks) {
+  int ellipsis = -1;
+  int consumed = 0;  // entries that take an input dim
+  for (int i = 0; i < num_entries; ++i) {
+    if (Bit(masks.ellipsis, i)) {
+      if (ellipsis >= 0) {
+        return errors::InvalidArgument("ellipsis_mask ", masks.ellipsis,
+                                       " has more than one ellipsis (entries ", ellipsis,
+                                       " and ", i, ")");
+      }
+      ellipsis = i;
+    } else if (!Bit(masks.new_axis, i)) {
+      ++consumed;
+    }
+  }
+  StridedSlicePlan plan;
+  if (!input.known_rank()) {
+    plan.output = PartialShape::UnknownRank();
+    return plan;
+  }
+  const int rank = input.rank();
+  if (consumed > rank) {
+    return errors::InvalidArgument("the slice indexes ", consumed, " dims of an input of shape ",
+                                   input, " (rank ", rank, ")");
+  }
+  std::vector<int64_t> out;
+  int dim_index = 0;
+  auto take_full_dim = [&] {
+    const int64_t dim = input.dim(dim_index++);
+    plan.begin.push_back(0);
+    plan.stride.push_back(1);
+    plan.size.push_back(dim);
+    out.push_back(dim);
+  };
+  // Entry num_entries is the implied ellipsis when there is none.
+  for (int i = 0; i <= num_entries; ++i) {
+    if (i == ellipsis || (i == num_entries && ellipsis < 0)) {
+      for (int k = 0; k < rank - consumed; ++k) take_full_dim();
+      continue;
+    }
+    if (i == num_entries) break;
+    if (Bit(masks.new_axis, i)) {
+      out.push_back(1);
+      continue;
+    }
+    const int d = dim_index++;
+    const int64_t dim = input.dim(d);
+    std::optional<int64_t> stride;
+    if (strides) {
+      stride = (*strides)[i];
+      if (*stride == 0) {
+        return errors::InvalidArgument("strides[", i, "] is 0 (input shape ", input, ")");
+      }
+    }
+    if (Bit(masks.shrink_axis, i)) {
+      int64_t index = -1;
+      if (begin && dim >= 0) {
+        const int64_t b = (*begin)[i];
+        index = b < 0 ? b + dim : b;
+        if (index < 0 || index >= dim) {
+          return errors::InvalidArgument("slice index ", b, " of dimension ", d,
+                                         " out of bounds (input shape ", input, ")");
+        }
+      } else if (begin && (*begin)[i] >= 0) {
+        index = (*begin)[i];
+      }
+      plan.begin.push_back(index);
+      plan.stride.push_back(1);
+      plan.size.push_back(1);
+      continue;
+    }
+    const bool begin_known = Bit(masks.begin, i) || begin.has_value();
+    const bool end_known = Bit(masks.end, i) || end.has_value();
+    if (dim < 0 || !stride || !begin_known || !end_known) {
+      plan.begin.push_back(-1);
+      plan.stride.push_back(stride.value_or(-1));
+      plan.size.push_back(-1);
+      out.push_back(PartialShape::kUnknown);
+      continue;
+    }
+    const int64_t s = *stride;
+    // The valid positions in the stride's direction: [0, dim] going up,
+    // [-1, dim - 1] going down (-1 is "before the first element").
+    const int64_t lo = s > 0 ? 0 : -1;
+    const int64_t hi = s > 0 ? dim : dim - 1;
+    auto resolve = [&](int64_t x) { return std::clamp(x < 0 ? x + dim : x, lo, hi); };
+    const int64_t first = Bit(masks.begin, i) ? (s > 0 ? 0 : dim - 1) : resolve((*begin)[i]);
+    const int64_t last = Bit(masks.end, i) ? (s > 0 ? dim : -1) : resolve((*end)[i]);
+    const int64_t count = RangeCount(first, last, s);
+    plan.begin.push_back(first);
+    plan.stride.push_back(s);
+    plan.size.push_back(count);
+    out.push_back(count);
+  }
+  plan.output = PartialShape(std::move(out));
+  return plan;
+}
+
+Status StridedSliceShape(InferenceContext* c) {
+  StridedSliceMasks masks;
+  WEIR_RETURN_IF_ERROR(c->GetAttr("begin_mask", &masks.begin));
+  WEIR_RETURN_IF_ERROR(c->GetAttr("end_mask", &masks.end));
+  WEIR_RETURN_IF_ERROR(c->GetAttr("ellipsis_mask", &masks.ellipsis));
+  WEIR_RETURN_IF_ERROR(c->GetAttr("new_axis_mask", &masks.new_axis));
+  WEIR_RETURN_IF_ERROR(c->GetAttr("shrink_axis_mask", &masks.shrink_axis));
+  int64_t entries = PartialShape::kUnknown;
+  const char* kNames[] = {"begin", "end", "strides"};
+  for (int i = 1; i <= 3; ++i) {
+    const PartialShape& s = c->input(i);
+    if (!s.known_rank()) continue;
+    if (s.rank() != 1) {
+      return errors::InvalidArgument(kNames[i - 1], " must be a vector but has shape ", s);
+    }
+    WEIR_RETURN_IF_ERROR(InferenceContext::MergeDim(entries, s.dim(0), &entries)
+                             .WithContext("begin, end and strides must have the same length"));
+  }
+  std::optional<std::vector<int64_t>> values[3];
+  for (int i = 1; i <= 3; ++i) {
+    WEIR_ASSIGN_OR_RETURN(values[i - 1], ConstantInts(c, i, kNames[i - 1]));
+    if (values[i - 1]) entries = static_cast<int64_t>(values[i - 1]->size());
+  }
+  if (entries < 0) {
+    c->set_output(0, PartialShape::UnknownRank());
+    return Status::OK();
+  }
+  WEIR_ASSIGN_OR_RETURN(StridedSlicePlan plan,
+                        MakeStridedSlicePlan(c->input(0), static_cast<int>(entries), values[0],
+                                             values[1], values[2], masks));
+  c->set_output(0, std::move(plan.output));
+  return Status::OK();
+}
+
+}  // namespace weir
