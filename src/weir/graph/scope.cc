@@ -233,11 +233,13 @@ Operation AddOp(const Scope& scope, std::string_view op_type, std::vector<OpArg>
   }
   for (int i = 0; i < node->num_inputs(); ++i) {
     if (inputs[i].dtype() != node->input_type(i)) {
-      std::string name = inputs[i].name();
+      // Read everything the message needs before the node is freed.
+      const std::string name = inputs[i].name();
+      const DType expected = node->input_type(i);
       scope.graph()->RemoveNode(node);
       return fail(errors::InvalidArgument("input ", i, " of node ", def.Describe(),
-                                          " expects ", node->input_type(i), " but '", name,
-                                          "' is ", inputs[i].dtype()));
+                                          " expects ", expected, " but '", name, "' is ",
+                                          inputs[i].dtype()));
     }
     scope.graph()->AddEdge(inputs[i].node(), inputs[i].index(), node, i);
   }
