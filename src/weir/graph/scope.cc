@@ -233,21 +233,13 @@ Operation AddOp(const Scope& scope, std::string_view op_type, std::vector<OpArg>
   }
   for (int i = 0; i < node->num_inputs(); ++i) {
     if (inputs[i].dtype() != node->input_type(i)) {
-<<<<<<< HEAD
       // Read everything the message needs before the node is freed.
-      std::string name = inputs[i].name();
-      DType want = node->input_type(i);
+      const std::string name = inputs[i].name();
+      const DType expected = node->input_type(i);
       scope.graph()->RemoveNode(node);
-      return fail(errors::InvalidArgument("input ", i, " of node ", def.Describe(), " expects ",
-                                          want, " but '", name, "' is ", inputs[i].dtype()));
-=======
-      // The message reads the node, so it is built before the node goes.
-      Status mismatch = errors::InvalidArgument("input ", i, " of node ", def.Describe(),
-                                                " expects ", node->input_type(i), " but '",
-                                                inputs[i].name(), "' is ", inputs[i].dtype());
-      scope.graph()->RemoveNode(node);
-      return fail(mismatch);
->>>>>>> array
+      return fail(errors::InvalidArgument("input ", i, " of node ", def.Describe(),
+                                          " expects ", expected, " but '", name, "' is ",
+                                          inputs[i].dtype()));
     }
     scope.graph()->AddEdge(inputs[i].node(), inputs[i].index(), node, i);
   }

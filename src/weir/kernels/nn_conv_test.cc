@@ -10,8 +10,11 @@
 
 #include <algorithm>
 #include <fstream>
+#include <mutex>
 #include <string>
+#include <thread>
 
+#include "weir/framework/op_kernel.h"
 #include "weir/kernels/kernel_test_util.h"
 #include "weir/kernels/nn_test_util.h"
 
@@ -277,6 +280,57 @@ TEST(ConvTest, BackpropInputTakesRowsAndColsOnly) {
                         RandomTensor(DT_FLOAT, ref.output(), 2)});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ((*out)[0].shape(), c.input());
+}
+
+// One kernel serves several shapes (its primitive cache) from several
+// threads at once.
+TEST(ConvTest, OneKernelRunsConcurrentlyOnManyShapes) {
+  const ConvCase base{1, 24, 24, 16, 3, 3, 32};  // batches of 4 and 5 are sliced
+  for (const char* op : {"Conv2D", "Conv2DBackpropFilter"}) {
+    const bool forward = std::string(op) == "Conv2D";
+    auto kernel = CreateTestKernel(op, base.Attrs(DT_FLOAT), forward ? 2 : 3);
+    ASSERT_TRUE(kernel.ok()) << kernel.status();
+    std::vector<std::thread> threads;
+    std::mutex mu;
+    std::vector<std::string> failures;
+    for (int t = 0; t < 6; ++t) {
+      threads.emplace_back([&, t] {
+        for (int repeat = 0; repeat < 3; ++repeat) {
+          ConvCase c = base;
+          c.batch = 1 + (t + repeat) % 5;  // slices of one or two sizes
+          const Reference2D ref(c);
+          const std::vector<double> x = RandomValues(c.input().num_elements(), t);
+          const std::vector<double> f = RandomValues(c.filter().num_elements(), t + 1);
+          const std::vector<double> g = RandomValues(ref.output().num_elements(), t + 2);
+          std::vector<double> want, scale;
+          std::vector<Tensor> inputs;
+          if (forward) {
+            inputs = {MakeTensor(DT_FLOAT, c.input(), x), MakeTensor(DT_FLOAT, c.filter(), f)};
+            ref.Forward(x, f, &want, &scale);
+          } else {
+            inputs = {MakeTensor(DT_FLOAT, c.input(), x), Sizes(c.filter()),
+                      MakeTensor(DT_FLOAT, ref.output(), g)};
+            ref.BackwardFilter(x, g, &want, &scale);
+          }
+          auto out = RunCreatedKernel(kernel->get(), inputs);
+          std::lock_guard<std::mutex> lock(mu);
+          if (!out.ok()) {
+            failures.push_back(out.status().ToString());
+            continue;
+          }
+          const std::vector<double> got = ToDoubles((*out)[0]);
+          for (size_t i = 0; i < got.size(); ++i) {
+            if (std::abs(got[i] - want[i]) > 1e-5 * (scale[i] + 1)) {
+              failures.push_back(StrCat(op, " batch ", c.batch, " element ", i));
+              break;
+            }
+          }
+        }
+      });
+    }
+    for (std::thread& thread : threads) thread.join();
+    EXPECT_TRUE(failures.empty()) << StrJoin(failures, "\n");
+  }
 }
 
 // The status of running `op` with `attrs`, which must fail with `code`

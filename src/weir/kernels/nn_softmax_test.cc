@@ -237,6 +237,10 @@ TEST(SoftmaxCrossEntropyTest, BadShapes) {
   out = RunKernel("SoftmaxCrossEntropyWithLogits", {{"T", DT_FLOAT}},
                   {Tensor(DT_FLOAT, TensorShape({6})), Tensor(DT_FLOAT, TensorShape({6}))});
   EXPECT_TRUE(errors::IsInvalidArgument(out.status())) << out.status();
+  out = RunKernel("SoftmaxCrossEntropyWithLogits", {{"T", DT_FLOAT}},
+                  {Tensor(DT_FLOAT, TensorShape({2, 0})), Tensor(DT_FLOAT, TensorShape({2, 0}))});
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.status().message().find("at least one class"), std::string::npos) << out.status();
   out = RunKernel("SparseSoftmaxCrossEntropyWithLogits", {{"T", DT_FLOAT}},
                   {Tensor(DT_FLOAT, TensorShape({2, 3})), Tensor::FromVector<int64_t>({0, 1, 2})});
   ASSERT_FALSE(out.ok());

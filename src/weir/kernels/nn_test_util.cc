@@ -4,9 +4,25 @@
 
 #include <cmath>
 
+#include "weir/framework/op_kernel.h"
 #include "weir/kernels/kernel_test_util.h"
 
 namespace weir {
+
+StatusOr<std::vector<Tensor>> RunCreatedKernel(OpKernel* kernel, std::vector<Tensor> inputs) {
+  StepContext step;
+  std::vector<Tensor> outputs(kernel->num_outputs());
+  OpKernelContext::Params params;
+  params.device = TestCpuDevice();
+  params.kernel = kernel;
+  params.step = &step;
+  params.inputs = std::span<Tensor>(inputs);
+  params.outputs = std::span<Tensor>(outputs);
+  OpKernelContext context(&params);
+  kernel->Compute(&context);
+  WEIR_RETURN_IF_ERROR(context.status());
+  return outputs;
+}
 
 std::vector<double> RandomValues(int64_t count, int seed, double lo, double hi) {
   std::vector<double> values(count);

@@ -12,6 +12,12 @@
 
 namespace weir {
 
+class OpKernel;
+
+// Runs an existing kernel (from CreateTestKernel) on TestCpuDevice(), as
+// the executor would; may be called concurrently.
+StatusOr<std::vector<Tensor>> RunCreatedKernel(OpKernel* kernel, std::vector<Tensor> inputs);
+
 // Uniform values in [lo, hi), the same for the same seed and size.
 std::vector<double> RandomValues(int64_t count, int seed, double lo = -1, double hi = 1);
 

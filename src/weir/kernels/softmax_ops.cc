@@ -118,6 +118,7 @@ class SoftmaxCrossEntropyOp : public OpKernel {
       dims[i] = f == 1 ? l : f;
     }
     const int64_t rows = dims[0], classes = dims[1];
+    OP_REQUIRES(context, rows == 0 || classes > 0, fail("must have at least one class"));
     Tensor *loss, *backprop;
     OP_REQUIRES_OK(context, context->allocate_output(0, TensorShape({rows}), &loss));
     OP_REQUIRES_OK(context, context->allocate_output(1, TensorShape({rows, classes}), &backprop));
