@@ -163,7 +163,7 @@ bool Tensor::ContentEquals(const Tensor& other) const {
     const T* a = data<T>();
     const T* b = other.data<T>();
     if constexpr (std::is_trivially_copyable_v<T>) {
-      equal = std::memcmp(a, b, NumElements() * sizeof(T)) == 0;
+      equal = NumElements() == 0 || std::memcmp(a, b, NumElements() * sizeof(T)) == 0;
     } else {
       equal = std::equal(a, a + NumElements(), b);
     }

@@ -45,7 +45,7 @@ Status PrepareToUpdate(OpKernelContext* context, Var* var) {
   if (current->dtype() == DT_STRING) {
     std::copy(current->data<std::string>(), current->data<std::string>() + current->NumElements(),
               copy.data<std::string>());
-  } else {
+  } else if (current->TotalBytes() > 0) {
     std::memcpy(copy.raw_data(), current->raw_data(), current->TotalBytes());
   }
   var->set(std::move(copy));

@@ -20,7 +20,7 @@ void Set(Tensor* t, int64_t i, double v) {
 
 Tensor DeepCopy(const Tensor& t) {
   Tensor copy(t.dtype(), t.shape());
-  std::memcpy(copy.raw_data(), t.raw_data(), t.TotalBytes());
+  if (t.TotalBytes() > 0) std::memcpy(copy.raw_data(), t.raw_data(), t.TotalBytes());
   return copy;
 }
 
