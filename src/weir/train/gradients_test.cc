@@ -6,31 +6,10 @@
 
 #include "weir/ops/standard_ops.h"
 #include "weir/runtime/session.h"
-#include "weir/train/gradient_checker.h"
+#include "weir/train/gradients_test_util.h"
 
 namespace weir {
 namespace {
-
-Tensor Values(std::vector<double> v, TensorShape shape) { return Tensor::FromVector<double>(v, shape); }
-
-// d = MaxGradientError for y built by `build` from placeholders of `shapes`.
-void ExpectGradientsMatch(const std::vector<Tensor>& inputs,
-                          const std::function<Output(const Scope&, const std::vector<Output>&)>& build,
-                          double tolerance = 1e-6, double delta = 1e-5) {
-  Scope root = Scope::NewRootScope();
-  std::vector<Output> xs;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    xs.push_back(ops::Placeholder(root.WithOpName(StrCat("x", i)), DT_DOUBLE,
-                                  {{"shape", PartialShape(inputs[i].shape())}}));
-  }
-  Output y = build(root, xs);
-  ASSERT_TRUE(root.ok()) << root.status();
-  // Doubles with a small step: central differences are then accurate to
-  // about delta^2 * f''' (1e-9 here), far below the tolerance.
-  StatusOr<double> error = MaxGradientError(root, xs, inputs, y, delta);
-  ASSERT_TRUE(error.ok()) << error.status();
-  EXPECT_LT(*error, tolerance);
-}
 
 TEST(GradientsTest, AddSubMulDivWithBroadcasting) {
   Tensor a = Values({1, 2, 3, 4, 5, 6}, {2, 3});

@@ -43,6 +43,8 @@ void RegisterAllGradients() {
     GradientRegistry* registry = GradientRegistry::Global();
     RegisterMathGradients(registry);
     RegisterArrayGradients(registry);
+    RegisterReductionGradients(registry);
+    RegisterNnGradients(registry);
   });
 }
 

@@ -45,5 +45,7 @@ class GradientRegistry {
 void RegisterAllGradients();
 void RegisterMathGradients(GradientRegistry* registry);
 void RegisterArrayGradients(GradientRegistry* registry);
+void RegisterReductionGradients(GradientRegistry* registry);
+void RegisterNnGradients(GradientRegistry* registry);
 
 }  // namespace weir

@@ -1,53 +1,28 @@
 // Gradients of the math family.
 #include "weir/ops/gradients/gradient_registry.h"
+#include "weir/ops/gradients/gradient_util.h"
 #include "weir/ops/standard_ops.h"
 
 namespace weir {
 namespace {
 
-// Input i of the forward op.
-Output ForwardInput(const Operation& op, int i) {
-  const Edge* e = op.node()->data_inputs()[i];
-  return Output(e->src(), e->src_output());
-}
-
-// Sums `grad` (shaped like the broadcast result) back to the shape of `x`,
-// over the axes `reduce` that broadcasting stretched.
-Output SumToShapeOf(const Scope& scope, const Output& grad, const Output& x, const Output& reduce) {
-  return ops::Reshape(scope, ops::Sum(scope, grad, reduce), ops::Shape(scope, x));
-}
-
-// Gradients for z = f(x, y) with NumPy broadcasting, given the gradients
-// as if no broadcasting had happened.
-void ReduceForBroadcast(const Scope& scope, const Operation& op, const Output& gx_full,
-                        const Output& gy_full, std::vector<Output>* grad_inputs) {
-  Output x = ForwardInput(op, 0), y = ForwardInput(op, 1);
-  PartialShape xs = x.shape(), ys = y.shape();
-  if (xs.IsFullyDefined() && xs == ys) {
-    *grad_inputs = {gx_full, gy_full};
-    return;
-  }
-  Operation axes = ops::BroadcastGradientArgs(scope, ops::Shape(scope, x), ops::Shape(scope, y));
-  *grad_inputs = {SumToShapeOf(scope, gx_full, x, axes.output(0)),
-                  SumToShapeOf(scope, gy_full, y, axes.output(1))};
-}
-
 Status AddGrad(const Scope& scope, const Operation& op, const std::vector<Output>& g,
                std::vector<Output>* grads) {
-  ReduceForBroadcast(scope, op, g[0], g[0], grads);
+  *grads = ReduceForBroadcast(scope, ForwardInput(op, 0), ForwardInput(op, 1), g[0], g[0]);
   return scope.status();
 }
 
 Status SubGrad(const Scope& scope, const Operation& op, const std::vector<Output>& g,
                std::vector<Output>* grads) {
-  ReduceForBroadcast(scope, op, g[0], ops::Neg(scope, g[0]), grads);
+  *grads = ReduceForBroadcast(scope, ForwardInput(op, 0), ForwardInput(op, 1), g[0],
+                              ops::Neg(scope, g[0]));
   return scope.status();
 }
 
 Status MulGrad(const Scope& scope, const Operation& op, const std::vector<Output>& g,
                std::vector<Output>* grads) {
   Output x = ForwardInput(op, 0), y = ForwardInput(op, 1);
-  ReduceForBroadcast(scope, op, ops::Mul(scope, g[0], y), ops::Mul(scope, x, g[0]), grads);
+  *grads = ReduceForBroadcast(scope, x, y, ops::Mul(scope, g[0], y), ops::Mul(scope, x, g[0]));
   return scope.status();
 }
 
@@ -56,7 +31,7 @@ Status RealDivGrad(const Scope& scope, const Operation& op, const std::vector<Ou
   Output x = ForwardInput(op, 0), y = ForwardInput(op, 1);
   // d(x/y)/dy = -x / y^2.
   Output gy = ops::RealDiv(scope, ops::Neg(scope, ops::Mul(scope, g[0], x)), ops::Mul(scope, y, y));
-  ReduceForBroadcast(scope, op, ops::RealDiv(scope, g[0], y), gy, grads);
+  *grads = ReduceForBroadcast(scope, x, y, ops::RealDiv(scope, g[0], y), gy);
   return scope.status();
 }
 
