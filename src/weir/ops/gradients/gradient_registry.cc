@@ -46,6 +46,7 @@ void RegisterAllGradients() {
     RegisterArrayGradients(registry);
     RegisterReductionGradients(registry);
     RegisterNnGradients(registry);
+    RegisterStatefulGradients(registry);
   });
 }
 

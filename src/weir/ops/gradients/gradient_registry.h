@@ -48,5 +48,6 @@ void RegisterUnaryGradients(GradientRegistry* registry);
 void RegisterArrayGradients(GradientRegistry* registry);
 void RegisterReductionGradients(GradientRegistry* registry);
 void RegisterNnGradients(GradientRegistry* registry);
+void RegisterStatefulGradients(GradientRegistry* registry);
 
 }  // namespace weir

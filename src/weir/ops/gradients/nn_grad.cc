@@ -307,6 +307,16 @@ void RegisterNnGradients(GradientRegistry* registry) {
   registry->Register("SparseSoftmaxCrossEntropyWithLogits", SparseSoftmaxCrossEntropyGrad);
   registry->Register("FusedBatchNormV3", FusedBatchNormGrad);
   registry->RegisterNoGradient("InTopKV2");
+  // Differentiable in principle, but with no backward op to express their
+  // gradients yet (TensorFlow uses MaxPoolGradGrad and a batch-norm
+  // double-backward kernel): an error that says so, not a silent zero.
+  for (const char* name : {"MaxPoolGrad", "FusedBatchNormGradV3"}) {
+    std::string op = name;
+    registry->Register(op, [op](const Scope&, const Operation&, const std::vector<Output>&,
+                                std::vector<Output>*) {
+      return errors::Unimplemented("the gradient of ", op, " (a second derivative) is not supported");
+    });
+  }
 }
 
 }  // namespace weir
