@@ -64,6 +64,28 @@ TEST(NnGradientsTest, Conv2DAllAttrs) {
   }
 }
 
+TEST(NnGradientsTest, BackwardOpsAreDifferentiable) {
+  // What second derivatives of conv nets pass through.
+  ExpectGradientsMatch({DistinctValues({2, 3, 4})}, [](const Scope& s, const std::vector<Output>& in) {
+    return ops::BiasAddGrad(s, in[0]);
+  });
+  Tensor input = DistinctValues({2, 5, 6, 2}), filter = DistinctValues({3, 3, 2, 3});
+  for (int i : {0, 1}) {
+    const ConvCase& c = ConvCases()[i];
+    Tensor out_backprop = DistinctValues(i == 0 ? TensorShape({2, 5, 6, 3}) : TensorShape({2, 2, 2, 3}));
+    AttrMap attrs = {{"strides", c.strides}, {"padding", c.padding}};
+    ExpectGradientsMatch({filter, out_backprop}, [&](const Scope& s, const std::vector<Output>& in) {
+      return AddOp(s, "Conv2DBackpropInput", {ops::Const(s, {2, 5, 6, 2}), in[0], in[1]}, attrs).output(0);
+    });
+    ExpectGradientsMatch({input, out_backprop}, [&](const Scope& s, const std::vector<Output>& in) {
+      return AddOp(s, "Conv2DBackpropFilter", {in[0], ops::Const(s, {3, 3, 2, 3}), in[1]}, attrs).output(0);
+    });
+  }
+  ExpectGradientsMatch({DistinctValues({2, 2, 2, 2})}, [](const Scope& s, const std::vector<Output>& in) {
+    return ops::AvgPoolGrad(s, ops::Const(s, {2, 5, 5, 2}), in[0], {1, 2, 2, 1}, {1, 2, 2, 1}, "VALID");
+  });
+}
+
 TEST(NnGradientsTest, Conv2DFloat) {
   // float (oneDNN): round-off of ~1e-7 relative over a step of 1e-2 and
   // sums of ~20 products of magnitude 4: errors ~1e-3.

@@ -42,9 +42,11 @@ void RegisterAllGradients() {
   std::call_once(once, [] {
     GradientRegistry* registry = GradientRegistry::Global();
     RegisterMathGradients(registry);
+    RegisterUnaryGradients(registry);
     RegisterArrayGradients(registry);
     RegisterReductionGradients(registry);
     RegisterNnGradients(registry);
+    RegisterStatefulGradients(registry);
   });
 }
 

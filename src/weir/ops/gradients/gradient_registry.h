@@ -44,8 +44,10 @@ class GradientRegistry {
 // Registers every family's gradient functions; idempotent.
 void RegisterAllGradients();
 void RegisterMathGradients(GradientRegistry* registry);
+void RegisterUnaryGradients(GradientRegistry* registry);
 void RegisterArrayGradients(GradientRegistry* registry);
 void RegisterReductionGradients(GradientRegistry* registry);
 void RegisterNnGradients(GradientRegistry* registry);
+void RegisterStatefulGradients(GradientRegistry* registry);
 
 }  // namespace weir

@@ -35,6 +35,12 @@ std::vector<Output> ReduceForBroadcast(const Scope& scope, const Output& x, cons
           gy_full.valid() ? reduce(gy_full, y, axes.output(1)) : Output()};
 }
 
+Output SumToShapeOf(const Scope& scope, const Output& grad, const Output& x) {
+  if (x.shape().IsFullyDefined() && x.shape() == grad.shape()) return grad;
+  Operation axes = ops::BroadcastGradientArgs(scope, ops::Shape(scope, x), ops::Shape(scope, grad));
+  return ops::Reshape(scope, ops::Sum(scope, grad, axes.output(0)), ShapeOf(scope, x));
+}
+
 std::optional<std::vector<int64_t>> ConstantInts(const Output& t) {
   if (!t.valid() || t.node()->type_string() != "Const") return std::nullopt;
   auto it = t.node()->def().attrs.find("value");

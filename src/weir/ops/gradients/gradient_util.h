@@ -26,6 +26,10 @@ AttrMap ForwardAttrs(const Operation& op, std::initializer_list<const char*> nam
 std::vector<Output> ReduceForBroadcast(const Scope& scope, const Output& x, const Output& y,
                                        const Output& gx_full, const Output& gy_full);
 
+// `grad`, shaped like a broadcast that `x` took part in, summed back to x's
+// shape (itself when the shapes are statically equal).
+Output SumToShapeOf(const Scope& scope, const Output& grad, const Output& x);
+
 // The values of `t` when it is a Const int32/int64 scalar or vector (axes,
 // shapes); nullopt when only known at run time.
 std::optional<std::vector<int64_t>> ConstantInts(const Output& t);

@@ -32,17 +32,82 @@ Output SoftmaxBackward(const Scope& scope, const Output& g, const Output& p) {
   return ops::Mul(scope, ops::Sub(scope, g, dot), p);
 }
 
-Status ReluGrad(const Scope& scope, const Operation& op, const std::vector<Output>& g,
-                std::vector<Output>* grads) {
-  // ReluGrad, not Select: it has a gradient of its own, so second
-  // derivatives pass through.
-  *grads = {ops::ReluGrad(scope, g[0], ForwardInput(op, 0))};
+// The activations whose backward op takes (gradients, features): the
+// gradient is that op on g (ReluGrad, not a Select, so that it is
+// differentiable again); the backward op is linear in its gradients, so
+// its own gradient for them is itself again, and piecewise constant in the
+// features (zero gradient there).
+Status ActivationOfFeaturesGrad(const std::string& backward, const Scope& scope,
+                                const Operation& op, const std::vector<Output>& g,
+                                std::vector<Output>* grads) {
+  *grads = {AddOp(scope, backward, {g[0], ForwardInput(op, 0)}).output(0)};
+  return scope.status();
+}
+
+// Elu and Selu: the backward op takes the forward outputs.
+Status ActivationOfOutputsGrad(const std::string& backward, const Scope& scope,
+                               const Operation& op, const std::vector<Output>& g,
+                               std::vector<Output>* grads) {
+  *grads = {AddOp(scope, backward, {g[0], op.output(0)}).output(0)};
+  return scope.status();
+}
+
+// Gradient of ReluGrad / Relu6Grad (gradients, features).
+Status PiecewiseLinearBackwardGrad(const Scope& scope, const Operation& op,
+                                   const std::vector<Output>& g, std::vector<Output>* grads) {
+  Output features = ForwardInput(op, 1);
+  *grads = {AddOp(scope, op.node()->type_string(), {g[0], features}).output(0),
+            ops::ZerosLike(scope, features)};
+  return scope.status();
+}
+
+// Gradient of EluGrad / SeluGrad (gradients, outputs): below zero the
+// result is gradients * (outputs + c), so d/d outputs = g * gradients
+// there and 0 elsewhere.
+Status ExponentialBackwardGrad(const Scope& scope, const Operation& op,
+                               const std::vector<Output>& g, std::vector<Output>* grads) {
+  Output gradients = ForwardInput(op, 0), outputs = ForwardInput(op, 1);
+  Output negative = ops::Less(scope, outputs, ops::ZerosLike(scope, outputs));
+  *grads = {AddOp(scope, op.node()->type_string(), {g[0], outputs}).output(0),
+            ops::SelectV2(scope, negative, ops::Mul(scope, g[0], gradients),
+                          ops::ZerosLike(scope, outputs))};
+  return scope.status();
+}
+
+// Gradient of SoftplusGrad = gradients * sigmoid(features).
+Status SoftplusBackwardGrad(const Scope& scope, const Operation& op, const std::vector<Output>& g,
+                            std::vector<Output>* grads) {
+  Output gradients = ForwardInput(op, 0), features = ForwardInput(op, 1);
+  *grads = {ops::SoftplusGrad(scope, g[0], features),
+            ops::SigmoidGrad(scope, ops::Sigmoid(scope, features), ops::Mul(scope, g[0], gradients))};
   return scope.status();
 }
 
 Status BiasAddGrad(const Scope& scope, const Operation& op, const std::vector<Output>& g,
                    std::vector<Output>* grads) {
   *grads = {g[0], ops::BiasAddGrad(scope, g[0], ForwardAttrs(op, {"data_format"}))};
+  return scope.status();
+}
+
+// BiasAddGrad sums over all but the channel dim: its gradient copies g
+// back along them.
+Status BiasAddGradGrad(const Scope& scope, const Operation& op, const std::vector<Output>& g,
+                       std::vector<Output>* grads) {
+  Output out_backprop = ForwardInput(op, 0);
+  std::string format = "NHWC";
+  (void)GetAttr(op.node()->def().attrs, "data_format", &format);
+  Output channels = g[0];
+  if (format == "NCHW") {
+    // [C] -> [C, 1, ..., 1] so it broadcasts along dim 1.
+    const int rank = out_backprop.shape().rank();
+    if (rank < 0) {
+      return errors::Unimplemented("the gradient of an NCHW BiasAddGrad needs out_backprop's rank");
+    }
+    std::vector<int64_t> dims(rank - 1, 1);
+    dims[0] = -1;
+    channels = ops::Reshape(scope, channels, IntVector(scope, dims));
+  }
+  *grads = {ops::BroadcastTo(scope, channels, ShapeOf(scope, out_backprop))};
   return scope.status();
 }
 
@@ -59,6 +124,33 @@ Status Conv2DGrad(const Scope& scope, const Operation& op, const std::vector<Out
   return scope.status();
 }
 
+// The backprops are linear in each operand, so their gradients are again
+// convolutions with the same attrs (what makes gradient penalties on conv
+// nets work).
+Status Conv2DBackpropInputGrad(const Scope& scope, const Operation& op,
+                               const std::vector<Output>& g, std::vector<Output>* grads) {
+  AttrMap attrs = ForwardAttrs(op, {"strides", "padding", "explicit_paddings", "data_format",
+                                    "dilations", "use_cudnn_on_gpu"});
+  Output filter = ForwardInput(op, 1), out_backprop = ForwardInput(op, 2);
+  *grads = {Output(),
+            AddOp(scope, "Conv2DBackpropFilter", {g[0], ShapeOf(scope, filter), out_backprop},
+                  attrs).output(0),
+            AddOp(scope, "Conv2D", {g[0], filter}, attrs).output(0)};
+  return scope.status();
+}
+
+Status Conv2DBackpropFilterGrad(const Scope& scope, const Operation& op,
+                                const std::vector<Output>& g, std::vector<Output>* grads) {
+  AttrMap attrs = ForwardAttrs(op, {"strides", "padding", "explicit_paddings", "data_format",
+                                    "dilations", "use_cudnn_on_gpu"});
+  Output input = ForwardInput(op, 0), out_backprop = ForwardInput(op, 2);
+  *grads = {AddOp(scope, "Conv2DBackpropInput", {ShapeOf(scope, input), g[0], out_backprop},
+                  attrs).output(0),
+            Output(),
+            AddOp(scope, "Conv2D", {input, g[0]}, attrs).output(0)};
+  return scope.status();
+}
+
 Status MaxPoolGrad(const Scope& scope, const Operation& op, const std::vector<Output>& g,
                    std::vector<Output>* grads) {
   AttrMap attrs =
@@ -72,6 +164,14 @@ Status AvgPoolGrad(const Scope& scope, const Operation& op, const std::vector<Ou
   AttrMap attrs = ForwardAttrs(op, {"ksize", "strides", "padding", "data_format"});
   Output shape = ShapeOf(scope, ForwardInput(op, 0));
   *grads = {AddOp(scope, "AvgPoolGrad", {shape, g[0]}, attrs).output(0)};
+  return scope.status();
+}
+
+// AvgPoolGrad is linear in grad: its gradient is the average pool of g.
+Status AvgPoolGradGrad(const Scope& scope, const Operation& op, const std::vector<Output>& g,
+                       std::vector<Output>* grads) {
+  AttrMap attrs = ForwardAttrs(op, {"ksize", "strides", "padding", "data_format"});
+  *grads = {Output(), AddOp(scope, "AvgPool", {g[0]}, attrs).output(0)};
   return scope.status();
 }
 
@@ -145,10 +245,57 @@ Status SoftmaxCrossEntropyGrad(const Scope& scope, const Operation& op,
   return scope.status();
 }
 
+Status FusedBatchNormGrad(const Scope& scope, const Operation& op, const std::vector<Output>& g,
+                          std::vector<Output>* grads) {
+  // Only y is differentiated: batch_mean and batch_variance feed moving
+  // averages, not losses; refuse a gradient through them rather than drop it.
+  for (int i = 1; i < static_cast<int>(g.size()); ++i) {
+    if (!IsZeroGradient(g[i])) {
+      return errors::Unimplemented("the gradient of FusedBatchNormV3's output ", i,
+                                   " (batch statistics) is not supported; only y's is");
+    }
+  }
+  grads->assign(5, Output());
+  if (!g[0].valid()) return Status::OK();
+  // The reserve spaces hold the batch's mean and inverse deviation in
+  // training and the given running statistics in inference, what the
+  // backward kernel expects in each mode. In inference the running mean and
+  // variance are inputs of y too, but (as in TensorFlow) get no gradient.
+  AttrMap attrs = ForwardAttrs(op, {"epsilon", "data_format", "is_training"});
+  Operation backward =
+      AddOp(scope, "FusedBatchNormGradV3",
+            {g[0], ForwardInput(op, 0), ForwardInput(op, 1), op.output(3), op.output(4), op.output(5)},
+            attrs);
+  for (int i = 0; i < 3; ++i) (*grads)[i] = backward.output(i);
+  return scope.status();
+}
+
 }  // namespace
 
 void RegisterNnGradients(GradientRegistry* registry) {
-  registry->Register("Relu", ReluGrad);
+  for (const char* name : {"Relu", "Relu6", "Softplus"}) {
+    std::string backward = StrCat(name, "Grad");
+    registry->Register(name, [backward](const Scope& scope, const Operation& op,
+                                        const std::vector<Output>& g, std::vector<Output>* grads) {
+      return ActivationOfFeaturesGrad(backward, scope, op, g, grads);
+    });
+  }
+  for (const char* name : {"Elu", "Selu"}) {
+    std::string backward = StrCat(name, "Grad");
+    registry->Register(name, [backward](const Scope& scope, const Operation& op,
+                                        const std::vector<Output>& g, std::vector<Output>* grads) {
+      return ActivationOfOutputsGrad(backward, scope, op, g, grads);
+    });
+  }
+  registry->Register("ReluGrad", PiecewiseLinearBackwardGrad);
+  registry->Register("Relu6Grad", PiecewiseLinearBackwardGrad);
+  registry->Register("EluGrad", ExponentialBackwardGrad);
+  registry->Register("SeluGrad", ExponentialBackwardGrad);
+  registry->Register("SoftplusGrad", SoftplusBackwardGrad);
+  registry->Register("BiasAddGrad", BiasAddGradGrad);
+  registry->Register("Conv2DBackpropInput", Conv2DBackpropInputGrad);
+  registry->Register("Conv2DBackpropFilter", Conv2DBackpropFilterGrad);
+  registry->Register("AvgPoolGrad", AvgPoolGradGrad);
   registry->Register("BiasAdd", BiasAddGrad);
   registry->Register("Conv2D", Conv2DGrad);
   registry->Register("MaxPool", MaxPoolGrad);
@@ -158,7 +305,18 @@ void RegisterNnGradients(GradientRegistry* registry) {
   registry->Register("L2Loss", L2LossGrad);
   registry->Register("SoftmaxCrossEntropyWithLogits", SoftmaxCrossEntropyGrad);
   registry->Register("SparseSoftmaxCrossEntropyWithLogits", SparseSoftmaxCrossEntropyGrad);
+  registry->Register("FusedBatchNormV3", FusedBatchNormGrad);
   registry->RegisterNoGradient("InTopKV2");
+  // Differentiable in principle, but with no backward op to express their
+  // gradients yet (TensorFlow uses MaxPoolGradGrad and a batch-norm
+  // double-backward kernel): an error that says so, not a silent zero.
+  for (const char* name : {"MaxPoolGrad", "FusedBatchNormGradV3"}) {
+    std::string op = name;
+    registry->Register(op, [op](const Scope&, const Operation&, const std::vector<Output>&,
+                                std::vector<Output>*) {
+      return errors::Unimplemented("the gradient of ", op, " (a second derivative) is not supported");
+    });
+  }
 }
 
 }  // namespace weir

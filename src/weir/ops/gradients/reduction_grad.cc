@@ -34,14 +34,19 @@ Output KeptDimsShape(const Scope& scope, const Output& x, const Output& axes) {
                             {input_shape, ops::OnesLike(scope, wrapped)});
 }
 
+// `t` (the reduction's output, or its gradient) reshaped to the input's
+// rank with the reduced dims as 1, so that it broadcasts against the input.
+Output WithKeptDims(const Scope& scope, const Operation& op, const Output& t) {
+  bool keep_dims = false;
+  (void)GetAttr(op.node()->def().attrs, "keep_dims", &keep_dims);
+  if (keep_dims) return t;
+  return ops::Reshape(scope, t, KeptDimsShape(scope, ForwardInput(op, 0), ForwardInput(op, 1)));
+}
+
 // The gradient of a reduction's output `g` spread over the input: each
 // input element receives the gradient of the output element it went into.
 Output BroadcastToInput(const Scope& scope, const Operation& op, const Output& g) {
-  Output x = ForwardInput(op, 0);
-  bool keep_dims = false;
-  (void)GetAttr(op.node()->def().attrs, "keep_dims", &keep_dims);
-  Output kept = keep_dims ? g : ops::Reshape(scope, g, KeptDimsShape(scope, x, ForwardInput(op, 1)));
-  return ops::BroadcastTo(scope, kept, ShapeOf(scope, x));
+  return ops::BroadcastTo(scope, WithKeptDims(scope, op, g), ShapeOf(scope, ForwardInput(op, 0)));
 }
 
 Status SumGrad(const Scope& scope, const Operation& op, const std::vector<Output>& g,
@@ -70,11 +75,48 @@ Status MeanGrad(const Scope& scope, const Operation& op, const std::vector<Outpu
   return scope.status();
 }
 
+// Max and Min: the gradient goes to the elements equal to the result,
+// split evenly among ties (TensorFlow's choice: a subgradient).
+Status MaxMinGrad(const Scope& scope, const Operation& op, const std::vector<Output>& g,
+                  std::vector<Output>* grads) {
+  Output x = ForwardInput(op, 0), axes = ForwardInput(op, 1);
+  Output y = WithKeptDims(scope, op, op.output(0));
+  Output chosen = ops::Cast(scope, ops::Equal(scope, x, y), x.dtype());
+  Output ties = ops::Sum(scope, chosen, axes, {{"keep_dims", true}});
+  Output share = ops::Mul(scope, ops::RealDiv(scope, chosen, ties), WithKeptDims(scope, op, g[0]));
+  *grads = {share, Output()};
+  return scope.status();
+}
+
+// Prod: each element's gradient is the product of the others in its
+// group. Dividing the product by the element fails at zeros, so count
+// them: with none, others = prod / x; with exactly one, only the zero
+// element gets the product of the nonzeros; with more, all get 0.
+Status ProdGrad(const Scope& scope, const Operation& op, const std::vector<Output>& g,
+                std::vector<Output>* grads) {
+  Output x = ForwardInput(op, 0), axes = ForwardInput(op, 1);
+  AttrMap keep = {{"keep_dims", true}};
+  Output zeros = ops::ZerosLike(scope, x);
+  Output is_zero = ops::Equal(scope, x, zeros);
+  Output nonzero_x = ops::SelectV2(scope, is_zero, ops::OnesLike(scope, x), x);
+  Output nonzero_product = ops::Prod(scope, nonzero_x, axes, keep);
+  Output zero_count = ops::Sum(scope, ops::Cast(scope, is_zero, x.dtype()), axes, keep);
+  Output at_zero = ops::SelectV2(scope, ops::Equal(scope, zero_count, 1.0), nonzero_product, zeros);
+  Output at_nonzero = ops::SelectV2(scope, ops::Equal(scope, zero_count, 0.0),
+                                    ops::RealDiv(scope, nonzero_product, nonzero_x), zeros);
+  Output others = ops::SelectV2(scope, is_zero, at_zero, at_nonzero);
+  *grads = {ops::Mul(scope, others, WithKeptDims(scope, op, g[0])), Output()};
+  return scope.status();
+}
+
 }  // namespace
 
 void RegisterReductionGradients(GradientRegistry* registry) {
   registry->Register("Sum", SumGrad);
   registry->Register("Mean", MeanGrad);
+  registry->Register("Max", MaxMinGrad);
+  registry->Register("Min", MaxMinGrad);
+  registry->Register("Prod", ProdGrad);
   for (const char* op : {"ArgMax", "ArgMin", "All", "Any"}) registry->RegisterNoGradient(op);
 }
 
