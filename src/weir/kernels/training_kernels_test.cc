@@ -4,6 +4,7 @@
 #include <cmath>
 #include <functional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -245,6 +246,49 @@ TEST(TrainingKernelsTest, SparseUpdatesApplyEachIndexInOrderRepeatsIncluded) {
       EXPECT_EQ((*got)[0][2], initial[0][2]) << "row 1 has no gradient and must not change";
     }
   }
+}
+
+// Above the kernels' threshold the update runs on the intra-op pool.
+TEST(TrainingKernelsTest, LargeUpdatesOnThePoolMatchTheFormulas) {
+  const int n = 40000;
+  const TensorShape shape({n});
+  std::vector<double> grad(n);
+  for (int i = 0; i < n; ++i) grad[i] = std::sin(0.01 * i);
+  for (const Case& c : {Cases()[4], Cases()[8]}) {  // Adagrad without slot update, Nesterov Adam
+    SCOPED_TRACE(c.op);
+    auto initial = InitialValues(c.slots, n);
+    auto got = RunSteps(Build(c, DT_FLOAT, shape, initial, grad, shape, nullptr), 2);
+    ASSERT_TRUE(got.ok()) << got.status();
+    ExpectNear(*got, Reference(c, initial, grad, 1, nullptr, 2), Tolerance(DT_FLOAT));
+  }
+}
+
+// Concurrent steps updating one variable: the kernel holds the variable's
+// lock for the whole update, so no update is lost.
+TEST(TrainingKernelsTest, ConcurrentUpdatesAreAtomic) {
+  const Case c = Cases()[1];  // Momentum, with momentum 0: accum = grad
+  Case zero_momentum = c;
+  zero_momentum.scalars = {1.0, 0.0};
+  const TensorShape shape({64});
+  Model m = Build(zero_momentum, DT_DOUBLE, shape, InitialValues(1, 64),
+                  std::vector<double>(64, -1.0), shape, nullptr);
+  ASSERT_TRUE(m.root.ok()) << m.root.status();
+  auto session = Session::New(SessionOptions());
+  ASSERT_TRUE(session.ok());
+  ASSERT_TRUE((*session)->Create(m.root.ToGraphDef()).ok());
+  std::vector<Tensor> out;
+  ASSERT_TRUE((*session)->Run({}, {}, m.inits, &out).ok());
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      std::vector<Tensor> ignored;
+      for (int i = 0; i < 50; ++i) EXPECT_TRUE((*session)->Run({}, {}, {m.apply}, &ignored).ok());
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  ASSERT_TRUE((*session)->Run({}, m.reads, {}, &out).ok());
+  const std::vector<double> initial = InitialValues(1, 64)[0];
+  for (int i = 0; i < 64; ++i) EXPECT_EQ(AsDoubles(out[0])[i], initial[i] + 200) << i;
 }
 
 TEST(TrainingKernelsTest, OutOfRangeIndexIsInvalidArgumentAndChangesNothing) {

@@ -179,6 +179,104 @@ TEST(OptimizerTest, SparseWithRepeatedIndicesEqualsDenseEquivalent) {
   }
 }
 
+// With every row in the sparse gradient once, lazy Adam is dense Adam.
+TEST(OptimizerTest, SparseAdamOnEveryRowEqualsDenseAdam) {
+  auto run = [](bool sparse, bool fused) -> std::vector<double> {
+    Scope s = Scope::NewRootScope();
+    auto w = Variable::Create(s, "w", ops::Const(s, {{1.0, 2.0}, {3.0, 4.0}, {5.0, 6.0}}));
+    EXPECT_TRUE(w.ok()) << w.status();
+    Gradient g = sparse ? Gradient::Sparse({ops::Const(s, {{-3.0, 1.0}, {0.5, 0.5}, {0.25, 2.0}}),
+                                            ops::Const(s, {2, 0, 1}), ops::Const(s, {3, 2})})
+                        : Gradient::Dense(ops::Const(s, {{0.5, 0.5}, {0.25, 2.0}, {-3.0, 1.0}}));
+    AdamOptimizer adam(0.1, {}, {.use_fused_kernels = fused});
+    auto train = adam.ApplyGradients(s, {{g, *w}});
+    EXPECT_TRUE(train.ok()) << train.status();
+    std::vector<Variable> all = adam.variables();
+    all.push_back(*w);
+    Operation init = GroupInitializers(s, all);
+    auto session = Session::New(SessionOptions());
+    EXPECT_TRUE((*session)->Create(s.ToGraphDef()).ok());
+    std::vector<Tensor> out;
+    EXPECT_TRUE((*session)->Run({}, {}, {init.name()}, &out).ok());
+    for (int i = 0; i < 3; ++i) EXPECT_TRUE((*session)->Run({}, {}, {train->name()}, &out).ok());
+    EXPECT_TRUE((*session)->Run({}, {w->value.name()}, {}, &out).ok());
+    return AsDoubles(out[0]);
+  };
+  const std::vector<double> dense = run(false, true);
+  for (bool fused : {true, false}) {
+    const std::vector<double> sparse = run(true, fused);
+    ASSERT_EQ(sparse.size(), dense.size());
+    for (size_t i = 0; i < sparse.size(); ++i) EXPECT_NEAR(sparse[i], dense[i], 1e-12) << i;
+  }
+}
+
+TEST(OptimizerTest, SlotsAndStateAreNamedLikeTensorFlow) {
+  Scope root = Scope::NewRootScope();
+  auto w = Variable::Create(root, "w", ops::Const(root, {1.f, 2.f}));
+  ASSERT_TRUE(w.ok());
+  AdamOptimizer adam(0.1f, {.amsgrad = true});
+  ASSERT_TRUE(adam.ApplyGradients(root, {{Gradient::Dense(ops::Const(root, {1.f, 1.f})), *w}}).ok());
+  std::vector<std::string> names;
+  for (const Variable& v : adam.variables()) names.push_back(v.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"Adam/beta1_power", "Adam/beta2_power", "w/Adam",
+                                             "w/Adam_1", "w/Adam_2"}));
+  ASSERT_EQ(adam.slots(*w).size(), 3u);
+  EXPECT_EQ(adam.slots(*w)[0].shape, PartialShape({2}));
+}
+
+TEST(OptimizerTest, ErrorsNameTheVariable) {
+  Scope root = Scope::NewRootScope();
+  auto w = Variable::Create(root, "w", ops::Const(root, {1.f, 2.f}));
+  ASSERT_TRUE(w.ok());
+  MomentumOptimizer momentum(0.1f, 0.9f);
+  auto shape = momentum.ApplyGradients(root, {{Gradient::Dense(ops::Const(root, {1.f, 2.f, 3.f})), *w}});
+  EXPECT_EQ(shape.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(shape.status().message().find("shape [3] for variable 'w' of shape [2]"),
+            std::string::npos) << shape.status();
+  auto dtype = momentum.ApplyGradients(root, {{Gradient::Dense(ops::Const(root, {1.0, 2.0})), *w}});
+  EXPECT_EQ(dtype.status().code(), Code::kInvalidArgument);
+  auto missing = momentum.ApplyGradients(root, {{Gradient{}, *w}});
+  EXPECT_NE(missing.status().message().find("no gradient for variable 'w'"), std::string::npos);
+
+  // Slots not initialized: the step fails naming the slot, on both paths.
+  for (bool fused : {true, false}) {
+    Scope s = Scope::NewRootScope();
+    auto v = Variable::Create(s, "v", ops::Const(s, {1.f, 2.f}));
+    AdamOptimizer adam(0.1f, {}, {.use_fused_kernels = fused});
+    auto train = adam.ApplyGradients(s, {{Gradient::Dense(ops::Const(s, {1.f, 1.f})), *v}});
+    ASSERT_TRUE(train.ok()) << train.status();
+    auto session = Session::New(SessionOptions());
+    ASSERT_TRUE((*session)->Create(s.ToGraphDef()).ok());
+    std::vector<Tensor> out;
+    ASSERT_TRUE((*session)->Run({}, {}, {v->initializer.name(), adam.variables()[0].initializer.name(),
+                                         adam.variables()[1].initializer.name()}, &out).ok());
+    Status status = (*session)->Run({}, {}, {train->name()}, &out);
+    EXPECT_EQ(status.code(), Code::kFailedPrecondition) << status;
+    EXPECT_NE(status.message().find("'v/Adam"), std::string::npos) << status;
+  }
+}
+
+// A schedule is an Output: GD with a piecewise-constant rate read from the
+// global step that ApplyGradients increments.
+TEST(OptimizerTest, LearningRateScheduleFollowsTheGlobalStep) {
+  Scope root = Scope::NewRootScope();
+  auto w = Variable::Create(root, "w", ops::Const(root, {0.f}));
+  Variable step = *CreateGlobalStep(root);
+  Output lr = PiecewiseConstant(root, step.value, {1}, {1.0f, 0.5f});
+  GradientDescentOptimizer sgd(lr);
+  auto train = sgd.ApplyGradients(root, {{Gradient::Dense(ops::Const(root, {1.f})), *w}}, &step);
+  ASSERT_TRUE(train.ok()) << train.status();
+  Operation init = GroupInitializers(root, {*w, step});
+  auto session = Session::New(SessionOptions());
+  ASSERT_TRUE((*session)->Create(root.ToGraphDef()).ok());
+  std::vector<Tensor> out;
+  ASSERT_TRUE((*session)->Run({}, {}, {init.name()}, &out).ok());
+  for (int i = 0; i < 4; ++i) ASSERT_TRUE((*session)->Run({}, {}, {train->name()}, &out).ok());
+  ASSERT_TRUE((*session)->Run({}, {w->value.name(), step.value.name()}, {}, &out).ok());
+  EXPECT_FLOAT_EQ(out[0].data<float>()[0], -1.f - 1.f - 0.5f - 0.5f);  // steps 0, 1 at rate 1
+  EXPECT_EQ(out[1].scalar<int64_t>(), 4);
+}
+
 // loss = sum((w - target)^2), minimized at w = target; the global step counts.
 TEST(OptimizerTest, MinimizesAQuadratic) {
   const std::vector<float> target = {1.5f, -2.0f, 0.25f};
