@@ -1,5 +1,8 @@
 #include "weir/framework/resource_var.h"
 
+#include <algorithm>
+#include <cstring>
+
 #include "weir/framework/op_kernel.h"
 
 namespace weir {
@@ -40,6 +43,21 @@ StatusOr<std::shared_ptr<Var>> LookupVar(OpKernelContext* context, int input_ind
                             "destroyed or reset");
   }
   return var;
+}
+
+Status PrepareToUpdate(OpKernelContext* context, Var* var) {
+  Tensor* current = var->tensor();
+  if (current->RefCountIsOne()) return Status::OK();
+  Tensor copy;
+  WEIR_RETURN_IF_ERROR(context->allocate_temp(current->dtype(), current->shape(), &copy));
+  if (current->dtype() == DT_STRING) {
+    std::copy(current->data<std::string>(), current->data<std::string>() + current->NumElements(),
+              copy.data<std::string>());
+  } else if (current->TotalBytes() > 0) {
+    std::memcpy(copy.raw_data(), current->raw_data(), current->TotalBytes());
+  }
+  var->set(std::move(copy));
+  return Status::OK();
 }
 
 }  // namespace weir

@@ -56,4 +56,9 @@ StatusOr<const ResourceHandle*> HandleFromInput(OpKernelContext* context, int in
 // another device or type.
 StatusOr<std::shared_ptr<Var>> LookupVar(OpKernelContext* context, int input_index);
 
+// Makes the variable's buffer exclusively its own before an in-place update
+// (copy-on-write): a reader's tensor that shares it keeps the old values.
+// REQUIRES: the variable's lock held and the variable initialized.
+Status PrepareToUpdate(OpKernelContext* context, Var* var);
+
 }  // namespace weir

@@ -20,6 +20,7 @@ void RegisterAllKernels() {
     RegisterFunctionKernels(registry);
     RegisterSendRecvKernels(registry);
     RegisterStateKernels(registry);
+    RegisterTrainingKernels(registry);
     RegisterGradientSupportKernels(registry);
     RegisterIoKernels(registry);
   });

@@ -18,6 +18,7 @@ void RegisterControlFlowKernels(KernelRegistry* registry);
 void RegisterFunctionKernels(KernelRegistry* registry);
 void RegisterSendRecvKernels(KernelRegistry* registry);
 void RegisterStateKernels(KernelRegistry* registry);
+void RegisterTrainingKernels(KernelRegistry* registry);
 void RegisterGradientSupportKernels(KernelRegistry* registry);
 void RegisterIoKernels(KernelRegistry* registry);
 

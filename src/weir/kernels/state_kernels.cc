@@ -1,8 +1,6 @@
 // Kernels of the state family (ops/state_ops.cc): resource variables.
 // Each variable is locked while it is read or updated; updates are
 // copy-on-write (see framework/resource_var.h).
-#include <cstring>
-
 #include "weir/framework/kernel_registry.h"
 #include "weir/framework/resource_var.h"
 #include "weir/kernels/all_kernels.h"
@@ -32,23 +30,6 @@ Status LockInitializedVar(OpKernelContext* context, DType dtype, std::shared_ptr
   }
   *lock = std::unique_lock<std::mutex>(*(*var)->mu());
   if (!(*var)->is_initialized()) return Uninitialized(*handle);
-  return Status::OK();
-}
-
-// Makes the variable's buffer exclusively its own before an in-place update
-// (copy-on-write). REQUIRES: the variable's lock held.
-Status PrepareToUpdate(OpKernelContext* context, Var* var) {
-  Tensor* current = var->tensor();
-  if (current->RefCountIsOne()) return Status::OK();
-  Tensor copy;
-  WEIR_RETURN_IF_ERROR(context->allocate_temp(current->dtype(), current->shape(), &copy));
-  if (current->dtype() == DT_STRING) {
-    std::copy(current->data<std::string>(), current->data<std::string>() + current->NumElements(),
-              copy.data<std::string>());
-  } else if (current->TotalBytes() > 0) {
-    std::memcpy(copy.raw_data(), current->raw_data(), current->TotalBytes());
-  }
-  var->set(std::move(copy));
   return Status::OK();
 }
 

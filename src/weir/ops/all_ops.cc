@@ -19,6 +19,7 @@ void RegisterAllOps() {
     RegisterFunctionOps(registry);
     RegisterSendRecvOps(registry);
     RegisterStateOps(registry);
+    RegisterTrainingOps(registry);
     RegisterGradientSupportOps(registry);
     RegisterIoOps(registry);
   });

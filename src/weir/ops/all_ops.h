@@ -18,6 +18,7 @@ void RegisterControlFlowOps(OpRegistry* registry);
 void RegisterFunctionOps(OpRegistry* registry);
 void RegisterSendRecvOps(OpRegistry* registry);
 void RegisterStateOps(OpRegistry* registry);
+void RegisterTrainingOps(OpRegistry* registry);
 void RegisterGradientSupportOps(OpRegistry* registry);
 void RegisterIoOps(OpRegistry* registry);
 
