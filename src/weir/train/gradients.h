@@ -9,13 +9,32 @@
 // than once are summed in a fixed order (deterministic). A requested x that
 // no gradient reaches — no path, an integer dtype, or only paths through
 // non-differentiable ops — is an error naming it, never a silent zero.
+//
+// Sparse gradients: a gather (GatherV2 on axis 0, ResourceGather) gives its
+// params the gathered rows of the gradient, not a dense tensor. The
+// Gradient-valued overload keeps that form for an x whose every partial
+// gradient is sparse (the rows of several gathers concatenated, repeated
+// indices meaning "add"), so an optimizer can apply it with a scatter
+// update. A sparse partial is densified (ScatterNd, which adds repeats) when
+// it meets a dense one, or must flow on through another op's gradient
+// function. The Output-valued overloads densify every result.
+//
+// An x may be a variable's handle (DT_RESOURCE): its gradient is that of
+// the variable's value, through ReadVariableOp (dense) and ResourceGather
+// (sparse) alike. To get a sparse gradient for a GatherV2 of a read value,
+// pass the ReadVariableOp's output as x.
 #pragma once
 
 #include <vector>
 
 #include "weir/graph/scope.h"
+#include "weir/train/indexed_slices.h"
 
 namespace weir {
+
+Status AddSymbolicGradients(const Scope& scope, const std::vector<Output>& ys,
+                            const std::vector<Output>& xs, const std::vector<Output>& grad_ys,
+                            std::vector<Gradient>* grad_xs);
 
 // `grad_ys[i]` seeds the gradient of `ys[i]`; with no `grad_ys`, each y is
 // seeded with ones of its shape.

@@ -1,4 +1,4 @@
-// Every gradient function against finite differences, and the driver's
+// The arithmetic gradients against finite differences, and the driver's
 // rules: sums of partials, stops, and errors for unreachable xs.
 #include "weir/train/gradients.h"
 

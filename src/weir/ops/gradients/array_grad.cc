@@ -246,6 +246,20 @@ Status DynamicStitchGrad(const Scope& scope, const Operation& op, const Grads& g
   return scope.status();
 }
 
+// GatherV2 on axis 0 (no batch dims) picks rows of params: its gradient
+// is those rows of g, kept sparse (an embedding's gradient touches only the
+// looked-up rows). Other axes take the dense SelectionGrad.
+Status GatherV2SparseGrad(const Scope& scope, const Operation& op, const Grads& g,
+                          std::vector<IndexedRows>* grads) {
+  int64_t batch_dims = 0;
+  (void)GetAttr(op.node()->def().attrs, "batch_dims", &batch_dims);
+  std::optional<std::vector<int64_t>> axis = ConstantInts(ForwardInput(op, 2));
+  if (batch_dims != 0 || !axis || axis->size() != 1 || (*axis)[0] != 0) return Status::OK();
+  Output params = ForwardInput(op, 0);
+  *grads = {GatheredRows(scope, g[0], ForwardInput(op, 1), ShapeOf(scope, params)), {}, {}};
+  return scope.status();
+}
+
 }  // namespace
 
 void RegisterArrayGradients(GradientRegistry* registry) {
@@ -269,6 +283,7 @@ void RegisterArrayGradients(GradientRegistry* registry) {
   for (const char* op : {"StridedSlice", "MirrorPad", "Tile", "GatherV2"}) {
     registry->Register(op, SelectionGrad);
   }
+  registry->RegisterSparse("GatherV2", GatherV2SparseGrad);
   registry->Register("GatherNd", GatherNdGrad);
   registry->Register("ScatterNd", ScatterNdGrad);
   registry->Register("DynamicPartition", DynamicPartitionGrad);
@@ -276,7 +291,7 @@ void RegisterArrayGradients(GradientRegistry* registry) {
   // Shapes, indices, constants, sources, and values not differentiable in
   // their inputs (ZerosLike, OnesLike) or by design (StopGradient).
   for (const char* op : {"Const", "Placeholder", "Shape", "ShapeN", "Size", "Rank", "_Arg",
-                         "VarHandleOp", "ReadVariableOp", "VarIsInitializedOp", "StopGradient",
+                         "VarHandleOp", "VarIsInitializedOp", "StopGradient",
                          "ZerosLike", "OnesLike", "Range", "BroadcastArgs", "OneHot", "Where",
                          "Unique"}) {
     registry->RegisterNoGradient(op);

@@ -22,6 +22,19 @@ void GradientRegistry::RegisterNoGradient(const std::string& op) {
   CHECK(functions_.emplace(op, GradientFunction()).second) << "gradient of " << op << " registered twice";
 }
 
+void GradientRegistry::RegisterSparse(const std::string& op, SparseGradientFunction fn) {
+  CHECK(fn) << "empty sparse gradient function for " << op;
+  std::unique_lock<std::shared_mutex> lock(mu_);
+  CHECK(sparse_functions_.emplace(op, std::move(fn)).second)
+      << "sparse gradient of " << op << " registered twice";
+}
+
+const SparseGradientFunction* GradientRegistry::LookupSparse(const std::string& op) const {
+  std::shared_lock<std::shared_mutex> lock(mu_);
+  auto it = sparse_functions_.find(op);
+  return it == sparse_functions_.end() ? nullptr : &it->second;
+}
+
 StatusOr<const GradientFunction*> GradientRegistry::Lookup(const std::string& op) const {
   std::shared_lock<std::shared_mutex> lock(mu_);
   auto it = functions_.find(op);

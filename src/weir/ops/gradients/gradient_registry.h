@@ -21,6 +21,25 @@ using GradientFunction =
     std::function<Status(const Scope& scope, const Operation& op,
                          const std::vector<Output>& grad_outputs, std::vector<Output>* grad_inputs)>;
 
+// A gradient that touches only some rows of its input: row indices[i] of a
+// tensor shaped `dense_shape` gets values[i], repeated indices adding. The
+// autodiff driver hands it out as an IndexedSlices (train/indexed_slices.h)
+// or densifies it.
+struct IndexedRows {
+  Output values;       // [n, rest of dense_shape...]
+  Output indices;      // [n], int32 or int64
+  Output dense_shape;  // int32 vector
+};
+
+// For the few ops whose input gradient is naturally sparse (gathers):
+// sets one entry of `grad_inputs` per input (invalid `values`: no gradient
+// to that input), or leaves it empty when this op's configuration has no
+// sparse form (a gather on another axis), and the dense function applies.
+using SparseGradientFunction =
+    std::function<Status(const Scope& scope, const Operation& op,
+                         const std::vector<Output>& grad_outputs,
+                         std::vector<IndexedRows>* grad_inputs)>;
+
 class GradientRegistry {
  public:
   static GradientRegistry* Global();
@@ -31,14 +50,21 @@ class GradientRegistry {
   // gradient flows through it, and that is not an error.
   void RegisterNoGradient(const std::string& op);
 
+  // A sparse form of `op`'s gradient, tried before its dense function.
+  // CHECK-fails if `op` already has one.
+  void RegisterSparse(const std::string& op, SparseGradientFunction fn);
+
   // The function for `op`; null for a registered no-gradient op. NotFound
   // when the op has no entry at all.
   StatusOr<const GradientFunction*> Lookup(const std::string& op) const;
   bool HasEntry(const std::string& op) const;
+  // The sparse function for `op`, or null when it has none.
+  const SparseGradientFunction* LookupSparse(const std::string& op) const;
 
  private:
   mutable std::shared_mutex mu_;
   std::map<std::string, GradientFunction> functions_;  // empty function: no gradient
+  std::map<std::string, SparseGradientFunction> sparse_functions_;
 };
 
 // Registers every family's gradient functions; idempotent.

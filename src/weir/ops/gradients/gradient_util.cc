@@ -61,6 +61,19 @@ Output ShapeOf(const Scope& scope, const Output& x) {
   return ops::Shape(scope, x);
 }
 
+IndexedRows GatheredRows(const Scope& scope, const Output& g, const Output& indices,
+                         const Output& shape) {
+  Output row_shape;
+  if (std::optional<std::vector<int64_t>> dims = ConstantInts(shape)) {
+    std::vector<int64_t> values = *dims;
+    values[0] = -1;
+    row_shape = IntVector(scope, values);
+  } else {
+    row_shape = ops::ConcatV2(scope, {ops::Const(scope, {-1}), ops::Slice(scope, shape, {1}, {-1})}, 0);
+  }
+  return {ops::Reshape(scope, g, row_shape), ops::Reshape(scope, indices, {-1}), shape};
+}
+
 bool IsZeroGradient(const Output& g) {
   if (!g.valid()) return true;
   const std::string& type = g.node()->type_string();

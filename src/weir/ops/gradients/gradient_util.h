@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "weir/graph/scope.h"
+#include "weir/ops/gradients/gradient_registry.h"
 
 namespace weir {
 
@@ -40,6 +41,12 @@ Output IntVector(const Scope& scope, const std::vector<int64_t>& values);
 // The shape of `x` as an int32 vector: a constant when statically known
 // (so shape inference sees it and no Shape node runs), else Shape(x).
 Output ShapeOf(const Scope& scope, const Output& x);
+
+// The gradient of gathering rows `indices` (any shape) of a tensor shaped
+// `shape` (an int32 vector), given the gather's output gradient `g`: g's
+// rows, one per index.
+IndexedRows GatheredRows(const Scope& scope, const Output& g, const Output& indices,
+                         const Output& shape);
 
 // Whether `g` is absent or built as zeros (ZerosLike, or a Const of zeros):
 // lets a gradient function refuse only the gradients it cannot give.

@@ -1,15 +1,59 @@
-// The families whose ops have no gradient by nature: state updates,
-// random sampling, I/O, communication and control. Listed explicitly, so
-// that a new op must be placed here or given a gradient (the registry test
-// checks every op has an entry).
+// Gradients of the state family, where a gradient with respect to a
+// variable is one with respect to its handle: reading passes the gradient
+// to the handle, and a gather from the variable gives it sparse rows. Then
+// the families whose ops have no gradient by nature: state updates, random
+// sampling, I/O, communication and control, listed explicitly so that a
+// new op must be placed here or given a gradient (the registry test checks
+// every op has an entry).
 #include "weir/ops/gradients/gradient_registry.h"
+#include "weir/ops/gradients/gradient_util.h"
+#include "weir/ops/standard_ops.h"
 
 namespace weir {
+namespace {
+
+Status ReadVariableGrad(const Scope& scope, const Operation& op, const std::vector<Output>& g,
+                        std::vector<Output>* grads) {
+  *grads = {g[0]};
+  return Status::OK();
+}
+
+// The variable's shape: from the handle op's shape attr when it is fully
+// known, else by reading the variable (which shares its buffer).
+Output VariableShape(const Scope& scope, const Operation& op) {
+  Output handle = ForwardInput(op, 0);
+  PartialShape shape;
+  if (handle.node()->type_string() == "VarHandleOp" &&
+      GetAttr(handle.node()->def().attrs, "shape", &shape).ok() && shape.IsFullyDefined()) {
+    return IntVector(scope, shape.dim_sizes());
+  }
+  DType dtype = op.output(0).dtype();
+  return ops::Shape(scope, ops::ReadVariableOp(scope, handle, dtype));
+}
+
+Status ResourceGatherSparseGrad(const Scope& scope, const Operation& op,
+                                const std::vector<Output>& g, std::vector<IndexedRows>* grads) {
+  int64_t batch_dims = 0;
+  (void)GetAttr(op.node()->def().attrs, "batch_dims", &batch_dims);
+  if (batch_dims != 0) return Status::OK();  // the dense function refuses it
+  *grads = {GatheredRows(scope, g[0], ForwardInput(op, 1), VariableShape(scope, op)), {}};
+  return scope.status();
+}
+
+Status ResourceGatherDenseGrad(const Scope&, const Operation&, const std::vector<Output>&,
+                               std::vector<Output>*) {
+  return errors::Unimplemented("the gradient of ResourceGather with batch_dims != 0");
+}
+
+}  // namespace
 
 void RegisterStatefulGradients(GradientRegistry* registry) {
+  registry->Register("ReadVariableOp", ReadVariableGrad);
+  registry->RegisterSparse("ResourceGather", ResourceGatherSparseGrad);
+  registry->Register("ResourceGather", ResourceGatherDenseGrad);
   for (const char* op : {"AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp",
                          "DestroyResourceOp", "ResourceScatterAdd", "ResourceScatterSub",
-                         "ResourceScatterUpdate", "ResourceGather", "RandomUniform", "RandomStandardNormal",
+                         "ResourceScatterUpdate", "RandomUniform", "RandomStandardNormal",
                          "TruncatedNormal", "RandomUniformInt", "RandomShuffle", "Multinomial",
                          "SaveV2", "RestoreV2", "NoOp", "_Send", "_Recv", "_Retval"}) {
     registry->RegisterNoGradient(op);
