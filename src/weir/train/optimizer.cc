@@ -8,7 +8,7 @@ namespace {
 
 Tensor ScalarOf(double value, DType dtype) {
   StatusOr<Tensor> t = Input(value).TensorAs(dtype);
-  CHECK(t.ok()) << t.status();  // optimizers hold float or double variables
+  CHECK(t.ok()) << t.status();  // callers pass numeric dtypes (ApplyGradients checks)
   return std::move(t).value();
 }
 
@@ -29,6 +29,10 @@ Status CheckGradient(const Gradient& gradient, const Variable& var) {
   if (!var.handle.valid()) return errors::InvalidArgument("ApplyGradients: invalid variable");
   if (!gradient.valid()) {
     return errors::InvalidArgument("ApplyGradients: no gradient for variable '", var.name, "'");
+  }
+  if (var.dtype != DT_FLOAT && var.dtype != DT_DOUBLE) {
+    return errors::InvalidArgument("ApplyGradients: variable '", var.name, "' is ", var.dtype,
+                                   "; optimizers update float and double variables");
   }
   const Output& values = gradient.is_sparse ? gradient.sparse.values : gradient.dense;
   if (values.dtype() != var.dtype) {
@@ -69,6 +73,10 @@ StatusOr<Operation> Optimizer::ApplyGradients(const Scope& scope,
   if (grads_and_vars.empty()) return errors::InvalidArgument("ApplyGradients: no variables");
   for (const GradAndVar& gv : grads_and_vars) {
     WEIR_RETURN_IF_ERROR(CheckGradient(gv.gradient, gv.variable));
+  }
+  if (global_step != nullptr && global_step->dtype != DT_INT64 && global_step->dtype != DT_INT32) {
+    return errors::InvalidArgument("ApplyGradients: the global step '", global_step->name,
+                                   "' must be an int64 or int32 variable, is ", global_step->dtype);
   }
   Scope s = scope.NewSubScope(name_);
   WEIR_RETURN_IF_ERROR(Prepare(s, grads_and_vars.front().variable.dtype));

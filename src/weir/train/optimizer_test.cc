@@ -238,6 +238,14 @@ TEST(OptimizerTest, ErrorsNameTheVariable) {
   auto missing = momentum.ApplyGradients(root, {{Gradient{}, *w}});
   EXPECT_NE(missing.status().message().find("no gradient for variable 'w'"), std::string::npos);
 
+  auto ints = Variable::Create(root, "n", ops::Const(root, {1, 2}));
+  auto integer = momentum.ApplyGradients(root, {{Gradient::Dense(ops::Const(root, {1, 2})), *ints}});
+  EXPECT_NE(integer.status().message().find("optimizers update float and double"), std::string::npos)
+      << integer.status();
+  AdamOptimizer both(0.1f, {.use_nesterov = true, .amsgrad = true});
+  EXPECT_EQ(both.ApplyGradients(root, {{Gradient::Dense(ops::Const(root, {1.f, 1.f})), *w}})
+                .status().code(), Code::kInvalidArgument);
+
   // Slots not initialized: the step fails naming the slot, on both paths.
   for (bool fused : {true, false}) {
     Scope s = Scope::NewRootScope();

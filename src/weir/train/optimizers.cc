@@ -162,6 +162,10 @@ AdamOptimizer::AdamOptimizer(Input learning_rate, AdamOptions adam, OptimizerOpt
     : Optimizer("Adam", options), learning_rate_(std::move(learning_rate)), adam_(adam) {}
 
 Status AdamOptimizer::Prepare(const Scope& scope, DType dtype) {
+  if (adam_.amsgrad && adam_.use_nesterov) {
+    // TensorFlow's AMSGrad kernel has no Nesterov form either.
+    return errors::InvalidArgument("AdamOptimizer: use_nesterov and amsgrad cannot be combined");
+  }
   if (!beta1_power_.handle.valid()) {
     WEIR_ASSIGN_OR_RETURN(beta1_power_,
                           CreateNonSlot(scope, "beta1_power", Hyper(scope, adam_.beta1, dtype)));
