@@ -226,8 +226,8 @@ Status ReadRowIndices(const std::string& op, const std::string& var_name, const 
                       int64_t rows, std::vector<int64_t>* out) {
   out->resize(indices.NumElements());
   for (int64_t i = 0; i < indices.NumElements(); ++i) {
-    const int64_t index = indices.dtype() == DT_INT32 ? indices.data<int32_t>()[i]
-                                                      : indices.data<int64_t>()[i];
+    const int64_t index =
+        indices.dtype() == DT_INT32 ? indices.data<int32_t>()[i] : indices.data<int64_t>()[i];
     if (index < 0 || index >= rows) {
       return errors::InvalidArgument(op, ": indices[", i, "] = ", index, " is not in [0, ", rows,
                                      ") (the rows of variable '", var_name, "')");
@@ -265,12 +265,14 @@ class ApplyOp final : public OpKernel {
     const std::string& op = type_string();
     std::array<T, kScalars> scalars{};
     for (int i = 0; i < kScalars; ++i) {
-      const int input = i < Family::kScalarsBefore ? kVars + i
-                                                   : kFirstScalarAfter + i - Family::kScalarsBefore;
+      const int input =
+          i < Family::kScalarsBefore ? kVars + i : kFirstScalarAfter + i - Family::kScalarsBefore;
       const Tensor& t = context->input(input);
       OP_REQUIRES(context, t.dims() == 0,
-                  errors::InvalidArgument(op, ": input ", input, " (a hyperparameter) must be a "
-                                          "scalar but has shape ", t.shape()));
+                  errors::InvalidArgument(op, ": input ", input,
+                                          " (a hyperparameter) must be a "
+                                          "scalar but has shape ",
+                                          t.shape()));
       scalars[i] = t.scalar<T>();
     }
     LockedVars vars;
@@ -278,10 +280,10 @@ class ApplyOp final : public OpKernel {
     const TensorShape& shape = vars.var(0)->tensor()->shape();
     for (int i = 1; i < kVars; ++i) {
       const TensorShape& slot = vars.var(i)->tensor()->shape();
-      OP_REQUIRES(context, slot == shape,
-                  errors::InvalidArgument(op, ": slot variable '", vars.name(i), "' has shape ",
-                                          slot, " but variable '", vars.name(0), "' has shape ",
-                                          shape));
+      OP_REQUIRES(
+          context, slot == shape,
+          errors::InvalidArgument(op, ": slot variable '", vars.name(i), "' has shape ", slot,
+                                  " but variable '", vars.name(0), "' has shape ", shape));
     }
     const Tensor& grad = context->input(kGrad);
     std::vector<int64_t> rows;
@@ -290,8 +292,7 @@ class ApplyOp final : public OpKernel {
     } else {
       OP_REQUIRES(context, grad.shape() == shape,
                   errors::InvalidArgument(op, ": gradient has shape ", grad.shape(),
-                                          " but variable '", vars.name(0), "' has shape ",
-                                          shape));
+                                          " but variable '", vars.name(0), "' has shape ", shape));
     }
     for (int i = 0; i < kVars; ++i) {
       OP_REQUIRES_OK(context, PrepareToUpdate(context, vars.var(i)));
@@ -317,9 +318,8 @@ class ApplyOp final : public OpKernel {
 
  private:
   // grad is [indices, var's dims after the first]; every index a row.
-  static Status CheckSparse(const std::string& op, const LockedVars& vars,
-                            const TensorShape& shape, const Tensor& grad, const Tensor& indices,
-                            std::vector<int64_t>* rows) {
+  static Status CheckSparse(const std::string& op, const LockedVars& vars, const TensorShape& shape,
+                            const Tensor& grad, const Tensor& indices, std::vector<int64_t>* rows) {
     if (shape.rank() < 1) {
       return errors::InvalidArgument(op, ": variable '", vars.name(0),
                                      "' must have rank >= 1 for a sparse update, has shape ",
@@ -345,9 +345,9 @@ class ApplyOp final : public OpKernel {
 template <typename Family>
 void RegisterFamily(KernelRegistry* registry) {
   ForEachType<float, double>([&]<typename T>() {
-    registry->Register(KernelBuilder(std::string("ResourceApply") + Family::kName)
-                           .template TypeConstraint<T>("T"),
-                       MakeKernel<ApplyOp<T, Family, false>>);
+    registry->Register(
+        KernelBuilder(std::string("ResourceApply") + Family::kName).template TypeConstraint<T>("T"),
+        MakeKernel<ApplyOp<T, Family, false>>);
     if constexpr (Family::kHasSparse) {
       registry->Register(KernelBuilder(std::string("ResourceSparseApply") + Family::kName)
                              .template TypeConstraint<T>("T"),

@@ -1,13 +1,13 @@
 // The fused optimizer kernels against the update formulas written out
 // below as plain loops over elements, over several steps, in float and
 // double; sparse forms with repeated indices; and the errors.
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <functional>
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <gtest/gtest.h>
 
 #include "weir/graph/scope.h"
 #include "weir/kernels/all_kernels.h"
@@ -19,7 +19,8 @@ namespace {
 
 // One element's update, in double: x[0] is the variable, x[1..] the slots
 // in the op's input order; s the hyperparameters in input order.
-using ElementStep = std::function<void(std::vector<double*>& x, const std::vector<double>& s, double g)>;
+using ElementStep =
+    std::function<void(std::vector<double*>& x, const std::vector<double>& s, double g)>;
 
 struct Case {
   std::string op;  // the dense op; "ResourceSparse..." for the sparse form
@@ -66,15 +67,17 @@ Model Build(const Case& c, DType dtype, const TensorShape& shape,
   std::vector<OpArg> args;
   for (int i = 0; i <= c.slots; ++i) {
     std::string name = i == 0 ? "var" : StrCat("slot", i);
-    Operation handle = AddOp(m.root.WithOpName(name), "VarHandleOp", {},
-                             {{"dtype", AttrValue(dtype)}, {"shape", AttrValue(PartialShape(shape))}});
+    Operation handle =
+        AddOp(m.root.WithOpName(name), "VarHandleOp", {},
+              {{"dtype", AttrValue(dtype)}, {"shape", AttrValue(PartialShape(shape))}});
     if (initialize.empty() || initialize[i]) {
-      Operation init = AddOp(m.root.WithOpName(name + "/init"), "AssignVariableOp",
-                             {handle.output(0), ops::Const(m.root, Filled(dtype, values[i], shape))});
+      Operation init =
+          AddOp(m.root.WithOpName(name + "/init"), "AssignVariableOp",
+                {handle.output(0), ops::Const(m.root, Filled(dtype, values[i], shape))});
       m.inits.push_back(init.name());
     }
-    m.reads.push_back(AddOp(m.root.WithOpName(name + "/read"), "ReadVariableOp",
-                            {handle.output(0)}, {{"dtype", AttrValue(dtype)}})
+    m.reads.push_back(AddOp(m.root.WithOpName(name + "/read"), "ReadVariableOp", {handle.output(0)},
+                            {{"dtype", AttrValue(dtype)}})
                           .name());
     args.emplace_back(handle.output(0));
   }
@@ -112,8 +115,8 @@ std::vector<std::vector<double>> Reference(const Case& c, std::vector<std::vecto
                                            const std::vector<double>& grad, int row,
                                            const std::vector<int64_t>* indices, int steps) {
   for (int t = 0; t < steps; ++t) {
-    const int64_t n = indices ? static_cast<int64_t>(indices->size()) * row
-                              : static_cast<int64_t>(x[0].size());
+    const int64_t n =
+        indices ? static_cast<int64_t>(indices->size()) * row : static_cast<int64_t>(x[0].size());
     for (int64_t e = 0; e < n; ++e) {
       const int64_t target = indices ? (*indices)[e / row] * row + e % row : e;
       std::vector<double*> at;
@@ -186,18 +189,35 @@ std::vector<Case> Cases() {
     };
   };
   return {
-      {"ResourceApplyGradientDescent", 0, {0.1}, 1, {},
+      {"ResourceApplyGradientDescent",
+       0,
+       {0.1},
+       1,
+       {},
        [](std::vector<double*>& x, const std::vector<double>& s, double g) { *x[0] -= s[0] * g; }},
       {"ResourceApplyMomentum", 1, {0.1, 0.9}, 1, {}, momentum(false)},
-      {"ResourceApplyMomentum", 1, {0.1, 0.9}, 1, {{"use_nesterov", AttrValue(true)}}, momentum(true)},
+      {"ResourceApplyMomentum",
+       1,
+       {0.1, 0.9},
+       1,
+       {{"use_nesterov", AttrValue(true)}},
+       momentum(true)},
       {"ResourceApplyAdagrad", 1, {0.1}, 1, {}, adagrad(true)},
       {"ResourceApplyAdagrad", 1, {0.1}, 1, {{"update_slots", AttrValue(false)}}, adagrad(false)},
       {"ResourceApplyRMSProp", 2, {0.01, 0.9, 0.5, 1e-6}, 4, {}, rmsprop},
       {"ResourceApplyCenteredRMSProp", 3, {0.01, 0.9, 0.5, 1e-6}, 4, {}, centered},
       {"ResourceApplyAdam", 2, {0.9, 0.999, 0.01, 0.9, 0.999, 1e-8}, 6, {}, adam(false, false)},
-      {"ResourceApplyAdam", 2, {0.9, 0.999, 0.01, 0.9, 0.999, 1e-8}, 6,
-       {{"use_nesterov", AttrValue(true)}}, adam(true, false)},
-      {"ResourceApplyAdamWithAmsgrad", 3, {0.9, 0.999, 0.01, 0.9, 0.999, 1e-8}, 6, {},
+      {"ResourceApplyAdam",
+       2,
+       {0.9, 0.999, 0.01, 0.9, 0.999, 1e-8},
+       6,
+       {{"use_nesterov", AttrValue(true)}},
+       adam(true, false)},
+      {"ResourceApplyAdamWithAmsgrad",
+       3,
+       {0.9, 0.999, 0.01, 0.9, 0.999, 1e-8},
+       6,
+       {},
        adam(false, true)},
   };
 }
@@ -315,8 +335,8 @@ TEST(TrainingKernelsTest, UninitializedSlotIsFailedPreconditionNamingIt) {
   const Case c = Cases()[7];  // Adam
   const TensorShape shape({3});
   auto got = RunSteps(Build(c, DT_FLOAT, shape, InitialValues(2, 3), {1, 2, 3}, shape, nullptr,
-                       {true, true, false}),
-                 1);
+                            {true, true, false}),
+                      1);
   ASSERT_FALSE(got.ok());
   EXPECT_EQ(got.status().code(), Code::kFailedPrecondition) << got.status();
   EXPECT_NE(got.status().message().find("ResourceApplyAdam: variable 'slot2' is uninitialized"),
@@ -326,13 +346,14 @@ TEST(TrainingKernelsTest, UninitializedSlotIsFailedPreconditionNamingIt) {
 
 TEST(TrainingKernelsTest, GradientOfAnotherShapeIsInvalidArgumentNamingShapes) {
   const Case c = Cases()[1];  // Momentum
-  auto got = RunSteps(Build(c, DT_DOUBLE, TensorShape({2, 3}), InitialValues(1, 6),
-                       {1, 2, 3}, TensorShape({3}), nullptr),
-                 1);
+  auto got = RunSteps(Build(c, DT_DOUBLE, TensorShape({2, 3}), InitialValues(1, 6), {1, 2, 3},
+                            TensorShape({3}), nullptr),
+                      1);
   ASSERT_FALSE(got.ok());
   EXPECT_EQ(got.status().code(), Code::kInvalidArgument) << got.status();
-  EXPECT_NE(got.status().message().find("gradient has shape [3] but variable 'var' has shape [2,3]"),
-            std::string::npos)
+  EXPECT_NE(
+      got.status().message().find("gradient has shape [3] but variable 'var' has shape [2,3]"),
+      std::string::npos)
       << got.status();
 }
 
@@ -341,16 +362,19 @@ TEST(TrainingKernelsTest, ShapeFunctionsRejectNonScalarHyperparameters) {
   Scope root = Scope::NewRootScope();
   Operation var = AddOp(root.WithOpName("var"), "VarHandleOp", {},
                         {{"dtype", AttrValue(DT_FLOAT)}, {"shape", AttrValue(PartialShape({2}))}});
-  AddOp(root, "ResourceApplyGradientDescent", {var.output(0), Input({0.1f, 0.2f}), Input({1.f, 2.f})});
+  AddOp(root, "ResourceApplyGradientDescent",
+        {var.output(0), Input({0.1f, 0.2f}), Input({1.f, 2.f})});
   EXPECT_EQ(root.status().code(), Code::kInvalidArgument);
   EXPECT_NE(root.status().message().find("alpha must be a scalar"), std::string::npos)
       << root.status();
 
   Scope sparse = Scope::NewRootScope();
-  Operation v2 = AddOp(sparse.WithOpName("var"), "VarHandleOp", {},
-                       {{"dtype", AttrValue(DT_FLOAT)}, {"shape", AttrValue(PartialShape({4, 2}))}});
-  Operation accum = AddOp(sparse.WithOpName("accum"), "VarHandleOp", {},
-                          {{"dtype", AttrValue(DT_FLOAT)}, {"shape", AttrValue(PartialShape({4, 2}))}});
+  Operation v2 =
+      AddOp(sparse.WithOpName("var"), "VarHandleOp", {},
+            {{"dtype", AttrValue(DT_FLOAT)}, {"shape", AttrValue(PartialShape({4, 2}))}});
+  Operation accum =
+      AddOp(sparse.WithOpName("accum"), "VarHandleOp", {},
+            {{"dtype", AttrValue(DT_FLOAT)}, {"shape", AttrValue(PartialShape({4, 2}))}});
   AddOp(sparse, "ResourceSparseApplyAdagrad",
         {v2.output(0), accum.output(0), Input(0.1f), Input({{1.f, 2.f}}), Input({0, 1})});
   EXPECT_EQ(sparse.status().code(), Code::kInvalidArgument);

@@ -118,8 +118,7 @@ ShapeFn ApplyShapeFn(std::vector<int> scalars, std::vector<std::string> names, i
 }
 
 void RegisterApplyOp(OpRegistry* registry, const ApplyFamily& family, bool sparse) {
-  OpDefBuilder builder(std::string(sparse ? "ResourceSparseApply" : "ResourceApply") +
-                       family.name);
+  OpDefBuilder builder(std::string(sparse ? "ResourceSparseApply" : "ResourceApply") + family.name);
   int next = 0;
   builder.Input("var: resource");
   ++next;
@@ -148,10 +147,10 @@ void RegisterApplyOp(OpRegistry* registry, const ApplyFamily& family, bool spars
   builder.Attr("use_locking: bool = false");
   for (const char* attr : family.extra_attrs) builder.Attr(attr);
   std::string doc = family.doc;
-  if (sparse) doc += " Applied to the rows `indices` of var and the slots, one index after another.";
-  registry->Register(builder.SetIsStateful()
-                         .SetShapeFn(ApplyShapeFn(scalars, names, grad, indices))
-                         .Doc(doc));
+  if (sparse)
+    doc += " Applied to the rows `indices` of var and the slots, one index after another.";
+  registry->Register(
+      builder.SetIsStateful().SetShapeFn(ApplyShapeFn(scalars, names, grad, indices)).Doc(doc));
 }
 
 }  // namespace

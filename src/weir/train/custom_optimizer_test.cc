@@ -15,7 +15,9 @@ namespace {
 class SignSGDOptimizer final : public Optimizer {
  public:
   SignSGDOptimizer(Input learning_rate, double beta)
-      : Optimizer("SignSGD", OptimizerOptions{}), learning_rate_(std::move(learning_rate)), beta_(beta) {}
+      : Optimizer("SignSGD", OptimizerOptions{}),
+        learning_rate_(std::move(learning_rate)),
+        beta_(beta) {}
 
  protected:
   int num_slots() const override { return 1; }

@@ -1,10 +1,10 @@
 // Learning-rate schedules against their formulas, evaluated at fed steps.
 #include "weir/train/learning_rate.h"
 
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <numbers>
-
-#include <gtest/gtest.h>
 
 #include "weir/ops/standard_ops.h"
 #include "weir/runtime/session.h"
@@ -21,18 +21,23 @@ float At(const std::function<Output(const Scope&, const Output&)>& build, int64_
   auto session = Session::New(SessionOptions());
   EXPECT_TRUE((*session)->Create(root.ToGraphDef()).ok());
   std::vector<Tensor> out;
-  Status s = (*session)->Run({{"step", Tensor::FromVector<int64_t>({step}, {})}}, {rate.name()}, {}, &out);
+  Status s =
+      (*session)->Run({{"step", Tensor::FromVector<int64_t>({step}, {})}}, {rate.name()}, {}, &out);
   EXPECT_TRUE(s.ok()) << s;
   return s.ok() ? out[0].scalar<float>() : NAN;
 }
 
 TEST(LearningRateTest, ExponentialDecaySmoothAndStaircase) {
   for (int64_t step : {0, 1, 150, 1000, 2500}) {
-    EXPECT_NEAR(At([](const Scope& s, const Output& t) { return ExponentialDecay(s, 0.1f, t, 1000, 0.5f); }, step),
-                0.1 * std::pow(0.5, step / 1000.0), 1e-6);
-    EXPECT_NEAR(At([](const Scope& s, const Output& t) {
-                  return ExponentialDecay(s, 0.1f, t, 1000, 0.5f, {.staircase = true});
-                }, step),
+    EXPECT_NEAR(
+        At([](const Scope& s, const Output& t) { return ExponentialDecay(s, 0.1f, t, 1000, 0.5f); },
+           step),
+        0.1 * std::pow(0.5, step / 1000.0), 1e-6);
+    EXPECT_NEAR(At(
+                    [](const Scope& s, const Output& t) {
+                      return ExponentialDecay(s, 0.1f, t, 1000, 0.5f, {.staircase = true});
+                    },
+                    step),
                 0.1 * std::pow(0.5, std::floor(step / 1000.0)), 1e-6);
   }
 }
@@ -51,10 +56,14 @@ TEST(LearningRateTest, PiecewiseConstantBoundariesBelongToTheEarlierInterval) {
 TEST(LearningRateTest, PolynomialAndCosineDecayHoldAfterDecaySteps) {
   for (int64_t step : {0, 25, 50, 100, 400}) {
     const double progress = std::min<double>(step, 100) / 100;
-    EXPECT_NEAR(At([](const Scope& s, const Output& t) { return PolynomialDecay(s, 0.1f, t, 100, 0.01f, 2.0f); }, step),
+    EXPECT_NEAR(At([](const Scope& s,
+                      const Output& t) { return PolynomialDecay(s, 0.1f, t, 100, 0.01f, 2.0f); },
+                   step),
                 (0.1 - 0.01) * std::pow(1 - progress, 2.0) + 0.01, 1e-6);
-    EXPECT_NEAR(At([](const Scope& s, const Output& t) { return CosineDecay(s, 0.1f, t, 100, 0.1f); }, step),
-                0.1 * (0.9 * 0.5 * (1 + std::cos(std::numbers::pi * progress)) + 0.1), 1e-6);
+    EXPECT_NEAR(
+        At([](const Scope& s, const Output& t) { return CosineDecay(s, 0.1f, t, 100, 0.1f); },
+           step),
+        0.1 * (0.9 * 0.5 * (1 + std::cos(std::numbers::pi * progress)) + 0.1), 1e-6);
   }
 }
 

@@ -8,7 +8,7 @@ namespace {
 
 Tensor ScalarOf(double value, DType dtype) {
   StatusOr<Tensor> t = Input(value).TensorAs(dtype);
-  CHECK(t.ok()) << t.status();  // optimizers hold float or double variables
+  CHECK(t.ok()) << t.status();  // callers pass numeric dtypes (ApplyGradients checks)
   return std::move(t).value();
 }
 
@@ -18,7 +18,8 @@ Output Filled(const Scope& scope, const Variable& var, double value) {
   Output dims;
   if (var.shape.IsFullyDefined()) {
     const std::vector<int64_t>& sizes = var.shape.dim_sizes();
-    dims = ops::Const(scope, Tensor::FromVector<int64_t>(sizes, {static_cast<int64_t>(sizes.size())}));
+    dims =
+        ops::Const(scope, Tensor::FromVector<int64_t>(sizes, {static_cast<int64_t>(sizes.size())}));
   } else {
     dims = ops::Shape(scope, var.initial_value, {{"out_type", DT_INT64}});
   }
@@ -29,6 +30,10 @@ Status CheckGradient(const Gradient& gradient, const Variable& var) {
   if (!var.handle.valid()) return errors::InvalidArgument("ApplyGradients: invalid variable");
   if (!gradient.valid()) {
     return errors::InvalidArgument("ApplyGradients: no gradient for variable '", var.name, "'");
+  }
+  if (var.dtype != DT_FLOAT && var.dtype != DT_DOUBLE) {
+    return errors::InvalidArgument("ApplyGradients: variable '", var.name, "' is ", var.dtype,
+                                   "; optimizers update float and double variables");
   }
   const Output& values = gradient.is_sparse ? gradient.sparse.values : gradient.dense;
   if (values.dtype() != var.dtype) {
@@ -69,6 +74,10 @@ StatusOr<Operation> Optimizer::ApplyGradients(const Scope& scope,
   if (grads_and_vars.empty()) return errors::InvalidArgument("ApplyGradients: no variables");
   for (const GradAndVar& gv : grads_and_vars) {
     WEIR_RETURN_IF_ERROR(CheckGradient(gv.gradient, gv.variable));
+  }
+  if (global_step != nullptr && global_step->dtype != DT_INT64 && global_step->dtype != DT_INT32) {
+    return errors::InvalidArgument("ApplyGradients: the global step '", global_step->name,
+                                   "' must be an int64 or int32 variable, is ", global_step->dtype);
   }
   Scope s = scope.NewSubScope(name_);
   WEIR_RETURN_IF_ERROR(Prepare(s, grads_and_vars.front().variable.dtype));
@@ -125,7 +134,8 @@ StatusOr<Variable> Optimizer::CreateNonSlot(const Scope& scope, std::string_view
 
 Output Optimizer::Hyper(const Scope& scope, const Input& value, DType dtype) {
   if (value.is_output()) {
-    return value.output().dtype() == dtype ? value.output() : ops::Cast(scope, value.output(), dtype);
+    return value.output().dtype() == dtype ? value.output()
+                                           : ops::Cast(scope, value.output(), dtype);
   }
   StatusOr<Tensor> t = value.TensorAs(dtype);
   if (!t.ok()) {
@@ -145,9 +155,8 @@ StatusOr<std::vector<Variable>> Optimizer::Slots(const Scope& scope, const Varia
   // Named "<var>/<Name>", then "_1", "_2"...: the graph makes names unique.
   Scope s = scope.ColocateWith(Operation(var.handle));
   while (static_cast<int>(slots.size()) < num_slots()) {
-    WEIR_ASSIGN_OR_RETURN(
-        Variable slot,
-        Variable::Create(s, StrCat(var.name, "/", name_), Filled(s, var, slot_initial_value())));
+    WEIR_ASSIGN_OR_RETURN(Variable slot, Variable::Create(s, StrCat(var.name, "/", name_),
+                                                          Filled(s, var, slot_initial_value())));
     slots.push_back(slot);
     variables_.push_back(slot);
   }
@@ -189,8 +198,9 @@ StatusOr<Operation> Optimizer::ApplyComposed(const Scope& scope, const Gradient&
   }
   std::vector<Operation> assigns;
   for (size_t i = 0; i < slots.size(); ++i) {
-    assigns.push_back(sparse ? ops::ResourceScatterUpdate(scope, slots[i].handle, indices, step.slots[i])
-                             : ops::AssignVariableOp(scope, slots[i].handle, step.slots[i]));
+    assigns.push_back(
+        sparse ? ops::ResourceScatterUpdate(scope, slots[i].handle, indices, step.slots[i])
+               : ops::AssignVariableOp(scope, slots[i].handle, step.slots[i]));
   }
   assigns.push_back(sparse ? ops::ResourceScatterSub(scope, var.handle, indices, step.delta)
                            : ops::AssignSubVariableOp(scope, var.handle, step.delta));

@@ -6,11 +6,11 @@
 // hand-written formulas in kernels/training_kernels_test.cc.)
 #include "weir/train/optimizer.h"
 
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <functional>
 #include <memory>
-
-#include <gtest/gtest.h>
 
 #include "weir/ops/standard_ops.h"
 #include "weir/runtime/session.h"
@@ -20,33 +20,48 @@
 namespace weir {
 namespace {
 
-using MakeOptimizer = std::function<std::unique_ptr<Optimizer>(OptimizerOptions)>;
+using MakeOptimizer = std::function<std::unique_ptr<Optimizer>(double lr, OptimizerOptions)>;
 
 struct Config {
   std::string name;
   MakeOptimizer make;
+  double lr;           // for the fused-versus-composed comparisons
+  double minimize_lr;  // large enough to reach the minimum in 300 steps
 };
 
 std::vector<Config> Configs() {
+  auto adam = [](AdamOptions adam) -> MakeOptimizer {
+    return [adam](double lr, OptimizerOptions o) {
+      return std::make_unique<AdamOptimizer>(lr, adam, o);
+    };
+  };
+  auto rmsprop = [](RMSPropOptions rmsprop) -> MakeOptimizer {
+    return [rmsprop](double lr, OptimizerOptions o) {
+      return std::make_unique<RMSPropOptimizer>(lr, rmsprop, o);
+    };
+  };
+  auto momentum = [](bool nesterov) -> MakeOptimizer {
+    return [nesterov](double lr, OptimizerOptions o) {
+      return std::make_unique<MomentumOptimizer>(lr, 0.9, nesterov, o);
+    };
+  };
   return {
-      {"GradientDescent", [](OptimizerOptions o) { return std::make_unique<GradientDescentOptimizer>(0.1, o); }},
-      {"Momentum", [](OptimizerOptions o) { return std::make_unique<MomentumOptimizer>(0.1, 0.9, false, o); }},
-      {"Nesterov", [](OptimizerOptions o) { return std::make_unique<MomentumOptimizer>(0.1, 0.9, true, o); }},
-      {"Adagrad", [](OptimizerOptions o) { return std::make_unique<AdagradOptimizer>(0.1, 0.1, o); }},
-      {"RMSProp", [](OptimizerOptions o) {
-         return std::make_unique<RMSPropOptimizer>(0.01, RMSPropOptions{.momentum = 0.5}, o);
-       }},
-      {"CenteredRMSProp", [](OptimizerOptions o) {
-         return std::make_unique<RMSPropOptimizer>(
-             0.01, RMSPropOptions{.momentum = 0.5, .epsilon = 1e-6, .centered = true}, o);
-       }},
-      {"Adam", [](OptimizerOptions o) { return std::make_unique<AdamOptimizer>(0.01, AdamOptions{}, o); }},
-      {"NesterovAdam", [](OptimizerOptions o) {
-         return std::make_unique<AdamOptimizer>(0.01, AdamOptions{.use_nesterov = true}, o);
-       }},
-      {"AMSGrad", [](OptimizerOptions o) {
-         return std::make_unique<AdamOptimizer>(0.01, AdamOptions{.amsgrad = true}, o);
-       }},
+      {"GradientDescent",
+       [](double lr, OptimizerOptions o) {
+         return std::make_unique<GradientDescentOptimizer>(lr, o);
+       },
+       0.1, 0.1},
+      {"Momentum", momentum(false), 0.1, 0.1},
+      {"Nesterov", momentum(true), 0.1, 0.1},
+      {"Adagrad",
+       [](double lr, OptimizerOptions o) { return std::make_unique<AdagradOptimizer>(lr, 0.1, o); },
+       0.1, 0.5},
+      {"RMSProp", rmsprop({.momentum = 0.5}), 0.01, 0.01},
+      {"CenteredRMSProp", rmsprop({.momentum = 0.5, .epsilon = 1e-6, .centered = true}), 0.01,
+       0.01},
+      {"Adam", adam({}), 0.01, 0.1},
+      {"NesterovAdam", adam({.use_nesterov = true}), 0.01, 0.1},
+      {"AMSGrad", adam({.amsgrad = true}), 0.01, 0.1},
   };
 }
 
@@ -70,8 +85,10 @@ StatusOr<std::vector<std::vector<double>>> Train(const Config& config, bool fuse
                                                  bool sparse, int steps) {
   Scope root = Scope::NewRootScope();
   const TensorShape shape({4, 2});
-  WEIR_ASSIGN_OR_RETURN(Variable w, Variable::Create(root, "w", ops::Const(root, Values(
-      dtype, {-1, -0.5, 0, 0.5, 1, 1.5, 2, 2.5}, shape))));
+  WEIR_ASSIGN_OR_RETURN(
+      Variable w,
+      Variable::Create(root, "w",
+                       ops::Const(root, Values(dtype, {-1, -0.5, 0, 0.5, 1, 1.5, 2, 2.5}, shape))));
   Gradient grad;
   if (sparse) {
     grad = Gradient::Sparse(IndexedSlices{
@@ -81,7 +98,7 @@ StatusOr<std::vector<std::vector<double>>> Train(const Config& config, bool fuse
     grad = Gradient::Dense(
         ops::Const(root, Values(dtype, {0.3, -1.2, 0.05, 2.0, -0.7, 0.0, 0.4, -0.1}, shape)));
   }
-  std::unique_ptr<Optimizer> optimizer = config.make({.use_fused_kernels = fused});
+  std::unique_ptr<Optimizer> optimizer = config.make(config.lr, {.use_fused_kernels = fused});
   WEIR_ASSIGN_OR_RETURN(Operation train, optimizer->ApplyGradients(root, {{grad, w}}));
   std::vector<Variable> all = optimizer->variables();
   all.push_back(w);
@@ -159,7 +176,7 @@ TEST(OptimizerTest, SparseWithRepeatedIndicesEqualsDenseEquivalent) {
       Gradient g = sparse ? Gradient::Sparse({ops::Const(s, {{1.0, 2.0}, {0.5, 0.5}, {-3.0, 1.0}}),
                                               ops::Const(s, {2, 0, 2}), ops::Const(s, {3, 2})})
                           : Gradient::Dense(ops::Const(s, {{0.5, 0.5}, {0.0, 0.0}, {-2.0, 3.0}}));
-      auto optimizer = config.make({});
+      auto optimizer = config.make(config.lr, {});
       auto train = optimizer->ApplyGradients(s, {{g, *w}});
       EXPECT_TRUE(train.ok()) << train.status();
       std::vector<Variable> all = optimizer->variables();
@@ -215,7 +232,8 @@ TEST(OptimizerTest, SlotsAndStateAreNamedLikeTensorFlow) {
   auto w = Variable::Create(root, "w", ops::Const(root, {1.f, 2.f}));
   ASSERT_TRUE(w.ok());
   AdamOptimizer adam(0.1f, {.amsgrad = true});
-  ASSERT_TRUE(adam.ApplyGradients(root, {{Gradient::Dense(ops::Const(root, {1.f, 1.f})), *w}}).ok());
+  ASSERT_TRUE(
+      adam.ApplyGradients(root, {{Gradient::Dense(ops::Const(root, {1.f, 1.f})), *w}}).ok());
   std::vector<std::string> names;
   for (const Variable& v : adam.variables()) names.push_back(v.name);
   EXPECT_EQ(names, (std::vector<std::string>{"Adam/beta1_power", "Adam/beta2_power", "w/Adam",
@@ -229,14 +247,28 @@ TEST(OptimizerTest, ErrorsNameTheVariable) {
   auto w = Variable::Create(root, "w", ops::Const(root, {1.f, 2.f}));
   ASSERT_TRUE(w.ok());
   MomentumOptimizer momentum(0.1f, 0.9f);
-  auto shape = momentum.ApplyGradients(root, {{Gradient::Dense(ops::Const(root, {1.f, 2.f, 3.f})), *w}});
+  auto shape =
+      momentum.ApplyGradients(root, {{Gradient::Dense(ops::Const(root, {1.f, 2.f, 3.f})), *w}});
   EXPECT_EQ(shape.status().code(), Code::kInvalidArgument);
   EXPECT_NE(shape.status().message().find("shape [3] for variable 'w' of shape [2]"),
-            std::string::npos) << shape.status();
+            std::string::npos)
+      << shape.status();
   auto dtype = momentum.ApplyGradients(root, {{Gradient::Dense(ops::Const(root, {1.0, 2.0})), *w}});
   EXPECT_EQ(dtype.status().code(), Code::kInvalidArgument);
   auto missing = momentum.ApplyGradients(root, {{Gradient{}, *w}});
   EXPECT_NE(missing.status().message().find("no gradient for variable 'w'"), std::string::npos);
+
+  auto ints = Variable::Create(root, "n", ops::Const(root, {1, 2}));
+  auto integer =
+      momentum.ApplyGradients(root, {{Gradient::Dense(ops::Const(root, {1, 2})), *ints}});
+  EXPECT_NE(integer.status().message().find("optimizers update float and double"),
+            std::string::npos)
+      << integer.status();
+  AdamOptimizer both(0.1f, {.use_nesterov = true, .amsgrad = true});
+  EXPECT_EQ(both.ApplyGradients(root, {{Gradient::Dense(ops::Const(root, {1.f, 1.f})), *w}})
+                .status()
+                .code(),
+            Code::kInvalidArgument);
 
   // Slots not initialized: the step fails naming the slot, on both paths.
   for (bool fused : {true, false}) {
@@ -248,8 +280,12 @@ TEST(OptimizerTest, ErrorsNameTheVariable) {
     auto session = Session::New(SessionOptions());
     ASSERT_TRUE((*session)->Create(s.ToGraphDef()).ok());
     std::vector<Tensor> out;
-    ASSERT_TRUE((*session)->Run({}, {}, {v->initializer.name(), adam.variables()[0].initializer.name(),
-                                         adam.variables()[1].initializer.name()}, &out).ok());
+    ASSERT_TRUE((*session)
+                    ->Run({}, {},
+                          {v->initializer.name(), adam.variables()[0].initializer.name(),
+                           adam.variables()[1].initializer.name()},
+                          &out)
+                    .ok());
     Status status = (*session)->Run({}, {}, {train->name()}, &out);
     EXPECT_EQ(status.code(), Code::kFailedPrecondition) << status;
     EXPECT_NE(status.message().find("'v/Adam"), std::string::npos) << status;
@@ -290,15 +326,11 @@ TEST(OptimizerTest, MinimizesAQuadratic) {
       // of its sum. (Only Mul and Sub need gradient functions.)
       Output diff = ops::Sub(root, w->value, ops::Const(root, {1.5f, -2.0f, 0.25f}));
       Output loss = ops::Mul(root, diff, diff);
-      auto total = [](const Tensor& t) { return t.data<float>()[0] + t.data<float>()[1] + t.data<float>()[2]; };
-      // Schedules and hyperparameters in one config; a larger rate so that
-      // each optimizer gets close in 300 steps.
-      std::unique_ptr<Optimizer> optimizer;
-      if (config.name == "GradientDescent") optimizer = std::make_unique<GradientDescentOptimizer>(0.1f, OptimizerOptions{fused});
-      else if (config.name == "Adagrad") optimizer = std::make_unique<AdagradOptimizer>(0.5f, 0.1, OptimizerOptions{fused});
-      else if (config.name.find("Adam") != std::string::npos || config.name == "AMSGrad")
-        optimizer = std::make_unique<AdamOptimizer>(0.1f, AdamOptions{.use_nesterov = config.name == "NesterovAdam", .amsgrad = config.name == "AMSGrad"}, OptimizerOptions{fused});
-      else optimizer = config.make({.use_fused_kernels = fused});
+      auto total = [](const Tensor& t) {
+        return t.data<float>()[0] + t.data<float>()[1] + t.data<float>()[2];
+      };
+      std::unique_ptr<Optimizer> optimizer =
+          config.make(config.minimize_lr, {.use_fused_kernels = fused});
       Variable step = *CreateGlobalStep(root);
       auto train = optimizer->Minimize(root, loss, {*w}, &step);
       ASSERT_TRUE(train.ok()) << train.status();
@@ -313,8 +345,10 @@ TEST(OptimizerTest, MinimizesAQuadratic) {
       ASSERT_TRUE((*session)->Run({}, {}, {init.name()}, &out).ok());
       ASSERT_TRUE((*session)->Run({}, {loss.name()}, {}, &out).ok());
       const float first = total(out[0]);
-      for (int i = 0; i < 300; ++i) ASSERT_TRUE((*session)->Run({}, {}, {train->name()}, &out).ok());
-      ASSERT_TRUE((*session)->Run({}, {loss.name(), w->value.name(), step.value.name()}, {}, &out).ok());
+      for (int i = 0; i < 300; ++i)
+        ASSERT_TRUE((*session)->Run({}, {}, {train->name()}, &out).ok());
+      ASSERT_TRUE(
+          (*session)->Run({}, {loss.name(), w->value.name(), step.value.name()}, {}, &out).ok());
       EXPECT_LT(total(out[0]), 1e-2f * first);
       for (int i = 0; i < 3; ++i) EXPECT_NEAR(out[1].data<float>()[i], target[i], 0.1);
       EXPECT_EQ(out[2].scalar<int64_t>(), 300);

@@ -19,17 +19,18 @@ StatusOr<Optimizer::Step> GradientDescentOptimizer::ComposedStep(const Scope& sc
 StatusOr<Operation> GradientDescentOptimizer::FusedDense(const Scope& scope, const Output& grad,
                                                          const Variable& var,
                                                          const std::vector<Variable>&) {
-  return ops::ResourceApplyGradientDescent(scope, var.handle,
-                                           Hyper(scope, learning_rate_, var.dtype), grad,
-                                           FusedAttrs());
+  return ops::ResourceApplyGradientDescent(
+      scope, var.handle, Hyper(scope, learning_rate_, var.dtype), grad, FusedAttrs());
 }
 
 // --- Momentum
 
 MomentumOptimizer::MomentumOptimizer(Input learning_rate, Input momentum, bool use_nesterov,
                                      OptimizerOptions options)
-    : Optimizer("Momentum", options), learning_rate_(std::move(learning_rate)),
-      momentum_(std::move(momentum)), use_nesterov_(use_nesterov) {}
+    : Optimizer("Momentum", options),
+      learning_rate_(std::move(learning_rate)),
+      momentum_(std::move(momentum)),
+      use_nesterov_(use_nesterov) {}
 
 StatusOr<Optimizer::Step> MomentumOptimizer::ComposedStep(const Scope& scope, const Output& grad,
                                                           const std::vector<Output>& slots,
@@ -46,26 +47,26 @@ StatusOr<Optimizer::Step> MomentumOptimizer::ComposedStep(const Scope& scope, co
 StatusOr<Operation> MomentumOptimizer::FusedDense(const Scope& scope, const Output& grad,
                                                   const Variable& var,
                                                   const std::vector<Variable>& slots) {
-  return ops::ResourceApplyMomentum(scope, var.handle, slots[0].handle,
-                                    Hyper(scope, learning_rate_, var.dtype), grad,
-                                    Hyper(scope, momentum_, var.dtype),
-                                    FusedAttrs({{"use_nesterov", AttrValue(use_nesterov_)}}));
+  return ops::ResourceApplyMomentum(
+      scope, var.handle, slots[0].handle, Hyper(scope, learning_rate_, var.dtype), grad,
+      Hyper(scope, momentum_, var.dtype), FusedAttrs({{"use_nesterov", AttrValue(use_nesterov_)}}));
 }
 
 StatusOr<Operation> MomentumOptimizer::FusedSparse(const Scope& scope, const IndexedSlices& grad,
                                                    const Variable& var,
                                                    const std::vector<Variable>& slots) {
-  return ops::ResourceSparseApplyMomentum(
-      scope, var.handle, slots[0].handle, Hyper(scope, learning_rate_, var.dtype), grad.values,
-      grad.indices, Hyper(scope, momentum_, var.dtype),
-      FusedAttrs({{"use_nesterov", AttrValue(use_nesterov_)}}));
+  return ops::ResourceSparseApplyMomentum(scope, var.handle, slots[0].handle,
+                                          Hyper(scope, learning_rate_, var.dtype), grad.values,
+                                          grad.indices, Hyper(scope, momentum_, var.dtype),
+                                          FusedAttrs({{"use_nesterov", AttrValue(use_nesterov_)}}));
 }
 
 // --- Adagrad
 
 AdagradOptimizer::AdagradOptimizer(Input learning_rate, double initial_accumulator_value,
                                    OptimizerOptions options)
-    : Optimizer("Adagrad", options), learning_rate_(std::move(learning_rate)),
+    : Optimizer("Adagrad", options),
+      learning_rate_(std::move(learning_rate)),
       initial_accumulator_value_(initial_accumulator_value) {}
 
 StatusOr<Optimizer::Step> AdagradOptimizer::ComposedStep(const Scope& scope, const Output& grad,
@@ -103,9 +104,9 @@ StatusOr<Optimizer::Step> RMSPropOptimizer::ComposedStep(const Scope& scope, con
                                                          const std::vector<Output>& slots,
                                                          DType dtype) {
   Output one_minus_rho = Hyper(scope, 1.0 - rmsprop_.decay, dtype);
-  Output ms = ops::AddV2(scope, slots[0],
-                         ops::Mul(scope, ops::Sub(scope, ops::Square(scope, grad), slots[0]),
-                                  one_minus_rho));
+  Output ms = ops::AddV2(
+      scope, slots[0],
+      ops::Mul(scope, ops::Sub(scope, ops::Square(scope, grad), slots[0]), one_minus_rho));
   Output denominator = ops::AddV2(scope, ms, Hyper(scope, rmsprop_.epsilon, dtype));
   std::vector<Output> next = {ms, Output()};
   if (rmsprop_.centered) {
@@ -115,10 +116,10 @@ StatusOr<Optimizer::Step> RMSPropOptimizer::ComposedStep(const Scope& scope, con
                              Hyper(scope, rmsprop_.epsilon, dtype));
     next.push_back(mg);
   }
-  Output mom = ops::AddV2(
-      scope, ops::Mul(scope, slots[1], Hyper(scope, rmsprop_.momentum, dtype)),
-      ops::Mul(scope, ops::Mul(scope, grad, Hyper(scope, learning_rate_, dtype)),
-               ops::Rsqrt(scope, denominator)));
+  Output mom =
+      ops::AddV2(scope, ops::Mul(scope, slots[1], Hyper(scope, rmsprop_.momentum, dtype)),
+                 ops::Mul(scope, ops::Mul(scope, grad, Hyper(scope, learning_rate_, dtype)),
+                          ops::Rsqrt(scope, denominator)));
   next[1] = mom;
   return Step{next, mom};
 }
@@ -162,6 +163,10 @@ AdamOptimizer::AdamOptimizer(Input learning_rate, AdamOptions adam, OptimizerOpt
     : Optimizer("Adam", options), learning_rate_(std::move(learning_rate)), adam_(adam) {}
 
 Status AdamOptimizer::Prepare(const Scope& scope, DType dtype) {
+  if (adam_.amsgrad && adam_.use_nesterov) {
+    // TensorFlow's AMSGrad kernel has no Nesterov form either.
+    return errors::InvalidArgument("AdamOptimizer: use_nesterov and amsgrad cannot be combined");
+  }
   if (!beta1_power_.handle.valid()) {
     WEIR_ASSIGN_OR_RETURN(beta1_power_,
                           CreateNonSlot(scope, "beta1_power", Hyper(scope, adam_.beta1, dtype)));
@@ -177,10 +182,12 @@ StatusOr<Operation> AdamOptimizer::Finish(const Scope& scope,
                                           const std::vector<Operation>& updates) {
   Scope after = scope.WithControlDependencies(updates);
   const DType dtype = beta1_power_.dtype;
-  Operation advance1 = ops::AssignVariableOp(
-      after, beta1_power_.handle, ops::Mul(after, beta1_power_value_, Hyper(after, adam_.beta1, dtype)));
-  Operation advance2 = ops::AssignVariableOp(
-      after, beta2_power_.handle, ops::Mul(after, beta2_power_value_, Hyper(after, adam_.beta2, dtype)));
+  Operation advance1 =
+      ops::AssignVariableOp(after, beta1_power_.handle,
+                            ops::Mul(after, beta1_power_value_, Hyper(after, adam_.beta1, dtype)));
+  Operation advance2 =
+      ops::AssignVariableOp(after, beta2_power_.handle,
+                            ops::Mul(after, beta2_power_value_, Hyper(after, adam_.beta2, dtype)));
   return ops::NoOp(scope.WithOpName("updates").WithControlDependencies({advance1, advance2}));
 }
 
@@ -192,11 +199,10 @@ StatusOr<Optimizer::Step> AdamOptimizer::ComposedStep(const Scope& scope, const 
   Output beta1_power = Hyper(scope, beta1_power_value_, dtype);
   Output beta2_power = Hyper(scope, beta2_power_value_, dtype);
   // alpha = lr * sqrt(1 - beta2^t) / (1 - beta1^t)
-  Output alpha = ops::RealDiv(
-      scope,
-      ops::Mul(scope, Hyper(scope, learning_rate_, dtype),
-               ops::Sqrt(scope, ops::Sub(scope, one, beta2_power))),
-      ops::Sub(scope, one, beta1_power));
+  Output alpha = ops::RealDiv(scope,
+                              ops::Mul(scope, Hyper(scope, learning_rate_, dtype),
+                                       ops::Sqrt(scope, ops::Sub(scope, one, beta2_power))),
+                              ops::Sub(scope, one, beta1_power));
   Output m = ops::AddV2(scope, slots[0],
                         ops::Mul(scope, ops::Sub(scope, grad, slots[0]), hyper(1.0 - adam_.beta1)));
   Output v = ops::AddV2(scope, slots[1],

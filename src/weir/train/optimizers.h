@@ -101,7 +101,7 @@ struct AdamOptions {
   double beta2 = 0.999;
   double epsilon = 1e-8;
   bool use_nesterov = false;  // NAdam's step
-  bool amsgrad = false;       // step with the running maximum of v
+  bool amsgrad = false;       // step with the running maximum of v (not with Nesterov)
 };
 
 // Adam with bias correction through the beta powers (variables

@@ -24,8 +24,8 @@ StatusOr<Variable> Variable::Create(const Scope& scope, std::string_view name,
   // the scope's prefix.
   const std::string unique(std::string_view(var.name).substr(var.name.rfind(name)));
   var.value = ops::ReadVariableOp(scope.WithOpName(StrCat(unique, "/read")), var.handle, var.dtype);
-  var.initializer = ops::AssignVariableOp(scope.WithOpName(StrCat(unique, "/Assign")),
-                                          var.handle, initial_value);
+  var.initializer =
+      ops::AssignVariableOp(scope.WithOpName(StrCat(unique, "/Assign")), var.handle, initial_value);
   WEIR_RETURN_IF_ERROR(scope.status());
   return var;
 }

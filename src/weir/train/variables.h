@@ -20,11 +20,11 @@
 namespace weir {
 
 struct Variable {
-  Output handle;           // VarHandleOp "<name>", dtype and shape attrs set
-  Output value;            // ReadVariableOp "<name>/read": the value in a step
-  Operation initializer;   // AssignVariableOp "<name>/Assign" of initial_value
+  Output handle;          // VarHandleOp "<name>", dtype and shape attrs set
+  Output value;           // ReadVariableOp "<name>/read": the value in a step
+  Operation initializer;  // AssignVariableOp "<name>/Assign" of initial_value
   Output initial_value;
-  std::string name;        // the handle's node name (scope prefix included)
+  std::string name;  // the handle's node name (scope prefix included)
   DType dtype = DT_INVALID;
   PartialShape shape;
 
