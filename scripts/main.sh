@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
-# The main job. Until training lands it builds and runs the first example
-# graph end to end: build, run, print results and timings.
+# The main job: trains the convnet of the TensorFlow layers tutorial on
+# Fashion-MNIST (Debian's dataset-fashion-mnist) on the embedded runtime,
+# printing one line per epoch. Checkpoints go to $WEIR_CHECKPOINT_DIR
+# (default checkpoints/fashion_mnist_cnn); running again resumes from the
+# newest one. Extra arguments go to weir-fashion-mnist (see --help), e.g.
+#   scripts/main.sh --model mlp --epochs 20
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -8,5 +12,6 @@ scripts/install_deps.sh
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
 export CCACHE_BASEDIR=$PWD
 cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build/release -j "$(nproc)" --target first_graph
-build/release/examples/first_graph "$@"
+cmake --build build/release -j "$(nproc)" --target weir-fashion-mnist
+build/release/examples/weir-fashion-mnist --model cnn \
+  --checkpoint-dir "${WEIR_CHECKPOINT_DIR:-checkpoints/fashion_mnist_cnn}" "$@"

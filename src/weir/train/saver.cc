@@ -1,6 +1,9 @@
 #include "weir/train/saver.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <filesystem>
 #include <iomanip>
 #include <map>
 #include <set>
@@ -79,6 +82,21 @@ StatusOr<std::vector<std::string>> ParseState(const std::string& path, const std
   return all;
 }
 
+// Deletes what saves killed midway left behind: temporary files
+// "<basename>-<step>...tmp.<pid>.<n>" of processes other than this one
+// (a save in this process may be under way on another thread).
+void RemoveStaleTempFiles(const std::string& dir, const std::string& basename) {
+  const std::string own = StrCat(".tmp.", ::getpid(), ".");
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, error)) {
+    const std::string name = entry.path().filename().string();
+    if (name.starts_with(basename + "-") && name.find(".tmp.") != std::string::npos &&
+        name.find(own) == std::string::npos) {
+      (void)DeleteFile(entry.path().string());  // best effort: it is garbage either way
+    }
+  }
+}
+
 }  // namespace
 
 StatusOr<std::unique_ptr<Saver>> Saver::Create(const Scope& scope,
@@ -130,7 +148,19 @@ StatusOr<std::unique_ptr<Saver>> Saver::Create(const Scope& scope,
   Operation restore_all = ops::NoOp(save.WithOpName("restore_all").WithControlDependencies(assigns));
   WEIR_RETURN_IF_ERROR(save.status());
 
+  // The declared shapes are read now: the graph may be gone by Restore.
+  std::vector<PartialShape> declared;
+  for (const SaveableVariable& v : variables) {
+    PartialShape shape;
+    const Node* handle = v.handle.node();
+    if (handle->type_string() != "VarHandleOp" ||
+        !GetAttr(handle->def().attrs, "shape", &shape).ok()) {
+      shape = PartialShape::UnknownRank();
+    }
+    declared.push_back(shape);
+  }
   std::unique_ptr<Saver> saver(new Saver(std::move(variables), std::move(options)));
+  saver->declared_shapes_ = std::move(declared);
   saver->filename_feed_ = prefix.name();
   saver->save_target_ = save_op.name();
   saver->restore_target_ = restore_all.name();
@@ -206,6 +236,7 @@ StatusOr<std::string> Saver::Save(Session* session, const std::string& dir, int6
   // which are harmless, never a recorded checkpoint without its metric.
   WEIR_RETURN_IF_ERROR(WriteStringToFileAtomic(JoinPath(dir, kMetricsFile), metric_lines.str()));
   WEIR_RETURN_IF_ERROR(WriteStringToFileAtomic(JoinPath(dir, kStateFile), state));
+  RemoveStaleTempFiles(dir, options_.basename);
   // Only now, with the state file no longer naming them, delete the dropped.
   for (size_t i = 0; i < records.size(); ++i) {
     if (kept[i]) continue;
@@ -232,14 +263,10 @@ Status Saver::Restore(Session* session, const std::string& prefix) const {
   std::vector<std::pair<std::string, Tensor>> feeds;
   for (size_t i = 0; i < variables_.size(); ++i) {
     const SaveableVariable& v = variables_[i];
-    PartialShape declared;
-    const Node* handle = v.handle.node();
-    if (handle->type_string() == "VarHandleOp" &&
-        GetAttr(handle->def().attrs, "shape", &declared).ok() &&
-        !declared.IsCompatibleWith(values[i].shape())) {
+    if (!declared_shapes_[i].IsCompatibleWith(values[i].shape())) {
       return errors::InvalidArgument("restoring from '", prefix, "': '", v.name, "' has shape ",
-                                     values[i].shape(), " in the checkpoint but variable '",
-                                     handle->name(), "' is declared ", declared);
+                                     values[i].shape(), " in the checkpoint but its variable is "
+                                     "declared ", declared_shapes_[i]);
     }
     feeds.emplace_back(outputs[i], values[i]);
   }

@@ -91,6 +91,7 @@ class Saver {
   std::vector<bool> Kept(const std::vector<Record>& records) const;
 
   std::vector<SaveableVariable> variables_;
+  std::vector<PartialShape> declared_shapes_;  // per variable, from its VarHandleOp
   SaverOptions options_;
   std::string filename_feed_;    // scalar string placeholder: the prefix
   std::string save_target_;      // SaveV2

@@ -218,6 +218,9 @@ TEST(SaverTest, AnInterruptedSaveLeavesThePreviousCheckpointNamed) {
   m.Set(0, 0);
   ASSERT_TRUE(m.saver->Restore(m.session.get(), *latest).ok());
   EXPECT_EQ(m.Get(), std::make_pair(2.f, 2.0));
+  // The next save clears the dead process's temporary file.
+  ASSERT_TRUE(m.saver->Save(m.session.get(), dir, 7).ok());
+  EXPECT_FALSE(FileExists(dir + "/model.ckpt-6.data-00000-of-00001.tmp.1.1"));
 }
 
 TEST(SaverTest, ClearErrors) {

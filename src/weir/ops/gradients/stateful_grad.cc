@@ -58,6 +58,14 @@ void RegisterStatefulGradients(GradientRegistry* registry) {
                          "SaveV2", "RestoreV2", "NoOp", "_Send", "_Recv", "_Retval"}) {
     registry->RegisterNoGradient(op);
   }
+  // The optimizers' updates have no outputs to differentiate.
+  for (const char* op :
+       {"ResourceApplyGradientDescent", "ResourceApplyMomentum", "ResourceApplyAdagrad",
+        "ResourceApplyRMSProp", "ResourceApplyCenteredRMSProp", "ResourceApplyAdam",
+        "ResourceApplyAdamWithAmsgrad", "ResourceSparseApplyMomentum", "ResourceSparseApplyAdagrad",
+        "ResourceSparseApplyRMSProp", "ResourceSparseApplyCenteredRMSProp"}) {
+    registry->RegisterNoGradient(op);
+  }
 }
 
 }  // namespace weir

@@ -1,0 +1,121 @@
+#include "model.h"
+
+#include <cmath>
+
+#include "weir/ops/const_op.h"
+#include "weir/ops/standard_ops.h"
+
+namespace weir {
+namespace fashion_mnist {
+namespace {
+
+constexpr int kNumClasses = 10;
+
+// Builds layers, numbering the random ops' seed2 so that every initializer
+// and dropout mask draws its own reproducible stream from the graph seed.
+class LayerBuilder {
+ public:
+  LayerBuilder(const Scope& scope, int64_t seed, Model* model)
+      : scope_(scope), seed_(seed), model_(model) {}
+
+  // Uniform in [-limit, limit) with limit = sqrt(6 / (fan_in + fan_out)).
+  Output GlorotUniform(const Scope& s, const std::vector<int64_t>& shape, int64_t fan_in,
+                       int64_t fan_out) {
+    const float limit = std::sqrt(6.0f / static_cast<float>(fan_in + fan_out));
+    Output u = ops::RandomUniform(s, ops::Const(s, Tensor::FromVector<int64_t>(shape)), DT_FLOAT,
+                                  RandomSeeds());
+    return ops::Sub(s, ops::Mul(s, u, 2 * limit), limit);
+  }
+
+  Output NewVariable(const Scope& s, const std::string& name, const Output& initial) {
+    StatusOr<Variable> v = Variable::Create(s, name, initial);
+    if (!v.ok()) {
+      s.UpdateStatus(v.status());
+      return Output();
+    }
+    model_->variables.push_back(*v);
+    return v->value;
+  }
+
+  static Output Zeros(const Scope& s, int64_t n) {
+    return ops::Fill(s, ops::Const(s, Tensor::FromVector<int64_t>({n})), 0.0f);
+  }
+
+  Output Dense(const std::string& name, const Output& x, int64_t in, int64_t out, bool relu) {
+    Scope s = scope_.NewSubScope(name);
+    Output w = NewVariable(s, "kernel", GlorotUniform(s, {in, out}, in, out));
+    Output b = NewVariable(s, "bias", Zeros(s, out));
+    Output y = ops::BiasAdd(s, ops::MatMul(s, x, w), b);
+    return relu ? ops::Relu(s, y) : y;
+  }
+
+  // 5x5 SAME convolution with bias and relu, then 2x2 max-pooling.
+  Output ConvPool(const std::string& name, const Output& x, int64_t in, int64_t out) {
+    Scope s = scope_.NewSubScope(name);
+    const int64_t k = 5;
+    Output w = NewVariable(s, "kernel", GlorotUniform(s, {k, k, in, out}, k * k * in, k * k * out));
+    Output b = NewVariable(s, "bias", Zeros(s, out));
+    Output y = ops::Relu(s, ops::BiasAdd(s, ops::Conv2D(s, x, w, {1, 1, 1, 1}, "SAME"), b));
+    return ops::MaxPool(s, y, {1, 2, 2, 1}, {1, 2, 2, 1}, "VALID");
+  }
+
+  // Inverted dropout: keeps each unit with probability 1 - rate and scales
+  // it by 1 / (1 - rate), so evaluation (rate 0) needs no rescaling.
+  Output Dropout(const Output& x, const Output& rate) {
+    Scope s = scope_.NewSubScope("dropout");
+    Output u = ops::RandomUniform(s, ops::Shape(s, x), DT_FLOAT, RandomSeeds());
+    Output keep = ops::Cast(s, ops::GreaterEqual(s, u, rate), DT_FLOAT);
+    return ops::Mul(s, x, ops::RealDiv(s, keep, ops::Sub(s, 1.0f, rate)));
+  }
+
+ private:
+  AttrMap RandomSeeds() { return {{"seed", seed_}, {"seed2", ++stream_}}; }
+
+  Scope scope_;
+  int64_t seed_;
+  int64_t stream_ = 0;
+  Model* model_;
+};
+
+}  // namespace
+
+StatusOr<ModelKind> ParseModelKind(const std::string& name) {
+  if (name == "mlp") return ModelKind::kMlp;
+  if (name == "cnn") return ModelKind::kCnn;
+  return errors::InvalidArgument("unknown model '", name, "': expected mlp or cnn");
+}
+
+StatusOr<Model> BuildModel(const Scope& scope, ModelKind kind, int64_t seed) {
+  Model m;
+  m.images = ops::Placeholder(scope.WithOpName("images"), DT_FLOAT,
+                              {{"shape", PartialShape({-1, 28 * 28})}});
+  m.labels = ops::Placeholder(scope.WithOpName("labels"), DT_INT32, {{"shape", PartialShape({-1})}});
+  m.dropout_rate = ops::Placeholder(scope.WithOpName("dropout_rate"), DT_FLOAT,
+                                    {{"shape", PartialShape(std::vector<int64_t>{})}});
+  LayerBuilder layers(scope, seed, &m);
+  if (kind == ModelKind::kMlp) {
+    Output h = layers.Dense("dense1", m.images, 28 * 28, 512, true);
+    h = layers.Dense("dense2", h, 512, 512, true);
+    m.logits = layers.Dense("logits", h, 512, kNumClasses, false);
+  } else {
+    Output x = ops::Reshape(scope, m.images, ops::Const(scope, {-1, 28, 28, 1}));
+    x = layers.ConvPool("conv1", x, 1, 32);
+    x = layers.ConvPool("conv2", x, 32, 64);
+    x = ops::Reshape(scope, x, ops::Const(scope, {-1, 7 * 7 * 64}));
+    x = layers.Dense("dense", x, 7 * 7 * 64, 1024, true);
+    x = layers.Dropout(x, m.dropout_rate);
+    m.logits = layers.Dense("logits", x, 1024, kNumClasses, false);
+    m.default_dropout_rate = 0.4f;
+  }
+  Operation xent = ops::SparseSoftmaxCrossEntropyWithLogits(scope, m.logits, m.labels);
+  m.loss = ops::Mean(scope.WithOpName("loss"), xent.output(0), ops::Const(scope, {0}));
+  Output predicted = ops::ArgMax(scope, m.logits, 1, {{"output_type", DT_INT32}});
+  m.correct = ops::Sum(scope.WithOpName("correct"),
+                       ops::Cast(scope, ops::Equal(scope, predicted, m.labels), DT_INT32),
+                       ops::Const(scope, {0}));
+  WEIR_RETURN_IF_ERROR(scope.status());
+  return m;
+}
+
+}  // namespace fashion_mnist
+}  // namespace weir

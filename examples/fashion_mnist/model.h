@@ -1,0 +1,43 @@
+// The two Fashion-MNIST models as Weir graphs.
+//
+//   mlp: 784 -> 512 relu -> 512 relu -> 10
+//   cnn: the TensorFlow layers tutorial's convnet: conv 5x5x32 relu,
+//        max-pool 2x2, conv 5x5x64 relu, max-pool 2x2, dense 1024 relu,
+//        dropout, dense 10
+//
+// Both take a feed of images (float [batch, 784] in [0, 1]), labels (int32
+// [batch]) and a dropout rate (float scalar: the training rate while
+// training, 0 to evaluate), and give the mean cross-entropy loss and the
+// number of correct predictions. Weights are Glorot-uniform and biases zero,
+// from a fixed seed, so a run is reproducible.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "weir/graph/scope.h"
+#include "weir/train/variables.h"
+
+namespace weir {
+namespace fashion_mnist {
+
+enum class ModelKind { kMlp, kCnn };
+
+StatusOr<ModelKind> ParseModelKind(const std::string& name);
+
+struct Model {
+  Output images;        // Placeholder "images"
+  Output labels;        // Placeholder "labels"
+  Output dropout_rate;  // Placeholder "dropout_rate"
+  Output logits;        // float [batch, 10]
+  Output loss;          // float scalar: mean cross-entropy over the batch
+  Output correct;       // int32 scalar: predictions equal to the label
+  std::vector<Variable> variables;  // weights and biases, in layer order
+  float default_dropout_rate = 0;   // the rate training uses
+};
+
+StatusOr<Model> BuildModel(const Scope& scope, ModelKind kind, int64_t seed);
+
+}  // namespace fashion_mnist
+}  // namespace weir

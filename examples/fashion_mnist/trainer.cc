@@ -1,0 +1,272 @@
+#include "trainer.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <numeric>
+#include <random>
+
+#include "weir/base/str_util.h"
+#include "weir/ops/standard_ops.h"
+#include "weir/runtime/session.h"
+#include "weir/train/learning_rate.h"
+#include "weir/train/optimizers.h"
+#include "weir/train/saver.h"
+
+namespace weir {
+namespace fashion_mnist {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Seconds(Clock::time_point since) {
+  return std::chrono::duration<double>(Clock::now() - since).count();
+}
+
+// The first `limit` examples of `split` (all when limit is 0 or larger).
+Split Head(const Split& split, int64_t limit) {
+  const int64_t n = split.labels.NumElements();
+  if (limit <= 0 || limit >= n) return split;
+  return Split{split.images.Slice(0, limit), split.labels.Slice(0, limit)};
+}
+
+// Rows `order[begin, begin + size)` of `split`, as one batch.
+void GatherBatch(const Split& split, const std::vector<int32_t>& order, int64_t begin, int64_t size,
+                 Tensor* images, Tensor* labels) {
+  *images = Tensor(DT_FLOAT, TensorShape({size, kImageSize}));
+  *labels = Tensor(DT_INT32, TensorShape({size}));
+  const float* from = split.images.data<float>();
+  const int32_t* from_labels = split.labels.data<int32_t>();
+  float* to = images->data<float>();
+  int32_t* to_labels = labels->data<int32_t>();
+  for (int64_t i = 0; i < size; ++i) {
+    const int64_t row = order[begin + i];
+    std::memcpy(to + i * kImageSize, from + row * kImageSize, kImageSize * sizeof(float));
+    to_labels[i] = from_labels[row];
+  }
+}
+
+// The epoch's order: a permutation drawn from (seed, epoch) alone, so that a
+// resumed run replays the interrupted epoch's order.
+std::vector<int32_t> EpochOrder(int64_t n, int64_t seed, int epoch) {
+  std::vector<int32_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::mt19937_64 rng(static_cast<uint64_t>(seed) * 1000003u + static_cast<uint64_t>(epoch));
+  // Fisher-Yates by hand: std::shuffle's draws differ between libraries.
+  for (int64_t i = n - 1; i > 0; --i) {
+    std::swap(order[i], order[rng() % static_cast<uint64_t>(i + 1)]);
+  }
+  return order;
+}
+
+class ProgressBar {
+ public:
+  ProgressBar(bool enabled, int epoch, int64_t total)
+      : enabled_(enabled && ::isatty(STDERR_FILENO)), epoch_(epoch), total_(total) {}
+  ~ProgressBar() {
+    if (enabled_ && drawn_) std::fputc('\n', stderr);
+  }
+
+  void Update(int64_t done, double loss, double accuracy, double examples_per_sec) {
+    if (!enabled_) return;
+    if (done < total_ && drawn_ && Seconds(last_) < 0.2) return;
+    last_ = Clock::now();
+    drawn_ = true;
+    constexpr int kWidth = 30;
+    const int filled = static_cast<int>(kWidth * done / std::max<int64_t>(total_, 1));
+    std::string bar(filled, '=');
+    bar.resize(kWidth, ' ');
+    std::fprintf(stderr, "\repoch %d [%s] %lld/%lld loss %.4f acc %.4f %.0f ex/s ", epoch_,
+                 bar.c_str(), static_cast<long long>(done), static_cast<long long>(total_), loss,
+                 accuracy, examples_per_sec);
+    std::fflush(stderr);
+  }
+
+ private:
+  bool enabled_;
+  int epoch_;
+  int64_t total_;
+  bool drawn_ = false;
+  Clock::time_point last_;
+};
+
+// Everything one training run holds: the graph's handles, the session and
+// the compiled steps.
+struct Run {
+  Scope root = Scope::NewRootScope();  // owns the graph the Outputs below point into
+  Model model;
+  Variable global_step;
+  std::vector<Variable> state;  // everything a checkpoint holds
+  std::unique_ptr<Saver> saver;
+  std::string init_target;
+  std::string train_target;
+  std::unique_ptr<Session> session;
+  CallableHandle train_step = -1;
+  CallableHandle eval_step = -1;
+};
+
+StatusOr<Run> BuildRun(const TrainOptions& options) {
+  Run run;
+  const Scope& root = run.root;
+  WEIR_ASSIGN_OR_RETURN(run.model, BuildModel(root, options.model, options.seed));
+  WEIR_ASSIGN_OR_RETURN(run.global_step, CreateGlobalStep(root));
+
+  AdamOptimizer adam(options.learning_rate);
+  WEIR_ASSIGN_OR_RETURN(Operation train,
+                        adam.Minimize(root, run.model.loss, run.model.variables, &run.global_step));
+  run.train_target = train.name();
+
+  // Save the model, the optimizer's slots and the step: all of the state.
+  run.state = run.model.variables;
+  for (const Variable& v : adam.variables()) run.state.push_back(v);
+  run.state.push_back(run.global_step);
+  std::vector<SaveableVariable> saveable;
+  for (const Variable& v : run.state) saveable.push_back({v.name, v.handle, v.dtype});
+  run.init_target = GroupInitializers(root, run.state).name();
+  SaverOptions saver_options;
+  saver_options.max_to_keep = 3;
+  saver_options.keep_best = true;
+  WEIR_ASSIGN_OR_RETURN(run.saver, Saver::Create(root, saveable, saver_options));
+  WEIR_RETURN_IF_ERROR(root.status());
+
+  SessionOptions session_options;
+  session_options.intra_op_threads = options.threads;
+  WEIR_ASSIGN_OR_RETURN(run.session, Session::New(session_options));
+  WEIR_RETURN_IF_ERROR(run.session->Create(root.ToGraphDef()));
+  const std::vector<std::string> feeds = {run.model.images.name(), run.model.labels.name(),
+                                          run.model.dropout_rate.name()};
+  WEIR_ASSIGN_OR_RETURN(run.train_step,
+                        run.session->MakeCallable({feeds,
+                                                   {run.model.loss.name(), run.model.correct.name()},
+                                                   {run.train_target}}));
+  WEIR_ASSIGN_OR_RETURN(run.eval_step,
+                        run.session->MakeCallable({feeds, {run.model.correct.name()}, {}}));
+  return run;
+}
+
+// Restores the newest checkpoint if there is one, else initializes; returns
+// the global step.
+StatusOr<int64_t> RestoreOrInitialize(Run& run, const TrainOptions& options) {
+  std::vector<Tensor> out;
+  if (!options.checkpoint_dir.empty()) {
+    StatusOr<std::string> latest = Saver::LatestCheckpoint(options.checkpoint_dir);
+    if (latest.ok()) {
+      WEIR_RETURN_IF_ERROR(run.saver->Restore(run.session.get(), *latest));
+      WEIR_RETURN_IF_ERROR(run.session->Run({}, {run.global_step.value.name()}, {}, &out));
+      const int64_t step = out[0].scalar<int64_t>();
+      std::fprintf(stderr, "resuming from %s (step %lld)\n", latest->c_str(),
+                   static_cast<long long>(step));
+      return step;
+    }
+    if (latest.status().code() != Code::kNotFound) return latest.status();
+  }
+  WEIR_RETURN_IF_ERROR(run.session->Run({}, {}, {run.init_target}, &out));
+  return 0;
+}
+
+StatusOr<double> Evaluate(Run& run, const Split& split) {
+  const int64_t n = split.labels.NumElements();
+  constexpr int64_t kBatch = 1000;
+  std::vector<int32_t> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  int64_t correct = 0;
+  for (int64_t begin = 0; begin < n; begin += kBatch) {
+    Tensor images, labels;
+    GatherBatch(split, order, begin, std::min(kBatch, n - begin), &images, &labels);
+    std::vector<Tensor> out;
+    WEIR_RETURN_IF_ERROR(run.session->RunCallable(
+        run.eval_step, {images, labels, Tensor::Scalar<float>(0.0f)}, &out));
+    correct += out[0].scalar<int32_t>();
+  }
+  return n == 0 ? 0.0 : static_cast<double>(correct) / static_cast<double>(n);
+}
+
+}  // namespace
+
+StatusOr<EpochResult> Train(const Dataset& data, const TrainOptions& options,
+                            const std::function<void(const EpochResult&)>& on_epoch) {
+  if (options.batch_size <= 0 || options.epochs <= 0) {
+    return errors::InvalidArgument("batch size (", options.batch_size, ") and epochs (",
+                                   options.epochs, ") must be positive");
+  }
+  const Split train = Head(data.train, options.train_limit);
+  const Split test = Head(data.test, options.test_limit);
+  const int64_t n = train.labels.NumElements();
+  const int64_t steps_per_epoch = n / options.batch_size;
+  if (steps_per_epoch == 0) {
+    return errors::InvalidArgument("batch size ", options.batch_size, " exceeds the ", n,
+                                   " training examples");
+  }
+
+  WEIR_ASSIGN_OR_RETURN(Run run, BuildRun(options));
+  WEIR_ASSIGN_OR_RETURN(int64_t step, RestoreOrInitialize(run, options));
+  CheckpointSchedule schedule(options.save_every_steps, options.save_every_seconds);
+  schedule.Saved(step);
+  const Tensor rate = Tensor::Scalar<float>(run.model.default_dropout_rate);
+
+  EpochResult result;
+  if (step >= steps_per_epoch * options.epochs) {
+    // Resumed after the last epoch: nothing to train, so report where it is.
+    std::fprintf(stderr, "the checkpoint already holds %d epochs; evaluating only\n",
+                 options.epochs);
+    result.epoch = options.epochs;
+    WEIR_ASSIGN_OR_RETURN(result.test_accuracy, Evaluate(run, test));
+    return result;
+  }
+  for (int epoch = static_cast<int>(step / steps_per_epoch); epoch < options.epochs; ++epoch) {
+    const std::vector<int32_t> order = EpochOrder(n, options.seed, epoch);
+    ProgressBar bar(options.progress_bar, epoch + 1, steps_per_epoch * options.batch_size);
+    double loss_sum = 0;
+    int64_t correct = 0, seen = 0;
+    const Clock::time_point start = Clock::now();
+    for (int64_t i = step % steps_per_epoch; i < steps_per_epoch; ++i) {
+      Tensor images, labels;
+      GatherBatch(train, order, i * options.batch_size, options.batch_size, &images, &labels);
+      std::vector<Tensor> out;
+      WEIR_RETURN_IF_ERROR(run.session->RunCallable(run.train_step, {images, labels, rate}, &out));
+      ++step;
+      loss_sum += out[0].scalar<float>() * options.batch_size;
+      correct += out[1].scalar<int32_t>();
+      seen += options.batch_size;
+      bar.Update((i + 1) * options.batch_size, loss_sum / seen,
+                 static_cast<double>(correct) / seen, seen / Seconds(start));
+      if (!options.checkpoint_dir.empty() && i + 1 < steps_per_epoch && schedule.Due(step)) {
+        WEIR_RETURN_IF_ERROR(run.saver->Save(run.session.get(), options.checkpoint_dir, step).status());
+        schedule.Saved(step);
+      }
+    }
+    const double elapsed = Seconds(start);
+    result.epoch = epoch + 1;
+    result.loss = seen ? loss_sum / seen : 0;
+    result.train_accuracy = seen ? static_cast<double>(correct) / seen : 0;
+    result.examples_per_sec = seen / std::max(elapsed, 1e-9);
+    WEIR_ASSIGN_OR_RETURN(result.test_accuracy, Evaluate(run, test));
+    if (!options.checkpoint_dir.empty()) {
+      WEIR_RETURN_IF_ERROR(
+          run.saver->Save(run.session.get(), options.checkpoint_dir, step, result.test_accuracy)
+              .status());
+      schedule.Saved(step);
+    }
+    if (on_epoch) on_epoch(result);
+  }
+  return result;
+}
+
+StatusOr<std::map<std::string, Tensor>> RestoredState(const TrainOptions& options,
+                                                      const std::string& prefix) {
+  WEIR_ASSIGN_OR_RETURN(Run run, BuildRun(options));
+  WEIR_RETURN_IF_ERROR(run.saver->Restore(run.session.get(), prefix));
+  std::vector<std::string> reads;
+  for (const Variable& v : run.state) reads.push_back(v.value.name());
+  std::vector<Tensor> values;
+  WEIR_RETURN_IF_ERROR(run.session->Run({}, reads, {}, &values));
+  std::map<std::string, Tensor> state;
+  for (size_t i = 0; i < values.size(); ++i) state[run.state[i].name] = values[i];
+  return state;
+}
+
+}  // namespace fashion_mnist
+}  // namespace weir

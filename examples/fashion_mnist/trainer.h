@@ -1,0 +1,57 @@
+// Training Fashion-MNIST models: the loop behind `weir-fashion-mnist`.
+//
+// Shuffled minibatches (a fresh permutation per epoch, drawn from the seed
+// and the epoch number, so a resumed run sees the same order), Adam,
+// a checkpoint at the end of every epoch and every `save_every_seconds`,
+// and resumption from the newest checkpoint in `checkpoint_dir`: a run
+// killed at any moment continues from where its last checkpoint was taken.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+
+#include "fashion_mnist_data.h"
+#include "model.h"
+
+namespace weir {
+namespace fashion_mnist {
+
+struct TrainOptions {
+  ModelKind model = ModelKind::kCnn;
+  int epochs = 12;
+  int batch_size = 100;
+  float learning_rate = 1e-3f;
+  int64_t seed = 1;
+  std::string checkpoint_dir;     // empty: no checkpoints, no resumption
+  double save_every_seconds = 60;  // besides every epoch; 0: only per epoch
+  int64_t save_every_steps = 0;   // 0: not by steps
+  int threads = 0;                // intra-op threads; 0: every core
+  bool progress_bar = true;       // redrawn on stderr
+  int64_t train_limit = 0;        // use only the first N examples (0: all)
+  int64_t test_limit = 0;
+};
+
+struct EpochResult {
+  int epoch = 0;  // 1-based
+  double loss = 0;
+  double train_accuracy = 0;
+  double test_accuracy = 0;
+  double examples_per_sec = 0;
+};
+
+// Trains per `options`, calling `on_epoch` after each epoch (after its
+// checkpoint is written). Returns the last epoch's result; an epoch already
+// complete in the checkpoint is not run again.
+StatusOr<EpochResult> Train(const Dataset& data, const TrainOptions& options,
+                            const std::function<void(const EpochResult&)>& on_epoch);
+
+// The training state (model, optimizer slots, global step) as a training
+// run built from `options` holds it after restoring the checkpoint
+// `prefix`, keyed by checkpoint name. For checking resumption.
+StatusOr<std::map<std::string, Tensor>> RestoredState(const TrainOptions& options,
+                                                      const std::string& prefix);
+
+}  // namespace fashion_mnist
+}  // namespace weir
