@@ -173,16 +173,47 @@ def tf_to_weir(tool, directory):
         print(f"  Weir listed {len(read)} tensors and loaded each one")
 
 
+def weir_saver_to_tf(tool, trainer, directory):
+    """A checkpoint directory of Weir's Saver, as weir-fashion-mnist leaves it."""
+    ckpt_dir = os.path.join(directory, "trainer")
+    subprocess.run([trainer, "--model", "mlp", "--epochs", "2", "--train-limit", "1000",
+                    "--test-limit", "100", "--no-progress", "--checkpoint-dir", ckpt_dir],
+                   check=True, capture_output=True)
+    latest = tf.train.latest_checkpoint(ckpt_dir)
+    check(latest == os.path.join(ckpt_dir, "model.ckpt-20"),
+          f"TensorFlow's latest_checkpoint is {latest}, expected model.ckpt-20")
+    state = tf.train.get_checkpoint_state(ckpt_dir)
+    print(f"Weir's Saver wrote {ckpt_dir}; TensorFlow's latest_checkpoint: {latest}; "
+          f"all: {[os.path.basename(p) for p in state.all_model_checkpoint_paths]}")
+    listed = dict(tf.train.list_variables(latest))
+    for name, shape in [("dense1/kernel", [784, 512]), ("dense1/kernel/Adam", [784, 512]),
+                        ("logits/bias/Adam_1", [10]), ("global_step", [])]:
+        check(listed.get(name) == shape, f"trainer checkpoint: {name} is {listed.get(name)}")
+    reader = tf.train.load_checkpoint(latest)
+    dtypes = reader.get_variable_to_dtype_map()
+    read = json.loads(run_tool(tool, "--read", "--json", latest))
+    check(sorted(e["name"] for e in read) == sorted(listed), "trainer checkpoint listings differ")
+    for entry in read:
+        if entry["name"] in listed:
+            compare(entry, reader.get_tensor(entry["name"]), dtypes[entry["name"]].name,
+                    listed[entry["name"]], "Saver->TF")
+    check(reader.get_tensor("global_step") == 20, "global_step is not 20")
+    print(f"  TensorFlow listed {len(listed)} variables and loaded each one")
+
+
 def main():
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tool", default=os.path.join(
         root, "build", "tests", "tf_compat", "weir_write_test_checkpoint"))
+    parser.add_argument("--trainer", default=os.path.join(
+        root, "build", "examples", "weir-fashion-mnist"))
     args = parser.parse_args()
     print(f"TensorFlow {tf.__version__}")
     with tempfile.TemporaryDirectory(prefix="weir_tf_compat.") as directory:
         weir_to_tf(args.tool, directory)
         tf_to_weir(args.tool, directory)
+        weir_saver_to_tf(args.tool, args.trainer, directory)
     if failures:
         print(f"FAILED: {len(failures)} mismatches")
         return 1
