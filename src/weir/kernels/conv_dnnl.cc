@@ -84,10 +84,9 @@ struct DnnlConv2D::Plan {
   void Execute(const void* a_data, const void* b_data, void* out_data, char* scratch) const {
     const dnnl::engine& engine = DnnlCpuEngine();
     dnnl::stream stream(engine);
-    std::unordered_map<int, memory> args = {
-        {a_arg, memory(a, engine, const_cast<void*>(a_data))},
-        {b_arg, memory(b, engine, const_cast<void*>(b_data))},
-        {out_arg, memory(out, engine, out_data)}};
+    std::unordered_map<int, memory> args = {{a_arg, memory(a, engine, const_cast<void*>(a_data))},
+                                            {b_arg, memory(b, engine, const_cast<void*>(b_data))},
+                                            {out_arg, memory(out, engine, out_data)}};
     if (scratchpad.get_size() > 0) {
       args.emplace(DNNL_ARG_SCRATCHPAD, memory(scratchpad, engine, scratch));
     }
@@ -203,8 +202,7 @@ StatusOr<std::shared_ptr<const DnnlConv2D::Plan>> DnnlConv2D::GetPlan(Pass pass,
       const bool to_dnnl = pass != Pass::kBackwardFilter;
       const memory::desc& from = to_dnnl ? plan->filter_hwio : plan->filter_dnnl();
       const memory::desc& to = to_dnnl ? plan->filter_dnnl() : plan->filter_hwio;
-      const dnnl::reorder::primitive_desc reorder(DnnlCpuEngine(), from, DnnlCpuEngine(), to,
-                                                  attr);
+      const dnnl::reorder::primitive_desc reorder(DnnlCpuEngine(), from, DnnlCpuEngine(), to, attr);
       plan->reorder = dnnl::reorder(reorder);
       plan->reorder_scratchpad = reorder.scratchpad_desc();
     }
@@ -333,8 +331,7 @@ Status DnnlConv2D::Run(OpKernelContext* context, Pass pass, const Window2DDims& 
 
 template Status DnnlConv2D::Run(OpKernelContext*, Pass, const Window2DDims&, const float*,
                                 const float*, float*);
-template Status DnnlConv2D::Run(OpKernelContext*, Pass, const Window2DDims&,
-                                const Eigen::bfloat16*, const Eigen::bfloat16*,
-                                Eigen::bfloat16*);
+template Status DnnlConv2D::Run(OpKernelContext*, Pass, const Window2DDims&, const Eigen::bfloat16*,
+                                const Eigen::bfloat16*, Eigen::bfloat16*);
 
 }  // namespace weir

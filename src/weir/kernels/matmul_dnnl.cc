@@ -57,16 +57,16 @@ StatusOr<std::shared_ptr<const DnnlMatMul::Plan>> DnnlMatMul::GetPlan(const Gemm
     plan->matmul = dnnl::matmul(desc);
     plan->scratchpad = desc.scratchpad_desc();
   } catch (const std::exception& e) {
-    return DnnlErrorStatus(e, StrCat("bfloat16 matmul [", s.m, ",", s.k, "] x [", s.k, ",", s.n,
-                                     "] setup"));
+    return DnnlErrorStatus(
+        e, StrCat("bfloat16 matmul [", s.m, ",", s.k, "] x [", s.k, ",", s.n, "] setup"));
   }
   std::lock_guard<std::mutex> lock(mu_);
   if (plans_.size() >= kMaxPlans) plans_.clear();
   return plans_.emplace(key, std::move(plan)).first->second;
 }
 
-Status DnnlMatMul::Run(const GemmShape& shape, const Eigen::bfloat16* a,
-                       const Eigen::bfloat16* b, Eigen::bfloat16* c) {
+Status DnnlMatMul::Run(const GemmShape& shape, const Eigen::bfloat16* a, const Eigen::bfloat16* b,
+                       Eigen::bfloat16* c) {
   KeepOpenMpSingleThreaded();
   WEIR_ASSIGN_OR_RETURN(std::shared_ptr<const Plan> plan, GetPlan(shape));
   const size_t scratch_bytes = plan->scratchpad.get_size();

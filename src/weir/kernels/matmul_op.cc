@@ -146,8 +146,8 @@ class MatMulOp : public OpKernel {
       return;
     }
     if constexpr (!std::is_same_v<T, double>) {
-      const Gemm<T> gemm{transpose_a_, transpose_b_, m,           n,  k,       a.data<T>(),
-                         a.dim_size(1), b.data<T>(),  b.dim_size(1), out->data<T>(), n, &matmul_};
+      const Gemm<T> gemm{transpose_a_, transpose_b_, m, n, k, a.data<T>(), a.dim_size(1),
+                         b.data<T>(), b.dim_size(1), out->data<T>(), n, &matmul_};
       OP_REQUIRES_OK(context, RunSharded(context->device()->intra_op_pool(), gemm));
     } else {
       const Eigen::array<Eigen::IndexPair<Eigen::Index>, 1> contracted = {
@@ -276,8 +276,8 @@ class BatchMatMulOp : public OpKernel {
       const T* c = ys + plan->y_index[b] * k * n;
       T* dst = outs + b * m * n;
       if constexpr (!std::is_same_v<T, double>) {
-        const Gemm<T> gemm{adj_x_, adj_y_, m, n,   k, a, adj_x_ ? m : k, c, adj_y_ ? k : n,
-                           dst,    n,      &matmul_};
+        const Gemm<T> gemm{adj_x_, adj_y_, m, n, k, a, adj_x_ ? m : k, c, adj_y_ ? k : n,
+                           dst, n, &matmul_};
         return split ? RunSharded(pool, gemm) : gemm.Run();
       } else {
         Eigen::Map<const Matrix> a_map(a, adj_x_ ? k : m, adj_x_ ? m : k);
