@@ -1,11 +1,13 @@
 // Kernel throughput against the machine's own ceilings, measured in the same
 // run: MatMul against a raw oneDNN sgemm call on the same shapes, and
-// elementwise/reduction kernels against a STREAM-style copy. Kernels run
-// through a Session (as users run them), on one device with one intra-op
-// thread per core.
+// elementwise/reduction kernels against a STREAM-style copy; Conv2D and its
+// backprops in examples/s and GFLOP/s. Kernels run through a Session (as
+// users run them), on one device with one intra-op thread per core.
+// bench/run_kernel_peers.sh sets these beside PyTorch on the same shapes.
 #include <benchmark/benchmark.h>
 #include <oneapi/dnnl/dnnl.h>
 
+#include <Eigen/Core>
 #include <cstring>
 #include <random>
 
@@ -16,12 +18,23 @@
 namespace weir {
 namespace {
 
-Tensor RandomTensor(const TensorShape& shape, uint32_t seed = 1) {
-  Tensor t(DT_FLOAT, shape);
+// Uniform in [-1, 1), float or bfloat16.
+Tensor RandomTensor(const TensorShape& shape, uint32_t seed = 1, DType dtype = DT_FLOAT) {
+  Tensor t(dtype, shape);
   std::mt19937 gen(seed);
   std::uniform_real_distribution<float> dist(-1.f, 1.f);
-  for (float& v : t.flat<float>()) v = dist(gen);
+  for (int64_t i = 0; i < t.NumElements(); ++i) {
+    if (dtype == DT_BFLOAT16) {
+      t.data<Eigen::bfloat16>()[i] = Eigen::bfloat16(dist(gen));
+    } else {
+      t.data<float>()[i] = dist(gen);
+    }
+  }
   return t;
+}
+
+benchmark::Counter Rate(double count) {
+  return benchmark::Counter(count, benchmark::Counter::kIsRate, benchmark::Counter::kIs1000);
 }
 
 std::unique_ptr<Session> MakeSession(const Scope& root) {
@@ -43,26 +56,24 @@ void BM_RawSgemm(benchmark::State& state) {
                c.data<float>(), n);
     benchmark::DoNotOptimize(c.data<float>());
   }
-  state.counters["GFLOP/s"] = benchmark::Counter(2.0 * m * n * k * state.iterations(),
-                                                 benchmark::Counter::kIsRate,
-                                                 benchmark::Counter::kIs1000);
+  state.counters["GFLOP/s"] = Rate(2.0 * m * n * k * state.iterations());
 }
 
-void BM_MatMul(benchmark::State& state) {
+void MatMulBenchmark(benchmark::State& state, DType dtype) {
   const int64_t m = state.range(0), k = state.range(1), n = state.range(2);
   Scope root = Scope::NewRootScope();
-  auto a = ops::Placeholder(root.WithOpName("a"), DT_FLOAT);
-  auto b = ops::Placeholder(root.WithOpName("b"), DT_FLOAT);
+  auto a = ops::Placeholder(root.WithOpName("a"), dtype);
+  auto b = ops::Placeholder(root.WithOpName("b"), dtype);
   ops::MatMul(root.WithOpName("c"), a, b);
   auto session = MakeSession(root);
-  std::vector<std::pair<std::string, Tensor>> feeds = {{"a", RandomTensor({m, k})},
-                                                       {"b", RandomTensor({k, n}, 2)}};
+  std::vector<std::pair<std::string, Tensor>> feeds = {{"a", RandomTensor({m, k}, 1, dtype)},
+                                                       {"b", RandomTensor({k, n}, 2, dtype)}};
   std::vector<Tensor> out;
   for (auto _ : state) CHECK_OK(session->Run(feeds, {"c"}, {}, &out));
-  state.counters["GFLOP/s"] = benchmark::Counter(2.0 * m * n * k * state.iterations(),
-                                                 benchmark::Counter::kIsRate,
-                                                 benchmark::Counter::kIs1000);
+  state.counters["GFLOP/s"] = Rate(2.0 * m * n * k * state.iterations());
 }
+void BM_MatMul(benchmark::State& state) { MatMulBenchmark(state, DT_FLOAT); }
+void BM_MatMulBFloat16(benchmark::State& state) { MatMulBenchmark(state, DT_BFLOAT16); }
 
 void MatMulShapes(benchmark::internal::Benchmark* b) {
   for (int64_t n : {128, 256, 512, 1024, 2048}) b->Args({n, n, n});
@@ -72,6 +83,71 @@ void MatMulShapes(benchmark::internal::Benchmark* b) {
 }
 BENCHMARK(BM_RawSgemm)->Apply(MatMulShapes);
 BENCHMARK(BM_MatMul)->Apply(MatMulShapes);
+BENCHMARK(BM_MatMulBFloat16)->Apply(MatMulShapes);
+
+// One pass of a stride-1 SAME convolution of NHWC images with HWIO
+// filters. Args: batch, image size (rows = cols), in channels, window
+// (rows = cols), out channels. Items are examples (the batch).
+enum class ConvPass { kForward, kBackpropInput, kBackpropFilter };
+
+void BM_Conv2D(benchmark::State& state, ConvPass pass, DType dtype) {
+  const int64_t batch = state.range(0), size = state.range(1), in = state.range(2);
+  const int64_t window = state.range(3), out_depth = state.range(4);
+  const TensorShape input({batch, size, size, in}), filter({window, window, in, out_depth});
+  const TensorShape output({batch, size, size, out_depth});
+  auto sizes = [](const TensorShape& shape) {
+    std::vector<int32_t> dims(shape.dim_sizes().begin(), shape.dim_sizes().end());
+    return Input(Tensor::FromVector(dims));
+  };
+  const AttrMap attrs = {{"strides", std::vector<int64_t>{1, 1, 1, 1}},
+                         {"padding", std::string("SAME")}};
+  Scope root = Scope::NewRootScope();
+  std::vector<std::pair<std::string, Tensor>> feeds;
+  auto feed = [&](const char* name, const TensorShape& shape) {
+    feeds.emplace_back(name, RandomTensor(shape, feeds.size() + 1, dtype));
+    return ops::Placeholder(root.WithOpName(name), dtype);
+  };
+  switch (pass) {
+    case ConvPass::kForward:
+      AddOp(root.WithOpName("y"), "Conv2D", {feed("x", input), feed("w", filter)}, attrs);
+      break;
+    case ConvPass::kBackpropInput:
+      AddOp(root.WithOpName("y"), "Conv2DBackpropInput",
+            {sizes(input), feed("w", filter), feed("g", output)}, attrs);
+      break;
+    case ConvPass::kBackpropFilter:
+      AddOp(root.WithOpName("y"), "Conv2DBackpropFilter",
+            {feed("x", input), sizes(filter), feed("g", output)}, attrs);
+      break;
+  }
+  auto session = MakeSession(root);
+  std::vector<Tensor> out;
+  for (auto _ : state) CHECK_OK(session->Run(feeds, {"y"}, {}, &out));
+  state.SetItemsProcessed(state.iterations() * batch);
+  // Every pass does the forward pass's multiply-adds.
+  const double flops = 2.0 * batch * size * size * out_depth * window * window * in;
+  state.counters["GFLOP/s"] = Rate(flops * state.iterations());
+}
+
+void ConvShapes(benchmark::internal::Benchmark* b) {
+  // The Fashion-MNIST CNN's two layers at batch 100 (5x5, 1->32, 32->64).
+  b->Args({100, 28, 1, 5, 32})->Args({100, 14, 32, 5, 64});
+  // ResNet-style 3x3 layers at batch 32.
+  b->Args({32, 56, 64, 3, 64})->Args({32, 28, 128, 3, 128})->Args({32, 14, 256, 3, 256});
+  b->ArgNames({"batch", "size", "in", "window", "out"});
+  b->UseRealTime()->Unit(benchmark::kMillisecond);
+}
+BENCHMARK_CAPTURE(BM_Conv2D, forward_float, ConvPass::kForward, DT_FLOAT)->Apply(ConvShapes);
+BENCHMARK_CAPTURE(BM_Conv2D, backprop_input_float, ConvPass::kBackpropInput, DT_FLOAT)
+    ->Apply(ConvShapes);
+BENCHMARK_CAPTURE(BM_Conv2D, backprop_filter_float, ConvPass::kBackpropFilter, DT_FLOAT)
+    ->Apply(ConvShapes);
+BENCHMARK_CAPTURE(BM_Conv2D, forward_bfloat16, ConvPass::kForward, DT_BFLOAT16)
+    ->Apply(ConvShapes);
+BENCHMARK_CAPTURE(BM_Conv2D, backprop_input_bfloat16, ConvPass::kBackpropInput, DT_BFLOAT16)
+    ->Apply(ConvShapes);
+BENCHMARK_CAPTURE(BM_Conv2D, backprop_filter_bfloat16, ConvPass::kBackpropFilter, DT_BFLOAT16)
+    ->Apply(ConvShapes);
 
 // The memory ceiling: a parallel copy over the same thread pool size.
 void BM_StreamCopy(benchmark::State& state) {

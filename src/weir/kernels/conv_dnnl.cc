@@ -16,16 +16,19 @@
 //
 // Batch 1 is one slice: a single image gets no intra-op parallelism here.
 //
-// Errors. oneDNN's C++ API throws dnnl::error; every call into it sits
-// inside a try block here, and errors leave as an Internal Status.
+// bfloat16. Images and filters are bfloat16 and oneDNN accumulates in
+// float; filter gradients stay float until the slices' partial sums are
+// added, so the result is rounded to bfloat16 once rather than per slice.
 #include "weir/kernels/conv_dnnl.h"
 
+#include <Eigen/Core>
 #include <algorithm>
-#include <oneapi/dnnl/dnnl.hpp>
+#include <type_traits>
 #include <unordered_map>
 
 #include "weir/base/threadpool.h"
 #include "weir/framework/op_kernel.h"
+#include "weir/kernels/dnnl_util.h"
 #include "weir/kernels/openmp_threads.h"
 
 namespace weir {
@@ -42,18 +45,14 @@ constexpr size_t kMaxPlans = 32;
 // Scratch buffers start on cache-line boundaries.
 constexpr size_t kAlign = 64;
 
-const dnnl::engine& CpuEngine() {
-  static const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
-  return engine;
+using DataType = memory::data_type;
+
+memory::desc ImageDesc(DataType type, int64_t batch, int64_t rows, int64_t cols, int64_t depth) {
+  return memory::desc({batch, depth, rows, cols}, type, Tag::nhwc);
 }
 
-memory::desc ImageDesc(int64_t batch, int64_t rows, int64_t cols, int64_t depth) {
-  return memory::desc({batch, depth, rows, cols}, memory::data_type::f32, Tag::nhwc);
-}
-
-memory::desc FilterDesc(const Window2DDims& d, Tag tag) {
-  return memory::desc({d.out_depth, d.in_depth, d.rows.window, d.cols.window},
-                      memory::data_type::f32, tag);
+memory::desc FilterDesc(const Window2DDims& d, DataType type, Tag tag) {
+  return memory::desc({d.out_depth, d.in_depth, d.rows.window, d.cols.window}, type, tag);
 }
 
 size_t RoundUp(size_t bytes) { return (bytes + kAlign - 1) / kAlign * kAlign; }
@@ -65,13 +64,7 @@ StatusOr<char*> AllocateBytes(OpKernelContext* context, size_t bytes, Tensor* ho
   return static_cast<char*>(holder->raw_data());
 }
 
-Status FromDnnlError(const std::exception& e, const char* what) {
-  if (const auto* error = dynamic_cast<const dnnl::error*>(&e)) {
-    return errors::Internal("oneDNN ", what, " failed: ", error->what(), " (status ",
-                            static_cast<int>(error->status), ")");
-  }
-  return errors::Internal("oneDNN ", what, " failed: ", e.what());
-}
+const char* TypeName(DataType type) { return type == DataType::bf16 ? "bfloat16" : "float"; }
 
 }  // namespace
 
@@ -88,14 +81,14 @@ struct DnnlConv2D::Plan {
   dnnl::primitive reorder;
   memory::desc reorder_scratchpad;
 
-  void Execute(const float* a_data, const float* b_data, float* out_data, char* scratch) const {
-    dnnl::stream stream(CpuEngine());
-    std::unordered_map<int, memory> args = {
-        {a_arg, memory(a, CpuEngine(), const_cast<float*>(a_data))},
-        {b_arg, memory(b, CpuEngine(), const_cast<float*>(b_data))},
-        {out_arg, memory(out, CpuEngine(), out_data)}};
+  void Execute(const void* a_data, const void* b_data, void* out_data, char* scratch) const {
+    const dnnl::engine& engine = DnnlCpuEngine();
+    dnnl::stream stream(engine);
+    std::unordered_map<int, memory> args = {{a_arg, memory(a, engine, const_cast<void*>(a_data))},
+                                            {b_arg, memory(b, engine, const_cast<void*>(b_data))},
+                                            {out_arg, memory(out, engine, out_data)}};
     if (scratchpad.get_size() > 0) {
-      args.emplace(DNNL_ARG_SCRATCHPAD, memory(scratchpad, CpuEngine(), scratch));
+      args.emplace(DNNL_ARG_SCRATCHPAD, memory(scratchpad, engine, scratch));
     }
     conv.execute(stream, args);
     stream.wait();
@@ -104,12 +97,13 @@ struct DnnlConv2D::Plan {
   // Converts the filter between HWIO and the primitive's layout.
   void Reorder(const memory::desc& from, const void* from_data, const memory::desc& to,
                void* to_data, char* scratch) const {
-    dnnl::stream stream(CpuEngine());
+    const dnnl::engine& engine = DnnlCpuEngine();
+    dnnl::stream stream(engine);
     std::unordered_map<int, memory> args = {
-        {DNNL_ARG_FROM, memory(from, CpuEngine(), const_cast<void*>(from_data))},
-        {DNNL_ARG_TO, memory(to, CpuEngine(), to_data)}};
+        {DNNL_ARG_FROM, memory(from, engine, const_cast<void*>(from_data))},
+        {DNNL_ARG_TO, memory(to, engine, to_data)}};
     if (reorder_scratchpad.get_size() > 0) {
-      args.emplace(DNNL_ARG_SCRATCHPAD, memory(reorder_scratchpad, CpuEngine(), scratch));
+      args.emplace(DNNL_ARG_SCRATCHPAD, memory(reorder_scratchpad, engine, scratch));
     }
     reorder.execute(stream, args);
     stream.wait();
@@ -132,11 +126,14 @@ DnnlConv2D::~DnnlConv2D() = default;
 
 StatusOr<std::shared_ptr<const DnnlConv2D::Plan>> DnnlConv2D::GetPlan(Pass pass,
                                                                       const Window2DDims& d,
-                                                                      int64_t batch) {
+                                                                      int64_t batch,
+                                                                      dnnl_data_type_t c_type) {
+  const auto type = static_cast<DataType>(c_type);
   const WindowDim& r = d.rows;
   const WindowDim& c = d.cols;
   // clang-format off
-  const Key key = {static_cast<int64_t>(pass), batch, d.in_depth, d.out_depth,
+  const Key key = {static_cast<int64_t>(pass), static_cast<int64_t>(type), batch,
+                   d.in_depth, d.out_depth,
                    r.input, r.window, r.stride, r.dilation, r.pad_before, r.pad_after,
                    c.input, c.window, c.stride, c.dilation, c.pad_before, c.pad_after};
   // clang-format on
@@ -149,9 +146,11 @@ StatusOr<std::shared_ptr<const DnnlConv2D::Plan>> DnnlConv2D::GetPlan(Pass pass,
   // shape, and one of them is kept.
   auto plan = std::make_shared<Plan>();
   try {
-    const memory::desc src = ImageDesc(batch, d.rows.input, d.cols.input, d.in_depth);
-    const memory::desc dst = ImageDesc(batch, d.rows.output, d.cols.output, d.out_depth);
-    const memory::desc any = FilterDesc(d, Tag::any);
+    const memory::desc src = ImageDesc(type, batch, d.rows.input, d.cols.input, d.in_depth);
+    const memory::desc dst = ImageDesc(type, batch, d.rows.output, d.cols.output, d.out_depth);
+    const memory::desc any = FilterDesc(d, type, Tag::any);
+    // Filter gradients in float (see the top of this file).
+    const memory::desc any_gradient = FilterDesc(d, DataType::f32, Tag::any);
     const memory::dims strides = {d.rows.stride, d.cols.stride};
     const memory::dims dilates = {d.rows.dilation - 1, d.cols.dilation - 1};  // 0: none
     const memory::dims pad_before = {d.rows.pad_before, d.cols.pad_before};
@@ -162,7 +161,7 @@ StatusOr<std::shared_ptr<const DnnlConv2D::Plan>> DnnlConv2D::GetPlan(Pass pass,
         dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training,
                                         dnnl::algorithm::convolution_direct, src, any, dst, strides,
                                         dilates, pad_before, pad_after),
-        attr, CpuEngine());
+        attr, DnnlCpuEngine());
     switch (pass) {
       case Pass::kForward:
         plan->conv = dnnl::convolution_forward(forward);
@@ -174,7 +173,7 @@ StatusOr<std::shared_ptr<const DnnlConv2D::Plan>> DnnlConv2D::GetPlan(Pass pass,
         const dnnl::convolution_backward_data::primitive_desc backward(
             dnnl::convolution_backward_data::desc(dnnl::algorithm::convolution_direct, src, any,
                                                   dst, strides, dilates, pad_before, pad_after),
-            attr, CpuEngine(), forward);
+            attr, DnnlCpuEngine(), forward);
         plan->conv = dnnl::convolution_backward_data(backward);
         plan->a = dst, plan->b = backward.weights_desc(), plan->out = src;
         plan->a_arg = DNNL_ARG_DIFF_DST, plan->b_arg = DNNL_ARG_WEIGHTS;
@@ -184,9 +183,10 @@ StatusOr<std::shared_ptr<const DnnlConv2D::Plan>> DnnlConv2D::GetPlan(Pass pass,
       }
       case Pass::kBackwardFilter: {
         const dnnl::convolution_backward_weights::primitive_desc backward(
-            dnnl::convolution_backward_weights::desc(dnnl::algorithm::convolution_direct, src, any,
-                                                     dst, strides, dilates, pad_before, pad_after),
-            attr, CpuEngine(), forward);
+            dnnl::convolution_backward_weights::desc(dnnl::algorithm::convolution_direct, src,
+                                                     any_gradient, dst, strides, dilates,
+                                                     pad_before, pad_after),
+            attr, DnnlCpuEngine(), forward);
         plan->conv = dnnl::convolution_backward_weights(backward);
         plan->a = src, plan->b = dst, plan->out = backward.diff_weights_desc();
         plan->a_arg = DNNL_ARG_SRC, plan->b_arg = DNNL_ARG_DIFF_DST;
@@ -195,26 +195,28 @@ StatusOr<std::shared_ptr<const DnnlConv2D::Plan>> DnnlConv2D::GetPlan(Pass pass,
         break;
       }
     }
-    plan->filter_hwio = FilterDesc(d, Tag::hwio);
+    plan->filter_hwio =
+        FilterDesc(d, pass == Pass::kBackwardFilter ? DataType::f32 : type, Tag::hwio);
     plan->reorder_filter = plan->filter_dnnl() != plan->filter_hwio;
     if (plan->reorder_filter) {
       const bool to_dnnl = pass != Pass::kBackwardFilter;
       const memory::desc& from = to_dnnl ? plan->filter_hwio : plan->filter_dnnl();
       const memory::desc& to = to_dnnl ? plan->filter_dnnl() : plan->filter_hwio;
-      const dnnl::reorder::primitive_desc reorder(CpuEngine(), from, CpuEngine(), to, attr);
+      const dnnl::reorder::primitive_desc reorder(DnnlCpuEngine(), from, DnnlCpuEngine(), to, attr);
       plan->reorder = dnnl::reorder(reorder);
       plan->reorder_scratchpad = reorder.scratchpad_desc();
     }
   } catch (const std::exception& e) {
-    return FromDnnlError(e, "convolution setup");
+    return DnnlErrorStatus(e, StrCat(TypeName(type), " convolution setup"));
   }
   std::lock_guard<std::mutex> lock(mu_);
   if (plans_.size() >= kMaxPlans) plans_.clear();
   return plans_.emplace(key, std::move(plan)).first->second;
 }
 
-Status DnnlConv2D::Run(OpKernelContext* context, Pass pass, const Window2DDims& d, const float* a,
-                       const float* b, float* out) {
+template <typename T>
+Status DnnlConv2D::Run(OpKernelContext* context, Pass pass, const Window2DDims& d, const T* a,
+                       const T* b, T* out) {
   KeepOpenMpSingleThreaded();
   ThreadPool* pool = context->device()->intra_op_pool();
   const double macs = static_cast<double>(d.batch) * d.rows.output * d.cols.output * d.out_depth *
@@ -224,24 +226,34 @@ Status DnnlConv2D::Run(OpKernelContext* context, Pass pass, const Window2DDims& 
                                               static_cast<int64_t>(macs / kMinMacsPerSlice)}));
   // The first `extra` slices take one image more.
   const int64_t base = d.batch / slices, extra = d.batch % slices;
+  constexpr DataType type = DnnlDataType<T>();
+  const dnnl_data_type_t c_type = memory::convert_to_c(type);
   std::shared_ptr<const Plan> plans[2];
-  WEIR_ASSIGN_OR_RETURN(plans[0], GetPlan(pass, d, base + (extra > 0 ? 1 : 0)));
+  WEIR_ASSIGN_OR_RETURN(plans[0], GetPlan(pass, d, base + (extra > 0 ? 1 : 0), c_type));
   if (extra > 0 && base > 0) {
-    WEIR_ASSIGN_OR_RETURN(plans[1], GetPlan(pass, d, base));
+    WEIR_ASSIGN_OR_RETURN(plans[1], GetPlan(pass, d, base, c_type));
   }
 
-  // Scratch per slice: its plan's scratch, plus an HWIO filter gradient
-  // for every slice but the first, which writes into `out`.
-  const size_t filter_bytes = d.filter_shape().num_elements() * sizeof(float);
+  // Scratch per slice: its plan's scratch, plus a float HWIO filter
+  // gradient for every slice but a float kernel's first, which writes into
+  // `out`.
+  const int64_t filter_size = d.filter_shape().num_elements();
+  const size_t gradient_bytes = RoundUp(filter_size * sizeof(float));
+  auto has_gradient = [&](int64_t s) {
+    return pass == Pass::kBackwardFilter && (s > 0 || !std::is_same_v<T, float>);
+  };
   auto plan_of = [&](int64_t s) { return s < extra || !plans[1] ? plans[0] : plans[1]; };
   auto slice_bytes = [&](int64_t s) {
-    const size_t gradient = pass == Pass::kBackwardFilter && s > 0 ? RoundUp(filter_bytes) : 0;
-    return plan_of(s)->scratch_bytes() + gradient;
+    return plan_of(s)->scratch_bytes() + (has_gradient(s) ? gradient_bytes : 0);
   };
   std::vector<size_t> offsets(slices + 1, 0);
   for (int64_t s = 0; s < slices; ++s) offsets[s + 1] = offsets[s] + slice_bytes(s);
   Tensor scratch_holder;
   WEIR_ASSIGN_OR_RETURN(char* scratch, AllocateBytes(context, offsets[slices], &scratch_holder));
+  auto gradient_of = [&](int64_t s) {
+    return has_gradient(s) ? reinterpret_cast<float*>(scratch + offsets[s + 1] - gradient_bytes)
+                           : reinterpret_cast<float*>(out);  // float kernels only
+  };
 
   const int64_t image_a = pass == Pass::kBackwardInput ? d.rows.output * d.cols.output * d.out_depth
                                                        : d.rows.input * d.cols.input * d.in_depth;
@@ -258,11 +270,10 @@ Status DnnlConv2D::Run(OpKernelContext* context, Pass pass, const Window2DDims& 
     char* conv_scratch = p;
     p += RoundUp(plan.scratchpad.get_size());
     char* reorder_scratch = p;
-    float* filter_dnnl = nullptr;
+    char* filter_dnnl = nullptr;
     if (plan.reorder_filter) {
       p += RoundUp(plan.reorder_scratchpad.get_size());
-      filter_dnnl = reinterpret_cast<float*>(p);
-      p += RoundUp(plan.filter_dnnl().get_size());
+      filter_dnnl = p;
     }
     try {
       switch (pass) {
@@ -270,7 +281,7 @@ Status DnnlConv2D::Run(OpKernelContext* context, Pass pass, const Window2DDims& 
         case Pass::kBackwardInput: {
           // Each slice converts the filter itself: it is small, and the
           // slices' plans may want different layouts.
-          const float* filter = b;
+          const void* filter = b;
           if (plan.reorder_filter) {
             plan.Reorder(plan.filter_hwio, b, plan.filter_dnnl(), filter_dnnl, reorder_scratch);
             filter = filter_dnnl;
@@ -279,9 +290,10 @@ Status DnnlConv2D::Run(OpKernelContext* context, Pass pass, const Window2DDims& 
           break;
         }
         case Pass::kBackwardFilter: {
-          float* gradient = s == 0 ? out : reinterpret_cast<float*>(p);
+          float* gradient = gradient_of(s);
           plan.Execute(a + first * image_a, b + first * image_b,
-                       plan.reorder_filter ? filter_dnnl : gradient, conv_scratch);
+                       plan.reorder_filter ? static_cast<void*>(filter_dnnl) : gradient,
+                       conv_scratch);
           if (plan.reorder_filter) {
             plan.Reorder(plan.filter_dnnl(), filter_dnnl, plan.filter_hwio, gradient,
                          reorder_scratch);
@@ -291,7 +303,7 @@ Status DnnlConv2D::Run(OpKernelContext* context, Pass pass, const Window2DDims& 
       }
     } catch (const std::exception& e) {
       std::lock_guard<std::mutex> lock(mu);
-      status.Update(FromDnnlError(e, "convolution"));
+      status.Update(DnnlErrorStatus(e, StrCat(TypeName(type), " convolution")));
     }
   };
   if (slices == 1) {
@@ -304,15 +316,22 @@ Status DnnlConv2D::Run(OpKernelContext* context, Pass pass, const Window2DDims& 
   }
   WEIR_RETURN_IF_ERROR(status);
   if (pass == Pass::kBackwardFilter) {
-    // Sum the slices' gradients in slice order.
-    const int64_t n = d.filter_shape().num_elements();
+    // Sum the slices' gradients in slice order, then round once.
+    float* sum = gradient_of(0);
     for (int64_t s = 1; s < slices; ++s) {
-      const float* partial =
-          reinterpret_cast<const float*>(scratch + offsets[s + 1] - RoundUp(filter_bytes));
-      for (int64_t i = 0; i < n; ++i) out[i] += partial[i];
+      const float* partial = gradient_of(s);
+      for (int64_t i = 0; i < filter_size; ++i) sum[i] += partial[i];
+    }
+    if constexpr (!std::is_same_v<T, float>) {
+      for (int64_t i = 0; i < filter_size; ++i) out[i] = T(sum[i]);
     }
   }
   return Status::OK();
 }
+
+template Status DnnlConv2D::Run(OpKernelContext*, Pass, const Window2DDims&, const float*,
+                                const float*, float*);
+template Status DnnlConv2D::Run(OpKernelContext*, Pass, const Window2DDims&, const Eigen::bfloat16*,
+                                const Eigen::bfloat16*, Eigen::bfloat16*);
 
 }  // namespace weir

@@ -1,6 +1,6 @@
-// Conv2D and its two backprops in float through oneDNN's convolution
-// primitives, for NHWC activations and HWIO ([rows, cols, in, out])
-// filters. Kernels own one DnnlConv2D each; it caches the primitives it
+// Conv2D and its two backprops in float or bfloat16 through oneDNN's
+// convolution primitives, for NHWC activations and HWIO ([rows, cols, in,
+// out]) filters; bfloat16 accumulates in float and rounds each result once. Kernels own one DnnlConv2D each; it caches the primitives it
 // creates by shape, since creating one costs far more than running a small
 // one. Thread-safe: steps may run the same kernel concurrently.
 #pragma once
@@ -10,7 +10,10 @@
 #include <memory>
 #include <mutex>
 
+#include <oneapi/dnnl/dnnl_types.h>
+
 #include "weir/base/status.h"
+#include "weir/framework/types.h"
 #include "weir/ops/nn_shape_fns.h"
 
 namespace weir {
@@ -31,17 +34,21 @@ class DnnlConv2D {
   DnnlConv2D& operator=(const DnnlConv2D&) = delete;
 
   // Runs `pass` of the convolution `dims` on the device's intra-op pool,
-  // overwriting `out`. REQUIRES: dims.layout is NHWC, no dim is empty.
-  Status Run(OpKernelContext* context, Pass pass, const Window2DDims& dims, const float* a,
-             const float* b, float* out);
+  // overwriting `out`. T is float or Eigen::bfloat16; Unimplemented where
+  // oneDNN has no such primitive on this CPU. REQUIRES: dims.layout is
+  // NHWC, no dim is empty.
+  template <typename T>
+  Status Run(OpKernelContext* context, Pass pass, const Window2DDims& dims, const T* a,
+             const T* b, T* out);
 
  private:
   struct Plan;
-  using Key = std::array<int64_t, 16>;
+  using Key = std::array<int64_t, 17>;
 
-  // The cached plan for `pass` on `batch` images of `dims`, created on a
-  // miss.
-  StatusOr<std::shared_ptr<const Plan>> GetPlan(Pass pass, const Window2DDims& dims, int64_t batch);
+  // The cached plan for `pass` on `batch` images of `dims` in `type`,
+  // created on a miss.
+  StatusOr<std::shared_ptr<const Plan>> GetPlan(Pass pass, const Window2DDims& dims, int64_t batch,
+                                                dnnl_data_type_t type);
 
   std::mutex mu_;
   std::map<Key, std::shared_ptr<const Plan>> plans_;  // guarded by mu_

@@ -1,7 +1,8 @@
 // Conv2D, Conv2DBackpropInput and Conv2DBackpropFilter on NHWC images and
-// HWIO filters: float through oneDNN (conv_dnnl.h), double by im2col and
-// Eigen's GEMM (conv_im2col.h). NCHW is Unimplemented on CPU. Shapes and
+// HWIO filters: float and bfloat16 through oneDNN (conv_dnnl.h), double by
+// im2col and Eigen's GEMM (conv_im2col.h). NCHW is Unimplemented on CPU. Shapes and
 // attrs are checked by the rules the shape functions use (nn_shape_fns.h).
+#include <Eigen/Core>
 #include <algorithm>
 #include <type_traits>
 
@@ -71,7 +72,7 @@ class ConvOpBase : public OpKernel {
       std::fill_n(o, out->NumElements(), T(0));
       return;
     }
-    if constexpr (std::is_same_v<T, float>) {
+    if constexpr (!std::is_same_v<T, double>) {
       OP_REQUIRES_OK(context, dnnl_.Run(context, pass, d, a, b, o).WithContext(type_string()));
     } else {
       ThreadPool* pool = context->device()->intra_op_pool();
@@ -90,7 +91,7 @@ class ConvOpBase : public OpKernel {
   }
 
   Window2DAttrs attrs_;
-  DnnlConv2D dnnl_;  // float only
+  DnnlConv2D dnnl_;  // float and bfloat16
 };
 
 template <typename T>
@@ -152,7 +153,7 @@ class Conv2DBackpropFilterOp : public ConvOpBase<T> {
 }  // namespace
 
 void RegisterConvKernels(KernelRegistry* registry) {
-  ForEachType<float, double>([&]<typename T>() {
+  ForEachType<float, double, Eigen::bfloat16>([&]<typename T>() {
     registry->Register(KernelBuilder("Conv2D").TypeConstraint<T>("T"), MakeKernel<Conv2DOp<T>>);
     registry->Register(KernelBuilder("Conv2DBackpropInput").TypeConstraint<T>("T"),
                        MakeKernel<Conv2DBackpropInputOp<T>>);

@@ -1,5 +1,5 @@
-// MatMul and BatchMatMulV2: float through oneDNN's sgemm, double through
-// Eigen.
+// MatMul and BatchMatMulV2: float through oneDNN's sgemm, bfloat16 through
+// oneDNN's matmul primitive (matmul_dnnl.h), double through Eigen.
 //
 // Threading. The Debian oneDNN is built on the OpenMP runtime (ldd shows
 // libgomp), so a plain dnnl_sgemm call starts an OpenMP team of one thread
@@ -8,12 +8,10 @@
 // which oversubscribes small machines badly. OpenMP's thread count is also
 // a per-thread setting, so setting it once at startup would not reach the
 // executor threads that run kernels. Instead every thread that calls sgemm
-// sets its own OpenMP count to 1 (once per thread), and this kernel splits
+// sets its own OpenMP count to 1 (openmp_threads.h), and this kernel splits
 // large products into row or column blocks over the device's intra-op pool,
-// one sgemm per block. No OpenMP worker thread is ever started, and the
+// one sgemm or matmul primitive per block. No OpenMP worker thread is ever started, and the
 // intra-op thread count is the one knob for all CPU kernels.
-#include <omp.h>
-
 #include <algorithm>
 #include <mutex>
 #include <vector>
@@ -24,6 +22,8 @@
 #include "weir/framework/eigen_tensor.h"
 #include "weir/framework/kernel_registry.h"
 #include "weir/kernels/math_kernels.h"
+#include "weir/kernels/matmul_dnnl.h"
+#include "weir/kernels/openmp_threads.h"
 #include "weir/kernels/type_list.h"
 
 namespace weir {
@@ -32,24 +32,19 @@ namespace {
 // Below this many flops per block, splitting costs more than it saves.
 constexpr double kMinFlopsPerBlock = 1 << 20;
 
-void KeepOpenMpSingleThreaded() {
-  thread_local const bool done = [] {
-    omp_set_num_threads(1);
-    return true;
-  }();
-  (void)done;
-}
-
-// C[m,n] = op(A)[m,k] * op(B)[k,n], all row-major with leading dims.
+// C[m,n] = op(A)[m,k] * op(B)[k,n], all row-major with leading dims, for
+// T float or bfloat16.
+template <typename T>
 struct Gemm {
   bool transpose_a, transpose_b;
   int64_t m, n, k;
-  const float* a;
+  const T* a;
   int64_t lda;
-  const float* b;
+  const T* b;
   int64_t ldb;
-  float* c;
+  T* c;
   int64_t ldc;
+  DnnlMatMul* matmul;  // bfloat16's primitives; unused for float
 
   // Rows [begin, end) of C.
   Gemm Rows(int64_t begin, int64_t end) const {
@@ -69,18 +64,23 @@ struct Gemm {
   }
 
   Status Run() const {
-    KeepOpenMpSingleThreaded();
-    dnnl_status_t status = dnnl_sgemm(transpose_a ? 'T' : 'N', transpose_b ? 'T' : 'N', m, n,
-                                      k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc);
-    if (status != dnnl_success) {
-      return errors::Internal("MatMul: dnnl_sgemm failed with status ", status, " for [", m,
-                              ",", k, "] x [", k, ",", n, "]");
+    if constexpr (std::is_same_v<T, float>) {
+      KeepOpenMpSingleThreaded();
+      dnnl_status_t status = dnnl_sgemm(transpose_a ? 'T' : 'N', transpose_b ? 'T' : 'N', m, n,
+                                        k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc);
+      if (status != dnnl_success) {
+        return errors::Internal("MatMul: dnnl_sgemm failed with status ", status, " for [", m,
+                                ",", k, "] x [", k, ",", n, "]");
+      }
+      return Status::OK();
+    } else {
+      return matmul->Run({transpose_a, transpose_b, m, n, k, lda, ldb, ldc}, a, b, c);
     }
-    return Status::OK();
   }
 };
 
-Status RunSharded(ThreadPool* pool, const Gemm& gemm) {
+template <typename T>
+Status RunSharded(ThreadPool* pool, const Gemm<T>& gemm) {
   const double flops = 2.0 * gemm.m * gemm.n * gemm.k;
   const int64_t blocks = std::min<int64_t>(pool->NumThreads(), flops / kMinFlopsPerBlock);
   const bool by_rows = gemm.m >= gemm.n;
@@ -145,10 +145,9 @@ class MatMulOp : public OpKernel {
       std::fill_n(out->data<T>(), m * n, T(0));
       return;
     }
-    if constexpr (std::is_same_v<T, float>) {
-      Gemm gemm{transpose_a_, transpose_b_, m, n, k,
-                a.data<float>(), a.dim_size(1), b.data<float>(), b.dim_size(1),
-                out->data<float>(), n};
+    if constexpr (!std::is_same_v<T, double>) {
+      const Gemm<T> gemm{transpose_a_, transpose_b_, m, n, k, a.data<T>(), a.dim_size(1),
+                         b.data<T>(), b.dim_size(1), out->data<T>(), n, &matmul_};
       OP_REQUIRES_OK(context, RunSharded(context->device()->intra_op_pool(), gemm));
     } else {
       const Eigen::array<Eigen::IndexPair<Eigen::Index>, 1> contracted = {
@@ -161,6 +160,7 @@ class MatMulOp : public OpKernel {
  private:
   bool transpose_a_ = false;
   bool transpose_b_ = false;
+  DnnlMatMul matmul_;  // bfloat16 only
 };
 
 // Where each output matrix of a batched product reads its operands: for
@@ -275,8 +275,9 @@ class BatchMatMulOp : public OpKernel {
       const T* a = xs + plan->x_index[b] * m * k;
       const T* c = ys + plan->y_index[b] * k * n;
       T* dst = outs + b * m * n;
-      if constexpr (std::is_same_v<T, float>) {
-        Gemm gemm{adj_x_, adj_y_, m, n, k, a, adj_x_ ? m : k, c, adj_y_ ? k : n, dst, n};
+      if constexpr (!std::is_same_v<T, double>) {
+        const Gemm<T> gemm{adj_x_, adj_y_, m, n, k, a, adj_x_ ? m : k, c, adj_y_ ? k : n,
+                           dst, n, &matmul_};
         return split ? RunSharded(pool, gemm) : gemm.Run();
       } else {
         Eigen::Map<const Matrix> a_map(a, adj_x_ ? k : m, adj_x_ ? m : k);
@@ -324,12 +325,13 @@ class BatchMatMulOp : public OpKernel {
  private:
   bool adj_x_ = false;
   bool adj_y_ = false;
+  DnnlMatMul matmul_;  // bfloat16 only
 };
 
 }  // namespace
 
 void RegisterMatMulKernels(KernelRegistry* registry) {
-  ForEachType<float, double>([&]<typename T>() {
+  ForEachType<float, double, Eigen::bfloat16>([&]<typename T>() {
     registry->Register(KernelBuilder("MatMul").TypeConstraint<T>("T"), MakeKernel<MatMulOp<T>>);
     registry->Register(KernelBuilder("BatchMatMulV2").TypeConstraint<T>("T"),
                        MakeKernel<BatchMatMulOp<T>>);

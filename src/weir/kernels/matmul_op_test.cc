@@ -1,5 +1,9 @@
+// MatMul and BatchMatMulV2 against products computed here in double from
+// the very values the kernels read (bfloat16 inputs are generated rounded
+// to bfloat16, so they are exact).
 #include <gtest/gtest.h>
 
+#include <Eigen/Core>
 #include <cmath>
 #include <fstream>
 #include <string>
@@ -43,6 +47,20 @@ void ReferenceMatMul(const Tensor& a, const Tensor& b, bool ta, bool tb,
   }
 }
 
+// How far an element with `k` terms whose |terms| sum to `magnitude` may
+// be from the exact product: float and double by rounding over the k
+// terms; bfloat16 accumulates in float and rounds the result once to an
+// 8-bit significand (relative 2^-8, about 4e-3), allowed 1e-2.
+template <typename T>
+double Tolerance(int64_t k, double magnitude) {
+  if constexpr (std::is_same_v<T, Eigen::bfloat16>) {
+    return 1e-2 * magnitude;
+  } else {
+    const double epsilon = std::is_same_v<T, float> ? 1e-6 : 1e-14;
+    return epsilon * (k + 1) * (magnitude + 1);
+  }
+}
+
 template <typename T>
 void CheckMatMul(int64_t m, int64_t k, int64_t n, bool ta, bool tb) {
   Tensor a = ta ? RandomMatrix<T>(k, m, 1) : RandomMatrix<T>(m, k, 1);
@@ -55,9 +73,8 @@ void CheckMatMul(int64_t m, int64_t k, int64_t n, bool ta, bool tb) {
   std::vector<double> expected, magnitude;
   ReferenceMatMul(a, b, ta, tb, &expected, &magnitude);
   std::vector<double> actual = ToDoubles(c);
-  const double epsilon = std::is_same_v<T, float> ? 1e-6 : 1e-14;
   for (int64_t i = 0; i < m * n; ++i) {
-    ASSERT_NEAR(actual[i], expected[i], epsilon * (k + 1) * (magnitude[i] + 1))
+    ASSERT_NEAR(actual[i], expected[i], Tolerance<T>(k, magnitude[i]))
         << "[" << m << "," << k << "] x [" << k << "," << n << "] ta=" << ta << " tb=" << tb
         << " at " << i;
   }
@@ -79,6 +96,7 @@ void CheckAllSizes() {
 
 TEST(MatMulOpTest, FloatAllSizesAndTransposes) { CheckAllSizes<float>(); }
 TEST(MatMulOpTest, DoubleAllSizesAndTransposes) { CheckAllSizes<double>(); }
+TEST(MatMulOpTest, BFloat16AllSizesAndTransposes) { CheckAllSizes<Eigen::bfloat16>(); }
 
 TEST(MatMulOpTest, EmptyMatrices) {
   for (bool ta : {false, true}) {
@@ -86,9 +104,12 @@ TEST(MatMulOpTest, EmptyMatrices) {
       CheckMatMul<float>(0, 5, 3, ta, tb);
       CheckMatMul<float>(4, 5, 0, ta, tb);
       CheckMatMul<double>(0, 5, 3, ta, tb);
+      CheckMatMul<Eigen::bfloat16>(0, 5, 3, ta, tb);
+      CheckMatMul<Eigen::bfloat16>(4, 5, 0, ta, tb);
       // An empty inner dimension sums nothing: zeros.
       CheckMatMul<float>(3, 0, 4, ta, tb);
       CheckMatMul<double>(3, 0, 4, ta, tb);
+      CheckMatMul<Eigen::bfloat16>(3, 0, 4, ta, tb);
     }
   }
 }
@@ -98,6 +119,8 @@ TEST(MatMulOpTest, LargeProductsSplitAcrossThreads) {
     for (bool tb : {false, true}) {
       CheckMatMul<float>(300, 200, 256, ta, tb);  // split by rows
       CheckMatMul<float>(2, 512, 1500, ta, tb);   // split by columns
+      CheckMatMul<Eigen::bfloat16>(300, 200, 256, ta, tb);
+      CheckMatMul<Eigen::bfloat16>(2, 512, 1500, ta, tb);
     }
   }
   CheckMatMul<double>(200, 150, 170, false, true);
@@ -119,14 +142,26 @@ TEST(MatMulOpTest, StartsNoThreadsOfItsOwn) {
   const int before = ThreadsInProcess();
   CheckMatMul<float>(512, 512, 512, false, false);
   CheckMatMul<float>(8, 256, 4096, true, true);
+  CheckMatMul<Eigen::bfloat16>(512, 512, 512, false, false);
+  CheckMatMul<Eigen::bfloat16>(8, 256, 4096, true, true);
   EXPECT_EQ(ThreadsInProcess(), before);
 }
 #endif
+
+std::vector<Eigen::bfloat16> ToBFloat16(const std::vector<float>& values) {
+  return std::vector<Eigen::bfloat16>(values.begin(), values.end());
+}
 
 TEST(MatMulOpTest, KnownValues) {
   Tensor a = Tensor::FromVector<float>({1, 2, 3, 4, 5, 6}, TensorShape({2, 3}));
   Tensor b = Tensor::FromVector<float>({7, 8, 9, 10, 11, 12}, TensorShape({3, 2}));
   auto out = RunKernel("MatMul", {{"T", DT_FLOAT}}, {a, b});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(ToDoubles((*out)[0]), (std::vector<double>{58, 64, 139, 154}));
+  // Small integers and their products are exact in bfloat16.
+  out = RunKernel("MatMul", {{"T", DT_BFLOAT16}},
+                  {Tensor::FromVector(ToBFloat16({1, 2, 3, 4, 5, 6}), TensorShape({2, 3})),
+                   Tensor::FromVector(ToBFloat16({7, 8, 9, 10, 11, 12}), TensorShape({3, 2}))});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(ToDoubles((*out)[0]), (std::vector<double>{58, 64, 139, 154}));
 }
@@ -186,7 +221,6 @@ void CheckBatchMatMul(const TensorShape& x_shape, const TensorShape& y_shape, bo
   const int64_t k = x_shape.dim_size(adj_x ? rx - 2 : rx - 1);
   std::vector<double> xv = ToDoubles(x), yv = ToDoubles(y), zv = ToDoubles(z);
   const int64_t batches = expected_shape.num_elements() / std::max<int64_t>(m * n, 1);
-  const double epsilon = std::is_same_v<T, float> ? 1e-6 : 1e-14;
   for (int64_t b = 0; b < batches && m * n > 0; ++b) {
     // The batch index of each operand: the output's, with broadcast dims at 0.
     int64_t rest = b, xb = 0, yb = 0, x_stride = 1, y_stride = 1;
@@ -212,7 +246,7 @@ void CheckBatchMatMul(const TensorShape& x_shape, const TensorShape& y_shape, bo
           sum += a * c;
           magnitude += std::abs(a * c);
         }
-        ASSERT_NEAR(zv[(b * m + i) * n + j], sum, epsilon * (k + 1) * (magnitude + 1))
+        ASSERT_NEAR(zv[(b * m + i) * n + j], sum, Tolerance<T>(k, magnitude))
             << where << " batch " << b << " at " << i << "," << j;
       }
     }
@@ -249,6 +283,9 @@ void CheckBatchMatMulShapes() {
 
 TEST(BatchMatMulV2Test, FloatBroadcastingAndAdjoints) { CheckBatchMatMulShapes<float>(); }
 TEST(BatchMatMulV2Test, DoubleBroadcastingAndAdjoints) { CheckBatchMatMulShapes<double>(); }
+TEST(BatchMatMulV2Test, BFloat16BroadcastingAndAdjoints) {
+  CheckBatchMatMulShapes<Eigen::bfloat16>();
+}
 
 TEST(BatchMatMulV2Test, Errors) {
   auto out = RunKernel("BatchMatMulV2", {{"T", DT_FLOAT}},

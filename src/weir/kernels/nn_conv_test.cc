@@ -3,7 +3,10 @@
 // backprops against central differences of the forward kernel.
 //
 // Tolerances: |got - want| <= tol * (sum of |terms| + 1), tol 1e-5 for
-// float (oneDNN, FMA order differs from the loops) and 1e-12 for double.
+// float (oneDNN, FMA order differs from the loops), 1e-12 for double and
+// 1e-2 for bfloat16 (float accumulation, then one rounding to an 8-bit
+// significand: relative 2^-8). Inputs are rounded to the dtype before the
+// loops see them, so the reference is exact for what the kernel reads.
 // Finite differences in double are exact for these linear maps up to
 // rounding: tol 1e-7 with step 1e-3.
 #include <gtest/gtest.h>
@@ -136,11 +139,11 @@ Tensor Sizes(const TensorShape& shape) {
 // All three passes of `c` in `dtype` against the direct loops.
 void CheckAgainstLoops(const ConvCase& c, DType dtype) {
   SCOPED_TRACE(StrCat(c.Name(), " ", dtype));
-  const double tolerance = dtype == DT_FLOAT ? 1e-5 : 1e-12;
+  const double tolerance = dtype == DT_FLOAT ? 1e-5 : dtype == DT_BFLOAT16 ? 1e-2 : 1e-12;
   const Reference2D ref(c);
-  const std::vector<double> x = RandomValues(c.input().num_elements(), 1);
-  const std::vector<double> f = RandomValues(c.filter().num_elements(), 2);
-  const std::vector<double> g = RandomValues(ref.output().num_elements(), 3);
+  const std::vector<double> x = RoundTo(dtype, RandomValues(c.input().num_elements(), 1));
+  const std::vector<double> f = RoundTo(dtype, RandomValues(c.filter().num_elements(), 2));
+  const std::vector<double> g = RoundTo(dtype, RandomValues(ref.output().num_elements(), 3));
   std::vector<double> want, scale;
 
   auto out = RunKernel("Conv2D", c.Attrs(dtype),
@@ -204,6 +207,10 @@ TEST(ConvTest, DoubleMatchesDirectLoops) {
   for (const ConvCase& c : SmallCases()) CheckAgainstLoops(c, DT_DOUBLE);
 }
 
+TEST(ConvTest, BFloat16MatchesDirectLoops) {
+  for (const ConvCase& c : SmallCases()) CheckAgainstLoops(c, DT_BFLOAT16);
+}
+
 // Batches large enough that the float kernels split them over the pool
 // (uneven slices included) and the double ones use several patch blocks.
 TEST(ConvTest, LargerShapesSplitAcrossThreads) {
@@ -212,6 +219,7 @@ TEST(ConvTest, LargerShapesSplitAcrossThreads) {
   for (const ConvCase& c : cases) {
     CheckAgainstLoops(c, DT_FLOAT);
     CheckAgainstLoops(c, DT_DOUBLE);
+    CheckAgainstLoops(c, DT_BFLOAT16);
   }
   ConvCase strided{5, 20, 20, 8, 3, 3, 8};
   strided.stride_rows = strided.stride_cols = 2;
@@ -263,7 +271,7 @@ TEST(ConvTest, BackpropsMatchFiniteDifferences) {
 }
 
 TEST(ConvTest, EmptyAndTinyImages) {
-  for (DType dtype : {DT_FLOAT, DT_DOUBLE}) {
+  for (DType dtype : {DT_FLOAT, DT_DOUBLE, DT_BFLOAT16}) {
     CheckAgainstLoops({0, 5, 5, 2, 3, 3, 4}, dtype);  // empty batch
     CheckAgainstLoops({2, 1, 1, 3, 1, 1, 4}, dtype);  // 1x1 images
     CheckAgainstLoops({2, 1, 1, 3, 3, 3, 4}, dtype);  // window larger than the image, SAME

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <Eigen/Core>
+#include <algorithm>
 #include <cmath>
 
 #include "weir/framework/op_kernel.h"
@@ -39,11 +41,19 @@ Tensor MakeTensor(DType dtype, const TensorShape& shape, const std::vector<doubl
   Tensor t(dtype, shape);
   if (dtype == DT_FLOAT) {
     std::copy(values.begin(), values.end(), t.data<float>());
+  } else if (dtype == DT_BFLOAT16) {
+    std::transform(values.begin(), values.end(), t.data<Eigen::bfloat16>(),
+                   [](double v) { return Eigen::bfloat16(static_cast<float>(v)); });
   } else {
     CHECK(dtype == DT_DOUBLE) << dtype;
     std::copy(values.begin(), values.end(), t.data<double>());
   }
   return t;
+}
+
+std::vector<double> RoundTo(DType dtype, const std::vector<double>& values) {
+  return ToDoubles(
+      MakeTensor(dtype, TensorShape({static_cast<int64_t>(values.size())}), values));
 }
 
 Tensor Int32Vector(const std::vector<int32_t>& values) { return Tensor::FromVector(values); }

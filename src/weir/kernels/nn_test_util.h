@@ -21,8 +21,11 @@ StatusOr<std::vector<Tensor>> RunCreatedKernel(OpKernel* kernel, std::vector<Ten
 // Uniform values in [lo, hi), the same for the same seed and size.
 std::vector<double> RandomValues(int64_t count, int seed, double lo = -1, double hi = 1);
 
-// A tensor of `dtype` (float or double) holding `values`.
+// A tensor of `dtype` (float, double or bfloat16) holding `values`, each
+// rounded to the nearest value of `dtype`.
 Tensor MakeTensor(DType dtype, const TensorShape& shape, const std::vector<double>& values);
+// `values` rounded as MakeTensor rounds them: what a kernel reads.
+std::vector<double> RoundTo(DType dtype, const std::vector<double>& values);
 inline Tensor RandomTensor(DType dtype, const TensorShape& shape, int seed, double lo = -1,
                            double hi = 1) {
   return MakeTensor(dtype, shape, RandomValues(shape.num_elements(), seed, lo, hi));

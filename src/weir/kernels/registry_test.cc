@@ -73,11 +73,14 @@ struct Coverage {
   std::vector<const char*> ops;
   int inputs;
   std::vector<DType> dtypes;
+  AttrMap attrs = {};  // required attrs besides T
 };
 
 TEST(RegistryTest, TypedKernelsCoverTheirDtypes) {
   const std::vector<DType> kReal = {DT_FLOAT, DT_DOUBLE, DT_INT32, DT_INT64};
   const std::vector<DType> kFloat = {DT_FLOAT, DT_DOUBLE};
+  const AttrMap kConvAttrs = {{"strides", std::vector<int64_t>{1, 1, 1, 1}},
+                              {"padding", std::string("SAME")}};
   const std::vector<Coverage> coverage = {
       {{"Add", "AddV2", "Sub", "Mul", "RealDiv", "Div", "FloorDiv", "FloorMod", "Maximum",
         "Minimum", "Pow", "SquaredDifference", "Less", "LessEqual", "Greater", "GreaterEqual",
@@ -97,12 +100,20 @@ TEST(RegistryTest, TypedKernelsCoverTheirDtypes) {
        kFloat},
       {{"Select", "SelectV2"}, 3, {DT_FLOAT, DT_DOUBLE, DT_INT32, DT_INT64, DT_BOOL, DT_HALF}},
       {{"Sum"}, 2, kReal},
-      {{"MatMul"}, 2, kFloat},
+      {{"MatMul", "BatchMatMulV2"}, 2, {DT_FLOAT, DT_DOUBLE, DT_BFLOAT16}},
+      {{"Conv2D"}, 2, {DT_FLOAT, DT_DOUBLE, DT_BFLOAT16}, kConvAttrs},
+      {{"Conv2DBackpropInput", "Conv2DBackpropFilter"},
+       3,
+       {DT_FLOAT, DT_DOUBLE, DT_BFLOAT16},
+       kConvAttrs},
   };
   for (const Coverage& c : coverage) {
     for (const char* op : c.ops) {
       for (DType dtype : c.dtypes) {
-        EXPECT_TRUE(CreateTestKernel(op, {{"T", dtype}}, c.inputs).ok()) << op << " " << dtype;
+        AttrMap attrs = c.attrs;
+        attrs["T"] = dtype;
+        auto kernel = CreateTestKernel(op, attrs, c.inputs);
+        EXPECT_TRUE(kernel.ok()) << op << " " << dtype << ": " << kernel.status();
       }
     }
   }
