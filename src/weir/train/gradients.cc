@@ -57,7 +57,7 @@ Status CallGradientFunction(const Scope& scope, Node* node, const std::vector<Ou
                             const GradientFunction& dense, std::vector<Gradient>* grad_inputs) {
   grad_inputs->assign(node->num_inputs(), Gradient());
   if (const SparseGradientFunction* sparse = GradientRegistry::Global()->LookupSparse(node->type_string())) {
-    std::vector<IndexedRows> rows;
+    std::vector<IndexedSlices> rows;
     WEIR_RETURN_IF_ERROR((*sparse)(scope, Operation(node), grad_outputs, &rows));
     if (!rows.empty()) {
       if (static_cast<int>(rows.size()) != node->num_inputs()) {
@@ -66,7 +66,7 @@ Status CallGradientFunction(const Scope& scope, Node* node, const std::vector<Ou
       }
       for (size_t i = 0; i < rows.size(); ++i) {
         if (rows[i].values.valid()) {
-          (*grad_inputs)[i] = Gradient::Sparse({rows[i].values, rows[i].indices, rows[i].dense_shape});
+          (*grad_inputs)[i] = Gradient::Sparse(rows[i]);
         }
       }
       return Status::OK();

@@ -1,22 +1,14 @@
-// A gradient that touches only some rows of a tensor, as the gradient of a
-// gather produces it: row `indices[i]` of a tensor shaped `dense_shape` gets
-// `values[i]` (repeated indices add). Optimizers apply it with sparse
-// (scatter) updates, so an embedding's gradient is never densified unless a
-// consumer needs the dense tensor.
+// The gradient as the autodiff driver hands it out: dense, or sparse rows
+// (IndexedSlices, declared with the gradient functions that produce it).
 #pragma once
 
 #include "weir/graph/scope.h"
+#include "weir/ops/gradients/gradient_registry.h"
 
 namespace weir {
 
-struct IndexedSlices {
-  Output values;       // [n, rest of dense_shape...]
-  Output indices;      // [n], int32 or int64
-  Output dense_shape;  // int32 or int64 vector; the shape of the dense gradient
-};
-
-// A gradient as the autodiff driver hands it out: `dense` when dense (the
-// common case); otherwise `sparse` is set and `dense` is invalid.
+// `dense` when dense (the common case); otherwise `sparse` is set and
+// `dense` is invalid.
 struct Gradient {
   Output dense;
   bool is_sparse = false;

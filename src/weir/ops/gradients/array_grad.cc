@@ -250,7 +250,7 @@ Status DynamicStitchGrad(const Scope& scope, const Operation& op, const Grads& g
 // is those rows of g, kept sparse (an embedding's gradient touches only the
 // looked-up rows). Other axes take the dense SelectionGrad.
 Status GatherV2SparseGrad(const Scope& scope, const Operation& op, const Grads& g,
-                          std::vector<IndexedRows>* grads) {
+                          std::vector<IndexedSlices>* grads) {
   int64_t batch_dims = 0;
   (void)GetAttr(op.node()->def().attrs, "batch_dims", &batch_dims);
   std::optional<std::vector<int64_t>> axis = ConstantInts(ForwardInput(op, 2));

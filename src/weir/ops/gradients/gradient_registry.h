@@ -21,14 +21,16 @@ using GradientFunction =
     std::function<Status(const Scope& scope, const Operation& op,
                          const std::vector<Output>& grad_outputs, std::vector<Output>* grad_inputs)>;
 
-// A gradient that touches only some rows of its input: row indices[i] of a
-// tensor shaped `dense_shape` gets values[i], repeated indices adding. The
-// autodiff driver hands it out as an IndexedSlices (train/indexed_slices.h)
-// or densifies it.
-struct IndexedRows {
+// A gradient that touches only some rows of a tensor, as the gradient of a
+// gather produces it: row `indices[i]` of a tensor shaped `dense_shape` gets
+// `values[i]` (repeated indices add). Optimizers apply it with sparse
+// (scatter) updates, so an embedding's gradient is never densified unless a
+// consumer needs the dense tensor. (Declared here, below train/, because
+// the gradient functions of gathers produce it.)
+struct IndexedSlices {
   Output values;       // [n, rest of dense_shape...]
   Output indices;      // [n], int32 or int64
-  Output dense_shape;  // int32 vector
+  Output dense_shape;  // int32 or int64 vector; the shape of the dense gradient
 };
 
 // For the few ops whose input gradient is naturally sparse (gathers):
@@ -38,7 +40,7 @@ struct IndexedRows {
 using SparseGradientFunction =
     std::function<Status(const Scope& scope, const Operation& op,
                          const std::vector<Output>& grad_outputs,
-                         std::vector<IndexedRows>* grad_inputs)>;
+                         std::vector<IndexedSlices>* grad_inputs)>;
 
 class GradientRegistry {
  public:

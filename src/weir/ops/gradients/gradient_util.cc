@@ -61,7 +61,7 @@ Output ShapeOf(const Scope& scope, const Output& x) {
   return ops::Shape(scope, x);
 }
 
-IndexedRows GatheredRows(const Scope& scope, const Output& g, const Output& indices,
+IndexedSlices GatheredRows(const Scope& scope, const Output& g, const Output& indices,
                          const Output& shape) {
   Output row_shape;
   if (std::optional<std::vector<int64_t>> dims = ConstantInts(shape)) {

@@ -45,7 +45,7 @@ Output ShapeOf(const Scope& scope, const Output& x);
 // The gradient of gathering rows `indices` (any shape) of a tensor shaped
 // `shape` (an int32 vector), given the gather's output gradient `g`: g's
 // rows, one per index.
-IndexedRows GatheredRows(const Scope& scope, const Output& g, const Output& indices,
+IndexedSlices GatheredRows(const Scope& scope, const Output& g, const Output& indices,
                          const Output& shape);
 
 // Whether `g` is absent or built as zeros (ZerosLike, or a Const of zeros):

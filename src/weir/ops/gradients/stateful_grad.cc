@@ -32,7 +32,7 @@ Output VariableShape(const Scope& scope, const Operation& op) {
 }
 
 Status ResourceGatherSparseGrad(const Scope& scope, const Operation& op,
-                                const std::vector<Output>& g, std::vector<IndexedRows>* grads) {
+                                const std::vector<Output>& g, std::vector<IndexedSlices>* grads) {
   int64_t batch_dims = 0;
   (void)GetAttr(op.node()->def().attrs, "batch_dims", &batch_dims);
   if (batch_dims != 0) return Status::OK();  // the dense function refuses it
