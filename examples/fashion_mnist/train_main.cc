@@ -37,6 +37,8 @@ int main(int argc, char** argv) {
   app.add_option("--train-limit", options.train_limit, "use only the first N training examples");
   app.add_option("--test-limit", options.test_limit, "use only the first N test examples");
   app.add_flag("--no-progress", no_progress, "no progress bar");
+  app.add_option("--trace", options.trace_path,
+                 "write a Chrome trace (chrome://tracing, Perfetto) of one training step here");
   CLI11_PARSE(app, argc, argv);
   options.model = *ParseModelKind(model);  // CLI11 has checked the name
   options.progress_bar = !no_progress;

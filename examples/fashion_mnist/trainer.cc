@@ -9,6 +9,7 @@
 #include <numeric>
 #include <random>
 
+#include "weir/base/file_system.h"
 #include "weir/base/str_util.h"
 #include "weir/ops/standard_ops.h"
 #include "weir/runtime/session.h"
@@ -226,7 +227,14 @@ StatusOr<EpochResult> Train(const Dataset& data, const TrainOptions& options,
       Tensor images, labels;
       GatherBatch(train, order, i * options.batch_size, options.batch_size, &images, &labels);
       std::vector<Tensor> out;
-      WEIR_RETURN_IF_ERROR(run.session->RunCallable(run.train_step, {images, labels, rate}, &out));
+      // One step traced, late enough that the first-step costs are gone.
+      const bool trace = !options.trace_path.empty() && seen == 20 * options.batch_size;
+      RunMetadata metadata;
+      WEIR_RETURN_IF_ERROR(run.session->RunCallable(run.train_step, {images, labels, rate}, &out,
+                                                    RunOptions{.trace = trace}, &metadata));
+      if (trace) {
+        WEIR_RETURN_IF_ERROR(WriteStringToFileAtomic(options.trace_path, metadata.ChromeTrace()));
+      }
       ++step;
       loss_sum += out[0].scalar<float>() * options.batch_size;
       correct += out[1].scalar<int32_t>();

@@ -31,6 +31,7 @@ struct TrainOptions {
   bool progress_bar = true;       // redrawn on stderr
   int64_t train_limit = 0;        // use only the first N examples (0: all)
   int64_t test_limit = 0;
+  std::string trace_path;         // if set, a Chrome trace of the 20th step goes here
 };
 
 struct EpochResult {
