@@ -1,7 +1,11 @@
 #include "weir/framework/allocator.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <limits>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
 
 namespace weir {
 namespace {
@@ -13,16 +17,72 @@ void UpdateMax(std::atomic<int64_t>& target, int64_t value) {
   }
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kCacheBlocks = false;
+#else
+constexpr bool kCacheBlocks = true;
+#endif
+constexpr size_t kMinCachedBytes = 256 << 10;
+constexpr size_t kMaxCachedBytes = size_t{1} << 30;
+constexpr size_t kPage = 4096;
+
+bool Cacheable(size_t bytes) { return kCacheBlocks && bytes >= kMinCachedBytes; }
+
+// aligned_alloc needs a size that is a multiple of the alignment; cacheable
+// blocks are rounded to whole pages so that near sizes share a class.
+size_t RoundedSize(size_t alignment, size_t bytes) {
+  const size_t unit = Cacheable(bytes) ? kPage : alignment;
+  const size_t rounded = (bytes + unit - 1) / unit * unit;
+  return rounded == 0 ? alignment : rounded;
+}
+
+// Freed large blocks by rounded size, shared by every CpuAllocator (they
+// all draw on the same heap). Never destroyed: tensors may be freed during
+// static destruction.
+class BlockCache {
+ public:
+  static BlockCache& Global() {
+    static BlockCache* const cache = new BlockCache;
+    return *cache;
+  }
+
+  void* Take(size_t rounded) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = blocks_.find(rounded);
+    if (it == blocks_.end() || it->second.empty()) return nullptr;
+    void* block = it->second.back();
+    it->second.pop_back();
+    bytes_ -= rounded;
+    return block;
+  }
+
+  // False when the cache is full: the caller frees the block.
+  bool Put(void* block, size_t rounded) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (bytes_ + rounded > kMaxCachedBytes) return false;
+    blocks_[rounded].push_back(block);
+    bytes_ += rounded;
+    return true;
+  }
+
+ private:
+  std::mutex mu_;
+  std::unordered_map<size_t, std::vector<void*>> blocks_;
+  size_t bytes_ = 0;
+};
+
 }  // namespace
 
 void* CpuAllocator::AllocateRaw(size_t alignment, size_t bytes) {
   if (alignment < kTensorAlignment) alignment = kTensorAlignment;
   // Rounding up would wrap around to a small block.
-  if (bytes > std::numeric_limits<size_t>::max() - alignment) return nullptr;
-  // aligned_alloc needs a size that is a multiple of the alignment.
-  size_t rounded = (bytes + alignment - 1) / alignment * alignment;
-  if (rounded == 0) rounded = alignment;
-  void* ptr = std::aligned_alloc(alignment, rounded);
+  if (bytes > std::numeric_limits<size_t>::max() - kPage - alignment) return nullptr;
+  const size_t rounded = RoundedSize(alignment, bytes);
+  // Cached blocks are page-aligned: enough for any alignment up to a page.
+  void* ptr = Cacheable(bytes) && alignment <= kPage ? BlockCache::Global().Take(rounded) : nullptr;
+  if (ptr == nullptr) {
+    ptr = std::aligned_alloc(Cacheable(bytes) ? std::max(alignment, kPage) : alignment, rounded);
+  }
   if (ptr == nullptr) return nullptr;
   num_allocs_.fetch_add(1, std::memory_order_relaxed);
   int64_t in_use = bytes_in_use_.fetch_add(bytes, std::memory_order_relaxed) + bytes;
@@ -34,6 +94,9 @@ void* CpuAllocator::AllocateRaw(size_t alignment, size_t bytes) {
 void CpuAllocator::DeallocateRaw(void* ptr, size_t bytes) {
   if (ptr == nullptr) return;
   bytes_in_use_.fetch_sub(bytes, std::memory_order_relaxed);
+  if (Cacheable(bytes) && BlockCache::Global().Put(ptr, RoundedSize(kTensorAlignment, bytes))) {
+    return;
+  }
   std::free(ptr);
 }
 

@@ -34,6 +34,13 @@ class Allocator {
 };
 
 // Host memory from aligned_alloc, with statistics kept by atomics.
+//
+// Freed blocks of 256 KiB or more go to a process-wide cache (1 GiB at
+// most) and serve later requests of the same page-rounded size: a training
+// step allocates the same large tensors every step, and glibc serves blocks
+// that large with fresh mmaps whose page faults (the kernel zeroing every
+// page) cost more than the kernels that fill them. Not under ASan, so that
+// use-after-free of a tensor's memory stays detectable.
 class CpuAllocator final : public Allocator {
  public:
   explicit CpuAllocator(std::string name = "cpu") : name_(std::move(name)) {}

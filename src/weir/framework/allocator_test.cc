@@ -45,6 +45,33 @@ TEST(CpuAllocatorTest, AlignsToAtLeast64Bytes) {
   }
 }
 
+TEST(CpuAllocatorTest, LargeBlocksAreReusedAndStatsStayExact) {
+  CpuAllocator allocator;
+  const size_t big = (1 << 20) + 100;  // cached sizes start at 256 KiB
+  void* first = allocator.AllocateRaw(64, big);
+  ASSERT_NE(first, nullptr);
+  std::memset(first, 1, big);
+  allocator.DeallocateRaw(first, big);
+  EXPECT_EQ(allocator.GetStats().bytes_in_use, 0);
+  void* second = allocator.AllocateRaw(64, big);
+#if !defined(__SANITIZE_ADDRESS__)
+  EXPECT_EQ(second, first);  // the cached block, without a fresh mmap
+#endif
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(second) % 64, 0u);
+  std::memset(second, 2, big);  // the whole request is writable
+  // A block of another size class is a different block, and a larger
+  // alignment than a page is honoured.
+  void* other = allocator.AllocateRaw(64, 2 * big);
+  EXPECT_NE(other, second);
+  void* aligned = allocator.AllocateRaw(8192, big);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(aligned) % 8192, 0u);
+  EXPECT_EQ(allocator.GetStats().bytes_in_use, static_cast<int64_t>(4 * big));
+  allocator.DeallocateRaw(second, big);
+  allocator.DeallocateRaw(other, 2 * big);
+  allocator.DeallocateRaw(aligned, big);
+  EXPECT_EQ(allocator.GetStats().bytes_in_use, 0);
+}
+
 TEST(CpuAllocatorTest, ZeroBytesGivesUniquePointers) {
   CpuAllocator allocator;
   void* a = allocator.AllocateRaw(64, 0);
