@@ -120,6 +120,10 @@ std::vector<PoolCase> Cases() {
         }
       }
     }
+    // Windows that do not overlap but leave rows and columns no window
+    // covers (MaxPoolGrad's one-pass path must zero them).
+    cases.push_back({2, 5, 5, 3, 2, 2, 2, 2, padding});
+    cases.push_back({2, 7, 8, 3, 2, 2, 3, 3, padding});
   }
   cases.push_back({2, 28, 28, 32, 2, 2, 2, 2, "SAME"});  // the Fashion-MNIST CNN's pools
   cases.push_back({4, 14, 14, 64, 3, 3, 2, 2, "VALID"});

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "weir/base/denormal.h"
+#include "weir/base/threadpool.h"
 #include "weir/framework/eigen_tensor.h"
 #include "weir/framework/kernel_registry.h"
 #include "weir/framework/op_def.h"
@@ -163,14 +164,37 @@ struct AdamFamily {
   }
 };
 
+// A family's Update is several Eigen expressions (Adam: m, then v, then
+// var), each a sweep over all n elements; on a large variable (the 3136x1024
+// dense kernel: 12.8 MB per operand) every sweep streams the operands from
+// memory again. So a large update runs as blocks of kBlockElements, each
+// block's expressions back to back on one thread while its operands sit in
+// cache: one sweep over memory, the same expressions, bit-identical results.
+// 2048 elements keep Adam's five operands (5 x 8 KB of float) in L1/L2.
+constexpr int64_t kBlockElements = 2048;
+
 template <typename T, typename Family>
 void RunUpdate(OpKernelContext* context, const Operands<T>& x, const T* scalars,
                const ApplyOptions& options) {
-  if (x.n >= kParallelMinElements) {
-    Family::Update(context->eigen_cpu_device(), x, scalars, options);
-  } else {
+  if (x.n < kParallelMinElements) {
     Family::Update(Eigen::DefaultDevice(), x, scalars, options);
+    return;
   }
+  const int64_t blocks = (x.n + kBlockElements - 1) / kBlockElements;
+  // About 10 cycles per element and expression: a rough weight, enough for
+  // the pool to cut shards of many blocks each.
+  const int64_t cycles_per_block = kBlockElements * 10 * (1 + Family::kSlots);
+  context->device()->intra_op_pool()->ParallelFor(
+      blocks, cycles_per_block, [&](int64_t first, int64_t last) {
+        Operands<T> block = x;
+        for (int64_t b = first; b < last; ++b) {
+          const int64_t begin = b * kBlockElements;
+          for (int k = 0; k < 1 + Family::kSlots; ++k) block.vars[k] = x.vars[k] + begin;
+          block.grad = x.grad + begin;
+          block.n = std::min(kBlockElements, x.n - begin);
+          Family::Update(Eigen::DefaultDevice(), block, scalars, options);
+        }
+      });
 }
 
 // The op's variables (input 0 and the slots after it), looked up, locked

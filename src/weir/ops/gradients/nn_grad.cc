@@ -32,11 +32,9 @@ Output SoftmaxBackward(const Scope& scope, const Output& g, const Output& p) {
   return ops::Mul(scope, ops::Sub(scope, g, dot), p);
 }
 
-// The activations whose backward op takes (gradients, features): the
-// gradient is that op on g (ReluGrad, not a Select, so that it is
-// differentiable again); the backward op is linear in its gradients, so
-// its own gradient for them is itself again, and piecewise constant in the
-// features (zero gradient there).
+// The gradient of an activation is its backward op on g (ReluGrad, not a
+// Select, so that it is differentiable again). Softplus's backward op takes
+// (gradients, features).
 Status ActivationOfFeaturesGrad(const std::string& backward, const Scope& scope,
                                 const Operation& op, const std::vector<Output>& g,
                                 std::vector<Output>* grads) {
@@ -44,7 +42,7 @@ Status ActivationOfFeaturesGrad(const std::string& backward, const Scope& scope,
   return scope.status();
 }
 
-// Elu and Selu: the backward op takes the forward outputs.
+// Relu, Relu6, Elu and Selu: the backward op takes the forward outputs.
 Status ActivationOfOutputsGrad(const std::string& backward, const Scope& scope,
                                const Operation& op, const std::vector<Output>& g,
                                std::vector<Output>* grads) {
@@ -273,14 +271,16 @@ Status FusedBatchNormGrad(const Scope& scope, const Operation& op, const std::ve
 }  // namespace
 
 void RegisterNnGradients(GradientRegistry* registry) {
-  for (const char* name : {"Relu", "Relu6", "Softplus"}) {
-    std::string backward = StrCat(name, "Grad");
-    registry->Register(name, [backward](const Scope& scope, const Operation& op,
-                                        const std::vector<Output>& g, std::vector<Output>* grads) {
-      return ActivationOfFeaturesGrad(backward, scope, op, g, grads);
-    });
-  }
-  for (const char* name : {"Elu", "Selu"}) {
+  registry->Register("Softplus", [](const Scope& scope, const Operation& op,
+                                    const std::vector<Output>& g, std::vector<Output>* grads) {
+    return ActivationOfFeaturesGrad("SoftplusGrad", scope, op, g, grads);
+  });
+  // ReluGrad and Relu6Grad take the forward's outputs as their features, as
+  // TensorFlow's gradients do: the outputs are positive (and below 6) just
+  // where the inputs are, NaN included, and with the inputs no longer held
+  // Relu can overwrite its input (usually BiasAdd's fresh output) in place
+  // instead of allocating and faulting in a new buffer.
+  for (const char* name : {"Relu", "Relu6", "Elu", "Selu"}) {
     std::string backward = StrCat(name, "Grad");
     registry->Register(name, [backward](const Scope& scope, const Operation& op,
                                         const std::vector<Output>& g, std::vector<Output>* grads) {
