@@ -20,6 +20,9 @@ int main(int argc, char** argv) {
   bool no_progress = false;
 
   CLI::App app{"weir-fashion-mnist: train an MLP or a convnet on Fashion-MNIST with Weir"};
+  // A later flag overrides an earlier one, so wrappers (scripts/main.sh) can
+  // pass defaults that the user's arguments replace.
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   app.add_option("--model", model, "mlp or cnn")->check(CLI::IsMember({"mlp", "cnn"}));
   app.add_option("--epochs", options.epochs, "epochs to train")->check(CLI::PositiveNumber);
   app.add_option("--batch-size", options.batch_size, "examples per step")
