@@ -67,20 +67,27 @@ def run_torch(args, x, y):
             nn.Conv2d(32, 64, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
             nn.Linear(7 * 7 * 64, 1024), nn.ReLU(), nn.Dropout(0.4), nn.Linear(1024, 10))
         shape = (-1, 1, 28, 28)
+    if args.channels_last and args.model == "cnn":
+        model = model.to(memory_format=torch.channels_last)
+    if args.compile:
+        model = torch.compile(model)
     opt = torch.optim.Adam(model.parameters(), lr=args.lr, foreach=True)
     loss_fn = nn.CrossEntropyLoss()
     model.train()
 
     def step(xb, yb):
         opt.zero_grad(set_to_none=True)
-        loss = loss_fn(model(torch.from_numpy(xb).view(*shape)), torch.from_numpy(yb))
+        x = torch.from_numpy(xb).view(*shape)
+        if args.channels_last and args.model == "cnn":
+            x = x.contiguous(memory_format=torch.channels_last)
+        loss = loss_fn(model(x), torch.from_numpy(yb))
         loss.backward()
         opt.step()
         return loss
 
     settings = {"threads": torch.get_num_threads(), "interop_threads": 1, "flush_denormal": True,
                 "mkldnn": torch.backends.mkldnn.is_available(), "version": torch.__version__,
-                "adam": "foreach"}
+                "adam": "foreach", "channels_last": args.channels_last, "compile": args.compile}
     return step, settings
 
 
@@ -127,7 +134,9 @@ def main():
     p.add_argument("--warmup", type=int, default=20)
     p.add_argument("--lr", type=float, default=1e-3)
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--xla", action="store_true")
+    p.add_argument("--xla", action="store_true", help="TensorFlow: jit_compile")
+    p.add_argument("--channels-last", action="store_true", help="PyTorch: channels_last convnet")
+    p.add_argument("--compile", action="store_true", help="PyTorch: torch.compile the model")
     args = p.parse_args()
     x, y = load()
     step, settings = (run_torch if args.framework == "torch" else run_tf)(args, x, y)
