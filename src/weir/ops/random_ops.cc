@@ -16,21 +16,9 @@ namespace {
 
 // The output's dims are the values of input 0, an int32 or int64 vector.
 Status ShapeFromShapeInput(InferenceContext* c) {
-  const PartialShape& shape_shape = c->input(0);
-  if (shape_shape.known_rank() && shape_shape.rank() != 1) {
-    return errors::InvalidArgument("the shape input must be a vector but has shape ",
-                                   shape_shape);
-  }
-  const Tensor* shape_tensor = c->input_tensor(0);
-  if (shape_tensor == nullptr) {
-    if (shape_shape.known_rank() && shape_shape.dim(0) >= 0) {
-      c->set_output(0, PartialShape::UnknownDims(static_cast<int>(shape_shape.dim(0))));
-    } else {
-      c->set_output(0, PartialShape::UnknownRank());
-    }
-    return Status::OK();
-  }
-  WEIR_ASSIGN_OR_RETURN(std::vector<int64_t> dims, IntTensorValues(*shape_tensor, "shape input"));
+  WEIR_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> shape, ShapeVectorInput(c, 0));
+  if (!shape) return Status::OK();
+  std::vector<int64_t> dims = std::move(*shape);
   for (int64_t dim : dims) {
     if (dim < 0) {
       return errors::InvalidArgument("the shape input [", StrJoin(dims, ","),

@@ -282,23 +282,29 @@ StatusOr<PartialShape> ReshapeTarget(const PartialShape& input, std::span<const 
   return target;
 }
 
-Status ReshapeShape(InferenceContext* c) {
-  const PartialShape& shape_shape = c->input(1);
+StatusOr<std::optional<std::vector<int64_t>>> ShapeVectorInput(InferenceContext* c, int input) {
+  const PartialShape& shape_shape = c->input(input);
   if (shape_shape.known_rank() && shape_shape.rank() != 1) {
     return errors::InvalidArgument("the shape input must be a vector but has shape ",
                                    shape_shape);
   }
-  const Tensor* shape_tensor = c->input_tensor(1);
+  const Tensor* shape_tensor = c->input_tensor(input);
   if (shape_tensor == nullptr) {
     if (shape_shape.known_rank() && shape_shape.dim(0) >= 0) {
       c->set_output(0, PartialShape::UnknownDims(static_cast<int>(shape_shape.dim(0))));
     } else {
       c->set_output(0, PartialShape::UnknownRank());
     }
-    return Status::OK();
+    return std::optional<std::vector<int64_t>>();
   }
   WEIR_ASSIGN_OR_RETURN(std::vector<int64_t> dims, IntTensorValues(*shape_tensor, "shape input"));
-  WEIR_ASSIGN_OR_RETURN(PartialShape out, ReshapeTarget(c->input(0), dims));
+  return std::optional<std::vector<int64_t>>(std::move(dims));
+}
+
+Status ReshapeShape(InferenceContext* c) {
+  WEIR_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> dims, ShapeVectorInput(c, 1));
+  if (!dims) return Status::OK();
+  WEIR_ASSIGN_OR_RETURN(PartialShape out, ReshapeTarget(c->input(0), *dims));
   c->set_output(0, std::move(out));
   return Status::OK();
 }

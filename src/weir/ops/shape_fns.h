@@ -4,6 +4,7 @@
 // Messages say what is wrong; the caller adds the node, op and input shapes.
 #pragma once
 
+#include <optional>
 #include <span>
 #include <string_view>
 #include <vector>
@@ -64,6 +65,12 @@ StatusOr<std::vector<int>> NormalizeReductionAxes(std::span<const int64_t> axes,
 // The shape Reshape gives `input` for the requested `dims`, where one dim may
 // be -1 (inferred when the element count is known, else unknown).
 StatusOr<PartialShape> ReshapeTarget(const PartialShape& input, std::span<const int64_t> dims);
+
+// The dims given by input `input`, a shape vector (Reshape's shape,
+// RandomUniform's shape): checks it is a vector, and returns its values
+// when it is a known constant. When it is not, sets output 0 to what is
+// known (its length as the rank, or unknown rank) and returns nullopt.
+StatusOr<std::optional<std::vector<int64_t>>> ShapeVectorInput(InferenceContext* c, int input);
 
 // The values of an int32 or int64 tensor of rank 0 or 1, as int64.
 // `what` names the tensor in the error ("Sum: axes").
