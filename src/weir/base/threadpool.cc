@@ -3,6 +3,11 @@
 #define EIGEN_USE_THREADS
 #include <sched.h>
 
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
 #include <thread>
 #include <unsupported/Eigen/CXX11/Tensor>
 
@@ -23,13 +28,44 @@ struct FlushDenormalsEnvironment : Eigen::StlThreadEnvironment {
   }
 };
 
+// Below this many cycles a shard costs more to hand to another thread than
+// to run (a wake-up and two cache-line transfers).
+constexpr double kMinShardCycles = 100000;
+// Shards per thread: a few, so a worker that joins late still finds work.
+constexpr int64_t kShardsPerThread = 4;
+
+// The pool whose cores the calling thread is counted on, if any.
+thread_local const ThreadPool* counted_on = nullptr;
+
 }  // namespace
 
 struct ThreadPool::Impl {
-  Impl(int num_threads) : pool(num_threads), device(&pool, num_threads) {}
+  explicit Impl(int num_threads) : pool(num_threads) {}
   Eigen::ThreadPoolTempl<FlushDenormalsEnvironment> pool;
-  Eigen::ThreadPoolDevice device;
+  std::atomic<int> busy{0};  // threads running work on the pool's cores
 };
+
+// One ParallelFor call, shared with the workers it recruits; a worker that
+// starts after the last shard was claimed finds nothing to do, so the
+// state outlives the call.
+struct ThreadPool::ParallelForState {
+  const std::function<void(int64_t, int64_t)>* fn;  // valid while shards remain
+  int64_t total = 0, shard_size = 0, shards = 0;
+  std::atomic<int64_t> next{0};  // the next unclaimed shard
+  std::atomic<int64_t> done{0};
+  std::mutex mu;
+  std::condition_variable all_done;
+};
+
+ThreadPool::ScopedBusy::ScopedBusy(ThreadPool* pool) : pool_(pool), previous_(counted_on) {
+  if (previous_ != pool_) pool_->impl_->busy.fetch_add(1, std::memory_order_relaxed);
+  counted_on = pool_;
+}
+
+ThreadPool::ScopedBusy::~ScopedBusy() {
+  counted_on = previous_;
+  if (previous_ != pool_) pool_->impl_->busy.fetch_sub(1, std::memory_order_relaxed);
+}
 
 ThreadPool::ThreadPool(std::string name, int num_threads) {
   CHECK_GE(num_threads, 1) << "thread pool " << name;
@@ -44,13 +80,78 @@ int ThreadPool::NumThreads() const { return impl_->pool.NumThreads(); }
 
 int ThreadPool::CurrentThreadId() const { return impl_->pool.CurrentThreadId(); }
 
+int ThreadPool::ReserveIdle(int wanted) {
+  int busy = impl_->busy.load(std::memory_order_relaxed);
+  for (;;) {
+    const int take = std::min(wanted, NumThreads() - busy);
+    if (take <= 0) return 0;
+    if (impl_->busy.compare_exchange_weak(busy, busy + take, std::memory_order_relaxed)) {
+      return take;
+    }
+  }
+}
+
+void ThreadPool::RunShards(ParallelForState* state) {
+  for (;;) {
+    const int64_t i = state->next.fetch_add(1, std::memory_order_relaxed);
+    if (i >= state->shards) return;
+    const int64_t begin = i * state->shard_size;
+    (*state->fn)(begin, std::min(state->total, begin + state->shard_size));
+    if (state->done.fetch_add(1, std::memory_order_acq_rel) + 1 == state->shards) {
+      std::lock_guard<std::mutex> lock(state->mu);
+      state->all_done.notify_all();
+    }
+  }
+}
+
 void ThreadPool::ParallelFor(int64_t total, int64_t cost_per_unit,
                              const std::function<void(int64_t, int64_t)>& fn) {
   if (total <= 0) return;
-  // Eigen's cost model: bytes loaded/stored and compute cycles per unit.
-  Eigen::TensorOpCost cost(0, 0, static_cast<double>(cost_per_unit));
-  impl_->device.parallelFor(total, cost, [&fn](Eigen::Index begin, Eigen::Index end) {
-    fn(begin, end);
+  const double cycles = static_cast<double>(total) * static_cast<double>(cost_per_unit);
+  const int64_t most_shards = static_cast<int64_t>(
+      std::min<double>({static_cast<double>(total), cycles / kMinShardCycles,
+                        static_cast<double>(NumThreads()) * kShardsPerThread}));
+  if (most_shards <= 1) {
+    fn(0, total);
+    return;
+  }
+  auto state = std::make_shared<ParallelForState>();
+  state->fn = &fn;
+  state->total = total;
+  state->shard_size = (total + most_shards - 1) / most_shards;
+  state->shards = (total + state->shard_size - 1) / state->shard_size;
+
+  // The caller counts as busy while it runs shards (once: an executor
+  // thread running a kernel is counted already).
+  std::optional<ScopedBusy> caller_busy(std::in_place, this);
+  auto recruit = [this, &state](int64_t wanted) {
+    const int helpers = ReserveIdle(static_cast<int>(std::min<int64_t>(wanted, NumThreads())));
+    for (int h = 0; h < helpers; ++h) {
+      Schedule([this, state] {
+        // The core was reserved for this worker: count it as the worker's.
+        const ThreadPool* previous = counted_on;
+        counted_on = this;
+        RunShards(state.get());
+        counted_on = previous;
+        impl_->busy.fetch_sub(1, std::memory_order_relaxed);
+      });
+    }
+  };
+  recruit(state->shards - 1);
+  // The caller's own loop, looking for newly idle cores between shards.
+  for (;;) {
+    const int64_t i = state->next.fetch_add(1, std::memory_order_relaxed);
+    if (i >= state->shards) break;
+    const int64_t begin = i * state->shard_size;
+    fn(begin, std::min(total, begin + state->shard_size));
+    state->done.fetch_add(1, std::memory_order_acq_rel);
+    const int64_t unclaimed = state->shards - state->next.load(std::memory_order_relaxed);
+    if (unclaimed > 1) recruit(unclaimed - 1);
+  }
+  caller_busy.reset();
+  std::unique_lock<std::mutex> lock(state->mu);
+  state->all_done.wait(lock, [&] {
+    return state->done.load(std::memory_order_acquire) == state->shards;
   });
 }
 

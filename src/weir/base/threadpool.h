@@ -1,6 +1,12 @@
 // ThreadPool: a fixed set of worker threads (Eigen's non-blocking pool
 // underneath). Used as each device's intra-op pool and as the inter-op pool
 // that runs expensive kernels.
+//
+// A device's intra-op pool stands for its cores. Threads that run kernels
+// on those cores (the executor's threads, which are not the pool's) say so
+// with a ScopedBusy, and ParallelFor recruits pool workers only for cores
+// nobody is using: two kernels running side by side each keep to their own
+// thread instead of queueing shards behind each other's on two cores.
 #pragma once
 
 #include <cstdint>
@@ -27,16 +33,37 @@ class ThreadPool {
   // Index of the calling thread in this pool, or -1 if it is not one of ours.
   int CurrentThreadId() const;
 
-  // Splits [0, total) into shards of roughly `cost_per_unit`-weighted work
-  // and runs fn(begin, end) on them, the caller included; returns when all
-  // shards are done.
+  // Splits [0, total) into shards of roughly `cost_per_unit` cycles per
+  // unit and runs fn(begin, end) on each; returns when all are done. The
+  // caller runs shards itself and is joined by as many workers as there
+  // are idle cores (checked again after each shard, so a core freed midway
+  // still helps). With no core free it all runs on the caller, in order.
   void ParallelFor(int64_t total, int64_t cost_per_unit,
                    const std::function<void(int64_t, int64_t)>& fn);
+
+  // Marks the calling thread as running work on this pool's cores for its
+  // lifetime. Nests; any thread may use it.
+  class ScopedBusy {
+   public:
+    explicit ScopedBusy(ThreadPool* pool);
+    ~ScopedBusy();
+    ScopedBusy(const ScopedBusy&) = delete;
+    ScopedBusy& operator=(const ScopedBusy&) = delete;
+
+   private:
+    ThreadPool* pool_;
+    const ThreadPool* previous_;  // the thread's pool before this scope
+  };
 
   Eigen::ThreadPoolInterface* AsEigenThreadPool();
 
  private:
   struct Impl;
+  struct ParallelForState;
+  // Reserves up to `wanted` idle cores; returns how many it got.
+  int ReserveIdle(int wanted);
+  void RunShards(ParallelForState* state);
+
   std::unique_ptr<Impl> impl_;
 };
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -101,7 +102,7 @@ void CheckCoversOnce(ThreadPool* pool, int64_t total, int64_t cost, int* num_sha
 TEST(ThreadPoolTest, ParallelForCoversRangeExactlyOnceWithSeveralShards) {
   ThreadPool pool("test", 4);
   int shards = 0;
-  // Expensive units: Eigen's cost model must split the range.
+  // Expensive units: the range must be split.
   CheckCoversOnce(&pool, 10007, 100000, &shards);
   EXPECT_GE(shards, 2);
   // Cheap units over a small range: may run as one shard, still exactly once.
@@ -122,6 +123,95 @@ TEST(ThreadPoolTest, ParallelForUsesPoolThreads) {
   });
   // Shards ran on at least one pool thread, not only on the caller (-1).
   EXPECT_TRUE(std::any_of(ids.begin(), ids.end(), [](int id) { return id >= 0; }));
+}
+
+// Holds one of `pool`'s cores from another thread until Release().
+class CoreHolder {
+ public:
+  explicit CoreHolder(ThreadPool* pool)
+      : thread_([this, pool] {
+          ThreadPool::ScopedBusy busy(pool);
+          holding_.Notify();
+          release_.Wait();
+        }) {
+    holding_.Wait();
+  }
+  ~CoreHolder() {
+    Release();
+    thread_.join();
+  }
+  void Release() {
+    if (!release_.HasBeenNotified()) release_.Notify();
+  }
+
+ private:
+  Notification holding_, release_;
+  std::thread thread_;
+};
+
+// Runs `shards` shards of `millis` each; returns the pool thread ids that
+// ran them (-1: the caller).
+std::multiset<int> ShardThreads(ThreadPool* pool, int shards, int millis,
+                                const std::function<void(int64_t)>& on_shard = nullptr) {
+  std::mutex mu;
+  std::multiset<int> ids;
+  pool->ParallelFor(shards, int64_t{1} << 40, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      if (on_shard) on_shard(i);
+      std::this_thread::sleep_for(std::chrono::milliseconds(millis));
+      std::lock_guard<std::mutex> lock(mu);
+      ids.insert(pool->CurrentThreadId());
+    }
+  });
+  return ids;
+}
+
+TEST(ThreadPoolTest, ParallelForRunsOnTheCallerWhenNoCoreIsIdle) {
+  ThreadPool pool("test", 2);
+  // Another kernel holds one core; the caller counts as the other.
+  CoreHolder other(&pool);
+  const std::multiset<int> ids = ShardThreads(&pool, 6, 2);
+  EXPECT_EQ(ids.size(), 6u);
+  EXPECT_EQ(ids.count(-1), 6u) << "shards ran on pool threads while both cores were busy";
+}
+
+TEST(ThreadPoolTest, ParallelForRecruitsACoreFreedMidway) {
+  ThreadPool pool("test", 2);
+  CoreHolder other(&pool);
+  // The other kernel finishes while the first shard runs: a pool thread
+  // joins for the remaining shards.
+  const std::multiset<int> ids =
+      ShardThreads(&pool, 8, 20, [&](int64_t shard) { if (shard == 0) other.Release(); });
+  EXPECT_EQ(ids.size(), 8u);
+  EXPECT_LT(ids.count(-1), 8u) << "no pool thread joined after a core became idle";
+}
+
+TEST(ThreadPoolTest, ScopedBusyNestsOnOneThread) {
+  ThreadPool pool("test", 2);
+  {
+    ThreadPool::ScopedBusy outer(&pool);
+    ThreadPool::ScopedBusy inner(&pool);  // the same thread: still one core
+    // One core is left, so a pool thread helps.
+    const std::multiset<int> ids = ShardThreads(&pool, 4, 20);
+    EXPECT_LT(ids.count(-1), 4u);
+  }
+}
+
+TEST(ThreadPoolTest, NestedParallelForFinishesAndCoversOnce) {
+  // Every shard of the outer loop runs an inner loop; callers run their
+  // own unclaimed shards, so nesting can't deadlock even with every pool
+  // thread inside an outer shard.
+  ThreadPool pool("test", 2);
+  constexpr int64_t kOuter = 16, kInner = 64;
+  std::vector<std::atomic<int>> visits(kOuter * kInner);
+  pool.ParallelFor(kOuter, int64_t{1} << 30, [&](int64_t begin, int64_t end) {
+    for (int64_t o = begin; o < end; ++o) {
+      pool.ParallelFor(kInner, int64_t{1} << 30, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) visits[o * kInner + i].fetch_add(1);
+      });
+    }
+  });
+  for (int64_t i = 0; i < kOuter * kInner; ++i) ASSERT_EQ(visits[i].load(), 1) << i;
 }
 
 TEST(ThreadPoolTest, ParallelForOfNothingCallsNothing) {

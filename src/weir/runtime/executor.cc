@@ -6,6 +6,7 @@
 
 #include "weir/base/cancellation.h"
 #include "weir/base/notification.h"
+#include "weir/base/threadpool.h"
 #include "weir/framework/kernel_registry.h"
 #include "weir/graph/algorithm.h"
 
@@ -300,7 +301,13 @@ void ExecutorState::RunNode(int id, std::vector<int>* ready) {
   params.track_allocations = trace;
   OpKernelContext context(&params);
   int64_t start = trace ? NowMicros() : 0;
-  item.kernel->Compute(&context);
+  {
+    // This thread occupies one of the device's cores while the kernel runs,
+    // so the kernel's own ParallelFor and those of kernels running beside
+    // it recruit only idle cores (threadpool.h).
+    ThreadPool::ScopedBusy busy(impl_->device_->intra_op_pool());
+    item.kernel->Compute(&context);
+  }
   if (trace) SaveStats(item, start, context.bytes_allocated());
   Status status = context.status();
   if (status.ok() && !context.outputs_dead()) status = CheckOutputs(item, outputs);
