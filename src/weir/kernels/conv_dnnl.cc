@@ -71,6 +71,7 @@ const char* TypeName(DataType type) { return type == DataType::bf16 ? "bfloat16"
 struct DnnlConv2D::Plan {
   dnnl::primitive conv;
   memory::desc a, b, out;  // the execution's argument layouts
+  memory::desc bias;       // forward with a bias epilogue only
   int a_arg = 0, b_arg = 0, out_arg = 0;
   memory::desc scratchpad;
   // The filter as the primitive wants it (forward and backward input) or
@@ -81,12 +82,16 @@ struct DnnlConv2D::Plan {
   dnnl::primitive reorder;
   memory::desc reorder_scratchpad;
 
-  void Execute(const void* a_data, const void* b_data, void* out_data, char* scratch) const {
+  void Execute(const void* a_data, const void* b_data, void* out_data, char* scratch,
+               const void* bias_data = nullptr) const {
     const dnnl::engine& engine = DnnlCpuEngine();
     dnnl::stream stream(engine);
     std::unordered_map<int, memory> args = {{a_arg, memory(a, engine, const_cast<void*>(a_data))},
                                             {b_arg, memory(b, engine, const_cast<void*>(b_data))},
                                             {out_arg, memory(out, engine, out_data)}};
+    if (bias_data != nullptr) {
+      args.emplace(DNNL_ARG_BIAS, memory(bias, engine, const_cast<void*>(bias_data)));
+    }
     if (scratchpad.get_size() > 0) {
       args.emplace(DNNL_ARG_SCRATCHPAD, memory(scratchpad, engine, scratch));
     }
@@ -127,7 +132,8 @@ DnnlConv2D::~DnnlConv2D() = default;
 StatusOr<std::shared_ptr<const DnnlConv2D::Plan>> DnnlConv2D::GetPlan(Pass pass,
                                                                       const Window2DDims& d,
                                                                       int64_t batch,
-                                                                      dnnl_data_type_t c_type) {
+                                                                      dnnl_data_type_t c_type,
+                                                                      bool bias, bool relu) {
   const auto type = static_cast<DataType>(c_type);
   const WindowDim& r = d.rows;
   const WindowDim& c = d.cols;
@@ -135,7 +141,8 @@ StatusOr<std::shared_ptr<const DnnlConv2D::Plan>> DnnlConv2D::GetPlan(Pass pass,
   const Key key = {static_cast<int64_t>(pass), static_cast<int64_t>(type), batch,
                    d.in_depth, d.out_depth,
                    r.input, r.window, r.stride, r.dilation, r.pad_before, r.pad_after,
-                   c.input, c.window, c.stride, c.dilation, c.pad_before, c.pad_after};
+                   c.input, c.window, c.stride, c.dilation, c.pad_before, c.pad_after,
+                   bias, relu};
   // clang-format on
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -163,12 +170,40 @@ StatusOr<std::shared_ptr<const DnnlConv2D::Plan>> DnnlConv2D::GetPlan(Pass pass,
                                         dilates, pad_before, pad_after),
         attr, DnnlCpuEngine());
     switch (pass) {
-      case Pass::kForward:
-        plan->conv = dnnl::convolution_forward(forward);
-        plan->a = src, plan->b = forward.weights_desc(), plan->out = dst;
+      case Pass::kForward: {
+        if (!bias && !relu) {
+          plan->conv = dnnl::convolution_forward(forward);
+          plan->b = forward.weights_desc();
+          plan->scratchpad = forward.scratchpad_desc();
+        } else {
+          // The same convolution with the epilogue; backward passes are
+          // planned against the plain forward above, as the epilogue is
+          // not part of the convolution's gradient.
+          // Its own attr: copies of a primitive_attr share one handle.
+          dnnl::primitive_attr fused_attr;
+          fused_attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+          if (relu) {
+            dnnl::post_ops post_ops;
+            post_ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+            fused_attr.set_post_ops(post_ops);
+          }
+          if (bias) plan->bias = memory::desc({d.out_depth}, type, Tag::a);
+          const auto kind = dnnl::prop_kind::forward_training;
+          const auto direct = dnnl::algorithm::convolution_direct;
+          const dnnl::convolution_forward::primitive_desc fused(
+              bias ? dnnl::convolution_forward::desc(kind, direct, src, any, plan->bias, dst,
+                                                     strides, dilates, pad_before, pad_after)
+                   : dnnl::convolution_forward::desc(kind, direct, src, any, dst, strides,
+                                                     dilates, pad_before, pad_after),
+              fused_attr, DnnlCpuEngine());
+          plan->conv = dnnl::convolution_forward(fused);
+          plan->b = fused.weights_desc();
+          plan->scratchpad = fused.scratchpad_desc();
+        }
+        plan->a = src, plan->out = dst;
         plan->a_arg = DNNL_ARG_SRC, plan->b_arg = DNNL_ARG_WEIGHTS, plan->out_arg = DNNL_ARG_DST;
-        plan->scratchpad = forward.scratchpad_desc();
         break;
+      }
       case Pass::kBackwardInput: {
         const dnnl::convolution_backward_data::primitive_desc backward(
             dnnl::convolution_backward_data::desc(dnnl::algorithm::convolution_direct, src, any,
@@ -216,7 +251,7 @@ StatusOr<std::shared_ptr<const DnnlConv2D::Plan>> DnnlConv2D::GetPlan(Pass pass,
 
 template <typename T>
 Status DnnlConv2D::Run(OpKernelContext* context, Pass pass, const Window2DDims& d, const T* a,
-                       const T* b, T* out) {
+                       const T* b, T* out, const Epilogue& epilogue) {
   KeepOpenMpSingleThreaded();
   ThreadPool* pool = context->device()->intra_op_pool();
   const double macs = static_cast<double>(d.batch) * d.rows.output * d.cols.output * d.out_depth *
@@ -229,9 +264,11 @@ Status DnnlConv2D::Run(OpKernelContext* context, Pass pass, const Window2DDims& 
   constexpr DataType type = DnnlDataType<T>();
   const dnnl_data_type_t c_type = memory::convert_to_c(type);
   std::shared_ptr<const Plan> plans[2];
-  WEIR_ASSIGN_OR_RETURN(plans[0], GetPlan(pass, d, base + (extra > 0 ? 1 : 0), c_type));
+  const bool bias = epilogue.bias != nullptr;
+  WEIR_ASSIGN_OR_RETURN(plans[0], GetPlan(pass, d, base + (extra > 0 ? 1 : 0), c_type, bias,
+                                          epilogue.relu));
   if (extra > 0 && base > 0) {
-    WEIR_ASSIGN_OR_RETURN(plans[1], GetPlan(pass, d, base, c_type));
+    WEIR_ASSIGN_OR_RETURN(plans[1], GetPlan(pass, d, base, c_type, bias, epilogue.relu));
   }
 
   // Scratch per slice: its plan's scratch, plus a float HWIO filter
@@ -286,7 +323,8 @@ Status DnnlConv2D::Run(OpKernelContext* context, Pass pass, const Window2DDims& 
             plan.Reorder(plan.filter_hwio, b, plan.filter_dnnl(), filter_dnnl, reorder_scratch);
             filter = filter_dnnl;
           }
-          plan.Execute(a + first * image_a, filter, out + first * image_out, conv_scratch);
+          plan.Execute(a + first * image_a, filter, out + first * image_out, conv_scratch,
+                       epilogue.bias);
           break;
         }
         case Pass::kBackwardFilter: {
@@ -330,8 +368,8 @@ Status DnnlConv2D::Run(OpKernelContext* context, Pass pass, const Window2DDims& 
 }
 
 template Status DnnlConv2D::Run(OpKernelContext*, Pass, const Window2DDims&, const float*,
-                                const float*, float*);
+                                const float*, float*, const Epilogue&);
 template Status DnnlConv2D::Run(OpKernelContext*, Pass, const Window2DDims&, const Eigen::bfloat16*,
-                                const Eigen::bfloat16*, Eigen::bfloat16*);
+                                const Eigen::bfloat16*, Eigen::bfloat16*, const Epilogue&);
 
 }  // namespace weir

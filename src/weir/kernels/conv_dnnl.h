@@ -33,22 +33,29 @@ class DnnlConv2D {
   DnnlConv2D(const DnnlConv2D&) = delete;
   DnnlConv2D& operator=(const DnnlConv2D&) = delete;
 
+  // What the forward pass applies to each output before it is written:
+  // oneDNN does it in the same pass over memory (_FusedConv2D).
+  struct Epilogue {
+    const void* bias = nullptr;  // [out_depth] of the convolution's type; null: none
+    bool relu = false;
+  };
+
   // Runs `pass` of the convolution `dims` on the device's intra-op pool,
   // overwriting `out`. T is float or Eigen::bfloat16; Unimplemented where
   // oneDNN has no such primitive on this CPU. REQUIRES: dims.layout is
-  // NHWC, no dim is empty.
+  // NHWC, no dim is empty; an epilogue only with kForward.
   template <typename T>
   Status Run(OpKernelContext* context, Pass pass, const Window2DDims& dims, const T* a,
-             const T* b, T* out);
+             const T* b, T* out, const Epilogue& epilogue = {});
 
  private:
   struct Plan;
-  using Key = std::array<int64_t, 17>;
+  using Key = std::array<int64_t, 19>;
 
-  // The cached plan for `pass` on `batch` images of `dims` in `type`,
-  // created on a miss.
+  // The cached plan for `pass` on `batch` images of `dims` in `type`, with
+  // a bias and/or relu epilogue, created on a miss.
   StatusOr<std::shared_ptr<const Plan>> GetPlan(Pass pass, const Window2DDims& dims, int64_t batch,
-                                                dnnl_data_type_t type);
+                                                dnnl_data_type_t type, bool bias, bool relu);
 
   std::mutex mu_;
   std::map<Key, std::shared_ptr<const Plan>> plans_;  // guarded by mu_

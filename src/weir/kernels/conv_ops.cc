@@ -4,7 +4,9 @@
 // attrs are checked by the rules the shape functions use (nn_shape_fns.h).
 #include <Eigen/Core>
 #include <algorithm>
+#include <string>
 #include <type_traits>
+#include <vector>
 
 #include "weir/base/denormal.h"
 #include "weir/framework/kernel_registry.h"
@@ -150,6 +152,72 @@ class Conv2DBackpropFilterOp : public ConvOpBase<T> {
   }
 };
 
+// Conv2D with a bias, or a bias then Relu, applied as each output is
+// written (oneDNN post-ops), instead of two more passes over the output.
+// Double has no oneDNN primitive and runs the three steps one by one.
+template <typename T>
+class FusedConv2DOp : public ConvOpBase<T> {
+ public:
+  explicit FusedConv2DOp(OpKernelConstruction* context) : ConvOpBase<T>(context) {
+    std::vector<std::string> fused_ops;
+    Status status = context->GetAttr("fused_ops", &fused_ops);
+    if (status.ok()) {
+      if (fused_ops == std::vector<std::string>{"BiasAdd"}) {
+        relu_ = false;
+      } else if (fused_ops == std::vector<std::string>{"BiasAdd", "Relu"}) {
+        relu_ = true;
+      } else {
+        status = errors::Unimplemented("_FusedConv2D: fused_ops [", StrJoin(fused_ops, ", "),
+                                       "] is not supported on CPU; supported: [BiasAdd], "
+                                       "[BiasAdd, Relu]");
+      }
+    }
+    int64_t num_args = 0;
+    status.Update(context->GetAttr("num_args", &num_args));
+    if (status.ok() && num_args != 1) {
+      status = errors::InvalidArgument("_FusedConv2D with BiasAdd takes one argument (the bias) "
+                                       "but num_args is ", num_args);
+    }
+    if (!status.ok()) context->SetStatus(status);
+  }
+
+  void Compute(OpKernelContext* context) override {
+    ScopedFlushDenormals flush_denormals;
+    const Tensor& input = context->input(0);
+    const Tensor& filter = context->input(1);
+    const Tensor& bias = context->input(2);
+    StatusOr<Window2DDims> dims = this->Dims(input.shape(), filter.shape(), nullptr);
+    OP_REQUIRES_OK(context, dims.status());
+    OP_REQUIRES(context, bias.dims() == 1 && bias.dim_size(0) == dims->out_depth,
+                errors::InvalidArgument("_FusedConv2D: bias ", bias.shape(), " must be [",
+                                        dims->out_depth, "], the filter's out_channels (filter ",
+                                        filter.shape(), ", dtype ", kDTypeOf<T>, ")"));
+    Tensor* out;
+    OP_REQUIRES_OK(context, context->allocate_output(0, dims->output_shape(), &out));
+    if constexpr (!std::is_same_v<T, double>) {
+      if (out->NumElements() > 0 && dims->batch > 0 && dims->in_depth > 0) {
+        OP_REQUIRES_OK(context, this->dnnl_
+                                    .Run(context, Pass::kForward, *dims, input.data<T>(),
+                                         filter.data<T>(), out->data<T>(), {bias.data<T>(), relu_})
+                                    .WithContext(this->type_string()));
+        return;
+      }
+    }
+    this->Run(context, Pass::kForward, *dims, input.data<T>(), filter.data<T>(), out);
+    // Double (or a sum over nothing): the epilogue as its own pass.
+    T* o = out->data<T>();
+    const T* b = bias.data<T>();
+    const int64_t depth = dims->out_depth;
+    for (int64_t i = 0; i < out->NumElements(); ++i) {
+      const T v = o[i] + b[i % depth];
+      o[i] = relu_ && v < T(0) ? T(0) : v;
+    }
+  }
+
+ private:
+  bool relu_ = false;
+};
+
 }  // namespace
 
 void RegisterConvKernels(KernelRegistry* registry) {
@@ -159,6 +227,8 @@ void RegisterConvKernels(KernelRegistry* registry) {
                        MakeKernel<Conv2DBackpropInputOp<T>>);
     registry->Register(KernelBuilder("Conv2DBackpropFilter").TypeConstraint<T>("T"),
                        MakeKernel<Conv2DBackpropFilterOp<T>>);
+    registry->Register(KernelBuilder("_FusedConv2D").TypeConstraint<T>("T"),
+                       MakeKernel<FusedConv2DOp<T>>);
   });
 }
 

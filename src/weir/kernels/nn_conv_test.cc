@@ -226,6 +226,66 @@ TEST(ConvTest, LargerShapesSplitAcrossThreads) {
   CheckAgainstLoops(strided, DT_FLOAT);
 }
 
+// _FusedConv2D: the direct loops, plus the bias, then Relu if asked.
+void CheckFusedAgainstLoops(const ConvCase& c, DType dtype, bool relu) {
+  SCOPED_TRACE(StrCat(c.Name(), " ", dtype, relu ? " BiasAdd+Relu" : " BiasAdd"));
+  const double tolerance = dtype == DT_FLOAT ? 1e-5 : dtype == DT_BFLOAT16 ? 1e-2 : 1e-12;
+  const Reference2D ref(c);
+  const std::vector<double> x = RoundTo(dtype, RandomValues(c.input().num_elements(), 7));
+  const std::vector<double> f = RoundTo(dtype, RandomValues(c.filter().num_elements(), 8));
+  const std::vector<double> bias = RoundTo(dtype, RandomValues(c.out_depth, 9));
+  AttrMap attrs = c.Attrs(dtype);
+  attrs["num_args"] = int64_t{1};
+  attrs["fused_ops"] = relu ? std::vector<std::string>{"BiasAdd", "Relu"}
+                            : std::vector<std::string>{"BiasAdd"};
+  auto out = RunKernel("_FusedConv2D", attrs,
+                       {MakeTensor(dtype, c.input(), x), MakeTensor(dtype, c.filter(), f),
+                        MakeTensor(dtype, TensorShape({c.out_depth}), bias)});
+  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_EQ((*out)[0].shape(), ref.output());
+  std::vector<double> want, scale;
+  ref.Forward(x, f, &want, &scale);
+  for (size_t i = 0; i < want.size(); ++i) {
+    want[i] += bias[i % c.out_depth];
+    scale[i] += std::abs(bias[i % c.out_depth]);
+    if (relu) want[i] = std::max(want[i], 0.0);
+  }
+  ExpectAllNear((*out)[0], want, tolerance, "_FusedConv2D", scale);
+}
+
+TEST(ConvTest, FusedConvBiasReluMatchesDirectLoops) {
+  std::vector<ConvCase> cases = SmallCases();
+  cases.push_back({8, 28, 28, 1, 5, 5, 32});  // split over the pool
+  cases.push_back({7, 14, 14, 32, 5, 5, 64});
+  for (const ConvCase& c : cases) {
+    for (DType dtype : {DT_FLOAT, DT_DOUBLE, DT_BFLOAT16}) {
+      CheckFusedAgainstLoops(c, dtype, /*relu=*/true);
+      CheckFusedAgainstLoops(c, dtype, /*relu=*/false);
+    }
+  }
+}
+
+TEST(ConvTest, FusedConvRejectsBadBiasAndUnknownFusions) {
+  const ConvCase c{2, 5, 5, 3, 3, 3, 4};
+  AttrMap attrs = c.Attrs(DT_FLOAT);
+  attrs["num_args"] = int64_t{1};
+  attrs["fused_ops"] = std::vector<std::string>{"BiasAdd", "Relu"};
+  const Tensor x = MakeTensor(DT_FLOAT, c.input(), RandomValues(c.input().num_elements(), 1));
+  const Tensor f = MakeTensor(DT_FLOAT, c.filter(), RandomValues(c.filter().num_elements(), 2));
+  auto out = RunKernel("_FusedConv2D", attrs,
+                       {x, f, MakeTensor(DT_FLOAT, TensorShape({5}), RandomValues(5, 3))});
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(out.status().message().find("bias [5] must be [4]"), std::string::npos)
+      << out.status();
+  attrs["fused_ops"] = std::vector<std::string>{"BiasAdd", "Elu"};
+  out = RunKernel("_FusedConv2D", attrs,
+                  {x, f, MakeTensor(DT_FLOAT, TensorShape({4}), RandomValues(4, 3))});
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), Code::kUnimplemented);
+  EXPECT_NE(out.status().message().find("[BiasAdd, Elu]"), std::string::npos) << out.status();
+}
+
 // The backprops are the gradients of sum(Conv2D(x, f) * g).
 void CheckFiniteDifferences(const ConvCase& c) {
   SCOPED_TRACE(c.Name());

@@ -274,6 +274,22 @@ void RegisterConvOps(OpRegistry* registry) {
                          .SetShapeFn(Conv2DBackpropFilterShape)
                          .Doc("The gradient of Conv2D with respect to its filter, whose shape "
                               "is `filter_sizes`."));
+  // TensorFlow's name and attrs. The runtime creates it (graph/fuse_ops.h);
+  // graphs imported from TensorFlow's optimizers may carry it too.
+  registry->Register(AddConv2DAttrs(OpDefBuilder("_FusedConv2D")
+                                        .Input("input: T")
+                                        .Input("filter: T")
+                                        .Input("args: num_args * T")
+                                        .Output("output: T")
+                                        .Attr("T: {bfloat16, float, double}")
+                                        .Attr("num_args: int >= 0")
+                                        .Attr("fused_ops: list(string) = []")
+                                        .Attr("epsilon: float = 0.0001")
+                                        .Attr("leakyrelu_alpha: float = 0.2"))
+                         .SetShapeFn(FusedConv2DShape)
+                         .Doc("Conv2D followed by `fused_ops` in one kernel: [\"BiasAdd\"] adds "
+                              "args[0] ([out_channels]), [\"BiasAdd\", \"Relu\"] then applies "
+                              "Relu."));
 }
 
 void RegisterSoftmaxAndLossOps(OpRegistry* registry) {

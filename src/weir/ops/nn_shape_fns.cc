@@ -336,6 +336,24 @@ Status Conv2DShape(InferenceContext* c) {
   return Status::OK();
 }
 
+Status FusedConv2DShape(InferenceContext* c) {
+  WEIR_RETURN_IF_ERROR(Conv2DShape(c));
+  std::vector<std::string> fused_ops;
+  WEIR_RETURN_IF_ERROR(c->GetAttr("fused_ops", &fused_ops));
+  if (fused_ops.empty() || fused_ops[0] != "BiasAdd") return Status::OK();  // the kernel says
+  PartialShape filter, bias;
+  WEIR_RETURN_IF_ERROR(c->WithRank(1, 4, &filter));
+  if (c->num_inputs() < 3) {
+    return errors::InvalidArgument("_FusedConv2D with BiasAdd needs a bias argument");
+  }
+  WEIR_RETURN_IF_ERROR(c->WithRank(2, 1, &bias));
+  if (bias.dim(0) >= 0 && filter.dim(3) >= 0 && bias.dim(0) != filter.dim(3)) {
+    return errors::InvalidArgument("bias ", bias, " must have the filter's ", filter.dim(3),
+                                   " out_channels (filter ", filter, ")");
+  }
+  return Status::OK();
+}
+
 Status Conv2DBackpropInputShape(InferenceContext* c) {
   WEIR_ASSIGN_OR_RETURN(Window2DAttrs attrs, GetConv2DAttrs(c->attrs()));
   PartialShape filter, out_backprop;

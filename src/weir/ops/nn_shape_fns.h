@@ -106,6 +106,9 @@ StatusOr<TensorShape> ShapeFromSizes(const Tensor& sizes, int rank, const char* 
 
 // Shape functions.
 Status Conv2DShape(InferenceContext* c);
+// Conv2DShape, with the fused ops' arguments checked: a BiasAdd's bias is
+// [out_channels].
+Status FusedConv2DShape(InferenceContext* c);
 Status Conv2DBackpropInputShape(InferenceContext* c);
 Status Conv2DBackpropFilterShape(InferenceContext* c);
 Status Pool2DShape(InferenceContext* c);

@@ -8,6 +8,7 @@
 #include "weir/framework/call_frame.h"
 #include "weir/framework/resource_mgr.h"
 #include "weir/graph/algorithm.h"
+#include "weir/graph/fuse_ops.h"
 #include "weir/graph/graph_constructor.h"
 #include "weir/graph/partition.h"
 #include "weir/graph/placer.h"
@@ -295,6 +296,7 @@ StatusOr<std::shared_ptr<const Session::CompiledStep>> Session::Compile(
   }
   PruneToRoots(graph.get(), roots);
   WEIR_RETURN_IF_ERROR(PlaceGraph(graph.get(), devices_->Infos(), 0));
+  if (options_.fuse_kernels) WEIR_RETURN_IF_ERROR(FuseConvBiasRelu(graph.get()).status());
 
   std::set<std::string> used_devices;
   for (const Node* node : graph->nodes()) used_devices.insert(node->assigned_device());

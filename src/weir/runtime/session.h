@@ -45,6 +45,9 @@ struct SessionOptions {
   // Warn when the graph has grown between Runs this many times in a row
   // (ops created inside the training loop).
   int graph_growth_warning_threshold = 3;
+  // Rewrite op chains into fused kernels when a step is compiled
+  // (graph/fuse_ops.h): same values, fewer passes over memory.
+  bool fuse_kernels = true;
 };
 
 struct RunOptions {

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -343,6 +344,71 @@ TEST_F(SessionTest, CreateTwiceAndRunBeforeCreate) {
   ops::Const(root.WithOpName("x"), 1.f);
   ASSERT_TRUE((*session)->Create(root.ToGraphDef()).ok());
   EXPECT_EQ((*session)->Create(root.ToGraphDef()).code(), Code::kFailedPrecondition);
+}
+
+}  // namespace
+}  // namespace weir
+
+namespace weir {
+namespace {
+
+// Conv2D -> BiasAdd -> Relu runs as one _FusedConv2D (graph/fuse_ops.h),
+// with the values of the three ops run one by one, and fetching an
+// intermediate keeps it.
+TEST_F(SessionTest, ConvBiasReluRunsFusedWithTheSameValues) {
+  Scope root = Scope::NewRootScope();
+  auto x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT);
+  std::vector<float> filter(3 * 3 * 2 * 4), bias(4);
+  for (size_t i = 0; i < filter.size(); ++i) filter[i] = std::sin(0.7f * i);
+  for (size_t i = 0; i < bias.size(); ++i) bias[i] = 0.3f * i - 0.5f;
+  auto conv = ops::Conv2D(root.WithOpName("conv"), x,
+                          ops::Const(root, Tensor::FromVector<float>(filter, {3, 3, 2, 4})),
+                          {1, 1, 1, 1}, "SAME");
+  auto biased =
+      ops::BiasAdd(root.WithOpName("bias"), conv, ops::Const(root, Tensor::FromVector(bias, {4})));
+  ops::Relu(root.WithOpName("relu"), biased);
+  std::vector<float> image(2 * 5 * 5 * 2);
+  for (size_t i = 0; i < image.size(); ++i) image[i] = std::cos(1.3f * i);
+  const Tensor input = Tensor::FromVector<float>(image, {2, 5, 5, 2});
+
+  auto run = [&](bool fuse, const std::vector<std::string>& fetches, std::string* relu_op) {
+    SessionOptions options;
+    options.fuse_kernels = fuse;
+    options.intra_op_threads = 1;
+    auto session = Session::New(options);
+    EXPECT_TRUE(session.ok()) << session.status();
+    EXPECT_TRUE((*session)->Create(root.ToGraphDef()).ok());
+    RunOptions run_options;
+    run_options.trace = true;
+    RunMetadata metadata;
+    std::vector<Tensor> out;
+    Status s = (*session)->Run({{"x", input}}, fetches, {}, &out, run_options, &metadata);
+    EXPECT_TRUE(s.ok()) << s;
+    for (const NodeExecStats& stats : metadata.step_stats.nodes) {
+      if (stats.node_name == "relu") *relu_op = stats.op;
+    }
+    return out;
+  };
+  std::string op;
+  const std::vector<Tensor> fused = run(true, {"relu"}, &op);
+  EXPECT_EQ(op, "_FusedConv2D");
+  const std::vector<Tensor> unfused = run(false, {"relu", "conv"}, &op);
+  EXPECT_EQ(op, "Relu");
+  ASSERT_EQ(fused.size(), 1u);
+  ASSERT_EQ(fused[0].shape(), unfused[0].shape());
+  int zeros = 0;
+  for (int64_t i = 0; i < fused[0].NumElements(); ++i) {
+    EXPECT_NEAR(fused[0].flat<float>()[i], unfused[0].flat<float>()[i], 1e-5) << i;
+    zeros += unfused[0].flat<float>()[i] == 0;
+  }
+  EXPECT_GT(zeros, 0);  // the Relu did cut something
+  // Fetching the convolution's output keeps it: nothing is fused.
+  const std::vector<Tensor> both = run(true, {"relu", "conv"}, &op);
+  EXPECT_EQ(op, "Relu");
+  ASSERT_EQ(both.size(), 2u);
+  for (int64_t i = 0; i < both[1].NumElements(); ++i) {
+    EXPECT_EQ(both[1].flat<float>()[i], unfused[1].flat<float>()[i]) << i;
+  }
 }
 
 }  // namespace

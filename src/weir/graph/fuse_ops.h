@@ -1,0 +1,23 @@
+// Kernel fusion: chains of ops rewritten into one op whose kernel does the
+// work in a single pass over memory (TensorFlow's remapper does the same).
+//
+//   Conv2D -> BiasAdd [-> Relu]   becomes   _FusedConv2D(fused_ops = [BiasAdd(, Relu)])
+//
+// Runs on a placed graph, after gradients were built (the fused op has no
+// gradient of its own). A chain is fused only when it computes the same
+// values: every intermediate output feeds only the next op of the chain
+// (nothing else reads or fetches it), all nodes share a device and a dtype,
+// images are NHWC, and the device has a kernel for the fused op. The fused
+// node takes the name of the chain's last node, so fetches, traces and
+// errors still name what the user built.
+#pragma once
+
+#include "weir/base/status.h"
+#include "weir/graph/graph.h"
+
+namespace weir {
+
+// Returns the number of chains fused.
+StatusOr<int> FuseConvBiasRelu(Graph* graph);
+
+}  // namespace weir

@@ -1,0 +1,139 @@
+// The fusion pass: which chains it rewrites, which it leaves alone, and
+// that the rewritten node keeps the chain's name, inputs and consumers.
+#include "weir/graph/fuse_ops.h"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+
+#include "weir/graph/graph_constructor.h"
+#include "weir/graph/placer.h"
+#include "weir/kernels/all_kernels.h"
+
+namespace weir {
+namespace {
+
+const std::string kCpu0 = "/job:localhost/replica:0/task:0/device:CPU:0";
+const std::string kCpu1 = "/job:localhost/replica:0/task:0/device:CPU:1";
+
+NodeDef Node(const std::string& name, const std::string& op, std::vector<std::string> inputs,
+             DType dtype = DT_FLOAT) {
+  NodeDef def;
+  def.name = name;
+  def.op = op;
+  def.inputs = std::move(inputs);
+  if (op == "Placeholder") {
+    def.attrs["dtype"] = dtype;
+  } else if (op != "NoOp") {
+    def.attrs["T"] = dtype;
+  }
+  if (op == "Conv2D") {
+    def.attrs["strides"] = std::vector<int64_t>{1, 1, 1, 1};
+    def.attrs["padding"] = std::string("SAME");
+  }
+  return def;
+}
+
+// x, w, b -> conv -> bias -> relu, plus whatever `extra` adds.
+std::vector<NodeDef> Chain(DType dtype = DT_FLOAT) {
+  return {Node("x", "Placeholder", {}, dtype), Node("w", "Placeholder", {}, dtype),
+          Node("b", "Placeholder", {}, dtype), Node("conv", "Conv2D", {"x", "w"}, dtype),
+          Node("bias", "BiasAdd", {"conv", "b"}, dtype), Node("relu", "Relu", {"bias"}, dtype),
+          Node("out", "Identity", {"relu"}, dtype)};
+}
+
+class FuseOpsTest : public ::testing::Test {
+ protected:
+  void SetUp() override { RegisterAllKernels(); }
+  // Imports, places on two CPUs (`cpu1_nodes` on CPU:1) and fuses.
+  int BuildAndFuse(std::vector<NodeDef> nodes, const std::vector<std::string>& cpu1_nodes = {}) {
+    for (NodeDef& def : nodes) {
+      for (const std::string& name : cpu1_nodes) {
+        if (def.name == name) def.device = kCpu1;
+      }
+    }
+    graph_ = std::make_unique<Graph>();
+    GraphDef def;
+    def.nodes = std::move(nodes);
+    EXPECT_TRUE(ImportGraphDef(def, graph_.get()).ok());
+    EXPECT_TRUE(PlaceGraph(graph_.get(), {{kCpu0, "CPU"}, {kCpu1, "CPU"}}, 0).ok());
+    StatusOr<int> fused = FuseConvBiasRelu(graph_.get());
+    EXPECT_TRUE(fused.ok()) << fused.status();
+    return fused.ok() ? *fused : -1;
+  }
+  std::unique_ptr<Graph> graph_;
+};
+
+TEST_F(FuseOpsTest, ConvBiasReluBecomesOneNodeNamedAfterTheRelu) {
+  ASSERT_EQ(BuildAndFuse(Chain()), 1);
+  EXPECT_EQ(graph_->FindNode("conv"), nullptr);
+  EXPECT_EQ(graph_->FindNode("bias"), nullptr);
+  const ::weir::Node* fused = graph_->FindNode("relu");
+  ASSERT_NE(fused, nullptr);
+  EXPECT_EQ(fused->type_string(), "_FusedConv2D");
+  EXPECT_EQ(fused->assigned_device(), kCpu0);
+  std::vector<std::string> ops;
+  ASSERT_TRUE(GetAttr(fused->def().attrs, "fused_ops", &ops).ok());
+  EXPECT_EQ(ops, (std::vector<std::string>{"BiasAdd", "Relu"}));
+  std::vector<int64_t> strides;
+  ASSERT_TRUE(GetAttr(fused->def().attrs, "strides", &strides).ok());
+  EXPECT_EQ(strides, (std::vector<int64_t>{1, 1, 1, 1}));
+  ASSERT_EQ(fused->num_inputs(), 3);
+  EXPECT_EQ(fused->input_edge(0)->src()->name(), "x");
+  EXPECT_EQ(fused->input_edge(1)->src()->name(), "w");
+  EXPECT_EQ(fused->input_edge(2)->src()->name(), "b");
+  EXPECT_EQ(graph_->FindNode("out")->input_edge(0)->src(), fused);
+}
+
+TEST_F(FuseOpsTest, ConvBiasWithoutReluFusesTheBiasOnly) {
+  std::vector<NodeDef> nodes = Chain();
+  nodes[5] = Node("relu", "Tanh", {"bias"});  // not a Relu
+  ASSERT_EQ(BuildAndFuse(nodes), 1);
+  const ::weir::Node* fused = graph_->FindNode("bias");
+  ASSERT_NE(fused, nullptr);
+  EXPECT_EQ(fused->type_string(), "_FusedConv2D");
+  EXPECT_EQ(graph_->FindNode("relu")->type_string(), "Tanh");
+  EXPECT_EQ(graph_->FindNode("relu")->input_edge(0)->src(), fused);
+}
+
+TEST_F(FuseOpsTest, IntermediatesReadElsewhereAreNotFused) {
+  // The convolution's own output is also read: fusing would lose it.
+  std::vector<NodeDef> nodes = Chain();
+  nodes.push_back(Node("peek", "Identity", {"conv"}));
+  EXPECT_EQ(BuildAndFuse(nodes), 0);
+  EXPECT_EQ(graph_->FindNode("conv")->type_string(), "Conv2D");
+}
+
+TEST_F(FuseOpsTest, BiasReadElsewhereFusesConvAndBiasOnly) {
+  std::vector<NodeDef> nodes = Chain();
+  nodes.push_back(Node("peek", "Identity", {"bias"}));
+  ASSERT_EQ(BuildAndFuse(nodes), 1);
+  const ::weir::Node* fused = graph_->FindNode("bias");
+  EXPECT_EQ(fused->type_string(), "_FusedConv2D");
+  EXPECT_EQ(graph_->FindNode("relu")->type_string(), "Relu");
+  EXPECT_EQ(graph_->FindNode("peek")->input_edge(0)->src(), fused);
+}
+
+TEST_F(FuseOpsTest, ChainsAcrossDevicesStay) {
+  EXPECT_EQ(BuildAndFuse(Chain(), /*cpu1_nodes=*/{"bias"}), 0);
+  EXPECT_EQ(graph_->FindNode("bias")->type_string(), "BiasAdd");
+  // Bias and Relu on one device, the convolution on another: nothing.
+  EXPECT_EQ(BuildAndFuse(Chain(), /*cpu1_nodes=*/{"bias", "relu"}), 0);
+}
+
+TEST_F(FuseOpsTest, ControlEdgesMoveToTheFusedNode) {
+  std::vector<NodeDef> nodes = Chain();
+  nodes.push_back(Node("before", "NoOp", {}));
+  nodes.push_back(Node("after", "NoOp", {"^relu"}));
+  nodes[3].inputs.push_back("^before");  // conv waits for `before`
+  ASSERT_EQ(BuildAndFuse(nodes), 1);
+  const ::weir::Node* fused = graph_->FindNode("relu");
+  bool waits = false, ordered = false;
+  for (const Edge* e : fused->in_edges()) waits |= e->IsControlEdge() && e->src()->name() == "before";
+  for (const Edge* e : fused->out_edges()) ordered |= e->IsControlEdge() && e->dst()->name() == "after";
+  EXPECT_TRUE(waits);
+  EXPECT_TRUE(ordered);
+}
+
+}  // namespace
+}  // namespace weir
