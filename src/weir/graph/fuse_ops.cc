@@ -3,9 +3,9 @@
 #include <string>
 #include <vector>
 
+#include "weir/framework/attr_value.h"
 #include "weir/framework/device_name.h"
 #include "weir/framework/kernel_registry.h"
-#include "weir/framework/attr_value.h"
 
 namespace weir {
 namespace {
@@ -99,7 +99,7 @@ StatusOr<int> FuseConvBiasRelu(Graph* graph) {
     graph->RemoveNode(conv);
     graph->RemoveNode(bias_add);
     if (relu != nullptr) graph->RemoveNode(relu);
-    WEIR_ASSIGN_OR_RETURN(Node* node, graph->AddNode(std::move(def)));
+    WEIR_ASSIGN_OR_RETURN(Node * node, graph->AddNode(std::move(def)));
     node->set_assigned_device(device);
     node->set_output_shapes(shapes);
     for (int i = 0; i < static_cast<int>(inputs.size()); ++i) {

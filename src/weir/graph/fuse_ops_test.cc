@@ -36,8 +36,8 @@ NodeDef Node(const std::string& name, const std::string& op, std::vector<std::st
 
 // x, w, b -> conv -> bias -> relu, plus whatever `extra` adds.
 std::vector<NodeDef> Chain(DType dtype = DT_FLOAT) {
-  return {Node("x", "Placeholder", {}, dtype), Node("w", "Placeholder", {}, dtype),
-          Node("b", "Placeholder", {}, dtype), Node("conv", "Conv2D", {"x", "w"}, dtype),
+  return {Node("x", "Placeholder", {}, dtype),           Node("w", "Placeholder", {}, dtype),
+          Node("b", "Placeholder", {}, dtype),           Node("conv", "Conv2D", {"x", "w"}, dtype),
           Node("bias", "BiasAdd", {"conv", "b"}, dtype), Node("relu", "Relu", {"bias"}, dtype),
           Node("out", "Identity", {"relu"}, dtype)};
 }
@@ -129,8 +129,10 @@ TEST_F(FuseOpsTest, ControlEdgesMoveToTheFusedNode) {
   ASSERT_EQ(BuildAndFuse(nodes), 1);
   const ::weir::Node* fused = graph_->FindNode("relu");
   bool waits = false, ordered = false;
-  for (const Edge* e : fused->in_edges()) waits |= e->IsControlEdge() && e->src()->name() == "before";
-  for (const Edge* e : fused->out_edges()) ordered |= e->IsControlEdge() && e->dst()->name() == "after";
+  for (const Edge* e : fused->in_edges())
+    waits |= e->IsControlEdge() && e->src()->name() == "before";
+  for (const Edge* e : fused->out_edges())
+    ordered |= e->IsControlEdge() && e->dst()->name() == "after";
   EXPECT_TRUE(waits);
   EXPECT_TRUE(ordered);
 }

@@ -193,8 +193,8 @@ StatusOr<std::shared_ptr<const DnnlConv2D::Plan>> DnnlConv2D::GetPlan(Pass pass,
           const dnnl::convolution_forward::primitive_desc fused(
               bias ? dnnl::convolution_forward::desc(kind, direct, src, any, plan->bias, dst,
                                                      strides, dilates, pad_before, pad_after)
-                   : dnnl::convolution_forward::desc(kind, direct, src, any, dst, strides,
-                                                     dilates, pad_before, pad_after),
+                   : dnnl::convolution_forward::desc(kind, direct, src, any, dst, strides, dilates,
+                                                     pad_before, pad_after),
               fused_attr, DnnlCpuEngine());
           plan->conv = dnnl::convolution_forward(fused);
           plan->b = fused.weights_desc();
@@ -265,8 +265,8 @@ Status DnnlConv2D::Run(OpKernelContext* context, Pass pass, const Window2DDims& 
   const dnnl_data_type_t c_type = memory::convert_to_c(type);
   std::shared_ptr<const Plan> plans[2];
   const bool bias = epilogue.bias != nullptr;
-  WEIR_ASSIGN_OR_RETURN(plans[0], GetPlan(pass, d, base + (extra > 0 ? 1 : 0), c_type, bias,
-                                          epilogue.relu));
+  WEIR_ASSIGN_OR_RETURN(plans[0],
+                        GetPlan(pass, d, base + (extra > 0 ? 1 : 0), c_type, bias, epilogue.relu));
   if (extra > 0 && base > 0) {
     WEIR_ASSIGN_OR_RETURN(plans[1], GetPlan(pass, d, base, c_type, bias, epilogue.relu));
   }

@@ -236,8 +236,8 @@ void CheckFusedAgainstLoops(const ConvCase& c, DType dtype, bool relu) {
   const std::vector<double> bias = RoundTo(dtype, RandomValues(c.out_depth, 9));
   AttrMap attrs = c.Attrs(dtype);
   attrs["num_args"] = int64_t{1};
-  attrs["fused_ops"] = relu ? std::vector<std::string>{"BiasAdd", "Relu"}
-                            : std::vector<std::string>{"BiasAdd"};
+  attrs["fused_ops"] =
+      relu ? std::vector<std::string>{"BiasAdd", "Relu"} : std::vector<std::string>{"BiasAdd"};
   auto out = RunKernel("_FusedConv2D", attrs,
                        {MakeTensor(dtype, c.input(), x), MakeTensor(dtype, c.filter(), f),
                         MakeTensor(dtype, TensorShape({c.out_depth}), bias)});
@@ -276,8 +276,7 @@ TEST(ConvTest, FusedConvRejectsBadBiasAndUnknownFusions) {
                        {x, f, MakeTensor(DT_FLOAT, TensorShape({5}), RandomValues(5, 3))});
   ASSERT_FALSE(out.ok());
   EXPECT_EQ(out.status().code(), Code::kInvalidArgument);
-  EXPECT_NE(out.status().message().find("bias [5] must be [4]"), std::string::npos)
-      << out.status();
+  EXPECT_NE(out.status().message().find("bias [5] must be [4]"), std::string::npos) << out.status();
   attrs["fused_ops"] = std::vector<std::string>{"BiasAdd", "Elu"};
   out = RunKernel("_FusedConv2D", attrs,
                   {x, f, MakeTensor(DT_FLOAT, TensorShape({4}), RandomValues(4, 3))});
