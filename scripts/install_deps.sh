@@ -5,7 +5,7 @@ set -euo pipefail
 
 DEBIAN_PACKAGES=(
   build-essential cmake ninja-build ccache pkg-config
-  libeigen3-dev libdnnl-dev
+  libeigen3-dev
   libprotobuf-dev protobuf-compiler
   libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev libcli11-dev zlib1g-dev
@@ -28,6 +28,21 @@ if ((${#missing[@]})); then
 fi
 
 PYTHON=${PYTHON:-python3}
+
+# oneDNN 3.2 from PyPI (Intel's CPU-only build on GNU OpenMP): Debian 12
+# has 2.6, whose float convolutions are slower. Installed whole into a
+# temporary prefix and renamed into place, so an interrupted install is
+# never mistaken for a finished one. CMakeLists.txt looks in the same place.
+ONEDNN_ROOT=${WEIR_ONEDNN_ROOT:-$HOME/.cache/weir-deps/onednn-3.2}
+if [[ ! -f $ONEDNN_ROOT/lib/cmake/dnnl/dnnlConfig.cmake ]]; then
+  echo "install_deps: pip installing oneDNN 3.2 into $ONEDNN_ROOT"
+  mkdir -p "$(dirname "$ONEDNN_ROOT")"
+  tmp=$(mktemp -d "$ONEDNN_ROOT.tmp.XXXXXX")
+  "$PYTHON" -m pip install -q --no-deps --prefix "$tmp" \
+    onednn-cpu-gomp==2023.2.0 onednn-devel-cpu-gomp==2023.2.0
+  rm -rf "$ONEDNN_ROOT"
+  mv "$tmp" "$ONEDNN_ROOT"
+fi
 for pkg in "${PYTHON_PACKAGES[@]}"; do
   if ! "$PYTHON" -c "import $pkg" 2>/dev/null; then
     echo "install_deps: pip installing $pkg"

@@ -164,11 +164,11 @@ StatusOr<std::shared_ptr<const DnnlConv2D::Plan>> DnnlConv2D::GetPlan(Pass pass,
     const memory::dims pad_after = {d.rows.pad_after, d.cols.pad_after};
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);  // thread-safe executions
-    const dnnl::convolution_forward::primitive_desc forward(
-        dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training,
-                                        dnnl::algorithm::convolution_direct, src, any, dst, strides,
-                                        dilates, pad_before, pad_after),
-        attr, DnnlCpuEngine());
+    const auto kind = dnnl::prop_kind::forward_training;
+    const auto direct = dnnl::algorithm::convolution_direct;
+    const dnnl::convolution_forward::primitive_desc forward(DnnlCpuEngine(), kind, direct, src,
+                                                            any, dst, strides, dilates, pad_before,
+                                                            pad_after, attr);
     switch (pass) {
       case Pass::kForward: {
         if (!bias && !relu) {
@@ -184,18 +184,17 @@ StatusOr<std::shared_ptr<const DnnlConv2D::Plan>> DnnlConv2D::GetPlan(Pass pass,
           fused_attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
           if (relu) {
             dnnl::post_ops post_ops;
-            post_ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+            post_ops.append_eltwise(dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
             fused_attr.set_post_ops(post_ops);
           }
           if (bias) plan->bias = memory::desc({d.out_depth}, type, Tag::a);
-          const auto kind = dnnl::prop_kind::forward_training;
-          const auto direct = dnnl::algorithm::convolution_direct;
-          const dnnl::convolution_forward::primitive_desc fused(
-              bias ? dnnl::convolution_forward::desc(kind, direct, src, any, plan->bias, dst,
-                                                     strides, dilates, pad_before, pad_after)
-                   : dnnl::convolution_forward::desc(kind, direct, src, any, dst, strides, dilates,
-                                                     pad_before, pad_after),
-              fused_attr, DnnlCpuEngine());
+          const dnnl::convolution_forward::primitive_desc fused =
+              bias ? dnnl::convolution_forward::primitive_desc(
+                         DnnlCpuEngine(), kind, direct, src, any, plan->bias, dst, strides,
+                         dilates, pad_before, pad_after, fused_attr)
+                   : dnnl::convolution_forward::primitive_desc(DnnlCpuEngine(), kind, direct, src,
+                                                               any, dst, strides, dilates,
+                                                               pad_before, pad_after, fused_attr);
           plan->conv = dnnl::convolution_forward(fused);
           plan->b = fused.weights_desc();
           plan->scratchpad = fused.scratchpad_desc();
@@ -206,9 +205,8 @@ StatusOr<std::shared_ptr<const DnnlConv2D::Plan>> DnnlConv2D::GetPlan(Pass pass,
       }
       case Pass::kBackwardInput: {
         const dnnl::convolution_backward_data::primitive_desc backward(
-            dnnl::convolution_backward_data::desc(dnnl::algorithm::convolution_direct, src, any,
-                                                  dst, strides, dilates, pad_before, pad_after),
-            attr, DnnlCpuEngine(), forward);
+            DnnlCpuEngine(), direct, src, any, dst, strides, dilates, pad_before, pad_after,
+            forward, attr);
         plan->conv = dnnl::convolution_backward_data(backward);
         plan->a = dst, plan->b = backward.weights_desc(), plan->out = src;
         plan->a_arg = DNNL_ARG_DIFF_DST, plan->b_arg = DNNL_ARG_WEIGHTS;
@@ -218,10 +216,8 @@ StatusOr<std::shared_ptr<const DnnlConv2D::Plan>> DnnlConv2D::GetPlan(Pass pass,
       }
       case Pass::kBackwardFilter: {
         const dnnl::convolution_backward_weights::primitive_desc backward(
-            dnnl::convolution_backward_weights::desc(dnnl::algorithm::convolution_direct, src,
-                                                     any_gradient, dst, strides, dilates,
-                                                     pad_before, pad_after),
-            attr, DnnlCpuEngine(), forward);
+            DnnlCpuEngine(), direct, src, any_gradient, dst, strides, dilates, pad_before,
+            pad_after, forward, attr);
         plan->conv = dnnl::convolution_backward_weights(backward);
         plan->a = src, plan->b = dst, plan->out = backward.diff_weights_desc();
         plan->a_arg = DNNL_ARG_SRC, plan->b_arg = DNNL_ARG_DIFF_DST;

@@ -52,8 +52,7 @@ StatusOr<std::shared_ptr<const DnnlMatMul::Plan>> DnnlMatMul::GetPlan(const Gemm
     plan->c = MatrixDesc(s.m, s.n, false, s.ldc);
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);  // thread-safe executions
-    const dnnl::matmul::primitive_desc desc(dnnl::matmul::desc(plan->a, plan->b, plan->c), attr,
-                                            DnnlCpuEngine());
+    const dnnl::matmul::primitive_desc desc(DnnlCpuEngine(), plan->a, plan->b, plan->c, attr);
     plan->matmul = dnnl::matmul(desc);
     plan->scratchpad = desc.scratchpad_desc();
   } catch (const std::exception& e) {

@@ -1,7 +1,7 @@
 // MatMul and BatchMatMulV2: float through oneDNN's sgemm, bfloat16 through
 // oneDNN's matmul primitive (matmul_dnnl.h), double through Eigen.
 //
-// Threading. The Debian oneDNN is built on the OpenMP runtime (ldd shows
+// Threading. The oneDNN build Weir uses runs on the OpenMP runtime (ldd shows
 // libgomp), so a plain dnnl_sgemm call starts an OpenMP team of one thread
 // per core next to the device's own intra-op pool: two pools on the same
 // cores, with OpenMP's workers spinning after each call while Eigen's work,
