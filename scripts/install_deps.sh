@@ -34,7 +34,7 @@ PYTHON=${PYTHON:-python3}
 # temporary prefix and renamed into place, so an interrupted install is
 # never mistaken for a finished one. CMakeLists.txt looks in the same place.
 ONEDNN_ROOT=${WEIR_ONEDNN_ROOT:-$HOME/.cache/weir-deps/onednn-3.2}
-if [[ ! -f $ONEDNN_ROOT/lib/cmake/dnnl/dnnlConfig.cmake ]]; then
+if [[ ! -f $ONEDNN_ROOT/lib/cmake/dnnl/dnnl-config.cmake ]]; then
   echo "install_deps: pip installing oneDNN 3.2 into $ONEDNN_ROOT"
   mkdir -p "$(dirname "$ONEDNN_ROOT")"
   tmp=$(mktemp -d "$ONEDNN_ROOT.tmp.XXXXXX")
