@@ -38,6 +38,7 @@ if [[ ! -f $ONEDNN_ROOT/lib/cmake/dnnl/dnnl-config.cmake ]]; then
   echo "install_deps: pip installing oneDNN 3.2 into $ONEDNN_ROOT"
   mkdir -p "$(dirname "$ONEDNN_ROOT")"
   tmp=$(mktemp -d "$ONEDNN_ROOT.tmp.XXXXXX")
+  trap 'rm -rf "$tmp"' EXIT  # a failed install leaves nothing behind
   "$PYTHON" -m pip install -q --no-deps --prefix "$tmp" \
     onednn-cpu-gomp==2023.2.0 onednn-devel-cpu-gomp==2023.2.0
   rm -rf "$ONEDNN_ROOT"
