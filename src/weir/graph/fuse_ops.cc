@@ -37,85 +37,143 @@ struct SavedEdge {
   int slot;
 };
 
-}  // namespace
+// The source of data input `i` of `node`, if connected.
+bool InputOf(const Node* node, int i, SavedEdge* source) {
+  const Edge* e = node->input_edge(i);
+  if (e == nullptr) return false;
+  *source = {e->src(), e->src_output()};
+  return true;
+}
 
-StatusOr<int> FuseConvBiasRelu(Graph* graph) {
+// Whether every node of `chain` is on one device with one output dtype,
+// and that device has a kernel for `def`.
+bool Fusable(const std::vector<Node*>& chain, const NodeDef& def) {
+  const std::string& device = chain[0]->assigned_device();
+  for (const Node* node : chain) {
+    if (node->assigned_device() != device || node->output_type(0) != chain[0]->output_type(0)) {
+      return false;
+    }
+  }
+  StatusOr<DeviceName> parsed = DeviceName::Parse(device);
+  return parsed.ok() && parsed->has_type && KernelRegistry::Global()->HasKernel(parsed->type, def);
+}
+
+// Replaces `chain` (each node feeding only the next) by one node for
+// `def`, named after the chain's last node, reading `inputs`; it takes over
+// the chain's control inputs and whatever read the last node.
+Status ReplaceChain(Graph* graph, const std::vector<Node*>& chain, NodeDef def,
+                    const std::vector<SavedEdge>& inputs) {
+  const Node* last = chain.back();
+  def.name = last->name();
+  def.device = chain[0]->requested_device();
+  const std::string device = chain[0]->assigned_device();  // outlives the chain
+  const std::vector<PartialShape> shapes = {last->output_shape(0)};
+  std::vector<Node*> control_inputs;
+  for (const Node* node : chain) {
+    for (const Edge* e : node->in_edges()) {
+      if (e->IsControlEdge()) control_inputs.push_back(e->src());
+    }
+  }
+  std::vector<SavedEdge> consumers;  // (dst, dst_input); kControlSlot for control
+  for (const Edge* e : last->out_edges()) {
+    consumers.push_back({e->dst(), e->IsControlEdge() ? Edge::kControlSlot : e->dst_input()});
+  }
+
+  for (Node* node : chain) graph->RemoveNode(node);
+  WEIR_ASSIGN_OR_RETURN(Node * fused, graph->AddNode(std::move(def)));
+  fused->set_assigned_device(device);
+  fused->set_output_shapes(shapes);
+  for (int i = 0; i < static_cast<int>(inputs.size()); ++i) {
+    graph->AddEdge(inputs[i].node, inputs[i].slot, fused, i);
+  }
+  for (Node* src : control_inputs) graph->AddControlEdge(src, fused);
+  for (const SavedEdge& c : consumers) {
+    if (c.slot == Edge::kControlSlot) {
+      graph->AddControlEdge(fused, c.node);
+    } else {
+      graph->AddEdge(fused, 0, c.node, c.slot);
+    }
+  }
+  return Status::OK();
+}
+
+// Conv2D -> BiasAdd [-> Relu] from the BiasAdd `bias_add`; false if it
+// doesn't match.
+StatusOr<bool> FuseConvAt(Graph* graph, Node* bias_add) {
+  SavedEdge conv_out, bias;
+  if (!InputOf(bias_add, 0, &conv_out) || !InputOf(bias_add, 1, &bias)) return false;
+  Node* conv = conv_out.node;
+  if (conv->type_string() != "Conv2D" || !OnlyFeeds(conv, bias_add)) return false;
+  if (!IsNhwc(conv) || !IsNhwc(bias_add)) return false;
+  SavedEdge image, filter;
+  if (!InputOf(conv, 0, &image) || !InputOf(conv, 1, &filter)) return false;
+  Node* relu = OnlyRelu(bias_add);
+  std::vector<Node*> chain = {conv, bias_add};
+  if (relu != nullptr) chain.push_back(relu);
+
+  NodeDef def;
+  def.op = "_FusedConv2D";
+  def.attrs = conv->def().attrs;
+  def.attrs["num_args"] = int64_t{1};
+  def.attrs["fused_ops"] = relu != nullptr ? std::vector<std::string>{"BiasAdd", "Relu"}
+                                           : std::vector<std::string>{"BiasAdd"};
+  if (!Fusable(chain, def)) return false;
+  WEIR_RETURN_IF_ERROR(ReplaceChain(graph, chain, std::move(def), {image, filter, bias}));
+  return true;
+}
+
+// MaxPoolGrad -> ReluGrad from the ReluGrad `relu_grad`, when the Relu's
+// output (ReluGrad's features) is the pool's own input.
+StatusOr<bool> FuseMaxPoolGradAt(Graph* graph, Node* relu_grad) {
+  SavedEdge pool_grad_out, features;
+  if (!InputOf(relu_grad, 0, &pool_grad_out) || !InputOf(relu_grad, 1, &features)) return false;
+  Node* pool_grad = pool_grad_out.node;
+  if (pool_grad->type_string() != "MaxPoolGrad" || !OnlyFeeds(pool_grad, relu_grad)) return false;
+  if (!IsNhwc(pool_grad)) return false;
+  SavedEdge orig_input, orig_output, grad;
+  if (!InputOf(pool_grad, 0, &orig_input) || !InputOf(pool_grad, 1, &orig_output) ||
+      !InputOf(pool_grad, 2, &grad)) {
+    return false;
+  }
+  if (orig_input.node != features.node || orig_input.slot != features.slot) return false;
+
+  NodeDef def;
+  def.op = "_FusedMaxPoolGrad";
+  def.attrs = pool_grad->def().attrs;
+  def.attrs["fused_ops"] = std::vector<std::string>{"ReluGrad"};
+  const std::vector<Node*> chain = {pool_grad, relu_grad};
+  if (!Fusable(chain, def)) return false;
+  WEIR_RETURN_IF_ERROR(ReplaceChain(graph, chain, std::move(def), {orig_input, orig_output, grad}));
+  return true;
+}
+
+// Calls fuse(graph, node) on every live node of type `op`; returns the
+// number of fusions.
+template <typename Fuse>
+StatusOr<int> FuseEach(Graph* graph, const std::string& op, const Fuse& fuse) {
   int fused = 0;
   // By id, as fusing removes nodes; fused nodes get new ids at the end.
   for (int id = 0; id < graph->num_node_ids(); ++id) {
-    Node* bias_add = graph->FindNodeId(id);
-    if (bias_add == nullptr || bias_add->type_string() != "BiasAdd") continue;
-    const Edge* conv_edge = bias_add->input_edge(0);
-    if (conv_edge == nullptr) continue;
-    Node* conv = conv_edge->src();
-    if (conv->type_string() != "Conv2D" || !OnlyFeeds(conv, bias_add)) continue;
-    if (!IsNhwc(conv) || !IsNhwc(bias_add)) continue;
-    Node* relu = OnlyRelu(bias_add);
-    Node* last = relu != nullptr ? relu : bias_add;
-    const std::string device = conv->assigned_device();  // outlives `conv`
-    if (bias_add->assigned_device() != device || last->assigned_device() != device) continue;
-    if (bias_add->output_type(0) != conv->output_type(0) ||
-        last->output_type(0) != conv->output_type(0)) {
-      continue;
-    }
-    StatusOr<DeviceName> parsed = DeviceName::Parse(device);
-    if (!parsed.ok() || !parsed->has_type) continue;
-
-    NodeDef def;
-    def.name = last->name();
-    def.op = "_FusedConv2D";
-    def.device = conv->requested_device();
-    def.attrs = conv->def().attrs;
-    def.attrs["num_args"] = int64_t{1};
-    def.attrs["fused_ops"] = relu != nullptr ? std::vector<std::string>{"BiasAdd", "Relu"}
-                                             : std::vector<std::string>{"BiasAdd"};
-    if (!KernelRegistry::Global()->HasKernel(parsed->type, def)) continue;
-
-    // Inputs: the convolution's image and filter, the bias; control inputs
-    // of every node of the chain. Outputs: whatever read the last node.
-    const Edge* bias_edge = bias_add->input_edge(1);
-    if (bias_edge == nullptr) continue;
-    std::vector<SavedEdge> inputs;
-    for (int i = 0; i < 2; ++i) {
-      const Edge* e = conv->input_edge(i);
-      if (e == nullptr) break;
-      inputs.push_back({e->src(), e->src_output()});
-    }
-    if (inputs.size() != 2) continue;
-    inputs.push_back({bias_edge->src(), bias_edge->src_output()});
-    std::vector<Node*> control_inputs;
-    for (Node* node : {conv, bias_add, relu}) {
-      if (node == nullptr) continue;
-      for (const Edge* e : node->in_edges()) {
-        if (e->IsControlEdge()) control_inputs.push_back(e->src());
-      }
-    }
-    std::vector<SavedEdge> consumers;  // (dst, dst_input); kControlSlot for control
-    for (const Edge* e : last->out_edges()) {
-      consumers.push_back({e->dst(), e->IsControlEdge() ? Edge::kControlSlot : e->dst_input()});
-    }
-    const std::vector<PartialShape> shapes = {last->output_shape(0)};
-
-    graph->RemoveNode(conv);
-    graph->RemoveNode(bias_add);
-    if (relu != nullptr) graph->RemoveNode(relu);
-    WEIR_ASSIGN_OR_RETURN(Node * node, graph->AddNode(std::move(def)));
-    node->set_assigned_device(device);
-    node->set_output_shapes(shapes);
-    for (int i = 0; i < static_cast<int>(inputs.size()); ++i) {
-      graph->AddEdge(inputs[i].node, inputs[i].slot, node, i);
-    }
-    for (Node* src : control_inputs) graph->AddControlEdge(src, node);
-    for (const SavedEdge& c : consumers) {
-      if (c.slot == Edge::kControlSlot) {
-        graph->AddControlEdge(node, c.node);
-      } else {
-        graph->AddEdge(node, 0, c.node, c.slot);
-      }
-    }
-    ++fused;
+    Node* node = graph->FindNodeId(id);
+    if (node == nullptr || node->type_string() != op) continue;
+    WEIR_ASSIGN_OR_RETURN(bool done, fuse(graph, node));
+    fused += done;
   }
   return fused;
+}
+
+}  // namespace
+
+StatusOr<int> FuseConvBiasRelu(Graph* graph) { return FuseEach(graph, "BiasAdd", FuseConvAt); }
+
+StatusOr<int> FuseMaxPoolGradReluGrad(Graph* graph) {
+  return FuseEach(graph, "ReluGrad", FuseMaxPoolGradAt);
+}
+
+StatusOr<int> FuseKernels(Graph* graph) {
+  WEIR_ASSIGN_OR_RETURN(int convs, FuseConvBiasRelu(graph));
+  WEIR_ASSIGN_OR_RETURN(int pools, FuseMaxPoolGradReluGrad(graph));
+  return convs + pools;
 }
 
 }  // namespace weir

@@ -2,6 +2,8 @@
 // work in a single pass over memory (TensorFlow's remapper does the same).
 //
 //   Conv2D -> BiasAdd [-> Relu]   becomes   _FusedConv2D(fused_ops = [BiasAdd(, Relu)])
+//   MaxPoolGrad -> ReluGrad       becomes   _FusedMaxPoolGrad(fused_ops = [ReluGrad])
+//                                 when ReluGrad's features are the pool's input
 //
 // Runs on a placed graph, after gradients were built (the fused op has no
 // gradient of its own). A chain is fused only when it computes the same
@@ -17,7 +19,9 @@
 
 namespace weir {
 
-// Returns the number of chains fused.
+// Each returns the number of chains fused. FuseKernels runs them all.
+StatusOr<int> FuseKernels(Graph* graph);
 StatusOr<int> FuseConvBiasRelu(Graph* graph);
+StatusOr<int> FuseMaxPoolGradReluGrad(Graph* graph);
 
 }  // namespace weir

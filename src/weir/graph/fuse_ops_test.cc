@@ -46,7 +46,8 @@ class FuseOpsTest : public ::testing::Test {
  protected:
   void SetUp() override { RegisterAllKernels(); }
   // Imports, places on two CPUs (`cpu1_nodes` on CPU:1) and fuses.
-  int BuildAndFuse(std::vector<NodeDef> nodes, const std::vector<std::string>& cpu1_nodes = {}) {
+  int BuildAndFuse(std::vector<NodeDef> nodes, const std::vector<std::string>& cpu1_nodes = {},
+                   StatusOr<int> (*fuse)(Graph*) = FuseConvBiasRelu) {
     for (NodeDef& def : nodes) {
       for (const std::string& name : cpu1_nodes) {
         if (def.name == name) def.device = kCpu1;
@@ -57,7 +58,7 @@ class FuseOpsTest : public ::testing::Test {
     def.nodes = std::move(nodes);
     EXPECT_TRUE(ImportGraphDef(def, graph_.get()).ok());
     EXPECT_TRUE(PlaceGraph(graph_.get(), {{kCpu0, "CPU"}, {kCpu1, "CPU"}}, 0).ok());
-    StatusOr<int> fused = FuseConvBiasRelu(graph_.get());
+    StatusOr<int> fused = fuse(graph_.get());
     EXPECT_TRUE(fused.ok()) << fused.status();
     return fused.ok() ? *fused : -1;
   }
@@ -135,6 +136,53 @@ TEST_F(FuseOpsTest, ControlEdgesMoveToTheFusedNode) {
     ordered |= e->IsControlEdge() && e->dst()->name() == "after";
   EXPECT_TRUE(waits);
   EXPECT_TRUE(ordered);
+}
+
+// x -> MaxPoolGrad(x, pooled, g) -> ReluGrad(·, features).
+std::vector<NodeDef> PoolGradChain(const std::string& features) {
+  NodeDef pool_grad = Node("pool_grad", "MaxPoolGrad", {"x", "pooled", "g"});
+  pool_grad.attrs["ksize"] = std::vector<int64_t>{1, 2, 2, 1};
+  pool_grad.attrs["strides"] = std::vector<int64_t>{1, 2, 2, 1};
+  pool_grad.attrs["padding"] = std::string("VALID");
+  return {Node("x", "Placeholder", {}),
+          Node("other", "Placeholder", {}),
+          Node("pooled", "Placeholder", {}),
+          Node("g", "Placeholder", {}),
+          pool_grad,
+          Node("relu_grad", "ReluGrad", {"pool_grad", features}),
+          Node("out", "Identity", {"relu_grad"})};
+}
+
+TEST_F(FuseOpsTest, MaxPoolGradThenReluGradOfItsInputFuse) {
+  ASSERT_EQ(BuildAndFuse(PoolGradChain("x"), {}, FuseMaxPoolGradReluGrad), 1);
+  const ::weir::Node* fused = graph_->FindNode("relu_grad");
+  ASSERT_NE(fused, nullptr);
+  EXPECT_EQ(fused->type_string(), "_FusedMaxPoolGrad");
+  EXPECT_EQ(graph_->FindNode("pool_grad"), nullptr);
+  ASSERT_EQ(fused->num_inputs(), 3);
+  EXPECT_EQ(fused->input_edge(0)->src()->name(), "x");
+  EXPECT_EQ(fused->input_edge(1)->src()->name(), "pooled");
+  EXPECT_EQ(fused->input_edge(2)->src()->name(), "g");
+  std::vector<int64_t> ksize;
+  ASSERT_TRUE(GetAttr(fused->def().attrs, "ksize", &ksize).ok());
+  EXPECT_EQ(ksize, (std::vector<int64_t>{1, 2, 2, 1}));
+  EXPECT_EQ(graph_->FindNode("out")->input_edge(0)->src(), fused);
+}
+
+TEST_F(FuseOpsTest, ReluGradOfAnotherTensorDoesNotFuse) {
+  // The mask would come from `other`, which the pool never reads.
+  EXPECT_EQ(BuildAndFuse(PoolGradChain("other"), {}, FuseMaxPoolGradReluGrad), 0);
+  EXPECT_EQ(graph_->FindNode("relu_grad")->type_string(), "ReluGrad");
+}
+
+TEST_F(FuseOpsTest, FuseKernelsRunsEveryRewrite) {
+  std::vector<NodeDef> nodes = Chain();
+  for (NodeDef& def : PoolGradChain("x")) {
+    if (def.name == "x") continue;  // both chains read the same x
+    if (def.name == "out") def.name = "pool_out";
+    nodes.push_back(def);
+  }
+  EXPECT_EQ(BuildAndFuse(nodes, {}, FuseKernels), 2);
 }
 
 }  // namespace

@@ -159,6 +159,17 @@ void CheckCase(const PoolCase& c, DType dtype) {
   ASSERT_TRUE(max_grad.ok()) << max_grad.status();
   ExpectAllNear((*max_grad)[0], ref.MaxGrad(ToDoubles(input), ToDoubles(grad)), tolerance,
                 "MaxPoolGrad");
+  // The fused ReluGrad keeps the gradient where the input (the Relu's
+  // output) is > 0; the inputs include negatives, so some windows' maxima
+  // are too.
+  AttrMap fused_attrs = c.Attrs(dtype);
+  fused_attrs["fused_ops"] = std::vector<std::string>{"ReluGrad"};
+  auto fused_grad = RunKernel("_FusedMaxPoolGrad", fused_attrs, {input, (*max)[0], grad});
+  ASSERT_TRUE(fused_grad.ok()) << fused_grad.status();
+  std::vector<double> masked = ref.MaxGrad(ToDoubles(input), ToDoubles(grad));
+  const std::vector<double> rounded = ToDoubles(input);
+  for (size_t i = 0; i < masked.size(); ++i) masked[i] = rounded[i] > 0 ? masked[i] : 0;
+  ExpectAllNear((*fused_grad)[0], masked, tolerance, "_FusedMaxPoolGrad");
   auto avg_grad = RunKernel("AvgPoolGrad", c.Attrs(dtype), {Sizes(c.input()), grad});
   ASSERT_TRUE(avg_grad.ok()) << avg_grad.status();
   ExpectAllNear((*avg_grad)[0], ref.AverageGrad(g), tolerance, "AvgPoolGrad");
@@ -241,6 +252,18 @@ void ExpectError(const std::string& op, const AttrMap& attrs, std::vector<Tensor
     EXPECT_NE(out.status().message().find(part), std::string::npos)
         << "'" << part << "' not in: " << out.status();
   }
+}
+
+TEST(PoolingTest, FusedMaxPoolGradTakesReluGradOnly) {
+  const PoolCase c{1, 4, 4, 2, 2, 2, 2, 2, "VALID"};
+  AttrMap attrs = c.Attrs(DT_FLOAT);
+  attrs["fused_ops"] = std::vector<std::string>{"Relu6Grad"};
+  const Tensor input = MakeTensor(DT_FLOAT, c.input(), RandomValues(c.input().num_elements(), 1));
+  const Tensor pooled = MakeTensor(DT_FLOAT, TensorShape({1, 2, 2, 2}), RandomValues(8, 2));
+  auto out = RunKernel("_FusedMaxPoolGrad", attrs, {input, pooled, pooled});
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), Code::kUnimplemented);
+  EXPECT_NE(out.status().message().find("[Relu6Grad]"), std::string::npos) << out.status();
 }
 
 TEST(PoolingTest, BadInputsAndAttrs) {

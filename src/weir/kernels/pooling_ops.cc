@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -148,6 +149,9 @@ class PoolOp : public PoolOpBase {
   }
 };
 
+// MaxPoolGrad, and _FusedMaxPoolGrad with fused_ops [ReluGrad]: the same
+// pass, keeping a gradient only where orig_input > 0 (orig_input is then
+// the Relu's output, and ReluGrad's mask is exactly that).
 template <typename T>
 class MaxPoolGradOp : public PoolOpBase {
   // Pixel indices as wide as T, so the comparison in the gather vectorizes
@@ -155,7 +159,17 @@ class MaxPoolGradOp : public PoolOpBase {
   using Pixel = std::conditional_t<sizeof(T) == 4, int32_t, int64_t>;
 
  public:
-  using PoolOpBase::PoolOpBase;
+  explicit MaxPoolGradOp(OpKernelConstruction* context) : PoolOpBase(context) {
+    if (context->node().op != "_FusedMaxPoolGrad") return;
+    std::vector<std::string> fused_ops;
+    Status status = context->GetAttr("fused_ops", &fused_ops);
+    if (status.ok() && fused_ops != std::vector<std::string>{"ReluGrad"}) {
+      status = errors::Unimplemented("_FusedMaxPoolGrad: fused_ops [", StrJoin(fused_ops, ", "),
+                                     "] is not supported; supported: [ReluGrad]");
+    }
+    if (!status.ok()) context->SetStatus(status);
+    relu_mask_ = true;
+  }
 
   void Compute(OpKernelContext* context) override {
     ScopedFlushDenormals flush_denormals;
@@ -182,7 +196,7 @@ class MaxPoolGradOp : public PoolOpBase {
     T* dx = out->data<T>();
 
     if (d.rows.window <= d.rows.stride && d.cols.window <= d.cols.stride) {
-      ScatterDisjointWindows(context, d, x, g, dx);
+      ScatterDisjointWindows(context, d, relu_mask_, x, g, dx);
       return;
     }
 
@@ -223,6 +237,10 @@ class MaxPoolGradOp : public PoolOpBase {
             for (int64_t k = 0; k < depth; ++k) o[k] += where[k] == pixel ? go[k] : T(0);
           }
         }
+        if (relu_mask_) {
+          const T* v = x + ((n * d.rows.input + h) * d.cols.input + w) * depth;
+          for (int64_t k = 0; k < depth; ++k) o[k] = v[k] > T(0) ? o[k] : T(0);
+        }
       }
     });
   }
@@ -258,8 +276,8 @@ class MaxPoolGradOp : public PoolOpBase {
   // stride band (the last one also the rows below it) and zeroes first the
   // ones no window writes. Measured on the Fashion-MNIST pools: see the
   // commit adding it.
-  static void ScatterDisjointWindows(OpKernelContext* context, const Window2DDims& d, const T* x,
-                                     const T* g, T* dx) {
+  static void ScatterDisjointWindows(OpKernelContext* context, const Window2DDims& d,
+                                     bool relu_mask, const T* x, const T* g, T* dx) {
     const int64_t depth = d.in_depth;
     const int64_t row_size = d.cols.input * depth;
     // Windows that tile the input exactly write every element themselves.
@@ -296,13 +314,23 @@ class MaxPoolGradOp : public PoolOpBase {
                 for (int64_t c = w.w0; c < w.w1; ++c) {
                   const Pixel pixel = static_cast<Pixel>(h * d.cols.input + c);
                   T* o = dx_image + pixel * depth;
-                  for (int64_t k = 0; k < depth; ++k) o[k] = where[k] == pixel ? go[k] : T(0);
+                  if (relu_mask) {
+                    // The maximum is the only value that can receive the
+                    // gradient; ReluGrad keeps it where it is > 0.
+                    for (int64_t k = 0; k < depth; ++k) {
+                      o[k] = where[k] == pixel && best[k] > T(0) ? go[k] : T(0);
+                    }
+                  } else {
+                    for (int64_t k = 0; k < depth; ++k) o[k] = where[k] == pixel ? go[k] : T(0);
+                  }
                 }
               }
             }
           }
         });
   }
+
+  bool relu_mask_ = false;  // _FusedMaxPoolGrad [ReluGrad]
 };
 
 template <typename T>
@@ -359,6 +387,8 @@ void RegisterPoolingKernels(KernelRegistry* registry) {
     registry->Register(KernelBuilder("AvgPool").TypeConstraint<T>("T"),
                        MakeKernel<PoolOp<T, false>>);
     registry->Register(KernelBuilder("MaxPoolGrad").TypeConstraint<T>("T"),
+                       MakeKernel<MaxPoolGradOp<T>>);
+    registry->Register(KernelBuilder("_FusedMaxPoolGrad").TypeConstraint<T>("T"),
                        MakeKernel<MaxPoolGradOp<T>>);
     registry->Register(KernelBuilder("AvgPoolGrad").TypeConstraint<T>("T"),
                        MakeKernel<AvgPoolGradOp<T>>);

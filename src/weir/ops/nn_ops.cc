@@ -232,6 +232,25 @@ void RegisterPoolOps(OpRegistry* registry) {
                          .SetShapeFn(MaxPoolGradShape)
                          .Doc("The gradient of MaxPool: each window's `grad` goes to the "
                               "window's first maximal element of `orig_input`."));
+  // MaxPoolGrad whose result goes straight into ReluGrad(·, orig_input):
+  // the runtime's fusion pass (graph/fuse_ops.h) makes it; the gradient is
+  // kept only where orig_input > 0, in the same pass.
+  registry->Register(OpDefBuilder("_FusedMaxPoolGrad")
+                         .Input("orig_input: T")
+                         .Input("orig_output: T")
+                         .Input("grad: T")
+                         .Output("output: T")
+                         .Attr("ksize: list(int) >= 4")
+                         .Attr("strides: list(int) >= 4")
+                         .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")
+                         .Attr("explicit_paddings: list(int) = []")
+                         .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
+                         .Attr("T: realnumbertype = DT_FLOAT")
+                         .Attr("fused_ops: list(string) = []")
+                         .SetShapeFn(MaxPoolGradShape)
+                         .Doc("MaxPoolGrad followed by `fused_ops`: [\"ReluGrad\"] keeps the "
+                              "gradient where orig_input > 0 (ReluGrad with orig_input as the "
+                              "Relu's output)."));
   registry->Register(OpDefBuilder("AvgPoolGrad")
                          .Input("orig_input_shape: int32")
                          .Input("grad: T")

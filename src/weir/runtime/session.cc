@@ -296,7 +296,7 @@ StatusOr<std::shared_ptr<const Session::CompiledStep>> Session::Compile(
   }
   PruneToRoots(graph.get(), roots);
   WEIR_RETURN_IF_ERROR(PlaceGraph(graph.get(), devices_->Infos(), 0));
-  if (options_.fuse_kernels) WEIR_RETURN_IF_ERROR(FuseConvBiasRelu(graph.get()).status());
+  if (options_.fuse_kernels) WEIR_RETURN_IF_ERROR(FuseKernels(graph.get()).status());
 
   std::set<std::string> used_devices;
   for (const Node* node : graph->nodes()) used_devices.insert(node->assigned_device());

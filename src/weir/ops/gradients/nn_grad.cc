@@ -310,6 +310,7 @@ void RegisterNnGradients(GradientRegistry* registry) {
   // Made by the runtime's fusion pass after gradients are built: a graph
   // being differentiated holds Conv2D, BiasAdd and Relu instead.
   registry->RegisterNoGradient("_FusedConv2D");
+  registry->RegisterNoGradient("_FusedMaxPoolGrad");
   // Differentiable in principle, but with no backward op to express their
   // gradients yet (TensorFlow uses MaxPoolGradGrad and a batch-norm
   // double-backward kernel): an error that says so, not a silent zero.
