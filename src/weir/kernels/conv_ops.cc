@@ -176,9 +176,7 @@ class FusedConv2DOp : public ConvOpBase<T> {
     status.Update(context->GetAttr("num_args", &num_args));
     if (status.ok() && num_args != 1) {
       status = errors::InvalidArgument(
-          "_FusedConv2D with BiasAdd takes one argument (the bias) "
-          "but num_args is ",
-          num_args);
+          "_FusedConv2D with BiasAdd takes one argument (the bias) but num_args is ", num_args);
     }
     if (!status.ok()) context->SetStatus(status);
   }

@@ -193,6 +193,21 @@ OpDefBuilder AddConv2DAttrs(OpDefBuilder builder) {
   return builder;
 }
 
+// MaxPoolGrad's inputs, output and attrs, shared with _FusedMaxPoolGrad.
+OpDefBuilder MaxPoolGradSignature(OpDefBuilder builder) {
+  builder.Input("orig_input: T")
+      .Input("orig_output: T")
+      .Input("grad: T")
+      .Output("output: T")
+      .Attr("ksize: list(int) >= 4")
+      .Attr("strides: list(int) >= 4")
+      .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")
+      .Attr("explicit_paddings: list(int) = []")
+      .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
+      .Attr("T: realnumbertype = DT_FLOAT");
+  return builder;
+}
+
 void RegisterPoolOps(OpRegistry* registry) {
   registry->Register(OpDefBuilder("MaxPool")
                          .Input("input: T")
@@ -218,34 +233,14 @@ void RegisterPoolOps(OpRegistry* registry) {
                          .SetShapeFn(Pool2DShape)
                          .Doc("The mean of each ksize window of `value`, over the window's "
                               "elements inside the input (padding is not counted)."));
-  registry->Register(OpDefBuilder("MaxPoolGrad")
-                         .Input("orig_input: T")
-                         .Input("orig_output: T")
-                         .Input("grad: T")
-                         .Output("output: T")
-                         .Attr("ksize: list(int) >= 4")
-                         .Attr("strides: list(int) >= 4")
-                         .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")
-                         .Attr("explicit_paddings: list(int) = []")
-                         .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
-                         .Attr("T: realnumbertype = DT_FLOAT")
+  registry->Register(MaxPoolGradSignature(OpDefBuilder("MaxPoolGrad"))
                          .SetShapeFn(MaxPoolGradShape)
                          .Doc("The gradient of MaxPool: each window's `grad` goes to the "
                               "window's first maximal element of `orig_input`."));
   // MaxPoolGrad whose result goes straight into ReluGrad(·, orig_input):
   // the runtime's fusion pass (graph/fuse_ops.h) makes it; the gradient is
   // kept only where orig_input > 0, in the same pass.
-  registry->Register(OpDefBuilder("_FusedMaxPoolGrad")
-                         .Input("orig_input: T")
-                         .Input("orig_output: T")
-                         .Input("grad: T")
-                         .Output("output: T")
-                         .Attr("ksize: list(int) >= 4")
-                         .Attr("strides: list(int) >= 4")
-                         .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")
-                         .Attr("explicit_paddings: list(int) = []")
-                         .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
-                         .Attr("T: realnumbertype = DT_FLOAT")
+  registry->Register(MaxPoolGradSignature(OpDefBuilder("_FusedMaxPoolGrad"))
                          .Attr("fused_ops: list(string) = []")
                          .SetShapeFn(MaxPoolGradShape)
                          .Doc("MaxPoolGrad followed by `fused_ops`: [\"ReluGrad\"] keeps the "
