@@ -1,4 +1,7 @@
-// Notification: a one-shot event that threads can wait for.
+// Notification: a one-shot event that threads can wait for. A waiter may
+// destroy it as soon as Wait (or a WaitFor that returned true) returns:
+// both take the mutex Notify holds while it signals, so by then Notify is
+// done with the object. (HasBeenNotified alone gives no such guarantee.)
 #pragma once
 
 #include <atomic>
@@ -17,13 +20,11 @@ class Notification {
   }
   bool HasBeenNotified() const { return notified_.load(std::memory_order_acquire); }
   void Wait() {
-    if (HasBeenNotified()) return;
     std::unique_lock<std::mutex> lock(mu_);
     cv_.wait(lock, [this] { return HasBeenNotified(); });
   }
   // Returns false on timeout.
   bool WaitFor(std::chrono::microseconds timeout) {
-    if (HasBeenNotified()) return true;
     std::unique_lock<std::mutex> lock(mu_);
     return cv_.wait_for(lock, timeout, [this] { return HasBeenNotified(); });
   }
