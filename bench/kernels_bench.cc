@@ -46,39 +46,59 @@ std::unique_ptr<Session> MakeSession(const Scope& root) {
   return std::move(session).value();
 }
 
+// Args: m, k, n and optionally transpose_a, transpose_b (C[m,n] = op(A) op(B)).
+struct GemmArgs {
+  int64_t m, k, n;
+  bool transpose_a, transpose_b;
+  explicit GemmArgs(const benchmark::State& state)
+      : m(state.range(0)),
+        k(state.range(1)),
+        n(state.range(2)),
+        transpose_a(state.range(3) != 0),
+        transpose_b(state.range(4) != 0) {}
+  TensorShape a() const { return transpose_a ? TensorShape({k, m}) : TensorShape({m, k}); }
+  TensorShape b() const { return transpose_b ? TensorShape({n, k}) : TensorShape({k, n}); }
+  double flops() const { return 2.0 * m * n * k; }
+};
+
 // The ceiling: one dnnl_sgemm call (oneDNN's own threading) on the shape.
 void BM_RawSgemm(benchmark::State& state) {
-  const int64_t m = state.range(0), k = state.range(1), n = state.range(2);
-  Tensor a = RandomTensor({m, k}), b = RandomTensor({k, n}, 2), c(DT_FLOAT, TensorShape({m, n}));
+  const GemmArgs g(state);
+  Tensor a = RandomTensor(g.a()), b = RandomTensor(g.b(), 2), c(DT_FLOAT, TensorShape({g.m, g.n}));
   for (auto _ : state) {
-    // Row-major C = A·B as oneDNN's row-major sgemm.
-    dnnl_sgemm('N', 'N', m, n, k, 1.f, a.data<float>(), k, b.data<float>(), n, 0.f,
-               c.data<float>(), n);
+    // Row-major C = op(A)·op(B) as oneDNN's row-major sgemm.
+    dnnl_sgemm(g.transpose_a ? 'T' : 'N', g.transpose_b ? 'T' : 'N', g.m, g.n, g.k, 1.f,
+               a.data<float>(), a.dim_size(1), b.data<float>(), b.dim_size(1), 0.f,
+               c.data<float>(), g.n);
     benchmark::DoNotOptimize(c.data<float>());
   }
-  state.counters["GFLOP/s"] = Rate(2.0 * m * n * k * state.iterations());
+  state.counters["GFLOP/s"] = Rate(g.flops() * state.iterations());
 }
 
 void MatMulBenchmark(benchmark::State& state, DType dtype) {
-  const int64_t m = state.range(0), k = state.range(1), n = state.range(2);
+  const GemmArgs g(state);
   Scope root = Scope::NewRootScope();
   auto a = ops::Placeholder(root.WithOpName("a"), dtype);
   auto b = ops::Placeholder(root.WithOpName("b"), dtype);
-  ops::MatMul(root.WithOpName("c"), a, b);
+  ops::MatMul(root.WithOpName("c"), a, b,
+              {{"transpose_a", g.transpose_a}, {"transpose_b", g.transpose_b}});
   auto session = MakeSession(root);
-  std::vector<std::pair<std::string, Tensor>> feeds = {{"a", RandomTensor({m, k}, 1, dtype)},
-                                                       {"b", RandomTensor({k, n}, 2, dtype)}};
+  std::vector<std::pair<std::string, Tensor>> feeds = {{"a", RandomTensor(g.a(), 1, dtype)},
+                                                       {"b", RandomTensor(g.b(), 2, dtype)}};
   std::vector<Tensor> out;
   for (auto _ : state) CHECK_OK(session->Run(feeds, {"c"}, {}, &out));
-  state.counters["GFLOP/s"] = Rate(2.0 * m * n * k * state.iterations());
+  state.counters["GFLOP/s"] = Rate(g.flops() * state.iterations());
 }
 void BM_MatMul(benchmark::State& state) { MatMulBenchmark(state, DT_FLOAT); }
 void BM_MatMulBFloat16(benchmark::State& state) { MatMulBenchmark(state, DT_BFLOAT16); }
 
 void MatMulShapes(benchmark::internal::Benchmark* b) {
-  for (int64_t n : {128, 256, 512, 1024, 2048}) b->Args({n, n, n});
+  for (int64_t n : {128, 256, 512, 1024, 2048}) b->Args({n, n, n, 0, 0});
   // The Fashion-MNIST MLP's layers at batch 100 (784-512-512-10).
-  b->Args({100, 784, 512})->Args({100, 512, 512})->Args({100, 512, 10});
+  b->Args({100, 784, 512, 0, 0})->Args({100, 512, 512, 0, 0})->Args({100, 512, 10, 0, 0});
+  // The convnet's dense layer (3136 -> 1024): forward, then the gradients
+  // for its input (dy·wᵀ) and its weights (xᵀ·dy).
+  b->Args({100, 3136, 1024, 0, 0})->Args({100, 1024, 3136, 0, 1})->Args({3136, 100, 1024, 1, 0});
   b->UseRealTime()->Unit(benchmark::kMicrosecond);
 }
 BENCHMARK(BM_RawSgemm)->Apply(MatMulShapes);

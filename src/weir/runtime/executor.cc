@@ -35,6 +35,11 @@ struct NodeItem {
   int num_edges = 0;
   int controls_start = 0;  // into ExecutorImpl::control_dsts_
   int num_controls = 0;
+  // Nodes on the longest path from here to a sink. Of the expensive nodes
+  // ready at once, the one with the most work still behind it runs first
+  // (list scheduling by "bottom level"): on two cores a short branch that
+  // runs first can delay the critical path by its whole length.
+  int priority = 0;
 };
 
 // Small output buffer on the stack for the common case.
@@ -65,9 +70,15 @@ class ExecutorState {
   Status CheckOutputs(const NodeItem& item, std::span<Tensor> outputs) const;
   void ClearInputs(const NodeItem& item);
   // Cheap ready nodes go to `inline_ready`; expensive ones to the pool
-  // (keeping one inline if nothing else is). With `inline_ready` null,
-  // everything goes to the pool.
+  // (keeping the most urgent inline if nothing else is). With
+  // `inline_ready` null, everything goes to the pool.
   void ScheduleReady(const std::vector<int>& ready, std::vector<int>* inline_ready);
+  // The step's expensive ready nodes, highest priority first. Each queued
+  // node has exactly one pool task waiting to pop it, though not
+  // necessarily that node: a task takes whichever is most urgent when it
+  // starts.
+  void QueueExpensive(const std::vector<int>& ids);
+  int PopMostUrgent();
   // Accounts for a finished node that made nothing ready. Returns true if
   // that completed the step (and `this` is deleted).
   bool NodesDone();
@@ -86,6 +97,8 @@ class ExecutorState {
   std::atomic<bool> aborted_{false};
   std::mutex mu_;
   Status status_;
+  std::mutex queue_mu_;
+  std::vector<int> expensive_queue_;  // a heap by NodeItem::priority
 };
 
 class ExecutorImpl final : public Executor {
@@ -154,6 +167,18 @@ Status ExecutorImpl::Initialize(const Graph& graph, Device* device) {
     item.controls_start = static_cast<int>(control_dsts_.size());
     item.num_controls = static_cast<int>(control.size());
     for (const Edge* e : control) control_dsts_.push_back(dense[e->dst()->id()]);
+  }
+  // Ids are topological, so every successor's priority is known first.
+  for (int i = static_cast<int>(items_.size()) - 1; i >= 0; --i) {
+    NodeItem& item = items_[i];
+    int below = 0;
+    for (int k = 0; k < item.num_edges; ++k) {
+      below = std::max(below, items_[edges_[item.edges_start + k].dst_id].priority);
+    }
+    for (int k = 0; k < item.num_controls; ++k) {
+      below = std::max(below, items_[control_dsts_[item.controls_start + k]].priority);
+    }
+    item.priority = below + 1;
   }
   return Status::OK();
 }
@@ -369,28 +394,61 @@ void ExecutorState::ClearInputs(const NodeItem& item) {
 void ExecutorState::ScheduleReady(const std::vector<int>& ready, std::vector<int>* inline_ready) {
   if (ready.empty()) return;
   const Executor::Runner* runner = args_.runner;
-  auto run_elsewhere = [this, runner](int id) {
-    if (runner) (*runner)([this, id] { Process(id); });
-    else Process(id);
-  };
-  if (inline_ready == nullptr) {
-    for (int id : ready) run_elsewhere(id);
+  if (runner == nullptr) {  // everything runs on this thread
+    if (inline_ready == nullptr) {
+      for (int id : ready) Process(id);
+    } else {
+      inline_ready->insert(inline_ready->end(), ready.begin(), ready.end());
+    }
     return;
   }
-  int expensive = -1;
+  std::vector<int> expensive;
   for (int id : ready) {
-    if (!impl_->items_[id].is_expensive || runner == nullptr) {
+    if (inline_ready != nullptr && !impl_->items_[id].is_expensive) {
       inline_ready->push_back(id);
-      continue;
+    } else {
+      expensive.push_back(id);
     }
-    if (expensive >= 0) run_elsewhere(expensive);
-    expensive = id;
   }
-  if (expensive >= 0) {
-    // Keep one expensive node for this thread if it has nothing else to do.
-    if (inline_ready->empty()) inline_ready->push_back(expensive);
-    else run_elsewhere(expensive);
+  if (expensive.empty()) return;
+  QueueExpensive(expensive);
+  int tasks = static_cast<int>(expensive.size());
+  if (inline_ready != nullptr && inline_ready->empty()) {
+    // Nothing else to do here: run the most urgent expensive node ourselves.
+    inline_ready->push_back(PopMostUrgent());
+    --tasks;
   }
+  for (int i = 0; i < tasks; ++i) (*runner)([this] { Process(PopMostUrgent()); });
+}
+
+namespace {
+// Orders a max-heap of node ids by priority; among equals, the earlier
+// node in topological order comes first.
+struct LessUrgent {
+  const std::vector<NodeItem>* items;
+  bool operator()(int a, int b) const {
+    const int pa = (*items)[a].priority, pb = (*items)[b].priority;
+    return pa != pb ? pa < pb : a > b;
+  }
+};
+}  // namespace
+
+void ExecutorState::QueueExpensive(const std::vector<int>& ids) {
+  const LessUrgent less{&impl_->items_};
+  std::lock_guard<std::mutex> lock(queue_mu_);
+  for (int id : ids) {
+    expensive_queue_.push_back(id);
+    std::push_heap(expensive_queue_.begin(), expensive_queue_.end(), less);
+  }
+}
+
+int ExecutorState::PopMostUrgent() {
+  std::lock_guard<std::mutex> lock(queue_mu_);
+  DCHECK(!expensive_queue_.empty());
+  std::pop_heap(expensive_queue_.begin(), expensive_queue_.end(), LessUrgent{&impl_->items_});
+  const int id = expensive_queue_.back();
+  expensive_queue_.pop_back();
+  return id;
 }
 
 void ExecutorState::RecordError(const NodeItem& item, const Status& status) {

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <deque>
+#include <mutex>
 #include <thread>
 
 #include "weir/base/cancellation.h"
@@ -49,6 +51,22 @@ class CountedIdentityKernel final : public OpKernel {
   }
 };
 
+// An expensive identity that records the order nodes ran in.
+std::mutex recorded_mu;
+std::vector<std::string> recorded;
+class RecordedIdentityKernel final : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  bool IsExpensive() const override { return true; }
+  void Compute(OpKernelContext* context) override {
+    {
+      std::lock_guard<std::mutex> lock(recorded_mu);
+      recorded.push_back(name());
+    }
+    context->set_output(0, context->input(0));
+  }
+};
+
 void RegisterExecutorTestOps() {
   static std::once_flag once;
   std::call_once(once, [] {
@@ -57,10 +75,12 @@ void RegisterExecutorTestOps() {
     ops->Register(OpDefBuilder("ExecTestDeadSource").Output("out: float"));
     ops->Register(OpDefBuilder("ExecTestSlowIdentity").Input("in: float").Output("out: float"));
     ops->Register(OpDefBuilder("ExecTestCounted").Input("in: float").Output("out: float"));
+    ops->Register(OpDefBuilder("ExecTestRecorded").Input("in: float").Output("out: float"));
     KernelRegistry* kernels = KernelRegistry::Global();
     kernels->Register(KernelBuilder("ExecTestDeadSource"), MakeKernel<DeadSourceKernel>);
     kernels->Register(KernelBuilder("ExecTestSlowIdentity"), MakeKernel<SlowIdentityKernel>);
     kernels->Register(KernelBuilder("ExecTestCounted"), MakeKernel<CountedIdentityKernel>);
+    kernels->Register(KernelBuilder("ExecTestRecorded"), MakeKernel<RecordedIdentityKernel>);
   });
 }
 
@@ -196,6 +216,64 @@ TEST_F(ExecutorTest, LongChainAndConcurrentSteps) {
   for (auto& t : threads) t.join();
   EXPECT_EQ(ok_steps.load(), 20);
   EXPECT_EQ(counted_runs.load(), 5000 * 21);
+}
+
+// Two expensive nodes become ready together; "long" has three nodes behind
+// it, "short" none. Whichever order the graph lists them in, and whether the
+// ready thread keeps one (nothing cheap to do) or hands both to the pool
+// (a cheap sibling to run), "long" runs first. The pool is a queue this
+// test drains in order, so the order is the executor's choice alone.
+TEST_F(ExecutorTest, TheExpensiveNodeWithMoreWorkBehindItRunsFirst) {
+  for (bool short_listed_first : {true, false}) {
+    for (bool cheap_sibling : {false, true}) {
+      SCOPED_TRACE(testing::Message() << "short listed first " << short_listed_first
+                                      << ", cheap sibling " << cheap_sibling);
+      std::vector<NodeDef> nodes = {Constant("c", 1)};
+      std::vector<NodeDef> branches = {Node("short", "ExecTestRecorded", {"c"}),
+                                       Node("long", "ExecTestRecorded", {"c"})};
+      if (!short_listed_first) std::swap(branches[0], branches[1]);
+      nodes.insert(nodes.end(), branches.begin(), branches.end());
+      nodes.push_back(Node("l1", "ExecTestCounted", {"long"}));
+      nodes.push_back(Node("l2", "ExecTestCounted", {"l1"}));
+      nodes.push_back(Node("l3", "ExecTestCounted", {"l2"}));
+      nodes.push_back(Retval("r0", "l3", 0));
+      nodes.push_back(Retval("r1", "short", 1));
+      if (cheap_sibling) {
+        nodes.push_back(Node("cheap", "ExecTestCounted", {"c"}));
+        nodes.push_back(Retval("r2", "cheap", 2));
+      }
+      GraphDef def;
+      def.nodes = nodes;
+      Graph graph;
+      ASSERT_TRUE(ImportGraphDef(def, &graph).ok());
+      auto executor = Executor::Create(graph, &device_);
+      ASSERT_TRUE(executor.ok()) << executor.status();
+
+      std::deque<std::function<void()>> queued;
+      Executor::Runner runner = [&](std::function<void()> fn) { queued.push_back(std::move(fn)); };
+      CallFrame frame({}, cheap_sibling ? 3 : 2);
+      CancellationManager cancellation;
+      Executor::Args args;
+      args.cancellation = &cancellation;
+      args.call_frame = &frame;
+      args.runner = &runner;
+      recorded.clear();
+      Status status = errors::Unknown("not done");
+      bool done = false;
+      (*executor)->RunAsync(args, [&](const Status& s) {
+        status = s;
+        done = true;
+      });
+      while (!queued.empty()) {
+        std::function<void()> fn = std::move(queued.front());
+        queued.pop_front();
+        fn();
+      }
+      ASSERT_TRUE(done);
+      ASSERT_TRUE(status.ok()) << status;
+      EXPECT_EQ(recorded, (std::vector<std::string>{"long", "short"}));
+    }
+  }
 }
 
 }  // namespace
