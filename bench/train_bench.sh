@@ -10,6 +10,7 @@ cd "$(dirname "$0")/.."
 THREADS=${1:-$(nproc)}
 STEPS=${2:-300}
 BATCH=100
+WARMUP=20  # steps each framework runs before its clock starts (train_peers.py's default)
 PEERS=${PEERS_PYTHON:-/opt/weir-peers/bin/python}
 cmake --build build/release --target weir-fashion-mnist >/dev/null
 WEIR=build/release/examples/weir-fashion-mnist
@@ -25,13 +26,14 @@ echo "| model | framework | examples/s | peak RSS (MiB) | settings |"
 echo "|---|---|---:|---:|---|"
 for model in mlp cnn; do
   IFS=$'\t' read -r rss line < <(rss_and_output "$WEIR" --model "$model" --epochs 1 \
-    --batch-size $BATCH --train-limit $((STEPS * BATCH)) --test-limit 1000 --threads "$THREADS" \
-    --no-progress)
+    --batch-size $BATCH --train-limit $(((WARMUP + STEPS) * BATCH)) --untimed-steps $WARMUP \
+    --test-limit 1000 --threads "$THREADS" --no-progress)
   eps=$(sed -E 's/.*examples_per_sec=([0-9.]+).*/\1/' <<<"$line")
-  echo "| $model | weir | $eps | $rss | intra-op threads $THREADS, one epoch of $STEPS steps incl. warm-up |"
+  echo "| $model | weir | $eps | $rss | intra-op threads $THREADS, $STEPS steps timed after $WARMUP |"
   for fw in torch tf; do
     IFS=$'\t' read -r rss line < <(rss_and_output "$PEERS" bench/peers/train_peers.py \
-      --framework $fw --model "$model" --threads "$THREADS" --steps "$STEPS" --batch-size $BATCH)
+      --framework $fw --model "$model" --threads "$THREADS" --steps "$STEPS" --batch-size $BATCH \
+      --warmup $WARMUP)
     eps=$("$PEERS" -c 'import json,sys; print(round(json.loads(sys.argv[1])["examples_per_sec"], 1))' "$line")
     settings=$("$PEERS" -c 'import json,sys; print(json.loads(sys.argv[1])["settings"])' "$line")
     echo "| $model | $fw | $eps | $rss | $settings |"

@@ -40,6 +40,8 @@ int main(int argc, char** argv) {
   app.add_option("--train-limit", options.train_limit, "use only the first N training examples");
   app.add_option("--test-limit", options.test_limit, "use only the first N test examples");
   app.add_flag("--no-progress", no_progress, "no progress bar");
+  app.add_option("--untimed-steps", options.untimed_steps,
+                 "leave each epoch's first N steps out of examples/s (benchmark warm-up)");
   app.add_option("--trace", options.trace_path,
                  "write a Chrome trace (chrome://tracing, Perfetto) of one training step here");
   CLI11_PARSE(app, argc, argv);

@@ -222,8 +222,14 @@ StatusOr<EpochResult> Train(const Dataset& data, const TrainOptions& options,
     ProgressBar bar(options.progress_bar, epoch + 1, steps_per_epoch * options.batch_size);
     double loss_sum = 0;
     int64_t correct = 0, seen = 0;
-    const Clock::time_point start = Clock::now();
-    for (int64_t i = step % steps_per_epoch; i < steps_per_epoch; ++i) {
+    Clock::time_point start = Clock::now();
+    int64_t untimed = 0;  // examples seen before the clock (re)started
+    const int64_t first = step % steps_per_epoch;
+    for (int64_t i = first; i < steps_per_epoch; ++i) {
+      if (i - first == options.untimed_steps && options.untimed_steps > 0) {
+        start = Clock::now();
+        untimed = seen;
+      }
       Tensor images, labels;
       GatherBatch(train, order, i * options.batch_size, options.batch_size, &images, &labels);
       std::vector<Tensor> out;
@@ -240,7 +246,7 @@ StatusOr<EpochResult> Train(const Dataset& data, const TrainOptions& options,
       correct += out[1].scalar<int32_t>();
       seen += options.batch_size;
       bar.Update((i + 1) * options.batch_size, loss_sum / seen,
-                 static_cast<double>(correct) / seen, seen / Seconds(start));
+                 static_cast<double>(correct) / seen, (seen - untimed) / Seconds(start));
       if (!options.checkpoint_dir.empty() && i + 1 < steps_per_epoch && schedule.Due(step)) {
         WEIR_RETURN_IF_ERROR(run.saver->Save(run.session.get(), options.checkpoint_dir, step).status());
         schedule.Saved(step);
@@ -250,7 +256,7 @@ StatusOr<EpochResult> Train(const Dataset& data, const TrainOptions& options,
     result.epoch = epoch + 1;
     result.loss = seen ? loss_sum / seen : 0;
     result.train_accuracy = seen ? static_cast<double>(correct) / seen : 0;
-    result.examples_per_sec = seen / std::max(elapsed, 1e-9);
+    result.examples_per_sec = (seen - untimed) / std::max(elapsed, 1e-9);
     WEIR_ASSIGN_OR_RETURN(result.test_accuracy, Evaluate(run, test));
     if (!options.checkpoint_dir.empty()) {
       WEIR_RETURN_IF_ERROR(

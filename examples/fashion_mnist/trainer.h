@@ -32,6 +32,10 @@ struct TrainOptions {
   int64_t train_limit = 0;        // use only the first N examples (0: all)
   int64_t test_limit = 0;
   std::string trace_path;         // if set, a Chrome trace of the 20th step goes here
+  // examples_per_sec leaves out each epoch's first N steps (warm-up), as
+  // the peers' benchmark scripts do; they still train. An epoch of N steps
+  // or fewer is timed whole.
+  int64_t untimed_steps = 0;
 };
 
 struct EpochResult {
