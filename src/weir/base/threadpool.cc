@@ -2,13 +2,19 @@
 
 #define EIGEN_USE_THREADS
 #include <sched.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <vector>
 #include <unsupported/Eigen/CXX11/Tensor>
 
 #include "weir/base/denormal.h"
@@ -33,28 +39,106 @@ struct FlushDenormalsEnvironment : Eigen::StlThreadEnvironment {
 constexpr double kMinShardCycles = 100000;
 // Shards per thread: a few, so a worker that joins late still finds work.
 constexpr int64_t kShardsPerThread = 4;
+// How long a worker that ran out of shards, or a caller whose last shards
+// run elsewhere, spins before it sleeps: a few thread wake-ups' worth.
+constexpr auto kSpin = std::chrono::microseconds(50);
 
 // The pool whose cores the calling thread is counted on, if any.
 thread_local const ThreadPool* counted_on = nullptr;
 
-}  // namespace
-
-struct ThreadPool::Impl {
-  explicit Impl(int num_threads) : pool(num_threads) {}
-  Eigen::ThreadPoolTempl<FlushDenormalsEnvironment> pool;
-  std::atomic<int> busy{0};  // threads running work on the pool's cores
-};
+void CpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_pause();
+#endif
+}
 
 // One ParallelFor call, shared with the workers it recruits; a worker that
 // starts after the last shard was claimed finds nothing to do, so the
 // state outlives the call.
-struct ThreadPool::ParallelForState {
+struct ParallelForState {
   const std::function<void(int64_t, int64_t)>* fn;  // valid while shards remain
   int64_t total = 0, shard_size = 0, shards = 0;
   std::atomic<int64_t> next{0};  // the next unclaimed shard
   std::atomic<int64_t> done{0};
   std::mutex mu;
   std::condition_variable all_done;
+
+  bool Finished() const { return done.load(std::memory_order_acquire) == shards; }
+};
+
+// Claims and runs shards until none is left, calling after_shard() after
+// each one it ran.
+template <typename AfterShard>
+void RunShards(ParallelForState* state, const AfterShard& after_shard) {
+  for (;;) {
+    const int64_t i = state->next.fetch_add(1, std::memory_order_relaxed);
+    if (i >= state->shards) return;
+    const int64_t begin = i * state->shard_size;
+    (*state->fn)(begin, std::min(state->total, begin + state->shard_size));
+    if (state->done.fetch_add(1, std::memory_order_acq_rel) + 1 == state->shards) {
+      std::lock_guard<std::mutex> lock(state->mu);
+      state->all_done.notify_all();
+    }
+    after_shard();
+  }
+}
+
+}  // namespace
+
+struct ThreadPool::Impl {
+  explicit Impl(int num_threads) : pool(num_threads) {}
+
+  // Hands `state` to a spinning worker, if one is free; the caller has
+  // reserved the core it runs on.
+  bool Offer(const std::shared_ptr<ParallelForState>& state) {
+    std::lock_guard<std::mutex> lock(offer_mu);
+    if (offers.size() >= static_cast<size_t>(spinners)) return false;
+    offers.push_back(state);
+    has_offers.store(true, std::memory_order_release);
+    return true;
+  }
+
+  // Spins up to kSpin for an offer (its core already reserved); null when
+  // none came or every core became busy.
+  std::shared_ptr<ParallelForState> WaitForOffer() {
+    {
+      std::lock_guard<std::mutex> lock(offer_mu);
+      ++spinners;
+    }
+    const auto deadline = std::chrono::steady_clock::now() + kSpin;
+    for (int i = 1;; ++i) {
+      // Every core busy: this thread would only slow down whoever runs there.
+      const bool give_up = i % 64 == 0 && (busy.load(std::memory_order_relaxed) >= NumThreads() ||
+                                           std::chrono::steady_clock::now() >= deadline);
+      if (give_up || has_offers.load(std::memory_order_acquire)) {
+        // Offers are only made while spinners outnumber them, so one that
+        // came is taken here before this thread stops spinning.
+        std::lock_guard<std::mutex> lock(offer_mu);
+        if (!offers.empty()) {
+          std::shared_ptr<ParallelForState> state = std::move(offers.back());
+          offers.pop_back();
+          has_offers.store(!offers.empty(), std::memory_order_release);
+          --spinners;
+          return state;
+        }
+        if (give_up) {
+          --spinners;
+          return nullptr;
+        }
+      }
+      CpuRelax();
+    }
+  }
+
+  int NumThreads() { return pool.NumThreads(); }
+
+  // Declared before `pool`, so they outlive the workers that use them.
+  std::atomic<int> busy{0};  // threads running work on the pool's cores
+  std::mutex offer_mu;
+  int spinners = 0;  // guarded by offer_mu
+  std::vector<std::shared_ptr<ParallelForState>> offers;  // guarded by offer_mu
+  std::atomic<bool> has_offers{false};
+  Eigen::ThreadPoolTempl<FlushDenormalsEnvironment> pool;
 };
 
 ThreadPool::ScopedBusy::ScopedBusy(ThreadPool* pool) : pool_(pool), previous_(counted_on) {
@@ -91,19 +175,6 @@ int ThreadPool::ReserveIdle(int wanted) {
   }
 }
 
-void ThreadPool::RunShards(ParallelForState* state) {
-  for (;;) {
-    const int64_t i = state->next.fetch_add(1, std::memory_order_relaxed);
-    if (i >= state->shards) return;
-    const int64_t begin = i * state->shard_size;
-    (*state->fn)(begin, std::min(state->total, begin + state->shard_size));
-    if (state->done.fetch_add(1, std::memory_order_acq_rel) + 1 == state->shards) {
-      std::lock_guard<std::mutex> lock(state->mu);
-      state->all_done.notify_all();
-    }
-  }
-}
-
 void ThreadPool::ParallelFor(int64_t total, int64_t cost_per_unit,
                              const std::function<void(int64_t, int64_t)>& fn) {
   if (total <= 0) return;
@@ -124,35 +195,40 @@ void ThreadPool::ParallelFor(int64_t total, int64_t cost_per_unit,
   // The caller counts as busy while it runs shards (once: an executor
   // thread running a kernel is counted already).
   std::optional<ScopedBusy> caller_busy(std::in_place, this);
-  auto recruit = [this, &state](int64_t wanted) {
+  // A recruited worker runs shards on the core reserved for it, then
+  // spins for the next call's offer before going back to the pool.
+  auto help = [this](std::shared_ptr<ParallelForState> work) {
+    const ThreadPool* previous = counted_on;
+    counted_on = this;
+    do {
+      RunShards(work.get(), [] {});
+      impl_->busy.fetch_sub(1, std::memory_order_relaxed);
+      work = impl_->WaitForOffer();
+    } while (work != nullptr);
+    counted_on = previous;
+  };
+  auto recruit = [&](int64_t wanted) {
     const int helpers = ReserveIdle(static_cast<int>(std::min<int64_t>(wanted, NumThreads())));
     for (int h = 0; h < helpers; ++h) {
-      Schedule([this, state] {
-        // The core was reserved for this worker: count it as the worker's.
-        const ThreadPool* previous = counted_on;
-        counted_on = this;
-        RunShards(state.get());
-        counted_on = previous;
-        impl_->busy.fetch_sub(1, std::memory_order_relaxed);
-      });
+      if (!impl_->Offer(state)) Schedule([help, state] { help(state); });
     }
   };
   recruit(state->shards - 1);
-  // The caller's own loop, looking for newly idle cores between shards.
-  for (;;) {
-    const int64_t i = state->next.fetch_add(1, std::memory_order_relaxed);
-    if (i >= state->shards) break;
-    const int64_t begin = i * state->shard_size;
-    fn(begin, std::min(total, begin + state->shard_size));
-    state->done.fetch_add(1, std::memory_order_acq_rel);
+  // Between shards, the caller looks for newly idle cores.
+  RunShards(state.get(), [&] {
     const int64_t unclaimed = state->shards - state->next.load(std::memory_order_relaxed);
     if (unclaimed > 1) recruit(unclaimed - 1);
+  });
+  // The last shards run elsewhere and are usually nearly done: spin
+  // (still counted busy) before sleeping.
+  const auto deadline = std::chrono::steady_clock::now() + kSpin;
+  for (int i = 1; !state->Finished(); ++i) {
+    if (i % 64 == 0 && std::chrono::steady_clock::now() >= deadline) break;
+    CpuRelax();
   }
   caller_busy.reset();
   std::unique_lock<std::mutex> lock(state->mu);
-  state->all_done.wait(lock, [&] {
-    return state->done.load(std::memory_order_acquire) == state->shards;
-  });
+  state->all_done.wait(lock, [&] { return state->Finished(); });
 }
 
 Eigen::ThreadPoolInterface* ThreadPool::AsEigenThreadPool() { return &impl_->pool; }

@@ -7,6 +7,12 @@
 // with a ScopedBusy, and ParallelFor recruits pool workers only for cores
 // nobody is using: two kernels running side by side each keep to their own
 // thread instead of queueing shards behind each other's on two cores.
+//
+// A worker that finished its shards spins for a few tens of microseconds
+// before it sleeps, and the next ParallelFor in that time hands it work
+// directly: a kernel that follows another does not pay a thread wake-up
+// (10-20 us here) per call. A spinning worker gives its core up as soon as
+// every core is counted busy.
 #pragma once
 
 #include <cstdint>
@@ -59,10 +65,8 @@ class ThreadPool {
 
  private:
   struct Impl;
-  struct ParallelForState;
   // Reserves up to `wanted` idle cores; returns how many it got.
   int ReserveIdle(int wanted);
-  void RunShards(ParallelForState* state);
 
   std::unique_ptr<Impl> impl_;
 };

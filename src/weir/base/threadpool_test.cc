@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <random>
 #include <set>
 #include <thread>
 #include <vector>
@@ -184,6 +185,31 @@ TEST(ThreadPoolTest, ParallelForRecruitsACoreFreedMidway) {
       ShardThreads(&pool, 8, 20, [&](int64_t shard) { if (shard == 0) other.Release(); });
   EXPECT_EQ(ids.size(), 8u);
   EXPECT_LT(ids.count(-1), 8u) << "no pool thread joined after a core became idle";
+}
+
+// Back-to-back calls from two threads, with pauses around the workers' spin
+// time between them: work goes to spinning workers, to sleeping ones, and
+// is offered just as a spinner gives up. Every call covers its range once.
+TEST(ThreadPoolTest, BackToBackParallelForsFromTwoThreadsEachCoverOnce) {
+  ThreadPool pool("test", 2);
+  std::atomic<int> miscovered{0};
+  std::vector<std::thread> callers;
+  for (int t = 0; t < 2; ++t) {
+    callers.emplace_back([&, t] {
+      std::mt19937 gen(t);
+      for (int call = 0; call < 2000; ++call) {
+        constexpr int64_t kTotal = 64;
+        std::vector<std::atomic<int>> visits(kTotal);
+        pool.ParallelFor(kTotal, int64_t{1} << 20, [&](int64_t begin, int64_t end) {
+          for (int64_t i = begin; i < end; ++i) visits[i].fetch_add(1);
+        });
+        for (const auto& v : visits) miscovered += v.load() != 1;
+        if (call % 2 == 1) std::this_thread::sleep_for(std::chrono::microseconds(gen() % 120));
+      }
+    });
+  }
+  for (auto& c : callers) c.join();
+  EXPECT_EQ(miscovered.load(), 0);
 }
 
 TEST(ThreadPoolTest, ScopedBusyNestsOnOneThread) {
