@@ -4,7 +4,7 @@
 # thread count and data, in one run on one machine. Prints a Markdown table
 # for docs/performance.md. Needs the peers' virtualenv:
 #   python3 -m venv /opt/weir-peers && /opt/weir-peers/bin/pip install torch tensorflow-cpu
-#   bench/train_bench.sh [threads] [steps]
+#   [MODELS="mlp cnn"] bench/train_bench.sh [threads] [steps]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 THREADS=${1:-$(nproc)}
@@ -24,7 +24,7 @@ rss_and_output() {  # runs "$@"; prints "<peak RSS MiB>\t<last stdout line>"
 
 echo "| model | framework | examples/s | peak RSS (MiB) | settings |"
 echo "|---|---|---:|---:|---|"
-for model in mlp cnn; do
+for model in ${MODELS:-mlp cnn}; do
   IFS=$'\t' read -r rss line < <(rss_and_output "$WEIR" --model "$model" --epochs 1 \
     --batch-size $BATCH --train-limit $(((WARMUP + STEPS) * BATCH)) --untimed-steps $WARMUP \
     --test-limit 1000 --threads "$THREADS" --no-progress)

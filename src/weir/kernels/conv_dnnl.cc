@@ -248,7 +248,7 @@ StatusOr<std::shared_ptr<const DnnlConv2D::Plan>> DnnlConv2D::GetPlan(Pass pass,
 template <typename T>
 Status DnnlConv2D::Run(OpKernelContext* context, Pass pass, const Window2DDims& d, const T* a,
                        const T* b, T* out, const Epilogue& epilogue) {
-  KeepOpenMpSingleThreaded();
+  const ScopedOpenMpSingleThread single_thread;
   ThreadPool* pool = context->device()->intra_op_pool();
   const double macs = static_cast<double>(d.batch) * d.rows.output * d.cols.output * d.out_depth *
                       d.rows.window * d.cols.window * d.in_depth;
@@ -296,7 +296,7 @@ Status DnnlConv2D::Run(OpKernelContext* context, Pass pass, const Window2DDims& 
   std::mutex mu;
   Status status;
   auto run_slice = [&](int64_t s) {
-    KeepOpenMpSingleThreaded();
+    const ScopedOpenMpSingleThread single_thread;
     const Plan& plan = *plan_of(s);
     const int64_t first = s * base + std::min(s, extra);
     char* p = scratch + offsets[s];

@@ -66,7 +66,7 @@ StatusOr<std::shared_ptr<const DnnlMatMul::Plan>> DnnlMatMul::GetPlan(const Gemm
 
 Status DnnlMatMul::Run(const GemmShape& shape, const Eigen::bfloat16* a, const Eigen::bfloat16* b,
                        Eigen::bfloat16* c) {
-  KeepOpenMpSingleThreaded();
+  const ScopedOpenMpSingleThread single_thread;
   WEIR_ASSIGN_OR_RETURN(std::shared_ptr<const Plan> plan, GetPlan(shape));
   const size_t scratch_bytes = plan->scratchpad.get_size();
   // Tensor storage is aligned as oneDNN wants its scratchpad.

@@ -8,7 +8,7 @@
 // which oversubscribes small machines badly. OpenMP's thread count is also
 // a per-thread setting, so setting it once at startup would not reach the
 // executor threads that run kernels. Instead every thread that calls sgemm
-// sets its own OpenMP count to 1 (openmp_threads.h), and this kernel splits
+// sets its own OpenMP count to 1 for the call (openmp_threads.h), and this kernel splits
 // large products into row or column blocks over the device's intra-op pool,
 // one sgemm or matmul primitive per block. No OpenMP worker thread is ever started, and the
 // intra-op thread count is the one knob for all CPU kernels.
@@ -65,7 +65,7 @@ struct Gemm {
 
   Status Run() const {
     if constexpr (std::is_same_v<T, float>) {
-      KeepOpenMpSingleThreaded();
+      const ScopedOpenMpSingleThread single_thread;
       dnnl_status_t status = dnnl_sgemm(transpose_a ? 'T' : 'N', transpose_b ? 'T' : 'N', m, n,
                                         k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc);
       if (status != dnnl_success) {

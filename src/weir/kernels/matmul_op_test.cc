@@ -3,6 +3,8 @@
 // to bfloat16, so they are exact).
 #include <gtest/gtest.h>
 
+#include <omp.h>
+
 #include <Eigen/Core>
 #include <cmath>
 #include <fstream>
@@ -147,6 +149,19 @@ TEST(MatMulOpTest, StartsNoThreadsOfItsOwn) {
   EXPECT_EQ(ThreadsInProcess(), before);
 }
 #endif
+
+// The calling thread runs the product (or shards of it) itself; the OpenMP
+// thread count it had before, its own setting and perhaps the user's, is
+// back afterwards.
+TEST(MatMulOpTest, LeavesTheCallersOpenMpThreadCountAsItWas) {
+  const int previous = omp_get_max_threads();
+  omp_set_num_threads(3);
+  CheckMatMul<float>(512, 512, 512, false, false);
+  CheckMatMul<float>(16, 16, 16, false, false);
+  CheckMatMul<Eigen::bfloat16>(64, 64, 64, false, false);
+  EXPECT_EQ(omp_get_max_threads(), 3);
+  omp_set_num_threads(previous);
+}
 
 std::vector<Eigen::bfloat16> ToBFloat16(const std::vector<float>& values) {
   return std::vector<Eigen::bfloat16>(values.begin(), values.end());

@@ -4,12 +4,12 @@
 
 namespace weir {
 
-void KeepOpenMpSingleThreaded() {
-  thread_local const bool done = [] {
-    omp_set_num_threads(1);
-    return true;
-  }();
-  (void)done;
+ScopedOpenMpSingleThread::ScopedOpenMpSingleThread() : previous_(omp_get_max_threads()) {
+  if (previous_ != 1) omp_set_num_threads(1);
+}
+
+ScopedOpenMpSingleThread::~ScopedOpenMpSingleThread() {
+  if (previous_ != 1) omp_set_num_threads(previous_);
 }
 
 }  // namespace weir
