@@ -11,6 +11,9 @@
 #   WEIR_BENCH_MIN_TIME     seconds per Weir benchmark (default 1)
 #   WEIR_PEERS_FILTER       regex over the case names, for PyTorch's side
 #   WEIR_PEERS_MIN_SECONDS  seconds per PyTorch measurement (default 1)
+#   WEIR_PEERS_ROUNDS       rounds of both sides, alternating which goes first
+#                           (default 2); each side's best per case is kept, so
+#                           the machine's drift does not favour one side
 #   PEERS_PYTHON            the peers' Python (default /opt/weir-peers/bin/python)
 set -euo pipefail
 
@@ -29,24 +32,34 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 weir_filter=${WEIR_BENCH_FILTER:-BM_MatMul|BM_Conv2D|BM_Binary|BM_Unary|BM_BiasLikeAdd|BM_Sum}
 weir_min_time=${WEIR_BENCH_MIN_TIME:-1}
-echo "running $bench ..." >&2
-"$bench" --benchmark_filter="$weir_filter" --benchmark_min_time="$weir_min_time" \
-  --benchmark_format=json >"$tmp/weir.json"
-echo "running PyTorch with $python ..." >&2
-"$python" "$root/bench/peers/torch_kernels.py" >"$tmp/torch.jsonl"
+rounds=${WEIR_PEERS_ROUNDS:-2}
+run_weir() {
+  echo "running $bench ..." >&2
+  "$bench" --benchmark_filter="$weir_filter" --benchmark_min_time="$weir_min_time" \
+    --benchmark_format=json >"$tmp/weir.$1.json"
+}
+run_torch() {
+  echo "running PyTorch with $python ..." >&2
+  "$python" "$root/bench/peers/torch_kernels.py" >"$tmp/torch.$1.jsonl"
+}
+for ((round = 0; round < rounds; ++round)); do
+  if ((round % 2 == 0)); then run_weir $round; run_torch $round; else run_torch $round; run_weir $round; fi
+done
 
-python3 - "$tmp/weir.json" "$tmp/torch.jsonl" "$weir_filter" "$weir_min_time" <<'PY'
-"""Joins the two runs by case name and prints the table."""
+python3 - "$tmp" "$rounds" "$weir_filter" "$weir_min_time" <<'PY'
+"""Joins the runs by case name, keeps each side's best round, prints the table."""
 import json
 import re
 import sys
 
-weir_path, torch_path, weir_filter, weir_min_time = sys.argv[1:]
+tmp, rounds, weir_filter, weir_min_time = sys.argv[1:]
+rounds = int(rounds)
 
 # Weir's benchmark names -> the case names torch_kernels.py prints.
 CASES = [
-    (r"^BM_MatMul/(\d+)/(\d+)/(\d+)/", lambda m: f"MatMul/{m[1]}x{m[2]}x{m[3]}"),
-    (r"^BM_MatMulBFloat16/(\d+)/(\d+)/(\d+)/", lambda m: f"MatMul/bfloat16/{m[1]}x{m[2]}x{m[3]}"),
+    # Products without transposes (PyTorch's side has only those).
+    (r"^BM_MatMul/(\d+)/(\d+)/(\d+)/0/0/", lambda m: f"MatMul/{m[1]}x{m[2]}x{m[3]}"),
+    (r"^BM_MatMulBFloat16/(\d+)/(\d+)/(\d+)/0/0/", lambda m: f"MatMul/bfloat16/{m[1]}x{m[2]}x{m[3]}"),
     (r"^BM_Conv2D/(\w+?)_(float|bfloat16)/batch:(\d+)/size:(\d+)/in:(\d+)/window:(\d+)/out:(\d+)/",
      lambda m: f"Conv2D/{m[1]}/{m[2]}/{m[3]}x{m[4]}x{m[5]}x{m[6]}x{m[7]}"),
     (r"^BM_(?:Binary|Unary)/(\w+)/", lambda m: m[1]),
@@ -58,24 +71,36 @@ METRICS = [("examples_per_s", "examples/s", lambda b: b.get("items_per_second"))
            ("gflops", "GFLOP/s", lambda b: b.get("GFLOP/s", 0) / 1e9 or None),
            ("gb_per_s", "GB/s", lambda b: b.get("bytes_per_second", 0) / 1e9 or None)]
 
-weir_run = json.load(open(weir_path))
+def weir_value(b):
+    return next((v for _, _, read in METRICS if (v := read(b)) is not None), 0)
+
+
+def torch_value(record):
+    return next((record[key] for key, _, _ in METRICS if key in record), 0)
+
+
 weir = {}
-for b in weir_run["benchmarks"]:
-    if b.get("run_type") == "aggregate":
-        continue
-    for pattern, case in CASES:
-        m = re.match(pattern, b["name"] + "/")
-        if m:
-            weir[case(m)] = b
-            break
+for r in range(rounds):
+    weir_run = json.load(open(f"{tmp}/weir.{r}.json"))
+    for b in weir_run["benchmarks"]:
+        if b.get("run_type") == "aggregate":
+            continue
+        for pattern, case in CASES:
+            m = re.match(pattern, b["name"] + "/")
+            if m:
+                if case(m) not in weir or weir_value(b) > weir_value(weir[case(m)]):
+                    weir[case(m)] = b
+                break
 
 torch_settings, torch_cases = {}, {}
-for line in open(torch_path):
-    record = json.loads(line)
-    if "settings" in record:
-        torch_settings = record["settings"]
-    else:
-        torch_cases[record["case"]] = record
+for r in range(rounds):
+    for line in open(f"{tmp}/torch.{r}.jsonl"):
+        record = json.loads(line)
+        if "settings" in record:
+            torch_settings = record["settings"]
+        elif record["case"] not in torch_cases or torch_value(record) > torch_value(
+                torch_cases[record["case"]]):
+            torch_cases[record["case"]] = record
 
 
 def fmt(value):
@@ -86,6 +111,7 @@ def fmt(value):
 
 context = weir_run["context"]
 print("Settings")
+print(f"- Both: best of {rounds} rounds per case, alternating which side runs first")
 print(f"- Weir: kernels_bench, filter `{weir_filter}`, min time {weir_min_time} s, "
       f"{context.get('num_cpus')} CPUs at {context.get('mhz_per_cpu')} MHz, one intra-op thread "
       f"per core, Google Benchmark library build {context.get('library_build_type')}, {context.get('date')}")
