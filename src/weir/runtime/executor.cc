@@ -73,11 +73,7 @@ class ExecutorState {
   // (keeping the most urgent inline if nothing else is). With
   // `inline_ready` null, everything goes to the pool.
   void ScheduleReady(const std::vector<int>& ready, std::vector<int>* inline_ready);
-  // The step's expensive ready nodes, highest priority first. Each queued
-  // node has exactly one pool task waiting to pop it, though not
-  // necessarily that node: a task takes whichever is most urgent when it
-  // starts.
-  void QueueExpensive(const std::vector<int>& ids);
+  // Takes the most urgent node of expensive_queue_.
   int PopMostUrgent();
   // Accounts for a finished node that made nothing ready. Returns true if
   // that completed the step (and `this` is deleted).
@@ -97,8 +93,12 @@ class ExecutorState {
   std::atomic<bool> aborted_{false};
   std::mutex mu_;
   Status status_;
+  // The step's expensive ready nodes, a heap by NodeItem::priority. Each
+  // queued node has exactly one pool task waiting to pop it, though not
+  // necessarily that node: a task takes whichever is most urgent when it
+  // starts.
   std::mutex queue_mu_;
-  std::vector<int> expensive_queue_;  // a heap by NodeItem::priority
+  std::vector<int> expensive_queue_;
 };
 
 class ExecutorImpl final : public Executor {
@@ -391,36 +391,6 @@ void ExecutorState::ClearInputs(const NodeItem& item) {
   for (int i = 0; i < item.num_inputs; ++i) inputs[i] = Tensor();
 }
 
-void ExecutorState::ScheduleReady(const std::vector<int>& ready, std::vector<int>* inline_ready) {
-  if (ready.empty()) return;
-  const Executor::Runner* runner = args_.runner;
-  if (runner == nullptr) {  // everything runs on this thread
-    if (inline_ready == nullptr) {
-      for (int id : ready) Process(id);
-    } else {
-      inline_ready->insert(inline_ready->end(), ready.begin(), ready.end());
-    }
-    return;
-  }
-  std::vector<int> expensive;
-  for (int id : ready) {
-    if (inline_ready != nullptr && !impl_->items_[id].is_expensive) {
-      inline_ready->push_back(id);
-    } else {
-      expensive.push_back(id);
-    }
-  }
-  if (expensive.empty()) return;
-  QueueExpensive(expensive);
-  int tasks = static_cast<int>(expensive.size());
-  if (inline_ready != nullptr && inline_ready->empty()) {
-    // Nothing else to do here: run the most urgent expensive node ourselves.
-    inline_ready->push_back(PopMostUrgent());
-    --tasks;
-  }
-  for (int i = 0; i < tasks; ++i) (*runner)([this] { Process(PopMostUrgent()); });
-}
-
 namespace {
 // Orders a max-heap of node ids by priority; among equals, the earlier
 // node in topological order comes first.
@@ -433,13 +403,44 @@ struct LessUrgent {
 };
 }  // namespace
 
-void ExecutorState::QueueExpensive(const std::vector<int>& ids) {
-  const LessUrgent less{&impl_->items_};
-  std::lock_guard<std::mutex> lock(queue_mu_);
-  for (int id : ids) {
-    expensive_queue_.push_back(id);
-    std::push_heap(expensive_queue_.begin(), expensive_queue_.end(), less);
+void ExecutorState::ScheduleReady(const std::vector<int>& ready, std::vector<int>* inline_ready) {
+  if (ready.empty()) return;
+  const Executor::Runner* runner = args_.runner;
+  if (runner == nullptr) {  // everything runs on this thread
+    if (inline_ready == nullptr) {
+      for (int id : ready) Process(id);
+    } else {
+      inline_ready->insert(inline_ready->end(), ready.begin(), ready.end());
+    }
+    return;
   }
+  auto goes_to_pool = [&](int id) {
+    return inline_ready == nullptr || impl_->items_[id].is_expensive;
+  };
+  int tasks = 0;
+  for (int id : ready) {
+    if (goes_to_pool(id)) {
+      ++tasks;
+    } else {
+      inline_ready->push_back(id);
+    }
+  }
+  if (tasks == 0) return;  // the common case takes no lock
+  {
+    const LessUrgent less{&impl_->items_};
+    std::lock_guard<std::mutex> lock(queue_mu_);
+    for (int id : ready) {
+      if (!goes_to_pool(id)) continue;
+      expensive_queue_.push_back(id);
+      std::push_heap(expensive_queue_.begin(), expensive_queue_.end(), less);
+    }
+  }
+  if (inline_ready != nullptr && inline_ready->empty()) {
+    // Nothing else to do here: run the most urgent expensive node ourselves.
+    inline_ready->push_back(PopMostUrgent());
+    --tasks;
+  }
+  for (int i = 0; i < tasks; ++i) (*runner)([this] { Process(PopMostUrgent()); });
 }
 
 int ExecutorState::PopMostUrgent() {
