@@ -54,7 +54,7 @@ def run_torch(args, x, y):
     import torch
     from torch import nn
     torch.set_num_threads(args.threads)
-    torch.set_num_interop_threads(1)
+    torch.set_num_interop_threads(args.inter_op_threads)
     torch.set_flush_denormal(True)
     torch.manual_seed(args.seed)
     if args.model == "mlp":
@@ -85,7 +85,7 @@ def run_torch(args, x, y):
         opt.step()
         return loss
 
-    settings = {"threads": torch.get_num_threads(), "interop_threads": 1, "flush_denormal": True,
+    settings = {"threads": torch.get_num_threads(), "interop_threads": args.inter_op_threads, "flush_denormal": True,
                 "mkldnn": torch.backends.mkldnn.is_available(), "version": torch.__version__,
                 "adam": "foreach", "channels_last": args.channels_last, "compile": args.compile}
     return step, settings
@@ -95,7 +95,7 @@ def run_tf(args, x, y):
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
     import tensorflow as tf
     tf.config.threading.set_intra_op_parallelism_threads(args.threads)
-    tf.config.threading.set_inter_op_parallelism_threads(1)
+    tf.config.threading.set_inter_op_parallelism_threads(args.inter_op_threads)
     tf.random.set_seed(args.seed)
     L = tf.keras.layers
     if args.model == "mlp":
@@ -118,7 +118,8 @@ def run_tf(args, x, y):
         opt.apply_gradients(zip(grads, model.trainable_variables))
         return loss
 
-    settings = {"intra_op_threads": args.threads, "inter_op_threads": 1, "tf_function": True,
+    settings = {"intra_op_threads": args.threads, "inter_op_threads": args.inter_op_threads,
+                "tf_function": True,
                 "xla": args.xla, "onednn": os.environ.get("TF_ENABLE_ONEDNN_OPTS", "default"),
                 "version": tf.__version__}
     return (lambda xb, yb: step(xb, yb.astype(np.int32))), settings
@@ -129,6 +130,8 @@ def main():
     p.add_argument("--framework", choices=["torch", "tf"], required=True)
     p.add_argument("--model", choices=["mlp", "cnn"], required=True)
     p.add_argument("--threads", type=int, default=os.cpu_count())
+    p.add_argument("--inter-op-threads", type=int, default=1,
+                   help="ops run side by side (TensorFlow; PyTorch's eager mode runs one at a time)")
     p.add_argument("--batch-size", type=int, default=100)
     p.add_argument("--steps", type=int, default=300)
     p.add_argument("--warmup", type=int, default=20)
