@@ -141,10 +141,16 @@ struct ThreadPool::Impl {
   Eigen::ThreadPoolTempl<FlushDenormalsEnvironment> pool;
 };
 
-ThreadPool::ScopedBusy::ScopedBusy(ThreadPool* pool) : pool_(pool), previous_(counted_on) {
-  if (previous_ != pool_) pool_->impl_->busy.fetch_add(1, std::memory_order_relaxed);
+ThreadPool::ScopedBusy::ScopedBusy(ThreadPool* pool, Claim claim)
+    : pool_(pool), previous_(counted_on) {
+  const bool counted = previous_ == pool_;
+  if (!counted && claim == kNew) pool_->impl_->busy.fetch_add(1, std::memory_order_relaxed);
+  // Counted already: the claim is one too many.
+  if (counted && claim == kClaimed) pool_->impl_->busy.fetch_sub(1, std::memory_order_relaxed);
   counted_on = pool_;
 }
+
+void ThreadPool::ClaimCore() { impl_->busy.fetch_add(1, std::memory_order_relaxed); }
 
 ThreadPool::ScopedBusy::~ScopedBusy() {
   counted_on = previous_;

@@ -47,11 +47,20 @@ class ThreadPool {
   void ParallelFor(int64_t total, int64_t cost_per_unit,
                    const std::function<void(int64_t, int64_t)>& fn);
 
+  // Counts one of the pool's cores busy from now on, for work another
+  // thread will start soon (an executor's node waiting in the inter-op
+  // queue), so that ParallelFor calls meanwhile leave that core to it. The
+  // thread that runs the work takes the claim over with
+  // ScopedBusy(pool, ScopedBusy::kClaimed), which releases it.
+  void ClaimCore();
+
   // Marks the calling thread as running work on this pool's cores for its
-  // lifetime. Nests; any thread may use it.
+  // lifetime. Nests; any thread may use it. kClaimed: the core was counted
+  // by ClaimCore() already.
   class ScopedBusy {
    public:
-    explicit ScopedBusy(ThreadPool* pool);
+    enum Claim { kNew, kClaimed };
+    explicit ScopedBusy(ThreadPool* pool, Claim claim = kNew);
     ~ScopedBusy();
     ScopedBusy(const ScopedBusy&) = delete;
     ScopedBusy& operator=(const ScopedBusy&) = delete;

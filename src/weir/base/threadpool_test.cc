@@ -212,6 +212,19 @@ TEST(ThreadPoolTest, BackToBackParallelForsFromTwoThreadsEachCoverOnce) {
   EXPECT_EQ(miscovered.load(), 0);
 }
 
+TEST(ThreadPoolTest, AClaimedCoreIsLeftToTheWorkThatClaimedIt) {
+  ThreadPool pool("test", 2);
+  // Work queued for another thread claims the second core.
+  pool.ClaimCore();
+  std::multiset<int> ids = ShardThreads(&pool, 6, 2);
+  EXPECT_EQ(ids.count(-1), 6u) << "a pool thread took the claimed core";
+  // The thread that runs the work takes the claim over and releases it.
+  std::thread([&] { ThreadPool::ScopedBusy busy(&pool, ThreadPool::ScopedBusy::kClaimed); })
+      .join();
+  ids = ShardThreads(&pool, 8, 20);
+  EXPECT_LT(ids.count(-1), 8u) << "the released core was not recruited";
+}
+
 TEST(ThreadPoolTest, ScopedBusyNestsOnOneThread) {
   ThreadPool pool("test", 2);
   {

@@ -440,7 +440,17 @@ void ExecutorState::ScheduleReady(const std::vector<int>& ready, std::vector<int
     inline_ready->push_back(PopMostUrgent());
     --tasks;
   }
-  for (int i = 0; i < tasks; ++i) (*runner)([this] { Process(PopMostUrgent()); });
+  // Each task's core counts as busy from now, not from when a thread picks
+  // it up: a kernel that starts meanwhile must not recruit that core for
+  // its ParallelFor, or the task waits its turn behind the helper.
+  ThreadPool* cores = impl_->device_->intra_op_pool();
+  for (int i = 0; i < tasks; ++i) {
+    cores->ClaimCore();
+    (*runner)([this, cores] {
+      ThreadPool::ScopedBusy busy(cores, ThreadPool::ScopedBusy::kClaimed);
+      Process(PopMostUrgent());  // may delete `this`
+    });
+  }
 }
 
 int ExecutorState::PopMostUrgent() {
