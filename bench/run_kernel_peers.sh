@@ -12,8 +12,13 @@
 #   WEIR_PEERS_FILTER       regex over the case names, for PyTorch's side
 #   WEIR_PEERS_MIN_SECONDS  seconds per PyTorch measurement (default 1)
 #   WEIR_PEERS_ROUNDS       rounds of both sides, alternating which goes first
-#                           (default 2); each side's best per case is kept, so
-#                           the machine's drift does not favour one side
+#                           (default 3), so the machine's drift does not favour
+#                           one side
+#   WEIR_PEERS_STAT         median (default) or best: what the table keeps of
+#                           each side's rounds. PyTorch's convolutions take the
+#                           better memory format's statistic; taking the best
+#                           of its two formats in every round would give it
+#                           twice Weir's draws from the machine's noise
 #   PEERS_PYTHON            the peers' Python (default /opt/weir-peers/bin/python)
 set -euo pipefail
 
@@ -32,7 +37,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 weir_filter=${WEIR_BENCH_FILTER:-BM_MatMul|BM_Conv2D|BM_Binary|BM_Unary|BM_BiasLikeAdd|BM_Sum}
 weir_min_time=${WEIR_BENCH_MIN_TIME:-1}
-rounds=${WEIR_PEERS_ROUNDS:-2}
+rounds=${WEIR_PEERS_ROUNDS:-3}
+stat=${WEIR_PEERS_STAT:-median}
 run_weir() {
   echo "running $bench ..." >&2
   "$bench" --benchmark_filter="$weir_filter" --benchmark_min_time="$weir_min_time" \
@@ -46,14 +52,17 @@ for ((round = 0; round < rounds; ++round)); do
   if ((round % 2 == 0)); then run_weir $round; run_torch $round; else run_torch $round; run_weir $round; fi
 done
 
-python3 - "$tmp" "$rounds" "$weir_filter" "$weir_min_time" <<'PY'
-"""Joins the runs by case name, keeps each side's best round, prints the table."""
+python3 - "$tmp" "$rounds" "$stat" "$weir_filter" "$weir_min_time" <<'PY'
+"""Joins the runs by case name, keeps each side's median (or best) round,
+counts the rounds each side won, prints the table."""
 import json
 import re
+import statistics
 import sys
 
-tmp, rounds, weir_filter, weir_min_time = sys.argv[1:]
+tmp, rounds, stat, weir_filter, weir_min_time = sys.argv[1:]
 rounds = int(rounds)
+keep = {"median": statistics.median, "best": max}[stat]
 
 # Weir's benchmark names -> the case names torch_kernels.py prints.
 CASES = [
@@ -71,15 +80,15 @@ METRICS = [("examples_per_s", "examples/s", lambda b: b.get("items_per_second"))
            ("gflops", "GFLOP/s", lambda b: b.get("GFLOP/s", 0) / 1e9 or None),
            ("gb_per_s", "GB/s", lambda b: b.get("bytes_per_second", 0) / 1e9 or None)]
 
-def weir_value(b):
-    return next((v for _, _, read in METRICS if (v := read(b)) is not None), 0)
+
+def headline(values):
+    """The first metric a record has, as (key, unit, value)."""
+    return next(((key, unit, values[key]) for key, unit, _ in METRICS if values.get(key)),
+                (None, None, None))
 
 
-def torch_value(record):
-    return next((record[key] for key, _, _ in METRICS if key in record), 0)
-
-
-weir = {}
+# Per case and round: {metric key: value}, from Weir's JSON and PyTorch's lines.
+weir, peer, peer_how = {}, {}, {}
 for r in range(rounds):
     weir_run = json.load(open(f"{tmp}/weir.{r}.json"))
     for b in weir_run["benchmarks"]:
@@ -88,19 +97,42 @@ for r in range(rounds):
         for pattern, case in CASES:
             m = re.match(pattern, b["name"] + "/")
             if m:
-                if case(m) not in weir or weir_value(b) > weir_value(weir[case(m)]):
-                    weir[case(m)] = b
+                values = {key: read(b) for key, _, read in METRICS if read(b) is not None}
+                weir.setdefault(case(m), []).append(values)
                 break
 
-torch_settings, torch_cases = {}, {}
+torch_settings = {}
 for r in range(rounds):
     for line in open(f"{tmp}/torch.{r}.jsonl"):
         record = json.loads(line)
         if "settings" in record:
             torch_settings = record["settings"]
-        elif record["case"] not in torch_cases or torch_value(record) > torch_value(
-                torch_cases[record["case"]]):
-            torch_cases[record["case"]] = record
+            continue
+        values = {key: record[key] for key, _, _ in METRICS if key in record}
+        if "examples_per_s_by_layout" in record:
+            values["by_layout"] = record["examples_per_s_by_layout"]
+        peer.setdefault(record["case"], []).append(values)
+        peer_how[record["case"]] = record.get("method", "")
+
+
+def peer_summary(case):
+    """PyTorch's kept value per metric for `case`, and the layout it ran as."""
+    runs = peer.get(case, [])
+    if not runs:
+        return {}, ""
+    if "by_layout" not in runs[0]:
+        return {key: keep([v[key] for v in runs]) for key in runs[0]}, ""
+    # The better memory format by its kept statistic; the metrics follow
+    # from examples/s by the same factor.
+    kept = {layout: keep([v["by_layout"][layout] for v in runs]) for layout in runs[0]["by_layout"]}
+    layout = max(kept, key=kept.get)
+    scale = runs[0]["gflops"] / runs[0]["examples_per_s"]
+    return {"examples_per_s": kept[layout], "gflops": kept[layout] * scale}, layout
+
+
+def best_format(values, key):
+    """PyTorch's figure of one round: its faster memory format's, for a convolution."""
+    return max(values["by_layout"].values()) if "by_layout" in values else values[key]
 
 
 def fmt(value):
@@ -111,25 +143,27 @@ def fmt(value):
 
 context = weir_run["context"]
 print("Settings")
-print(f"- Both: best of {rounds} rounds per case, alternating which side runs first")
+print(f"- Both: the {stat} of {rounds} rounds per case, alternating which side runs first; "
+      "'Weir ahead' counts the rounds where Weir beat PyTorch's better format of that round")
 print(f"- Weir: kernels_bench, filter `{weir_filter}`, min time {weir_min_time} s, "
       f"{context.get('num_cpus')} CPUs at {context.get('mhz_per_cpu')} MHz, one intra-op thread "
       f"per core, Google Benchmark library build {context.get('library_build_type')}, {context.get('date')}")
 print(f"- PyTorch: {json.dumps(torch_settings)}")
 print()
-print("| Case | Metric | Weir | PyTorch | Weir / PyTorch | PyTorch ran as |")
-print("|---|---|---:|---:|---:|---|")
-for case in list(weir) + [c for c in torch_cases if c not in weir]:
-    theirs = torch_cases.get(case, {})
-    ours = weir.get(case, {})
-    for key, unit, read in METRICS:
-        mine = read(ours) if ours else None
-        peer = theirs.get(key)
-        if mine is None and peer is None:
-            continue
-        ratio = f"{mine / peer:.2f}x" if mine and peer else "-"
-        how = ", ".join(str(theirs[k]) for k in ("layout", "method") if k in theirs)
-        print(f"| {case} | {unit} | {fmt(mine)} | {fmt(peer)} | {ratio} | {how} |")
-        if key == "examples_per_s":
-            break  # convolutions: examples/s is the headline; GFLOP/s follows from it
+print("| Case | Metric | Weir | PyTorch | Weir / PyTorch | Weir ahead | PyTorch ran as |")
+print("|---|---|---:|---:|---:|---:|---|")
+for case in list(weir) + [c for c in peer if c not in weir]:
+    ours = {key: keep([v[key] for v in weir[case]]) for key in weir[case][0]} if case in weir else {}
+    theirs, layout = peer_summary(case)
+    key, unit, mine = headline(ours)
+    if key is None:
+        key, unit, _ = headline(theirs)
+    other = theirs.get(key)
+    ratio = f"{mine / other:.2f}x" if mine and other else "-"
+    wins = "-"
+    if case in weir and case in peer:
+        pairs = list(zip(weir[case], peer[case]))
+        wins = f"{sum(w[key] > best_format(p, key) for w, p in pairs)}/{len(pairs)}"
+    how = ", ".join(x for x in (layout, peer_how.get(case, "")) if x)
+    print(f"| {case} | {unit} | {fmt(mine)} | {fmt(other)} | {ratio} | {wins} | {how} |")
 PY
