@@ -19,7 +19,7 @@ namespace weir {
 namespace {
 
 // Uniform in [-1, 1), float or bfloat16.
-Tensor RandomTensor(const TensorShape &shape, uint32_t seed = 1, DType dtype = DT_FLOAT) {
+Tensor RandomTensor(const TensorShape& shape, uint32_t seed = 1, DType dtype = DT_FLOAT) {
   Tensor t(dtype, shape);
   std::mt19937 gen(seed);
   std::uniform_real_distribution<float> dist(-1.f, 1.f);
@@ -37,7 +37,7 @@ benchmark::Counter Rate(double count) {
   return benchmark::Counter(count, benchmark::Counter::kIsRate, benchmark::Counter::kIs1000);
 }
 
-std::unique_ptr<Session> MakeSession(const Scope &root) {
+std::unique_ptr<Session> MakeSession(const Scope& root) {
   CHECK(root.ok()) << root.status();
   SessionOptions options;  // intra-op threads: one per core
   auto session = Session::New(options);
@@ -53,8 +53,8 @@ using Feeds = std::vector<std::pair<std::string, Tensor>>;
 // intermediates are and as the raw library calls rewrite one buffer: holding
 // it would make every step write a second output block, cold in cache
 // (measured 25-30% on the write-heavy 3136x100x1024 product).
-void RunSteps(benchmark::State &state, Session *session, const Feeds &feeds,
-              const std::string &fetch) {
+void RunSteps(benchmark::State& state, Session* session, const Feeds& feeds,
+              const std::string& fetch) {
   std::vector<Tensor> out;
   for (auto _ : state) {
     out.clear();
@@ -66,7 +66,7 @@ void RunSteps(benchmark::State &state, Session *session, const Feeds &feeds,
 struct GemmArgs {
   int64_t m, k, n;
   bool transpose_a, transpose_b;
-  explicit GemmArgs(const benchmark::State &state)
+  explicit GemmArgs(const benchmark::State& state)
       : m(state.range(0)),
         k(state.range(1)),
         n(state.range(2)),
@@ -78,20 +78,20 @@ struct GemmArgs {
 };
 
 // The ceiling: one dnnl_sgemm call (oneDNN's own threading) on the shape.
-void BM_RawSgemm(benchmark::State &state) {
+void BM_RawSgemm(benchmark::State& state) {
   const GemmArgs g(state);
   Tensor a = RandomTensor(g.a()), b = RandomTensor(g.b(), 2), c(DT_FLOAT, TensorShape({g.m, g.n}));
   for (auto _ : state) {
     // Row-major C = op(A)·op(B) as oneDNN's row-major sgemm.
     dnnl_sgemm(g.transpose_a ? 'T' : 'N', g.transpose_b ? 'T' : 'N', g.m, g.n, g.k, 1.f,
-               a.data<float>(), a.dim_size(1), b.data<float>(), b.dim_size(1), 0.f, c.data<float>(),
-               g.n);
+               a.data<float>(), a.dim_size(1), b.data<float>(), b.dim_size(1), 0.f,
+               c.data<float>(), g.n);
     benchmark::DoNotOptimize(c.data<float>());
   }
   state.counters["GFLOP/s"] = Rate(g.flops() * state.iterations());
 }
 
-void MatMulBenchmark(benchmark::State &state, DType dtype) {
+void MatMulBenchmark(benchmark::State& state, DType dtype) {
   const GemmArgs g(state);
   Scope root = Scope::NewRootScope();
   auto a = ops::Placeholder(root.WithOpName("a"), dtype);
@@ -103,10 +103,10 @@ void MatMulBenchmark(benchmark::State &state, DType dtype) {
   RunSteps(state, session.get(), feeds, "c");
   state.counters["GFLOP/s"] = Rate(g.flops() * state.iterations());
 }
-void BM_MatMul(benchmark::State &state) { MatMulBenchmark(state, DT_FLOAT); }
-void BM_MatMulBFloat16(benchmark::State &state) { MatMulBenchmark(state, DT_BFLOAT16); }
+void BM_MatMul(benchmark::State& state) { MatMulBenchmark(state, DT_FLOAT); }
+void BM_MatMulBFloat16(benchmark::State& state) { MatMulBenchmark(state, DT_BFLOAT16); }
 
-void MatMulShapes(benchmark::internal::Benchmark *b) {
+void MatMulShapes(benchmark::internal::Benchmark* b) {
   for (int64_t n : {128, 256, 512, 1024, 2048}) b->Args({n, n, n, 0, 0});
   // The Fashion-MNIST MLP's layers at batch 100 (784-512-512-10).
   b->Args({100, 784, 512, 0, 0})->Args({100, 512, 512, 0, 0})->Args({100, 512, 10, 0, 0});
@@ -124,12 +124,12 @@ BENCHMARK(BM_MatMulBFloat16)->Apply(MatMulShapes);
 // (rows = cols), out channels. Items are examples (the batch).
 enum class ConvPass { kForward, kBackpropInput, kBackpropFilter };
 
-void BM_Conv2D(benchmark::State &state, ConvPass pass, DType dtype) {
+void BM_Conv2D(benchmark::State& state, ConvPass pass, DType dtype) {
   const int64_t batch = state.range(0), size = state.range(1), in = state.range(2);
   const int64_t window = state.range(3), out_depth = state.range(4);
   const TensorShape input({batch, size, size, in}), filter({window, window, in, out_depth});
   const TensorShape output({batch, size, size, out_depth});
-  auto sizes = [](const TensorShape &shape) {
+  auto sizes = [](const TensorShape& shape) {
     std::vector<int32_t> dims(shape.dim_sizes().begin(), shape.dim_sizes().end());
     return Input(Tensor::FromVector(dims));
   };
@@ -137,7 +137,7 @@ void BM_Conv2D(benchmark::State &state, ConvPass pass, DType dtype) {
                          {"padding", std::string("SAME")}};
   Scope root = Scope::NewRootScope();
   Feeds feeds;
-  auto feed = [&](const char *name, const TensorShape &shape) {
+  auto feed = [&](const char* name, const TensorShape& shape) {
     feeds.emplace_back(name, RandomTensor(shape, feeds.size() + 1, dtype));
     return ops::Placeholder(root.WithOpName(name), dtype);
   };
@@ -162,7 +162,7 @@ void BM_Conv2D(benchmark::State &state, ConvPass pass, DType dtype) {
   state.counters["GFLOP/s"] = Rate(flops * state.iterations());
 }
 
-void ConvShapes(benchmark::internal::Benchmark *b) {
+void ConvShapes(benchmark::internal::Benchmark* b) {
   // The Fashion-MNIST CNN's two layers at batch 100 (5x5, 1->32, 32->64).
   b->Args({100, 28, 1, 5, 32})->Args({100, 14, 32, 5, 64});
   // ResNet-style 3x3 layers at batch 32.
@@ -175,21 +175,21 @@ BENCHMARK_CAPTURE(BM_Conv2D, backprop_input_float, ConvPass::kBackpropInput, DT_
     ->Apply(ConvShapes);
 BENCHMARK_CAPTURE(BM_Conv2D, backprop_filter_float, ConvPass::kBackpropFilter, DT_FLOAT)
     ->Apply(ConvShapes);
-BENCHMARK_CAPTURE(BM_Conv2D, forward_bfloat16, ConvPass::kForward, DT_BFLOAT16)->Apply(ConvShapes);
+BENCHMARK_CAPTURE(BM_Conv2D, forward_bfloat16, ConvPass::kForward, DT_BFLOAT16)
+    ->Apply(ConvShapes);
 BENCHMARK_CAPTURE(BM_Conv2D, backprop_input_bfloat16, ConvPass::kBackpropInput, DT_BFLOAT16)
     ->Apply(ConvShapes);
 BENCHMARK_CAPTURE(BM_Conv2D, backprop_filter_bfloat16, ConvPass::kBackpropFilter, DT_BFLOAT16)
     ->Apply(ConvShapes);
 
 // The memory ceiling: a parallel copy over the same thread pool size.
-void BM_StreamCopy(benchmark::State &state) {
+void BM_StreamCopy(benchmark::State& state) {
   const int64_t n = state.range(0);
   Tensor src = RandomTensor({n}), dst(DT_FLOAT, TensorShape({n}));
   ThreadPool pool("stream", NumSchedulableCpus());
   for (auto _ : state) {
     pool.ParallelFor(n, 1, [&](int64_t begin, int64_t end) {
-      std::memcpy(dst.data<float>() + begin, src.data<float>() + begin,
-                  (end - begin) * sizeof(float));
+      std::memcpy(dst.data<float>() + begin, src.data<float>() + begin, (end - begin) * sizeof(float));
     });
     benchmark::DoNotOptimize(dst.data<float>());
   }
@@ -198,7 +198,7 @@ void BM_StreamCopy(benchmark::State &state) {
 BENCHMARK(BM_StreamCopy)->Arg(1 << 24)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 // x (op) y over n floats: bytes = 2 reads + 1 write.
-void BM_Binary(benchmark::State &state, const char *op) {
+void BM_Binary(benchmark::State& state, const char* op) {
   const int64_t n = state.range(0);
   Scope root = Scope::NewRootScope();
   auto x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT);
@@ -209,17 +209,11 @@ void BM_Binary(benchmark::State &state, const char *op) {
   RunSteps(state, session.get(), feeds, "z");
   state.SetBytesProcessed(state.iterations() * n * sizeof(float) * 3);
 }
-BENCHMARK_CAPTURE(BM_Binary, Add, "Add")
-    ->Arg(1 << 24)
-    ->UseRealTime()
-    ->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_Binary, Mul, "Mul")
-    ->Arg(1 << 24)
-    ->UseRealTime()
-    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Binary, Add, "Add")->Arg(1 << 24)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Binary, Mul, "Mul")->Arg(1 << 24)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 // [rows, cols] + [cols]: the bias case.
-void BM_BiasLikeAdd(benchmark::State &state) {
+void BM_BiasLikeAdd(benchmark::State& state) {
   const int64_t rows = state.range(0), cols = state.range(1);
   Scope root = Scope::NewRootScope();
   auto x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT);
@@ -233,7 +227,7 @@ void BM_BiasLikeAdd(benchmark::State &state) {
 BENCHMARK(BM_BiasLikeAdd)->Args({4096, 4096})->UseRealTime()->Unit(benchmark::kMillisecond);
 
 // Unary: bytes = 1 read + 1 write.
-void BM_Unary(benchmark::State &state, const char *op) {
+void BM_Unary(benchmark::State& state, const char* op) {
   const int64_t n = state.range(0);
   Scope root = Scope::NewRootScope();
   auto x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT);
@@ -243,14 +237,11 @@ void BM_Unary(benchmark::State &state, const char *op) {
   RunSteps(state, session.get(), feeds, "z");
   state.SetBytesProcessed(state.iterations() * n * sizeof(float) * 2);
 }
-BENCHMARK_CAPTURE(BM_Unary, Relu, "Relu")
-    ->Arg(1 << 24)
-    ->UseRealTime()
-    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Unary, Relu, "Relu")->Arg(1 << 24)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Unary, Neg, "Neg")->Arg(1 << 24)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 // Reductions: bytes = 1 read.
-void BM_Sum(benchmark::State &state) {
+void BM_Sum(benchmark::State& state) {
   const int64_t rows = state.range(0), cols = state.range(1);
   const int axis = static_cast<int>(state.range(2));
   Scope root = Scope::NewRootScope();
@@ -261,12 +252,8 @@ void BM_Sum(benchmark::State &state) {
   RunSteps(state, session.get(), feeds, "z");
   state.SetBytesProcessed(state.iterations() * rows * cols * sizeof(float));
 }
-BENCHMARK(BM_Sum)
-    ->Args({4096, 4096, -1})
-    ->Args({4096, 4096, 0})
-    ->Args({4096, 4096, 1})
-    ->UseRealTime()
-    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Sum)->Args({4096, 4096, -1})->Args({4096, 4096, 0})->Args({4096, 4096, 1})
+    ->UseRealTime()->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace weir

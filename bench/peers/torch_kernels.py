@@ -5,9 +5,10 @@ named as bench/run_kernel_peers.sh names the Weir benchmarks.
 Run by bench/run_kernel_peers.sh with the peers' virtualenv; settings are
 PyTorch at its best on this machine: one thread per core, flush-to-zero on,
 no autograd. Each convolution runs in both memory formats (NCHW and
-channels_last) and reports the faster, naming it, and both figures; the backprops call
-torch.nn.grad.conv2d_input / conv2d_weight, which run only the asked-for
-half of aten.convolution_backward (autograd would add a forward pass).
+channels_last) and reports the faster, naming it, and both figures; the
+backprops call torch.nn.grad.conv2d_input / conv2d_weight, which run only
+the asked-for half of aten.convolution_backward (autograd would add a
+forward pass).
 WEIR_PEERS_MIN_SECONDS (default 1) sets the time per measurement;
 WEIR_PEERS_FILTER, a regular expression, runs only the cases it finds in
 their names.
@@ -78,9 +79,10 @@ def conv_cases():
                     xs, ws, gs = (t.contiguous(memory_format=layout) for t in (x, w, g))
                     by_layout[layout_name] = batch / timed(lambda: fn(xs, ws, gs))
                 layout_name = max(by_layout, key=by_layout.get)
-                seconds = batch / by_layout[layout_name]
+                examples_per_s = by_layout[layout_name]
                 print(json.dumps({
-                    "case": case, "examples_per_s": batch / seconds, "gflops": flops / seconds / 1e9,
+                    "case": case, "examples_per_s": examples_per_s,
+                    "gflops": flops * examples_per_s / batch / 1e9,
                     "layout": layout_name, "examples_per_s_by_layout": by_layout,
                     "method": METHODS[pass_name]}), flush=True)
 

@@ -150,12 +150,12 @@ ThreadPool::ScopedBusy::ScopedBusy(ThreadPool* pool, Claim claim)
   counted_on = pool_;
 }
 
-void ThreadPool::ClaimCore() { impl_->busy.fetch_add(1, std::memory_order_relaxed); }
-
 ThreadPool::ScopedBusy::~ScopedBusy() {
   counted_on = previous_;
   if (previous_ != pool_) pool_->impl_->busy.fetch_sub(1, std::memory_order_relaxed);
 }
+
+void ThreadPool::ClaimCore() { impl_->busy.fetch_add(1, std::memory_order_relaxed); }
 
 ThreadPool::ThreadPool(std::string name, int num_threads) {
   CHECK_GE(num_threads, 1) << "thread pool " << name;
