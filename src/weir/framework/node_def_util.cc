@@ -95,7 +95,27 @@ Status ValidateNodeAttrs(const OpDef& op, const NodeDef& node) {
 
 namespace {
 
-Status ArgTypes(const ArgDef& arg, const NodeDef& node, std::vector<DType>* out) {
+// How many entries `arg` stands for: its number attr, checked, or the length
+// of its type list, or 1.
+Status ArgCount(const ArgDef& arg, const NodeDef& node, int64_t* count) {
+  if (!arg.type_list_attr.empty()) {
+    std::vector<DType> types;
+    WEIR_RETURN_IF_ERROR(GetAttr(node.attrs, arg.type_list_attr, &types));
+    *count = static_cast<int64_t>(types.size());
+    return Status::OK();
+  }
+  *count = 1;
+  if (arg.number_attr.empty()) return Status::OK();
+  WEIR_RETURN_IF_ERROR(GetAttr(node.attrs, arg.number_attr, count));
+  if (*count < 0 || *count > kMaxCountAttr) {
+    return errors::InvalidArgument("node ", node.Describe(), ": attr '", arg.number_attr,
+                                   "' = ", *count, " is ", *count < 0 ? "negative" : "too large",
+                                   " for arg '", arg.name, "' (at most ", kMaxCountAttr, ")");
+  }
+  return Status::OK();
+}
+
+Status ArgTypes(const ArgDef& arg, const NodeDef& node, int64_t count, std::vector<DType>* out) {
   if (!arg.type_list_attr.empty()) {
     std::vector<DType> types;
     WEIR_RETURN_IF_ERROR(GetAttr(node.attrs, arg.type_list_attr, &types));
@@ -104,14 +124,31 @@ Status ArgTypes(const ArgDef& arg, const NodeDef& node, std::vector<DType>* out)
   }
   DType dtype = arg.type;
   if (!arg.type_attr.empty()) WEIR_RETURN_IF_ERROR(GetAttr(node.attrs, arg.type_attr, &dtype));
-  int64_t repeat = 1;
-  if (!arg.number_attr.empty()) {
-    WEIR_RETURN_IF_ERROR(GetAttr(node.attrs, arg.number_attr, &repeat));
-    if (repeat < 0) {
-      return errors::InvalidArgument("attr '", arg.number_attr, "' is negative: ", repeat);
+  out->insert(out->end(), count, dtype);
+  return Status::OK();
+}
+
+// Counts the entries of `args`, then expands them; `available` (or -1 when
+// unknown) bounds the total before the expansion.
+Status ExpandArgs(const std::vector<ArgDef>& args, const NodeDef& node, int64_t available,
+                  std::vector<DType>* out) {
+  std::vector<int64_t> counts(args.size());
+  int64_t total = 0;
+  for (size_t i = 0; i < args.size(); ++i) {
+    WEIR_RETURN_IF_ERROR(ArgCount(args[i], node, &counts[i]));
+    total += counts[i];  // each count <= kMaxCountAttr or a list's length: no overflow
+    // Only a number attr can ask for more than the node holds; a short
+    // list of fixed args is left to the caller's count check.
+    if (available >= 0 && total > available && !args[i].number_attr.empty()) {
+      return errors::InvalidArgument("node ", node.Describe(), ": attr '", args[i].number_attr,
+                                     "' = ", counts[i], " asks for ", total,
+                                     " or more data inputs but the node has ", available);
     }
   }
-  out->insert(out->end(), repeat, dtype);
+  out->reserve(static_cast<size_t>(total));
+  for (size_t i = 0; i < args.size(); ++i) {
+    WEIR_RETURN_IF_ERROR(ArgTypes(args[i], node, counts[i], out));
+  }
   return Status::OK();
 }
 
@@ -121,12 +158,15 @@ Status InOutTypesForNode(const OpDef& op, const NodeDef& node, std::vector<DType
                          std::vector<DType>* outputs) {
   inputs->clear();
   outputs->clear();
-  for (const ArgDef& arg : op.inputs) {
-    WEIR_RETURN_IF_ERROR(ArgTypes(arg, node, inputs).WithContext("node " + node.Describe()));
-  }
-  for (const ArgDef& arg : op.outputs) {
-    WEIR_RETURN_IF_ERROR(ArgTypes(arg, node, outputs).WithContext("node " + node.Describe()));
-  }
+  // A NodeDef from a GraphDef lists all its inputs; one from the builder
+  // lists none yet (its edges come after the node).
+  const int64_t available = node.inputs.empty() ? -1 : NumDataInputs(node);
+  auto context = [&](Status status) {
+    if (status.ok() || status.message().find(node.Describe()) != std::string::npos) return status;
+    return status.WithContext("node " + node.Describe());
+  };
+  WEIR_RETURN_IF_ERROR(context(ExpandArgs(op.inputs, node, available, inputs)));
+  WEIR_RETURN_IF_ERROR(context(ExpandArgs(op.outputs, node, -1, outputs)));
   return Status::OK();
 }
 

@@ -16,8 +16,19 @@ void AddDefaultAttrs(const OpDef& op, NodeDef* node);
 // unless they start with '_' (internal annotations). Errors name the node.
 Status ValidateNodeAttrs(const OpDef& op, const NodeDef& node);
 
+// The most entries one number attr (N of AddN and ConcatV2, num_split,
+// num of Unpack, num_partitions) may stand for. Real models use at most a
+// few thousand; 2^20 still allows a node with a million inputs (the
+// fan-in Weir must build in linear time) while a node with that many
+// outputs still fits in memory (each costs a dtype, a shape and an
+// executor slot). Above it InOutTypesForNode refuses the node.
+inline constexpr int64_t kMaxCountAttr = int64_t{1} << 20;
+
 // The dtypes of the node's data inputs and outputs, expanding N * T and
-// type lists. REQUIRES: ValidateNodeAttrs passed.
+// type lists. Each number attr is bounded before anything is sized by it:
+// InvalidArgument, naming the node, attr and value, when it is negative or
+// above kMaxCountAttr, or when the node lists its inputs and has fewer
+// data inputs than the attrs call for. REQUIRES: ValidateNodeAttrs passed.
 Status InOutTypesForNode(const OpDef& op, const NodeDef& node, std::vector<DType>* inputs,
                          std::vector<DType>* outputs);
 

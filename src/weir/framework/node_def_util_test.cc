@@ -231,6 +231,43 @@ TEST(InOutTypesForNodeTest, ErrorsNameTheNode) {
   EXPECT_TRUE(Contains(s.message(), "'T'")) << s;
 }
 
+// Before, `N` was expanded into a vector before any check: 2^40 threw
+// std::bad_alloc and aborted the process.
+TEST(InOutTypesForNodeTest, BoundsCountAttrsBeforeSizingAnything) {
+  OpDef op = ConcatLike();
+  NodeDef node;
+  node.name = "concat";
+  node.op = "ConcatLike";
+  node.attrs["N"] = AttrValue(int64_t{1} << 40);
+  node.attrs["T"] = AttrValue(DT_FLOAT);
+  node.attrs["Tlist"] = AttrValue(std::vector<DType>{});
+  std::vector<DType> inputs, outputs;
+  Status s = InOutTypesForNode(op, node, &inputs, &outputs);
+  EXPECT_EQ(s.code(), Code::kInvalidArgument) << s;
+  EXPECT_TRUE(Contains(s.message(), "'concat' (ConcatLike)")) << s;
+  EXPECT_TRUE(Contains(s.message(), "'N' = 1099511627776")) << s;
+
+  // The sane maximum holds even when the node lists no inputs (the
+  // builder's nodes) and for outputs, which no input can bound.
+  node.attrs["N"] = AttrValue(kMaxCountAttr + 1);
+  EXPECT_EQ(InOutTypesForNode(op, node, &inputs, &outputs).code(), Code::kInvalidArgument);
+  node.attrs["N"] = AttrValue(kMaxCountAttr);
+  EXPECT_TRUE(InOutTypesForNode(op, node, &inputs, &outputs).ok());
+  EXPECT_EQ(outputs.size(), static_cast<size_t>(kMaxCountAttr) + 1);
+
+  // A node that lists its inputs is held to them: N = 1000 with 3 data
+  // inputs is refused before a vector of 1000 is built.
+  node.inputs = {"axis", "a", "b", "^ctrl"};
+  node.attrs["N"] = AttrValue(1000);
+  s = InOutTypesForNode(op, node, &inputs, &outputs);
+  EXPECT_EQ(s.code(), Code::kInvalidArgument) << s;
+  EXPECT_TRUE(Contains(s.message(), "'N' = 1000")) << s;
+  EXPECT_TRUE(Contains(s.message(), "has 3")) << s;
+  node.attrs["N"] = AttrValue(2);
+  EXPECT_TRUE(InOutTypesForNode(op, node, &inputs, &outputs).ok());
+  EXPECT_EQ(inputs.size(), 3u);
+}
+
 TEST(NumDataInputsTest, CountsInputsBeforeControlInputs) {
   NodeDef node;
   EXPECT_EQ(NumDataInputs(node), 0);

@@ -5,6 +5,7 @@
 #include <charconv>
 
 #include "weir/base/logging.h"
+#include "weir/framework/shape_inference.h"
 
 namespace weir {
 namespace {
@@ -262,7 +263,16 @@ OpDefBuilder& OpDefBuilder::SetIsStateful() {
   return *this;
 }
 OpDefBuilder& OpDefBuilder::SetShapeFn(ShapeFn fn) {
-  op_.shape_fn = std::move(fn);
+  // One check of every op's outputs here, so no shape function can hand the
+  // graph a wrapped or negative dim, whatever arithmetic it forgot to check.
+  if (!fn) {
+    op_.shape_fn = nullptr;
+    return *this;
+  }
+  op_.shape_fn = [fn = std::move(fn)](InferenceContext* c) -> Status {
+    WEIR_RETURN_IF_ERROR(fn(c));
+    return c->CheckOutputs();
+  };
   return *this;
 }
 OpDefBuilder& OpDefBuilder::Doc(std::string doc) {

@@ -1,5 +1,6 @@
 #include "weir/framework/shape_inference.h"
 
+#include "weir/base/checked_math.h"
 #include "weir/framework/node_def.h"
 
 namespace weir {
@@ -44,6 +45,42 @@ Status InferenceContext::MergeDim(int64_t a, int64_t b, int64_t* out) {
     return errors::InvalidArgument("dimensions ", a, " and ", b, " must be equal");
   }
   *out = a >= 0 ? a : b;
+  return Status::OK();
+}
+
+Status InferenceContext::AddDims(int64_t a, int64_t b, std::string_view what, int64_t* out) {
+  if (a < 0 || b < 0) {
+    *out = PartialShape::kUnknown;
+    return Status::OK();
+  }
+  return CheckedAdd(a, b, out, what);
+}
+
+Status InferenceContext::MultiplyDims(int64_t a, int64_t b, std::string_view what,
+                                      int64_t* out) {
+  if (a < 0 || b < 0) {
+    *out = PartialShape::kUnknown;
+    return Status::OK();
+  }
+  return CheckedMultiply(a, b, out, what);
+}
+
+StatusOr<int> InferenceContext::RankFromLength(int64_t length, std::string_view what) {
+  if (length < 0) return -1;
+  if (length > TensorShape::kMaxRank) {
+    return errors::InvalidArgument(what, " has ", length, " values, one per dim, but a shape has ",
+                                   "at most ", TensorShape::kMaxRank, " dims");
+  }
+  return static_cast<int>(length);
+}
+
+Status InferenceContext::CheckOutputs() const {
+  for (size_t i = 0; i < output_shapes_.size(); ++i) {
+    Status status = output_shapes_[i].Validate();
+    if (!status.ok()) {
+      return errors::InvalidArgument("output ", i, ": ", status.message());
+    }
+  }
   return Status::OK();
 }
 

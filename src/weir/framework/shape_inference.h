@@ -3,6 +3,7 @@
 // errors are reported at graph-construction time, naming the node.
 #pragma once
 
+#include <string_view>
 #include <vector>
 
 #include "weir/framework/attr_value.h"
@@ -40,6 +41,22 @@ class InferenceContext {
   Status WithRankAtLeast(int input, int rank, PartialShape* out) const;
   // Merges two dims where -1 is unknown; error if both known and different.
   static Status MergeDim(int64_t a, int64_t b, int64_t* out);
+
+  // a + b and a * b of dims where -1 is unknown (then so is the result).
+  // InvalidArgument naming `what` and both dims when the result does not
+  // fit int64. REQUIRES: a, b >= -1.
+  static Status AddDims(int64_t a, int64_t b, std::string_view what, int64_t* out);
+  static Status MultiplyDims(int64_t a, int64_t b, std::string_view what, int64_t* out);
+
+  // The rank given by a vector of `length` values, one per dim (Reshape's
+  // shape, Tile's multiples): -1 when unknown (length -1), InvalidArgument
+  // naming `what` when above TensorShape::kMaxRank.
+  static StatusOr<int> RankFromLength(int64_t length, std::string_view what);
+
+  // Every output must be a valid shape (PartialShape::Validate): the
+  // registry runs this after every shape function, so a wrapped or
+  // negative dim never reaches the graph. InvalidArgument naming the output.
+  Status CheckOutputs() const;
 
   // "[2,3], [?,4]": the input shapes, for error messages.
   std::string InputShapesString() const;

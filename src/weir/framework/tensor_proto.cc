@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "proto/tensor.pb.h"
+#include "weir/base/checked_math.h"
 #include "proto/tensor_shape.pb.h"
 
 namespace weir {
@@ -208,6 +209,31 @@ Status FillTensor(const wire::TensorProto& proto, const std::string& what, Tenso
   }
 }
 
+// The bytes string and resource elements hold outside the tensor's buffer
+// once the typed field is completed to `n` elements by repeating its last
+// value (FromValues): what the proto spells in a few bytes may be terabytes.
+StatusOr<int64_t> HeapBytes(const wire::TensorProto& proto, DType dtype, int64_t n,
+                            const std::string& what) {
+  std::vector<int64_t> sizes;
+  if (dtype == DT_STRING) {
+    for (const std::string& v : proto.string_val()) sizes.push_back(v.size());
+  } else if (dtype == DT_RESOURCE) {
+    for (const wire::ResourceHandleProto& h : proto.resource_handle_val()) {
+      sizes.push_back(h.device().size() + h.container().size() + h.name().size() +
+                      h.maybe_type_name().size());
+    }
+  }
+  if (sizes.empty() || static_cast<int64_t>(sizes.size()) > n) return int64_t{0};
+  int64_t given = 0;  // bounded by the proto's own size (< 2 GiB)
+  for (int64_t size : sizes) given += size;
+  int64_t repeated;
+  WEIR_RETURN_IF_ERROR(CheckedMultiply(n - static_cast<int64_t>(sizes.size()), sizes.back(),
+                                       &repeated, what + ": repeating the last value"));
+  int64_t total;
+  WEIR_RETURN_IF_ERROR(CheckedAdd(given, repeated, &total, what));
+  return total;
+}
+
 }  // namespace
 
 std::string WireDTypeName(int number) {
@@ -237,7 +263,10 @@ Status ShapeFromProto(const wire::TensorShapeProto& proto, PartialShape* out) {
                                      "] has dimension ", d, "; sizes are >= 0, or -1 if unknown");
     }
   }
-  *out = PartialShape(std::move(dims));
+  PartialShape shape(std::move(dims));
+  Status valid = shape.Validate();
+  if (!valid.ok()) return errors::InvalidArgument("TensorShapeProto: ", valid.message());
+  *out = std::move(shape);
   return Status::OK();
 }
 
@@ -275,13 +304,25 @@ Status TensorFromProto(const wire::TensorProto& proto, Tensor* out) {
   }
   const std::string what = StrCat("TensorProto of dtype ", dtype, " and shape ", *shape);
 
-  // Guard the byte count the buffer computes: a shape that fits in int64
-  // elements may still overflow in bytes.
+  // Refuse before allocating: a shape that fits in int64 elements may still
+  // overflow in bytes, and a short typed field is broadcast to the whole
+  // shape, so a few bytes of proto can ask for any amount of memory.
   const size_t stride = dtype == DT_STRING     ? sizeof(std::string)
                         : dtype == DT_RESOURCE ? sizeof(ResourceHandle)
                                                : DTypeSize(dtype);
-  if (shape->num_elements() > std::numeric_limits<int64_t>::max() / static_cast<int64_t>(stride)) {
-    return errors::InvalidArgument(what, " is too large to allocate");
+  StatusOr<int64_t> bytes = CheckedByteSize(shape->num_elements(), static_cast<int64_t>(stride),
+                                            kMaxAttrTensorBytes, what);
+  if (bytes.ok()) {
+    StatusOr<int64_t> heap = HeapBytes(proto, dtype, shape->num_elements(), what);
+    if (!heap.ok()) {
+      bytes = heap.status();
+    } else if (*heap > kMaxAttrTensorBytes - *bytes) {
+      bytes = errors::InvalidArgument(what, ": its elements need ", *bytes, " + ", *heap,
+                                      " bytes, more than the limit of ", kMaxAttrTensorBytes);
+    }
+  }
+  if (!bytes.ok()) {
+    return errors::InvalidArgument("TensorProto is too large: ", bytes.status().message());
   }
   WEIR_ASSIGN_OR_RETURN(Tensor tensor, Tensor::Allocate(DefaultCpuAllocator(), dtype, *shape));
   WEIR_RETURN_IF_ERROR(FillTensor(proto, what, &tensor));

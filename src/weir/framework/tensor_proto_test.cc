@@ -309,6 +309,43 @@ TEST(TensorProtoTest, RejectsBadShapes) {
   ExpectInvalid(p, {"complex128", "too large"});
 }
 
+// Before, a typed field shorter than the shape was broadcast after an
+// allocation of the whole shape: [2^40] with one float_val threw
+// std::bad_alloc, and a modest string shape could ask for terabytes.
+TEST(TensorProtoTest, RefusesTensorsOverTheByteLimitBeforeAllocating) {
+  wire::TensorProto p;
+  p.set_dtype(wire::DT_FLOAT);
+  p.mutable_tensor_shape()->add_dim()->set_size(int64_t{1} << 40);
+  p.add_float_val(1.5f);
+  ExpectInvalid(p, {"float", "[1099511627776]", "too large", "limit"});
+
+  // Just over 2 GiB of floats; 2 GiB itself is allowed (not tried: it
+  // would allocate it).
+  p.mutable_tensor_shape()->mutable_dim(0)->set_size((int64_t{1} << 29) + 1);
+  ExpectInvalid(p, {"too large"});
+
+  // Strings: the repeated last value counts, not only the element headers.
+  wire::TensorProto strings;
+  strings.set_dtype(wire::DT_STRING);
+  strings.mutable_tensor_shape()->add_dim()->set_size(int64_t{1} << 20);
+  strings.add_string_val(std::string(4096, 'x'));  // 4 GiB once repeated
+  ExpectInvalid(strings, {"string", "too large"});
+  strings.mutable_tensor_shape()->mutable_dim(0)->set_size(int64_t{1} << 62);
+  ExpectInvalid(strings, {"string", "too large"});
+
+  wire::TensorProto handles;
+  handles.set_dtype(wire::DT_RESOURCE);
+  handles.mutable_tensor_shape()->add_dim()->set_size(int64_t{1} << 20);
+  handles.add_resource_handle_val()->set_name(std::string(4096, 'v'));
+  ExpectInvalid(handles, {"resource", "too large"});
+
+  // A short field repeated over a small shape still decodes.
+  strings.mutable_tensor_shape()->mutable_dim(0)->set_size(3);
+  Tensor t;
+  ASSERT_TRUE(TensorFromProto(strings, &t).ok());
+  EXPECT_EQ(t.flat<std::string>()[2], std::string(4096, 'x'));
+}
+
 TEST(TensorProtoTest, RejectsWrongContentSize) {
   wire::TensorProto p;
   p.set_dtype(wire::DT_INT32);
@@ -480,6 +517,23 @@ TEST(ShapeProtoTest, RejectsBadShapes) {
   for (int i = 0; i <= TensorShape::kMaxRank; ++i) proto.add_dim()->set_size(1);
   s = ShapeFromProto(proto, &shape);
   EXPECT_TRUE(errors::IsInvalidArgument(s)) << s;
+}
+
+// Before, a shape attr of more than 2^63 - 1 elements was accepted.
+TEST(ShapeProtoTest, RejectsShapesTooLarge) {
+  wire::TensorShapeProto proto;
+  proto.add_dim()->set_size(int64_t{1} << 40);
+  proto.add_dim()->set_size(int64_t{1} << 40);
+  PartialShape shape;
+  Status s = ShapeFromProto(proto, &shape);
+  EXPECT_TRUE(errors::IsInvalidArgument(s)) << s;
+  EXPECT_NE(s.message().find("[1099511627776,1099511627776]"), std::string::npos) << s;
+  EXPECT_NE(s.message().find("2^63 - 1"), std::string::npos) << s;
+  EXPECT_EQ(shape, PartialShape()) << "left untouched";
+  // Unknown dims are not counted.
+  proto.mutable_dim(1)->set_size(-1);
+  ASSERT_TRUE(ShapeFromProto(proto, &shape).ok());
+  EXPECT_EQ(shape, PartialShape({int64_t{1} << 40, -1}));
 }
 
 }  // namespace

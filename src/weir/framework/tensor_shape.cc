@@ -1,11 +1,30 @@
 #include "weir/framework/tensor_shape.h"
 
 #include <algorithm>
-#include <limits>
 
+#include "weir/base/checked_math.h"
 #include "weir/base/logging.h"
 
 namespace weir {
+namespace {
+
+// The element count of `dims`, or -1 when a dim is negative or the product
+// exceeds kMaxTensorElements. One overflow test per dim, no division.
+int64_t CountOrMinusOne(std::span<const int64_t> dims) {
+  int64_t count = 1;
+  bool bad = false;
+  for (int64_t d : dims) {
+    bad |= d < 0;
+    bad |= __builtin_mul_overflow(count, d, &count);
+  }
+  return bad ? -1 : count;
+}
+
+std::string DimsString(std::span<const int64_t> dims) {
+  return StrCat("[", StrJoin(dims, ","), "]");
+}
+
+}  // namespace
 
 TensorShape::TensorShape(std::initializer_list<int64_t> dims)
     : TensorShape(std::span<const int64_t>(dims.begin(), dims.size())) {}
@@ -16,17 +35,14 @@ StatusOr<TensorShape> TensorShape::FromDims(std::span<const int64_t> dims) {
   if (dims.size() > kMaxRank) {
     return errors::InvalidArgument("shape has rank ", dims.size(), ", more than ", kMaxRank);
   }
-  int64_t count = 1;
-  for (int64_t d : dims) {
-    if (d < 0) {
-      return errors::InvalidArgument("shape [", StrJoin(dims, ","),
-                                     "] has a negative dimension");
+  if (CountOrMinusOne(dims) < 0) {
+    for (int64_t d : dims) {
+      if (d < 0) {
+        return errors::InvalidArgument("shape ", DimsString(dims), " has a negative dimension");
+      }
     }
-    if (d != 0 && count > std::numeric_limits<int64_t>::max() / d) {
-      return errors::InvalidArgument("shape [", StrJoin(dims, ","),
-                                     "] has more than 2^63 elements");
-    }
-    count *= d;
+    return errors::InvalidArgument("shape ", DimsString(dims),
+                                   " has more than 2^63 - 1 elements");
   }
   return TensorShape(dims);
 }
@@ -81,14 +97,36 @@ void TensorShape::Assign(std::span<const int64_t> dims) {
 }
 
 void TensorShape::Recount() {
-  num_elements_ = 1;
-  for (int64_t d : dim_sizes()) {
-    DCHECK_GE(d, 0);
-    num_elements_ *= d;
-  }
+  num_elements_ = CountOrMinusOne(dim_sizes());
+  CHECK(num_elements_ >= 0) << "TensorShape " << DebugString()
+                            << " has a negative dim or more than 2^63 - 1 elements; shapes "
+                               "from input must be built with FromDims or *WithStatus";
 }
 
 void TensorShape::AddDim(int64_t size) { InsertDim(rank_, size); }
+
+Status TensorShape::AddDimWithStatus(int64_t size) { return InsertDimWithStatus(rank_, size); }
+
+Status TensorShape::InsertDimWithStatus(int index, int64_t size) {
+  if (index < 0 || index > rank_) {
+    return errors::InvalidArgument("cannot insert a dim at index ", index, " of shape ",
+                                   DebugString());
+  }
+  std::vector<int64_t> dims(dim_sizes().begin(), dim_sizes().end());
+  dims.insert(dims.begin() + index, size);
+  WEIR_ASSIGN_OR_RETURN(*this, FromDims(dims));
+  return Status::OK();
+}
+
+Status TensorShape::SetDimWithStatus(int i, int64_t size) {
+  if (i < 0 || i >= rank_) {
+    return errors::InvalidArgument("dim ", i, " is out of range for shape ", DebugString());
+  }
+  std::vector<int64_t> dims(dim_sizes().begin(), dim_sizes().end());
+  dims[i] = size;
+  WEIR_ASSIGN_OR_RETURN(*this, FromDims(dims));
+  return Status::OK();
+}
 
 void TensorShape::InsertDim(int index, int64_t size) {
   CHECK(size >= 0 && index >= 0 && index <= rank_);
@@ -129,6 +167,36 @@ bool PartialShape::IsFullyDefined() const {
                                      [](int64_t d) { return d < 0; });
 }
 
+StatusOr<PartialShape> PartialShape::FromDims(std::vector<int64_t> dims) {
+  PartialShape shape(std::move(dims));
+  WEIR_RETURN_IF_ERROR(shape.Validate());
+  return shape;
+}
+
+Status PartialShape::Validate() const {
+  if (!known_rank_) return Status::OK();
+  if (dims_.size() > static_cast<size_t>(TensorShape::kMaxRank)) {
+    return errors::InvalidArgument("shape has rank ", dims_.size(), ", more than ",
+                                   TensorShape::kMaxRank);
+  }
+  int64_t known = 1;
+  bool overflow = false;
+  for (int64_t d : dims_) {
+    if (d < kUnknown) {
+      return errors::InvalidArgument("shape ", DimsString(dims_), " has dimension ", d,
+                                     "; sizes are >= 0, or -1 if unknown");
+    }
+    if (d >= 0) overflow |= __builtin_mul_overflow(known, d, &known);
+  }
+  // As in TensorShape, the product is taken in order: a 0 after an
+  // overflow does not excuse it.
+  if (overflow) {
+    return errors::InvalidArgument("shape ", DebugString(),
+                                   " has more than 2^63 - 1 elements");
+  }
+  return Status::OK();
+}
+
 TensorShape PartialShape::ToTensorShape() const {
   CHECK(IsFullyDefined()) << DebugString();
   return TensorShape(dims_);
@@ -136,9 +204,7 @@ TensorShape PartialShape::ToTensorShape() const {
 
 int64_t PartialShape::num_elements() const {
   if (!IsFullyDefined()) return -1;
-  int64_t n = 1;
-  for (int64_t d : dims_) n *= d;
-  return n;
+  return CountOrMinusOne(dims_);
 }
 
 bool PartialShape::IsCompatibleWith(const TensorShape& shape) const {

@@ -13,11 +13,18 @@
 
 namespace weir {
 
+// Two ways to build one. The constructors, AddDim, InsertDim and set_dim
+// are for dims the program already knows to be valid: a negative dim or an
+// element count above 2^63 - 1 is a programmer error and CHECK-fails (it
+// never wraps). Dims that come from input (attrs, tensor values, protos,
+// files) go through FromDims or the *WithStatus mutators, which return
+// InvalidArgument instead.
 class TensorShape {
  public:
   static constexpr int kMaxRank = 254;
 
   TensorShape() = default;  // a scalar
+  // REQUIRES: every dim >= 0 and their product <= 2^63 - 1.
   TensorShape(std::initializer_list<int64_t> dims);
   explicit TensorShape(std::span<const int64_t> dims);
 
@@ -37,11 +44,19 @@ class TensorShape {
   int64_t num_elements() const { return num_elements_; }
   std::span<const int64_t> dim_sizes() const { return {data(), static_cast<size_t>(rank_)}; }
 
-  // REQUIRES: size >= 0.
+  // REQUIRES: size >= 0, index in range, and the new element count fits.
   void AddDim(int64_t size);
   void InsertDim(int index, int64_t size);
   void RemoveDim(int index);
   void set_dim(int i, int64_t size);
+
+  // The checked forms, for sizes from input: InvalidArgument naming the
+  // shape and the size for a negative size, an index out of range, a rank
+  // above kMaxRank or an element count above 2^63 - 1. On error the shape
+  // is unchanged.
+  Status AddDimWithStatus(int64_t size);
+  Status InsertDimWithStatus(int index, int64_t size);
+  Status SetDimWithStatus(int i, int64_t size);
 
   bool operator==(const TensorShape& other) const;
   bool operator!=(const TensorShape& other) const { return !(*this == other); }
@@ -54,7 +69,7 @@ class TensorShape {
   const int64_t* data() const { return rank_ <= kInlineRank ? inline_ : heap_.data(); }
   int64_t* data() { return rank_ <= kInlineRank ? inline_ : heap_.data(); }
   void Assign(std::span<const int64_t> dims);
-  void Recount();
+  void Recount();  // CHECKs the dims
 
   int rank_ = 0;
   int64_t num_elements_ = 1;
@@ -76,18 +91,27 @@ class PartialShape {
   PartialShape(const TensorShape& shape);  // NOLINT: a full shape is a partial one
 
   static PartialShape UnknownRank() { return PartialShape(); }
+  // REQUIRES: rank >= 0.
   static PartialShape UnknownDims(int rank) {
     return PartialShape(std::vector<int64_t>(rank, kUnknown));
   }
+
+  // The constructors take any dims; shapes from input go through FromDims
+  // or Validate: rank <= TensorShape::kMaxRank, every dim >= 0 or -1, and
+  // the product of the known dims <= 2^63 - 1, else InvalidArgument naming
+  // the dims. An unknown rank is valid.
+  static StatusOr<PartialShape> FromDims(std::vector<int64_t> dims);
+  Status Validate() const;
 
   bool known_rank() const { return known_rank_; }
   int rank() const { return known_rank_ ? static_cast<int>(dims_.size()) : -1; }
   int64_t dim(int i) const { return dims_[i]; }
   const std::vector<int64_t>& dim_sizes() const { return dims_; }
   bool IsFullyDefined() const;
-  // REQUIRES: IsFullyDefined().
+  // REQUIRES: IsFullyDefined() and Validate() passes (CHECKed).
   TensorShape ToTensorShape() const;
-  // Number of elements, or -1 when not fully defined.
+  // Number of elements, or -1 when not fully defined or when the count
+  // exceeds 2^63 - 1 (a shape Validate() refuses).
   int64_t num_elements() const;
 
   // True if `shape` could be a value of this partial shape.

@@ -176,6 +176,81 @@ TEST(TensorShapeTest, FromDimsRejectsTooHighRank) {
   EXPECT_EQ(s.status().code(), Code::kInvalidArgument);
 }
 
+// Before, the unchecked constructor multiplied without a check: [2^32, 2^32]
+// had num_elements() 0, so a buffer of 0 bytes stood for 2^64 elements.
+TEST(TensorShapeDeathTest, UncheckedFormsNeverWrap) {
+  const int64_t big = int64_t{1} << 32;
+  EXPECT_DEATH(TensorShape({big, big}), "2\\^63");
+  EXPECT_DEATH(TensorShape({2, -3}), "negative");
+  TensorShape s({big});
+  EXPECT_DEATH(s.AddDim(big), "2\\^63");
+  EXPECT_DEATH(s.InsertDim(0, big), "2\\^63");
+  TensorShape t({2, 3});
+  EXPECT_DEATH(t.set_dim(1, std::numeric_limits<int64_t>::max()), "2\\^63");
+  EXPECT_DEATH(t.set_dim(1, -1), "");
+}
+
+TEST(TensorShapeTest, FromDimsRejectsAProductThatWrapsToZero) {
+  const int64_t big = int64_t{1} << 32;
+  std::vector<int64_t> dims = {big, big};  // 2^64 wraps to exactly 0
+  StatusOr<TensorShape> s = TensorShape::FromDims(dims);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(s.status().message().find("[4294967296,4294967296]"), std::string::npos)
+      << s.status();
+  // A zero after the overflow does not excuse it; one before it does.
+  std::vector<int64_t> zero_after = {big, big, 0};
+  EXPECT_FALSE(TensorShape::FromDims(zero_after).ok());
+  std::vector<int64_t> zero_before = {0, big, big};
+  EXPECT_TRUE(TensorShape::FromDims(zero_before).ok());
+}
+
+TEST(TensorShapeTest, WithStatusMutatorsRefuseAndLeaveTheShape) {
+  const int64_t big = int64_t{1} << 32;
+  TensorShape s({big});
+  Status status = s.AddDimWithStatus(big);
+  EXPECT_EQ(status.code(), Code::kInvalidArgument) << status;
+  EXPECT_NE(status.message().find("elements"), std::string::npos) << status;
+  EXPECT_EQ(s, TensorShape({big}));
+  EXPECT_EQ(s.AddDimWithStatus(-1).code(), Code::kInvalidArgument);
+  EXPECT_EQ(s.InsertDimWithStatus(2, 1).code(), Code::kInvalidArgument);
+  EXPECT_EQ(s.InsertDimWithStatus(0, big).code(), Code::kInvalidArgument);
+  EXPECT_EQ(s.SetDimWithStatus(1, 1).code(), Code::kInvalidArgument);
+  EXPECT_EQ(s.SetDimWithStatus(0, -5).code(), Code::kInvalidArgument);
+  EXPECT_EQ(s, TensorShape({big}));
+
+  ASSERT_TRUE(s.AddDimWithStatus(3).ok());
+  ASSERT_TRUE(s.InsertDimWithStatus(0, 2).ok());
+  EXPECT_EQ(s, TensorShape({2, big, 3}));
+  EXPECT_EQ(s.num_elements(), 6 * big);
+  ASSERT_TRUE(s.SetDimWithStatus(1, 0).ok());
+  EXPECT_EQ(s.num_elements(), 0);
+
+  TensorShape high(std::vector<int64_t>(TensorShape::kMaxRank, 1));
+  EXPECT_EQ(high.AddDimWithStatus(1).code(), Code::kInvalidArgument);
+  EXPECT_EQ(high.rank(), TensorShape::kMaxRank);
+}
+
+TEST(PartialShapeTest, FromDimsAndValidate) {
+  const int64_t big = int64_t{1} << 40;
+  StatusOr<PartialShape> s = PartialShape::FromDims({big, big});
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().code(), Code::kInvalidArgument);
+  EXPECT_NE(s.status().message().find("2^63 - 1"), std::string::npos) << s.status();
+  s = PartialShape::FromDims({3, -2});
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("[3,-2]"), std::string::npos) << s.status();
+  EXPECT_FALSE(PartialShape::FromDims(std::vector<int64_t>(TensorShape::kMaxRank + 1, 1)).ok());
+
+  // Unknown dims do not count; known ones still do.
+  EXPECT_TRUE(PartialShape::FromDims({big, -1, 1 << 20}).ok());
+  EXPECT_FALSE(PartialShape::FromDims({big, -1, big}).ok());
+  EXPECT_TRUE(PartialShape().Validate().ok());
+  EXPECT_FALSE(PartialShape({big, big}).Validate().ok());
+  // num_elements() of a shape too large is -1, never a wrapped count.
+  EXPECT_EQ(PartialShape({int64_t{1} << 32, int64_t{1} << 32}).num_elements(), -1);
+}
+
 TEST(PartialShapeTest, DebugString) {
   EXPECT_EQ(PartialShape().DebugString(), "<unknown>");
   EXPECT_EQ(PartialShape::UnknownRank().DebugString(), "<unknown>");
