@@ -32,7 +32,8 @@ StatusOr<int> RankFromInputOrVector(const InferenceContext* c, int i, std::strin
     return errors::InvalidArgument(what, " has ", length, " values but the input has rank ",
                                    input.rank(), " (shape ", input, ")");
   }
-  return input.known_rank() ? input.rank() : static_cast<int>(length);
+  if (input.known_rank()) return input.rank();
+  return InferenceContext::RankFromLength(length, what);
 }
 
 void SetUnknownDims(InferenceContext* c, int output, int rank) {
@@ -70,14 +71,20 @@ StatusOr<PartialShape> TiledShape(const PartialShape& input, std::span<const int
                                    " must have one entry per dim of the input shape ", input);
   }
   std::vector<int64_t> dims(input.rank());
+  const std::string what = StrCat("Tile of shape ", input, " by multiples ", Ints(multiples));
   for (int i = 0; i < input.rank(); ++i) {
     if (multiples[i] < 0) {
       return errors::InvalidArgument("multiples ", Ints(multiples), " has negative entry ",
                                      multiples[i], " (input shape ", input, ")");
     }
-    dims[i] = input.dim(i) < 0 ? PartialShape::kUnknown : input.dim(i) * multiples[i];
+    WEIR_RETURN_IF_ERROR(InferenceContext::MultiplyDims(
+        input.dim(i), multiples[i], StrCat(what, ", dim ", i), &dims[i]));
   }
-  return PartialShape(std::move(dims));
+  // Each dim fits, but the element count may not: a kernel sized by a
+  // wrapped count would write past its output.
+  StatusOr<PartialShape> out = PartialShape::FromDims(std::move(dims));
+  if (!out.ok()) return out.status().WithContext(what);
+  return out;
 }
 
 Status TileShape(InferenceContext* c) {
@@ -118,9 +125,16 @@ StatusOr<PartialShape> PaddedShape(const PartialShape& input, std::span<const in
                                        " (input shape ", input, ")");
       }
     }
-    dims[i] = dim < 0 ? PartialShape::kUnknown : dim + before + after;
+    const std::string what =
+        StrCat("padding dim ", i, " of shape ", input, " by [", before, ", ", after, "]");
+    WEIR_RETURN_IF_ERROR(InferenceContext::AddDims(dim, before, what, &dims[i]));
+    WEIR_RETURN_IF_ERROR(InferenceContext::AddDims(dims[i], after, what, &dims[i]));
   }
-  return PartialShape(std::move(dims));
+  StatusOr<PartialShape> out = PartialShape::FromDims(std::move(dims));
+  if (!out.ok()) {
+    return out.status().WithContext(StrCat("padding shape ", input, " by ", Ints(paddings)));
+  }
+  return out;
 }
 
 Status PadShape(InferenceContext* c) {
@@ -135,7 +149,10 @@ Status PadShape(InferenceContext* c) {
       return errors::InvalidArgument("paddings has shape ", paddings_shape,
                                      " but the input has rank ", rank);
     }
-    if (rank < 0) rank = static_cast<int>(paddings_shape.dim(0));
+    if (rank < 0) {
+      WEIR_ASSIGN_OR_RETURN(rank, InferenceContext::RankFromLength(paddings_shape.dim(0),
+                                                                   "paddings"));
+    }
   }
   if (c->num_inputs() == 3 && c->input(2).known_rank() && c->input(2).rank() != 0) {
     return errors::InvalidArgument("constant_values must be a scalar but has shape ",
@@ -238,15 +255,18 @@ StatusOr<PartialShape> ShapeFromVectorInput(const InferenceContext* c, int i,
   WEIR_ASSIGN_OR_RETURN(int64_t length, VectorInputLength(c, i, what));
   WEIR_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> dims, ConstantInts(c, i, what));
   if (!dims) {
-    return length < 0 ? PartialShape::UnknownRank()
-                      : PartialShape::UnknownDims(static_cast<int>(length));
+    WEIR_ASSIGN_OR_RETURN(int rank, InferenceContext::RankFromLength(length, what));
+    return rank < 0 ? PartialShape::UnknownRank() : PartialShape::UnknownDims(rank);
   }
   for (int64_t d : *dims) {
     if (d < 0) {
       return errors::InvalidArgument(what, " ", Ints(*dims), " has a negative dimension");
     }
   }
-  return PartialShape(std::move(*dims));
+  const std::string dims_string = Ints(*dims);
+  StatusOr<PartialShape> out = PartialShape::FromDims(std::move(*dims));
+  if (!out.ok()) return out.status().WithContext(StrCat(what, " ", dims_string));
+  return out;
 }
 
 }  // namespace
@@ -275,7 +295,10 @@ StatusOr<PartialShape> BroadcastToTarget(const PartialShape& input,
                                      Ints(target), ": dim ", i, " is ", have);
     }
   }
-  return PartialShape(std::vector<int64_t>(target.begin(), target.end()));
+  StatusOr<PartialShape> out =
+      PartialShape::FromDims(std::vector<int64_t>(target.begin(), target.end()));
+  if (!out.ok()) return out.status().WithContext(StrCat("broadcast target ", Ints(target)));
+  return out;
 }
 
 Status BroadcastToShape(InferenceContext* c) {

@@ -2,6 +2,7 @@
 // Transpose, ConcatV2, Pack/Unpack, Split/SplitV and Slice.
 #include <algorithm>
 
+#include "weir/base/checked_math.h"
 #include "weir/framework/shape_inference.h"
 #include "weir/framework/tensor.h"
 #include "weir/ops/array_shape_fns.h"
@@ -10,9 +11,6 @@ namespace weir {
 namespace {
 
 std::string Ints(std::span<const int64_t> values) { return StrCat("[", StrJoin(values, ","), "]"); }
-
-// The sum of two dims, unknown if either is.
-int64_t AddDims(int64_t a, int64_t b) { return a < 0 || b < 0 ? PartialShape::kUnknown : a + b; }
 
 }  // namespace
 
@@ -77,22 +75,37 @@ StatusOr<PartialShape> ConcatOutputShape(std::span<const PartialShape> inputs, i
   if (rank < 0) return PartialShape::UnknownRank();
   WEIR_ASSIGN_OR_RETURN(int a, NormalizeAxis(axis, rank, "axis", inputs[0]));
   std::vector<int64_t> dims = PartialShape::UnknownDims(rank).dim_sizes();
-  dims[a] = 0;
+  // The known sizes along the axis are summed (and checked) even when
+  // another is unknown, so the error does not depend on the inputs' order.
+  int64_t known_sum = 0;
+  bool axis_unknown = false;
   for (const PartialShape& s : inputs) {
     if (!s.known_rank()) {
-      dims[a] = PartialShape::kUnknown;
+      axis_unknown = true;
       continue;
     }
     for (int d = 0; d < rank; ++d) {
       if (d == a) {
-        dims[a] = AddDims(dims[a], s.dim(d));
+        if (s.dim(d) < 0) {
+          axis_unknown = true;
+          continue;
+        }
+        WEIR_RETURN_IF_ERROR(CheckedAdd(
+            known_sum, s.dim(d), &known_sum,
+            StrCat("concatenating ", StrJoin(inputs, ", "), " along axis ", a)));
       } else if (!InferenceContext::MergeDim(dims[d], s.dim(d), &dims[d]).ok()) {
         return errors::InvalidArgument("inputs must match in every dim but axis ", a,
                                        "; dim ", d, " differs in shapes ", StrJoin(inputs, ", "));
       }
     }
   }
-  return PartialShape(std::move(dims));
+  dims[a] = axis_unknown ? PartialShape::kUnknown : known_sum;
+  StatusOr<PartialShape> out = PartialShape::FromDims(std::move(dims));
+  if (!out.ok()) {
+    return out.status().WithContext(StrCat("concatenating ", StrJoin(inputs, ", "),
+                                           " along axis ", a));
+  }
+  return out;
 }
 
 Status ConcatV2Shape(InferenceContext* c) {
@@ -141,7 +154,12 @@ Status PackShape(InferenceContext* c) {
   WEIR_ASSIGN_OR_RETURN(int a, NormalizeAxis(axis, merged.rank() + 1, "axis", merged));
   std::vector<int64_t> dims = merged.dim_sizes();
   dims.insert(dims.begin() + a, c->num_inputs());
-  c->set_output(0, PartialShape(std::move(dims)));
+  StatusOr<PartialShape> out = PartialShape::FromDims(std::move(dims));
+  if (!out.ok()) {
+    return out.status().WithContext(StrCat("packing ", c->num_inputs(), " inputs of shape ",
+                                           merged));
+  }
+  c->set_output(0, std::move(out).value());
   return Status::OK();
 }
 
@@ -179,8 +197,10 @@ StatusOr<std::vector<int64_t>> ResolveSplitSizes(std::span<const int64_t> sizes,
     } else if (sizes[i] < 0) {
       return errors::InvalidArgument("size_splits ", Ints(sizes), " has negative entry ",
                                      sizes[i]);
-    } else {
-      total += sizes[i];
+    } else if (__builtin_add_overflow(total, sizes[i], &total)) {
+      // Before this check a wrapped total passed, and the split read past
+      // its input.
+      return errors::InvalidArgument("size_splits ", Ints(sizes), " add up to more than 2^63 - 1");
     }
   }
   std::vector<int64_t> resolved(sizes.begin(), sizes.end());
@@ -201,6 +221,9 @@ StatusOr<std::vector<int64_t>> ResolveSplitSizes(std::span<const int64_t> sizes,
 Status SplitShape(InferenceContext* c) {
   int64_t num_split;
   WEIR_RETURN_IF_ERROR(c->GetAttr("num_split", &num_split));
+  if (num_split < 1) {
+    return errors::InvalidArgument("num_split is ", num_split, " but must be positive");
+  }
   const PartialShape& input = c->input(1);
   WEIR_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> axis,
                         ConstantInts(c, 0, "split_dim"));

@@ -20,6 +20,14 @@ void Append(std::vector<int64_t>* dims, const std::vector<int64_t>& more) {
   dims->insert(dims->end(), more.begin(), more.end());
 }
 
+// PartialShape::FromDims, the error saying what was being computed.
+template <typename... Parts>
+StatusOr<PartialShape> CheckedShape(std::vector<int64_t> dims, const Parts&... what) {
+  StatusOr<PartialShape> out = PartialShape::FromDims(std::move(dims));
+  if (!out.ok()) return out.status().WithContext(StrCat(what...));
+  return out;
+}
+
 Status RequireScalar(const InferenceContext* c, int i, std::string_view what) {
   const PartialShape& s = c->input(i);
   if (s.known_rank() && s.rank() != 0) {
@@ -57,7 +65,7 @@ StatusOr<PartialShape> GatherOutputShape(const PartialShape& params, const Parti
   }
   Append(&dims, Dims(indices, batch_dims, indices.rank()));
   Append(&dims, Dims(params, axis + 1, params.rank()));
-  return PartialShape(std::move(dims));
+  return CheckedShape(std::move(dims), "gathering from params ", params, " by indices ", indices);
 }
 
 Status GatherV2Shape(InferenceContext* c) {
@@ -75,7 +83,13 @@ Status GatherV2Shape(InferenceContext* c) {
     return errors::InvalidArgument("params must have rank at least 1 but has shape ", params);
   }
   if (!axis) {
+    // The axis is at least batch_dims and below params' rank.
     if (batch_dims < 0) batch_dims += indices.rank();
+    if (batch_dims < 0 || batch_dims > indices.rank() || batch_dims >= params.rank()) {
+      return errors::InvalidArgument("batch_dims ", batch_dims, " must be in [0, ",
+                                     std::min(indices.rank(), params.rank() - 1),
+                                     "] for params ", params, " and indices ", indices);
+    }
     c->set_output(0, PartialShape::UnknownDims(params.rank() + indices.rank() - 1 -
                                                static_cast<int>(batch_dims)));
     return Status::OK();
@@ -103,7 +117,7 @@ StatusOr<PartialShape> GatherNdOutputShape(const PartialShape& params,
   }
   std::vector<int64_t> dims = Dims(indices, 0, indices.rank() - 1);
   Append(&dims, Dims(params, static_cast<int>(depth), params.rank()));
-  return PartialShape(std::move(dims));
+  return CheckedShape(std::move(dims), "gathering from params ", params, " by indices ", indices);
 }
 
 Status GatherNdShape(InferenceContext* c) {
@@ -147,7 +161,8 @@ Status ScatterNdShape(InferenceContext* c) {
     WEIR_ASSIGN_OR_RETURN(TensorShape full, TensorShape::FromDims(*dims));
     out = full;
   } else if (shape_shape.known_rank() && shape_shape.dim(0) >= 0) {
-    out = PartialShape::UnknownDims(static_cast<int>(shape_shape.dim(0)));
+    WEIR_ASSIGN_OR_RETURN(int rank, InferenceContext::RankFromLength(shape_shape.dim(0), "shape"));
+    out = PartialShape::UnknownDims(rank);
   }
   WEIR_RETURN_IF_ERROR(CheckScatterNdShapes(c->input(0), c->input(1), out));
   c->set_output(0, std::move(out));
@@ -164,7 +179,7 @@ StatusOr<PartialShape> OneHotOutputShape(const PartialShape& indices, int64_t de
   }
   std::vector<int64_t> dims = indices.dim_sizes();
   dims.insert(axis == -1 ? dims.end() : dims.begin() + axis, depth);
-  return PartialShape(std::move(dims));
+  return CheckedShape(std::move(dims), "one-hot of indices ", indices, " with depth ", depth);
 }
 
 Status OneHotShape(InferenceContext* c) {
@@ -203,7 +218,13 @@ StatusOr<int64_t> RangeSize(int64_t start, int64_t limit, int64_t delta) {
                                   : static_cast<uint64_t>(start) - static_cast<uint64_t>(limit);
   const uint64_t step = delta > 0 ? static_cast<uint64_t>(delta)
                                   : static_cast<uint64_t>(0) - static_cast<uint64_t>(delta);
-  return static_cast<int64_t>(span / step + (span % step != 0));
+  const uint64_t count = span / step + (span % step != 0);
+  if (count > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+    // [INT64_MIN, INT64_MAX) by 1: the count would wrap to -1 (unknown).
+    return errors::InvalidArgument("range from ", start, " to ", limit, " by ", delta, " has ",
+                                   count, " elements, more than 2^63 - 1");
+  }
+  return static_cast<int64_t>(count);
 }
 
 StatusOr<int64_t> RangeSize(double start, double limit, double delta) {

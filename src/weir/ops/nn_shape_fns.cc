@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "weir/base/checked_math.h"
 #include "weir/framework/shape_inference.h"
 #include "weir/framework/tensor.h"
 #include "weir/ops/shape_fns.h"
@@ -12,6 +13,10 @@ namespace {
 std::string ListString(const std::vector<int64_t>& values) {
   return StrCat("[", StrJoin(values, ","), "]");
 }
+
+// ceil(a / b) for a >= 0, b > 0, without the a + b - 1 that overflows for
+// strides near 2^63.
+int64_t CeilDiv(int64_t a, int64_t b) { return a / b + (a % b != 0); }
 
 StatusOr<ImageLayout> GetLayout(const AttrMap& attrs) {
   ImageLayout layout;
@@ -132,9 +137,7 @@ StatusOr<std::array<int64_t, 2>> PartialSpatialOutput(const Window2DAttrs& attrs
     if (size < 0) continue;
     if (window[i] < 0) {
       // SAME's output size does not depend on the window.
-      if (attrs.padding == Padding::kSame) {
-        out[i] = (size + attrs.strides[i] - 1) / attrs.strides[i];
-      }
+      if (attrs.padding == Padding::kSame) out[i] = CeilDiv(size, attrs.strides[i]);
       continue;
     }
     WEIR_ASSIGN_OR_RETURN(WindowDim d, ComputeWindowDim(names[i], size, window[i], attrs.strides[i],
@@ -169,7 +172,20 @@ StatusOr<WindowDim> ComputeWindowDim(const char* what, int64_t input, int64_t wi
   if (window < 1) {
     return errors::InvalidArgument("the window has ", window, " ", what, "; it must be positive");
   }
-  const int64_t effective = d.effective_window();
+  if (stride < 1 || dilation < 1 || input < 0 || explicit_before < 0 || explicit_after < 0) {
+    return errors::InvalidArgument("the window over ", input, " ", what, " has stride ", stride,
+                                   ", dilation ", dilation, " and explicit paddings ",
+                                   explicit_before, " and ", explicit_after,
+                                   "; stride and dilation must be positive, the rest not "
+                                   "negative");
+  }
+  // Every sum below is checked: strides, dilations and paddings come from
+  // attrs and may be anything up to 2^63 - 1.
+  const std::string context = StrCat("the window's ", what, " (size ", window, ", stride ",
+                                     stride, ", dilation ", dilation, ", input ", input, ")");
+  int64_t effective;
+  WEIR_RETURN_IF_ERROR(CheckedMultiply(window - 1, dilation, &effective, context));
+  WEIR_RETURN_IF_ERROR(CheckedAdd(effective, 1, &effective, context));
   switch (padding) {
     case Padding::kValid:
       if (input < effective) {
@@ -180,14 +196,20 @@ StatusOr<WindowDim> ComputeWindowDim(const char* what, int64_t input, int64_t wi
       d.output = (input - effective) / stride + 1;
       break;
     case Padding::kSame: {
-      d.output = (input + stride - 1) / stride;
-      const int64_t needed = std::max<int64_t>(0, (d.output - 1) * stride + effective - input);
+      d.output = CeilDiv(input, stride);
+      // (output - 1) * stride <= input - 1, so only adding the window can
+      // overflow.
+      int64_t covered;
+      WEIR_RETURN_IF_ERROR(CheckedAdd((d.output - 1) * stride, effective, &covered, context));
+      const int64_t needed = std::max<int64_t>(0, covered - input);
       d.pad_before = needed / 2;
       d.pad_after = needed - d.pad_before;
       break;
     }
     case Padding::kExplicit: {
-      const int64_t padded = input + explicit_before + explicit_after;
+      int64_t padded;
+      WEIR_RETURN_IF_ERROR(CheckedAdd(input, explicit_before, &padded, context));
+      WEIR_RETURN_IF_ERROR(CheckedAdd(padded, explicit_after, &padded, context));
       if (padded < effective) {
         return errors::InvalidArgument(
             "the window (", window, " ", what, ", dilation ", dilation, ", effective size ",
@@ -218,6 +240,17 @@ TensorShape Window2DDims::input_shape() const {
 TensorShape Window2DDims::output_shape() const {
   return ImageShape(layout, batch, rows.output, cols.output, out_depth).ToTensorShape();
 }
+
+namespace {
+
+// The output of a windowed op: its element count must fit (explicit
+// paddings can make each spatial dim nearly 2^63).
+Status CheckOutputShape(const Window2DDims& dims) {
+  const int64_t out[] = {dims.batch, dims.rows.output, dims.cols.output, dims.out_depth};
+  return CheckedElementCount(out, "the output's [batch, rows, cols, depth]").status();
+}
+
+}  // namespace
 
 TensorShape Window2DDims::filter_shape() const {
   return TensorShape({rows.window, cols.window, in_depth, out_depth});
@@ -253,6 +286,7 @@ StatusOr<Window2DDims> ComputeConv2DDims(const Window2DAttrs& attrs, const Tenso
                         ComputeWindowDim("cols", input.dim_size(layout.cols()), filter.dim_size(1),
                                          attrs.strides[1], attrs.dilations[1], attrs.padding,
                                          attrs.explicit_paddings[2], attrs.explicit_paddings[3]));
+  WEIR_RETURN_IF_ERROR(CheckOutputShape(dims));
   return dims;
 }
 
@@ -274,6 +308,7 @@ StatusOr<Window2DDims> ComputePool2DDims(const Window2DAttrs& attrs, const Tenso
       dims.cols,
       ComputeWindowDim("cols", input.dim_size(layout.cols()), attrs.window[1], attrs.strides[1], 1,
                        attrs.padding, attrs.explicit_paddings[2], attrs.explicit_paddings[3]));
+  WEIR_RETURN_IF_ERROR(CheckOutputShape(dims));
   return dims;
 }
 

@@ -37,7 +37,13 @@ StatusOr<PartialShape> BroadcastShapes(const PartialShape& a, const PartialShape
       return errors::InvalidArgument("Incompatible shapes: ", a, " vs. ", b);
     }
   }
-  return PartialShape(std::move(dims));
+  // Each dim is one of the inputs', but their product may still overflow
+  // ([2^32, 1] vs. [1, 2^32]).
+  StatusOr<PartialShape> out = PartialShape::FromDims(std::move(dims));
+  if (!out.ok()) {
+    return out.status().WithContext(StrCat("broadcasting ", a, " and ", b));
+  }
+  return out;
 }
 
 Status BroadcastBinaryOpShape(InferenceContext* c) {
@@ -290,11 +296,11 @@ StatusOr<std::optional<std::vector<int64_t>>> ShapeVectorInput(InferenceContext*
   }
   const Tensor* shape_tensor = c->input_tensor(input);
   if (shape_tensor == nullptr) {
-    if (shape_shape.known_rank() && shape_shape.dim(0) >= 0) {
-      c->set_output(0, PartialShape::UnknownDims(static_cast<int>(shape_shape.dim(0))));
-    } else {
-      c->set_output(0, PartialShape::UnknownRank());
-    }
+    WEIR_ASSIGN_OR_RETURN(
+        int rank, InferenceContext::RankFromLength(
+                      shape_shape.known_rank() ? shape_shape.dim(0) : PartialShape::kUnknown,
+                      "the shape input"));
+    c->set_output(0, rank < 0 ? PartialShape::UnknownRank() : PartialShape::UnknownDims(rank));
     return std::optional<std::vector<int64_t>>();
   }
   WEIR_ASSIGN_OR_RETURN(std::vector<int64_t> dims, IntTensorValues(*shape_tensor, "shape input"));

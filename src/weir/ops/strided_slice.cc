@@ -11,10 +11,14 @@ namespace {
 
 bool Bit(int64_t mask, int i) { return i < 63 && ((mask >> i) & 1) != 0; }
 
-// Count of a range with end clamped to the dim, in the stride's direction.
+// Count of a range with ends clamped to [-1, dim], in the stride's
+// direction. The distance fits int64; the stride may be anything but 0, so
+// no `+ stride - 1` (overflows near 2^63) and no `-stride` (INT64_MIN).
 int64_t RangeCount(int64_t first, int64_t last, int64_t stride) {
-  if (stride > 0) return last > first ? (last - first + stride - 1) / stride : 0;
-  return first > last ? (first - last - stride - 1) / -stride : 0;
+  if (stride > 0) return last > first ? (last - first - 1) / stride + 1 : 0;
+  if (first <= last) return 0;
+  const uint64_t step = uint64_t{0} - static_cast<uint64_t>(stride);
+  return static_cast<int64_t>(static_cast<uint64_t>(first - last - 1) / step) + 1;
 }
 
 }  // namespace
@@ -23,6 +27,10 @@ StatusOr<StridedSlicePlan> MakeStridedSlicePlan(
     const PartialShape& input, int num_entries, const std::optional<std::vector<int64_t>>& begin,
     const std::optional<std::vector<int64_t>>& end,
     const std::optional<std::vector<int64_t>>& strides, const StridedSliceMasks& masks) {
+  if (num_entries < 0 || num_entries > kMaxStridedSliceEntries) {
+    return errors::InvalidArgument("begin, end and strides have ", num_entries,
+                                   " entries; a slice has at most ", kMaxStridedSliceEntries);
+  }
   int ellipsis = -1;
   int consumed = 0;  // entries that take an input dim
   for (int i = 0; i < num_entries; ++i) {
@@ -112,7 +120,10 @@ StatusOr<StridedSlicePlan> MakeStridedSlicePlan(
     const int64_t last = Bit(masks.end, i) ? (s > 0 ? dim : -1) : resolve((*end)[i]);
     const int64_t count = RangeCount(first, last, s);
     plan.begin.push_back(first);
-    plan.stride.push_back(s);
+    // A dim that takes at most one element never steps, and a stride kept
+    // near 2^63 would overflow the kernel's byte strides; every other stride
+    // is below the dim, so stride * the dim's element stride fits.
+    plan.stride.push_back(count <= 1 ? 1 : s);
     plan.size.push_back(count);
     out.push_back(count);
   }
@@ -146,6 +157,10 @@ Status StridedSliceShape(InferenceContext* c) {
   if (entries < 0) {
     c->set_output(0, PartialShape::UnknownRank());
     return Status::OK();
+  }
+  if (entries > kMaxStridedSliceEntries) {
+    return errors::InvalidArgument("begin, end and strides have ", entries,
+                                   " entries; a slice has at most ", kMaxStridedSliceEntries);
   }
   WEIR_ASSIGN_OR_RETURN(StridedSlicePlan plan,
                         MakeStridedSlicePlan(c->input(0), static_cast<int>(entries), values[0],

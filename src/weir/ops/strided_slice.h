@@ -31,10 +31,16 @@ struct StridedSliceMasks {
   int64_t shrink_axis = 0;
 };
 
+// Each entry takes an input dim or adds a new axis (a mask bit, so one of
+// the first 64 entries): no valid slice has more entries than this.
+inline constexpr int kMaxStridedSliceEntries = TensorShape::kMaxRank + 64;
+
 // The slice in terms of the input's dims.
 struct StridedSlicePlan {
   // Per input dim: the first index taken, the step and the number of
-  // elements taken; -1 where unknown (unknown dims, unknown values).
+  // elements taken; -1 where unknown (unknown dims, unknown values). A dim
+  // taking at most one element has step 1, so that step * (the dim's
+  // element stride) never overflows.
   std::vector<int64_t> begin;
   std::vector<int64_t> stride;
   std::vector<int64_t> size;
@@ -44,7 +50,8 @@ struct StridedSlicePlan {
 
 // Values that are not known (shape inference without constant inputs) are
 // nullopt; then only the structure given by the masks is used. REQUIRES:
-// known values all have `num_entries` elements.
+// known values all have `num_entries` elements. More than
+// kMaxStridedSliceEntries entries is InvalidArgument.
 StatusOr<StridedSlicePlan> MakeStridedSlicePlan(
     const PartialShape& input, int num_entries, const std::optional<std::vector<int64_t>>& begin,
     const std::optional<std::vector<int64_t>>& end,
