@@ -179,20 +179,22 @@ Status PartialShape::Validate() const {
     return errors::InvalidArgument("shape has rank ", dims_.size(), ", more than ",
                                    TensorShape::kMaxRank);
   }
-  int64_t known = 1;
-  bool overflow = false;
   for (int64_t d : dims_) {
     if (d < kUnknown) {
       return errors::InvalidArgument("shape ", DimsString(dims_), " has dimension ", d,
                                      "; sizes are >= 0, or -1 if unknown");
     }
-    if (d >= 0) overflow |= __builtin_mul_overflow(known, d, &known);
   }
-  // As in TensorShape, the product is taken in order: a 0 after an
-  // overflow does not excuse it.
-  if (overflow) {
-    return errors::InvalidArgument("shape ", DebugString(),
-                                   " has more than 2^63 - 1 elements");
+  // Valid when some value of the shape is a valid TensorShape: an unknown
+  // dim may be 0, and then, as in TensorShape's product taken in order,
+  // nothing after it counts. [?, 2^62, 2^62] is the shape of an empty slice.
+  int64_t known = 1;
+  for (int64_t d : dims_) {
+    if (d == kUnknown) break;
+    if (__builtin_mul_overflow(known, d, &known)) {
+      return errors::InvalidArgument("shape ", DebugString(),
+                                     " has more than 2^63 - 1 elements");
+    }
   }
   return Status::OK();
 }

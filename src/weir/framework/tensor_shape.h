@@ -98,8 +98,9 @@ class PartialShape {
 
   // The constructors take any dims; shapes from input go through FromDims
   // or Validate: rank <= TensorShape::kMaxRank, every dim >= 0 or -1, and
-  // the product of the known dims <= 2^63 - 1, else InvalidArgument naming
-  // the dims. An unknown rank is valid.
+  // some value of the shape a valid TensorShape (the product of the dims
+  // before the first unknown one <= 2^63 - 1, as that one may be 0), else
+  // InvalidArgument naming the dims. An unknown rank is valid.
   static StatusOr<PartialShape> FromDims(std::vector<int64_t> dims);
   Status Validate() const;
 

@@ -242,9 +242,12 @@ TEST(PartialShapeTest, FromDimsAndValidate) {
   EXPECT_NE(s.status().message().find("[3,-2]"), std::string::npos) << s.status();
   EXPECT_FALSE(PartialShape::FromDims(std::vector<int64_t>(TensorShape::kMaxRank + 1, 1)).ok());
 
-  // Unknown dims do not count; known ones still do.
+  // An unknown dim may be 0, which makes what follows it not count
+  // ([?, 2^62, 2^62] is an empty slice's shape); what precedes it counts.
   EXPECT_TRUE(PartialShape::FromDims({big, -1, 1 << 20}).ok());
-  EXPECT_FALSE(PartialShape::FromDims({big, -1, big}).ok());
+  EXPECT_TRUE(PartialShape::FromDims({big, -1, big}).ok());
+  EXPECT_TRUE(PartialShape::FromDims({-1, big, big}).ok());
+  EXPECT_FALSE(PartialShape::FromDims({big, big, -1}).ok());
   EXPECT_TRUE(PartialShape().Validate().ok());
   EXPECT_FALSE(PartialShape({big, big}).Validate().ok());
   // num_elements() of a shape too large is -1, never a wrapped count.
