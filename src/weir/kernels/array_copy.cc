@@ -1,6 +1,7 @@
 #include "weir/kernels/array_copy.h"
 
 #include <algorithm>
+#include <limits>
 
 #if defined(__AVX__)
 #include <immintrin.h>
@@ -256,14 +257,26 @@ void CopyStridedTyped(ThreadPool* pool, const std::vector<Dim>& dims, const T* i
 
 }  // namespace
 
-std::vector<int64_t> DenseStrides(const TensorShape& shape) {
-  std::vector<int64_t> strides(shape.rank());
+namespace {
+
+// Row-major strides of `dims`. A stride past int64 saturates: that needs a
+// 0 dim further out, so the tensor is empty and the stride never used.
+std::vector<int64_t> DenseStridesOf(std::span<const int64_t> dims) {
+  std::vector<int64_t> strides(dims.size());
   int64_t stride = 1;
-  for (int k = shape.rank() - 1; k >= 0; --k) {
+  for (int k = static_cast<int>(dims.size()) - 1; k >= 0; --k) {
     strides[k] = stride;
-    stride *= shape.dim_size(k);
+    if (__builtin_mul_overflow(stride, dims[k], &stride)) {
+      stride = std::numeric_limits<int64_t>::max();
+    }
   }
   return strides;
+}
+
+}  // namespace
+
+std::vector<int64_t> DenseStrides(const TensorShape& shape) {
+  return DenseStridesOf(shape.dim_sizes());
 }
 
 void CopyStrided(ThreadPool* pool, std::span<const int64_t> dims, const Tensor& in,
@@ -280,12 +293,7 @@ void CopyStrided(ThreadPool* pool, std::span<const int64_t> dims, const Tensor& 
 }
 
 bool IsContiguousRead(std::span<const int64_t> dims, std::span<const int64_t> in_strides) {
-  std::vector<int64_t> dense(dims.size());
-  int64_t stride = 1;
-  for (int k = static_cast<int>(dims.size()) - 1; k >= 0; --k) {
-    dense[k] = stride;
-    stride *= dims[k];
-  }
+  const std::vector<int64_t> dense = DenseStridesOf(dims);
   bool empty;
   std::vector<Dim> simple = Simplify(dims, in_strides, dense, &empty);
   return empty || simple.empty() || (simple.size() == 1 && simple[0].in_stride == 1);
@@ -349,6 +357,20 @@ void CopyColumnBlocks(ThreadPool* pool, DType dtype, int64_t rows,
 void SetOutputToView(OpKernelContext* context, const Tensor& in, const TensorShape& out_shape,
                      std::span<const int64_t> dims, int64_t in_offset,
                      std::span<const int64_t> in_strides) {
+  // A view larger than its output would write past the buffer (a kernel
+  // whose dims wrapped): a broken invariant, never reached from input.
+  // (An empty view only needs a 0 dim: its other dims may multiply past
+  // int64.)
+  int64_t view_elements = 1;
+  bool overflow = false;
+  for (int64_t d : dims) {
+    CHECK_GE(d, 0) << "view dims [" << StrJoin(dims, ",") << "]";
+    overflow |= __builtin_mul_overflow(view_elements, d, &view_elements);
+  }
+  const bool empty = std::find(dims.begin(), dims.end(), 0) != dims.end();
+  CHECK(empty ? out_shape.num_elements() == 0
+              : !overflow && view_elements == out_shape.num_elements())
+      << "view dims [" << StrJoin(dims, ",") << "] for output " << out_shape;
   if (out_shape.num_elements() > 0 && IsContiguousRead(dims, in_strides)) {
     context->set_output(0, ShareElements(in, in_offset, out_shape));
     return;
@@ -356,7 +378,7 @@ void SetOutputToView(OpKernelContext* context, const Tensor& in, const TensorSha
   Tensor* out;
   OP_REQUIRES_OK(context, context->allocate_output(0, out_shape, &out));
   if (out_shape.num_elements() == 0) return;
-  const std::vector<int64_t> out_strides = DenseStrides(TensorShape(dims));
+  const std::vector<int64_t> out_strides = DenseStridesOf(dims);
   CopyStrided(context->device()->intra_op_pool(), dims, in, in_offset, in_strides, out, 0,
               out_strides);
 }

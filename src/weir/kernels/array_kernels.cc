@@ -8,6 +8,7 @@
 #include "weir/framework/kernel_registry.h"
 #include "weir/kernels/all_kernels.h"
 #include "weir/kernels/array_kernels.h"
+#include "weir/kernels/shape_util.h"
 #include "weir/kernels/type_list.h"
 #include "weir/ops/array_shape_fns.h"
 #include "weir/ops/shape_fns.h"
@@ -136,8 +137,10 @@ class ExpandDimsOp : public OpKernel {
     OP_REQUIRES_OK(context, value.status());
     StatusOr<PartialShape> out = ExpandedShape(input.shape(), value->front());
     OP_REQUIRES_OK(context, out.status().WithContext("ExpandDims"));
+    StatusOr<TensorShape> out_shape = CheckedShape(*out, "ExpandDims");  // rank + 1 may be too many
+    OP_REQUIRES_OK(context, out_shape.status());
     Tensor output;
-    CHECK(output.CopyFrom(input, out->ToTensorShape()));
+    CHECK(output.CopyFrom(input, *out_shape));
     context->set_output(0, std::move(output));
   }
   bool IsExpensive() const override { return false; }
@@ -176,8 +179,16 @@ class ReshapeOp : public OpKernel {
     OP_REQUIRES_OK(context, dims.status());
     StatusOr<PartialShape> target = ReshapeTarget(input.shape(), *dims);
     OP_REQUIRES_OK(context, target.status().WithContext("Reshape"));
+    StatusOr<TensorShape> out_shape = CheckedShape(*target, "Reshape");
+    OP_REQUIRES_OK(context, out_shape.status());
+    // The rule keeps the element count; a count that differs anyway is an
+    // error here, never a CHECK.
+    OP_REQUIRES(context, out_shape->num_elements() == input.NumElements(),
+                errors::InvalidArgument("Reshape: cannot reshape a tensor of shape ",
+                                        input.shape(), " into shape [", StrJoin(*dims, ","),
+                                        "]"));
     Tensor output;
-    CHECK(output.CopyFrom(input, target->ToTensorShape()));
+    CHECK(output.CopyFrom(input, *out_shape));
     context->set_output(0, std::move(output));
   }
   bool IsExpensive() const override { return false; }

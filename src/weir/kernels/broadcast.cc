@@ -1,6 +1,7 @@
 #include "weir/kernels/broadcast.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "weir/ops/shape_fns.h"
 
@@ -21,9 +22,14 @@ CollapsedBroadcast CollapseBroadcast(const TensorShape& output,
       full[k++] = index >= 0 && in->dim_size(index) == o;
     }
     if (!result.out_dims.empty() && full == previous_full) {
-      result.out_dims.back() *= o;
+      // Saturating: only an empty output's dims can multiply past int64,
+      // and an empty output is never walked.
+      auto merge = [o](int64_t& d) {
+        if (__builtin_mul_overflow(d, o, &d)) d = std::numeric_limits<int64_t>::max();
+      };
+      merge(result.out_dims.back());
       for (k = 0; k < inputs.size(); ++k) {
-        if (full[k]) result.in_dims[k].back() *= o;
+        if (full[k]) merge(result.in_dims[k].back());
       }
     } else {
       result.out_dims.push_back(o);
@@ -58,7 +64,14 @@ StatusOr<BroadcastPlan> MakeBroadcastPlan(const TensorShape& x, const TensorShap
     return plan;
   }
   WEIR_ASSIGN_OR_RETURN(PartialShape out, BroadcastShapes(x, y));
-  plan.output_shape = out.ToTensorShape();
+  // Two empty inputs can broadcast to dims whose product passes int64
+  // ([2^40,1,0] and [1,2^40,0]).
+  StatusOr<TensorShape> out_shape = TensorShape::FromDims(out.dim_sizes());
+  if (!out_shape.ok()) {
+    return errors::InvalidArgument("shapes ", x, " and ", y, " broadcast to ", out,
+                                   ", which has more than 2^63 - 1 elements");
+  }
+  plan.output_shape = *std::move(out_shape);
   const int64_t count = plan.output_shape.num_elements();
   if (x.num_elements() == count && y.num_elements() == count) {
     plan.kind = BroadcastPlan::Kind::kSameShape;

@@ -6,20 +6,16 @@
 // and the outputs share its buffer instead of copying.
 #include <numeric>
 
+#include "weir/base/checked_math.h"
 #include "weir/framework/kernel_registry.h"
 #include "weir/kernels/array_copy.h"
 #include "weir/kernels/array_kernels.h"
+#include "weir/kernels/shape_util.h"
 #include "weir/ops/array_shape_fns.h"
 #include "weir/ops/shape_fns.h"
 
 namespace weir {
 namespace {
-
-int64_t ProductOfDims(const TensorShape& shape, int begin, int end) {
-  int64_t n = 1;
-  for (int i = begin; i < end; ++i) n *= shape.dim_size(i);
-  return n;
-}
 
 // Output 0 is the inputs joined as column blocks of [outer, sum(cols)].
 void JoinColumns(OpKernelContext* context, const std::vector<const Tensor*>& inputs,
@@ -84,13 +80,25 @@ class ConcatV2Op : public OpKernel {
                 errors::InvalidArgument("ConcatV2: axis must be a scalar but has shape ",
                                         axis_tensor.shape(), " (input shapes ",
                                         StrJoin(shapes, ", "), ")"));
-    const int64_t axis = IntTensorValues(axis_tensor, "ConcatV2: axis")->front();
+    StatusOr<std::vector<int64_t>> axis_value = IntTensorValues(axis_tensor, "ConcatV2: axis");
+    OP_REQUIRES_OK(context, axis_value.status());
+    const int64_t axis = axis_value->front();
     StatusOr<PartialShape> out_shape = ConcatOutputShape(shapes, axis);
     OP_REQUIRES_OK(context, out_shape.status().WithContext("ConcatV2"));
     const int rank = out_shape->rank();
     const int a = static_cast<int>(axis < 0 ? axis + rank : axis);
-    const TensorShape out = out_shape->ToTensorShape();
-    JoinColumns(context, inputs, ProductOfDims(out, 0, a), out);
+    // The axis dims add up in int64 without wrapping (empty inputs may
+    // have any dims).
+    std::vector<int64_t> dims = out_shape->dim_sizes();
+    dims[a] = 0;
+    for (const Tensor* t : inputs) {
+      OP_REQUIRES_OK(context, CheckedAdd(dims[a], t->dim_size(a), &dims[a],
+                                         StrCat("ConcatV2: dim ", a, " of input shapes ",
+                                                StrJoin(shapes, ", "))));
+    }
+    StatusOr<TensorShape> out = CheckedShape(dims, "ConcatV2");
+    OP_REQUIRES_OK(context, out.status());
+    JoinColumns(context, inputs, DimProduct(*out, 0, a), *out);
   }
 };
 
@@ -113,9 +121,11 @@ class PackOp : public OpKernel {
     }
     StatusOr<int> a = NormalizeAxis(axis_, first.rank() + 1, "axis", first);
     OP_REQUIRES_OK(context, a.status().WithContext("Pack"));
-    TensorShape out = first;
-    out.InsertDim(*a, context->num_inputs());
-    JoinColumns(context, inputs, ProductOfDims(first, 0, *a), out);
+    std::vector<int64_t> dims(first.dim_sizes().begin(), first.dim_sizes().end());
+    dims.insert(dims.begin() + *a, context->num_inputs());
+    StatusOr<TensorShape> out = CheckedShape(dims, "Pack");
+    OP_REQUIRES_OK(context, out.status());
+    JoinColumns(context, inputs, DimProduct(first, 0, *a), *out);
   }
 
  private:
@@ -142,7 +152,7 @@ class SplitOp : public OpKernel {
                                         *a, " of input shape ", input.shape()));
     TensorShape piece = input.shape();
     piece.set_dim(*a, input.dim_size(*a) / num_split);
-    CutColumns(context, input, ProductOfDims(input.shape(), 0, *a),
+    CutColumns(context, input, DimProduct(input.shape(), 0, *a),
                std::vector<TensorShape>(num_split, piece));
   }
 };
@@ -163,7 +173,10 @@ class SplitVOp : public OpKernel {
     StatusOr<int> a =
         NormalizeAxis(axis_tensor.scalar<int32_t>(), input.dims(), "split_dim", input.shape());
     OP_REQUIRES_OK(context, a.status().WithContext("SplitV"));
-    std::vector<int64_t> sizes = *IntTensorValues(sizes_tensor, "SplitV: size_splits");
+    StatusOr<std::vector<int64_t>> size_values =
+        IntTensorValues(sizes_tensor, "SplitV: size_splits");
+    OP_REQUIRES_OK(context, size_values.status());
+    const std::vector<int64_t>& sizes = *size_values;
     OP_REQUIRES(context, static_cast<int>(sizes.size()) == context->num_outputs(),
                 errors::InvalidArgument("SplitV: size_splits has ", sizes.size(),
                                         " entries but num_split is ", context->num_outputs(),
@@ -171,13 +184,29 @@ class SplitVOp : public OpKernel {
     StatusOr<std::vector<int64_t>> resolved = ResolveSplitSizes(sizes, input.dim_size(*a));
     OP_REQUIRES_OK(context, resolved.status().WithContext(
                                 StrCat("SplitV of dim ", *a, " of shape ", input.shape())));
+    // The pieces must tile the dim exactly: sizes that wrapped in the sum
+    // would cut pieces past the end of the input.
+    int64_t total = 0;
+    for (int64_t size : *resolved) {
+      OP_REQUIRES(context,
+                  size >= 0 && size <= input.dim_size(*a) - total,
+                  errors::InvalidArgument("SplitV: size_splits [", StrJoin(sizes, ","),
+                                          "] do not add up to dim ", *a, " of input shape ",
+                                          input.shape()));
+      total += size;
+    }
+    OP_REQUIRES(context, total == input.dim_size(*a),
+                errors::InvalidArgument("SplitV: size_splits [", StrJoin(sizes, ","),
+                                        "] add up to ", total, " but dim ", *a,
+                                        " of input shape ", input.shape(), " is ",
+                                        input.dim_size(*a)));
     std::vector<TensorShape> shapes;
     for (int64_t size : *resolved) {
       TensorShape piece = input.shape();
       piece.set_dim(*a, size);
       shapes.push_back(piece);
     }
-    CutColumns(context, input, ProductOfDims(input.shape(), 0, *a), shapes);
+    CutColumns(context, input, DimProduct(input.shape(), 0, *a), shapes);
   }
 };
 
@@ -197,7 +226,7 @@ class UnpackOp : public OpKernel {
                                         input.dim_size(*a)));
     TensorShape piece = input.shape();
     piece.RemoveDim(*a);
-    CutColumns(context, input, ProductOfDims(input.shape(), 0, *a),
+    CutColumns(context, input, DimProduct(input.shape(), 0, *a),
                std::vector<TensorShape>(context->num_outputs(), piece));
   }
 

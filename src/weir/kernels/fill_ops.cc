@@ -6,6 +6,7 @@
 #include "weir/framework/kernel_registry.h"
 #include "weir/kernels/array_copy.h"
 #include "weir/kernels/array_kernels.h"
+#include "weir/kernels/shape_util.h"
 #include "weir/kernels/type_list.h"
 #include "weir/ops/array_shape_fns.h"
 #include "weir/ops/shape_fns.h"
@@ -35,8 +36,10 @@ class FillOp : public OpKernel {
                 errors::InvalidArgument("Fill: dims must be a vector and value a scalar, but "
                                         "they have shapes ", dims.shape(), " and ",
                                         value.shape()));
-    StatusOr<TensorShape> shape = TensorShape::FromDims(*IntTensorValues(dims, "Fill: dims"));
-    OP_REQUIRES_OK(context, shape.status().WithContext("Fill: dims"));
+    StatusOr<std::vector<int64_t>> values = IntTensorValues(dims, "Fill: dims");
+    OP_REQUIRES_OK(context, values.status());
+    StatusOr<TensorShape> shape = CheckedShape(*values, "Fill");
+    OP_REQUIRES_OK(context, shape.status());
     Tensor* out;
     OP_REQUIRES_OK(context, context->allocate_output(0, *shape, &out));
     FillWith(context->device()->intra_op_pool(), value, out);
@@ -102,10 +105,26 @@ class RangeOp : public OpKernel {
     const Wide first = start.scalar<T>(), step = delta.scalar<T>();
     StatusOr<int64_t> size = RangeSize(first, Wide(limit.scalar<T>()), step);
     OP_REQUIRES_OK(context, size.status().WithContext(StrCat("Range of ", start.dtype())));
+    // A count that does not fit int64 must not reach the shape as a
+    // negative (wrapped) dim.
+    OP_REQUIRES(context, *size >= 0,
+                errors::InvalidArgument("Range of ", start.dtype(), ": start ", start.scalar<T>(),
+                                        ", limit ", limit.scalar<T>(), " and delta ",
+                                        delta.scalar<T>(), " give more than 2^63 - 1 elements"));
     Tensor* out;
     OP_REQUIRES_OK(context, context->allocate_output(0, TensorShape({*size}), &out));
     T* values = out->data<T>();
-    for (int64_t i = 0; i < *size; ++i) values[i] = static_cast<T>(first + Wide(i) * step);
+    if constexpr (std::is_integral_v<T>) {
+      // first + i * step is in [start, limit), but i * step alone may not
+      // fit int64 (a range wider than 2^63): the sum is computed modulo
+      // 2^64, where it is exact.
+      const uint64_t base = static_cast<uint64_t>(first), ustep = static_cast<uint64_t>(step);
+      for (int64_t i = 0; i < *size; ++i) {
+        values[i] = static_cast<T>(static_cast<int64_t>(base + static_cast<uint64_t>(i) * ustep));
+      }
+    } else {
+      for (int64_t i = 0; i < *size; ++i) values[i] = static_cast<T>(first + Wide(i) * step);
+    }
   }
 };
 
@@ -120,9 +139,13 @@ class BroadcastArgsOp : public OpKernel {
     OP_REQUIRES(context, s0.dims() == 1 && s1.dims() == 1,
                 errors::InvalidArgument("BroadcastArgs: s0 and s1 must be vectors but have "
                                         "shapes ", s0.shape(), " and ", s1.shape()));
-    StatusOr<TensorShape> a = TensorShape::FromDims(*IntTensorValues(s0, "s0"));
+    StatusOr<std::vector<int64_t>> v0 = IntTensorValues(s0, "BroadcastArgs: s0");
+    OP_REQUIRES_OK(context, v0.status());
+    StatusOr<std::vector<int64_t>> v1 = IntTensorValues(s1, "BroadcastArgs: s1");
+    OP_REQUIRES_OK(context, v1.status());
+    StatusOr<TensorShape> a = TensorShape::FromDims(*v0);
     OP_REQUIRES_OK(context, a.status().WithContext("BroadcastArgs: s0"));
-    StatusOr<TensorShape> b = TensorShape::FromDims(*IntTensorValues(s1, "s1"));
+    StatusOr<TensorShape> b = TensorShape::FromDims(*v1);
     OP_REQUIRES_OK(context, b.status().WithContext("BroadcastArgs: s1"));
     StatusOr<PartialShape> out_shape = BroadcastShapes(*a, *b);
     OP_REQUIRES_OK(context, out_shape.status().WithContext("BroadcastArgs"));

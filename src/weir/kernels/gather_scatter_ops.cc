@@ -11,18 +11,13 @@
 #include "weir/framework/kernel_registry.h"
 #include "weir/kernels/array_copy.h"
 #include "weir/kernels/array_kernels.h"
+#include "weir/kernels/shape_util.h"
 #include "weir/kernels/type_list.h"
 #include "weir/ops/array_shape_fns.h"
 #include "weir/ops/shape_fns.h"
 
 namespace weir {
 namespace {
-
-int64_t ProductOfDims(const TensorShape& shape, int begin, int end) {
-  int64_t n = 1;
-  for (int i = begin; i < end; ++i) n *= shape.dim_size(i);
-  return n;
-}
 
 // "[1,2]": the position of flat element `flat` of a tensor of `shape`.
 std::string Position(int64_t flat, const TensorShape& shape) {
@@ -82,7 +77,9 @@ class GatherV2Op : public OpKernel {
     OP_REQUIRES(context, params.dims() >= 1,
                 errors::InvalidArgument("GatherV2: params must have rank at least 1 (",
                                         describe(), ")"));
-    const int64_t axis_value = IntTensorValues(axis_tensor, "axis")->front();
+    StatusOr<std::vector<int64_t>> axis_values = IntTensorValues(axis_tensor, "GatherV2: axis");
+    OP_REQUIRES_OK(context, axis_values.status());
+    const int64_t axis_value = axis_values->front();
     int axis, batch_dims;
     OP_REQUIRES_OK(context, NormalizeGatherAxes(axis_value, batch_dims_, params.shape(),
                                                 indices.shape(), &axis, &batch_dims)
@@ -90,12 +87,14 @@ class GatherV2Op : public OpKernel {
     StatusOr<PartialShape> out_shape =
         GatherOutputShape(params.shape(), indices.shape(), axis, batch_dims);
     OP_REQUIRES_OK(context, out_shape.status().WithContext("GatherV2"));
+    StatusOr<TensorShape> checked_shape = CheckedShape(*out_shape, "GatherV2");
+    OP_REQUIRES_OK(context, checked_shape.status());
 
-    const int64_t batches = ProductOfDims(params.shape(), 0, batch_dims);
-    const int64_t outer = ProductOfDims(params.shape(), batch_dims, axis);
+    const int64_t batches = DimProduct(params.shape(), 0, batch_dims);
+    const int64_t outer = DimProduct(params.shape(), batch_dims, axis);
     const int64_t limit = params.dim_size(axis);
-    const int64_t inner = ProductOfDims(params.shape(), axis + 1, params.dims());
-    const int64_t count = ProductOfDims(indices.shape(), batch_dims, indices.dims());
+    const int64_t inner = DimProduct(params.shape(), axis + 1, params.dims());
+    const int64_t count = DimProduct(indices.shape(), batch_dims, indices.dims());
     const Index* index = indices.data<Index>();
     for (int64_t i = 0; i < indices.NumElements(); ++i) {
       OP_REQUIRES(context, index[i] >= 0 && index[i] < limit,
@@ -104,7 +103,7 @@ class GatherV2Op : public OpKernel {
                                           describe(), ", axis ", axis, ")"));
     }
     Tensor* out;
-    OP_REQUIRES_OK(context, context->allocate_output(0, out_shape->ToTensorShape(), &out));
+    OP_REQUIRES_OK(context, context->allocate_output(0, *checked_shape, &out));
     if (out->NumElements() == 0) return;
     DispatchByElementSize(params.dtype(), [&]<typename T>() {
       const T* src = ElementsAs<T>(params);
@@ -149,14 +148,19 @@ class GatherNdOp : public OpKernel {
     const Tensor& indices = context->input(1);
     StatusOr<PartialShape> out_shape = GatherNdOutputShape(params.shape(), indices.shape());
     OP_REQUIRES_OK(context, out_shape.status().WithContext("GatherNd"));
+    StatusOr<TensorShape> checked_shape = CheckedShape(*out_shape, "GatherNd");
+    OP_REQUIRES_OK(context, checked_shape.status());
     const int depth = static_cast<int>(indices.dim_size(indices.dims() - 1));
-    const int64_t count = ProductOfDims(indices.shape(), 0, indices.dims() - 1);
-    const int64_t slice = ProductOfDims(params.shape(), depth, params.dims());
+    const int64_t count = DimProduct(indices.shape(), 0, indices.dims() - 1);
+    const int64_t slice = DimProduct(params.shape(), depth, params.dims());
     const std::vector<int64_t> strides = DenseStrides(params.shape());
     // The element offset of each slice, or -1 for an ignored bad index.
-    std::vector<int64_t> offsets(count);
+    // With an index depth of 0 every slice is all of params and there are
+    // no offsets: their count is then not bounded by the indices' size
+    // (2^40 empty tuples), and the output's allocation bounds it instead.
+    std::vector<int64_t> offsets(depth > 0 ? count : 0);
     const Index* index = indices.data<Index>();
-    for (int64_t i = 0; i < count; ++i) {
+    for (int64_t i = 0; i < static_cast<int64_t>(offsets.size()); ++i) {
       int64_t offset = 0;
       for (int k = 0; k < depth && offset >= 0; ++k) {
         const Index v = index[i * depth + k];
@@ -179,7 +183,7 @@ class GatherNdOp : public OpKernel {
       offsets[i] = offset;
     }
     Tensor* out;
-    OP_REQUIRES_OK(context, context->allocate_output(0, out_shape->ToTensorShape(), &out));
+    OP_REQUIRES_OK(context, context->allocate_output(0, *checked_shape, &out));
     if (out->NumElements() == 0) return;
     DispatchByElementSize(params.dtype(), [&]<typename T>() {
       const T* src = ElementsAs<T>(params);
@@ -187,10 +191,11 @@ class GatherNdOp : public OpKernel {
       context->device()->intra_op_pool()->ParallelFor(
           count, std::max<int64_t>(1, slice * sizeof(T)), [&](int64_t first, int64_t last) {
             for (int64_t i = first; i < last; ++i) {
-              if (offsets[i] < 0) {
+              const int64_t offset = depth > 0 ? offsets[i] : 0;
+              if (offset < 0) {
                 std::fill_n(dst + i * slice, slice, T{});
               } else {
-                CopyElements(src + offsets[i], slice, dst + i * slice);
+                CopyElements(src + offset, slice, dst + i * slice);
               }
             }
           });
@@ -228,14 +233,15 @@ class ScatterNdOp : public OpKernel {
     OP_REQUIRES(context, shape_tensor.dims() == 1,
                 errors::InvalidArgument("ScatterNd: shape must be a vector but has shape ",
                                         shape_tensor.shape()));
-    StatusOr<TensorShape> shape =
-        TensorShape::FromDims(*IntTensorValues(shape_tensor, "ScatterNd: shape"));
-    OP_REQUIRES_OK(context, shape.status().WithContext("ScatterNd: output"));
+    StatusOr<std::vector<int64_t>> dims = IntTensorValues(shape_tensor, "ScatterNd: shape");
+    OP_REQUIRES_OK(context, dims.status());
+    StatusOr<TensorShape> shape = CheckedShape(*dims, "ScatterNd");
+    OP_REQUIRES_OK(context, shape.status());
     OP_REQUIRES_OK(context, CheckScatterNdShapes(indices.shape(), updates.shape(), *shape)
                                 .WithContext("ScatterNd"));
     const int depth = static_cast<int>(indices.dim_size(indices.dims() - 1));
-    const int64_t count = ProductOfDims(indices.shape(), 0, indices.dims() - 1);
-    const int64_t slice = ProductOfDims(*shape, depth, shape->rank());
+    const int64_t count = DimProduct(indices.shape(), 0, indices.dims() - 1);
+    const int64_t slice = DimProduct(*shape, depth, shape->rank());
     const std::vector<int64_t> strides = DenseStrides(*shape);
     const std::vector<int64_t> index = IndexValues(indices);
     Tensor* out;
@@ -293,13 +299,15 @@ class OneHotOp : public OpKernel {
                 errors::InvalidArgument("OneHot: depth ", depth, " must not be negative"));
     StatusOr<PartialShape> out_shape = OneHotOutputShape(indices.shape(), depth, axis_);
     OP_REQUIRES_OK(context, out_shape.status().WithContext("OneHot"));
-    const int axis = axis_ == -1 ? indices.dims() : static_cast<int>(axis_);
-    const int64_t prefix = ProductOfDims(indices.shape(), 0, axis);
-    const int64_t suffix = ProductOfDims(indices.shape(), axis, indices.dims());
-    const std::vector<int64_t> index = IndexValues(indices);
+    StatusOr<TensorShape> checked_shape = CheckedShape(*out_shape, "OneHot");
+    OP_REQUIRES_OK(context, checked_shape.status());
     Tensor* out;
-    OP_REQUIRES_OK(context, context->allocate_output(0, out_shape->ToTensorShape(), &out));
+    OP_REQUIRES_OK(context, context->allocate_output(0, *checked_shape, &out));
     if (out->NumElements() == 0) return;
+    const int axis = axis_ == -1 ? indices.dims() : static_cast<int>(axis_);
+    const int64_t prefix = DimProduct(indices.shape(), 0, axis);
+    const int64_t suffix = DimProduct(indices.shape(), axis, indices.dims());
+    const std::vector<int64_t> index = IndexValues(indices);
     DispatchByElementSize(on.dtype(), [&]<typename T>() {
       const T on_value = *ElementsAs<T>(on);
       const T off_value = *ElementsAs<T>(off);

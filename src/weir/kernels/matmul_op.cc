@@ -24,6 +24,7 @@
 #include "weir/kernels/math_kernels.h"
 #include "weir/kernels/matmul_dnnl.h"
 #include "weir/kernels/openmp_threads.h"
+#include "weir/kernels/shape_util.h"
 #include "weir/kernels/type_list.h"
 
 namespace weir {
@@ -140,6 +141,11 @@ class MatMulOp : public OpKernel {
                                         ") and b ", b.shape(),
                                         " (transpose_b=", transpose_b_ ? "true" : "false",
                                         ") have inner dimensions ", k, " and ", k_b));
+    int64_t out_elements;
+    OP_REQUIRES(context, !__builtin_mul_overflow(m, n, &out_elements),
+                errors::InvalidArgument("MatMul: the output of a ", a.shape(), " and b ",
+                                        b.shape(), " would have ", m, " * ", n,
+                                        " elements, more than 2^63 - 1"));
     Tensor* out;
     OP_REQUIRES_OK(context, context->allocate_output(0, TensorShape({m, n}), &out));
     if (m == 0 || n == 0) return;
@@ -173,13 +179,14 @@ struct BatchPlan {
   std::vector<int64_t> x_index, y_index;
 };
 
-// The batch dims of x and y are all but their last two.
-StatusOr<BatchPlan> PlanBatches(const char* op, const TensorShape& x, const TensorShape& y) {
+// The batch dims of x and y are all but their last two. The index lists
+// have one entry per output matrix: plan them only once the output is
+// allocated and not empty (empty operands may have huge batch dims).
+StatusOr<TensorShape> BroadcastBatchShape(const char* op, const TensorShape& x,
+                                          const TensorShape& y) {
   const int rank = std::max(x.rank(), y.rank()) - 2;
-  std::vector<int64_t> dims(rank), x_stride(rank), y_stride(rank);
-  int64_t x_size = 1, y_size = 1;
+  std::vector<int64_t> dims(rank);
   for (int i = rank - 1; i >= 0; --i) {
-    // Dims align from the right; a missing leading dim acts as 1.
     const int ix = i - (rank - (x.rank() - 2));
     const int iy = i - (rank - (y.rank() - 2));
     const int64_t dx = ix >= 0 ? x.dim_size(ix) : 1;
@@ -189,6 +196,23 @@ StatusOr<BatchPlan> PlanBatches(const char* op, const TensorShape& x, const Tens
                                      " do not broadcast: ", dx, " vs. ", dy, " at batch dim ",
                                      i);
     }
+    dims[i] = dx == 1 ? dy : dx;
+  }
+  return CheckedShape(dims, op);
+}
+
+// REQUIRES: BroadcastBatchShape accepted x and y; the output is not empty.
+BatchPlan PlanBatches(const char* op, const TensorShape& x, const TensorShape& y) {
+  const int rank = std::max(x.rank(), y.rank()) - 2;
+  std::vector<int64_t> dims(rank), x_stride(rank), y_stride(rank);
+  int64_t x_size = 1, y_size = 1;
+  for (int i = rank - 1; i >= 0; --i) {
+    // Dims align from the right; a missing leading dim acts as 1.
+    const int ix = i - (rank - (x.rank() - 2));
+    const int iy = i - (rank - (y.rank() - 2));
+    const int64_t dx = ix >= 0 ? x.dim_size(ix) : 1;
+    const int64_t dy = iy >= 0 ? y.dim_size(iy) : 1;
+    CHECK(dx == dy || dx == 1 || dy == 1) << op << ": unchecked batch dims";
     dims[i] = dx == 1 ? dy : dx;
     // A dim of 1 broadcasts: stepping along it stays on the same matrix.
     x_stride[i] = dx == 1 ? 0 : x_size;
@@ -254,28 +278,31 @@ class BatchMatMulOp : public OpKernel {
                                         " (adj_x=", adj_x_ ? "true" : "false", ") and y ",
                                         y.shape(), " (adj_y=", adj_y_ ? "true" : "false",
                                         ") have inner dimensions ", k, " and ", k_y));
-    StatusOr<BatchPlan> plan = PlanBatches(op, x.shape(), y.shape());
-    OP_REQUIRES_OK(context, plan.status());
-    TensorShape out_shape = plan->batch;
-    out_shape.AddDim(m);
-    out_shape.AddDim(n);
+    StatusOr<TensorShape> batch_shape = BroadcastBatchShape(op, x.shape(), y.shape());
+    OP_REQUIRES_OK(context, batch_shape.status());
+    std::vector<int64_t> out_dims(batch_shape->dim_sizes().begin(),
+                                  batch_shape->dim_sizes().end());
+    out_dims.insert(out_dims.end(), {m, n});
+    StatusOr<TensorShape> out_shape = CheckedShape(out_dims, op);
+    OP_REQUIRES_OK(context, out_shape.status());
     Tensor* out;
-    OP_REQUIRES_OK(context, context->allocate_output(0, out_shape, &out));
+    OP_REQUIRES_OK(context, context->allocate_output(0, *out_shape, &out));
     if (out->NumElements() == 0) return;
     if (k == 0) {
       std::fill_n(out->data<T>(), out->NumElements(), T(0));
       return;
     }
+    const BatchPlan plan = PlanBatches(op, x.shape(), y.shape());
 
     ThreadPool* pool = context->device()->intra_op_pool();
-    const int64_t batches = plan->batch.num_elements();
+    const int64_t batches = plan.batch.num_elements();
     const T* xs = x.data<T>();
     const T* ys = y.data<T>();
     T* outs = out->data<T>();
     // The product of output matrix b; `split` lets it use the whole pool.
     auto product = [&](int64_t b, bool split) -> Status {
-      const T* a = xs + plan->x_index[b] * m * k;
-      const T* c = ys + plan->y_index[b] * k * n;
+      const T* a = xs + plan.x_index[b] * m * k;
+      const T* c = ys + plan.y_index[b] * k * n;
       T* dst = outs + b * m * n;
       if constexpr (!std::is_same_v<T, double>) {
         const Gemm<T> gemm{adj_x_, adj_y_, m, n, k, a, adj_x_ ? m : k, c, adj_y_ ? k : n,

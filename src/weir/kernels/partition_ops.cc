@@ -1,6 +1,7 @@
 // DynamicPartition, DynamicStitch, Unique and Where: ops whose output size
 // depends on the values of an input. Partition and stitch values are
 // checked before any slice moves.
+#include <algorithm>
 #include <unordered_map>
 
 #include <Eigen/Core>
@@ -9,6 +10,7 @@
 #include "weir/framework/kernel_registry.h"
 #include "weir/kernels/array_copy.h"
 #include "weir/kernels/array_kernels.h"
+#include "weir/kernels/shape_util.h"
 #include "weir/kernels/type_list.h"
 
 namespace weir {
@@ -33,11 +35,13 @@ bool StartsWith(const TensorShape& shape, const TensorShape& prefix) {
   return true;
 }
 
-// shape[from:], with `first` in front.
-TensorShape WithFirstDim(int64_t first, const TensorShape& shape, int from) {
+// shape[from:], with `first` in front; an error when that many slices of
+// an empty tensor's dims multiply past int64.
+StatusOr<TensorShape> WithFirstDim(int64_t first, const TensorShape& shape, int from,
+                                   std::string_view op) {
   std::vector<int64_t> dims = {first};
   dims.insert(dims.end(), shape.dim_sizes().begin() + from, shape.dim_sizes().end());
-  return TensorShape(dims);
+  return CheckedShape(dims, op);
 }
 
 class DynamicPartitionOp : public OpKernel {
@@ -53,8 +57,9 @@ class DynamicPartitionOp : public OpKernel {
                                         partitions.shape(), " must be a prefix of the data's "
                                         "shape ", data.shape()));
     const int64_t n = partitions.NumElements();
-    const TensorShape slice_shape = WithFirstDim(1, data.shape(), partitions.dims());
-    const int64_t slice = slice_shape.num_elements();
+    // Elements per partition index (data is partitions' shape followed by
+    // the slice's); the slice's own dims may overflow when data is empty.
+    const int64_t slice = n == 0 ? 0 : data.NumElements() / n;
     const int32_t* part = partitions.data<int32_t>();
     std::vector<int64_t> counts(num, 0);
     for (int64_t i = 0; i < n; ++i) {
@@ -67,9 +72,10 @@ class DynamicPartitionOp : public OpKernel {
     }
     std::vector<Tensor*> outputs(num);
     for (int p = 0; p < num; ++p) {
-      OP_REQUIRES_OK(context, context->allocate_output(
-                                  p, WithFirstDim(counts[p], data.shape(), partitions.dims()),
-                                  &outputs[p]));
+      StatusOr<TensorShape> shape =
+          WithFirstDim(counts[p], data.shape(), partitions.dims(), "DynamicPartition");
+      OP_REQUIRES_OK(context, shape.status());
+      OP_REQUIRES_OK(context, context->allocate_output(p, *shape, &outputs[p]));
     }
     if (slice == 0) return;
     DispatchByElementSize(data.dtype(), [&]<typename T>() {
@@ -96,21 +102,25 @@ class DynamicStitchOp : public OpKernel {
                 errors::InvalidArgument("DynamicStitch: data[0] has shape ", data0.shape(),
                                         " which does not start with the shape of indices[0] ",
                                         indices0.shape()));
-    const TensorShape slice_shape = WithFirstDim(1, data0.shape(), indices0.dims());
-    const int64_t slice = slice_shape.num_elements();
+    // Every data[m] is indices[m]'s shape followed by these slice dims.
+    const std::span<const int64_t> slice_dims =
+        data0.shape().dim_sizes().subspan(indices0.dims());
+    // (Saturated only when every data[m] is empty: then nothing is copied.)
+    const int64_t slice = DimProduct(data0.shape(), indices0.dims(), data0.dims());
     int64_t max_index = -1;
     for (int m = 0; m < n; ++m) {
       const Tensor& indices = context->input(m);
       const Tensor& data = context->input(n + m);
-      OP_REQUIRES(context,
-                  StartsWith(data.shape(), indices.shape()) &&
-                      WithFirstDim(1, data.shape(), indices.dims()) == slice_shape,
+      const bool matches = StartsWith(data.shape(), indices.shape()) &&
+                           std::ranges::equal(data.shape().dim_sizes().subspan(indices.dims()),
+                                              slice_dims);
+      OP_REQUIRES(context, matches,
                   errors::InvalidArgument("DynamicStitch: data[", m, "] has shape ",
                                           data.shape(), " but must be the shape of indices[",
-                                          m, "] ", indices.shape(), " followed by ",
-                                          TensorShape(slice_shape.dim_sizes().subspan(1)),
-                                          " (from indices[0] ", indices0.shape(),
-                                          " and data[0] ", data0.shape(), ")"));
+                                          m, "] ", indices.shape(), " followed by [",
+                                          StrJoin(slice_dims, ","), "] (from indices[0] ",
+                                          indices0.shape(), " and data[0] ", data0.shape(),
+                                          ")"));
       const int32_t* index = indices.data<int32_t>();
       for (int64_t i = 0; i < indices.NumElements(); ++i) {
         OP_REQUIRES(context, index[i] >= 0,
@@ -120,10 +130,11 @@ class DynamicStitchOp : public OpKernel {
         max_index = std::max<int64_t>(max_index, index[i]);
       }
     }
+    StatusOr<TensorShape> out_shape =
+        WithFirstDim(max_index + 1, data0.shape(), indices0.dims(), "DynamicStitch");
+    OP_REQUIRES_OK(context, out_shape.status());
     Tensor* out;
-    OP_REQUIRES_OK(context, context->allocate_output(
-                                0, WithFirstDim(max_index + 1, data0.shape(), indices0.dims()),
-                                &out));
+    OP_REQUIRES_OK(context, context->allocate_output(0, *out_shape, &out));
     DispatchByElementSize(data0.dtype(), [&]<typename T>() {
       T* dst = ElementsAs<T>(*out);
       std::fill_n(dst, out->NumElements(), T{});

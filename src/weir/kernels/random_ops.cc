@@ -8,6 +8,7 @@
 // number of consecutive outputs, unit u reading stream `first + u`, so the
 // intra-op pool may split the work in any way and the numbers stay the same.
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <bit>
 #include <cmath>
@@ -23,6 +24,7 @@
 #include "weir/framework/kernel_registry.h"
 #include "weir/kernels/all_kernels.h"
 #include "weir/kernels/philox.h"
+#include "weir/kernels/shape_util.h"
 #include "weir/kernels/type_list.h"
 #include "weir/ops/shape_fns.h"
 
@@ -384,8 +386,10 @@ class MultinomialOp : public RandomKernel {
                 errors::InvalidArgument(op, ": logits of shape ", logits.shape(),
                                         " must have between 1 and ",
                                         std::numeric_limits<Out>::max(), " classes"));
+    StatusOr<TensorShape> out_shape = CheckedShape(std::array<int64_t, 2>{batch, num_samples}, op);
+    OP_REQUIRES_OK(context, out_shape.status());
     Tensor* out;
-    OP_REQUIRES_OK(context, context->allocate_output(0, TensorShape({batch, num_samples}), &out));
+    OP_REQUIRES_OK(context, context->allocate_output(0, *out_shape, &out));
     if (out->NumElements() == 0) return;
 
     const uint64_t first = ReservePositions(batch);

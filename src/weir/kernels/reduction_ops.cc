@@ -20,6 +20,7 @@
 #include "weir/framework/eigen_tensor.h"
 #include "weir/framework/kernel_registry.h"
 #include "weir/kernels/math_kernels.h"
+#include "weir/kernels/shape_util.h"
 #include "weir/kernels/type_list.h"
 #include "weir/ops/shape_fns.h"
 
@@ -245,16 +246,25 @@ class ReductionOp : public OpKernel {
         NormalizeReductionAxes(*axes, input.dims(), input.shape());
     OP_REQUIRES_OK(context, reduced.status().WithContext(type_string()));
 
-    TensorShape out_shape;
+    std::vector<int64_t> out_dims;
     int64_t count = 1;  // values reduced into each output
     for (int i = 0; i < input.dims(); ++i) {
       if (!std::binary_search(reduced->begin(), reduced->end(), i)) {
-        out_shape.AddDim(input.dim_size(i));
+        out_dims.push_back(input.dim_size(i));
       } else {
-        count *= input.dim_size(i);
-        if (keep_dims_) out_shape.AddDim(1);
+        // Saturating: only an empty input's reduced dims pass int64, and
+        // an empty input's count only divides a mean of nothing.
+        if (__builtin_mul_overflow(count, input.dim_size(i), &count)) {
+          count = std::numeric_limits<int64_t>::max();
+        }
+        if (keep_dims_) out_dims.push_back(1);
       }
     }
+    // The kept dims of an empty input may multiply past int64 once the
+    // reduced 0 is gone (Sum over axis 0 of [0, 2^62, 2^62]).
+    StatusOr<TensorShape> checked_shape = CheckedShape(out_dims, type_string());
+    OP_REQUIRES_OK(context, checked_shape.status());
+    const TensorShape& out_shape = *checked_shape;
     if (input.NumElements() == 0) {
       // Reducing nothing gives the identity (when the output has any
       // elements).

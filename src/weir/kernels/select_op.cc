@@ -11,6 +11,7 @@
 
 #include "weir/kernels/cwise_ops.h"
 #include "weir/kernels/math_kernels.h"
+#include "weir/kernels/shape_util.h"
 #include "weir/ops/shape_fns.h"
 
 namespace weir {
@@ -129,7 +130,9 @@ class SelectV2Op : public OpKernel {
                 errors::InvalidArgument("SelectV2: condition ", c_shape, ", t ", t_shape,
                                         " and e ", e_shape, " do not broadcast together (dtype ",
                                         input_type(1), ")"));
-    const TensorShape shape = broadcast->ToTensorShape();
+    StatusOr<TensorShape> checked_shape = CheckedShape(*broadcast, "SelectV2");
+    OP_REQUIRES_OK(context, checked_shape.status());
+    const TensorShape& shape = *checked_shape;
     const int64_t n = shape.num_elements();
     const bool* c = context->input(0).data<bool>();
     if (c_shape.num_elements() == 1 && n > 0 && t_shape == shape && e_shape == shape) {

@@ -4,6 +4,7 @@
 #include "weir/framework/kernel_registry.h"
 #include "weir/framework/resource_var.h"
 #include "weir/kernels/all_kernels.h"
+#include "weir/kernels/shape_util.h"
 
 namespace weir {
 namespace {
@@ -229,10 +230,14 @@ class ResourceGatherOp final : public OpKernel {
                                         params.shape()));
     std::vector<int64_t> rows;
     OP_REQUIRES_OK(context, ReadIndices(indices, params.dim_size(0), "ResourceGather", &rows));
-    TensorShape out_shape = indices.shape();
-    for (int d = 1; d < params.dims(); ++d) out_shape.AddDim(params.dim_size(d));
+    std::vector<int64_t> out_dims(indices.shape().dim_sizes().begin(),
+                                  indices.shape().dim_sizes().end());
+    out_dims.insert(out_dims.end(), params.shape().dim_sizes().begin() + 1,
+                    params.shape().dim_sizes().end());
+    StatusOr<TensorShape> out_shape = CheckedShape(out_dims, "ResourceGather");
+    OP_REQUIRES_OK(context, out_shape.status());
     Tensor* out;
-    OP_REQUIRES_OK(context, context->allocate_output(0, out_shape, &out));
+    OP_REQUIRES_OK(context, context->allocate_output(0, *out_shape, &out));
     const int64_t row = params.dim_size(0) == 0 ? 0 : params.NumElements() / params.dim_size(0);
     ForEachRow(dtype_, [&]<typename T>() {
       const T* src = params.data<T>();
@@ -265,8 +270,13 @@ class ResourceScatterOp final : public OpKernel {
     const TensorShape params_shape = var->tensor()->shape();
     OP_REQUIRES(context, params_shape.rank() >= 1,
                 errors::InvalidArgument(type_string(), ": the variable must have rank >= 1"));
-    TensorShape expected = indices.shape();
-    for (int d = 1; d < params_shape.rank(); ++d) expected.AddDim(params_shape.dim_size(d));
+    std::vector<int64_t> expected_dims(indices.shape().dim_sizes().begin(),
+                                       indices.shape().dim_sizes().end());
+    expected_dims.insert(expected_dims.end(), params_shape.dim_sizes().begin() + 1,
+                         params_shape.dim_sizes().end());
+    StatusOr<TensorShape> checked = CheckedShape(expected_dims, type_string());
+    OP_REQUIRES_OK(context, checked.status());
+    const TensorShape& expected = *checked;
     OP_REQUIRES(context, updates.shape() == expected,
                 errors::InvalidArgument(type_string(), ": updates have shape ", updates.shape(),
                                         " but indices ", indices.shape(), " and variable ",

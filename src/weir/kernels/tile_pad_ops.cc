@@ -3,9 +3,13 @@
 // zero strides (tile k of dim d is an extra outer dim of stride 0); the pads
 // map each output index of each dim to an input index or to the pad value
 // and copy whole runs of a row at a time.
+#include <optional>
+
+#include "weir/base/checked_math.h"
 #include "weir/framework/kernel_registry.h"
 #include "weir/kernels/array_copy.h"
 #include "weir/kernels/array_kernels.h"
+#include "weir/kernels/shape_util.h"
 #include "weir/ops/array_shape_fns.h"
 #include "weir/ops/shape_fns.h"
 
@@ -23,11 +27,21 @@ class TileOp : public OpKernel {
                 errors::InvalidArgument("Tile: multiples must be a vector but has shape ",
                                         multiples_tensor.shape(), " (input shape ",
                                         input.shape(), ")"));
-    std::vector<int64_t> multiples = *IntTensorValues(multiples_tensor, "Tile: multiples");
-    StatusOr<PartialShape> out = TiledShape(input.shape(), multiples);
-    OP_REQUIRES_OK(context, out.status().WithContext("Tile"));
-    StatusOr<TensorShape> out_shape = TensorShape::FromDims(out->dim_sizes());
-    OP_REQUIRES_OK(context, out_shape.status().WithContext("Tile"));
+    StatusOr<std::vector<int64_t>> values = IntTensorValues(multiples_tensor, "Tile: multiples");
+    OP_REQUIRES_OK(context, values.status());
+    const std::vector<int64_t>& multiples = *values;
+    OP_REQUIRES_OK(context, TiledShape(input.shape(), multiples).status().WithContext("Tile"));
+    // Each dim times its multiple, checked here: a product that wrapped
+    // would size the output smaller than the copy below writes.
+    std::vector<int64_t> out_dims(input.dims());
+    for (int d = 0; d < input.dims(); ++d) {
+      OP_REQUIRES_OK(context, CheckedMultiply(input.dim_size(d), multiples[d], &out_dims[d],
+                                              StrCat("Tile: dim ", d, " of input shape ",
+                                                     input.shape(), " times multiples [",
+                                                     StrJoin(multiples, ","), "]")));
+    }
+    StatusOr<TensorShape> out_shape = CheckedShape(out_dims, "Tile");
+    OP_REQUIRES_OK(context, out_shape.status());
     // Output dim d is [multiples[d], input dim d] with the copy index
     // ignored: strides 0 and the input's.
     const std::vector<int64_t> strides = DenseStrides(input.shape());
@@ -51,9 +65,11 @@ class BroadcastToOp : public OpKernel {
                 errors::InvalidArgument("BroadcastTo: shape must be a vector but has shape ",
                                         shape_tensor.shape(), " (input shape ", input.shape(),
                                         ")"));
-    std::vector<int64_t> target = *IntTensorValues(shape_tensor, "BroadcastTo: shape");
-    StatusOr<TensorShape> out_shape = TensorShape::FromDims(target);
-    OP_REQUIRES_OK(context, out_shape.status().WithContext("BroadcastTo"));
+    StatusOr<std::vector<int64_t>> values = IntTensorValues(shape_tensor, "BroadcastTo: shape");
+    OP_REQUIRES_OK(context, values.status());
+    const std::vector<int64_t>& target = *values;
+    StatusOr<TensorShape> out_shape = CheckedShape(target, "BroadcastTo");
+    OP_REQUIRES_OK(context, out_shape.status());
     OP_REQUIRES_OK(context,
                    BroadcastToTarget(input.shape(), target).status().WithContext("BroadcastTo"));
     const std::vector<int64_t> strides = DenseStrides(input.shape());
@@ -90,17 +106,41 @@ class PadOp : public OpKernel {
                   errors::InvalidArgument(type_string(), ": constant_values must be a scalar "
                                           "but has shape ", fill->shape()));
     }
-    std::vector<int64_t> paddings = *IntTensorElements(paddings_tensor, "paddings");
-    StatusOr<PartialShape> out = PaddedShape(input.shape(), paddings, mode_);
-    OP_REQUIRES_OK(context, out.status().WithContext(type_string()));
+    StatusOr<std::vector<int64_t>> values = IntTensorElements(paddings_tensor, "paddings");
+    OP_REQUIRES_OK(context, values.status().WithContext(type_string()));
+    const std::vector<int64_t>& paddings = *values;
+    OP_REQUIRES_OK(context,
+                   PaddedShape(input.shape(), paddings, mode_).status().WithContext(type_string()));
     if (std::all_of(paddings.begin(), paddings.end(), [](int64_t p) { return p == 0; })) {
       context->set_output(0, input);
       return;
     }
-    const TensorShape out_shape = out->ToTensorShape();
+    // before + dim + after, checked here so that a sum past int64 is an
+    // error rather than a small wrapped dim.
+    std::vector<int64_t> out_dims(rank);
+    for (int d = 0; d < rank; ++d) {
+      const auto what = [&] {
+        return StrCat(type_string(), ": dim ", d, " of input shape ", input.shape(),
+                      " padded by [", paddings[2 * d], ", ", paddings[2 * d + 1], "]");
+      };
+      std::optional<int64_t> sum = AddWithoutOverflow(input.dim_size(d), paddings[2 * d]);
+      if (sum) sum = AddWithoutOverflow(*sum, paddings[2 * d + 1]);
+      OP_REQUIRES(context, sum.has_value(),
+                  errors::InvalidArgument(what(), " overflows int64"));
+      out_dims[d] = *sum;
+    }
+    StatusOr<TensorShape> checked_shape = CheckedShape(out_dims, type_string());
+    OP_REQUIRES_OK(context, checked_shape.status());
+    const TensorShape& out_shape = *checked_shape;
+    // The output first: a huge padding fails here, before the index maps
+    // (one entry per output index of each dim) are built.
+    Tensor* output;
+    OP_REQUIRES_OK(context, context->allocate_output(0, out_shape, &output));
+    if (out_shape.num_elements() == 0) return;
     std::vector<std::vector<int64_t>> maps(rank);
     for (int d = 0; d < rank; ++d) {
       const int64_t dim = input.dim_size(d), before = paddings[2 * d];
+      maps[d].reserve(out_shape.dim_size(d));
       for (int64_t o = 0; o < out_shape.dim_size(d); ++o) {
         int64_t i = o - before;
         if (mode_.empty()) {
@@ -113,8 +153,6 @@ class PadOp : public OpKernel {
         maps[d].push_back(i < 0 ? -1 : i);
       }
     }
-    Tensor* output;
-    OP_REQUIRES_OK(context, context->allocate_output(0, out_shape, &output));
     CopyWithIndexMaps(context->device()->intra_op_pool(), input, maps, fill, output);
   }
 

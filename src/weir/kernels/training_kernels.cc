@@ -31,6 +31,7 @@
 #include "weir/framework/op_kernel.h"
 #include "weir/framework/resource_var.h"
 #include "weir/kernels/all_kernels.h"
+#include "weir/kernels/shape_util.h"
 #include "weir/kernels/type_list.h"
 
 namespace weir {
@@ -353,8 +354,9 @@ class ApplyOp final : public OpKernel {
       return errors::InvalidArgument(op, ": indices must be a vector, have shape ",
                                      indices.shape());
     }
-    TensorShape expected({indices.dim_size(0)});
-    for (int d = 1; d < shape.rank(); ++d) expected.AddDim(shape.dim_size(d));
+    std::vector<int64_t> expected_dims(shape.dim_sizes().begin(), shape.dim_sizes().end());
+    expected_dims[0] = indices.dim_size(0);
+    WEIR_ASSIGN_OR_RETURN(TensorShape expected, CheckedShape(expected_dims, op));
     if (grad.shape() != expected) {
       return errors::InvalidArgument(op, ": gradient has shape ", grad.shape(), " but indices ",
                                      indices.shape(), " and variable '", vars.name(0),

@@ -6,6 +6,7 @@
 #include "weir/framework/kernel_registry.h"
 #include "weir/kernels/array_copy.h"
 #include "weir/kernels/array_kernels.h"
+#include "weir/kernels/shape_util.h"
 #include "weir/ops/array_shape_fns.h"
 #include "weir/ops/shape_fns.h"
 
@@ -33,7 +34,11 @@ class TransposeOp : public OpKernel {
       dims[i] = input.dim_size((*order)[i]);
       view_strides[i] = strides[(*order)[i]];
     }
-    SetOutputToView(context, input, TensorShape(dims), dims, 0, view_strides);
+    // The permuted dims of an empty input may multiply past int64 in their
+    // new order ([0, 2^62, 2^62] -> [2^62, 2^62, 0]).
+    StatusOr<TensorShape> out_shape = CheckedShape(dims, "Transpose");
+    OP_REQUIRES_OK(context, out_shape.status());
+    SetOutputToView(context, input, *out_shape, dims, 0, view_strides);
   }
 };
 
