@@ -30,6 +30,7 @@ struct GraphDef {
   std::vector<NodeDef> nodes;
   int producer = 0;      // VersionDef.producer
   int min_consumer = 0;  // VersionDef.min_consumer
+  std::vector<int> bad_consumers;  // VersionDef.bad_consumers
 };
 
 // A tensor reference "node:port" split into its parts. Control inputs

@@ -51,7 +51,10 @@ class OpKernelConstruction {
 
   template <typename T>
   Status GetAttr(const std::string& name, T* value) const {
-    return ::weir::GetAttr(node_->attrs, name, value).WithContext(node_->Describe());
+    Status status = ::weir::GetAttr(node_->attrs, name, value);
+    // Describe() formats a string: only for errors (it ran per kernel built).
+    if (!status.ok()) status = status.WithContext(node_->Describe());
+    return status;
   }
 
   // Records a construction failure; kernel creation then fails with it.

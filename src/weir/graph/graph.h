@@ -5,6 +5,13 @@
 //
 // A Graph is not thread-safe: build or rewrite it from one thread, then share
 // it read-only.
+//
+// Every mutation costs amortized O(1) per edge, whatever a node's fan-in or
+// fan-out: edges know their positions in their nodes' lists (removal swaps
+// with the last), data in-edges are indexed by slot, and control-edge
+// duplicates are found through a per-node hash set built once a node has
+// many in-edges. So building, importing and rewriting are linear in nodes +
+// edges.
 #pragma once
 
 #include <memory>
@@ -39,6 +46,8 @@ class Edge {
   int src_output_ = 0;
   int dst_input_ = 0;
   int id_ = -1;
+  int in_pos_ = -1;   // index in dst_->in_edges_
+  int out_pos_ = -1;  // index in src_->out_edges_
 };
 
 class Node {
@@ -60,12 +69,16 @@ class Node {
   const std::vector<DType>& input_types() const { return input_types_; }
   const std::vector<DType>& output_types() const { return output_types_; }
 
+  // In-edges and out-edges in an order that is deterministic but not
+  // insertion order once edges were removed (removal swaps in the last).
   const std::vector<Edge*>& in_edges() const { return in_edges_; }
   const std::vector<Edge*>& out_edges() const { return out_edges_; }
-  // The edge into data input `index`, or null if none is connected.
+  // The edge into data input `index`, or null if none is connected. O(1).
   const Edge* input_edge(int index) const;
-  // Data in-edges sorted by input slot (null for unconnected slots).
+  // Data in-edges by input slot (null for unconnected slots).
   std::vector<const Edge*> data_inputs() const;
+  // Control in-edges in the order they were added.
+  std::vector<const Edge*> control_inputs() const;
 
   const std::string& requested_device() const { return def_.device; }
   void set_requested_device(std::string device) { def_.device = std::move(device); }
@@ -89,6 +102,10 @@ class Node {
   std::vector<PartialShape> output_shapes_;
   std::vector<Edge*> in_edges_;
   std::vector<Edge*> out_edges_;
+  std::vector<Edge*> data_in_;  // by input slot
+  // Control in-edges by source id; built by AddControlEdge once in_edges_
+  // grows past a few, null before.
+  std::unique_ptr<std::unordered_map<int, Edge*>> control_srcs_;
   std::string assigned_device_;
 };
 
@@ -102,14 +119,28 @@ class Graph {
   // AddEdge). Looks the op up, fills in default attrs, validates attrs and
   // resolves dtypes. Errors name the node; the name must be new.
   StatusOr<Node*> AddNode(NodeDef def);
-  // REQUIRES: slots in range and dtypes compatible (callers check and
-  // report user errors first).
+  // REQUIRES: slots in range, data input `dst_input` not yet connected and
+  // dtypes compatible (callers check and report user errors first). A
+  // control edge (both slots kControlSlot) is added even if it exists.
   const Edge* AddEdge(Node* src, int src_output, Node* dst, int dst_input);
-  // Adds src -> dst as a control edge unless it already exists.
+  // Adds src -> dst as a control edge unless it already exists. Amortized
+  // O(1).
   const Edge* AddControlEdge(Node* src, Node* dst);
+  // O(1).
   void RemoveEdge(const Edge* edge);
-  // Removes the node and all its edges.
+  // Removes the node and all its edges, in O(its edges).
   void RemoveNode(Node* node);
+
+  // A point to roll back to: everything added after it can be undone.
+  struct Mark {
+    int node_ids = 0;
+    int edge_ids = 0;
+  };
+  Mark GetMark() const { return {num_node_ids(), static_cast<int>(edges_.size())}; }
+  // Removes every node and edge added since `mark`, leaving the graph as it
+  // was then (edge orders included). REQUIRES: nothing that existed at
+  // `mark` was removed since, and NewName was not called.
+  void RollBackTo(Mark mark);
 
   Node* FindNode(std::string_view name) const;
   Node* FindNodeId(int id) const { return id >= 0 && id < num_node_ids() ? nodes_[id].get() : nullptr; }
@@ -123,7 +154,7 @@ class Graph {
   std::string NewName(std::string_view prefix);
 
   // The graph as a GraphDef: nodes in id order, data inputs by slot, then
-  // control inputs.
+  // control inputs in the order they were added.
   GraphDef ToGraphDef() const;
   // Makes this graph a copy of `other` (same names, ids compacted).
   void CopyFrom(const Graph& other);
@@ -134,7 +165,12 @@ class Graph {
  private:
   std::vector<std::unique_ptr<Node>> nodes_;  // by id; null after removal
   std::vector<std::unique_ptr<Edge>> edges_;  // by id; null after removal
-  std::unordered_map<std::string, Node*> by_name_;
+  // Looked up by string_view without building a string.
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view name) const { return std::hash<std::string_view>()(name); }
+  };
+  std::unordered_map<std::string, Node*, NameHash, std::equal_to<>> by_name_;
   std::unordered_map<std::string, int> name_counters_;
   int num_nodes_ = 0;
   int num_edges_ = 0;

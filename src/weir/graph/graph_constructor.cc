@@ -1,6 +1,8 @@
 #include "weir/graph/graph_constructor.h"
 
-#include <unordered_set>
+#include <new>
+#include <stdexcept>
+#include <string_view>
 
 #include "weir/framework/shape_inference.h"
 #include "weir/graph/algorithm.h"
@@ -8,9 +10,13 @@
 namespace weir {
 namespace {
 
-bool IsValidNodeName(std::string_view name) {
+// TensorFlow's rule: [A-Za-z0-9.][A-Za-z0-9_./>-]*, with a leading '_'
+// only for the runtime's own nodes.
+bool IsValidNodeName(std::string_view name, bool allow_internal) {
   if (name.empty()) return false;
-  auto ok_first = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_'; };
+  auto ok_first = [&](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || (allow_internal && c == '_');
+  };
   auto ok_rest = [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-' ||
            c == '/' || c == '>';
@@ -22,19 +28,82 @@ bool IsValidNodeName(std::string_view name) {
   return true;
 }
 
-// Does the import into `graph`; on error the caller restores the old graph.
-Status Import(const GraphDef& def, Graph* graph) {
+// An input "node", "node:port" or "^node" as views into the NodeDef.
+struct InputRef {
+  std::string_view node;
+  int port = 0;  // -1 for control inputs
+  std::string storage;  // backs `node` when it had to be copied
+};
+
+// The common spellings of an input, without allocating: "^name", "name",
+// "name:digits". False for anything else, which ParseTensorName then
+// accepts or explains.
+bool ParseInput(std::string_view text, InputRef* out) {
+  if (text.empty()) return false;
+  if (text[0] == '^') {
+    std::string_view name = text.substr(1);
+    if (name.empty() || name.find(':') != std::string_view::npos) return false;
+    out->node = name;
+    out->port = -1;
+    return true;
+  }
+  size_t colon = text.rfind(':');
+  if (colon == std::string_view::npos) {
+    out->node = text;
+    out->port = 0;
+    return true;
+  }
+  std::string_view digits = text.substr(colon + 1);
+  if (colon == 0 || digits.empty() || digits.size() > 9) return false;
+  int port = 0;
+  for (char c : digits) {
+    if (c < '0' || c > '9') return false;
+    port = port * 10 + (c - '0');
+  }
+  out->node = text.substr(0, colon);
+  out->port = port;
+  return true;
+}
+
+// The node being imported, for errors raised where no node is at hand.
+struct Progress {
+  const NodeDef* node = nullptr;
+  const char* phase = "reading the GraphDef";
+};
+
+// Does the import into `graph`; on error the caller rolls `graph` back.
+Status Import(const GraphDef& def, const ImportGraphDefOptions& options, Graph* graph,
+              Progress* progress) {
+  WEIR_RETURN_IF_ERROR(CheckGraphDefVersions(def));
+  progress->phase = "adding nodes";
   std::vector<Node*> added;
-  std::unordered_set<std::string> seen;
+  added.reserve(def.nodes.size());
   for (const NodeDef& nd : def.nodes) {
-    if (!IsValidNodeName(nd.name)) {
+    progress->node = &nd;
+    if (!IsValidNodeName(nd.name, options.allow_internal_ops)) {
+      if (!nd.name.empty() && nd.name[0] == '_') {
+        return errors::InvalidArgument("node name '", nd.name, "' (op ", nd.op,
+                                       ") starts with '_', which is reserved for Weir's own "
+                                       "nodes");
+      }
       return errors::InvalidArgument("node name '", nd.name, "' (op ", nd.op,
-                                     ") is not valid: use letters, digits and . _ - /");
+                                     ") is not valid: use letters, digits and . _ - / >, "
+                                     "starting with a letter, digit or '.'");
     }
-    if (!seen.insert(nd.name).second || graph->FindNode(nd.name) != nullptr) {
-      return errors::InvalidArgument("duplicate node name '", nd.name, "'");
+    if (!options.allow_internal_ops && !nd.op.empty() && nd.op[0] == '_') {
+      return errors::InvalidArgument("node ", nd.Describe(), " uses op ", nd.op,
+                                     ", which is internal to Weir's runtime: ops whose names "
+                                     "start with '_' may not appear in a user's graph");
     }
-    StatusOr<Node*> node = graph->AddNode(nd);
+    // Without the inputs: they become edges, and a wide node's list of
+    // names need not be copied.
+    NodeDef copy;
+    copy.name = nd.name;
+    copy.op = nd.op;
+    copy.device = nd.device;
+    copy.attrs = nd.attrs;
+    copy.source_location = nd.source_location;
+    StatusOr<Node*> node = graph->AddNode(std::move(copy));
     if (!node.ok()) {
       if (errors::IsNotFound(node.status())) {
         return errors::NotFound("node ", nd.Describe(), ": ", node.status().message());
@@ -43,20 +112,28 @@ Status Import(const GraphDef& def, Graph* graph) {
     }
     added.push_back(*node);
   }
+  progress->phase = "connecting inputs";
   for (size_t k = 0; k < added.size(); ++k) {
     const NodeDef& nd = def.nodes[k];
+    progress->node = &nd;
     Node* node = added[k];
     int data_inputs = 0;
     bool seen_control = false;
     for (const std::string& input : nd.inputs) {
-      StatusOr<TensorId> id = ParseTensorName(input);
-      if (!id.ok()) return id.status().WithContext("node " + nd.Describe());
-      Node* src = graph->FindNode(id->node);
+      InputRef id;
+      if (!ParseInput(input, &id)) {
+        StatusOr<TensorId> parsed = ParseTensorName(input);
+        if (!parsed.ok()) return parsed.status().WithContext("node " + nd.Describe());
+        id.storage = std::move(parsed->node);
+        id.node = id.storage;
+        id.port = parsed->port;
+      }
+      Node* src = graph->FindNode(id.node);
       if (src == nullptr) {
         return errors::InvalidArgument("node ", nd.Describe(), " has input '", input,
-                                       "' but no node named '", id->node, "' exists");
+                                       "' but no node named '", id.node, "' exists");
       }
-      if (id->port < 0) {
+      if (id.port < 0) {
         seen_control = true;
         graph->AddControlEdge(src, node);
         continue;
@@ -65,21 +142,21 @@ Status Import(const GraphDef& def, Graph* graph) {
         return errors::InvalidArgument("node ", nd.Describe(), " has data input '", input,
                                        "' after a control input");
       }
-      if (id->port >= src->num_outputs()) {
+      if (id.port >= src->num_outputs()) {
         return errors::InvalidArgument("node ", nd.Describe(), " has input '", input, "' but ",
                                        src->Describe(), " has only ", src->num_outputs(),
                                        " outputs");
       }
       int slot = data_inputs++;
       if (slot >= node->num_inputs()) continue;  // counted and reported below
-      DType got = src->output_type(id->port);
+      DType got = src->output_type(id.port);
       DType want = node->input_type(slot);
       if (got != want) {
         return errors::InvalidArgument("input ", slot, " of node ", nd.Describe(),
                                        " was passed ", got, " from '", input, "' but expects ",
                                        want);
       }
-      graph->AddEdge(src, id->port, node, slot);
+      graph->AddEdge(src, id.port, node, slot);
     }
     if (data_inputs != node->num_inputs()) {
       return errors::InvalidArgument("node ", nd.Describe(), " has ", data_inputs,
@@ -87,10 +164,16 @@ Status Import(const GraphDef& def, Graph* graph) {
                                      node->num_inputs());
     }
   }
+  progress->phase = "ordering nodes";
+  progress->node = nullptr;
   WEIR_ASSIGN_OR_RETURN(std::vector<Node*> order, TopologicalOrder(*graph));
-  std::unordered_set<Node*> is_new(added.begin(), added.end());
+  progress->phase = "inferring shapes";
+  // Nodes added by this import have ids from the first one up.
+  int first_new = added.empty() ? graph->num_node_ids() : added.front()->id();
   for (Node* node : order) {
-    if (is_new.count(node)) WEIR_RETURN_IF_ERROR(InferShapes(node));
+    if (node->id() < first_new) continue;
+    progress->node = &def.nodes[node->id() - first_new];
+    WEIR_RETURN_IF_ERROR(InferShapes(node));
   }
   if (def.producer != 0) graph->set_producer(def.producer);
   return Status::OK();
@@ -98,11 +181,44 @@ Status Import(const GraphDef& def, Graph* graph) {
 
 }  // namespace
 
-Status ImportGraphDef(const GraphDef& def, Graph* graph) {
-  Graph backup;
-  backup.CopyFrom(*graph);
-  Status status = Import(def, graph);
-  if (!status.ok()) graph->CopyFrom(backup);
+Status CheckGraphDefVersions(const GraphDef& def) {
+  if (def.producer < kGraphDefMinProducer) {
+    return errors::InvalidArgument("GraphDef producer version ", def.producer,
+                                   " below min producer ", kGraphDefMinProducer,
+                                   " supported by Weir. Please regenerate your graph.");
+  }
+  if (def.min_consumer > kGraphDefVersion) {
+    return errors::InvalidArgument("GraphDef min consumer version ", def.min_consumer,
+                                   " above current version ", kGraphDefVersion,
+                                   " for Weir. Please upgrade Weir.");
+  }
+  for (int bad : def.bad_consumers) {
+    if (bad == kGraphDefVersion) {
+      return errors::InvalidArgument("GraphDef disallows consumer version ", bad,
+                                     ". Please upgrade Weir: this version is likely buggy.");
+    }
+  }
+  return Status::OK();
+}
+
+Status ImportGraphDef(const GraphDef& def, Graph* graph, const ImportGraphDefOptions& options) {
+  const Graph::Mark mark = graph->GetMark();
+  Progress progress;
+  Status status;
+  // The core throws nothing, but the standard containers can: a hostile
+  // graph must not end the process by exhausting memory.
+  try {
+    status = Import(def, options, graph, &progress);
+  } catch (const std::bad_alloc&) {
+    status = errors::ResourceExhausted("out of memory importing the GraphDef (", def.nodes.size(),
+                                       " nodes) while ", progress.phase,
+                                       progress.node ? " at node " + progress.node->Describe() : "");
+  } catch (const std::length_error&) {
+    status = errors::ResourceExhausted("a container grew past its maximum size importing the "
+                                       "GraphDef while ", progress.phase,
+                                       progress.node ? " at node " + progress.node->Describe() : "");
+  }
+  if (!status.ok()) graph->RollBackTo(mark);
   return status;
 }
 

@@ -1,5 +1,6 @@
 // Building a Graph from a GraphDef, with full validation: this is where a
-// malformed or hand-edited graph is caught, with an error naming the node.
+// malformed, hand-edited or hostile graph is caught, with an error naming
+// the node.
 #pragma once
 
 #include "weir/framework/node_def.h"
@@ -7,14 +8,38 @@
 
 namespace weir {
 
+// GraphDef versions (VersionDef), as TensorFlow's TF_GRAPH_DEF_VERSION*.
+// Weir consumes graphs as the TensorFlow 2.x runtime of this GraphDef
+// version does; TensorFlow writes min_consumer 0 (12 in old graphs), so its
+// graphs import.
+inline constexpr int kGraphDefVersion = 2000;
+inline constexpr int kGraphDefMinProducer = 0;
+
+// Checks `def`'s versions as TensorFlow does: producer not below
+// kGraphDefMinProducer, min_consumer not above kGraphDefVersion, and
+// kGraphDefVersion not in bad_consumers. InvalidArgument otherwise.
+Status CheckGraphDefVersions(const GraphDef& def);
+
+struct ImportGraphDefOptions {
+  // Accept nodes of internal ops (names starting with '_': _Arg, _Retval,
+  // _Send, _Recv, fused kernels) and node names starting with '_'. Only the
+  // runtime's own rewrites (session feeds and fetches, partitions) set it;
+  // in a user's graph such a node could write another fetch's result.
+  bool allow_internal_ops = false;
+};
+
 // Adds the nodes of `def` to `graph` (which may already hold nodes: that is
 // Session::Extend). Checks, each an InvalidArgument (NotFound for an
-// unregistered op) naming the node: empty or duplicate names, unknown ops,
+// unregistered op) naming the node: versions (CheckGraphDefVersions), empty
+// or duplicate names, internal ops or names unless allowed, unknown ops,
 // missing, ill-typed or disallowed attrs, malformed "name:port" inputs,
 // inputs naming missing nodes or ports, control inputs before data inputs,
 // the wrong number of inputs, input dtype mismatches, cycles not through
-// NextIteration, and shape-function errors. On error `graph` is unchanged.
-Status ImportGraphDef(const GraphDef& def, Graph* graph);
+// NextIteration, and shape-function errors. Running out of memory is
+// ResourceExhausted naming the node; nothing is thrown. Linear in nodes +
+// edges. On error `graph` is unchanged.
+Status ImportGraphDef(const GraphDef& def, Graph* graph,
+                      const ImportGraphDefOptions& options = {});
 
 // Runs the shape function of `node` from its inputs' inferred shapes (and
 // constant input values) and stores the result on the node.

@@ -189,6 +189,145 @@ TEST_F(ImportTest, ExtendAddsToExistingGraphAndChecksNames) {
   EXPECT_EQ(graph.num_nodes(), 2);
 }
 
+// A failed Extend rolls back the edges it added to existing nodes too.
+TEST_F(ImportTest, FailedExtendLeavesExistingNodesUntouched) {
+  Graph graph;
+  GraphDef first;
+  first.nodes = {Const("a", 1), Binary("Add", "c", "a", "a")};
+  ASSERT_TRUE(ImportGraphDef(first, &graph).ok());
+  GraphDef bad;
+  NodeDef late = Binary("Add", "late", "a", "c");
+  late.inputs.push_back("^a");
+  bad.nodes = {late, Binary("Add", "broken", "a", "missing")};
+  EXPECT_FALSE(ImportGraphDef(bad, &graph).ok());
+  EXPECT_EQ(graph.num_nodes(), 2);
+  EXPECT_EQ(graph.num_edges(), 2);
+  EXPECT_EQ(graph.FindNode("a")->out_edges().size(), 2u);
+  EXPECT_EQ(graph.FindNode("late"), nullptr);
+  GraphDef retry;
+  retry.nodes = {late};
+  EXPECT_TRUE(ImportGraphDef(retry, &graph).ok()) << "the names of a failed import are free";
+}
+
+// 200k control inputs on one node (with duplicates), 200k data inputs of
+// one AddN, all reading one tensor: quadratic before (a scan per control
+// edge), linear now. No timing assert: the test timeout catches a
+// regression.
+TEST_F(ImportTest, ExtremeFanInAndFanOutImport) {
+  constexpr int kWide = 200000;
+  GraphDef def;
+  def.nodes.reserve(kWide + 3);
+  def.nodes.push_back(Const("c", 2));
+  NodeDef sink;
+  sink.name = "sink";
+  sink.op = "NoOp";
+  NodeDef sum;
+  sum.name = "sum";
+  sum.op = "AddN";
+  sum.attrs["T"] = DT_FLOAT;
+  sum.attrs["N"] = int64_t{kWide};
+  for (int i = 0; i < kWide; ++i) {
+    NodeDef n;
+    n.name = "n" + std::to_string(i);
+    n.op = "NoOp";
+    def.nodes.push_back(std::move(n));
+    sink.inputs.push_back("^n" + std::to_string(i));
+    sum.inputs.push_back("c");
+  }
+  sink.inputs.push_back("^n0");  // a duplicate control input is one edge
+  def.nodes.push_back(std::move(sink));
+  def.nodes.push_back(std::move(sum));
+  Graph graph;
+  Status status = ImportGraphDef(def, &graph);
+  ASSERT_TRUE(status.ok()) << status;
+  EXPECT_EQ(graph.num_edges(), 2 * kWide);
+  EXPECT_EQ(graph.FindNode("sink")->in_edges().size(), static_cast<size_t>(kWide));
+  EXPECT_EQ(graph.FindNode("c")->out_edges().size(), static_cast<size_t>(kWide));
+  GraphDef back = graph.ToGraphDef();
+  EXPECT_EQ(back.nodes[kWide + 1].inputs.size(), static_cast<size_t>(kWide));
+  EXPECT_EQ(back.nodes[kWide + 1].inputs[kWide - 1], "^n" + std::to_string(kWide - 1));
+}
+
+NodeDef Internal(const std::string& name, const std::string& op) {
+  NodeDef def;
+  def.name = name;
+  def.op = op;
+  def.attrs["T"] = DT_FLOAT;
+  def.attrs["index"] = int64_t{0};
+  return def;
+}
+
+// A user's _Retval could overwrite a fetch's slot; _Arg could read another
+// feed; _Send/_Recv could talk to the runtime's rendezvous.
+TEST_F(ImportTest, InternalOpsAreRefusedUnlessAllowed) {
+  NodeDef retval = Internal("r", "_Retval");
+  retval.inputs = {"a"};
+  ExpectError({Const("a", 1), retval}, Code::kInvalidArgument, {"'r'", "_Retval", "internal"});
+  ExpectError({Internal("x", "_Arg")}, Code::kInvalidArgument, {"'x'", "_Arg"});
+  NodeDef send;
+  send.name = "s";
+  send.op = "_Send";
+  send.inputs = {"a"};
+  ExpectError({Const("a", 1), send}, Code::kInvalidArgument, {"'s'", "_Send"});
+  NodeDef recv;
+  recv.name = "v";
+  recv.op = "_Recv";
+  ExpectError({recv}, Code::kInvalidArgument, {"'v'", "_Recv"});
+  NodeDef fused;
+  fused.name = "f";
+  fused.op = "_FusedConv2D";
+  ExpectError({fused}, Code::kInvalidArgument, {"'f'", "_FusedConv2D"});
+  // An unregistered underscore op is refused the same way, before lookup.
+  ExpectError({Internal("u", "_NoSuchOp")}, Code::kInvalidArgument, {"'u'", "_NoSuchOp"});
+  // Names starting with '_' are the runtime's (_arg/..., _send/...).
+  ExpectError({Const("_arg/x_0", 1)}, Code::kInvalidArgument, {"_arg/x_0", "reserved"});
+
+  GraphDef def;
+  def.nodes = {Const("_a", 1), retval};
+  def.nodes[1].inputs = {"_a"};
+  Graph graph;
+  Status status = ImportGraphDef(def, &graph, {.allow_internal_ops = true});
+  EXPECT_TRUE(status.ok()) << status;
+  EXPECT_EQ(graph.num_nodes(), 2);
+}
+
+TEST_F(ImportTest, VersionsAreChecked) {
+  auto import = [](int producer, int min_consumer, std::vector<int> bad_consumers) {
+    GraphDef def;
+    def.nodes = {Const("a", 1)};
+    def.producer = producer;
+    def.min_consumer = min_consumer;
+    def.bad_consumers = std::move(bad_consumers);
+    Graph graph;
+    Status status = ImportGraphDef(def, &graph);
+    if (!status.ok()) {
+      EXPECT_EQ(graph.num_nodes(), 0);
+    }
+    return status;
+  };
+  // What TensorFlow 2.x writes.
+  EXPECT_TRUE(import(1994, 12, {}).ok());
+  EXPECT_TRUE(import(0, 0, {}).ok());
+  EXPECT_TRUE(import(kGraphDefVersion + 500, kGraphDefVersion, {kGraphDefVersion - 1}).ok());
+
+  Status future = import(kGraphDefVersion + 10, kGraphDefVersion + 1, {});
+  EXPECT_EQ(future.code(), Code::kInvalidArgument);
+  EXPECT_NE(future.message().find(StrCat("GraphDef min consumer version ", kGraphDefVersion + 1,
+                                         " above current version ", kGraphDefVersion)),
+            std::string::npos)
+      << future;
+  Status bad = import(kGraphDefVersion + 1, 0, {7, kGraphDefVersion});
+  EXPECT_EQ(bad.code(), Code::kInvalidArgument);
+  EXPECT_NE(bad.message().find(StrCat("disallows consumer version ", kGraphDefVersion)),
+            std::string::npos)
+      << bad;
+  Status negative = import(-1, 0, {});
+  EXPECT_EQ(negative.code(), Code::kInvalidArgument);
+  EXPECT_NE(negative.message().find("producer version -1 below min producer 0"),
+            std::string::npos)
+      << negative;
+}
+
 TEST(AlgorithmTest, PruneKeepsOnlyAncestorsOfRoots) {
   RegisterAllOps();
   GraphDef def;

@@ -5,7 +5,10 @@
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/text_format.h>
 
+#include <filesystem>
 #include <limits>
+#include <new>
+#include <stdexcept>
 
 #include "proto/graph.pb.h"
 #include "weir/base/file_system.h"
@@ -15,6 +18,25 @@ namespace weir {
 namespace {
 
 constexpr char kSourceLocationAttr[] = "_source_location";
+
+// A GraphDef nests about 8 messages deep (node, attr, list, tensor, shape,
+// dim); function attrs and variant tensors nest without bound. The text
+// parser recurses once per level with no limit of its own, so a hostile file
+// could overflow the stack.
+constexpr int kMaxNesting = 100;
+// Protobuf cannot parse or write a message of 2 GiB or more.
+constexpr size_t kMaxGraphDefBytes = std::numeric_limits<int>::max();
+
+Status TooLarge(size_t bytes, const char* what) {
+  return errors::InvalidArgument("GraphDef ", what, " of ", bytes,
+                                 " bytes is larger than the ", kMaxGraphDefBytes,
+                                 " bytes (2 GiB) protobuf can parse");
+}
+
+Status OutOfMemory(const char* what, size_t bytes) {
+  return errors::ResourceExhausted("out of memory parsing a GraphDef ", what, " of ", bytes,
+                                   " bytes");
+}
 
 Status DTypeFromWire(int number, DType* out) {
   if (!IsValidDType(number)) {
@@ -216,13 +238,26 @@ std::string SerializeDeterministic(const wire::GraphDef& proto) {
 
 Status GraphDefFromProto(const wire::GraphDef& proto, GraphDef* out) {
   GraphDef graph;
-  graph.nodes.resize(proto.node_size());
-  for (int i = 0; i < proto.node_size(); ++i) {
-    WEIR_RETURN_IF_ERROR(NodeFromWire(proto.node(i), &graph.nodes[i]));
+  int i = 0;
+  try {
+    graph.nodes.resize(proto.node_size());
+    for (; i < proto.node_size(); ++i) {
+      WEIR_RETURN_IF_ERROR(NodeFromWire(proto.node(i), &graph.nodes[i]));
+    }
+  } catch (const std::bad_alloc&) {
+    return errors::ResourceExhausted("out of memory converting GraphDef node ", i, " of ",
+                                     proto.node_size(),
+                                     i < proto.node_size() ? " '" + proto.node(i).name() + "'"
+                                                           : std::string());
+  } catch (const std::length_error&) {
+    return errors::ResourceExhausted("a container grew past its maximum size converting GraphDef "
+                                     "node ", i, " of ", proto.node_size());
   }
   if (proto.has_versions()) {
     graph.producer = proto.versions().producer();
     graph.min_consumer = proto.versions().min_consumer();
+    graph.bad_consumers.assign(proto.versions().bad_consumers().begin(),
+                               proto.versions().bad_consumers().end());
   } else {
     // Producers from before VersionDef wrote only the deprecated field.
     graph.producer = proto.version();
@@ -236,14 +271,23 @@ void GraphDefToProto(const GraphDef& graph, wire::GraphDef* proto) {
   for (const NodeDef& node : graph.nodes) NodeToWire(node, proto->add_node());
   proto->mutable_versions()->set_producer(graph.producer);
   proto->mutable_versions()->set_min_consumer(graph.min_consumer);
+  for (int bad : graph.bad_consumers) proto->mutable_versions()->add_bad_consumers(bad);
 }
 
 StatusOr<GraphDef> ParseGraphDef(std::string_view binary) {
+  if (binary.size() > kMaxGraphDefBytes) return TooLarge(binary.size(), "encoding");
   wire::GraphDef proto;
-  if (binary.size() > static_cast<size_t>(std::numeric_limits<int>::max()) ||
-      !proto.ParseFromArray(binary.data(), static_cast<int>(binary.size()))) {
-    return errors::InvalidArgument("could not parse GraphDef from ", binary.size(),
-                                   " bytes: not a binary GraphDef");
+  try {
+    google::protobuf::io::CodedInputStream coded(reinterpret_cast<const uint8_t*>(binary.data()),
+                                                 static_cast<int>(binary.size()));
+    coded.SetRecursionLimit(kMaxNesting);
+    if (!proto.ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage()) {
+      return errors::InvalidArgument("could not parse GraphDef from ", binary.size(),
+                                     " bytes: not a binary GraphDef, or nested more than ",
+                                     kMaxNesting, " messages deep");
+    }
+  } catch (const std::bad_alloc&) {
+    return OutOfMemory("encoding", binary.size());
   }
   GraphDef graph;
   WEIR_RETURN_IF_ERROR(GraphDefFromProto(proto, &graph));
@@ -251,17 +295,19 @@ StatusOr<GraphDef> ParseGraphDef(std::string_view binary) {
 }
 
 StatusOr<GraphDef> ParseGraphDefText(std::string_view text) {
-  if (text.size() > static_cast<size_t>(std::numeric_limits<int>::max())) {
-    return errors::InvalidArgument("could not parse GraphDef text of ", text.size(),
-                                   " bytes: more than protobuf's 2 GiB limit");
-  }
+  if (text.size() > kMaxGraphDefBytes) return TooLarge(text.size(), "text");
   wire::GraphDef proto;
   FirstErrorCollector collector;
-  google::protobuf::TextFormat::Parser parser;
-  parser.RecordErrorsTo(&collector);
-  google::protobuf::io::ArrayInputStream stream(text.data(), static_cast<int>(text.size()));
-  if (!parser.Parse(&stream, &proto)) {
-    return errors::InvalidArgument("could not parse GraphDef text: ", collector.first());
+  try {
+    google::protobuf::TextFormat::Parser parser;
+    parser.RecordErrorsTo(&collector);
+    parser.SetRecursionLimit(kMaxNesting);
+    google::protobuf::io::ArrayInputStream stream(text.data(), static_cast<int>(text.size()));
+    if (!parser.Parse(&stream, &proto)) {
+      return errors::InvalidArgument("could not parse GraphDef text: ", collector.first());
+    }
+  } catch (const std::bad_alloc&) {
+    return OutOfMemory("text", text.size());
   }
   GraphDef graph;
   WEIR_RETURN_IF_ERROR(GraphDefFromProto(proto, &graph));
@@ -284,6 +330,12 @@ std::string SerializeGraphDefText(const GraphDef& graph) {
 }
 
 StatusOr<GraphDef> ReadGraphDefFile(const std::string& path) {
+  // Refuse an oversized file before reading it all into memory.
+  std::error_code error;
+  uintmax_t size = std::filesystem::file_size(path, error);
+  if (!error && size > kMaxGraphDefBytes) {
+    return TooLarge(size, "file").WithContext(StrCat("reading '", path, "'"));
+  }
   WEIR_ASSIGN_OR_RETURN(std::string contents, ReadFileToString(path));
   StatusOr<GraphDef> graph =
       IsTextPath(path) ? ParseGraphDefText(contents) : ParseGraphDef(contents);

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,7 @@ std::string Hex(std::string_view text) {
 void ExpectGraphsEqual(const GraphDef& a, const GraphDef& b) {
   EXPECT_EQ(a.producer, b.producer);
   EXPECT_EQ(a.min_consumer, b.min_consumer);
+  EXPECT_EQ(a.bad_consumers, b.bad_consumers);
   ASSERT_EQ(a.nodes.size(), b.nodes.size());
   for (size_t n = 0; n < a.nodes.size(); ++n) {
     const NodeDef& x = a.nodes[n];
@@ -58,6 +60,7 @@ GraphDef EveryAttrKind() {
   GraphDef g;
   g.producer = 1205;
   g.min_consumer = 12;
+  g.bad_consumers = {3, 1204};
 
   NodeDef scalars;
   scalars.name = "scalars";
@@ -330,6 +333,45 @@ TEST(GraphDefIoTest, BadValuesNameNodeAndAttr) {
               Code::kInvalidArgument, {"'x'", "_source_location", "string"});
 }
 
+// Function-valued attrs nest without bound (NameAttrList holds attrs). The
+// text parser had no recursion limit: this input overflowed the stack.
+TEST(GraphDefIoTest, DeeplyNestedTextIsAnErrorNotAStackOverflow) {
+  constexpr int kLevels = 40000;  // three messages each: 120k deep
+  std::string text = "node { name: \"a\" op: \"NoOp\" attr { key: \"k\" value { ";
+  std::string open = "func { name: \"f\" attr { key: \"k\" value { ";
+  text.reserve(text.size() + kLevels * (open.size() + 6) + 16);
+  for (int i = 0; i < kLevels; ++i) text += open;
+  for (int i = 0; i < kLevels; ++i) text += "} } } ";
+  text += "} } }";
+  ExpectError(ParseGraphDefText(text), Code::kInvalidArgument,
+              {"could not parse GraphDef text", "recursion limit"});
+  // A list of lists of attrs, the other way to nest.
+  std::string lists = "node { name: \"a\" op: \"NoOp\" attr { key: \"k\" value { ";
+  for (int i = 0; i < kLevels; ++i) lists += "list { func { attr { key: \"k\" value { ";
+  ExpectError(ParseGraphDefText(lists), Code::kInvalidArgument, {"recursion limit"});
+}
+
+TEST(GraphDefIoTest, DeeplyNestedBinaryIsAnError) {
+  wire::GraphDef proto;
+  wire::NodeDef* node = proto.add_node();
+  node->set_name("a");
+  node->set_op("NoOp");
+  wire::AttrValue* value = &(*node->mutable_attr())["k"];
+  for (int i = 0; i < 1000; ++i) value = &(*value->mutable_func()->mutable_attr())["k"];
+  ExpectError(ParseGraphDef(proto.SerializeAsString()), Code::kInvalidArgument,
+              {"could not parse GraphDef", "nested"});
+}
+
+TEST(GraphDefIoTest, BadConsumersTravel) {
+  StatusOr<GraphDef> g = ParseGraphDefText(
+      "versions { producer: 1994 min_consumer: 12 bad_consumers: 5 bad_consumers: 9 }");
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(g->bad_consumers, (std::vector<int>{5, 9}));
+  StatusOr<GraphDef> back = ParseGraphDef(SerializeGraphDef(*g));
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->bad_consumers, (std::vector<int>{5, 9}));
+}
+
 class GraphDefFileTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -380,6 +422,13 @@ TEST_F(GraphDefFileTest, ErrorsNameThePath) {
   ASSERT_TRUE(WriteStringToFileAtomic(dir_ + "/bad.pbtxt", "node {").ok());
   ExpectError(ReadGraphDefFile(dir_ + "/bad.pbtxt"), Code::kInvalidArgument,
               {dir_ + "/bad.pbtxt", "could not parse GraphDef text"});
+
+  // Over protobuf's 2 GiB: refused before it is read (a sparse file).
+  fs::path huge = dir_ + "/huge.pb";
+  { std::ofstream touch(huge); }
+  fs::resize_file(huge, uintmax_t{3} << 30);
+  ExpectError(ReadGraphDefFile(huge.string()), Code::kInvalidArgument,
+              {huge.string(), "3221225472 bytes", "2 GiB"});
 
   Status s = WriteGraphDefFile(dir_ + "/no/such/dir/g.pb", EveryAttrKind());
   EXPECT_TRUE(errors::IsNotFound(s)) << s;

@@ -83,22 +83,22 @@ Status PartitionGraph(const Graph& graph,
   };
   for (const Node* node : graph.nodes()) {
     const std::string& device = node->assigned_device();
-    std::vector<std::string> data(node->num_inputs());
-    std::vector<std::string> control;
-    for (const Edge* e : node->in_edges()) {
+    std::vector<std::string> inputs;
+    inputs.reserve(node->in_edges().size());
+    for (const Edge* e : node->data_inputs()) {
+      if (e == nullptr) continue;  // unconnected; the partition's import reports it
+      const Node* src = e->src();
+      inputs.push_back(src->assigned_device() == device
+                           ? TensorId{src->name(), e->src_output()}.ToString()
+                           : recv_for(src, e->src_output(), device));
+    }
+    for (const Edge* e : node->control_inputs()) {
       const Node* src = e->src();
       bool local = src->assigned_device() == device;
-      if (e->IsControlEdge()) {
-        control.push_back("^" + (local ? src->name() : recv_for(src, Edge::kControlSlot, device)));
-      } else if (local) {
-        data[e->dst_input()] = TensorId{src->name(), e->src_output()}.ToString();
-      } else {
-        data[e->dst_input()] = recv_for(src, e->src_output(), device);
-      }
+      inputs.push_back("^" + (local ? src->name() : recv_for(src, Edge::kControlSlot, device)));
     }
     NodeDef& def = (*partitions)[device].nodes[def_index[node->id()]];
-    def.inputs = std::move(data);
-    def.inputs.insert(def.inputs.end(), control.begin(), control.end());
+    def.inputs = std::move(inputs);
   }
   return Status::OK();
 }

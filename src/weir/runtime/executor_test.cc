@@ -114,7 +114,8 @@ class ExecutorTest : public ::testing::Test {
     GraphDef def;
     def.nodes = std::move(nodes);
     graph_ = std::make_unique<Graph>();
-    WEIR_RETURN_IF_ERROR(ImportGraphDef(def, graph_.get()));
+    // The test graphs hold the runtime's own _Retval nodes.
+    WEIR_RETURN_IF_ERROR(ImportGraphDef(def, graph_.get(), {.allow_internal_ops = true}));
     WEIR_ASSIGN_OR_RETURN(executor_, Executor::Create(*graph_, &device_));
     CancellationManager cancellation;
     Executor::Runner runner = [this](std::function<void()> fn) { pool_.Schedule(std::move(fn)); };
@@ -245,7 +246,7 @@ TEST_F(ExecutorTest, TheExpensiveNodeWithMoreWorkBehindItRunsFirst) {
       GraphDef def;
       def.nodes = nodes;
       Graph graph;
-      ASSERT_TRUE(ImportGraphDef(def, &graph).ok());
+      ASSERT_TRUE(ImportGraphDef(def, &graph, {.allow_internal_ops = true}).ok());
       auto executor = Executor::Create(graph, &device_);
       ASSERT_TRUE(executor.ok()) << executor.status();
 

@@ -1,7 +1,9 @@
 #include "weir/runtime/session.h"
 
 #include <algorithm>
+#include <new>
 #include <numeric>
+#include <stdexcept>
 
 #include "weir/base/cancellation.h"
 #include "weir/base/notification.h"
@@ -195,7 +197,22 @@ StatusOr<std::shared_ptr<const Session::CompiledStep>> Session::GetOrCompile(
     auto it = signatures_.find(key);
     if (it != signatures_.end()) return it->second;
   }
-  WEIR_ASSIGN_OR_RETURN(std::shared_ptr<const CompiledStep> step, Compile(feeds, fetches, targets));
+  // The core throws nothing, but the standard containers can: a graph too
+  // large to compile must not end the process.
+  auto compile = [&]() -> StatusOr<std::shared_ptr<const CompiledStep>> {
+    try {
+      return Compile(feeds, fetches, targets);
+    } catch (const std::bad_alloc&) {
+      return errors::ResourceExhausted("out of memory compiling the step with fetches [",
+                                       StrJoin(fetches, ", "), "] and targets [",
+                                       StrJoin(targets, ", "), "]");
+    } catch (const std::length_error&) {
+      return errors::ResourceExhausted("a container grew past its maximum size compiling the "
+                                       "step with fetches [", StrJoin(fetches, ", "), "]");
+    }
+  };
+  StatusOr<std::shared_ptr<const CompiledStep>> compiled = compile();
+  WEIR_ASSIGN_OR_RETURN(std::shared_ptr<const CompiledStep> step, std::move(compiled));
   std::unique_lock<std::shared_mutex> lock(graph_mu_);
   signatures_[key] = step;
   return step;
@@ -215,6 +232,9 @@ StatusOr<std::shared_ptr<const Session::CompiledStep>> Session::Compile(
   }
   // Feeds become _Arg nodes; consumers of a fed tensor read the _Arg.
   std::map<std::pair<std::string, int>, Node*> fed;
+  // Per fed node, its fed ports' _Arg nodes (port -> _Arg), so that each
+  // node's out-edges are walked once however many of its outputs are fed.
+  std::map<int, std::map<int, Node*>> fed_ports;  // by node id, for a fixed order
   for (size_t i = 0; i < feeds.size(); ++i) {
     WEIR_ASSIGN_OR_RETURN(TensorId id, ParseTensorRef(feeds[i], "feed"));
     Node* node = graph->FindNode(id.node);
@@ -236,20 +256,25 @@ StatusOr<std::shared_ptr<const Session::CompiledStep>> Session::Compile(
     arg.attrs["index"] = static_cast<int64_t>(i);
     WEIR_ASSIGN_OR_RETURN(Node* arg_node, graph->AddNode(std::move(arg)));
     arg_node->set_output_shapes({node->output_shape(id.port)});
+    fed[{id.node, id.port}] = arg_node;
+    fed_ports[node->id()][id.port] = arg_node;
+    step->feeds.push_back(feeds[i]);
+    step->feed_dtypes.push_back(node->output_type(id.port));
+    step->feed_shapes.push_back(node->output_shape(id.port));
+  }
+  for (const auto& [node_id, args] : fed_ports) {
+    const Node* node = graph->FindNodeId(node_id);
     std::vector<const Edge*> redirect;
     for (const Edge* e : node->out_edges()) {
-      if (e->src_output() == id.port) redirect.push_back(e);
+      if (!e->IsControlEdge() && args.count(e->src_output())) redirect.push_back(e);
     }
     for (const Edge* e : redirect) {
+      Node* arg_node = args.at(e->src_output());
       Node* dst = e->dst();
       int slot = e->dst_input();
       graph->RemoveEdge(e);
       graph->AddEdge(arg_node, 0, dst, slot);
     }
-    fed[{id.node, id.port}] = arg_node;
-    step->feeds.push_back(feeds[i]);
-    step->feed_dtypes.push_back(node->output_type(id.port));
-    step->feed_shapes.push_back(node->output_shape(id.port));
   }
   std::vector<Node*> roots;
   for (size_t i = 0; i < fetches.size(); ++i) {
@@ -314,7 +339,10 @@ StatusOr<std::shared_ptr<const Session::CompiledStep>> Session::Compile(
       CompiledStep::Part part;
       WEIR_ASSIGN_OR_RETURN(part.device, devices_->Find(device_name));
       part.graph = std::make_unique<Graph>();
-      WEIR_RETURN_IF_ERROR(ImportGraphDef(def, part.graph.get())
+      // Partitions hold the runtime's own _Arg, _Retval, _Send and _Recv.
+      ImportGraphDefOptions import_options;
+      import_options.allow_internal_ops = true;
+      WEIR_RETURN_IF_ERROR(ImportGraphDef(def, part.graph.get(), import_options)
                                .WithContext("partition for " + device_name));
       step->parts.push_back(std::move(part));
     }
