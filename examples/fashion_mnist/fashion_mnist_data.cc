@@ -103,16 +103,19 @@ StatusOr<Tensor> ReadIdxFile(const std::string& path) {
     return errors::DataLoss("'", path, "' is truncated in its header", kInstallHint);
   }
   std::vector<int64_t> dims;
-  int64_t count = 1;
-  for (int d = 0; d < rank; ++d) {
-    dims.push_back(BigEndian32(data, 4 + 4 * d));
-    count *= dims.back();
+  for (int d = 0; d < rank; ++d) dims.push_back(BigEndian32(data, 4 + 4 * d));
+  // Checked: dims whose product wraps to the file's size must not pass.
+  StatusOr<TensorShape> shape = TensorShape::FromDims(dims);
+  if (!shape.ok()) {
+    return errors::DataLoss("'", path, "' has a bad header: ", shape.status().message(),
+                            kInstallHint);
   }
+  const int64_t count = shape->num_elements();
   if (data.size() - header != static_cast<size_t>(count)) {
     return errors::DataLoss("'", path, "' should hold ", count, " bytes of data after its header but has ",
                             data.size() - header, kInstallHint);
   }
-  Tensor out(DT_UINT8, TensorShape(dims));
+  Tensor out(DT_UINT8, *shape);
   std::copy(data.begin() + header, data.end(), out.data<uint8_t>());
   return out;
 }

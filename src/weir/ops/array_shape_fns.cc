@@ -253,11 +253,9 @@ namespace {
 StatusOr<PartialShape> ShapeFromVectorInput(const InferenceContext* c, int i,
                                             std::string_view what) {
   WEIR_ASSIGN_OR_RETURN(int64_t length, VectorInputLength(c, i, what));
+  WEIR_ASSIGN_OR_RETURN(int rank, InferenceContext::RankFromLength(length, what));
   WEIR_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> dims, ConstantInts(c, i, what));
-  if (!dims) {
-    WEIR_ASSIGN_OR_RETURN(int rank, InferenceContext::RankFromLength(length, what));
-    return rank < 0 ? PartialShape::UnknownRank() : PartialShape::UnknownDims(rank);
-  }
+  if (!dims) return rank < 0 ? PartialShape::UnknownRank() : PartialShape::UnknownDims(rank);
   for (int64_t d : *dims) {
     if (d < 0) {
       return errors::InvalidArgument(what, " ", Ints(*dims), " has a negative dimension");

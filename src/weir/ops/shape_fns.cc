@@ -294,12 +294,14 @@ StatusOr<std::optional<std::vector<int64_t>>> ShapeVectorInput(InferenceContext*
     return errors::InvalidArgument("the shape input must be a vector but has shape ",
                                    shape_shape);
   }
+  // Bounded before any value is read: a shape of more than kMaxRank dims
+  // is an error however it is given.
+  WEIR_ASSIGN_OR_RETURN(
+      int rank, InferenceContext::RankFromLength(
+                    shape_shape.known_rank() ? shape_shape.dim(0) : PartialShape::kUnknown,
+                    "the shape input"));
   const Tensor* shape_tensor = c->input_tensor(input);
   if (shape_tensor == nullptr) {
-    WEIR_ASSIGN_OR_RETURN(
-        int rank, InferenceContext::RankFromLength(
-                      shape_shape.known_rank() ? shape_shape.dim(0) : PartialShape::kUnknown,
-                      "the shape input"));
     c->set_output(0, rank < 0 ? PartialShape::UnknownRank() : PartialShape::UnknownDims(rank));
     return std::optional<std::vector<int64_t>>();
   }
