@@ -32,9 +32,9 @@ T ZeroValue() {
 
 // Copies the raw bytes of tensor_content into `out`.
 template <typename T>
-Status FromContent(const std::string& content, int64_t n, T* out, const std::string& what) {
+Status FromContent(const std::string& content, int64_t n, T* out) {
   if (content.size() % sizeof(T) != 0 || static_cast<int64_t>(content.size() / sizeof(T)) != n) {
-    return errors::InvalidArgument(what, ": tensor_content has ", content.size(),
+    return errors::InvalidArgument("tensor_content has ", content.size(),
                                    " bytes, expected ", n, " elements of ", sizeof(T),
                                    " bytes");
   }
@@ -53,16 +53,15 @@ Status FromContent(const std::string& content, int64_t n, T* out, const std::str
 // compact form TensorFlow writes for constants such as tf.fill); with no
 // values at all, the tensor is zeros.
 template <typename T, typename Get>
-Status FromValues(int64_t count, int64_t n, std::string_view field, T* out, Get get,
-                  const std::string& what) {
+Status FromValues(int64_t count, int64_t n, std::string_view field, T* out, Get get) {
   if (count > n) {
-    return errors::InvalidArgument(what, ": ", field, " has ", count,
+    return errors::InvalidArgument("", field, " has ", count,
                                    " values but the shape holds ", n);
   }
   for (int64_t i = 0; i < count; ++i) {
     Status status = get(i, &out[i]);
     if (!status.ok()) {
-      return errors::InvalidArgument(what, ": value ", i, " of ", field, " ",
+      return errors::InvalidArgument("value ", i, " of ", field, " ",
                                      status.message());
     }
   }
@@ -94,37 +93,34 @@ Status FromBits(int32_t bits, T* out) {
 // value passed through `convert`.
 template <typename T, typename Field, typename Convert>
 Status FromNumeric(const wire::TensorProto& proto, const Field& field, std::string_view name,
-                   Convert convert, const std::string& what, Tensor* t) {
+                   Convert convert, Tensor* t) {
   T* out = t->data<T>();
   if (!proto.tensor_content().empty()) {
-    return FromContent(proto.tensor_content(), t->NumElements(), out, what);
+    return FromContent(proto.tensor_content(), t->NumElements(), out);
   }
   return FromValues(field.size(), t->NumElements(), name, out,
-                    [&](int64_t i, T* element) { return convert(field[i], element); }, what);
+                    [&](int64_t i, T* element) { return convert(field[i], element); });
 }
 
 template <typename T, typename Field>
-Status FromSame(const wire::TensorProto& proto, const Field& field, std::string_view name,
-                const std::string& what, Tensor* t) {
+Status FromSame(const wire::TensorProto& proto, const Field& field, std::string_view name, Tensor* t) {
   return FromNumeric<T>(
       proto, field, name,
       [](const auto& value, T* element) {
         *element = value;
         return Status::OK();
-      },
-      what, t);
+      }, t);
 }
 
 // Complex values travel as interleaved (real, imaginary) pairs.
 template <typename T, typename Field>
-Status FromComplex(const wire::TensorProto& proto, const Field& field, std::string_view name,
-                   const std::string& what, Tensor* t) {
+Status FromComplex(const wire::TensorProto& proto, const Field& field, std::string_view name, Tensor* t) {
   T* out = t->data<T>();
   if (!proto.tensor_content().empty()) {
-    return FromContent(proto.tensor_content(), t->NumElements(), out, what);
+    return FromContent(proto.tensor_content(), t->NumElements(), out);
   }
   if (field.size() % 2 != 0) {
-    return errors::InvalidArgument(what, ": ", name, " has ", field.size(),
+    return errors::InvalidArgument("", name, " has ", field.size(),
                                    " values, not (real, imaginary) pairs");
   }
   return FromValues(
@@ -132,68 +128,65 @@ Status FromComplex(const wire::TensorProto& proto, const Field& field, std::stri
       [&](int64_t i, T* element) {
         *element = T(field[2 * i], field[2 * i + 1]);
         return Status::OK();
-      },
-      what);
+      });
 }
 
 // Strings and handles cannot be raw bytes; TensorFlow never writes them so.
-Status NoContent(const wire::TensorProto& proto, const std::string& what) {
+Status NoContent(const wire::TensorProto& proto) {
   if (!proto.tensor_content().empty()) {
-    return errors::InvalidArgument(what, ": tensor_content cannot hold ",
+    return errors::InvalidArgument("tensor_content cannot hold ",
                                    DTypeName(static_cast<DType>(proto.dtype())),
                                    " values; they belong in the typed field");
   }
   return Status::OK();
 }
 
-Status FillTensor(const wire::TensorProto& proto, const std::string& what, Tensor* t) {
+Status FillTensor(const wire::TensorProto& proto, Tensor* t) {
   switch (t->dtype()) {
     case DT_FLOAT:
-      return FromSame<float>(proto, proto.float_val(), "float_val", what, t);
+      return FromSame<float>(proto, proto.float_val(), "float_val", t);
     case DT_DOUBLE:
-      return FromSame<double>(proto, proto.double_val(), "double_val", what, t);
+      return FromSame<double>(proto, proto.double_val(), "double_val", t);
     case DT_INT32:
-      return FromSame<int32_t>(proto, proto.int_val(), "int_val", what, t);
+      return FromSame<int32_t>(proto, proto.int_val(), "int_val", t);
     case DT_INT64:
-      return FromSame<int64_t>(proto, proto.int64_val(), "int64_val", what, t);
+      return FromSame<int64_t>(proto, proto.int64_val(), "int64_val", t);
     case DT_UINT32:
-      return FromSame<uint32_t>(proto, proto.uint32_val(), "uint32_val", what, t);
+      return FromSame<uint32_t>(proto, proto.uint32_val(), "uint32_val", t);
     case DT_UINT64:
-      return FromSame<uint64_t>(proto, proto.uint64_val(), "uint64_val", what, t);
+      return FromSame<uint64_t>(proto, proto.uint64_val(), "uint64_val", t);
     case DT_BOOL:
-      return FromSame<bool>(proto, proto.bool_val(), "bool_val", what, t);
+      return FromSame<bool>(proto, proto.bool_val(), "bool_val", t);
     case DT_INT16:
-      return FromNumeric<int16_t>(proto, proto.int_val(), "int_val", Narrow<int16_t>, what, t);
+      return FromNumeric<int16_t>(proto, proto.int_val(), "int_val", Narrow<int16_t>, t);
     case DT_INT8:
-      return FromNumeric<int8_t>(proto, proto.int_val(), "int_val", Narrow<int8_t>, what, t);
+      return FromNumeric<int8_t>(proto, proto.int_val(), "int_val", Narrow<int8_t>, t);
     case DT_UINT8:
-      return FromNumeric<uint8_t>(proto, proto.int_val(), "int_val", Narrow<uint8_t>, what, t);
+      return FromNumeric<uint8_t>(proto, proto.int_val(), "int_val", Narrow<uint8_t>, t);
     case DT_UINT16:
-      return FromNumeric<uint16_t>(proto, proto.int_val(), "int_val", Narrow<uint16_t>, what,
-                                   t);
+      return FromNumeric<uint16_t>(proto, proto.int_val(), "int_val", Narrow<uint16_t>, t);
     case DT_HALF:
       return FromNumeric<Eigen::half>(proto, proto.half_val(), "half_val",
-                                      FromBits<Eigen::half>, what, t);
+                                      FromBits<Eigen::half>, t);
     case DT_BFLOAT16:
       return FromNumeric<Eigen::bfloat16>(proto, proto.half_val(), "half_val",
-                                          FromBits<Eigen::bfloat16>, what, t);
+                                          FromBits<Eigen::bfloat16>, t);
     case DT_COMPLEX64:
-      return FromComplex<complex64>(proto, proto.scomplex_val(), "scomplex_val", what, t);
+      return FromComplex<complex64>(proto, proto.scomplex_val(), "scomplex_val", t);
     case DT_COMPLEX128:
-      return FromComplex<complex128>(proto, proto.dcomplex_val(), "dcomplex_val", what, t);
+      return FromComplex<complex128>(proto, proto.dcomplex_val(), "dcomplex_val", t);
     case DT_STRING: {
-      WEIR_RETURN_IF_ERROR(NoContent(proto, what));
+      WEIR_RETURN_IF_ERROR(NoContent(proto));
       const auto& field = proto.string_val();
       return FromValues(
           field.size(), t->NumElements(), "string_val", t->data<std::string>(),
           [&](int64_t i, std::string* element) {
             *element = field[i];
             return Status::OK();
-          },
-          what);
+          });
     }
     case DT_RESOURCE: {
-      WEIR_RETURN_IF_ERROR(NoContent(proto, what));
+      WEIR_RETURN_IF_ERROR(NoContent(proto));
       const auto& field = proto.resource_handle_val();
       return FromValues(
           field.size(), t->NumElements(), "resource_handle_val", t->data<ResourceHandle>(),
@@ -201,19 +194,17 @@ Status FillTensor(const wire::TensorProto& proto, const std::string& what, Tenso
             const wire::ResourceHandleProto& h = field[i];
             *element = ResourceHandle(h.device(), h.container(), h.name(), h.maybe_type_name());
             return Status::OK();
-          },
-          what);
+          });
     }
     default:
-      return errors::Internal(what, ": no decoder for this dtype");
+      return errors::Internal("no decoder for this dtype");
   }
 }
 
 // The bytes string and resource elements hold outside the tensor's buffer
 // once the typed field is completed to `n` elements by repeating its last
 // value (FromValues): what the proto spells in a few bytes may be terabytes.
-StatusOr<int64_t> HeapBytes(const wire::TensorProto& proto, DType dtype, int64_t n,
-                            const std::string& what) {
+StatusOr<int64_t> HeapBytes(const wire::TensorProto& proto, DType dtype, int64_t n) {
   std::vector<int64_t> sizes;
   if (dtype == DT_STRING) {
     for (const std::string& v : proto.string_val()) sizes.push_back(v.size());
@@ -228,9 +219,9 @@ StatusOr<int64_t> HeapBytes(const wire::TensorProto& proto, DType dtype, int64_t
   for (int64_t size : sizes) given += size;
   int64_t repeated;
   WEIR_RETURN_IF_ERROR(CheckedMultiply(n - static_cast<int64_t>(sizes.size()), sizes.back(),
-                                       &repeated, what + ": repeating the last value"));
+                                       &repeated, "repeating the last value"));
   int64_t total;
-  WEIR_RETURN_IF_ERROR(CheckedAdd(given, repeated, &total, what));
+  WEIR_RETURN_IF_ERROR(CheckedAdd(given, repeated, &total, "string bytes"));
   return total;
 }
 
@@ -285,9 +276,10 @@ Status TensorFromProto(const wire::TensorProto& proto, Tensor* out) {
   for (const wire::TensorShapeProto::Dim& dim : proto.tensor_shape().dim()) {
     dims.push_back(dim.size());
   }
-  const std::string raw_shape =
-      proto.tensor_shape().unknown_rank() ? "<unknown>" : StrCat("[", StrJoin(dims, ","), "]");
   if (!IsValidDType(dtype_number)) {
+    const std::string raw_shape = proto.tensor_shape().unknown_rank()
+                                      ? "<unknown>"
+                                      : StrCat("[", StrJoin(dims, ","), "]");
     return errors::InvalidArgument("TensorProto of shape ", raw_shape, " has dtype ",
                                    WireDTypeName(dtype_number),
                                    ", which Weir does not support");
@@ -302,7 +294,11 @@ Status TensorFromProto(const wire::TensorProto& proto, Tensor* out) {
     return errors::InvalidArgument("TensorProto of dtype ", dtype, ": ",
                                    shape.status().message());
   }
-  const std::string what = StrCat("TensorProto of dtype ", dtype, " and shape ", *shape);
+  // Every Const of an imported graph passes here: the description is built
+  // only for an error.
+  auto fail = [&](const Status& status) {
+    return status.WithContext(StrCat("TensorProto of dtype ", dtype, " and shape ", *shape));
+  };
 
   // Refuse before allocating: a shape that fits in int64 elements may still
   // overflow in bytes, and a short typed field is broadcast to the whole
@@ -311,21 +307,22 @@ Status TensorFromProto(const wire::TensorProto& proto, Tensor* out) {
                         : dtype == DT_RESOURCE ? sizeof(ResourceHandle)
                                                : DTypeSize(dtype);
   StatusOr<int64_t> bytes = CheckedByteSize(shape->num_elements(), static_cast<int64_t>(stride),
-                                            kMaxAttrTensorBytes, what);
+                                            kMaxAttrTensorBytes, "elements");
   if (bytes.ok()) {
-    StatusOr<int64_t> heap = HeapBytes(proto, dtype, shape->num_elements(), what);
+    StatusOr<int64_t> heap = HeapBytes(proto, dtype, shape->num_elements());
     if (!heap.ok()) {
       bytes = heap.status();
     } else if (*heap > kMaxAttrTensorBytes - *bytes) {
-      bytes = errors::InvalidArgument(what, ": its elements need ", *bytes, " + ", *heap,
+      bytes = errors::InvalidArgument("its elements need ", *bytes, " + ", *heap,
                                       " bytes, more than the limit of ", kMaxAttrTensorBytes);
     }
   }
   if (!bytes.ok()) {
-    return errors::InvalidArgument("TensorProto is too large: ", bytes.status().message());
+    return errors::InvalidArgument("TensorProto is too large: ", fail(bytes.status()).message());
   }
   WEIR_ASSIGN_OR_RETURN(Tensor tensor, Tensor::Allocate(DefaultCpuAllocator(), dtype, *shape));
-  WEIR_RETURN_IF_ERROR(FillTensor(proto, what, &tensor));
+  Status filled = FillTensor(proto, &tensor);
+  if (!filled.ok()) return fail(filled);
   *out = std::move(tensor);
   return Status::OK();
 }
