@@ -5,6 +5,7 @@
 // When outer is 1 each piece of a split is a contiguous run of the input,
 // and the outputs share its buffer instead of copying.
 #include <numeric>
+#include <optional>
 
 #include "weir/base/checked_math.h"
 #include "weir/framework/kernel_registry.h"
@@ -92,9 +93,12 @@ class ConcatV2Op : public OpKernel {
     std::vector<int64_t> dims = out_shape->dim_sizes();
     dims[a] = 0;
     for (const Tensor* t : inputs) {
-      OP_REQUIRES_OK(context, CheckedAdd(dims[a], t->dim_size(a), &dims[a],
-                                         StrCat("ConcatV2: dim ", a, " of input shapes ",
-                                                StrJoin(shapes, ", "))));
+      // The message is formatted only on overflow: this runs every step.
+      std::optional<int64_t> sum = AddWithoutOverflow(dims[a], t->dim_size(a));
+      OP_REQUIRES(context, sum.has_value(),
+                  errors::InvalidArgument("ConcatV2: dim ", a, " of input shapes ",
+                                          StrJoin(shapes, ", "), " adds up past int64"));
+      dims[a] = *sum;
     }
     StatusOr<TensorShape> out = CheckedShape(dims, "ConcatV2");
     OP_REQUIRES_OK(context, out.status());

@@ -35,10 +35,12 @@ class TileOp : public OpKernel {
     // would size the output smaller than the copy below writes.
     std::vector<int64_t> out_dims(input.dims());
     for (int d = 0; d < input.dims(); ++d) {
-      OP_REQUIRES_OK(context, CheckedMultiply(input.dim_size(d), multiples[d], &out_dims[d],
-                                              StrCat("Tile: dim ", d, " of input shape ",
-                                                     input.shape(), " times multiples [",
-                                                     StrJoin(multiples, ","), "]")));
+      std::optional<int64_t> product = MultiplyWithoutOverflow(input.dim_size(d), multiples[d]);
+      OP_REQUIRES(context, product.has_value(),
+                  errors::InvalidArgument("Tile: dim ", d, " of input shape ", input.shape(),
+                                          " times multiples [", StrJoin(multiples, ","),
+                                          "] overflows int64"));
+      out_dims[d] = *product;
     }
     StatusOr<TensorShape> out_shape = CheckedShape(out_dims, "Tile");
     OP_REQUIRES_OK(context, out_shape.status());
