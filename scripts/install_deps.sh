@@ -10,6 +10,11 @@ DEBIAN_PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev libcli11-dev zlib1g-dev
   dataset-fashion-mnist
+  # The ASan+UBSan tree and the fuzzers (scripts/test.sh, scripts/fuzz.sh):
+  # clang 16 (clang 14 has no std::source_location with libstdc++ 12), its
+  # libFuzzer and sanitizer runtimes, and the omp.h it compiles against (the
+  # runtime linked stays GNU OpenMP, oneDNN's).
+  clang-16 libclang-rt-16-dev libomp-16-dev
 )
 PYTHON_PACKAGES=(numpy)
 

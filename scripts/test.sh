@@ -23,12 +23,28 @@ ctest --test-dir build/release --output-on-failure -j "$JOBS"
 # The runtime's tests (and the layers under it) under the sanitizers.
 SANITIZED_TESTS=(weir_base_test weir_framework_test weir_graph_test weir_runtime_test)
 
-echo "== ASan+UBSan build of the runtime tests"
-configure build/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWEIR_SANITIZE=address -DWEIR_BUILD_BENCHMARKS=OFF
-cmake --build build/asan -j "$JOBS" --target "${SANITIZED_TESTS[@]}" weir_kernels_test
+# The ASan+UBSan tree is built by clang 16 (14 lacks std::source_location
+# with libstdc++ 12) with libFuzzer's coverage hooks
+# (WEIR_FUZZ), so the same build also gives the fuzzers (tests/fuzz). A tree
+# configured by another compiler is started afresh (CMake cannot switch).
+FUZZERS=(graph_def_binary_fuzzer graph_def_text_fuzzer tensor_proto_fuzzer npy_fuzzer
+         checkpoint_fuzzer run_op_fuzzer)
+if [[ -f build/asan/CMakeCache.txt ]] && ! grep -q '^CMAKE_CXX_COMPILER:[A-Z]*=.*clang++-16$' build/asan/CMakeCache.txt; then
+  rm -rf build/asan
+fi
+echo "== ASan+UBSan build (clang) of the runtime tests and the fuzzers"
+configure build/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWEIR_SANITIZE=address -DWEIR_BUILD_BENCHMARKS=OFF \
+  -DCMAKE_CXX_COMPILER=clang++-16 -DWEIR_FUZZ=ON
+cmake --build build/asan -j "$JOBS" --target "${SANITIZED_TESTS[@]}" weir_kernels_test \
+  weir_fuzz_seeds "${FUZZERS[@]}"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build/asan --output-on-failure -j "$JOBS" \
   -R "^($(IFS='|'; echo "${SANITIZED_TESTS[*]}")|weir_kernels_test)\$"
+
+# Each fuzzer for a fixed short time from its seeds and regression inputs;
+# any crash, hang or sanitizer report fails. scripts/fuzz.sh runs longer.
+echo "== fuzzing, ${FUZZ_SECONDS:-12} s per harness"
+scripts/fuzz.sh --ci --no-build --build build/asan --time "${FUZZ_SECONDS:-12}" --jobs "$JOBS"
 
 echo "== TSan build of the runtime tests"
 configure build/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWEIR_SANITIZE=thread -DWEIR_BUILD_BENCHMARKS=OFF

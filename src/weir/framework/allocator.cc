@@ -7,6 +7,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "weir/base/sanitizers.h"
+
 namespace weir {
 namespace {
 
@@ -17,7 +19,7 @@ void UpdateMax(std::atomic<int64_t>& target, int64_t value) {
   }
 }
 
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(WEIR_ADDRESS_SANITIZER)
 constexpr bool kCacheBlocks = false;
 #else
 constexpr bool kCacheBlocks = true;

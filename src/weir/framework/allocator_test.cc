@@ -9,9 +9,10 @@
 #include <thread>
 #include <vector>
 
+#include "weir/base/sanitizers.h"
 #include "weir/framework/tensor.h"
 
-#ifdef __SANITIZE_ADDRESS__
+#ifdef WEIR_ADDRESS_SANITIZER
 // The out-of-memory tests ask for up to 2^64 bytes. Under ASan, malloc must
 // return null for them as glibc does, instead of aborting the test binary.
 extern "C" const char* __asan_default_options() { return "allocator_may_return_null=1"; }
@@ -54,7 +55,7 @@ TEST(CpuAllocatorTest, LargeBlocksAreReusedAndStatsStayExact) {
   allocator.DeallocateRaw(first, big);
   EXPECT_EQ(allocator.GetStats().bytes_in_use, 0);
   void* second = allocator.AllocateRaw(64, big);
-#if !defined(__SANITIZE_ADDRESS__)
+#if !defined(WEIR_ADDRESS_SANITIZER)
   EXPECT_EQ(second, first);  // the cached block, without a fresh mmap
 #endif
   EXPECT_EQ(reinterpret_cast<uintptr_t>(second) % 64, 0u);

@@ -46,7 +46,14 @@ class DnnlConv2D {
   // NHWC, no dim is empty; an epilogue only with kForward.
   template <typename T>
   Status Run(OpKernelContext* context, Pass pass, const Window2DDims& dims, const T* a,
-             const T* b, T* out, const Epilogue& epilogue = {});
+             const T* b, T* out, const Epilogue& epilogue);
+  // No epilogue. (An overload, not a default argument: clang cannot use
+  // Epilogue's member initializers before the enclosing class is complete.)
+  template <typename T>
+  Status Run(OpKernelContext* context, Pass pass, const Window2DDims& dims, const T* a,
+             const T* b, T* out) {
+    return Run(context, pass, dims, a, b, out, Epilogue());
+  }
 
  private:
   struct Plan;

@@ -1,0 +1,290 @@
+// Writes the fuzzers' seed corpora, one folder per harness under OUT_DIR:
+//   weir_fuzz_seeds OUT_DIR [GRAPH_FILE...]
+// Seeds are built with Weir's own APIs (the graph builder, TensorToProto,
+// SerializeNpy, BundleWriter), so they follow the formats as the code
+// changes; GRAPH_FILE arguments (the tests' .pbtxt/.pb graphs) are added to
+// both GraphDef corpora.
+#include <unistd.h>
+
+#include <Eigen/Core>
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "proto/tensor.pb.h"
+#include "tests/fuzz/fuzz_support.h"
+#include "weir/base/file_system.h"
+#include "weir/framework/npy.h"
+#include "weir/framework/op_def.h"
+#include "weir/framework/sstable.h"
+#include "weir/framework/tensor_bundle.h"
+#include "weir/framework/tensor_proto.h"
+#include "weir/graph/graph_def_io.h"
+#include "weir/graph/scope.h"
+#include "weir/ops/standard_ops.h"
+
+namespace weir::fuzz {
+namespace {
+
+namespace fs = std::filesystem;
+using H = Eigen::half;
+
+class Corpus {
+ public:
+  Corpus(const fs::path& root, const std::string& harness) : dir_(root / harness) {
+    fs::create_directories(dir_);
+  }
+  void Add(const std::string& name, const std::string& bytes) {
+    std::ofstream out(dir_ / name, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    if (!out) {
+      std::fprintf(stderr, "cannot write %s\n", (dir_ / name).c_str());
+      std::exit(1);
+    }
+    ++count_;
+  }
+  int count() const { return count_; }
+
+ private:
+  fs::path dir_;
+  int count_ = 0;
+};
+
+// One tensor of each dtype, with scalars, empty tensors and awkward values.
+std::vector<std::pair<std::string, Tensor>> SampleTensors() {
+  return {
+      {"float_matrix", Tensor::FromVector<float>({1.5f, -2, 0, 3e30f, -0.0f, 7}, TensorShape({2, 3}))},
+      {"float_scalar", Tensor::Scalar<float>(42.25f)},
+      {"float_empty", Tensor(DT_FLOAT, TensorShape({3, 0}))},
+      {"double", Tensor::FromVector<double>({1e-300, 2.5, -3})},
+      {"int32", Tensor::FromVector<int32_t>({-1, 0, 2147483647, -2147483647 - 1})},
+      {"int64", Tensor::FromVector<int64_t>({int64_t{1} << 62, -5}, TensorShape({2, 1}))},
+      {"bool", Tensor::FromVector<bool>({true, false, true})},
+      {"uint8", Tensor::FromVector<uint8_t>({0, 255, 128}, TensorShape({1, 3}))},
+      {"int8", Tensor::FromVector<int8_t>({-128, 127})},
+      {"int16", Tensor::FromVector<int16_t>({-300, 300})},
+      {"uint16", Tensor::FromVector<uint16_t>({65535})},
+      {"uint32", Tensor::FromVector<uint32_t>({4000000000u})},
+      {"uint64", Tensor::Scalar<uint64_t>(~uint64_t{0})},
+      {"half", Tensor::FromVector<H>({H(1.5f), H(-0.25f), H(65504.0f)})},
+      {"bfloat16", Tensor::FromVector<Eigen::bfloat16>({Eigen::bfloat16(3.0f)})},
+      {"complex64", Tensor::FromVector<complex64>({{1, 2}, {-3, 4}})},
+      {"complex128", Tensor::Scalar<complex128>({5, -6})},
+      {"string", Tensor::FromVector<std::string>({"", "a", std::string("nul\0byte", 8)})},
+      {"string_scalar", Tensor::Scalar<std::string>("global_step")},
+  };
+}
+
+void GraphSeeds(const fs::path& root, const std::vector<std::string>& graph_files) {
+  Corpus binary(root, "graph_def_binary");
+  Corpus text(root, "graph_def_text");
+  auto add = [&](const std::string& name, const GraphDef& def) {
+    binary.Add(name + ".pb", SerializeGraphDef(def));
+    text.Add(name + ".pbtxt", SerializeGraphDefText(def));
+  };
+  auto check = [](const Scope& scope, const char* what) {
+    if (!scope.status().ok()) {
+      std::fprintf(stderr, "seed graph %s: %s\n", what, scope.status().ToString().c_str());
+      std::exit(1);
+    }
+  };
+  {  // a small classifier with its loss
+    Scope s = Scope::NewRootScope();
+    auto x = ops::Placeholder(s.WithOpName("x"), DT_FLOAT, {{"shape", PartialShape({-1, 3})}});
+    auto labels = ops::Placeholder(s.WithOpName("labels"), DT_INT32);
+    auto w = ops::Const(s.WithOpName("w"), Tensor::FromVector<float>({1, 2, 3, 4, 5, 6}, TensorShape({3, 2})));
+    auto logits = ops::BiasAdd(s, ops::MatMul(s, x, w), ops::Const(s, {0.5f, -0.5f}));
+    auto probs = ops::Softmax(s.WithOpName("probs"), ops::Relu(s, logits));
+    auto loss = ops::SparseSoftmaxCrossEntropyWithLogits(s.WithOpName("loss"), logits, labels);
+    ops::Sum(s.WithOpName("total"), loss.output(0), ops::Const(s, Tensor::FromVector<int32_t>({0})));
+    (void)probs;
+    check(s, "mlp");
+    add("mlp", s.ToGraphDef());
+  }
+  {  // convolution and pooling
+    Scope s = Scope::NewRootScope();
+    auto image = ops::Placeholder(s.WithOpName("image"), DT_FLOAT,
+                                  {{"shape", PartialShape({1, 6, 6, 2})}});
+    auto filter = ops::Const(s, Tensor(DT_FLOAT, TensorShape({3, 3, 2, 4})));
+    auto conv = ops::Conv2D(s, image, filter, {1, 1, 1, 1}, "SAME");
+    auto pool = ops::MaxPool(s, conv, {1, 2, 2, 1}, {1, 2, 2, 1}, "VALID");
+    auto avg = ops::AvgPool(s, conv, {1, 3, 3, 1}, {1, 2, 2, 1}, "SAME");
+    ops::Reshape(s.WithOpName("flat"), pool, ops::Const(s, Tensor::FromVector<int32_t>({-1})));
+    ops::Mean(s.WithOpName("mean"), avg, ops::Const(s, {1, 2}));
+    check(s, "conv");
+    add("conv", s.ToGraphDef());
+  }
+  {  // shape and array ops with constant inputs
+    Scope s = Scope::NewRootScope();
+    auto m = ops::Const(s.WithOpName("m"), Tensor::FromVector<float>({1, 2, 3, 4, 5, 6}, TensorShape({2, 3})));
+    auto tiled = ops::Tile(s, m, ops::Const(s, {2, 1}));
+    auto padded = ops::Pad(s, tiled, ops::Const(s, Tensor::FromVector<int32_t>({1, 1, 0, 2}, TensorShape({2, 2}))));
+    auto joined = ops::ConcatV2(s, {padded, padded}, ops::Const(s, 0));
+    auto sliced = ops::StridedSlice(s, joined, ops::Const(s, {0, 0}), ops::Const(s, {-1, 4}),
+                                    ops::Const(s, {2, 1}));
+    auto halves = ops::Split(s, ops::Const(s, 1), sliced, 2);
+    auto gathered = ops::GatherV2(s, halves.output(0), ops::Const(s, {0, 1, 0}), ops::Const(s, 0));
+    auto t = ops::Transpose(s, gathered, ops::Const(s, {1, 0}));
+    auto range = ops::Range(s, ops::Const(s, 0), ops::Const(s, 6), ops::Const(s, 1));
+    auto filled = ops::Fill(s, ops::Const(s, {2, 3}), ops::Const(s, 1.f));
+    auto shaped = ops::Reshape(s, range, ops::Shape(s, filled));
+    ops::Slice(s.WithOpName("slice"), shaped, ops::Const(s, {0, 1}), ops::Const(s, {-1, 2}));
+    ops::Unpack(s.WithOpName("rows"), t, 2);
+    ops::ExpandDims(s.WithOpName("expanded"), t, ops::Const(s, -1));
+    check(s, "arrays");
+    add("arrays", s.ToGraphDef());
+  }
+  {  // a variable on a second device: placement and partitioning
+    Scope s = Scope::NewRootScope();
+    Scope cpu1 = s.WithDevice("/device:CPU:1");
+    auto v = ops::VarHandleOp(cpu1.WithOpName("v"), DT_FLOAT, PartialShape({2}),
+                              {{"shared_name", std::string("v")}});
+    auto init = ops::AssignVariableOp(cpu1.WithOpName("init"), v, ops::Const(s, {1.f, 2.f}));
+    auto read = ops::ReadVariableOp(s.WithControlDependencies({init}).WithOpName("read"), v,
+                                    DT_FLOAT);
+    ops::AddN(s.WithOpName("sum"), {read, read, ops::Const(s, {3.f, 4.f})});
+    ops::NoOp(s.WithOpName("done").WithControlDependencies({init}));
+    check(s, "variables");
+    add("variables", s.ToGraphDef());
+  }
+  for (const std::string& file : graph_files) {
+    StatusOr<GraphDef> def = ReadGraphDefFile(file);
+    if (!def.ok()) {
+      std::fprintf(stderr, "seed graph %s: %s\n", file.c_str(), def.status().ToString().c_str());
+      std::exit(1);
+    }
+    add(fs::path(file).stem().string(), *def);
+  }
+  std::printf("graph_def_binary: %d seeds, graph_def_text: %d seeds\n", binary.count(),
+              text.count());
+}
+
+void TensorProtoSeeds(const fs::path& root) {
+  Corpus corpus(root, "tensor_proto");
+  for (const auto& [name, tensor] : SampleTensors()) {
+    wire::TensorProto proto;
+    TensorToProto(tensor, &proto);
+    corpus.Add(name, proto.SerializeAsString());
+  }
+  // The typed fields, shorter than the shape (the last value repeats).
+  auto typed = [&](const std::string& name, int dtype, std::vector<int64_t> dims,
+                   auto&& fill) {
+    wire::TensorProto proto;
+    proto.set_dtype(static_cast<wire::DataType>(dtype));
+    for (int64_t d : dims) proto.mutable_tensor_shape()->add_dim()->set_size(d);
+    fill(&proto);
+    corpus.Add(name, proto.SerializeAsString());
+  };
+  typed("float_val", DT_FLOAT, {2, 2}, [](wire::TensorProto* p) { p->add_float_val(1.5f); });
+  typed("int_val", DT_INT32, {3}, [](wire::TensorProto* p) { p->add_int_val(7); p->add_int_val(-1); });
+  typed("int64_val", DT_INT64, {2}, [](wire::TensorProto* p) { p->add_int64_val(int64_t{1} << 40); });
+  typed("half_val", DT_HALF, {2}, [](wire::TensorProto* p) { p->add_half_val(0x3c00); });
+  typed("bool_val", DT_BOOL, {4}, [](wire::TensorProto* p) { p->add_bool_val(true); });
+  typed("string_val", DT_STRING, {2}, [](wire::TensorProto* p) { p->add_string_val("ab"); });
+  typed("scomplex_val", DT_COMPLEX64, {1}, [](wire::TensorProto* p) { p->add_scomplex_val(1); p->add_scomplex_val(2); });
+  typed("uint64_val", DT_UINT64, {1}, [](wire::TensorProto* p) { p->add_uint64_val(~uint64_t{0}); });
+  typed("zeros", DT_DOUBLE, {2, 0, 3}, [](wire::TensorProto*) {});
+  std::printf("tensor_proto: %d seeds\n", corpus.count());
+}
+
+void NpySeeds(const fs::path& root) {
+  Corpus corpus(root, "npy");
+  for (const auto& [name, tensor] : SampleTensors()) {
+    StatusOr<std::string> bytes = SerializeNpy(tensor);
+    if (!bytes.ok()) continue;  // no NumPy type (bfloat16, string)
+    corpus.Add(name + ".npy", *bytes);
+    // The same array in format 2.0 (a 4-byte header length).
+    std::string v2 = *bytes;
+    const uint16_t header_len = static_cast<uint8_t>(v2[8]) | (static_cast<uint8_t>(v2[9]) << 8);
+    v2[6] = 2;
+    v2.insert(10, 2, '\0');
+    v2[8] = static_cast<char>(header_len & 0xff);
+    v2[9] = static_cast<char>(header_len >> 8);
+    corpus.Add(name + ".v2.npy", v2);
+  }
+  std::printf("npy: %d seeds\n", corpus.count());
+}
+
+// The checkpoint harness's input layouts (see checkpoint_fuzzer.cc).
+void CheckpointSeeds(const fs::path& root) {
+  Corpus corpus(root, "checkpoint");
+  const fs::path dir = fs::temp_directory_path() / ("weir_fuzz_seeds." + std::to_string(getpid()));
+  std::vector<std::pair<std::string, Tensor>> tensors = SampleTensors();
+  for (size_t begin = 0, part = 0; begin < tensors.size(); begin += 8, ++part) {
+    const std::string prefix = (dir / ("ckpt" + std::to_string(part))).string();
+    BundleWriter writer(prefix);
+    for (size_t i = begin; i < std::min(begin + 8, tensors.size()); ++i) {
+      if (!writer.Add(tensors[i].first, tensors[i].second).ok()) std::exit(1);
+    }
+    if (!writer.Finish().ok()) std::exit(1);
+    const std::string index = ReadFileToString(BundleIndexFilename(prefix)).value();
+    const std::string data = ReadFileToString(BundleDataFilename(prefix, 0, 1)).value();
+    auto put16 = [](std::string* s, size_t v) {
+      s->push_back(static_cast<char>(v & 0xff));
+      s->push_back(static_cast<char>((v >> 8) & 0xff));
+    };
+    if (index.size() < 65536) {
+      std::string raw(1, '\0');
+      put16(&raw, index.size());
+      corpus.Add("raw" + std::to_string(part), raw + index + data);
+    }
+    StatusOr<SSTable> table = SSTable::Parse(index, prefix);
+    if (!table.ok()) std::exit(1);
+    std::string structured = {'\1', '\1', static_cast<char>(table->entries().size())};
+    for (const auto& [key, value] : table->entries()) {
+      if (key.size() > 32 || value.size() > 511) std::exit(1);
+      structured.push_back(static_cast<char>(key.size()));
+      structured += key;
+      put16(&structured, 511);
+      put16(&structured, value.size());
+      structured += value;
+    }
+    corpus.Add("entries" + std::to_string(part), structured + data);
+  }
+  fs::remove_all(dir);
+  std::printf("checkpoint: %d seeds\n", corpus.count());
+}
+
+// Per op: its name, then byte patterns (nothing: defaults and scalars; and
+// two fixed pseudo-random tails).
+void RunOpSeeds(const fs::path& root) {
+  Corpus corpus(root, "run_op");
+  uint32_t state = 12345;
+  auto tail = [&](size_t n) {
+    std::string s;
+    for (size_t i = 0; i < n; ++i) {
+      state = state * 1103515245u + 12345u;
+      s.push_back(static_cast<char>((state >> 16) & 0x3f));  // small: shapes stay small
+    }
+    return s;
+  };
+  for (const OpDef* op : OpRegistry::Global()->ListOps()) {
+    const std::string head = op->name + std::string(1, '\0');
+    corpus.Add(op->name + ".0", head);
+    corpus.Add(op->name + ".1", head + tail(48));
+    corpus.Add(op->name + ".2", head + tail(160));
+  }
+  std::printf("run_op: %d seeds\n", corpus.count());
+}
+
+}  // namespace
+}  // namespace weir::fuzz
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: %s OUT_DIR [GRAPH_FILE...]\n", argv[0]);
+    return 2;
+  }
+  weir::fuzz::InitOnce();
+  const std::filesystem::path root(argv[1]);
+  weir::fuzz::GraphSeeds(root, std::vector<std::string>(argv + 2, argv + argc));
+  weir::fuzz::TensorProtoSeeds(root);
+  weir::fuzz::NpySeeds(root);
+  weir::fuzz::CheckpointSeeds(root);
+  weir::fuzz::RunOpSeeds(root);
+  return 0;
+}
