@@ -37,7 +37,7 @@ configure build/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWEIR_SANITIZE=address -
   -DCMAKE_CXX_COMPILER=clang++-16 -DWEIR_FUZZ=ON
 cmake --build build/asan -j "$JOBS" --target "${SANITIZED_TESTS[@]}" weir_kernels_test \
   weir_fuzz_seeds "${FUZZERS[@]}"
-ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build/asan --output-on-failure -j "$JOBS" \
   -R "^($(IFS='|'; echo "${SANITIZED_TESTS[*]}")|weir_kernels_test)\$"
 

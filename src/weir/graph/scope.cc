@@ -52,14 +52,14 @@ Input::Input(std::initializer_list<int> v)
     : Input(Literal(Widen(v), {static_cast<int64_t>(v.size())}, DT_INT32)) {}
 Input::Input(std::initializer_list<int64_t> v)
     : Input(Literal(Widen(v), {static_cast<int64_t>(v.size())}, DT_INT64)) {}
-Input::Input(std::initializer_list<std::initializer_list<float>> rows) {
+template <typename T>
+  requires std::is_same_v<T, float> || std::is_same_v<T, double>
+Input::Input(std::initializer_list<std::initializer_list<T>> rows) {
   auto [values, dims] = Flatten(rows);
-  *this = Literal(std::move(values), std::move(dims), DT_FLOAT);
+  *this = Literal(std::move(values), std::move(dims), DTypeOf<T>::value);
 }
-Input::Input(std::initializer_list<std::initializer_list<double>> rows) {
-  auto [values, dims] = Flatten(rows);
-  *this = Literal(std::move(values), std::move(dims), DT_DOUBLE);
-}
+template Input::Input(std::initializer_list<std::initializer_list<float>> rows);
+template Input::Input(std::initializer_list<std::initializer_list<double>> rows);
 
 StatusOr<Tensor> Input::TensorAs(DType dtype) const {
   if (!is_literal_ || tensor_.dtype() == dtype) return tensor_;

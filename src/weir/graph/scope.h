@@ -18,6 +18,7 @@
 #include <source_location>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "weir/framework/attr_value.h"
@@ -77,8 +78,11 @@ class Input {
   Input(std::initializer_list<double> v);
   Input(std::initializer_list<int> v);
   Input(std::initializer_list<int64_t> v);
-  Input(std::initializer_list<std::initializer_list<float>> rows);
-  Input(std::initializer_list<std::initializer_list<double>> rows);
+  // Rows of floats or doubles: {{1.f, 2.f}, {3.f, 4.f}}. One template
+  // rather than two overloads, which clang finds ambiguous for such a list.
+  template <typename T>
+    requires std::is_same_v<T, float> || std::is_same_v<T, double>
+  Input(std::initializer_list<std::initializer_list<T>> rows);  // NOLINT
 
   bool is_output() const { return !has_tensor_; }
   const Output& output() const { return output_; }
