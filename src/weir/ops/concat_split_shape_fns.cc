@@ -218,6 +218,18 @@ StatusOr<std::vector<int64_t>> ResolveSplitSizes(std::span<const int64_t> sizes,
   return resolved;
 }
 
+namespace {
+// split_dim is one value (a scalar), so that reading it never indexes an
+// empty vector.
+Status SplitDimIsScalar(InferenceContext* c, int i) {
+  const PartialShape& shape = c->input(i);
+  if (shape.known_rank() && shape.rank() != 0) {
+    return errors::InvalidArgument("split_dim must be a scalar but has shape ", shape);
+  }
+  return Status::OK();
+}
+}  // namespace
+
 Status SplitShape(InferenceContext* c) {
   int64_t num_split;
   WEIR_RETURN_IF_ERROR(c->GetAttr("num_split", &num_split));
@@ -225,6 +237,7 @@ Status SplitShape(InferenceContext* c) {
     return errors::InvalidArgument("num_split is ", num_split, " but must be positive");
   }
   const PartialShape& input = c->input(1);
+  WEIR_RETURN_IF_ERROR(SplitDimIsScalar(c, 0));
   WEIR_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> axis,
                         ConstantInts(c, 0, "split_dim"));
   PartialShape out = PartialShape::UnknownRank();
@@ -248,6 +261,7 @@ Status SplitVShape(InferenceContext* c) {
   const PartialShape& input = c->input(0);
   WEIR_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> sizes,
                         ConstantInts(c, 1, "size_splits"));
+  WEIR_RETURN_IF_ERROR(SplitDimIsScalar(c, 2));
   WEIR_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> axis,
                         ConstantInts(c, 2, "split_dim"));
   if (sizes && static_cast<int>(sizes->size()) != c->num_outputs()) {
