@@ -12,14 +12,29 @@
 #include "weir/kernels/all_kernels.h"
 #include "weir/runtime/session.h"
 
+namespace weir::fuzz {
+
+__attribute__((weak)) int MaxAllocationMb() { return 512; }
+
+}  // namespace weir::fuzz
+
 #if defined(WEIR_ADDRESS_SANITIZER)
 // A huge tensor allocation fails cleanly (malloc returns null and the
 // allocator's caller reports ResourceExhausted) instead of being served: the
 // fuzzers' per-run memory ceiling. Throwing operator new still reports a
 // crash, as a vector sized by an unchecked count should. ASAN_OPTIONS in the
 // environment overrides these.
+// Called before ASan is initialized: no libc, no allocation.
 extern "C" const char* __asan_default_options() {
-  return "allocator_may_return_null=1:max_allocation_size_mb=512:detect_leaks=1";
+  static char options[128] = "detect_leaks=1:allocator_may_return_null=1:max_allocation_size_mb=";
+  char* end = options;
+  while (*end != '\0') ++end;
+  char digits[12];
+  int n = 0;
+  for (int mb = weir::fuzz::MaxAllocationMb(); n == 0 || mb > 0; mb /= 10) digits[n++] = '0' + mb % 10;
+  while (n > 0) *end++ = digits[--n];
+  *end = '\0';
+  return options;
 }
 #endif
 

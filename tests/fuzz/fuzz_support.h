@@ -17,6 +17,12 @@ void InitOnce();
 // report or a hang is a finding.
 void ImportAndCompile(const GraphDef& graph);
 
+// Under ASan, the largest single allocation served (MiB); larger ones
+// return null, which tensor allocation reports as ResourceExhausted. 512 by
+// default; a harness whose legitimate work grows with its outputs' size
+// defines a smaller one.
+int MaxAllocationMb();
+
 // Aborts with `what` when `condition` is false: an invariant of the code
 // under test, which libFuzzer then reports as a crash.
 void Require(bool condition, const char* what);

@@ -1,19 +1,20 @@
 // Runs one op of the registry on fuzzed attrs and inputs in a Session.
 //
-// The input starts with the op's name and a '\0' (an unknown name picks an
-// op by its hash), so that saved inputs keep naming the same op as ops are
-// added. The bytes after it choose, in order: each attr (type attrs first,
-// since input dtypes follow them; a default may be kept), then for every
-// input tensor how it enters the graph (Const, or a fed Placeholder with or
-// without a shape), its shape and its values. Resource inputs are variables
-// (VarHandleOp, optionally assigned a fuzzed value first).
+// The input starts with the op's name and a '\0' (any other string picks
+// the first op sorted at or after it), so that saved inputs keep naming the
+// same op as ops are added. The bytes after it choose, in order: each attr
+// (type attrs first, since input dtypes follow them; a default may be kept),
+// then for every input tensor how it enters the graph (Const, or a fed
+// Placeholder with or without a shape), its shape and its values. Resource
+// inputs are variables (VarHandleOp, optionally assigned a fuzzed value
+// first).
 //
 // Each run stays cheap: at most kMaxInputs input tensors of kMaxElements
 // elements in all. Scalars are not bounded: extreme values in shape-like
 // inputs and int attrs are the point. An op may still ask for a huge output;
-// then it must fail cleanly (ResourceExhausted from the allocator, or
-// InvalidArgument), never crash. A successful run's outputs must match the
-// shapes and dtypes the op's shape function promised at import.
+// past 64 MiB (MaxAllocationMb) it must fail cleanly (ResourceExhausted from
+// the allocator, or InvalidArgument), never crash. A successful run's outputs
+// must match the shapes and dtypes the op's shape function promised at import.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -46,6 +47,14 @@ constexpr int kMaxInputs = 12;
 constexpr int64_t kMaxElements = 4096;
 constexpr int kMaxRank = 5;
 constexpr int64_t kRunTimeoutMs = 5000;
+
+}  // namespace
+
+// 64 MiB: an output that size (say 8M random doubles) still takes seconds
+// under ASan; what asks for more must fail cleanly.
+int MaxAllocationMb() { return 64; }
+
+namespace {
 
 // Ops left out, each with why. Everything else in the registry is fuzzed.
 const std::map<std::string, std::string>& ExcludedOps() {
@@ -355,10 +364,10 @@ const OpDef* ChooseOp(FuzzInput& in, std::string_view bytes) {
   const size_t end = bytes.find('\0');
   const std::string_view name = bytes.substr(0, std::min(end, bytes.size()));
   for (size_t i = 0; i <= name.size(); ++i) in.Byte();  // the name and its '\0'
-  auto it = table.by_name.find(name);
-  if (it != table.by_name.end()) return it->second;
-  size_t hash = std::hash<std::string_view>()(name);
-  return table.ops[hash % table.ops.size()];
+  // Not a name: the first op at or after it, so that an op added later
+  // changes what few other names pick.
+  auto it = table.by_name.lower_bound(name);
+  return it != table.by_name.end() ? it->second : table.ops.front();
 }
 
 }  // namespace
@@ -404,6 +413,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Status status = (*session)->Run(builder.feeds(), fetches, targets, &outputs, run_options);
   report("run", status);
   if (!status.ok()) return 0;
+  if (verbose) {
+    for (const Tensor& out : outputs) std::fprintf(stderr, "  output %s\n", out.shape().DebugString().c_str());
+  }
   Require(outputs.size() == fetches.size(), "Run returned the wrong number of outputs");
   for (size_t i = 0; i < outputs.size(); ++i) {
     const Tensor& out = outputs[i];
