@@ -91,8 +91,10 @@ fuzz_one() {  # fuzz_one HARNESS: fuzzes, then saves what crashed; 0 when clean
     local kind dest
     kind=$(basename "$crash" | cut -d- -f1)  # crash, leak, timeout, oom, slow-unit
     dest=tests/fuzz/regressions/$h/$kind-$(sha1sum "$crash" | cut -c1-16)
-    if nice "$bin" -minimize_crash=1 -max_total_time=60 -rss_limit_mb=2048 -timeout=10 \
-        -exact_artifact_path="$dest" "$crash" >"$log.min" 2>&1 && [[ -f $dest ]]; then
+    # libFuzzer minimizes crashes only (not timeouts or out-of-memory).
+    if [[ $kind == crash ]] &&
+        nice "$bin" -minimize_crash=1 -max_total_time=60 -rss_limit_mb=2048 -timeout=10 \
+          -exact_artifact_path="$dest" "$crash" >"$log.min" 2>&1 && [[ -f $dest ]]; then
       echo "fuzz $h: saved minimized input $dest"
     else
       cp "$crash" "$dest"
