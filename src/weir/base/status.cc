@@ -1,5 +1,9 @@
 #include "weir/base/status.h"
 
+#include <cstdlib>
+
+#include "weir/base/logging.h"
+
 namespace weir {
 
 std::string_view CodeName(Code code) {
@@ -48,5 +52,14 @@ Status Status::WithContext(std::string_view context) const {
 std::ostream& operator<<(std::ostream& os, const Status& status) {
   return os << status.ToString();
 }
+
+namespace internal {
+
+void DieOnValueOfError(const Status& status) {
+  WEIR_LOG(Fatal) << "Check failed: StatusOr::value() on an error: " << status;
+  std::abort();  // LogMessage(kFatal) aborts; this tells the compiler so.
+}
+
+}  // namespace internal
 
 }  // namespace weir

@@ -101,6 +101,11 @@ WEIR_DEFINE_ERROR(DataLoss)
 }  // namespace errors
 #undef WEIR_DEFINE_ERROR
 
+namespace internal {
+// Aborts the process with "Check failed: StatusOr::value() on an error: <status>".
+[[noreturn]] void DieOnValueOfError(const Status& status);
+}  // namespace internal
+
 // StatusOr<T> holds either a value or a non-OK Status.
 template <typename T>
 class [[nodiscard]] StatusOr {
@@ -114,16 +119,26 @@ class [[nodiscard]] StatusOr {
   bool ok() const { return status_.ok(); }
   const Status& status() const { return status_; }
 
-  // REQUIRES: ok().
-  T& value() & { return *value_; }
-  const T& value() const& { return *value_; }
-  T&& value() && { return std::move(*value_); }
-  T& operator*() & { return *value_; }
-  const T& operator*() const& { return *value_; }
-  T* operator->() { return &*value_; }
-  const T* operator->() const { return &*value_; }
+  // REQUIRES: ok(). On an error these CHECK-fail, printing the status.
+  T& value() & { return CheckedValue(); }
+  const T& value() const& { return CheckedValue(); }
+  T&& value() && { return std::move(CheckedValue()); }
+  T& operator*() & { return CheckedValue(); }
+  const T& operator*() const& { return CheckedValue(); }
+  T&& operator*() && { return std::move(CheckedValue()); }
+  T* operator->() { return &CheckedValue(); }
+  const T* operator->() const { return &CheckedValue(); }
 
  private:
+  T& CheckedValue() {
+    if (!value_.has_value()) internal::DieOnValueOfError(status_);
+    return *value_;
+  }
+  const T& CheckedValue() const {
+    if (!value_.has_value()) internal::DieOnValueOfError(status_);
+    return *value_;
+  }
+
   Status status_;
   std::optional<T> value_;
 };

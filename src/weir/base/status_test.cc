@@ -151,6 +151,22 @@ TEST(StatusOrTest, MovesOutMoveOnlyValues) {
   EXPECT_EQ(*p, 7);
 }
 
+// Reading the value of an error is a programmer error: every accessor aborts
+// with the status rather than reading an empty optional.
+TEST(StatusOrDeathTest, ValueOfErrorChecksWithTheStatus) {
+  StatusOr<std::string> v = errors::NotFound("no such node 'x'");
+  const StatusOr<std::string>& cv = v;
+  const char* kMessage = "StatusOr::value\\(\\) on an error: NotFound: no such node 'x'";
+  EXPECT_DEATH((void)v.value(), kMessage);
+  EXPECT_DEATH((void)cv.value(), kMessage);
+  EXPECT_DEATH((void)std::move(v).value(), kMessage);
+  EXPECT_DEATH((void)*v, kMessage);
+  EXPECT_DEATH((void)*cv, kMessage);
+  EXPECT_DEATH((void)*std::move(v), kMessage);
+  EXPECT_DEATH((void)v->size(), kMessage);
+  EXPECT_DEATH((void)cv->size(), kMessage);
+}
+
 #ifdef NDEBUG
 // In debug builds the assert fires instead; release builds turn the misuse
 // into an Internal error rather than a StatusOr that claims to hold a value.
