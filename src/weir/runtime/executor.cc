@@ -103,7 +103,7 @@ class ExecutorState {
 
 class ExecutorImpl final : public Executor {
  public:
-  Status Initialize(const Graph& graph, Device* device);
+  Status Initialize(const Graph& graph, Device* device, const KernelRegistry& kernels);
   void RunAsync(const Args& args, DoneCallback done) override {
     (new ExecutorState(this, args, std::move(done)))->Start();
   }
@@ -119,7 +119,8 @@ class ExecutorImpl final : public Executor {
   int total_inputs_ = 0;
 };
 
-Status ExecutorImpl::Initialize(const Graph& graph, Device* device) {
+Status ExecutorImpl::Initialize(const Graph& graph, Device* device,
+                                const KernelRegistry& kernels) {
   device_ = device;
   WEIR_ASSIGN_OR_RETURN(std::vector<Node*> order, TopologicalOrder(graph));
   // Dense ids in topological order, so roots come first and the plan is
@@ -131,8 +132,7 @@ Status ExecutorImpl::Initialize(const Graph& graph, Device* device) {
     const Node* node = order[i];
     NodeItem& item = items_[i];
     WEIR_ASSIGN_OR_RETURN(item.kernel,
-                          KernelRegistry::Global()->CreateKernel(device, node->def(),
-                                                                 node->op_def()));
+                          kernels.CreateKernel(device, node->def(), node->op_def()));
     item.is_async = item.kernel->AsAsync() != nullptr;
     item.is_expensive = item.kernel->IsExpensive() || item.is_async;
     item.accepts_dead_inputs = node->type_string() == "_Send";
@@ -499,9 +499,10 @@ void ExecutorState::Finish() {
 
 }  // namespace
 
-StatusOr<std::unique_ptr<Executor>> Executor::Create(const Graph& graph, Device* device) {
+StatusOr<std::unique_ptr<Executor>> Executor::Create(const Graph& graph, Device* device,
+                                                     const KernelRegistry& kernels) {
   auto executor = std::make_unique<ExecutorImpl>();
-  WEIR_RETURN_IF_ERROR(executor->Initialize(graph, device));
+  WEIR_RETURN_IF_ERROR(executor->Initialize(graph, device, kernels));
   return std::unique_ptr<Executor>(std::move(executor));
 }
 

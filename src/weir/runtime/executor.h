@@ -24,6 +24,7 @@ namespace weir {
 
 class CallFrame;
 class CancellationManager;
+class KernelRegistry;
 class Rendezvous;
 
 class Executor {
@@ -42,9 +43,12 @@ class Executor {
     std::string_view default_container = "localhost";
   };
 
-  // Instantiates a kernel for every node of `graph` on `device`. Errors name
-  // the node (no kernel for its dtype, bad attrs, a cycle).
-  static StatusOr<std::unique_ptr<Executor>> Create(const Graph& graph, Device* device);
+  // Instantiates a kernel from `kernels` for every node of `graph` on
+  // `device`. Errors name the node (no kernel for its dtype, bad attrs, a
+  // cycle). The registry is an argument, not the global one, so that a worker
+  // builds executors from whatever kernels it was linked or configured with.
+  static StatusOr<std::unique_ptr<Executor>> Create(const Graph& graph, Device* device,
+                                                    const KernelRegistry& kernels);
 
   virtual ~Executor() = default;
   // Runs one step; `done` is called exactly once, possibly before RunAsync

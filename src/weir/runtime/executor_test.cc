@@ -116,7 +116,7 @@ class ExecutorTest : public ::testing::Test {
     graph_ = std::make_unique<Graph>();
     // The test graphs hold the runtime's own _Retval nodes.
     WEIR_RETURN_IF_ERROR(ImportGraphDef(def, graph_.get(), {.allow_internal_ops = true}));
-    WEIR_ASSIGN_OR_RETURN(executor_, Executor::Create(*graph_, &device_));
+    WEIR_ASSIGN_OR_RETURN(executor_, Executor::Create(*graph_, &device_, *KernelRegistry::Global()));
     CancellationManager cancellation;
     Executor::Runner runner = [this](std::function<void()> fn) { pool_.Schedule(std::move(fn)); };
     Executor::Args args;
@@ -247,7 +247,7 @@ TEST_F(ExecutorTest, TheExpensiveNodeWithMoreWorkBehindItRunsFirst) {
       def.nodes = nodes;
       Graph graph;
       ASSERT_TRUE(ImportGraphDef(def, &graph, {.allow_internal_ops = true}).ok());
-      auto executor = Executor::Create(graph, &device_);
+      auto executor = Executor::Create(graph, &device_, *KernelRegistry::Global());
       ASSERT_TRUE(executor.ok()) << executor.status();
 
       std::deque<std::function<void()>> queued;

@@ -14,29 +14,20 @@
 // devices' resource managers, so every signature sees the same state.
 #pragma once
 
-#include <atomic>
 #include <cstdint>
-#include <map>
 #include <memory>
-#include <mutex>
-#include <set>
-#include <shared_mutex>
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "weir/base/status.h"
-#include "weir/base/threadpool.h"
 #include "weir/framework/node_def.h"
 #include "weir/framework/step_stats.h"
 #include "weir/framework/tensor.h"
-#include "weir/graph/graph.h"
-#include "weir/runtime/device_mgr.h"
+#include "weir/graph/placer.h"
+#include "weir/runtime/graph_compiler.h"
 
 namespace weir {
-
-class CancellationManager;
 
 struct SessionOptions {
   int num_cpu_devices = 1;   // virtual CPU devices, CPU:0 .. CPU:n-1
@@ -45,9 +36,8 @@ struct SessionOptions {
   // Warn when the graph has grown between Runs this many times in a row
   // (ops created inside the training loop).
   int graph_growth_warning_threshold = 3;
-  // Rewrite op chains into fused kernels when a step is compiled
-  // (graph/fuse_ops.h): same values, fewer passes over memory.
-  bool fuse_kernels = true;
+  // The graph compiler's passes (runtime/graph_compiler.h).
+  CompileOptions compile;
 };
 
 struct RunOptions {
@@ -69,86 +59,47 @@ struct CallableOptions {
   std::vector<std::string> targets;
 };
 
+// The client's interface. Session::New returns the in-process implementation
+// (runtime/local_session.h); a distributed master serves the same interface.
 class Session {
  public:
   static StatusOr<std::unique_ptr<Session>> New(const SessionOptions& options);
-  ~Session();
+  virtual ~Session() = default;
 
   // Sets the graph. FailedPrecondition if one is already set (use Extend).
-  Status Create(const GraphDef& graph);
+  virtual Status Create(const GraphDef& graph) = 0;
   // Adds nodes to the graph; existing nodes and cached executors stay valid.
-  Status Extend(const GraphDef& graph);
+  virtual Status Extend(const GraphDef& graph) = 0;
 
-  Status Run(const std::vector<std::pair<std::string, Tensor>>& feeds,
-             const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
-             std::vector<Tensor>* outputs, const RunOptions& options = {},
-             RunMetadata* metadata = nullptr);
+  virtual Status Run(const std::vector<std::pair<std::string, Tensor>>& feeds,
+                     const std::vector<std::string>& fetches,
+                     const std::vector<std::string>& targets, std::vector<Tensor>* outputs,
+                     const RunOptions& options = {}, RunMetadata* metadata = nullptr) = 0;
 
   // Compiles a signature once; RunCallable then takes feeds in
   // `options.feeds` order and returns fetches in `options.fetches` order.
-  StatusOr<CallableHandle> MakeCallable(const CallableOptions& options);
-  Status RunCallable(CallableHandle handle, const std::vector<Tensor>& feeds,
-                     std::vector<Tensor>* fetches, const RunOptions& options = {},
-                     RunMetadata* metadata = nullptr);
-  Status ReleaseCallable(CallableHandle handle);
+  virtual StatusOr<CallableHandle> MakeCallable(const CallableOptions& options) = 0;
+  virtual Status RunCallable(CallableHandle handle, const std::vector<Tensor>& feeds,
+                             std::vector<Tensor>* fetches, const RunOptions& options = {},
+                             RunMetadata* metadata = nullptr) = 0;
+  virtual Status ReleaseCallable(CallableHandle handle) = 0;
 
   // Cancels running steps (they return Cancelled) and refuses new ones.
-  Status Close();
+  virtual Status Close() = 0;
 
   // Drops every resource (variables, queues) in `containers` on every
   // device. Containers are shared by all sessions in the process that name
   // them; resources created with an empty container live in this session's
   // own container, default_container(), dropped when the session goes.
-  Status Reset(const std::vector<std::string>& containers);
-  const std::string& default_container() const { return default_container_; }
+  virtual Status Reset(const std::vector<std::string>& containers) = 0;
+  virtual const std::string& default_container() const = 0;
 
-  const DeviceMgr& devices() const { return *devices_; }
+  // The devices nodes may be placed on.
+  virtual std::vector<DeviceInfo> ListDevices() const = 0;
   // Times the graph-growth warning fired (for tests and tools).
-  int graph_growth_warnings() const { return graph_growth_warnings_; }
+  virtual int graph_growth_warnings() const = 0;
   // Number of compiled signatures cached.
-  int num_cached_signatures() const;
-
-  // The executors of one signature, built by the first Run that needs it.
-  struct CompiledStep;
-
- private:
-  explicit Session(const SessionOptions& options);
-  StatusOr<std::shared_ptr<const CompiledStep>> GetOrCompile(
-      const std::vector<std::string>& feeds, const std::vector<std::string>& fetches,
-      const std::vector<std::string>& targets);
-  StatusOr<std::shared_ptr<const CompiledStep>> Compile(const std::vector<std::string>& feeds,
-                                                        const std::vector<std::string>& fetches,
-                                                        const std::vector<std::string>& targets);
-  // Feeds are given in the compiled step's feed order.
-  Status RunCompiled(const CompiledStep& step, std::vector<Tensor> feeds,
-                     std::vector<Tensor>* fetches, const RunOptions& options,
-                     RunMetadata* metadata);
-  void NoteGraphGrowth(int added_nodes);
-
-  const SessionOptions options_;
-  const std::string default_container_;
-  std::unique_ptr<DeviceMgr> devices_;
-  std::unique_ptr<ThreadPool> inter_op_pool_;
-  std::function<void(std::function<void()>)> runner_;
-
-  mutable std::shared_mutex graph_mu_;  // guards graph_ and the caches
-  Graph graph_;
-  bool graph_created_ = false;
-  std::unordered_map<std::string, std::shared_ptr<const CompiledStep>> signatures_;
-  std::map<CallableHandle, std::shared_ptr<const CompiledStep>> callables_;
-  CallableHandle next_callable_ = 0;
-  std::mutex compile_mu_;  // one compilation at a time
-
-  std::atomic<int64_t> next_step_id_{1};
-  std::mutex steps_mu_;
-  std::set<CancellationManager*> active_steps_;
-  bool closed_ = false;
-
-  // Graph-growth detection.
-  std::mutex growth_mu_;
-  bool ran_since_extend_ = false;
-  int consecutive_growths_ = 0;
-  int graph_growth_warnings_ = 0;
+  virtual int num_cached_signatures() const = 0;
 };
 
 }  // namespace weir

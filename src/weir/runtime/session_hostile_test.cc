@@ -8,6 +8,7 @@
 #include "weir/base/cancellation.h"
 #include "weir/framework/call_frame.h"
 #include "weir/graph/graph_constructor.h"
+#include "weir/framework/kernel_registry.h"
 #include "weir/kernels/all_kernels.h"
 #include "weir/ops/all_ops.h"
 #include "weir/runtime/cpu_device.h"
@@ -111,7 +112,7 @@ class InternalOpsTest : public HostileSessionTest {
     def.nodes = std::move(nodes);
     graph_ = std::make_unique<Graph>();
     WEIR_RETURN_IF_ERROR(ImportGraphDef(def, graph_.get(), {.allow_internal_ops = true}));
-    WEIR_ASSIGN_OR_RETURN(std::unique_ptr<Executor> executor, Executor::Create(*graph_, &device_));
+    WEIR_ASSIGN_OR_RETURN(std::unique_ptr<Executor> executor, Executor::Create(*graph_, &device_, *KernelRegistry::Global()));
     CancellationManager cancellation;
     Executor::Args args;
     args.cancellation = &cancellation;

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <condition_variable>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -310,6 +311,53 @@ TEST_F(SessionTest, CloseCancelsABlockedStep) {
   EXPECT_EQ(session->Run({}, {"block"}, {}, &out).code(), Code::kCancelled);
 }
 
+// Sleeps until ReleaseSlowStep() even if the step is cancelled: a kernel
+// that is slow to notice cancellation.
+std::mutex slow_mu;
+std::condition_variable slow_cv;
+bool slow_released = false;
+std::atomic<bool> slow_started{false};
+std::atomic<bool> slow_finished{false};
+
+class TestSlowKernel final : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* context) override {
+    slow_started = true;
+    std::unique_lock<std::mutex> lock(slow_mu);
+    slow_cv.wait(lock, [] { return slow_released; });
+    slow_finished = true;
+    context->set_output(0, Tensor::Scalar<float>(1.f));
+  }
+};
+
+TEST_F(SessionTest, DestructorWaitsForRunningSteps) {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    OpRegistry::Global()->Register(OpDefBuilder("TestSlow").Output("out: float").SetIsStateful());
+    KernelRegistry::Global()->Register(KernelBuilder("TestSlow"), MakeKernel<TestSlowKernel>);
+  });
+  Scope root = Scope::NewRootScope();
+  AddOp(root.WithOpName("slow"), "TestSlow", {});
+  auto session = NewSession(root);
+  Session* raw = session.get();
+  std::thread runner([raw] {
+    std::vector<Tensor> out;
+    raw->Run({}, {"slow"}, {}, &out).ok();
+  });
+  while (!slow_started) std::this_thread::yield();
+  std::thread releaser([] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    std::lock_guard<std::mutex> lock(slow_mu);
+    slow_released = true;
+    slow_cv.notify_all();
+  });
+  session.reset();  // must block until the step has finished
+  EXPECT_TRUE(slow_finished) << "the session was destroyed while its step still ran";
+  releaser.join();
+  runner.join();
+}
+
 TEST_F(SessionTest, TimeoutEndsABlockedStep) {
   Scope root = Scope::NewRootScope();
   AddOp(root.WithOpName("block"), "TestBlock", {});
@@ -373,7 +421,7 @@ TEST_F(SessionTest, ConvBiasReluRunsFusedWithTheSameValues) {
 
   auto run = [&](bool fuse, const std::vector<std::string>& fetches, std::string* relu_op) {
     SessionOptions options;
-    options.fuse_kernels = fuse;
+    options.compile.fuse_kernels = fuse;
     options.intra_op_threads = 1;
     auto session = Session::New(options);
     EXPECT_TRUE(session.ok()) << session.status();

@@ -1,0 +1,118 @@
+#include "weir/graph/subgraph.h"
+
+#include <map>
+
+#include "weir/graph/algorithm.h"
+
+namespace weir {
+namespace {
+
+// "x" and "x:0" are the same tensor.
+StatusOr<TensorId> ParseTensorRef(const std::string& name, const char* what) {
+  StatusOr<TensorId> id = ParseTensorName(name);
+  if (!id.ok() || id->port < 0) {
+    return errors::InvalidArgument(what, " '", name,
+                                   "' is not a tensor name ('node' or 'node:port')");
+  }
+  return id;
+}
+
+StatusOr<Node*> FindOutput(Graph* graph, const std::string& name, const TensorId& id,
+                           const char* what) {
+  Node* node = graph->FindNode(id.node);
+  if (node == nullptr) {
+    return errors::NotFound(what, " '", name, "' names no node in the graph");
+  }
+  if (id.port >= node->num_outputs()) {
+    return errors::InvalidArgument(what, " '", name, "': node ", node->Describe(), " has ",
+                                   node->num_outputs(), " outputs");
+  }
+  return node;
+}
+
+}  // namespace
+
+StatusOr<RewrittenStep> RewriteForStep(Graph* graph, const StepSignature& signature) {
+  RewrittenStep step;
+  // Feeds become _Arg nodes; consumers of a fed tensor read the _Arg.
+  std::map<std::pair<std::string, int>, Node*> fed;
+  // Per fed node, its fed ports' _Arg nodes (port -> _Arg), so that each
+  // node's out-edges are walked once however many of its outputs are fed.
+  std::map<int, std::map<int, Node*>> fed_ports;  // by node id, for a fixed order
+  for (size_t i = 0; i < signature.feeds.size(); ++i) {
+    const std::string& name = signature.feeds[i];
+    WEIR_ASSIGN_OR_RETURN(TensorId id, ParseTensorRef(name, "feed"));
+    WEIR_ASSIGN_OR_RETURN(Node * node, FindOutput(graph, name, id, "feed"));
+    if (fed.count({id.node, id.port})) {
+      return errors::InvalidArgument("tensor '", name, "' is fed twice");
+    }
+    NodeDef arg;
+    arg.name = graph->NewName(StrCat("_arg/", id.node, "_", id.port));
+    arg.op = "_Arg";
+    arg.device = node->requested_device();
+    arg.attrs["T"] = node->output_type(id.port);
+    arg.attrs["index"] = static_cast<int64_t>(i);
+    WEIR_ASSIGN_OR_RETURN(Node * arg_node, graph->AddNode(std::move(arg)));
+    arg_node->set_output_shapes({node->output_shape(id.port)});
+    fed[{id.node, id.port}] = arg_node;
+    fed_ports[node->id()][id.port] = arg_node;
+    step.feeds.push_back({name, node->output_type(id.port), node->output_shape(id.port)});
+    step.protected_nodes.insert(arg_node->name());
+  }
+  for (const auto& [node_id, args] : fed_ports) {
+    const Node* node = graph->FindNodeId(node_id);
+    std::vector<const Edge*> redirect;
+    for (const Edge* e : node->out_edges()) {
+      if (!e->IsControlEdge() && args.count(e->src_output())) redirect.push_back(e);
+    }
+    for (const Edge* e : redirect) {
+      Node* arg_node = args.at(e->src_output());
+      Node* dst = e->dst();
+      int slot = e->dst_input();
+      graph->RemoveEdge(e);
+      graph->AddEdge(arg_node, 0, dst, slot);
+    }
+  }
+  std::vector<Node*> roots;
+  for (size_t i = 0; i < signature.fetches.size(); ++i) {
+    const std::string& name = signature.fetches[i];
+    WEIR_ASSIGN_OR_RETURN(TensorId id, ParseTensorRef(name, "fetch"));
+    WEIR_ASSIGN_OR_RETURN(Node * src, FindOutput(graph, name, id, "fetch"));
+    int port = id.port;
+    auto fed_it = fed.find({id.node, id.port});
+    if (fed_it != fed.end()) {
+      src = fed_it->second;
+      port = 0;
+    }
+    NodeDef retval;
+    retval.name = graph->NewName(StrCat("_retval/", id.node, "_", id.port));
+    retval.op = "_Retval";
+    retval.device = src->requested_device();
+    retval.attrs["T"] = src->output_type(port);
+    retval.attrs["index"] = static_cast<int64_t>(i);
+    WEIR_ASSIGN_OR_RETURN(Node * retval_node, graph->AddNode(std::move(retval)));
+    graph->AddEdge(src, port, retval_node, 0);
+    roots.push_back(retval_node);
+    step.protected_nodes.insert(src->name());
+    step.protected_nodes.insert(retval_node->name());
+  }
+  for (const std::string& target : signature.targets) {
+    Node* node = graph->FindNode(target);
+    if (node == nullptr) {
+      StatusOr<TensorId> id = ParseTensorName(target);
+      if (id.ok() && id->port == 0) node = graph->FindNode(id->node);
+    }
+    if (node == nullptr) {
+      return errors::NotFound("target '", target, "' names no node in the graph");
+    }
+    roots.push_back(node);
+    step.protected_nodes.insert(node->name());
+  }
+  if (roots.empty()) {
+    return errors::InvalidArgument("Run needs at least one fetch or target");
+  }
+  step.pruned = PruneToRoots(graph, roots);
+  return step;
+}
+
+}  // namespace weir

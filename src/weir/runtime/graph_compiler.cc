@@ -1,0 +1,141 @@
+#include "weir/runtime/graph_compiler.h"
+
+#include <chrono>
+#include <set>
+
+#include "weir/graph/cost_model.h"
+#include "weir/graph/fuse_ops.h"
+#include "weir/graph/partition.h"
+
+namespace weir {
+namespace {
+
+using Changes = std::vector<std::string>*;
+
+// Runs one pass and, when asked, records its effect.
+class PassRunner {
+ public:
+  PassRunner(Graph* graph, bool record, std::vector<PassRecord>* records)
+      : graph_(graph), record_(record), records_(records) {}
+
+  // `pass` appends its change lines to the vector it is given (null when not
+  // recording) and returns a Status.
+  template <typename Pass>
+  Status Run(const char* name, Pass&& pass) {
+    if (!record_) return pass(Changes{nullptr});
+    PassRecord record;
+    record.pass = name;
+    record.nodes_before = graph_->num_nodes();
+    auto start = std::chrono::steady_clock::now();
+    Status status = pass(&record.changes);
+    record.micros = std::chrono::duration<double, std::micro>(
+                        std::chrono::steady_clock::now() - start).count();
+    record.nodes_after = graph_->num_nodes();
+    records_->push_back(std::move(record));
+    return status;
+  }
+
+ private:
+  Graph* graph_;
+  bool record_;
+  std::vector<PassRecord>* records_;
+};
+
+}  // namespace
+
+StatusOr<CompiledGraph> CompileGraph(const Graph& source, const StepSignature& signature,
+                                     const CompileEnv& env, const CompileOptions& options) {
+  if (env.devices.empty() || env.kernels == nullptr) {
+    return errors::Internal("CompileGraph needs devices and a kernel registry");
+  }
+  CompiledGraph compiled;
+  auto graph = std::make_unique<Graph>();
+  graph->CopyFrom(source);
+  PassRunner passes(graph.get(), options.record_passes, &compiled.passes);
+
+  RewrittenStep step;
+  WEIR_RETURN_IF_ERROR(passes.Run("rewrite feeds and fetches, prune", [&](Changes changes) {
+    WEIR_ASSIGN_OR_RETURN(step, RewriteForStep(graph.get(), signature));
+    if (changes != nullptr) {
+      changes->push_back(StrCat(step.feeds.size(), " feeds, ", signature.fetches.size(),
+                                " fetches, ", signature.targets.size(), " targets; pruned ",
+                                step.pruned, " nodes"));
+    }
+    return Status::OK();
+  }));
+  compiled.feeds = std::move(step.feeds);
+  compiled.fetches = signature.fetches;
+
+  // PASS: cse
+  // PASS: fold
+
+  WEIR_RETURN_IF_ERROR(passes.Run("place", [&](Changes) {
+    // PASS: place
+    return PlaceGraph(graph.get(), env.devices, 0);
+  }));
+
+  if (options.fuse_kernels) {
+    WEIR_RETURN_IF_ERROR(passes.Run("fuse", [&](Changes changes) -> Status {
+      WEIR_ASSIGN_OR_RETURN(int fused, FuseKernels(graph.get()));
+      if (changes != nullptr) changes->push_back(StrCat(fused, " chains fused"));
+      return Status::OK();
+    }));
+  }
+
+  std::set<std::string> used_devices;
+  for (const Node* node : graph->nodes()) used_devices.insert(node->assigned_device());
+  if (used_devices.size() == 1) {
+    CompiledPartition partition;
+    partition.device = *used_devices.begin();
+    partition.graph = std::move(graph);
+    compiled.partitions.push_back(std::move(partition));
+    return compiled;
+  }
+  std::map<std::string, GraphDef> partitions;
+  WEIR_RETURN_IF_ERROR(passes.Run("partition", [&](Changes changes) -> Status {
+    // PASS: partition
+    PartitionOptions partition_options;
+    partition_options.incarnation = env.incarnation;
+    partition_options.schedule_recvs = options.schedule_recvs;
+    partition_options.lossy_float_transfers = options.lossy_transfers;
+    // The Recv schedule's costs: the placer's static estimates.
+    CostModel costs;
+    std::map<std::string, const DeviceInfo*> device_info;
+    for (const DeviceInfo& device : env.devices) device_info[device.name] = &device;
+    partition_options.recv_schedule.node_micros = [&](const Node* node) {
+      auto it = device_info.find(node->assigned_device());
+      return it == device_info.end() ? 1.0 : costs.NodeMicros(*node, *it->second);
+    };
+    partition_options.recv_schedule.transfer_micros = [&](const Node* src, int port,
+                                                          const std::string& from,
+                                                          const std::string& to) {
+      return costs.TransferMicros(from, to, port < 0 ? 4.0 : CostModel::OutputBytes(*src, port));
+    };
+    WEIR_RETURN_IF_ERROR(PartitionGraph(*graph, partition_options, &partitions, changes));
+    if (changes != nullptr) {
+      for (const auto& [device, def] : partitions) {
+        changes->push_back(StrCat(device, ": ", def.nodes.size(), " nodes"));
+      }
+    }
+    return Status::OK();
+  }));
+  for (auto& [device, def] : partitions) {
+    CompiledPartition partition;
+    partition.device = device;
+    partition.def = std::move(def);
+    compiled.partitions.push_back(std::move(partition));
+  }
+  return compiled;
+}
+
+std::string DescribePasses(const std::vector<PassRecord>& passes) {
+  std::string out;
+  for (const PassRecord& pass : passes) {
+    out += StrCat(pass.pass, ": ", pass.nodes_before, " -> ", pass.nodes_after, " nodes (",
+                  static_cast<int64_t>(pass.micros), " us)\n");
+    for (const std::string& change : pass.changes) out += StrCat("  ", change, "\n");
+  }
+  return out;
+}
+
+}  // namespace weir
