@@ -1,0 +1,408 @@
+// Placement: feasibility, colocation, the greedy cost-model choice and its
+// explanation, on 1-8 virtual devices.
+#include "weir/graph/placer.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "weir/graph/graph_constructor.h"
+#include "weir/kernels/all_kernels.h"
+
+namespace weir {
+namespace {
+
+std::string Cpu(int i, int task = 0) {
+  return StrCat("/job:localhost/replica:0/task:", task, "/device:CPU:", i);
+}
+
+std::vector<DeviceInfo> CpuDevices(int n) {
+  std::vector<DeviceInfo> devices;
+  for (int i = 0; i < n; ++i) devices.push_back({Cpu(i), "CPU"});
+  return devices;
+}
+
+NodeDef MakeNode(const std::string& name, const std::string& op, std::vector<std::string> inputs,
+                 const std::string& device = "") {
+  NodeDef def;
+  def.name = name;
+  def.op = op;
+  def.inputs = std::move(inputs);
+  def.device = device;
+  if (op == "Const") {
+    def.attrs["dtype"] = DT_FLOAT;
+    def.attrs["value"] = Tensor::Scalar<float>(1);
+  } else if (op != "NoOp") {
+    def.attrs["T"] = DT_FLOAT;
+  }
+  return def;
+}
+
+NodeDef Placeholder(const std::string& name, std::vector<int64_t> dims) {
+  NodeDef def;
+  def.name = name;
+  def.op = "Placeholder";
+  def.attrs["dtype"] = DT_FLOAT;
+  def.attrs["shape"] = PartialShape(std::move(dims));
+  return def;
+}
+
+NodeDef Colocated(NodeDef def, const std::string& target) {
+  def.attrs["_class"] = std::vector<std::string>{"loc:@" + target};
+  return def;
+}
+
+class PlacerTest : public ::testing::Test {
+ protected:
+  void SetUp() override { RegisterAllKernels(); }
+
+  Status Build(std::vector<NodeDef> nodes) {
+    GraphDef def;
+    def.nodes = std::move(nodes);
+    return ImportGraphDef(def, &graph_);
+  }
+  Status Place(const std::vector<DeviceInfo>& devices, PlacementExplanation* explanation = nullptr) {
+    PlacementOptions options;
+    options.kernels = KernelRegistry::Global();
+    options.cost_model = &cost_;
+    return PlaceGraph(&graph_, devices, options, explanation);
+  }
+  const std::string& DeviceOf(const std::string& name) {
+    return graph_.FindNode(name)->assigned_device();
+  }
+  static const NodePlacement* Find(const PlacementExplanation& e, const std::string& name) {
+    for (const NodePlacement& n : e.nodes) {
+      if (n.node == name) return &n;
+    }
+    return nullptr;
+  }
+
+  Graph graph_;
+  CostModel cost_;
+};
+
+// Two independent MatMul towers from one input, joined at the end.
+std::vector<NodeDef> TwoTowers(int width, int layers) {
+  std::vector<NodeDef> nodes = {Placeholder("x", {width, width})};
+  for (const char* tower : {"a", "b"}) {
+    std::string prev = "x";
+    for (int l = 0; l < layers; ++l) {
+      std::string w = StrCat(tower, "_w", l);
+      std::string y = StrCat(tower, "_y", l);
+      nodes.push_back(Placeholder(w, {width, width}));
+      nodes.push_back(MakeNode(y, "MatMul", {prev, w}));
+      prev = y;
+    }
+  }
+  nodes.push_back(MakeNode("sum", "Add", {StrCat("a_y", layers - 1), StrCat("b_y", layers - 1)}));
+  return nodes;
+}
+
+TEST_F(PlacerTest, PartialSpecsNarrowTheFeasibleDevices) {
+  std::vector<DeviceInfo> devices;
+  for (int task = 0; task < 2; ++task) {
+    for (int i = 0; i < 4; ++i) devices.push_back({Cpu(i, task), "CPU"});
+  }
+  ASSERT_TRUE(Build({MakeNode("any_on_task1", "Const", {}, "/job:localhost/task:1/device:CPU:*"),
+                     MakeNode("cpu1", "Const", {}, "/device:CPU:1"),
+                     MakeNode("short", "Const", {}, "cpu:2"),
+                     MakeNode("full", "Const", {}, Cpu(3, 1)), MakeNode("free", "Const", {})})
+                  .ok());
+  PlacementExplanation explanation;
+  ASSERT_TRUE(Place(devices, &explanation).ok());
+  EXPECT_EQ(Find(explanation, "any_on_task1")->feasible, (std::vector<int>{4, 5, 6, 7}));
+  EXPECT_EQ(Find(explanation, "cpu1")->feasible, (std::vector<int>{1, 5}));
+  EXPECT_EQ(Find(explanation, "short")->feasible, (std::vector<int>{2, 6}));
+  EXPECT_EQ(Find(explanation, "full")->feasible, (std::vector<int>{7}));
+  EXPECT_EQ(Find(explanation, "free")->feasible.size(), 8u);
+  EXPECT_EQ(DeviceOf("full"), Cpu(3, 1));
+  EXPECT_EQ(Find(explanation, "full")->reason, "requested " + Cpu(3, 1));
+  EXPECT_NE(DeviceOf("any_on_task1").find("task:1"), std::string::npos);
+  EXPECT_NE(DeviceOf("cpu1").find("CPU:1"), std::string::npos);
+}
+
+TEST_F(PlacerTest, ColocationAndResourceUsersShareTheRequestedDevice) {
+  NodeDef var;
+  var.name = "v";
+  var.op = "VarHandleOp";
+  var.attrs["dtype"] = DT_FLOAT;
+  var.attrs["shape"] = PartialShape({});
+  var.device = "/device:CPU:2";
+  NodeDef read;
+  read.name = "read";
+  read.op = "ReadVariableOp";
+  read.inputs = {"v"};
+  read.attrs["dtype"] = DT_FLOAT;
+  ASSERT_TRUE(Build({var, read, Colocated(MakeNode("near", "Neg", {"read"}), "read"),
+                     MakeNode("other", "Neg", {"read"})})
+                  .ok());
+  PlacementExplanation explanation;
+  ASSERT_TRUE(Place(CpuDevices(4), &explanation).ok()) << explanation.ToString();
+  EXPECT_EQ(DeviceOf("v"), Cpu(2));
+  EXPECT_EQ(DeviceOf("read"), Cpu(2));
+  EXPECT_EQ(DeviceOf("near"), Cpu(2));
+  EXPECT_EQ(Find(explanation, "read")->reason, "colocated with 'v', which requests /device:CPU:2");
+  // 'other' is free, and its input is on CPU:2: it stays there.
+  EXPECT_EQ(DeviceOf("other"), Cpu(2));
+}
+
+TEST_F(PlacerTest, MissingColocationTargetIsAnError) {
+  ASSERT_TRUE(Build({Colocated(MakeNode("a", "Const", {}), "ghost")}).ok());
+  Status s = Place(CpuDevices(2));
+  ASSERT_EQ(s.code(), Code::kInvalidArgument) << s;
+  EXPECT_NE(s.message().find("'a' (Const)"), std::string::npos) << s;
+  EXPECT_NE(s.message().find("'ghost'"), std::string::npos) << s;
+  Status check = CheckColocationTargets(graph_);
+  EXPECT_EQ(check.code(), Code::kInvalidArgument) << check;
+  EXPECT_NE(check.message().find("'ghost'"), std::string::npos) << check;
+
+  PlacementOptions options;
+  options.kernels = KernelRegistry::Global();
+  options.ignore_missing_colocation_targets = true;
+  EXPECT_TRUE(PlaceGraph(&graph_, CpuDevices(2), options).ok());
+}
+
+TEST_F(PlacerTest, ConflictListsEveryMemberAndConstraint) {
+  ASSERT_TRUE(Build({MakeNode("a", "Const", {}, "/device:CPU:0"),
+                     Colocated(MakeNode("b", "Neg", {"a"}, "/device:CPU:1"), "a"),
+                     Colocated(MakeNode("c", "Neg", {"b"}), "b")})
+                  .ok());
+  Status s = Place(CpuDevices(3));
+  ASSERT_EQ(s.code(), Code::kInvalidArgument) << s;
+  for (const std::string& part : {std::string("'a' (Const) requests '/device:CPU:0'"),
+                                  std::string("'b' (Neg) requests '/device:CPU:1', is colocated with 'a'"),
+                                  std::string("'c' (Neg) is colocated with 'b'"), Cpu(0), Cpu(2)}) {
+    EXPECT_NE(s.message().find(part), std::string::npos) << part << "\n" << s;
+  }
+}
+
+TEST_F(PlacerTest, RequestMatchingNoDeviceIsAnError) {
+  ASSERT_TRUE(Build({MakeNode("k", "Const", {}, "/device:GPU:0")}).ok());
+  Status s = Place(CpuDevices(2));
+  ASSERT_EQ(s.code(), Code::kInvalidArgument) << s;
+  EXPECT_NE(s.message().find("'k' (Const) requests '/device:GPU:0' (matches no device)"),
+            std::string::npos) << s;
+  EXPECT_NE(s.message().find(Cpu(1)), std::string::npos) << s;
+}
+
+// A registry where Neg<float> has a kernel only on the "ACCEL" device type.
+class FakeKernelsTest : public PlacerTest {
+ protected:
+  void SetUp() override {
+    PlacerTest::SetUp();
+    auto none = [](OpKernelConstruction*) -> std::unique_ptr<OpKernel> { return nullptr; };
+    registry_.Register(KernelBuilder("Const").Device("CPU"), none);
+    registry_.Register(KernelBuilder("Const").Device("ACCEL"), none);
+    registry_.Register(KernelBuilder("Neg").Device("CPU").TypeConstraint<double>("T"), none);
+    registry_.Register(KernelBuilder("Neg").Device("ACCEL").TypeConstraint<float>("T"), none);
+  }
+  Status PlaceWithFakes(const std::vector<DeviceInfo>& devices, PlacementExplanation* e) {
+    PlacementOptions options;
+    options.kernels = &registry_;
+    return PlaceGraph(&graph_, devices, options, e);
+  }
+  KernelRegistry registry_;
+};
+
+TEST_F(FakeKernelsTest, KernelsDecideAndTheirAbsenceIsNamed) {
+  ASSERT_TRUE(Build({MakeNode("k", "Const", {}), MakeNode("n", "Neg", {"k"})}).ok());
+  std::vector<DeviceInfo> devices = {{Cpu(0), "CPU"}, {"/job:localhost/replica:0/task:0/device:ACCEL:0", "ACCEL"}};
+  PlacementExplanation explanation;
+  ASSERT_TRUE(PlaceWithFakes(devices, &explanation).ok());
+  EXPECT_EQ(DeviceOf("n"), devices[1].name);
+  EXPECT_EQ(Find(explanation, "n")->reason, "only device with a kernel for it");
+  EXPECT_EQ(DeviceOf("k"), devices[1].name) << "a source goes with its consumer";
+
+  Graph fresh;
+  GraphDef def;
+  def.nodes = {MakeNode("k", "Const", {}), MakeNode("n", "Neg", {"k"})};
+  ASSERT_TRUE(ImportGraphDef(def, &fresh).ok());
+  PlacementOptions options;
+  options.kernels = &registry_;
+  Status s = PlaceGraph(&fresh, {{Cpu(0), "CPU"}}, options);
+  ASSERT_EQ(s.code(), Code::kInvalidArgument) << s;
+  EXPECT_NE(s.message().find("'n' (Neg) has no kernel for T=float on device type CPU"),
+            std::string::npos) << s;
+  EXPECT_NE(s.message().find("kernels: CPU (T in {double})"), std::string::npos) << s;
+}
+
+TEST_F(PlacerTest, IndependentTowersSplitAndChainsStayTogether) {
+  ASSERT_TRUE(Build(TwoTowers(512, 3)).ok());
+  PlacementExplanation explanation;
+  ASSERT_TRUE(Place(CpuDevices(2), &explanation).ok());
+  for (int l = 1; l < 3; ++l) {
+    EXPECT_EQ(DeviceOf(StrCat("a_y", l)), DeviceOf("a_y0")) << explanation.ToString();
+    EXPECT_EQ(DeviceOf(StrCat("b_y", l)), DeviceOf("b_y0")) << explanation.ToString();
+  }
+  EXPECT_NE(DeviceOf("a_y0"), DeviceOf("b_y0")) << explanation.ToString();
+  // Weights (sources) sit with the MatMul that reads them.
+  for (int l = 0; l < 3; ++l) {
+    EXPECT_EQ(DeviceOf(StrCat("a_w", l)), DeviceOf(StrCat("a_y", l)));
+    EXPECT_EQ(DeviceOf(StrCat("b_w", l)), DeviceOf(StrCat("b_y", l)));
+  }
+  // The split beats one device: the simulated step is shorter.
+  StatusOr<double> split = SimulatePlacedStep(graph_, CpuDevices(2), cost_);
+  for (Node* node : graph_.nodes()) node->set_assigned_device(Cpu(0));
+  StatusOr<double> one = SimulatePlacedStep(graph_, CpuDevices(2), cost_);
+  ASSERT_TRUE(split.ok() && one.ok());
+  EXPECT_LT(*split, 0.7 * *one);
+  EXPECT_DOUBLE_EQ(*split, explanation.simulated_step_micros);
+}
+
+TEST_F(PlacerTest, ExpensiveLinksKeepEverythingOnOneDevice) {
+  ASSERT_TRUE(Build(TwoTowers(256, 2)).ok());
+  cost_.SetDefaultLink({1e6, 1e9});  // a second per transfer
+  ASSERT_TRUE(Place(CpuDevices(4)).ok());
+  for (Node* node : graph_.nodes()) EXPECT_EQ(node->assigned_device(), Cpu(0)) << node->name();
+}
+
+TEST_F(PlacerTest, CheapNodesDoNotMoveToAnIdleDevice) {
+  // 'big' keeps CPU:0 busy; the small chain and the Const after it would
+  // finish no earlier elsewhere once their transfers are counted.
+  ASSERT_TRUE(Build({Placeholder("x", {1024, 1024}), MakeNode("big", "MatMul", {"x", "x"}),
+                     MakeNode("k", "Const", {}), MakeNode("scaled", "Mul", {"big", "k"}),
+                     MakeNode("out", "Neg", {"scaled"})})
+                  .ok());
+  PlacementExplanation explanation;
+  ASSERT_TRUE(Place(CpuDevices(2), &explanation).ok());
+  for (const char* name : {"x", "big", "k", "scaled", "out"}) {
+    EXPECT_EQ(DeviceOf(name), Cpu(0)) << name << "\n" << explanation.ToString();
+  }
+  EXPECT_NE(Find(explanation, "k")->reason.find("placed with its consumer 'scaled'"),
+            std::string::npos) << explanation.ToString();
+}
+
+TEST_F(PlacerTest, AFasterDeviceWinsTheHeavyWork) {
+  ASSERT_TRUE(Build({Placeholder("x", {1024, 1024}), MakeNode("big", "MatMul", {"x", "x"})}).ok());
+  std::vector<DeviceInfo> devices = CpuDevices(2);
+  devices[1].peak_flops = 10 * CostModel::kCpuFlopsPerThread;
+  PlacementExplanation explanation;
+  ASSERT_TRUE(Place(devices, &explanation).ok());
+  EXPECT_EQ(DeviceOf("big"), Cpu(1));
+  const NodePlacement* big = Find(explanation, "big");
+  ASSERT_NE(big, nullptr);
+  EXPECT_EQ(big->reason.rfind("earliest finish (", 0), 0u) << big->reason;
+  EXPECT_NE(big->reason.find("on CPU:1 vs"), std::string::npos) << big->reason;
+  ASSERT_EQ(big->finish_micros.size(), 2u);
+  EXPECT_GT(big->finish_micros[0], 5 * big->finish_micros[1]);
+}
+
+TEST_F(PlacerTest, MeasuredTimesOverrideTheEstimates) {
+  ASSERT_TRUE(Build({Placeholder("x", {64, 64}), MakeNode("y", "MatMul", {"x", "x"})}).ok());
+  ASSERT_TRUE(Place(CpuDevices(2)).ok());
+  EXPECT_EQ(DeviceOf("y"), Cpu(0));
+  cost_.RecordMeasurement("y", Cpu(0), 5000);
+  cost_.RecordMeasurement("y", Cpu(1), 10);
+  PlacementExplanation explanation;
+  ASSERT_TRUE(Place(CpuDevices(2), &explanation).ok());
+  EXPECT_EQ(DeviceOf("y"), Cpu(1)) << explanation.ToString();
+  const NodePlacement* y = Find(explanation, "y");
+  ASSERT_EQ(y->finish_micros.size(), 2u);
+  EXPECT_GE(y->finish_micros[0], 5000);
+}
+
+TEST_F(PlacerTest, SameGraphSamePlacement) {
+  ASSERT_TRUE(Build(TwoTowers(128, 4)).ok());
+  PlacementExplanation first, second;
+  ASSERT_TRUE(Place(CpuDevices(3), &first).ok());
+  std::vector<std::string> devices;
+  for (Node* node : graph_.nodes()) devices.push_back(node->assigned_device());
+  ASSERT_TRUE(Place(CpuDevices(3), &second).ok());
+  for (Node* node : graph_.nodes()) EXPECT_EQ(node->assigned_device(), devices[node->id()]);
+  EXPECT_EQ(first.ToString(), second.ToString());
+  Graph copy;
+  copy.CopyFrom(graph_);
+  PlacementOptions options;
+  options.kernels = KernelRegistry::Global();
+  options.cost_model = &cost_;
+  ASSERT_TRUE(PlaceGraph(&copy, CpuDevices(3), options).ok());
+  for (Node* node : copy.nodes()) {
+    EXPECT_EQ(node->assigned_device(), graph_.FindNode(node->name())->assigned_device());
+  }
+}
+
+TEST_F(PlacerTest, WideFanOutUsesEveryDeviceUpToItsWidth) {
+  // Eight heavy branches: N devices get min(N, 8) of them busy.
+  std::vector<NodeDef> nodes = {Placeholder("x", {256, 256})};
+  std::vector<std::string> outs;
+  for (int b = 0; b < 8; ++b) {
+    nodes.push_back(Placeholder(StrCat("w", b), {256, 256}));
+    nodes.push_back(MakeNode(StrCat("y", b), "MatMul", {"x", StrCat("w", b)}));
+    nodes.push_back(MakeNode(StrCat("r", b), "Relu", {StrCat("y", b)}));
+    outs.push_back(StrCat("r", b));
+  }
+  NodeDef sum;
+  sum.name = "sum";
+  sum.op = "AddN";
+  sum.inputs = outs;
+  sum.attrs["T"] = DT_FLOAT;
+  sum.attrs["N"] = int64_t{8};
+  nodes.push_back(sum);
+  ASSERT_TRUE(Build(nodes).ok());
+  for (int n = 1; n <= 8; ++n) {
+    ASSERT_TRUE(Place(CpuDevices(n)).ok()) << n;
+    std::set<std::string> used;
+    for (int b = 0; b < 8; ++b) {
+      used.insert(DeviceOf(StrCat("y", b)));
+      EXPECT_EQ(DeviceOf(StrCat("r", b)), DeviceOf(StrCat("y", b))) << n;
+    }
+    EXPECT_EQ(static_cast<int>(used.size()), n) << n << " devices";
+  }
+}
+
+TEST_F(PlacerTest, MixedConstraintsOnEightDevices) {
+  // Requests, colocation and free nodes together: every constraint holds.
+  std::vector<NodeDef> nodes = {Placeholder("x", {128, 128})};
+  for (int i = 0; i < 8; ++i) {
+    std::string y = StrCat("y", i);
+    nodes.push_back(MakeNode(y, "MatMul", {"x", "x"}, i % 2 == 0 ? StrCat("/device:CPU:", i) : ""));
+    nodes.push_back(Colocated(MakeNode(StrCat("c", i), "Neg", {y}), y));
+    nodes.push_back(MakeNode(StrCat("t", i), "Tanh", {StrCat("c", i)}, i == 7 ? "/device:CPU:*" : ""));
+  }
+  ASSERT_TRUE(Build(nodes).ok());
+  PlacementExplanation explanation;
+  ASSERT_TRUE(Place(CpuDevices(8), &explanation).ok());
+  for (int i = 0; i < 8; ++i) {
+    EXPECT_EQ(DeviceOf(StrCat("c", i)), DeviceOf(StrCat("y", i)));
+    if (i % 2 == 0) {
+      EXPECT_EQ(DeviceOf(StrCat("y", i)), Cpu(i));
+    }
+  }
+  EXPECT_EQ(Find(explanation, "c0")->reason, "colocated with 'y0', which requests /device:CPU:0");
+  EXPECT_EQ(Find(explanation, "c1")->reason, "colocated with 'y1'");
+  EXPECT_NE(explanation.ToString().find("y4"), std::string::npos);
+}
+
+TEST_F(PlacerTest, OneDeviceAndSimulationOffAreTheDefaultDevice) {
+  ASSERT_TRUE(Build(TwoTowers(64, 2)).ok());
+  PlacementExplanation explanation;
+  ASSERT_TRUE(Place(CpuDevices(1), &explanation).ok());
+  EXPECT_EQ(explanation.nodes.size(), static_cast<size_t>(graph_.num_nodes()));
+  EXPECT_EQ(Find(explanation, "sum")->reason, "the only device");
+
+  PlacementOptions options;
+  options.kernels = KernelRegistry::Global();
+  options.simulate = false;
+  options.default_device = 1;
+  ASSERT_TRUE(PlaceGraph(&graph_, CpuDevices(3), options, &explanation).ok());
+  for (Node* node : graph_.nodes()) EXPECT_EQ(node->assigned_device(), Cpu(1));
+  EXPECT_EQ(Find(explanation, "sum")->reason, "default device (simulation off)");
+}
+
+TEST_F(PlacerTest, ExplanationTableNamesDevicesCostsAndReasons) {
+  ASSERT_TRUE(Build({Placeholder("x", {512, 512}), MakeNode("a", "MatMul", {"x", "x"}),
+                     MakeNode("b", "MatMul", {"x", "x"}, "/device:CPU:1"),
+                     MakeNode("s", "Add", {"a", "b"})})
+                  .ok());
+  PlacementExplanation explanation;
+  ASSERT_TRUE(Place(CpuDevices(2), &explanation).ok());
+  std::string table = explanation.ToString();
+  for (const char* part : {"placement of 4 nodes on 2 devices", "requested /device:CPU:1",
+                           "earliest finish", "CPU:0 finish", "CPU:1 finish", "transfers"}) {
+    EXPECT_NE(table.find(part), std::string::npos) << part << "\n" << table;
+  }
+  EXPECT_GT(explanation.simulated_step_micros, 0);
+}
+
+}  // namespace
+}  // namespace weir
