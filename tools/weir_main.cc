@@ -1,7 +1,8 @@
 // `weir`: run and inspect graphs from the command line.
 //
 //   weir run GRAPH.pb --feed x=x.npy --fetch y:0 [--out DIR] [--trace t.json]
-//   weir inspect GRAPH.pb [--devices N]
+//   weir inspect GRAPH.pb [--devices N] [--explain]
+//   weir inspect GRAPH.pb --passes [--feed x] [--fetch y:0] [--devices N]
 //
 // Any error exits non-zero with the message on stderr.
 #include <CLI/CLI.hpp>
@@ -15,6 +16,8 @@
 #include "weir/graph/graph_def_io.h"
 #include "weir/graph/placer.h"
 #include "weir/kernels/all_kernels.h"
+#include "weir/runtime/device_mgr.h"
+#include "weir/runtime/graph_compiler.h"
 #include "weir/runtime/session.h"
 
 namespace weir {
@@ -80,7 +83,7 @@ Status RunCommand(const RunArgs& args) {
   return Status::OK();
 }
 
-Status InspectCommand(const std::string& path, int devices) {
+Status InspectCommand(const std::string& path, int devices, bool explain) {
   RegisterAllKernels();
   WEIR_ASSIGN_OR_RETURN(GraphDef def, ReadGraphDefFile(path));
   Graph graph;
@@ -89,7 +92,10 @@ Status InspectCommand(const std::string& path, int devices) {
   for (int i = 0; i < devices; ++i) {
     infos.push_back({StrCat("/job:localhost/replica:0/task:0/device:CPU:", i), "CPU"});
   }
-  Status placed = PlaceGraph(&graph, infos, 0);
+  PlacementOptions placement;
+  placement.kernels = KernelRegistry::Global();
+  PlacementExplanation explanation;
+  Status placed = PlaceGraph(&graph, infos, placement, explain ? &explanation : nullptr);
   std::printf("%-40s %-16s %-28s %s\n", "node", "op", "outputs", "device");
   for (const Node* node : graph.nodes()) {
     std::vector<std::string> outputs;
@@ -103,6 +109,44 @@ Status InspectCommand(const std::string& path, int devices) {
   }
   std::printf("%d nodes, %d edges\n", graph.num_nodes(), graph.num_edges());
   if (!placed.ok()) return placed;
+  if (explain) std::printf("\n%s", explanation.ToString().c_str());
+  return Status::OK();
+}
+
+// Compiles the step that fetches `fetches` (default: every node nothing
+// consumes) and prints what each compiler pass did to the graph.
+Status InspectPassesCommand(const std::string& path, int devices,
+                            const std::vector<std::string>& feeds,
+                            std::vector<std::string> fetches) {
+  RegisterAllKernels();
+  WEIR_ASSIGN_OR_RETURN(GraphDef def, ReadGraphDefFile(path));
+  Graph graph;
+  WEIR_RETURN_IF_ERROR(ImportGraphDef(def, &graph));
+  StepSignature signature;
+  signature.feeds = feeds;
+  if (fetches.empty()) {
+    for (const Node* node : graph.nodes()) {
+      if (!node->out_edges().empty()) continue;
+      (node->num_outputs() > 0 ? signature.fetches : signature.targets).push_back(node->name());
+    }
+  } else {
+    signature.fetches = std::move(fetches);
+  }
+  std::unique_ptr<DeviceMgr> device_mgr = DeviceMgr::NewCpuDevices(devices, 1);
+  CompileEnv env;
+  env.devices = device_mgr->Infos();
+  env.kernels = KernelRegistry::Global();
+  env.host_device = device_mgr->devices().front().get();
+  env.incarnation = [&](const std::string& d) { return device_mgr->Incarnation(d); };
+  CompileOptions options;
+  options.record_passes = true;
+  WEIR_ASSIGN_OR_RETURN(CompiledGraph compiled, CompileGraph(graph, signature, env, options));
+  std::printf("%s", DescribePasses(compiled.passes).c_str());
+  for (const CompiledPartition& partition : compiled.partitions) {
+    int nodes = partition.graph ? partition.graph->num_nodes()
+                                : static_cast<int>(partition.def.nodes.size());
+    std::printf("partition %s: %d nodes\n", partition.device.c_str(), nodes);
+  }
   return Status::OK();
 }
 
@@ -126,6 +170,17 @@ int main(int argc, char** argv) {
   CLI::App* inspect = app.add_subcommand("inspect", "list ops, inferred shapes and devices");
   inspect->add_option("graph", inspect_path, "GraphDef file")->required();
   inspect->add_option("--devices", inspect_devices, "number of virtual CPU devices")->check(CLI::PositiveNumber);
+  bool inspect_passes = false;
+  bool inspect_explain = false;
+  inspect->add_flag("--explain", inspect_explain,
+                    "explain placement: feasible devices, simulated finish times, transfers, reason");
+  std::vector<std::string> inspect_feeds, inspect_fetches;
+  inspect->add_flag("--passes", inspect_passes,
+                    "compile a step and show the graph before and after each compiler pass");
+  inspect->add_option("--feed", inspect_feeds, "with --passes: a tensor the step feeds, repeatable");
+  inspect->add_option("--fetch", inspect_fetches,
+                      "with --passes: a tensor the step fetches, repeatable (default: every node "
+                      "nothing consumes)");
   CLI11_PARSE(app, argc, argv);
 
   weir::Status status;
@@ -135,8 +190,11 @@ int main(int argc, char** argv) {
       return 2;
     }
     status = weir::RunCommand(run_args);
+  } else if (inspect_passes) {
+    status = weir::InspectPassesCommand(inspect_path, inspect_devices, inspect_feeds,
+                                        inspect_fetches);
   } else {
-    status = weir::InspectCommand(inspect_path, inspect_devices);
+    status = weir::InspectCommand(inspect_path, inspect_devices, inspect_explain);
   }
   if (!status.ok()) {
     std::cerr << "weir: " << status << "\n";

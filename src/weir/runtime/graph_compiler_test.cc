@@ -18,15 +18,15 @@ class GraphCompilerTest : public ::testing::Test {
   StatusOr<CompiledGraph> Compile(const Scope& root, const StepSignature& signature,
                                   int num_devices = 1, CompileOptions options = {}) {
     EXPECT_TRUE(root.ok()) << root.status();
-    graph_ = Graph();
-    WEIR_RETURN_IF_ERROR(ImportGraphDef(root.ToGraphDef(), &graph_));
+    graph_ = std::make_unique<Graph>();
+    WEIR_RETURN_IF_ERROR(ImportGraphDef(root.ToGraphDef(), graph_.get()));
     devices_ = DeviceMgr::NewCpuDevices(num_devices, 1);
     CompileEnv env;
     env.devices = devices_->Infos();
     env.kernels = KernelRegistry::Global();
     env.host_device = devices_->devices().front().get();
     env.incarnation = [this](const std::string& d) { return devices_->Incarnation(d); };
-    return CompileGraph(graph_, signature, env, options);
+    return CompileGraph(*graph_, signature, env, options);
   }
 
   static const PassRecord* FindPass(const CompiledGraph& compiled, const std::string& name) {
@@ -36,7 +36,7 @@ class GraphCompilerTest : public ::testing::Test {
     return nullptr;
   }
 
-  Graph graph_;
+  std::unique_ptr<Graph> graph_;
   std::unique_ptr<DeviceMgr> devices_;
 };
 
@@ -49,8 +49,8 @@ TEST_F(GraphCompilerTest, LeavesTheSourceGraphAloneAndPrunes) {
   options.record_passes = true;
   StatusOr<CompiledGraph> compiled = Compile(root, {{"x"}, {"y"}, {}}, 1, options);
   ASSERT_TRUE(compiled.ok()) << compiled.status();
-  EXPECT_EQ(graph_.num_nodes(), 3) << "the session's graph must not change";
-  EXPECT_NE(graph_.FindNode("unused"), nullptr);
+  EXPECT_EQ(graph_->num_nodes(), 3) << "the session's graph must not change";
+  EXPECT_NE(graph_->FindNode("unused"), nullptr);
 
   ASSERT_EQ(compiled->feeds.size(), 1u);
   EXPECT_EQ(compiled->feeds[0].name, "x");

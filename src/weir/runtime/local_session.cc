@@ -198,6 +198,7 @@ StatusOr<std::shared_ptr<const LocalSession::CompiledStep>> LocalSession::Compil
   env.kernels = KernelRegistry::Global();
   env.host_device = devices_->devices().front().get();
   env.incarnation = [this](const std::string& d) { return devices_->Incarnation(d); };
+  env.cost_model = &cost_model_;
   StatusOr<CompiledGraph> compiled = errors::Internal("not compiled");
   {
     // The compiler copies the graph first; Extend waits for that copy only.
@@ -329,9 +330,7 @@ Status LocalSession::RunCompiled(const CompiledStep& step, std::vector<Tensor> f
   std::unique_ptr<LocalRendezvous> rendezvous;
   if (step.parts.size() > 1) rendezvous = std::make_unique<LocalRendezvous>();
   std::unique_ptr<StepStatsCollector> stats;
-  if (options.trace || metadata != nullptr) {
-    if (options.trace) stats = std::make_unique<StepStatsCollector>();
-  }
+  if (options.trace) stats = std::make_unique<StepStatsCollector>();
 
   Executor::Args args;
   args.step_id = next_step_id_.fetch_add(1, std::memory_order_relaxed);
@@ -370,7 +369,16 @@ Status LocalSession::RunCompiled(const CompiledStep& step, std::vector<Tensor> f
     active_steps_.erase(&cancellation);
     if (active_steps_.empty()) steps_done_.notify_all();
   }
-  if (stats && metadata) metadata->step_stats = stats->Finalize();
+  if (stats) {
+    StepStats step_stats = stats->Finalize();
+    // Measured times replace the cost model's estimates when later
+    // signatures are placed.
+    for (const NodeExecStats& node : step_stats.nodes) {
+      cost_model_.RecordMeasurement(node.node_name, node.device,
+                                    static_cast<double>(node.end_micros - node.start_micros));
+    }
+    if (metadata) metadata->step_stats = std::move(step_stats);
+  }
   if (!timeout.ok()) return timeout;
   Status status = CombineStatuses(statuses);
   if (!status.ok()) return status;

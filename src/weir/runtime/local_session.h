@@ -21,6 +21,7 @@
 #include <unordered_map>
 
 #include "weir/base/threadpool.h"
+#include "weir/graph/cost_model.h"
 #include "weir/graph/graph.h"
 #include "weir/runtime/device_mgr.h"
 #include "weir/runtime/session.h"
@@ -72,6 +73,8 @@ class LocalSession final : public Session {
   std::unique_ptr<DeviceMgr> devices_;
   std::unique_ptr<ThreadPool> inter_op_pool_;
   std::function<void(std::function<void()>)> runner_;
+  // Node times measured in traced steps, for placing later signatures.
+  CostModel cost_model_;
 
   mutable std::shared_mutex graph_mu_;  // guards graph_ and the caches
   Graph graph_;
