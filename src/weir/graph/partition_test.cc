@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "weir/graph/graph_constructor.h"
 #include "weir/graph/placer.h"
 #include "weir/kernels/all_kernels.h"
@@ -12,6 +14,27 @@ namespace {
 
 const std::string kCpu0 = "/job:localhost/replica:0/task:0/device:CPU:0";
 const std::string kCpu1 = "/job:localhost/replica:0/task:0/device:CPU:1";
+const std::string kCpu2 = "/job:localhost/replica:0/task:0/device:CPU:2";
+
+const NodeDef* FindDef(const GraphDef& g, const std::string& name) {
+  for (const NodeDef& n : g.nodes) {
+    if (n.name == name) return &n;
+  }
+  return nullptr;
+}
+
+int CountOp(const GraphDef& g, const std::string& op) {
+  return static_cast<int>(
+      std::count_if(g.nodes.begin(), g.nodes.end(), [&](const NodeDef& n) { return n.op == op; }));
+}
+
+void ExpectImports(const std::map<std::string, GraphDef>& parts) {
+  for (const auto& [device, def] : parts) {
+    Graph g;
+    Status imported = ImportGraphDef(def, &g, {.allow_internal_ops = true});
+    EXPECT_TRUE(imported.ok()) << device << ": " << imported;
+  }
+}
 
 NodeDef Node(const std::string& name, const std::string& op, std::vector<std::string> inputs,
              const std::string& device = "") {
@@ -32,11 +55,13 @@ NodeDef Node(const std::string& name, const std::string& op, std::vector<std::st
 class PartitionTest : public ::testing::Test {
  protected:
   void SetUp() override { RegisterAllKernels(); }
-  Status Build(std::vector<NodeDef> nodes) {
+  Status Build(std::vector<NodeDef> nodes, int num_devices = 2) {
     GraphDef def;
     def.nodes = std::move(nodes);
     WEIR_RETURN_IF_ERROR(ImportGraphDef(def, &graph_));
-    return PlaceGraph(&graph_, {{kCpu0, "CPU"}, {kCpu1, "CPU"}}, 0);
+    std::vector<DeviceInfo> devices = {{kCpu0, "CPU"}, {kCpu1, "CPU"}};
+    if (num_devices > 2) devices.push_back({kCpu2, "CPU"});
+    return PlaceGraph(&graph_, devices, 0);
   }
   Graph graph_;
 };
@@ -71,7 +96,9 @@ TEST_F(PartitionTest, OneSendRecvPairPerTensorPerDevice) {
                      Node("c", "Neg", {"a"}, "/device:CPU:1"),
                      Node("d", "NoOp", {"^a"}, "/device:CPU:1")}).ok());
   std::map<std::string, GraphDef> parts;
-  ASSERT_TRUE(PartitionGraph(graph_, [](const std::string&) { return uint64_t{42}; }, &parts).ok());
+  PartitionOptions options;
+  options.incarnation = [](const std::string&) { return uint64_t{42}; };
+  ASSERT_TRUE(PartitionGraph(graph_, options, &parts).ok());
   ASSERT_EQ(parts.size(), 2u);
   auto count = [](const GraphDef& g, const std::string& op) {
     return std::count_if(g.nodes.begin(), g.nodes.end(), [&](const NodeDef& n) { return n.op == op; });
@@ -93,6 +120,78 @@ TEST_F(PartitionTest, OneSendRecvPairPerTensorPerDevice) {
   }
   EXPECT_EQ(b_input, c_input);
   EXPECT_NE(b_input.find("_recv"), std::string::npos);
+}
+
+// One tensor sent to two devices: two sends with distinct names (the name
+// carries the destination), each partition imports.
+TEST_F(PartitionTest, SendsOfOneTensorToTwoDevicesHaveDistinctNames) {
+  ASSERT_TRUE(Build({Node("a", "Const", {}), Node("b", "Neg", {"a"}, "/device:CPU:1"),
+                     Node("c", "Neg", {"a"}, "/device:CPU:2")}, 3).ok());
+  std::map<std::string, GraphDef> parts;
+  ASSERT_TRUE(PartitionGraph(graph_, PartitionOptions{}, &parts).ok());
+  ASSERT_EQ(CountOp(parts[kCpu0], "_Send"), 2);
+  std::set<std::string> names;
+  for (const NodeDef& n : parts[kCpu0].nodes) names.insert(n.name);
+  EXPECT_EQ(names.size(), parts[kCpu0].nodes.size());
+  ExpectImports(parts);
+  // The pair shares its name past the prefix, for traces.
+  const NodeDef* b = FindDef(parts[kCpu1], "b");
+  ASSERT_NE(b, nullptr);
+  std::string recv = b->inputs[0];
+  EXPECT_TRUE(FindDef(parts[kCpu0], "_send/" + std::string(TransferPairName(recv))) != nullptr)
+      << recv;
+  EXPECT_FALSE(IsSendName(recv));
+  EXPECT_TRUE(TransferPairName("b").empty());
+}
+
+// Lossy transfers: a float32 tensor is narrowed to bfloat16 before its Send
+// and widened after its Recv; an int32 tensor and a control edge travel as
+// before.
+TEST_F(PartitionTest, LossyTransfersNarrowOnlyFloat32) {
+  NodeDef ints = Node("i", "Const", {});
+  ints.attrs["dtype"] = DT_INT32;
+  ints.attrs["value"] = Tensor::Scalar<int32_t>(7);
+  NodeDef ints_neg = Node("j", "Neg", {"i"}, "/device:CPU:1");
+  ints_neg.attrs["T"] = DT_INT32;
+  ASSERT_TRUE(Build({Node("a", "Const", {}), Node("b", "Neg", {"a"}, "/device:CPU:1"),
+                     Node("c", "Neg", {"a"}, "/device:CPU:1"), ints, ints_neg,
+                     Node("d", "NoOp", {"^a"}, "/device:CPU:1")}).ok());
+  PartitionOptions options;
+  options.lossy_float_transfers = true;
+  std::map<std::string, GraphDef> parts;
+  std::vector<std::string> changes;
+  ASSERT_TRUE(PartitionGraph(graph_, options, &parts, &changes).ok());
+  ExpectImports(parts);
+  EXPECT_EQ(changes, std::vector<std::string>{"1 float32 transfers sent as bfloat16"});
+  EXPECT_EQ(CountOp(parts[kCpu0], "Cast"), 1);
+  EXPECT_EQ(CountOp(parts[kCpu1], "Cast"), 1);
+  for (const NodeDef& n : parts[kCpu0].nodes) {
+    if (n.op == "Cast") {
+      EXPECT_EQ(n.inputs, std::vector<std::string>{"a"});
+      EXPECT_EQ(n.attrs.at("DstT").type(), DT_BFLOAT16);
+    }
+    if (n.op != "_Send") continue;
+    if (n.inputs[0] == "i") {
+      EXPECT_EQ(n.attrs.at("T").type(), DT_INT32);
+    } else if (n.inputs[0].starts_with("_control/")) {
+      EXPECT_EQ(n.attrs.at("T").type(), DT_FLOAT);
+    } else {
+      EXPECT_EQ(n.attrs.at("T").type(), DT_BFLOAT16) << n.name;
+    }
+  }
+  // Both float consumers read the one widening Cast.
+  const NodeDef* b = FindDef(parts[kCpu1], "b");
+  const NodeDef* c = FindDef(parts[kCpu1], "c");
+  ASSERT_TRUE(b != nullptr && c != nullptr);
+  EXPECT_EQ(b->inputs, c->inputs);
+  const NodeDef* widen = FindDef(parts[kCpu1], b->inputs[0]);
+  ASSERT_NE(widen, nullptr);
+  EXPECT_EQ(widen->op, "Cast");
+  EXPECT_EQ(widen->attrs.at("SrcT").type(), DT_BFLOAT16);
+  EXPECT_EQ(widen->attrs.at("DstT").type(), DT_FLOAT);
+  const NodeDef* j = FindDef(parts[kCpu1], "j");
+  ASSERT_NE(j, nullptr);
+  EXPECT_TRUE(j->inputs[0].starts_with("_recv/")) << j->inputs[0];
 }
 
 }  // namespace
