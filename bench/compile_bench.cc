@@ -29,6 +29,13 @@ NodeDef MakeNode(std::string name, std::string op, AttrMap attrs,
   return def;
 }
 
+// A copy of `t` with its own buffer.
+Tensor Fresh(const Tensor& t) {
+  Tensor out(t.dtype(), t.shape());
+  std::copy(t.flat<float>().begin(), t.flat<float>().end(), out.flat<float>().begin());
+  return out;
+}
+
 // A model-like DAG of about n nodes: a fed [32, 64] batch and stacks of
 // layers (MatMul with a weight constant, BiasAdd, Relu or Tanh, a residual
 // Add with an earlier layer), with a few duplicate subexpressions and
@@ -51,6 +58,11 @@ GraphDef ModelLikeGraph(int n, std::vector<std::string>* fetches) {
   while (static_cast<int>(graph.nodes.size()) < n) {
     const std::string p = StrCat("l", layer, "/");
     const std::string& in = layers.back();
+    // Every layer its own weights, as in a trained model.
+    weight = Fresh(weight);
+    weight.flat<float>()[0] = static_cast<float>(layer);
+    bias = Fresh(bias);
+    bias.flat<float>()[0] = static_cast<float>(layer);
     graph.nodes.push_back(MakeNode(p + "w", "Const", {{"dtype", DT_FLOAT}, {"value", weight}}));
     graph.nodes.push_back(MakeNode(p + "b", "Const", {{"dtype", DT_FLOAT}, {"value", bias}}));
     // A constant subgraph: the bias scaled by 2 (folds to one Const).

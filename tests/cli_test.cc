@@ -87,6 +87,25 @@ TEST_F(CliTest, InspectListsShapesAndDevices) {
   EXPECT_NE(r.output.find("6 nodes"), std::string::npos) << r.output;
 }
 
+TEST_F(CliTest, InspectPassesShowsWhatEachPassChanged) {
+  Scope root = Scope::NewRootScope();
+  auto x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT, {{"shape", PartialShape({2})}});
+  // Two equal nodes for CSE, a constant subgraph for folding.
+  auto a = ops::Exp(root.WithOpName("a"), x);
+  auto b = ops::Exp(root.WithOpName("b"), x);
+  auto two = ops::Add(root.WithOpName("two"), ops::Const(root, 1.f), ops::Const(root, 1.f));
+  ops::Mul(root.WithOpName("y"), ops::Add(root, a, b), two);
+  ASSERT_TRUE(root.ok()) << root.status();
+  ASSERT_TRUE(WriteGraphDefFile(Path("g.pb"), root.ToGraphDef()).ok());
+
+  CommandResult r = RunCommand(Weir("inspect " + Path("g.pb") + " --passes --feed x --fetch y"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  for (const char* expected : {"rewrite feeds and fetches, prune", "cse: ", "merged 'b' (Exp)",
+                               "fold constants: ", "'two'", "place: ", "partition "}) {
+    EXPECT_NE(r.output.find(expected), std::string::npos) << expected << "\n" << r.output;
+  }
+}
+
 TEST_F(CliTest, ErrorsExitNonZeroWithTheMessage) {
   CommandResult missing = RunCommand(Weir("run " + Path("nope.pb") + " --fetch y"));
   EXPECT_EQ(missing.exit_code, 1);

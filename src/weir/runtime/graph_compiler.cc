@@ -5,7 +5,9 @@
 
 #include "weir/graph/cost_model.h"
 #include "weir/graph/fuse_ops.h"
+#include "weir/graph/optimize_cse.h"
 #include "weir/graph/partition.h"
+#include "weir/runtime/constant_folding.h"
 
 namespace weir {
 namespace {
@@ -50,8 +52,11 @@ StatusOr<CompiledGraph> CompileGraph(const Graph& source, const StepSignature& s
   }
   CompiledGraph compiled;
   auto graph = std::make_unique<Graph>();
-  graph->CopyFrom(source);
   PassRunner passes(graph.get(), options.record_passes, &compiled.passes);
+  WEIR_RETURN_IF_ERROR(passes.Run("copy the graph", [&](Changes) {
+    graph->CopyFrom(source);
+    return Status::OK();
+  }));
 
   RewrittenStep step;
   WEIR_RETURN_IF_ERROR(passes.Run("rewrite feeds and fetches, prune", [&](Changes changes) {
@@ -66,12 +71,39 @@ StatusOr<CompiledGraph> CompileGraph(const Graph& source, const StepSignature& s
   compiled.feeds = std::move(step.feeds);
   compiled.fetches = signature.fetches;
 
-  // PASS: cse
-  // PASS: fold
+  if (options.cse) {
+    WEIR_RETURN_IF_ERROR(passes.Run("cse", [&](Changes changes) -> Status {
+      // PASS: cse
+      CseOptions cse;
+      cse.protected_nodes = &step.protected_nodes;
+      return EliminateCommonSubexpressions(graph.get(), cse, changes).status();
+    }));
+  }
+  if (options.fold_constants && env.host_device != nullptr) {
+    WEIR_RETURN_IF_ERROR(passes.Run("fold constants", [&](Changes changes) -> Status {
+      // PASS: fold
+      ConstantFoldingOptions fold;
+      fold.max_constant_bytes = options.max_folded_constant_bytes;
+      fold.protected_nodes = &step.protected_nodes;
+      return FoldConstants(graph.get(), env.host_device, *env.kernels, fold, changes).status();
+    }));
+  }
 
-  WEIR_RETURN_IF_ERROR(passes.Run("place", [&](Changes) {
+  WEIR_RETURN_IF_ERROR(passes.Run("place", [&](Changes changes) -> Status {
     // PASS: place
-    return PlaceGraph(graph.get(), env.devices, 0);
+    // Targets are checked on the whole graph: the pruned one may lack some.
+    WEIR_RETURN_IF_ERROR(CheckColocationTargets(source));
+    PlacementOptions placement;
+    placement.kernels = env.kernels;
+    placement.cost_model = env.cost_model;
+    placement.simulate = options.cost_model_placement;
+    placement.ignore_missing_colocation_targets = true;
+    WEIR_RETURN_IF_ERROR(PlaceGraph(graph.get(), env.devices, placement,
+                                    options.explain_placement ? &compiled.placement : nullptr));
+    if (changes != nullptr) {
+      for (std::string& line : SummarizePlacement(*graph)) changes->push_back(std::move(line));
+    }
+    return Status::OK();
   }));
 
   if (options.fuse_kernels) {
@@ -98,8 +130,9 @@ StatusOr<CompiledGraph> CompileGraph(const Graph& source, const StepSignature& s
     partition_options.incarnation = env.incarnation;
     partition_options.schedule_recvs = options.schedule_recvs;
     partition_options.lossy_float_transfers = options.lossy_transfers;
-    // The Recv schedule's costs: the placer's static estimates.
-    CostModel costs;
+    // The Recv schedule's costs: the placer's (measured times where known).
+    CostModel estimates;
+    const CostModel& costs = env.cost_model != nullptr ? *env.cost_model : estimates;
     std::map<std::string, const DeviceInfo*> device_info;
     for (const DeviceInfo& device : env.devices) device_info[device.name] = &device;
     partition_options.recv_schedule.node_micros = [&](const Node* node) {
