@@ -1,15 +1,19 @@
-# weir_layer(NAME DEPS... TEST_DEPS...): a static library from the folder's
-# *.cc files, and a test executable `NAME_test` from its *_test.cc files and
+# weir_layer(NAME DEPS... TEST_DEPS... EXCLUDE...): a static library from the
+# folder's *.cc files (less the EXCLUDE file names, which another target
+# builds), and a test executable `NAME_test` from its *_test.cc files and
 # test helpers (*_test_util.cc, which may use higher layers through
 # TEST_DEPS), registered with CTest.
 function(weir_layer name)
-  cmake_parse_arguments(ARG "" "" "DEPS;TEST_DEPS" ${ARGN})
+  cmake_parse_arguments(ARG "" "" "DEPS;TEST_DEPS;EXCLUDE" ${ARGN})
   file(GLOB sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cc)
   file(GLOB tests CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*_test.cc
                                     ${CMAKE_CURRENT_SOURCE_DIR}/*_test_util.cc)
   if(tests)
     list(REMOVE_ITEM sources ${tests})
   endif()
+  foreach(excluded ${ARG_EXCLUDE})
+    list(REMOVE_ITEM sources ${CMAKE_CURRENT_SOURCE_DIR}/${excluded})
+  endforeach()
   if(sources)
     add_library(${name} STATIC ${sources})
     target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR}/src ${PROJECT_BINARY_DIR}/src)

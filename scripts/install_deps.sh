@@ -15,6 +15,8 @@ DEBIAN_PACKAGES=(
   # libFuzzer and sanitizer runtimes, and the omp.h it compiles against (the
   # runtime linked stays GNU OpenMP, oneDNN's).
   clang-16 libclang-rt-16-dev libomp-16-dev
+  # scripts/format.sh (the .clang-format at the root).
+  clang-format-16
 )
 PYTHON_PACKAGES=(numpy)
 

@@ -5,6 +5,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/install_deps.sh
+
+# Includes keep to DESIGN.md's layers (and the checker itself catches a
+# violation); seconds, so before anything is built.
+echo "== layering"
+scripts/check_layering.py --self-test
+scripts/check_layering.py
+
 JOBS=${JOBS:-$(nproc)}
 export CCACHE_DIR=${CCACHE_DIR:-$HOME/.cache/ccache}
 # Relative paths in the cache key, so a fresh clone elsewhere hits the cache.

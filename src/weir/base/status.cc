@@ -49,9 +49,7 @@ Status Status::WithContext(std::string_view context) const {
   return Status(code(), StrCat(context, ": ", message()));
 }
 
-std::ostream& operator<<(std::ostream& os, const Status& status) {
-  return os << status.ToString();
-}
+std::ostream& operator<<(std::ostream& os, const Status& status) { return os << status.ToString(); }
 
 namespace internal {
 

@@ -52,9 +52,10 @@ struct StridedSlicePlan {
 // nullopt; then only the structure given by the masks is used. REQUIRES:
 // known values all have `num_entries` elements. More than
 // kMaxStridedSliceEntries entries is InvalidArgument.
-StatusOr<StridedSlicePlan> MakeStridedSlicePlan(
-    const PartialShape& input, int num_entries, const std::optional<std::vector<int64_t>>& begin,
-    const std::optional<std::vector<int64_t>>& end,
-    const std::optional<std::vector<int64_t>>& strides, const StridedSliceMasks& masks);
+StatusOr<StridedSlicePlan> MakeStridedSlicePlan(const PartialShape& input, int num_entries,
+                                                const std::optional<std::vector<int64_t>>& begin,
+                                                const std::optional<std::vector<int64_t>>& end,
+                                                const std::optional<std::vector<int64_t>>& strides,
+                                                const StridedSliceMasks& masks);
 
 }  // namespace weir

@@ -1,6 +1,9 @@
 #include "weir/graph/scope.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
+#include <utility>
 
 #include "weir/graph/graph_constructor.h"
 
@@ -11,26 +14,70 @@ std::string Output::name() const {
   return index_ == 0 ? node_->name() : StrCat(node_->name(), ":", index_);
 }
 
-Input Input::Literal(std::vector<double> values, std::vector<int64_t> dims, DType natural) {
+namespace {
+
+// Whether `v` converts to T without wrapping or undefined behaviour (a
+// fractional part truncates, as static_cast does). Bool and floating-point
+// dtypes take any value.
+template <typename T, typename S>
+bool Representable(S v) {
+  if constexpr (!std::is_integral_v<T> || std::is_same_v<T, bool>) {
+    return true;
+  } else if constexpr (std::is_integral_v<S>) {
+    return std::in_range<T>(v);
+  } else {
+    // [lo, hi) with hi = 2^digits, exact in double (max() is not).
+    const double hi = std::ldexp(1.0, std::numeric_limits<T>::digits);
+    const double lo = std::is_signed_v<T> ? -hi : 0.0;
+    const double whole = std::trunc(static_cast<double>(v));
+    return whole >= lo && whole < hi;  // false for NaN
+  }
+}
+
+// `values` (of a `from` literal) as a tensor of `dtype` and `dims`.
+template <typename S>
+StatusOr<Tensor> ConvertLiteral(const std::vector<S>& values, DType from, DType dtype,
+                                const TensorShape& shape) {
+  Tensor t;
+  Status status = errors::InvalidArgument("cannot convert a ", from, " literal to ", dtype);
+  DispatchNumericDType(dtype, [&]<typename T>() {
+    if constexpr (std::is_arithmetic_v<T>) {
+      t = Tensor(dtype, shape);
+      for (size_t i = 0; i < values.size(); ++i) {
+        if (!Representable<T>(values[i])) {
+          status = errors::InvalidArgument("literal ", values[i], " does not fit in ", dtype);
+          return;
+        }
+        t.data<T>()[i] = static_cast<T>(values[i]);
+      }
+      status = Status::OK();
+    }
+  });
+  if (!status.ok()) return status;
+  return t;
+}
+
+}  // namespace
+
+Input Input::FloatLiteral(std::vector<double> values, std::vector<int64_t> dims, DType natural) {
   Input in;
   in.has_tensor_ = true;
   in.is_literal_ = true;
-  in.literal_values_ = std::move(values);
-  Tensor t(natural, TensorShape(dims));
-  DispatchNumericDType(natural, [&]<typename T>() {
-    for (size_t i = 0; i < in.literal_values_.size(); ++i) {
-      t.data<T>()[i] = static_cast<T>(in.literal_values_[i]);
-    }
-  });
-  in.tensor_ = t;
+  in.literal_floats_ = std::move(values);
+  in.tensor_ = ConvertLiteral(in.literal_floats_, natural, natural, TensorShape(dims)).value();
+  return in;
+}
+
+Input Input::IntLiteral(std::vector<int64_t> values, std::vector<int64_t> dims, DType natural) {
+  Input in;
+  in.has_tensor_ = true;
+  in.is_literal_ = true;
+  in.literal_ints_ = std::move(values);
+  in.tensor_ = ConvertLiteral(in.literal_ints_, natural, natural, TensorShape(dims)).value();
   return in;
 }
 
 namespace {
-template <typename T>
-std::vector<double> Widen(std::initializer_list<T> v) {
-  return std::vector<double>(v.begin(), v.end());
-}
 template <typename T>
 std::pair<std::vector<double>, std::vector<int64_t>> Flatten(
     std::initializer_list<std::initializer_list<T>> rows) {
@@ -42,42 +89,32 @@ std::pair<std::vector<double>, std::vector<int64_t>> Flatten(
   }
   return {values, {static_cast<int64_t>(rows.size()), cols}};
 }
+int64_t Length(size_t n) { return static_cast<int64_t>(n); }
 }  // namespace
 
 Input::Input(std::initializer_list<float> v)
-    : Input(Literal(Widen(v), {static_cast<int64_t>(v.size())}, DT_FLOAT)) {}
+    : Input(FloatLiteral(std::vector<double>(v.begin(), v.end()), {Length(v.size())}, DT_FLOAT)) {}
 Input::Input(std::initializer_list<double> v)
-    : Input(Literal(Widen(v), {static_cast<int64_t>(v.size())}, DT_DOUBLE)) {}
+    : Input(FloatLiteral(std::vector<double>(v), {Length(v.size())}, DT_DOUBLE)) {}
 Input::Input(std::initializer_list<int> v)
-    : Input(Literal(Widen(v), {static_cast<int64_t>(v.size())}, DT_INT32)) {}
+    : Input(IntLiteral(std::vector<int64_t>(v.begin(), v.end()), {Length(v.size())}, DT_INT32)) {}
 Input::Input(std::initializer_list<int64_t> v)
-    : Input(Literal(Widen(v), {static_cast<int64_t>(v.size())}, DT_INT64)) {}
+    : Input(IntLiteral(std::vector<int64_t>(v), {Length(v.size())}, DT_INT64)) {}
 template <typename T>
   requires std::is_same_v<T, float> || std::is_same_v<T, double>
 Input::Input(std::initializer_list<std::initializer_list<T>> rows) {
   auto [values, dims] = Flatten(rows);
-  *this = Literal(std::move(values), std::move(dims), DTypeOf<T>::value);
+  *this = FloatLiteral(std::move(values), std::move(dims), DTypeOf<T>::value);
 }
 template Input::Input(std::initializer_list<std::initializer_list<float>> rows);
 template Input::Input(std::initializer_list<std::initializer_list<double>> rows);
 
 StatusOr<Tensor> Input::TensorAs(DType dtype) const {
   if (!is_literal_ || tensor_.dtype() == dtype) return tensor_;
-  Tensor t;
-  bool converted = false;
-  DispatchNumericDType(dtype, [&]<typename T>() {
-    if constexpr (std::is_arithmetic_v<T>) {
-      t = Tensor(dtype, tensor_.shape());
-      for (size_t i = 0; i < literal_values_.size(); ++i) {
-        t.data<T>()[i] = static_cast<T>(literal_values_[i]);
-      }
-      converted = true;
-    }
-  });
-  if (!converted) {
-    return errors::InvalidArgument("cannot convert a ", tensor_.dtype(), " literal to ", dtype);
+  if (tensor_.dtype() == DT_INT32 || tensor_.dtype() == DT_INT64) {
+    return ConvertLiteral(literal_ints_, tensor_.dtype(), dtype, tensor_.shape());
   }
-  return t;
+  return ConvertLiteral(literal_floats_, tensor_.dtype(), dtype, tensor_.shape());
 }
 
 Scope Scope::NewRootScope() {
@@ -141,8 +178,8 @@ std::string FormatLocation(const std::source_location& location) {
 }
 
 // Works out type attrs from the inputs, then turns literals into Consts.
-Status ResolveInputs(const Scope& scope, const OpDef& op, std::vector<OpArg>& args,
-                     AttrMap& attrs, std::vector<Output>* flat) {
+Status ResolveInputs(const Scope& scope, const OpDef& op, std::vector<OpArg>& args, AttrMap& attrs,
+                     std::vector<Output>* flat) {
   if (args.size() != op.inputs.size()) {
     return errors::InvalidArgument("op ", op.name, " takes ", op.inputs.size(),
                                    " input arguments but ", args.size(), " were given");
@@ -188,9 +225,13 @@ Status ResolveInputs(const Scope& scope, const OpDef& op, std::vector<OpArg>& ar
       DType want = arg.type;
       if (!arg.type_attr.empty()) want = attrs[arg.type_attr].type();
       if (!arg.type_list_attr.empty()) want = attrs[arg.type_list_attr].list().type[k];
-      WEIR_ASSIGN_OR_RETURN(Tensor value, in.TensorAs(want));
-      Operation constant = AddOp(scope.WithOpName("Const"), "Const",
-                                 {}, {{"value", value}, {"dtype", value.dtype()}});
+      StatusOr<Tensor> converted = in.TensorAs(want);
+      if (!converted.ok()) {
+        return converted.status().WithContext(StrCat("input '", arg.name, "' of op ", op.name));
+      }
+      const Tensor& value = *converted;
+      Operation constant = AddOp(scope.WithOpName("Const"), "Const", {},
+                                 {{"value", value}, {"dtype", value.dtype()}});
       if (!scope.ok()) return scope.status();
       flat->push_back(constant.output(0));
     }
@@ -237,9 +278,8 @@ Operation AddOp(const Scope& scope, std::string_view op_type, std::vector<OpArg>
       const std::string name = inputs[i].name();
       const DType expected = node->input_type(i);
       scope.graph()->RemoveNode(node);
-      return fail(errors::InvalidArgument("input ", i, " of node ", def.Describe(),
-                                          " expects ", expected, " but '", name, "' is ",
-                                          inputs[i].dtype()));
+      return fail(errors::InvalidArgument("input ", i, " of node ", def.Describe(), " expects ",
+                                          expected, " but '", name, "' is ", inputs[i].dtype()));
     }
     scope.graph()->AddEdge(inputs[i].node(), inputs[i].index(), node, i);
   }

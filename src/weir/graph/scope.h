@@ -70,10 +70,10 @@ class Input {
   Input(const Output& output) : output_(output) {}  // NOLINT
   Input(const Operation& op) : output_(op.output(0)) {}  // NOLINT
   Input(const Tensor& tensor) : tensor_(tensor), has_tensor_(true) {}  // NOLINT
-  Input(float v) : Input(Literal({static_cast<double>(v)}, {}, DT_FLOAT)) {}  // NOLINT
-  Input(double v) : Input(Literal({v}, {}, DT_DOUBLE)) {}  // NOLINT
-  Input(int v) : Input(Literal({static_cast<double>(v)}, {}, DT_INT32)) {}  // NOLINT
-  Input(int64_t v) : Input(Literal({static_cast<double>(v)}, {}, DT_INT64)) {}  // NOLINT
+  Input(float v) : Input(FloatLiteral({v}, {}, DT_FLOAT)) {}  // NOLINT
+  Input(double v) : Input(FloatLiteral({v}, {}, DT_DOUBLE)) {}  // NOLINT
+  Input(int v) : Input(IntLiteral({v}, {}, DT_INT32)) {}  // NOLINT
+  Input(int64_t v) : Input(IntLiteral({v}, {}, DT_INT64)) {}  // NOLINT
   Input(std::initializer_list<float> v);
   Input(std::initializer_list<double> v);
   Input(std::initializer_list<int> v);
@@ -89,18 +89,23 @@ class Input {
   const Tensor& tensor() const { return tensor_; }
   bool is_literal() const { return is_literal_; }
   // The literal as `dtype` (numeric dtypes); the tensor itself otherwise.
+  // Integer literals convert exactly; a value the dtype cannot hold (300 as
+  // uint8, 2^40 as int32) is an InvalidArgument, not a wrapped value.
   StatusOr<Tensor> TensorAs(DType dtype) const;
 
  private:
-  struct LiteralTag {};
-  static Input Literal(std::vector<double> values, std::vector<int64_t> dims, DType natural);
+  // A literal of dtype `natural`. Integer literals keep their values as
+  // int64, never through double, so values above 2^53 stay exact.
+  static Input FloatLiteral(std::vector<double> values, std::vector<int64_t> dims, DType natural);
+  static Input IntLiteral(std::vector<int64_t> values, std::vector<int64_t> dims, DType natural);
 
   Input() = default;
   Output output_;
   Tensor tensor_;
   bool has_tensor_ = false;
   bool is_literal_ = false;
-  std::vector<double> literal_values_;
+  std::vector<double> literal_floats_;  // for a float or double literal
+  std::vector<int64_t> literal_ints_;   // for an int or int64 literal
 };
 
 // For ops taking a list of tensors (`N * T` or a type list).

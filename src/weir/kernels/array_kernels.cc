@@ -5,13 +5,13 @@
 // the family's other files (array_kernels.h).
 #include <limits>
 
+#include "weir/framework/array_shape_rules.h"
+#include "weir/framework/int_tensor_values.h"
 #include "weir/framework/kernel_registry.h"
 #include "weir/kernels/all_kernels.h"
 #include "weir/kernels/array_kernels.h"
 #include "weir/kernels/shape_util.h"
 #include "weir/kernels/type_list.h"
-#include "weir/ops/array_shape_fns.h"
-#include "weir/ops/shape_fns.h"
 
 namespace weir {
 namespace {

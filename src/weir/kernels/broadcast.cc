@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "weir/ops/shape_fns.h"
+#include "weir/framework/broadcast_shape.h"
 
 namespace weir {
 

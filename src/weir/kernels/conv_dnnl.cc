@@ -28,6 +28,7 @@
 
 #include "weir/base/threadpool.h"
 #include "weir/framework/op_kernel.h"
+#include "weir/framework/window_shape.h"
 #include "weir/kernels/dnnl_util.h"
 #include "weir/kernels/openmp_threads.h"
 

@@ -14,7 +14,7 @@
 
 #include "weir/base/status.h"
 #include "weir/framework/types.h"
-#include "weir/ops/nn_shape_fns.h"
+#include "weir/framework/window_shape.h"
 
 namespace weir {
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "weir/base/threadpool.h"
+#include "weir/framework/window_shape.h"
 
 namespace weir {
 namespace {

@@ -6,7 +6,7 @@
 // and ResNet shapes, so float stays on oneDNN.)
 #pragma once
 
-#include "weir/ops/nn_shape_fns.h"
+#include "weir/framework/window_shape.h"
 
 namespace weir {
 

@@ -8,13 +8,13 @@
 #include <Eigen/Core>
 
 #include "weir/base/threadpool.h"
+#include "weir/framework/gather_scatter_shape.h"
+#include "weir/framework/int_tensor_values.h"
 #include "weir/framework/kernel_registry.h"
 #include "weir/kernels/array_copy.h"
 #include "weir/kernels/array_kernels.h"
 #include "weir/kernels/shape_util.h"
 #include "weir/kernels/type_list.h"
-#include "weir/ops/array_shape_fns.h"
-#include "weir/ops/shape_fns.h"
 
 namespace weir {
 namespace {

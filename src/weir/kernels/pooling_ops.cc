@@ -26,9 +26,9 @@
 #include "weir/base/denormal.h"
 #include "weir/base/threadpool.h"
 #include "weir/framework/kernel_registry.h"
+#include "weir/framework/window_shape.h"
 #include "weir/kernels/nn_kernels.h"
 #include "weir/kernels/type_list.h"
-#include "weir/ops/nn_shape_fns.h"
 
 namespace weir {
 namespace {

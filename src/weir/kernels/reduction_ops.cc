@@ -17,12 +17,13 @@
 #include "weir/base/denormal.h"
 #include "weir/base/str_util.h"
 #include "weir/base/threadpool.h"
+#include "weir/framework/axes.h"
 #include "weir/framework/eigen_tensor.h"
+#include "weir/framework/int_tensor_values.h"
 #include "weir/framework/kernel_registry.h"
 #include "weir/kernels/math_kernels.h"
 #include "weir/kernels/shape_util.h"
 #include "weir/kernels/type_list.h"
-#include "weir/ops/shape_fns.h"
 
 namespace weir {
 namespace {

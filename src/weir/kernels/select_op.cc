@@ -9,10 +9,10 @@
 // dtype of that size.
 #include <cstring>
 
+#include "weir/framework/broadcast_shape.h"
 #include "weir/kernels/cwise_ops.h"
 #include "weir/kernels/math_kernels.h"
 #include "weir/kernels/shape_util.h"
-#include "weir/ops/shape_fns.h"
 
 namespace weir {
 namespace {

@@ -2,13 +2,13 @@
 // the input; SetOutputToView shares the input's buffer when the view is one
 // contiguous run (rows of the first dim, or any slice that only narrows the
 // first dim that is not 1) and copies it otherwise.
+#include "weir/framework/array_shape_rules.h"
+#include "weir/framework/int_tensor_values.h"
 #include "weir/framework/kernel_registry.h"
+#include "weir/framework/strided_slice_spec.h"
 #include "weir/kernels/array_copy.h"
 #include "weir/kernels/array_kernels.h"
 #include "weir/kernels/shape_util.h"
-#include "weir/ops/array_shape_fns.h"
-#include "weir/ops/shape_fns.h"
-#include "weir/ops/strided_slice.h"
 
 namespace weir {
 namespace {

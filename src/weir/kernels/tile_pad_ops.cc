@@ -6,12 +6,13 @@
 #include <optional>
 
 #include "weir/base/checked_math.h"
+#include "weir/framework/array_shape_rules.h"
+#include "weir/framework/broadcast_shape.h"
+#include "weir/framework/int_tensor_values.h"
 #include "weir/framework/kernel_registry.h"
 #include "weir/kernels/array_copy.h"
 #include "weir/kernels/array_kernels.h"
 #include "weir/kernels/shape_util.h"
-#include "weir/ops/array_shape_fns.h"
-#include "weir/ops/shape_fns.h"
 
 namespace weir {
 namespace {

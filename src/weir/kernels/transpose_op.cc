@@ -3,12 +3,12 @@
 // strided view of the input (permuted or negated strides) and
 // SetOutputToView shares the buffer when that view is the input as it
 // lies, or copies it (tiled, for transposes) over the intra-op pool.
+#include "weir/framework/axes.h"
+#include "weir/framework/int_tensor_values.h"
 #include "weir/framework/kernel_registry.h"
 #include "weir/kernels/array_copy.h"
 #include "weir/kernels/array_kernels.h"
 #include "weir/kernels/shape_util.h"
-#include "weir/ops/array_shape_fns.h"
-#include "weir/ops/shape_fns.h"
 
 namespace weir {
 namespace {

@@ -7,7 +7,6 @@
 #include "weir/ops/all_ops.h"
 #include "weir/ops/array_shape_fns.h"
 #include "weir/ops/shape_fns.h"
-#include "weir/ops/strided_slice.h"
 
 namespace weir {
 namespace {

@@ -1,9 +1,12 @@
-// Shape rules of the array ops that permute, join or cut tensors:
-// Transpose, ConcatV2, Pack/Unpack, Split/SplitV and Slice.
+// Shape functions of the array ops that permute, join or cut tensors:
+// Transpose, ConcatV2, Pack/Unpack, Split/SplitV, Slice and StridedSlice.
 #include <algorithm>
 
 #include "weir/base/checked_math.h"
+#include "weir/framework/array_shape_rules.h"
+#include "weir/framework/axes.h"
 #include "weir/framework/shape_inference.h"
+#include "weir/framework/strided_slice_spec.h"
 #include "weir/framework/tensor.h"
 #include "weir/ops/array_shape_fns.h"
 
@@ -15,30 +18,6 @@ std::string Ints(std::span<const int64_t> values) { return StrCat("[", StrJoin(v
 }  // namespace
 
 // ---- Transpose
-
-StatusOr<std::vector<int>> TransposePermutation(std::span<const int64_t> perm,
-                                                const PartialShape& input) {
-  const int rank = input.rank();
-  if (static_cast<int>(perm.size()) != rank) {
-    return errors::InvalidArgument("perm ", Ints(perm), " has ", perm.size(),
-                                   " entries but the input has shape ", input);
-  }
-  std::vector<int> result(rank);
-  std::vector<bool> seen(rank, false);
-  for (int i = 0; i < rank; ++i) {
-    if (perm[i] < 0 || perm[i] >= rank) {
-      return errors::InvalidArgument("perm ", Ints(perm), ": entry ", i, " = ", perm[i],
-                                     " is out of range [0, ", rank, ") for input shape ", input);
-    }
-    if (seen[perm[i]]) {
-      return errors::InvalidArgument("perm ", Ints(perm), " names dim ", perm[i],
-                                     " twice (input shape ", input, ")");
-    }
-    seen[perm[i]] = true;
-    result[i] = static_cast<int>(perm[i]);
-  }
-  return result;
-}
 
 Status TransposeShape(InferenceContext* c) {
   WEIR_ASSIGN_OR_RETURN(int rank, RankFromInputOrVector(c, 1, "perm"));
@@ -57,56 +36,6 @@ Status TransposeShape(InferenceContext* c) {
 }
 
 // ---- ConcatV2 and Pack
-
-StatusOr<PartialShape> ConcatOutputShape(std::span<const PartialShape> inputs, int64_t axis) {
-  int rank = -1;
-  for (const PartialShape& s : inputs) {
-    if (!s.known_rank()) continue;
-    if (s.rank() == 0) {
-      return errors::InvalidArgument("cannot concatenate scalars (use Pack): input shapes ",
-                                     StrJoin(inputs, ", "));
-    }
-    if (rank >= 0 && s.rank() != rank) {
-      return errors::InvalidArgument("inputs must have the same rank but have shapes ",
-                                     StrJoin(inputs, ", "));
-    }
-    rank = s.rank();
-  }
-  if (rank < 0) return PartialShape::UnknownRank();
-  WEIR_ASSIGN_OR_RETURN(int a, NormalizeAxis(axis, rank, "axis", inputs[0]));
-  std::vector<int64_t> dims = PartialShape::UnknownDims(rank).dim_sizes();
-  // The known sizes along the axis are summed (and checked) even when
-  // another is unknown, so the error does not depend on the inputs' order.
-  int64_t known_sum = 0;
-  bool axis_unknown = false;
-  for (const PartialShape& s : inputs) {
-    if (!s.known_rank()) {
-      axis_unknown = true;
-      continue;
-    }
-    for (int d = 0; d < rank; ++d) {
-      if (d == a) {
-        if (s.dim(d) < 0) {
-          axis_unknown = true;
-          continue;
-        }
-        WEIR_RETURN_IF_ERROR(CheckedAdd(
-            known_sum, s.dim(d), &known_sum,
-            StrCat("concatenating ", StrJoin(inputs, ", "), " along axis ", a)));
-      } else if (!InferenceContext::MergeDim(dims[d], s.dim(d), &dims[d]).ok()) {
-        return errors::InvalidArgument("inputs must match in every dim but axis ", a,
-                                       "; dim ", d, " differs in shapes ", StrJoin(inputs, ", "));
-      }
-    }
-  }
-  dims[a] = axis_unknown ? PartialShape::kUnknown : known_sum;
-  StatusOr<PartialShape> out = PartialShape::FromDims(std::move(dims));
-  if (!out.ok()) {
-    return out.status().WithContext(StrCat("concatenating ", StrJoin(inputs, ", "),
-                                           " along axis ", a));
-  }
-  return out;
-}
 
 Status ConcatV2Shape(InferenceContext* c) {
   const int n = c->num_inputs() - 1;
@@ -156,8 +85,8 @@ Status PackShape(InferenceContext* c) {
   dims.insert(dims.begin() + a, c->num_inputs());
   StatusOr<PartialShape> out = PartialShape::FromDims(std::move(dims));
   if (!out.ok()) {
-    return out.status().WithContext(StrCat("packing ", c->num_inputs(), " inputs of shape ",
-                                           merged));
+    return out.status().WithContext(
+        StrCat("packing ", c->num_inputs(), " inputs of shape ", merged));
   }
   c->set_output(0, std::move(out).value());
   return Status::OK();
@@ -185,39 +114,6 @@ Status UnpackShape(InferenceContext* c) {
 
 // ---- Split and SplitV
 
-StatusOr<std::vector<int64_t>> ResolveSplitSizes(std::span<const int64_t> sizes, int64_t dim) {
-  int inferred = -1;
-  int64_t total = 0;
-  for (size_t i = 0; i < sizes.size(); ++i) {
-    if (sizes[i] == -1) {
-      if (inferred >= 0) {
-        return errors::InvalidArgument("size_splits ", Ints(sizes), " has more than one -1");
-      }
-      inferred = static_cast<int>(i);
-    } else if (sizes[i] < 0) {
-      return errors::InvalidArgument("size_splits ", Ints(sizes), " has negative entry ",
-                                     sizes[i]);
-    } else if (__builtin_add_overflow(total, sizes[i], &total)) {
-      // Before this check a wrapped total passed, and the split read past
-      // its input.
-      return errors::InvalidArgument("size_splits ", Ints(sizes), " add up to more than 2^63 - 1");
-    }
-  }
-  std::vector<int64_t> resolved(sizes.begin(), sizes.end());
-  if (dim < 0) return resolved;
-  if (inferred >= 0) {
-    if (total > dim) {
-      return errors::InvalidArgument("size_splits ", Ints(sizes), " add up to ", total,
-                                     ", more than the split dim's size ", dim);
-    }
-    resolved[inferred] = dim - total;
-  } else if (total != dim) {
-    return errors::InvalidArgument("size_splits ", Ints(sizes), " add up to ", total,
-                                   " but the split dim has size ", dim);
-  }
-  return resolved;
-}
-
 namespace {
 // split_dim is one value (a scalar), so that reading it never indexes an
 // empty vector.
@@ -238,8 +134,7 @@ Status SplitShape(InferenceContext* c) {
   }
   const PartialShape& input = c->input(1);
   WEIR_RETURN_IF_ERROR(SplitDimIsScalar(c, 0));
-  WEIR_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> axis,
-                        ConstantInts(c, 0, "split_dim"));
+  WEIR_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> axis, ConstantInts(c, 0, "split_dim"));
   PartialShape out = PartialShape::UnknownRank();
   if (input.known_rank() && !axis) {
     out = PartialShape::UnknownDims(input.rank());
@@ -262,11 +157,10 @@ Status SplitVShape(InferenceContext* c) {
   WEIR_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> sizes,
                         ConstantInts(c, 1, "size_splits"));
   WEIR_RETURN_IF_ERROR(SplitDimIsScalar(c, 2));
-  WEIR_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> axis,
-                        ConstantInts(c, 2, "split_dim"));
+  WEIR_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> axis, ConstantInts(c, 2, "split_dim"));
   if (sizes && static_cast<int>(sizes->size()) != c->num_outputs()) {
-    return errors::InvalidArgument("size_splits has ", sizes->size(),
-                                   " entries but num_split is ", c->num_outputs());
+    return errors::InvalidArgument("size_splits has ", sizes->size(), " entries but num_split is ",
+                                   c->num_outputs());
   }
   if (!input.known_rank() || !axis) {
     for (int i = 0; i < c->num_outputs(); ++i) SetUnknownDims(c, i, input.rank());
@@ -286,34 +180,6 @@ Status SplitVShape(InferenceContext* c) {
 }
 
 // ---- Slice
-
-StatusOr<PartialShape> SliceOutputShape(const PartialShape& input,
-                                        std::span<const int64_t> begin,
-                                        std::span<const int64_t> size) {
-  const int rank = input.rank();
-  if (static_cast<int>(begin.size()) != rank || static_cast<int>(size.size()) != rank) {
-    return errors::InvalidArgument("begin ", Ints(begin), " and size ", Ints(size),
-                                   " must have one entry per dim of the input shape ", input);
-  }
-  std::vector<int64_t> dims(rank);
-  for (int i = 0; i < rank; ++i) {
-    const int64_t dim = input.dim(i);
-    if (begin[i] < 0 || (dim >= 0 && begin[i] > dim)) {
-      return errors::InvalidArgument("begin[", i, "] = ", begin[i], " is not in [0, ", dim,
-                                     "] (begin ", Ints(begin), ", input shape ", input, ")");
-    }
-    if (size[i] == -1) {
-      dims[i] = dim < 0 ? PartialShape::kUnknown : dim - begin[i];
-    } else if (size[i] < 0 || (dim >= 0 && size[i] > dim - begin[i])) {
-      return errors::InvalidArgument("size[", i, "] = ", size[i], " is not in [0, ",
-                                     dim < 0 ? dim : dim - begin[i], "] (begin ", Ints(begin),
-                                     ", size ", Ints(size), ", input shape ", input, ")");
-    } else {
-      dims[i] = size[i];
-    }
-  }
-  return PartialShape(std::move(dims));
-}
 
 Status SliceShape(InferenceContext* c) {
   WEIR_ASSIGN_OR_RETURN(int rank, RankFromInputOrVector(c, 1, "begin"));
@@ -343,6 +209,46 @@ Status SliceShape(InferenceContext* c) {
     }
   }
   c->set_output(0, PartialShape(std::move(dims)));
+  return Status::OK();
+}
+
+// ---- StridedSlice
+
+Status StridedSliceShape(InferenceContext* c) {
+  StridedSliceMasks masks;
+  WEIR_RETURN_IF_ERROR(c->GetAttr("begin_mask", &masks.begin));
+  WEIR_RETURN_IF_ERROR(c->GetAttr("end_mask", &masks.end));
+  WEIR_RETURN_IF_ERROR(c->GetAttr("ellipsis_mask", &masks.ellipsis));
+  WEIR_RETURN_IF_ERROR(c->GetAttr("new_axis_mask", &masks.new_axis));
+  WEIR_RETURN_IF_ERROR(c->GetAttr("shrink_axis_mask", &masks.shrink_axis));
+  int64_t entries = PartialShape::kUnknown;
+  const char* kNames[] = {"begin", "end", "strides"};
+  for (int i = 1; i <= 3; ++i) {
+    const PartialShape& s = c->input(i);
+    if (!s.known_rank()) continue;
+    if (s.rank() != 1) {
+      return errors::InvalidArgument(kNames[i - 1], " must be a vector but has shape ", s);
+    }
+    WEIR_RETURN_IF_ERROR(InferenceContext::MergeDim(entries, s.dim(0), &entries)
+                             .WithContext("begin, end and strides must have the same length"));
+  }
+  std::optional<std::vector<int64_t>> values[3];
+  for (int i = 1; i <= 3; ++i) {
+    WEIR_ASSIGN_OR_RETURN(values[i - 1], ConstantInts(c, i, kNames[i - 1]));
+    if (values[i - 1]) entries = static_cast<int64_t>(values[i - 1]->size());
+  }
+  if (entries < 0) {
+    c->set_output(0, PartialShape::UnknownRank());
+    return Status::OK();
+  }
+  if (entries > kMaxStridedSliceEntries) {
+    return errors::InvalidArgument("begin, end and strides have ", entries,
+                                   " entries; a slice has at most ", kMaxStridedSliceEntries);
+  }
+  WEIR_ASSIGN_OR_RETURN(StridedSlicePlan plan,
+                        MakeStridedSlicePlan(c->input(0), static_cast<int>(entries), values[0],
+                                             values[1], values[2], masks));
+  c->set_output(0, std::move(plan.output));
   return Status::OK();
 }
 

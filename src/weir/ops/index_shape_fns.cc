@@ -1,9 +1,12 @@
-// Shape rules of the array ops driven by index values: GatherV2, GatherNd,
+// Shape functions of the array ops driven by index values: GatherV2, GatherNd,
 // ScatterNd, OneHot, Range, DynamicPartition, DynamicStitch, Unique, Where.
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
+#include "weir/framework/array_shape_rules.h"
+#include "weir/framework/gather_scatter_shape.h"
+#include "weir/framework/int_tensor_values.h"
 #include "weir/framework/shape_inference.h"
 #include "weir/framework/tensor.h"
 #include "weir/ops/array_shape_fns.h"
@@ -20,14 +23,6 @@ void Append(std::vector<int64_t>* dims, const std::vector<int64_t>& more) {
   dims->insert(dims->end(), more.begin(), more.end());
 }
 
-// PartialShape::FromDims, the error saying what was being computed.
-template <typename... Parts>
-StatusOr<PartialShape> CheckedShape(std::vector<int64_t> dims, const Parts&... what) {
-  StatusOr<PartialShape> out = PartialShape::FromDims(std::move(dims));
-  if (!out.ok()) return out.status().WithContext(StrCat(what...));
-  return out;
-}
-
 Status RequireScalar(const InferenceContext* c, int i, std::string_view what) {
   const PartialShape& s = c->input(i);
   if (s.known_rank() && s.rank() != 0) {
@@ -39,34 +34,6 @@ Status RequireScalar(const InferenceContext* c, int i, std::string_view what) {
 }  // namespace
 
 // ---- GatherV2
-
-Status NormalizeGatherAxes(int64_t axis, int64_t batch_dims, const PartialShape& params,
-                           const PartialShape& indices, int* norm_axis, int* norm_batch_dims) {
-  WEIR_ASSIGN_OR_RETURN(*norm_axis, NormalizeAxis(axis, params.rank(), "axis", params));
-  if (batch_dims < 0) batch_dims += indices.rank();
-  if (batch_dims < 0 || batch_dims > indices.rank() || batch_dims > *norm_axis) {
-    return errors::InvalidArgument("batch_dims ", batch_dims, " must be in [0, ",
-                                   std::min(indices.rank(), *norm_axis),
-                                   "] (at most the indices' rank and the axis) for params ",
-                                   params, ", indices ", indices, " and axis ", axis);
-  }
-  *norm_batch_dims = static_cast<int>(batch_dims);
-  return Status::OK();
-}
-
-StatusOr<PartialShape> GatherOutputShape(const PartialShape& params, const PartialShape& indices,
-                                         int axis, int batch_dims) {
-  std::vector<int64_t> dims = Dims(params, 0, axis);
-  for (int i = 0; i < batch_dims; ++i) {
-    if (!InferenceContext::MergeDim(dims[i], indices.dim(i), &dims[i]).ok()) {
-      return errors::InvalidArgument("batch dim ", i, " differs between params ", params,
-                                     " and indices ", indices);
-    }
-  }
-  Append(&dims, Dims(indices, batch_dims, indices.rank()));
-  Append(&dims, Dims(params, axis + 1, params.rank()));
-  return CheckedShape(std::move(dims), "gathering from params ", params, " by indices ", indices);
-}
 
 Status GatherV2Shape(InferenceContext* c) {
   int64_t batch_dims;
@@ -87,8 +54,8 @@ Status GatherV2Shape(InferenceContext* c) {
     if (batch_dims < 0) batch_dims += indices.rank();
     if (batch_dims < 0 || batch_dims > indices.rank() || batch_dims >= params.rank()) {
       return errors::InvalidArgument("batch_dims ", batch_dims, " must be in [0, ",
-                                     std::min(indices.rank(), params.rank() - 1),
-                                     "] for params ", params, " and indices ", indices);
+                                     std::min(indices.rank(), params.rank() - 1), "] for params ",
+                                     params, " and indices ", indices);
     }
     c->set_output(0, PartialShape::UnknownDims(params.rank() + indices.rank() - 1 -
                                                static_cast<int>(batch_dims)));
@@ -103,50 +70,9 @@ Status GatherV2Shape(InferenceContext* c) {
 
 // ---- GatherNd and ScatterNd
 
-StatusOr<PartialShape> GatherNdOutputShape(const PartialShape& params,
-                                           const PartialShape& indices) {
-  if (!params.known_rank() || !indices.known_rank()) return PartialShape::UnknownRank();
-  if (indices.rank() < 1) {
-    return errors::InvalidArgument("indices must have rank at least 1 but has shape ", indices);
-  }
-  const int64_t depth = indices.dim(indices.rank() - 1);
-  if (depth < 0) return PartialShape::UnknownRank();
-  if (depth > params.rank()) {
-    return errors::InvalidArgument("the last dim of indices ", indices, " is ", depth,
-                                   " but params ", params, " has only ", params.rank(), " dims");
-  }
-  std::vector<int64_t> dims = Dims(indices, 0, indices.rank() - 1);
-  Append(&dims, Dims(params, static_cast<int>(depth), params.rank()));
-  return CheckedShape(std::move(dims), "gathering from params ", params, " by indices ", indices);
-}
-
 Status GatherNdShape(InferenceContext* c) {
   WEIR_ASSIGN_OR_RETURN(PartialShape out, GatherNdOutputShape(c->input(0), c->input(1)));
   c->set_output(0, std::move(out));
-  return Status::OK();
-}
-
-Status CheckScatterNdShapes(const PartialShape& indices, const PartialShape& updates,
-                            const PartialShape& shape) {
-  if (indices.known_rank() && indices.rank() < 1) {
-    return errors::InvalidArgument("indices must have rank at least 1 but has shape ", indices);
-  }
-  if (!indices.known_rank() || !updates.known_rank() || !shape.known_rank()) {
-    return Status::OK();
-  }
-  const int64_t depth = indices.dim(indices.rank() - 1);
-  if (depth < 0) return Status::OK();
-  if (depth > shape.rank()) {
-    return errors::InvalidArgument("the last dim of indices ", indices, " is ", depth,
-                                   " but the output shape ", shape, " has only ", shape.rank(),
-                                   " dims");
-  }
-  std::vector<int64_t> expected = Dims(indices, 0, indices.rank() - 1);
-  Append(&expected, Dims(shape, static_cast<int>(depth), shape.rank()));
-  if (!PartialShape(expected).IsCompatibleWith(updates)) {
-    return errors::InvalidArgument("updates has shape ", updates, " but indices ", indices,
-                                   " and output shape ", shape, " need ", PartialShape(expected));
-  }
   return Status::OK();
 }
 
@@ -171,17 +97,6 @@ Status ScatterNdShape(InferenceContext* c) {
 
 // ---- OneHot
 
-StatusOr<PartialShape> OneHotOutputShape(const PartialShape& indices, int64_t depth,
-                                         int64_t axis) {
-  if (axis < -1 || axis > indices.rank()) {
-    return errors::InvalidArgument("axis ", axis, " must be -1 or in [0, ", indices.rank(),
-                                   "] for indices of shape ", indices);
-  }
-  std::vector<int64_t> dims = indices.dim_sizes();
-  dims.insert(axis == -1 ? dims.end() : dims.begin() + axis, depth);
-  return CheckedShape(std::move(dims), "one-hot of indices ", indices, " with depth ", depth);
-}
-
 Status OneHotShape(InferenceContext* c) {
   int64_t axis;
   WEIR_RETURN_IF_ERROR(c->GetAttr("axis", &axis));
@@ -204,50 +119,6 @@ Status OneHotShape(InferenceContext* c) {
 
 // ---- Range
 
-StatusOr<int64_t> RangeSize(int64_t start, int64_t limit, int64_t delta) {
-  if (delta == 0) {
-    return errors::InvalidArgument("delta must not be 0 (start ", start, ", limit ", limit, ")");
-  }
-  if (delta > 0 ? start > limit : start < limit) {
-    return errors::InvalidArgument("start ", start, " and limit ", limit, " run against delta ",
-                                   delta, " (delta > 0 needs start <= limit, delta < 0 needs "
-                                   "start >= limit)");
-  }
-  // |limit - start| may not fit in int64; unsigned arithmetic holds it.
-  const uint64_t span = delta > 0 ? static_cast<uint64_t>(limit) - static_cast<uint64_t>(start)
-                                  : static_cast<uint64_t>(start) - static_cast<uint64_t>(limit);
-  const uint64_t step = delta > 0 ? static_cast<uint64_t>(delta)
-                                  : static_cast<uint64_t>(0) - static_cast<uint64_t>(delta);
-  const uint64_t count = span / step + (span % step != 0);
-  if (count > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-    // [INT64_MIN, INT64_MAX) by 1: the count would wrap to -1 (unknown).
-    return errors::InvalidArgument("range from ", start, " to ", limit, " by ", delta, " has ",
-                                   count, " elements, more than 2^63 - 1");
-  }
-  return static_cast<int64_t>(count);
-}
-
-StatusOr<int64_t> RangeSize(double start, double limit, double delta) {
-  if (delta == 0) {
-    return errors::InvalidArgument("delta must not be 0 (start ", start, ", limit ", limit, ")");
-  }
-  if (!std::isfinite(start) || !std::isfinite(limit) || !std::isfinite(delta)) {
-    return errors::InvalidArgument("start ", start, ", limit ", limit, " and delta ", delta,
-                                   " must be finite");
-  }
-  if (delta > 0 ? start > limit : start < limit) {
-    return errors::InvalidArgument("start ", start, " and limit ", limit, " run against delta ",
-                                   delta, " (delta > 0 needs start <= limit, delta < 0 needs "
-                                   "start >= limit)");
-  }
-  const double size = std::ceil(std::abs((limit - start) / delta));
-  if (size >= static_cast<double>(std::numeric_limits<int64_t>::max())) {
-    return errors::InvalidArgument("range from ", start, " to ", limit, " by ", delta,
-                                   " has too many elements");
-  }
-  return static_cast<int64_t>(size);
-}
-
 Status RangeShape(InferenceContext* c) {
   const char* kNames[] = {"start", "limit", "delta"};
   for (int i = 0; i < 3; ++i) WEIR_RETURN_IF_ERROR(RequireScalar(c, i, kNames[i]));
@@ -265,8 +136,8 @@ Status RangeShape(InferenceContext* c) {
                        int64_t{delta->scalar<int32_t>()});
       break;
     case DT_INT64:
-      size = RangeSize(start->scalar<int64_t>(), limit->scalar<int64_t>(),
-                       delta->scalar<int64_t>());
+      size =
+          RangeSize(start->scalar<int64_t>(), limit->scalar<int64_t>(), delta->scalar<int64_t>());
       break;
     case DT_FLOAT:
       size = RangeSize(double{start->scalar<float>()}, double{limit->scalar<float>()},
@@ -275,8 +146,7 @@ Status RangeShape(InferenceContext* c) {
     case DT_DOUBLE:
       size = RangeSize(start->scalar<double>(), limit->scalar<double>(), delta->scalar<double>());
       break;
-    default:
-      break;  // other dtypes: the size is left unknown
+    default: break;  // other dtypes: the size is left unknown
   }
   WEIR_RETURN_IF_ERROR(size.status());
   c->set_output(0, PartialShape({*size}));
@@ -291,8 +161,7 @@ Status DynamicPartitionShape(InferenceContext* c) {
   PartialShape out = PartialShape::UnknownRank();
   if (data.known_rank() && partitions.known_rank()) {
     const int p = partitions.rank();
-    if (p > data.rank() ||
-        !PartialShape(Dims(data, 0, p)).IsCompatibleWith(partitions)) {
+    if (p > data.rank() || !PartialShape(Dims(data, 0, p)).IsCompatibleWith(partitions)) {
       return errors::InvalidArgument("the partitions' shape ", partitions,
                                      " must be a prefix of the data's shape ", data);
     }
@@ -321,8 +190,7 @@ Status DynamicStitchShape(InferenceContext* c) {
         suffix.Merge(PartialShape(Dims(data, indices.rank(), data.rank())));
     if (!merged.ok()) {
       return errors::InvalidArgument("data[", i, "] has shape ", data,
-                                     " whose trailing dims differ from the other data's ",
-                                     suffix);
+                                     " whose trailing dims differ from the other data's ", suffix);
     }
     suffix = *merged;
   }

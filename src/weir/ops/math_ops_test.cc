@@ -6,7 +6,6 @@
 #include "weir/framework/op_def.h"
 #include "weir/ops/all_ops.h"
 #include "weir/ops/op_test_util.h"
-#include "weir/ops/shape_fns.h"
 
 namespace weir {
 namespace {

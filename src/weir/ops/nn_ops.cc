@@ -2,11 +2,11 @@
 // losses, batch normalization. Names, attrs and type sets follow
 // TensorFlow's declarations so imported graphs validate (and get shapes for
 // either data_format); which of those have CPU kernels is up to kernels/.
+#include "weir/framework/broadcast_shape.h"
 #include "weir/framework/op_def.h"
 #include "weir/framework/shape_inference.h"
 #include "weir/ops/all_ops.h"
 #include "weir/ops/nn_shape_fns.h"
-#include "weir/ops/shape_fns.h"
 
 namespace weir {
 namespace {

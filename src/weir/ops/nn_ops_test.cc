@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "weir/framework/tensor.h"
-#include "weir/ops/nn_shape_fns.h"
+#include "weir/framework/window_shape.h"
 #include "weir/ops/op_test_util.h"
 
 namespace weir {

@@ -3,6 +3,9 @@
 // axis, and the batched matrix product, whose inner dimension is reduced.
 // Type sets follow TensorFlow's declarations so imported graphs validate;
 // which of those types have CPU kernels is up to kernels/.
+#include "weir/framework/axes.h"
+#include "weir/framework/broadcast_shape.h"
+#include "weir/framework/int_tensor_values.h"
 #include "weir/framework/op_def.h"
 #include "weir/framework/shape_inference.h"
 #include "weir/framework/tensor.h"

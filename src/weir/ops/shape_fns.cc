@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <limits>
 
+#include "weir/framework/array_shape_rules.h"
+#include "weir/framework/axes.h"
+#include "weir/framework/broadcast_shape.h"
+#include "weir/framework/int_tensor_values.h"
 #include "weir/framework/shape_inference.h"
 #include "weir/framework/tensor.h"
 
@@ -11,39 +15,6 @@ namespace weir {
 Status UnchangedShape(InferenceContext* c) {
   c->set_output(0, c->input(0));
   return Status::OK();
-}
-
-StatusOr<PartialShape> BroadcastShapes(const PartialShape& a, const PartialShape& b) {
-  if (!a.known_rank() || !b.known_rank()) return PartialShape::UnknownRank();
-  const int rank = std::max(a.rank(), b.rank());
-  std::vector<int64_t> dims(rank);
-  for (int i = 0; i < rank; ++i) {
-    // Dims align from the right; a missing leading dim acts as 1.
-    const int ia = i - (rank - a.rank());
-    const int ib = i - (rank - b.rank());
-    const int64_t da = ia >= 0 ? a.dim(ia) : 1;
-    const int64_t db = ib >= 0 ? b.dim(ib) : 1;
-    if (da == 1) {
-      dims[i] = db;
-    } else if (db == 1) {
-      dims[i] = da;
-    } else if (da < 0 || db < 0) {
-      // An unknown dim is 1 or equal to the other one; either way a known
-      // dim other than 1 decides the result.
-      dims[i] = da < 0 ? db : da;
-    } else if (da == db) {
-      dims[i] = da;
-    } else {
-      return errors::InvalidArgument("Incompatible shapes: ", a, " vs. ", b);
-    }
-  }
-  // Each dim is one of the inputs', but their product may still overflow
-  // ([2^32, 1] vs. [1, 2^32]).
-  StatusOr<PartialShape> out = PartialShape::FromDims(std::move(dims));
-  if (!out.ok()) {
-    return out.status().WithContext(StrCat("broadcasting ", a, " and ", b));
-  }
-  return out;
 }
 
 Status BroadcastBinaryOpShape(InferenceContext* c) {
@@ -76,8 +47,7 @@ Status MergeAllInputsShape(InferenceContext* c) {
     StatusOr<PartialShape> merged = out.Merge(c->input(i));
     if (!merged.ok()) {
       return errors::InvalidArgument("all inputs must have the same shape, but input ", i,
-                                     " has shape ", c->input(i), " and the inputs before it ",
-                                     out);
+                                     " has shape ", c->input(i), " and the inputs before it ", out);
     }
     out = std::move(merged).value();
   }
@@ -89,8 +59,8 @@ Status SelectShape(InferenceContext* c) {
   const PartialShape& condition = c->input(0);
   StatusOr<PartialShape> data = c->input(1).Merge(c->input(2));
   if (!data.ok()) {
-    return errors::InvalidArgument("t and e must have the same shape, not ", c->input(1),
-                                   " and ", c->input(2));
+    return errors::InvalidArgument("t and e must have the same shape, not ", c->input(1), " and ",
+                                   c->input(2));
   }
   PartialShape out = std::move(data).value();
   if (condition.rank() == 0 || !condition.known_rank()) {
@@ -135,47 +105,10 @@ Status MatMulShape(InferenceContext* c) {
     return errors::InvalidArgument("Matrix size-incompatible: a ", c->input(0),
                                    " (transpose_a=", transpose_a ? "true" : "false", ") and b ",
                                    c->input(1), " (transpose_b=", transpose_b ? "true" : "false",
-                                   ") have inner dimensions ",
-                                   k_a, " and ", k_b);
+                                   ") have inner dimensions ", k_a, " and ", k_b);
   }
   c->set_output(0, PartialShape({m, n}));
   return Status::OK();
-}
-
-StatusOr<std::vector<int64_t>> IntTensorValues(const Tensor& t, std::string_view what) {
-  if (t.dims() > 1) {
-    return errors::InvalidArgument(what, " must be a scalar or a vector but has shape ",
-                                   t.shape());
-  }
-  std::vector<int64_t> values(t.NumElements());
-  if (t.dtype() == DT_INT32) {
-    std::copy(t.data<int32_t>(), t.data<int32_t>() + t.NumElements(), values.begin());
-  } else if (t.dtype() == DT_INT64) {
-    std::copy(t.data<int64_t>(), t.data<int64_t>() + t.NumElements(), values.begin());
-  } else {
-    return errors::InvalidArgument(what, " must be int32 or int64 but is ", t.dtype());
-  }
-  return values;
-}
-
-StatusOr<std::vector<int>> NormalizeReductionAxes(std::span<const int64_t> axes, int rank,
-                                                   const PartialShape& input_shape) {
-  std::vector<int> normalized;
-  normalized.reserve(axes.size());
-  for (int64_t axis : axes) {
-    if (axis < -rank || axis >= rank) {
-      return errors::InvalidArgument("reduction axis ", axis, " is out of range for input of ",
-                                     "shape ", input_shape, " (rank ", rank, ")");
-    }
-    normalized.push_back(static_cast<int>(axis < 0 ? axis + rank : axis));
-  }
-  std::sort(normalized.begin(), normalized.end());
-  auto duplicate = std::adjacent_find(normalized.begin(), normalized.end());
-  if (duplicate != normalized.end()) {
-    return errors::InvalidArgument("reduction axes [", StrJoin(axes, ","), "] name axis ",
-                                   *duplicate, " twice (input of shape ", input_shape, ")");
-  }
-  return normalized;
 }
 
 Status ReductionShape(InferenceContext* c) {
@@ -229,77 +162,17 @@ Status ReductionShape(InferenceContext* c) {
   return Status::OK();
 }
 
-StatusOr<PartialShape> ReshapeTarget(const PartialShape& input, std::span<const int64_t> dims) {
-  auto requested = [&] { return StrCat("[", StrJoin(dims, ","), "]"); };
-  int inferred = -1;
-  int64_t known_product = 1;
-  bool overflow = false;
-  for (size_t i = 0; i < dims.size(); ++i) {
-    if (dims[i] == -1) {
-      if (inferred >= 0) {
-        return errors::InvalidArgument("only one dimension may be -1, not both ", inferred,
-                                       " and ", i, " in requested shape ", requested());
-      }
-      inferred = static_cast<int>(i);
-    } else if (dims[i] < 0) {
-      return errors::InvalidArgument("dimension ", i, " of requested shape ", requested(),
-                                     " is negative");
-    } else if (dims[i] != 0 &&
-               known_product > std::numeric_limits<int64_t>::max() / dims[i]) {
-      overflow = true;
-    } else {
-      known_product *= dims[i];
-    }
-  }
-  if (overflow) {
-    return errors::InvalidArgument("requested shape ", requested(), " has more than 2^63 ",
-                                   "elements");
-  }
-  PartialShape target(std::vector<int64_t>(dims.begin(), dims.end()));
-  const int64_t count = input.num_elements();
-  if (count < 0) {
-    if (inferred >= 0) {
-      std::vector<int64_t> out(dims.begin(), dims.end());
-      out[inferred] = PartialShape::kUnknown;
-      return PartialShape(std::move(out));
-    }
-    return target;
-  }
-  if (inferred >= 0) {
-    if (known_product == 0) {
-      return errors::InvalidArgument("cannot infer the -1 dimension of requested shape ",
-                                     requested(), " for a tensor of shape ", input,
-                                     ": another requested dimension is 0");
-    }
-    if (count % known_product != 0) {
-      return errors::InvalidArgument("cannot reshape a tensor of shape ", input, " (", count,
-                                     " elements) into shape ", requested(), ": ", count,
-                                     " is not a multiple of ", known_product);
-    }
-    std::vector<int64_t> out(dims.begin(), dims.end());
-    out[inferred] = count / known_product;
-    return PartialShape(std::move(out));
-  }
-  if (known_product != count) {
-    return errors::InvalidArgument("cannot reshape a tensor of shape ", input, " (", count,
-                                   " elements) into shape ", requested(), " (", known_product,
-                                   " elements)");
-  }
-  return target;
-}
-
 StatusOr<std::optional<std::vector<int64_t>>> ShapeVectorInput(InferenceContext* c, int input) {
   const PartialShape& shape_shape = c->input(input);
   if (shape_shape.known_rank() && shape_shape.rank() != 1) {
-    return errors::InvalidArgument("the shape input must be a vector but has shape ",
-                                   shape_shape);
+    return errors::InvalidArgument("the shape input must be a vector but has shape ", shape_shape);
   }
   // Bounded before any value is read: a shape of more than kMaxRank dims
   // is an error however it is given.
-  WEIR_ASSIGN_OR_RETURN(
-      int rank, InferenceContext::RankFromLength(
-                    shape_shape.known_rank() ? shape_shape.dim(0) : PartialShape::kUnknown,
-                    "the shape input"));
+  WEIR_ASSIGN_OR_RETURN(int rank,
+                        InferenceContext::RankFromLength(
+                            shape_shape.known_rank() ? shape_shape.dim(0) : PartialShape::kUnknown,
+                            "the shape input"));
   const Tensor* shape_tensor = c->input_tensor(input);
   if (shape_tensor == nullptr) {
     c->set_output(0, rank < 0 ? PartialShape::UnknownRank() : PartialShape::UnknownDims(rank));

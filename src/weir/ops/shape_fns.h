@@ -37,11 +37,6 @@ Status MergeAllInputsShape(InferenceContext* c);
 // the condition is a scalar, that shape, or a vector over its first dim.
 Status SelectShape(InferenceContext* c);
 
-// NumPy broadcasting of two partial shapes: dims align from the right, a dim
-// of 1 stretches. "Incompatible shapes: [2,3] vs. [4]" when two known dims
-// differ and neither is 1.
-StatusOr<PartialShape> BroadcastShapes(const PartialShape& a, const PartialShape& b);
-
 // [m, k] x [k, n] -> [m, n], with the transpose_a / transpose_b attrs.
 Status MatMulShape(InferenceContext* c);
 
@@ -54,26 +49,10 @@ Status ReductionShape(InferenceContext* c);
 // input 1's value when it is a known constant.
 Status ReshapeShape(InferenceContext* c);
 
-// The rules below are shared by the shape functions and the kernels, so a
-// graph-time error and a run-time error say the same thing.
-
-// Reduction axes for an input of `rank`, each in [-rank, rank) and none
-// named twice, normalized to [0, rank) and sorted.
-StatusOr<std::vector<int>> NormalizeReductionAxes(std::span<const int64_t> axes, int rank,
-                                                   const PartialShape& input_shape);
-
-// The shape Reshape gives `input` for the requested `dims`, where one dim may
-// be -1 (inferred when the element count is known, else unknown).
-StatusOr<PartialShape> ReshapeTarget(const PartialShape& input, std::span<const int64_t> dims);
-
 // The dims given by input `input`, a shape vector (Reshape's shape,
 // RandomUniform's shape): checks it is a vector, and returns its values
 // when it is a known constant. When it is not, sets output 0 to what is
 // known (its length as the rank, or unknown rank) and returns nullopt.
 StatusOr<std::optional<std::vector<int64_t>>> ShapeVectorInput(InferenceContext* c, int input);
-
-// The values of an int32 or int64 tensor of rank 0 or 1, as int64.
-// `what` names the tensor in the error ("Sum: axes").
-StatusOr<std::vector<int64_t>> IntTensorValues(const Tensor& t, std::string_view what);
 
 }  // namespace weir

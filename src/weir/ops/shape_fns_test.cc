@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "weir/framework/broadcast_shape.h"
 #include "weir/framework/tensor.h"
 #include "weir/ops/op_test_util.h"
 

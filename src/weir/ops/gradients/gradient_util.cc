@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "weir/ops/shape_fns.h"
+#include "weir/framework/int_tensor_values.h"
 #include "weir/ops/standard_ops.h"
 
 namespace weir {

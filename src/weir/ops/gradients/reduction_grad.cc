@@ -2,9 +2,9 @@
 // goes back to the input elements it was computed from, so the gradient is
 // the output gradient reshaped to the input's rank (reduced dims kept as 1)
 // and broadcast to the input's shape.
+#include "weir/framework/axes.h"
 #include "weir/ops/gradients/gradient_registry.h"
 #include "weir/ops/gradients/gradient_util.h"
-#include "weir/ops/shape_fns.h"
 #include "weir/ops/standard_ops.h"
 
 namespace weir {
