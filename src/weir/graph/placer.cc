@@ -26,9 +26,15 @@ class UnionFind {
   std::vector<int> parent_;
 };
 
+// IsBackEdge, with the size compared first: it runs for every edge.
+bool IsLoopEdge(const Edge* e) {
+  return std::string_view(e->src()->type_string()) == "NextIteration";
+}
+
 std::vector<std::string> ColocationTargets(const Node* node) {
+  static const std::string* kClass = new std::string("_class");
   std::vector<std::string> out;
-  auto it = node->def().attrs.find("_class");
+  auto it = node->def().attrs.find(*kClass);
   if (it == node->def().attrs.end() || !it->second.is_list()) return out;
   for (const std::string& s : it->second.list().s) {
     if (StartsWith(s, "loc:@")) out.push_back(s.substr(5));
@@ -87,12 +93,20 @@ class Feasibility {
     kernel_ok_.assign(static_cast<size_t>(n) * num_types_, 0);
     request_index_.assign(n, -1);
     std::unordered_map<std::string, int> request_cache;
+    // Kernel matches depend only on the op and its type attrs: looked up
+    // once per distinct (op, dtypes) rather than once per node.
+    std::unordered_map<std::string, size_t> kernel_cache;
+    std::string key;
     UnionFind uf(n);
-    for (Node* node : graph_.nodes()) {
+    const std::vector<Node*> nodes = graph_.nodes();
+    for (Node* node : nodes) {
       const int id = node->id();
+      KernelKey(node, &key);
+      auto [cached, fresh] = kernel_cache.try_emplace(key, static_cast<size_t>(id) * num_types_);
       for (int t = 0; t < num_types_; ++t) {
         kernel_ok_[static_cast<size_t>(id) * num_types_ + t] =
-            options_.kernels->HasKernel(types_[t], node->def());
+            fresh ? options_.kernels->HasKernel(types_[t], node->def())
+                  : kernel_ok_[cached->second + t];
       }
       auto [it, inserted] = request_cache.try_emplace(node->requested_device(), 0);
       if (inserted) {
@@ -122,20 +136,20 @@ class Feasibility {
     // Dense group numbers, members by counting sort.
     group_.assign(n, -1);
     std::vector<int> root_group(n, -1);
-    for (Node* node : graph_.nodes()) {
+    for (Node* node : nodes) {
       int root = uf.Find(node->id());
       if (root_group[root] < 0) root_group[root] = num_groups_++;
       group_[node->id()] = root_group[root];
     }
     member_start_.assign(num_groups_ + 1, 0);
-    for (Node* node : graph_.nodes()) ++member_start_[group_[node->id()] + 1];
+    for (Node* node : nodes) ++member_start_[group_[node->id()] + 1];
     for (int g = 0; g < num_groups_; ++g) member_start_[g + 1] += member_start_[g];
     members_.resize(graph_.num_nodes());
     std::vector<int> fill(member_start_.begin(), member_start_.end() - 1);
-    for (Node* node : graph_.nodes()) members_[fill[group_[node->id()]]++] = node;
+    for (Node* node : nodes) members_[fill[group_[node->id()]]++] = node;
 
     mask_.assign(static_cast<size_t>(num_groups_) * num_devices_, 1);
-    for (Node* node : graph_.nodes()) {
+    for (Node* node : nodes) {
       char* mask = &mask_[static_cast<size_t>(group_[node->id()]) * num_devices_];
       for (int d = 0; d < num_devices_; ++d) mask[d] &= NodeAllows(node, d);
     }
@@ -187,6 +201,22 @@ class Feasibility {
   }
 
  private:
+  // The op's address and the node's dtype attrs, as bytes.
+  static void KernelKey(const Node* node, std::string* key) {
+    key->clear();
+    const OpDef* op = &node->op_def();
+    key->append(reinterpret_cast<const char*>(&op), sizeof(op));
+    for (const auto& [name, value] : node->def().attrs) {
+      if (value.is_type()) {
+        key->push_back(static_cast<char>(value.type()));
+      } else if (value.is_list() && !value.list().type.empty()) {
+        key->push_back('[');
+        for (DType t : value.list().type) key->push_back(static_cast<char>(t));
+        key->push_back(']');
+      }
+    }
+  }
+
   bool KernelOk(const Node* node, int d) const {
     return kernel_ok_[static_cast<size_t>(node->id()) * num_types_ + device_type_[d]];
   }
@@ -260,13 +290,15 @@ class Feasibility {
   std::vector<int> mask_count_;
 };
 
-// The simulated clock: per-device busy-until times, per-node devices and
-// finish times, and the cost of running and moving things.
+// The simulated clock: per-device busy-until times and their latest idle
+// gaps, per-node devices and finish times, and the cost of running and
+// moving things. A node may fill an idle gap that an earlier-placed node
+// left while it waited for its inputs (bounded: the last kMaxGaps gaps).
 class Simulator {
  public:
   Simulator(const Graph& graph, const std::vector<DeviceInfo>& devices, const CostModel& cost)
       : devices_(devices), cost_(cost), num_devices_(static_cast<int>(devices.size())),
-        available_(devices.size(), 0.0), device_(graph.num_node_ids(), -1),
+        available_(devices.size(), 0.0), gaps_(devices.size()), device_(graph.num_node_ids(), -1),
         finish_(graph.num_node_ids(), 0.0), op_cost_(graph.num_node_ids()),
         has_op_cost_(graph.num_node_ids(), 0) {
     for (const DeviceInfo& d : devices) models_.push_back(cost.ModelFor(d));
@@ -280,6 +312,33 @@ class Simulator {
   double finish(const Node* node) const { return finish_[node->id()]; }
   double available(int d) const { return available_[d]; }
   double step_micros() const { return *std::max_element(available_.begin(), available_.end()); }
+
+  // The earliest time >= `ready` at which `d` is idle for `duration`.
+  double EarliestStart(int d, double ready, double duration) const {
+    for (const Gap& gap : gaps_[d]) {
+      double start = std::max(gap.begin, ready);
+      if (start + duration <= gap.end) return start;
+    }
+    return std::max(available_[d], ready);
+  }
+
+  // Marks [start, start + duration) busy on `d`; `start` came from
+  // EarliestStart.
+  void Occupy(int d, double start, double duration) {
+    const double end = start + duration;
+    std::vector<Gap>& gaps = gaps_[d];
+    for (size_t i = 0; i < gaps.size(); ++i) {
+      if (start < gaps[i].begin || end > gaps[i].end) continue;
+      Gap after{end, gaps[i].end};
+      gaps[i].end = start;
+      if (after.end > after.begin) gaps.insert(gaps.begin() + i + 1, after);
+      if (gaps[i].end <= gaps[i].begin) gaps.erase(gaps.begin() + i);
+      return;
+    }
+    if (start > available_[d]) gaps.push_back({available_[d], start});
+    if (gaps.size() > kMaxGaps) gaps.erase(gaps.begin());
+    available_[d] = end;
+  }
 
   double Compute(const Node* node, int d) {
     if (cost_.has_measurements()) {
@@ -298,37 +357,53 @@ class Simulator {
     if (from == to) return 0;
     const LinkModel& link = links_[from * num_devices_ + to];
     if (e->IsControlEdge()) return link.latency_micros;
-    return CostModel::TransferMicros(link, CostModel::OutputBytes(*e->src(), e->src_output()));
+    return CostModel::TransferMicros(link, EdgeBytes(e));
+  }
+
+  double EdgeBytes(const Edge* e) const {
+    if (static_cast<size_t>(e->id()) >= edge_bytes_.size()) edge_bytes_.resize(e->id() + 1024, -1);
+    double& bytes = edge_bytes_[e->id()];
+    if (bytes < 0) bytes = CostModel::OutputBytes(*e->src(), e->src_output());
+    return bytes;
   }
 
   // Runs `node` on `d` after its placed inputs arrive.
   void Run(const Node* node, int d) {
-    double ready = available_[d];
+    double ready = 0;
     for (const Edge* e : node->in_edges()) {
-      if (IsBackEdge(e) || device_[e->src()->id()] < 0) continue;
+      if (IsLoopEdge(e) || device_[e->src()->id()] < 0) continue;
       ready = std::max(ready, finish_[e->src()->id()] + Transfer(e, device_[e->src()->id()], d));
     }
+    const double duration = Compute(node, d);
+    const double start = EarliestStart(d, ready, duration);
+    Occupy(d, start, duration);
     device_[node->id()] = d;
-    finish_[node->id()] = ready + Compute(node, d);
-    available_[d] = finish_[node->id()];
+    finish_[node->id()] = start + duration;
   }
 
  private:
+  static constexpr size_t kMaxGaps = 8;
+  struct Gap {
+    double begin, end;
+  };
+
   const std::vector<DeviceInfo>& devices_;
   const CostModel& cost_;
   const int num_devices_;
   std::vector<DeviceModel> models_;
   std::vector<LinkModel> links_;  // from * devices + to
   std::vector<double> available_;
+  std::vector<std::vector<Gap>> gaps_;  // per device, oldest first
   std::vector<int> device_;       // node id -> device, -1 until placed
   std::vector<double> finish_;
   std::vector<OpCost> op_cost_;
   std::vector<char> has_op_cost_;
+  mutable std::vector<double> edge_bytes_;  // by edge id, -1 until computed
 };
 
 bool IsSource(const Node* node) {
   for (const Edge* e : node->in_edges()) {
-    if (!IsBackEdge(e)) return false;
+    if (!IsLoopEdge(e)) return false;
   }
   return true;
 }
@@ -341,22 +416,25 @@ class GreedyPlacer {
                PlacementExplanation* explanation)
       : devices_(devices), feasibility_(feasibility), sim_(graph, devices, cost),
         explanation_(explanation), num_devices_(static_cast<int>(devices.size())),
-        group_device_(feasibility.num_groups(), -1), group_decider_(feasibility.num_groups()),
+        group_device_(feasibility.num_groups(), -1), group_decider_(feasibility.num_groups(), nullptr),
         deferred_(feasibility.num_groups()), mark_(graph.num_node_ids(), 0) {}
 
+  // Visits nodes in a topological order (TopologicalOrder's, which follows
+  // one chain as far as it goes before the next: chains stay together).
   Status Place(const std::vector<Node*>& order) {
+    std::vector<Node*> sources;  // deferred, in the order reached
     for (Node* node : order) {
       const int g = feasibility_.group(node);
       if (group_device_[g] < 0 && IsSource(node) && feasibility_.count(g) > 1) {
         deferred_[g].push_back(node);  // decided with its first consumer
+        sources.push_back(node);
         continue;
       }
       PlaceReached(node);
     }
     // Sources nothing consumed: by their own earliest finish.
-    for (Node* node : order) {
-      if (sim_.device(node) >= 0) continue;
-      PlaceReached(node);
+    for (Node* node : sources) {
+      if (sim_.device(node) < 0) PlaceReached(node);
     }
     if (explanation_ != nullptr) explanation_->simulated_step_micros = sim_.step_micros();
     return Status::OK();
@@ -377,7 +455,8 @@ class GreedyPlacer {
   void PlaceReached(Node* node) {
     const int g = feasibility_.group(node);
     std::string reason;
-    std::vector<Candidate> candidates;
+    std::vector<Candidate>& candidates = candidates_;
+    candidates.clear();
     if (explanation_ != nullptr || (group_device_[g] < 0 && feasibility_.count(g) > 1)) {
       for (int d = 0; d < num_devices_; ++d) {
         if (feasibility_.Allowed(g, d)) candidates.push_back(Evaluate(node, d));
@@ -388,7 +467,7 @@ class GreedyPlacer {
       d = feasibility_.FirstAllowed(g);
       if (explanation_ != nullptr) reason = feasibility_.ForcedReason(node);
     } else if (d >= 0) {
-      if (explanation_ != nullptr) reason = StrCat("colocated with '", group_decider_[g], "'");
+      if (explanation_ != nullptr) reason = StrCat("colocated with '", group_decider_[g]->name(), "'");
     } else {
       const bool group = feasibility_.group_size(g) > 1;
       if (group) {
@@ -401,7 +480,7 @@ class GreedyPlacer {
       d = candidates[best].device;
       if (explanation_ != nullptr) reason = CostReason(candidates, best, group);
     }
-    Decide(g, d, node->name());
+    Decide(g, d, node);
     PlaceDeferredInputs(node, d);
     sim_.Run(node, d);
     Explain(node, candidates, d, std::move(reason));
@@ -414,10 +493,10 @@ class GreedyPlacer {
     ++stamp_;
     Candidate c;
     c.device = d;
-    double local = sim_.available(d);
+    double sources = 0;  // compute of the deferred sources that would run here first
     double ready = 0;
     for (const Edge* e : node->in_edges()) {
-      if (IsBackEdge(e)) continue;
+      if (IsLoopEdge(e)) continue;
       const Node* src = e->src();
       const int src_device = sim_.device(src);
       double arrival;
@@ -428,9 +507,9 @@ class GreedyPlacer {
       } else if (feasibility_.Allowed(feasibility_.group(src), d)) {
         if (mark_[src->id()] != stamp_) {
           mark_[src->id()] = stamp_;
-          local += sim_.Compute(src, d);
+          sources += sim_.Compute(src, d);
         }
-        arrival = local;
+        continue;
       } else {
         auto [from, at] = BestRemote(src, e, d);
         c.transfers += sim_.Transfer(e, from, d);
@@ -438,7 +517,9 @@ class GreedyPlacer {
       }
       ready = std::max(ready, arrival);
     }
-    c.finish = std::max(local, ready) + sim_.Compute(node, d);
+    if (sources > 0) ready = std::max(ready, sim_.EarliestStart(d, 0, sources) + sources);
+    const double duration = sim_.Compute(node, d);
+    c.finish = sim_.EarliestStart(d, ready, duration) + duration;
     c.score = c.finish;
     return c;
   }
@@ -451,7 +532,8 @@ class GreedyPlacer {
     double best_at = 0;
     for (int d = 0; d < num_devices_; ++d) {
       if (!feasibility_.Allowed(g, d)) continue;
-      double at = sim_.available(d) + sim_.Compute(src, d) + sim_.Transfer(e, d, to);
+      const double duration = sim_.Compute(src, d);
+      double at = sim_.EarliestStart(d, 0, duration) + duration + sim_.Transfer(e, d, to);
       if (best < 0 || at < best_at) {
         best = d;
         best_at = at;
@@ -472,14 +554,16 @@ class GreedyPlacer {
   }
 
   // Fixes group `g` on `d`; its deferred sources run there now.
-  void Decide(int g, int d, const std::string& decider) {
+  void Decide(int g, int d, const Node* decider) {
     if (group_device_[g] >= 0) return;
     group_device_[g] = d;
     group_decider_[g] = decider;
     for (Node* source : deferred_[g]) {
-      if (sim_.device(source) >= 0 || source->name() == decider) continue;
+      if (sim_.device(source) >= 0 || source == decider) continue;
       sim_.Run(source, d);
-      if (explanation_ != nullptr) Explain(source, {}, d, StrCat("colocated with '", decider, "'"));
+      if (explanation_ != nullptr) {
+        Explain(source, {}, d, StrCat("colocated with '", decider->name(), "'"));
+      }
     }
     deferred_[g].clear();
   }
@@ -487,11 +571,11 @@ class GreedyPlacer {
   void PlaceDeferredInputs(const Node* node, int d) {
     for (const Edge* e : node->in_edges()) {
       Node* src = e->src();
-      if (IsBackEdge(e) || sim_.device(src) >= 0) continue;
+      if (IsLoopEdge(e) || sim_.device(src) >= 0) continue;
       const int g = feasibility_.group(src);
       const bool with_consumer = feasibility_.Allowed(g, d);
       const int where = with_consumer ? d : BestRemote(src, e, d).first;
-      Decide(g, where, src->name());
+      Decide(g, where, src);
       sim_.Run(src, where);
       if (explanation_ == nullptr) continue;
       Explain(src, {}, where,
@@ -543,9 +627,10 @@ class GreedyPlacer {
   PlacementExplanation* explanation_;
   const int num_devices_;
   std::vector<int> group_device_;
-  std::vector<std::string> group_decider_;  // the member whose placement decided
+  std::vector<const Node*> group_decider_;  // the member whose placement decided
   std::vector<std::vector<Node*>> deferred_;  // per group: sources waiting
   std::vector<int> mark_;  // node id -> stamp_ when counted in Evaluate
+  std::vector<Candidate> candidates_;  // reused by PlaceReached
   int stamp_ = 0;
 };
 

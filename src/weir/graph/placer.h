@@ -8,8 +8,8 @@
 // members' feasible devices.
 //
 // The choice is a greedy simulation with a CostModel. Nodes are walked in
-// topological order, keeping each device's busy-until time and each node's
-// finish time. A group is placed when its first member is reached, on the
+// topological order, keeping each device's busy time (a node may fill an
+// idle gap another left) and each node's finish time. A group is placed when its first member is reached, on the
 // feasible device where that member would finish earliest (its inputs'
 // arrival times include the transfers from other devices) plus the rest of
 // the group's compute there; ties go to the lowest device index. A group

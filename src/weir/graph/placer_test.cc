@@ -339,14 +339,20 @@ TEST_F(PlacerTest, WideFanOutUsesEveryDeviceUpToItsWidth) {
   sum.attrs["N"] = int64_t{8};
   nodes.push_back(sum);
   ASSERT_TRUE(Build(nodes).ok());
+  double one_device = 0;
   for (int n = 1; n <= 8; ++n) {
-    ASSERT_TRUE(Place(CpuDevices(n)).ok()) << n;
+    PlacementExplanation explanation;
+    ASSERT_TRUE(Place(CpuDevices(n), &explanation).ok()) << n;
     std::set<std::string> used;
-    for (int b = 0; b < 8; ++b) {
-      used.insert(DeviceOf(StrCat("y", b)));
-      EXPECT_EQ(DeviceOf(StrCat("r", b)), DeviceOf(StrCat("y", b))) << n;
-    }
+    for (int b = 0; b < 8; ++b) used.insert(DeviceOf(StrCat("y", b)));
     EXPECT_EQ(static_cast<int>(used.size()), n) << n << " devices";
+    // The MatMuls dominate: the step shrinks about as 1 / ceil(8 / n), plus
+    // the transfers into the final AddN.
+    if (n == 1) one_device = *SimulatePlacedStep(graph_, CpuDevices(1), cost_);
+    const double rounds = (8 + n - 1) / n;
+    const double gather = 8 * cost_.TransferMicros(Cpu(0), Cpu(1), 256 * 256 * 4);
+    EXPECT_LT(explanation.simulated_step_micros, one_device * (rounds / 8) * 1.15 + gather)
+        << n << " devices\n" << explanation.ToString();
   }
 }
 

@@ -32,7 +32,11 @@ StatusOr<Device*> DeviceMgr::Find(const std::string& full_name) const {
 
 std::vector<DeviceInfo> DeviceMgr::Infos() const {
   std::vector<DeviceInfo> infos;
-  for (const auto& device : devices_) infos.push_back({device->name(), device->device_type()});
+  for (const auto& device : devices_) {
+    DeviceInfo info{device->name(), device->device_type()};
+    if (device->intra_op_pool() != nullptr) info.threads = device->intra_op_pool()->NumThreads();
+    infos.push_back(std::move(info));
+  }
   return infos;
 }
 

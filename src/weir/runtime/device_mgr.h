@@ -22,7 +22,7 @@ class DeviceMgr {
   const std::vector<std::unique_ptr<Device>>& devices() const { return devices_; }
   // The device with this full name, or NotFound listing the devices.
   StatusOr<Device*> Find(const std::string& full_name) const;
-  // Name and type of each device, for placement.
+  // Name, type and intra-op threads of each device, for placement.
   std::vector<DeviceInfo> Infos() const;
   // A random number fixed for the life of the device (rendezvous keys).
   uint64_t Incarnation(const std::string& full_name) const;

@@ -33,6 +33,10 @@ struct CompileOptions {
   bool fuse_kernels = true;    // op chains -> fused kernels (graph/fuse_ops.h)
   bool schedule_recvs = true;  // start each _Recv as late as it can (ALAP)
   bool lossy_transfers = false;  // float32 crosses devices as bfloat16
+  // Place by the cost model's simulation (graph/placer.h); false: every
+  // node on the first device that can run it.
+  bool cost_model_placement = true;
+  bool explain_placement = false;  // fill CompiledGraph::placement
   // Record every node's count and changes per pass (CompiledGraph::passes).
   bool record_passes = false;
 };
@@ -46,6 +50,8 @@ struct CompileEnv {
   Device* host_device = nullptr;
   // The incarnation of each device, for rendezvous keys.
   std::function<uint64_t(const std::string& device)> incarnation;
+  // Node times measured in earlier steps, for placement; null: estimates.
+  const CostModel* cost_model = nullptr;
 };
 
 // One pass's effect on the graph, for `weir inspect` and the docs.
@@ -70,6 +76,7 @@ struct CompiledGraph {
   std::vector<std::string> fetches;  // in signature order
   std::vector<CompiledPartition> partitions;
   std::vector<PassRecord> passes;    // when record_passes
+  PlacementExplanation placement;    // when explain_placement
 };
 
 // Compiles a copy of `graph` for `signature`; `graph` is not modified.
