@@ -156,7 +156,7 @@ void Quality() {
     cost.SetLink(Cpu(i), Cpu(3), {50, 1e9});
     cost.SetLink(Cpu(3), Cpu(i), {50, 1e9});
   }
-  std::printf("devices: CPU:0 and CPU:1 1x (30 GFLOP/s, 8 GB/s), CPU:2 2x, CPU:3 0.5x;\n"
+  std::printf("devices: CPU:0 and CPU:1 1x (100 GFLOP/s, 8 GB/s), CPU:2 2x, CPU:3 0.5x;\n"
               "links 5 us + 10 GB/s, to and from CPU:3 50 us + 1 GB/s\n\n");
   std::printf("%-32s %12s %12s %12s %12s %10s\n", "graph (simulated step, us)", "cost model",
               "all CPU:0", "all CPU:2", "round-robin", "transfers");

@@ -60,9 +60,10 @@ class CostModel {
  public:
   static constexpr int64_t kUnknownDim = 32;
   static constexpr double kMaxCost = 1e30;
-  // CPU defaults, per intra-op thread (measured order of magnitude for one
-  // AVX2 core: GEMM ~30 GFLOP/s, streaming ~8 GB/s; bandwidth caps at 4x).
-  static constexpr double kCpuFlopsPerThread = 30e9;
+  // CPU defaults, per intra-op thread: one AVX-512 core of the machine in
+  // docs/performance.md runs a 1024-wide GEMM at ~250 GFLOP/s, an AVX2 core
+  // at ~50-100; streaming ~8 GB/s per thread, capped at 4 threads.
+  static constexpr double kCpuFlopsPerThread = 100e9;
   static constexpr double kCpuBytesPerSecondPerThread = 8e9;
   static constexpr double kCpuOverheadMicros = 1.0;
   // Between two devices of one process: a rendezvous hand-off and a copy.
