@@ -33,8 +33,7 @@ Status ArgReductionShape(InferenceContext* c) {
     c->set_output(0, PartialShape::UnknownDims(input.rank() - 1));
     return Status::OK();
   }
-  WEIR_ASSIGN_OR_RETURN(std::vector<int64_t> axis, IntTensorValues(*dimension_tensor,
-                                                                   "dimension"));
+  WEIR_ASSIGN_OR_RETURN(std::vector<int64_t> axis, IntTensorValues(*dimension_tensor, "dimension"));
   WEIR_ASSIGN_OR_RETURN(std::vector<int> normalized,
                         NormalizeReductionAxes(axis, input.rank(), input));
   std::vector<int64_t> dims = input.dim_sizes();
@@ -62,10 +61,9 @@ Status BatchMatMulV2Shape(InferenceContext* c) {
   const int64_t k_y = y.dim(adj_y ? ry - 1 : ry - 2);
   const int64_t n = y.dim(adj_y ? ry - 2 : ry - 1);
   if (k_x >= 0 && k_y >= 0 && k_x != k_y) {
-    return errors::InvalidArgument("Matrix size-incompatible: x ", x, " (adj_x=",
-                                   adj_x ? "true" : "false", ") and y ", y, " (adj_y=",
-                                   adj_y ? "true" : "false", ") have inner dimensions ", k_x,
-                                   " and ", k_y);
+    return errors::InvalidArgument(
+        "Matrix size-incompatible: x ", x, " (adj_x=", adj_x ? "true" : "false", ") and y ", y,
+        " (adj_y=", adj_y ? "true" : "false", ") have inner dimensions ", k_x, " and ", k_y);
   }
   const std::vector<int64_t>& xd = x.dim_sizes();
   const std::vector<int64_t>& yd = y.dim_sizes();

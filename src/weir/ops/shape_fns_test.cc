@@ -93,8 +93,7 @@ TEST(MatMulShapeTest, AllTransposes) {
 
 TEST(MatMulShapeTest, PartialShapes) {
   AttrMap attrs = {{"T", DT_FLOAT}};
-  EXPECT_EQ(Shape1("MatMul", attrs, {{kUnknown, 3}, {kUnknown, 4}}),
-            PartialShape({kUnknown, 4}));
+  EXPECT_EQ(Shape1("MatMul", attrs, {{kUnknown, 3}, {kUnknown, 4}}), PartialShape({kUnknown, 4}));
   EXPECT_EQ(Shape1("MatMul", attrs, {PartialShape::UnknownRank(), {3, kUnknown}}),
             PartialShape({kUnknown, kUnknown}));
 }
@@ -130,8 +129,7 @@ TEST(ReductionShapeTest, UnknownAxes) {
   EXPECT_EQ(Shape1("Sum", attrs, {{2, 3, 4}, {2}}), PartialShape({kUnknown}));
   EXPECT_EQ(Shape1("Sum", attrs, {{2, 3, 4}, {kUnknown}}), PartialShape::UnknownRank());
   EXPECT_EQ(Shape1("Sum", attrs, {{2, 3, 4}, {0}}), PartialShape({2, 3, 4}));
-  EXPECT_EQ(Shape1("Sum", attrs, {PartialShape::UnknownRank(), {2}}),
-            PartialShape::UnknownRank());
+  EXPECT_EQ(Shape1("Sum", attrs, {PartialShape::UnknownRank(), {2}}), PartialShape::UnknownRank());
   attrs["keep_dims"] = true;
   EXPECT_EQ(Shape1("Sum", attrs, {{2, 3, 4}, {kUnknown}}),
             PartialShape({kUnknown, kUnknown, kUnknown}));
@@ -164,16 +162,14 @@ TEST(ReshapeShapeTest, ConstantShape) {
             PartialShape({kUnknown, 2}));
   Tensor full = Tensor::FromVector<int64_t>({2, 6});
   attrs["Tshape"] = DT_INT64;
-  EXPECT_EQ(Shape1("Reshape", attrs, {{kUnknown, 4}, {2}}, {nullptr, &full}),
-            PartialShape({2, 6}));
+  EXPECT_EQ(Shape1("Reshape", attrs, {{kUnknown, 4}, {2}}, {nullptr, &full}), PartialShape({2, 6}));
   Tensor scalar = Tensor::FromVector<int64_t>({});
   EXPECT_EQ(Shape1("Reshape", attrs, {{1, 1}, {0}}, {nullptr, &scalar}), kScalar);
 }
 
 TEST(ReshapeShapeTest, UnknownShapeInput) {
   AttrMap attrs = {{"T", DT_FLOAT}};
-  EXPECT_EQ(Shape1("Reshape", attrs, {{3, 4}, {3}}),
-            PartialShape({kUnknown, kUnknown, kUnknown}));
+  EXPECT_EQ(Shape1("Reshape", attrs, {{3, 4}, {3}}), PartialShape({kUnknown, kUnknown, kUnknown}));
   EXPECT_EQ(Shape1("Reshape", attrs, {{3, 4}, {kUnknown}}), PartialShape::UnknownRank());
 }
 
@@ -196,12 +192,12 @@ TEST(ReshapeShapeTest, Errors) {
 TEST(ArrayOpShapeTest, ConstPlaceholderShape) {
   Tensor value = Tensor::FromVector<float>({1, 2, 3, 4, 5, 6}, TensorShape({2, 3}));
   EXPECT_EQ(Shape1("Const", {{"value", value}, {"dtype", DT_FLOAT}}, {}), PartialShape({2, 3}));
-  EXPECT_TRUE(errors::IsInvalidArgument(
-      ShapeError("Const", {{"value", value}, {"dtype", DT_INT32}}, {})));
+  EXPECT_TRUE(
+      errors::IsInvalidArgument(ShapeError("Const", {{"value", value}, {"dtype", DT_INT32}}, {})));
   EXPECT_EQ(Shape1("Placeholder", {{"dtype", DT_FLOAT}}, {}), PartialShape::UnknownRank());
-  EXPECT_EQ(Shape1("Placeholder", {{"dtype", DT_FLOAT}, {"shape", PartialShape({kUnknown, 784})}},
-                   {}),
-            PartialShape({kUnknown, 784}));
+  EXPECT_EQ(
+      Shape1("Placeholder", {{"dtype", DT_FLOAT}, {"shape", PartialShape({kUnknown, 784})}}, {}),
+      PartialShape({kUnknown, 784}));
   EXPECT_EQ(Shape1("Shape", {{"T", DT_FLOAT}}, {{2, kUnknown, 4}}), PartialShape({3}));
   EXPECT_EQ(Shape1("Shape", {{"T", DT_FLOAT}}, {PartialShape::UnknownRank()}),
             PartialShape({kUnknown}));

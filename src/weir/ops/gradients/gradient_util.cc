@@ -62,14 +62,15 @@ Output ShapeOf(const Scope& scope, const Output& x) {
 }
 
 IndexedSlices GatheredRows(const Scope& scope, const Output& g, const Output& indices,
-                         const Output& shape) {
+                           const Output& shape) {
   Output row_shape;
   if (std::optional<std::vector<int64_t>> dims = ConstantInts(shape)) {
     std::vector<int64_t> values = *dims;
     values[0] = -1;
     row_shape = IntVector(scope, values);
   } else {
-    row_shape = ops::ConcatV2(scope, {ops::Const(scope, {-1}), ops::Slice(scope, shape, {1}, {-1})}, 0);
+    row_shape =
+        ops::ConcatV2(scope, {ops::Const(scope, {-1}), ops::Slice(scope, shape, {1}, {-1})}, 0);
   }
   return {ops::Reshape(scope, g, row_shape), ops::Reshape(scope, indices, {-1}), shape};
 }
