@@ -12,9 +12,8 @@
 #include "weir/base/checked_math.h"
 #include "weir/base/str_util.h"
 #include "weir/framework/attr_value.h"
-#include "weir/framework/call_frame.h"
+#include "weir/framework/op_kernel.h"
 #include "weir/graph/algorithm.h"
-#include "weir/runtime/executor.h"
 
 namespace weir {
 namespace {
@@ -130,7 +129,9 @@ class Folder {
  public:
   Folder(Graph* graph, Device* cpu, const KernelRegistry& kernels,
          const ConstantFoldingOptions& options, std::vector<std::string>* changes)
-      : graph_(graph), cpu_(cpu), kernels_(kernels), options_(options), changes_(changes) {}
+      : graph_(graph), cpu_(cpu), kernels_(kernels), options_(options), changes_(changes) {
+    step_.cancellation = &cancellation_;
+  }
 
   StatusOr<int> Run();
 
@@ -142,12 +143,15 @@ class Folder {
   Status ClassifyAll();
   // Folding nodes read by a node that does not fold, by id.
   std::vector<int> Frontier() const;
-  // The value of every consumed output of `nodes` (kCompute), evaluated in
-  // one graph; (*values)[i][port] is unset for outputs nobody reads.
-  Status EvaluateTogether(const std::vector<Node*>& nodes,
-                          std::vector<std::vector<Tensor>>* values);
-  Status EvaluateTogetherOrThrow(const std::vector<Node*>& nodes,
-                                 std::vector<std::vector<Tensor>>* values);
+  // Evaluates the nodes of `frontier` (kCompute) and every folding node they
+  // read, in topological order, each kernel run once. A node whose kernel
+  // fails fails alone (with what reads it): (*failures)[id] gets the error,
+  // (*values)[id] the outputs of the others.
+  void Evaluate(const std::vector<Node*>& frontier,
+                std::unordered_map<int, std::vector<Tensor>>* values,
+                std::unordered_map<int, Status>* failures);
+  // Runs `node`'s CPU kernel on `inputs`.
+  StatusOr<std::vector<Tensor>> RunKernel(const Node& node, std::vector<Tensor> inputs);
   // Replaces `node` by Consts of `values` (by port).
   Status Replace(Node* node, const std::vector<Tensor>& values);
   // Removes `node` if nothing reads it any more and it may go, then the
@@ -175,7 +179,9 @@ class Folder {
   std::vector<Kind> kind_;     // by node id
   std::vector<bool> excluded_;  // by node id: too large or failed to evaluate
   std::unordered_map<int, std::vector<Tensor>> shape_values_;  // kShape nodes
-  std::vector<bool> visited_;   // scratch for EvaluateTogether
+  std::vector<bool> visited_;   // scratch for Evaluate
+  CancellationManager cancellation_;
+  StepContext step_;
 };
 
 Kind Folder::Classify(const Node& node) {
@@ -240,26 +246,43 @@ std::vector<int> Folder::Frontier() const {
   return frontier;
 }
 
-Status Folder::EvaluateTogether(const std::vector<Node*>& nodes,
-                                std::vector<std::vector<Tensor>>* values) {
-  // The kernels and the standard containers may throw on exhaustion: a
-  // constant too large to compute is left to the step, not a crash.
-  try {
-    return EvaluateTogetherOrThrow(nodes, values);
-  } catch (const std::bad_alloc&) {
-    return errors::ResourceExhausted("out of memory evaluating constants");
-  } catch (const std::length_error&) {
-    return errors::ResourceExhausted("a container grew past its maximum size evaluating constants");
+StatusOr<std::vector<Tensor>> Folder::RunKernel(const Node& node, std::vector<Tensor> inputs) {
+  WEIR_ASSIGN_OR_RETURN(std::unique_ptr<OpKernel> kernel,
+                        kernels_.CreateKernel(cpu_, node.def(), node.op_def()));
+  if (kernel->AsAsync() != nullptr) {
+    return errors::Unimplemented("constant folding runs synchronous kernels only");
   }
+  std::vector<Tensor> outputs(node.num_outputs());
+  OpKernelContext::Params params;
+  params.device = cpu_;
+  params.kernel = kernel.get();
+  params.step = &step_;
+  params.inputs = std::span<Tensor>(inputs);
+  params.outputs = std::span<Tensor>(outputs);
+  OpKernelContext context(&params);
+  kernel->Compute(&context);
+  WEIR_RETURN_IF_ERROR(context.status());
+  if (context.outputs_dead()) return errors::Internal("the kernel produced dead outputs");
+  for (int i = 0; i < node.num_outputs(); ++i) {
+    if (!outputs[i].IsInitialized() || outputs[i].dtype() != node.output_type(i)) {
+      return errors::Internal("the kernel did not produce output ", i, " as ",
+                              DTypeName(node.output_type(i)));
+    }
+  }
+  return outputs;
 }
 
-Status Folder::EvaluateTogetherOrThrow(const std::vector<Node*>& nodes,
-                                       std::vector<std::vector<Tensor>>* values) {
+void Folder::Evaluate(const std::vector<Node*>& frontier,
+                      std::unordered_map<int, std::vector<Tensor>>* values,
+                      std::unordered_map<int, Status>* failures) {
   // The nodes to evaluate and every folding node they read, in topological
-  // order.
+  // order; and how many evaluations still read each, so that intermediate
+  // values are released as soon as they are no longer needed.
   std::vector<Node*> needed;
-  std::vector<Node*> stack(nodes.begin(), nodes.end());
+  std::vector<Node*> stack(frontier.begin(), frontier.end());
   visited_.assign(graph_->num_node_ids(), false);
+  std::unordered_map<int, int> uses;
+  for (Node* node : frontier) uses[node->id()] = 1;  // kept for the caller
   while (!stack.empty()) {
     Node* node = stack.back();
     stack.pop_back();
@@ -268,83 +291,58 @@ Status Folder::EvaluateTogetherOrThrow(const std::vector<Node*>& nodes,
     needed.push_back(node);
     if (kind_[node->id()] != Kind::kCompute) continue;
     for (const Edge* e : node->in_edges()) {
-      if (!e->IsControlEdge() && !visited_[e->src()->id()]) stack.push_back(e->src());
+      if (e->IsControlEdge()) continue;
+      ++uses[e->src()->id()];
+      if (!visited_[e->src()->id()]) stack.push_back(e->src());
     }
   }
   std::sort(needed.begin(), needed.end(),
             [&](const Node* a, const Node* b) { return position_[a->id()] < position_[b->id()]; });
 
-  Graph fold;
-  // Each needed output as (node in `fold`, port).
-  std::unordered_map<int, std::vector<std::pair<Node*, int>>> outputs;
-  auto add_const = [&](const std::string& name, const Tensor& value) -> StatusOr<Node*> {
-    NodeDef def;
-    def.name = name;
-    def.op = "Const";
-    def.attrs = {{"dtype", value.dtype()}, {"value", value}};
-    return fold.AddNode(std::move(def));
-  };
   for (Node* node : needed) {
-    std::vector<std::pair<Node*, int>>& out = outputs[node->id()];
-    const Kind kind = kind_[node->id()];
-    if (kind == Kind::kShape) {
-      const std::vector<Tensor>& shape = shape_values_.at(node->id());
-      for (size_t port = 0; port < shape.size(); ++port) {
-        WEIR_ASSIGN_OR_RETURN(Node * c,
-                              add_const(StrCat("_folded_shape/", port, "/", node->name()), shape[port]));
-        out.emplace_back(c, 0);
-      }
+    const int id = node->id();
+    const Kind kind = kind_[id];
+    if (kind == Kind::kConst) {
+      (*values)[id] = {node->def().attrs.at("value").tensor()};
       continue;
     }
-    NodeDef def = node->def();
-    def.device.clear();
-    WEIR_ASSIGN_OR_RETURN(Node * copy, fold.AddNode(std::move(def)));
-    for (int port = 0; port < node->num_outputs(); ++port) out.emplace_back(copy, port);
-    if (kind != Kind::kCompute) continue;
+    if (kind == Kind::kShape) {
+      (*values)[id] = shape_values_.at(id);
+      continue;
+    }
+    std::vector<Tensor> inputs(node->num_inputs());
+    Status failed;
     for (const Edge* e : node->in_edges()) {
       if (e->IsControlEdge()) continue;
-      const auto& [src, port] = outputs.at(e->src()->id())[e->src_output()];
-      fold.AddEdge(src, port, copy, e->dst_input());
+      const int src = e->src()->id();
+      if (auto f = failures->find(src); f != failures->end()) {
+        failed = f->second;
+      } else {
+        inputs[e->dst_input()] = (*values)[src][e->src_output()];
+      }
+      if (--uses[src] == 0) values->erase(src);
+    }
+    if (!failed.ok()) {
+      (*failures)[id] = failed;
+      continue;
+    }
+    // The kernels and the standard containers may throw on exhaustion: a
+    // constant too large to compute is left to the step, not a crash.
+    StatusOr<std::vector<Tensor>> outputs = errors::Internal("not evaluated");
+    try {
+      outputs = RunKernel(*node, std::move(inputs));
+    } catch (const std::bad_alloc&) {
+      outputs = errors::ResourceExhausted("out of memory evaluating a constant");
+    } catch (const std::length_error&) {
+      outputs = errors::ResourceExhausted("a container grew past its maximum size");
+    }
+    if (outputs.ok()) {
+      (*values)[id] = std::move(*outputs);
+    } else {
+      (*failures)[id] = Status(outputs.status().code(),
+                               StrCat(node->Describe(), ": ", outputs.status().message()));
     }
   }
-  // A _Retval per consumed output of `nodes`.
-  std::vector<std::pair<int, int>> retvals;  // (index in nodes, port)
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    std::vector<bool> consumed(nodes[i]->num_outputs(), false);
-    for (const Edge* e : nodes[i]->out_edges()) {
-      if (!e->IsControlEdge()) consumed[e->src_output()] = true;
-    }
-    for (int port = 0; port < nodes[i]->num_outputs(); ++port) {
-      if (!consumed[port]) continue;
-      NodeDef def;
-      def.name = StrCat("_folded_retval/", retvals.size());
-      def.op = "_Retval";
-      def.attrs = {{"T", nodes[i]->output_type(port)},
-                   {"index", static_cast<int64_t>(retvals.size())}};
-      WEIR_ASSIGN_OR_RETURN(Node * retval, fold.AddNode(std::move(def)));
-      const auto& [src, src_port] = outputs.at(nodes[i]->id())[port];
-      fold.AddEdge(src, src_port, retval, 0);
-      retvals.emplace_back(static_cast<int>(i), port);
-    }
-  }
-
-  WEIR_ASSIGN_OR_RETURN(std::unique_ptr<Executor> executor, Executor::Create(fold, cpu_, kernels_));
-  CancellationManager cancellation;
-  CallFrame frame({}, static_cast<int>(retvals.size()));
-  Executor::Args args;
-  args.call_frame = &frame;
-  args.cancellation = &cancellation;
-  WEIR_RETURN_IF_ERROR(executor->Run(args));
-  values->assign(nodes.size(), {});
-  for (size_t i = 0; i < nodes.size(); ++i) (*values)[i].resize(nodes[i]->num_outputs());
-  for (size_t k = 0; k < retvals.size(); ++k) {
-    const auto& [i, port] = retvals[k];
-    if (!frame.retvals()[k].IsInitialized()) {
-      return errors::Internal("no value for output ", port, " of ", nodes[i]->Describe());
-    }
-    (*values)[i][port] = frame.retvals()[k];
-  }
-  return Status::OK();
 }
 
 Status Folder::Replace(Node* node, const std::vector<Tensor>& values) {
@@ -426,33 +424,14 @@ StatusOr<int> Folder::Run() {
     WEIR_RETURN_IF_ERROR(ClassifyAll());
     const std::vector<int> frontier = Frontier();
     if (frontier.empty()) break;
-    // Shape values are known; the rest is evaluated in one graph, or node
-    // by node when that fails, so one bad node keeps only itself unfolded.
+    // Shape values are known; the rest is evaluated.
     std::vector<Node*> compute;
     for (int id : frontier) {
       if (kind_[id] == Kind::kCompute) compute.push_back(graph_->FindNodeId(id));
     }
     std::unordered_map<int, std::vector<Tensor>> values;
     std::unordered_map<int, Status> failures;
-    std::vector<std::vector<Tensor>> together;
-    if (!compute.empty()) {
-      Status status = EvaluateTogether(compute, &together);
-      if (status.ok()) {
-        for (size_t i = 0; i < compute.size(); ++i) values[compute[i]->id()] = std::move(together[i]);
-      } else if (compute.size() == 1) {
-        failures[compute[0]->id()] = status;
-      } else {
-        for (Node* node : compute) {
-          std::vector<std::vector<Tensor>> alone;
-          Status s = EvaluateTogether({node}, &alone);
-          if (s.ok()) {
-            values[node->id()] = std::move(alone[0]);
-          } else {
-            failures[node->id()] = s;
-          }
-        }
-      }
-    }
+    if (!compute.empty()) Evaluate(compute, &values, &failures);
     bool excluded = false;
     for (int id : frontier) {
       Node* node = graph_->FindNodeId(id);
