@@ -131,14 +131,14 @@ struct InputValues {
   bool operator==(const InputValues& o) const { return data == o.data && control == o.control; }
 };
 
-// False when an input comes through a loop back edge (its value is not
-// numbered yet).
+// False when an input's value is not numbered yet: it comes through a loop
+// back edge, later in topological order.
 bool InputValuesOf(const Node& node, const std::vector<int>& value, InputValues* inputs) {
   inputs->data.assign(node.num_inputs(), {-1, -1});
   inputs->control.clear();
   for (const Edge* e : node.in_edges()) {
-    if (IsBackEdge(e)) return false;
     const int source = value[e->src()->id()];
+    if (source < 0) return false;
     if (e->IsControlEdge()) {
       inputs->control.push_back(source);
     } else {

@@ -190,7 +190,8 @@ Kind Folder::Classify(const Node& node) {
   const std::string& op = node.type_string();
   bool data_inputs_fold = true;
   for (const Edge* e : node.in_edges()) {
-    if (IsBackEdge(e)) return Kind::kNone;
+    // A loop back edge's source comes later in topological order and is
+    // still kNone here, so nothing in a loop folds.
     const bool folds = kind_[e->src()->id()] != Kind::kNone;
     // A control input from a node that runs at run time orders this one
     // after it; folding would lose that.
