@@ -4,7 +4,11 @@
 
 namespace weir {
 
-bool IsBackEdge(const Edge* edge) { return edge->src()->type_string() == "NextIteration"; }
+bool IsBackEdge(const Edge* edge) {
+  // A string_view compares lengths first: most ops differ there.
+  constexpr std::string_view kNextIteration = "NextIteration";
+  return std::string_view(edge->src()->type_string()) == kNextIteration;
+}
 
 StatusOr<std::vector<Node*>> TopologicalOrder(const Graph& graph) {
   std::vector<int> pending(graph.num_node_ids(), 0);

@@ -64,7 +64,7 @@ StatusOr<Node*> Graph::AddNode(NodeDef def) {
   WEIR_RETURN_IF_ERROR(InOutTypesForNode(*op, def, &node->input_types_, &node->output_types_));
   def.inputs.clear();
   node->id_ = static_cast<int>(nodes_.size());
-  node->def_ = std::move(def);
+  node->def_ = std::make_shared<NodeDef>(std::move(def));
   node->op_def_ = op;
   node->output_shapes_.resize(node->output_types_.size());
   node->data_in_.assign(node->input_types_.size(), nullptr);
@@ -210,7 +210,7 @@ GraphDef Graph::ToGraphDef() const {
   def.producer = producer_;
   for (const auto& node : nodes_) {
     if (!node) continue;
-    NodeDef nd = node->def_;
+    NodeDef nd = *node->def_;
     nd.inputs.clear();
     for (const Edge* e : node->data_inputs()) {
       if (e == nullptr) continue;  // unconnected slot; import reports it
@@ -230,6 +230,9 @@ void Graph::CopyFrom(const Graph& other) {
   num_nodes_ = num_edges_ = 0;
   producer_ = other.producer_;
   std::vector<Node*> map(other.num_node_ids(), nullptr);
+  nodes_.reserve(other.num_nodes());
+  by_name_.reserve(other.num_nodes());
+  edges_.reserve(other.num_edges());
   for (const Node* src : other.nodes()) {
     auto node = std::make_unique<Node>();
     node->def_ = src->def_;
@@ -239,6 +242,8 @@ void Graph::CopyFrom(const Graph& other) {
     node->output_shapes_ = src->output_shapes_;
     node->assigned_device_ = src->assigned_device_;
     node->data_in_.assign(src->data_in_.size(), nullptr);
+    node->in_edges_.reserve(src->in_edges_.size());
+    node->out_edges_.reserve(src->out_edges_.size());
     node->id_ = static_cast<int>(nodes_.size());
     map[src->id()] = node.get();
     by_name_[node->name()] = node.get();

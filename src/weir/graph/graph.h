@@ -53,14 +53,15 @@ class Edge {
 class Node {
  public:
   int id() const { return id_; }
-  const std::string& name() const { return def_.name; }
-  const std::string& type_string() const { return def_.op; }
-  const NodeDef& def() const { return def_; }
+  const std::string& name() const { return def_->name; }
+  const std::string& type_string() const { return def_->op; }
+  const NodeDef& def() const { return *def_; }
   const OpDef& op_def() const { return *op_def_; }
   // Attr edits only; inputs are edges and are rebuilt by Graph::ToGraphDef.
-  AttrMap* mutable_attrs() { return &def_.attrs; }
+  // Valid until the graph is next copied.
+  AttrMap* mutable_attrs() { return &MutableDef()->attrs; }
   // "'name' (Op) created at file:line", for messages.
-  std::string Describe() const { return def_.Describe(); }
+  std::string Describe() const { return def_->Describe(); }
 
   int num_inputs() const { return static_cast<int>(input_types_.size()); }
   int num_outputs() const { return static_cast<int>(output_types_.size()); }
@@ -80,8 +81,8 @@ class Node {
   // Control in-edges in the order they were added.
   std::vector<const Edge*> control_inputs() const;
 
-  const std::string& requested_device() const { return def_.device; }
-  void set_requested_device(std::string device) { def_.device = std::move(device); }
+  const std::string& requested_device() const { return def_->device; }
+  void set_requested_device(std::string device) { MutableDef()->device = std::move(device); }
   // The device placement chose; empty before placement.
   const std::string& assigned_device() const { return assigned_device_; }
   void set_assigned_device(std::string device) { assigned_device_ = std::move(device); }
@@ -94,8 +95,15 @@ class Node {
 
  private:
   friend class Graph;
+  // Copy-on-write: Graph::CopyFrom shares the defs (a compile copies the
+  // session's graph for every signature, and most defs never change).
+  NodeDef* MutableDef() {
+    if (def_.use_count() > 1) def_ = std::make_shared<NodeDef>(*def_);
+    return def_.get();
+  }
+
   int id_ = -1;
-  NodeDef def_;
+  std::shared_ptr<NodeDef> def_;
   const OpDef* op_def_ = nullptr;
   std::vector<DType> input_types_;
   std::vector<DType> output_types_;

@@ -170,3 +170,31 @@ TEST_F(GraphTest, OneOutputWithManyConsumersIsLinear) {
 
 }  // namespace
 }  // namespace weir
+
+namespace weir {
+namespace {
+
+// CopyFrom shares node defs copy-on-write: editing either graph's node must
+// leave the other's as it was.
+TEST_F(GraphTest, CopiesShareDefsButEditsStayApart) {
+  Const("c");
+  Graph copy;
+  copy.CopyFrom(graph_);
+  Node* original = graph_.FindNode("c");
+  Node* copied = copy.FindNode("c");
+  ASSERT_NE(copied, nullptr);
+  EXPECT_EQ(&original->def(), &copied->def()) << "an unedited def is shared";
+
+  (*copied->mutable_attrs())["value"] = Tensor::Scalar<float>(2);
+  copied->set_requested_device("/device:CPU:1");
+  EXPECT_EQ(original->def().attrs.at("value").tensor().flat<float>()[0], 1.f);
+  EXPECT_EQ(original->requested_device(), "");
+  EXPECT_EQ(copied->def().attrs.at("value").tensor().flat<float>()[0], 2.f);
+  EXPECT_EQ(copied->requested_device(), "/device:CPU:1");
+
+  original->set_requested_device("/device:CPU:2");
+  EXPECT_EQ(copied->requested_device(), "/device:CPU:1");
+}
+
+}  // namespace
+}  // namespace weir
