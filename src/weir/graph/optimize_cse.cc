@@ -9,6 +9,7 @@
 #include "weir/base/str_util.h"
 #include "weir/framework/attr_value.h"
 #include "weir/graph/algorithm.h"
+#include "weir/graph/op_kinds.h"
 
 namespace weir {
 namespace {
@@ -18,20 +19,7 @@ constexpr size_t kMaxChangeLines = 50;
 // Ops whose identity matters beyond their value: feed points, loop and
 // branch structure, grouping nodes, and the runtime's own plumbing.
 bool IsNeverMerged(std::string_view op) {
-  static const std::unordered_set<std::string_view> kOps = {
-      "_Arg",    "_Retval",   "_Send",          "_Recv",        "_HostSend",
-      "_HostRecv", "Placeholder", "PlaceholderV2", "PlaceholderWithDefault",
-      "NoOp",    "ControlTrigger", "Switch",     "RefSwitch",    "Merge",
-      "RefMerge", "Enter",    "RefEnter",       "Exit",         "RefExit",
-      "NextIteration", "RefNextIteration", "LoopCond"};
-  return kOps.count(op) > 0;
-}
-
-// Random ops draw fresh numbers per run; they are declared stateful, and
-// this catches a declaration that forgot.
-bool LooksRandom(std::string_view op) {
-  return op.starts_with("Random") || op.starts_with("TruncatedNormal") ||
-         op.starts_with("Multinomial") || op.starts_with("ParameterizedTruncatedNormal");
+  return IsControlFlowOp(op) || IsRuntimeOp(op) || IsPlaceholderOp(op) || op == "NoOp";
 }
 
 uint64_t Mix(uint64_t h, uint64_t v) {
@@ -191,7 +179,7 @@ void ReplaceNode(Graph* graph, Node* from, Node* to) {
 
 bool IsCseCandidate(const Node& node) {
   const std::string& op = node.type_string();
-  if (node.is_stateful() || node.num_outputs() == 0 || IsNeverMerged(op) || LooksRandom(op)) {
+  if (node.is_stateful() || node.num_outputs() == 0 || IsNeverMerged(op) || IsRandomOp(op)) {
     return false;
   }
   for (DType t : node.input_types()) {

@@ -26,11 +26,6 @@ class UnionFind {
   std::vector<int> parent_;
 };
 
-// IsBackEdge, with the size compared first: it runs for every edge.
-bool IsLoopEdge(const Edge* e) {
-  return std::string_view(e->src()->type_string()) == "NextIteration";
-}
-
 std::vector<std::string> ColocationTargets(const Node* node) {
   static const std::string* kClass = new std::string("_class");
   std::vector<std::string> out;
@@ -371,7 +366,7 @@ class Simulator {
   void Run(const Node* node, int d) {
     double ready = 0;
     for (const Edge* e : node->in_edges()) {
-      if (IsLoopEdge(e) || device_[e->src()->id()] < 0) continue;
+      if (IsBackEdge(e) || device_[e->src()->id()] < 0) continue;
       ready = std::max(ready, finish_[e->src()->id()] + Transfer(e, device_[e->src()->id()], d));
     }
     const double duration = Compute(node, d);
@@ -403,7 +398,7 @@ class Simulator {
 
 bool IsSource(const Node* node) {
   for (const Edge* e : node->in_edges()) {
-    if (!IsLoopEdge(e)) return false;
+    if (!IsBackEdge(e)) return false;
   }
   return true;
 }
@@ -496,7 +491,7 @@ class GreedyPlacer {
     double sources = 0;  // compute of the deferred sources that would run here first
     double ready = 0;
     for (const Edge* e : node->in_edges()) {
-      if (IsLoopEdge(e)) continue;
+      if (IsBackEdge(e)) continue;
       const Node* src = e->src();
       const int src_device = sim_.device(src);
       double arrival;
@@ -571,7 +566,7 @@ class GreedyPlacer {
   void PlaceDeferredInputs(const Node* node, int d) {
     for (const Edge* e : node->in_edges()) {
       Node* src = e->src();
-      if (IsLoopEdge(e) || sim_.device(src) >= 0) continue;
+      if (IsBackEdge(e) || sim_.device(src) >= 0) continue;
       const int g = feasibility_.group(src);
       const bool with_consumer = feasibility_.Allowed(g, d);
       const int where = with_consumer ? d : BestRemote(src, e, d).first;

@@ -5,6 +5,7 @@
 
 #include "weir/framework/types.h"
 #include "weir/graph/algorithm.h"
+#include "weir/graph/op_kinds.h"
 
 namespace weir {
 namespace {
@@ -53,13 +54,8 @@ double DefaultTransferMicros(const Node* src, int port, const std::string&, cons
 // Ops whose nodes may wait on something other than their in-edges, or be
 // dead or in a loop frame: the proof above does not cover them.
 bool DefeatsScheduling(const Node* node) {
-  static const char* const kOps[] = {"Switch",    "RefSwitch", "_SwitchN",      "Merge",
-                                     "RefMerge",  "Enter",     "RefEnter",      "Exit",
-                                     "RefExit",   "LoopCond",  "NextIteration", "RefNextIteration"};
   const std::string& op = node->type_string();
-  for (const char* name : kOps) {
-    if (op == name) return true;
-  }
+  if (IsControlFlowOp(op)) return true;
   return op.find("Queue") != std::string::npos || op.find("Barrier") != std::string::npos;
 }
 

@@ -14,6 +14,7 @@
 #include "weir/framework/attr_value.h"
 #include "weir/framework/op_kernel.h"
 #include "weir/graph/algorithm.h"
+#include "weir/graph/op_kinds.h"
 
 namespace weir {
 namespace {
@@ -28,22 +29,7 @@ constexpr int kMaxRounds = 16;
 // The runtime's plumbing and the structure of loops, branches and groups:
 // never folded and never removed.
 bool IsStructural(std::string_view op) {
-  static const std::unordered_set<std::string_view> kOps = {
-      "_Arg",   "_Retval",   "_Send",         "_Recv",         "_HostSend",     "_HostRecv",
-      "Switch", "RefSwitch", "Merge",         "RefMerge",      "Enter",         "RefEnter",
-      "Exit",   "RefExit",   "NextIteration", "RefNextIteration", "LoopCond", "ControlTrigger",
-      "NoOp"};
-  return kOps.count(op) > 0;
-}
-
-bool IsPlaceholder(std::string_view op) {
-  return op == "Placeholder" || op == "PlaceholderV2" || op == "PlaceholderWithDefault";
-}
-
-// Random ops are declared stateful; this also catches one that forgot.
-bool LooksRandom(std::string_view op) {
-  return op.starts_with("Random") || op.starts_with("TruncatedNormal") ||
-         op.starts_with("Multinomial") || op.starts_with("ParameterizedTruncatedNormal");
+  return IsControlFlowOp(op) || IsRuntimeOp(op) || op == "NoOp";
 }
 
 bool IsShapeOp(std::string_view op) {
@@ -199,7 +185,7 @@ Kind Folder::Classify(const Node& node) {
     if (!e->IsControlEdge() && !folds) data_inputs_fold = false;
   }
   if (op == "Const") return data_inputs_fold ? Kind::kConst : Kind::kNone;
-  if (node.is_stateful() || LooksRandom(op) || IsStructural(op) || IsPlaceholder(op) ||
+  if (node.is_stateful() || IsRandomOp(op) || IsStructural(op) || IsPlaceholderOp(op) ||
       HasResource(node) || node.num_outputs() == 0) {
     return Kind::kNone;
   }

@@ -73,7 +73,6 @@ StatusOr<CompiledGraph> CompileGraph(const Graph& source, const StepSignature& s
 
   if (options.cse) {
     WEIR_RETURN_IF_ERROR(passes.Run("cse", [&](Changes changes) -> Status {
-      // PASS: cse
       CseOptions cse;
       cse.protected_nodes = &step.protected_nodes;
       return EliminateCommonSubexpressions(graph.get(), cse, changes).status();
@@ -81,7 +80,6 @@ StatusOr<CompiledGraph> CompileGraph(const Graph& source, const StepSignature& s
   }
   if (options.fold_constants && env.host_device != nullptr) {
     WEIR_RETURN_IF_ERROR(passes.Run("fold constants", [&](Changes changes) -> Status {
-      // PASS: fold
       ConstantFoldingOptions fold;
       fold.max_constant_bytes = options.max_folded_constant_bytes;
       fold.protected_nodes = &step.protected_nodes;
@@ -90,7 +88,6 @@ StatusOr<CompiledGraph> CompileGraph(const Graph& source, const StepSignature& s
   }
 
   WEIR_RETURN_IF_ERROR(passes.Run("place", [&](Changes changes) -> Status {
-    // PASS: place
     // Targets are checked on the whole graph: the pruned one may lack some.
     WEIR_RETURN_IF_ERROR(CheckColocationTargets(source));
     PlacementOptions placement;
@@ -125,7 +122,6 @@ StatusOr<CompiledGraph> CompileGraph(const Graph& source, const StepSignature& s
   }
   std::map<std::string, GraphDef> partitions;
   WEIR_RETURN_IF_ERROR(passes.Run("partition", [&](Changes changes) -> Status {
-    // PASS: partition
     PartitionOptions partition_options;
     partition_options.incarnation = env.incarnation;
     partition_options.schedule_recvs = options.schedule_recvs;
