@@ -9,15 +9,6 @@
 namespace weir {
 namespace {
 
-// dims[begin, end) of a shape of known rank.
-std::vector<int64_t> Dims(const PartialShape& s, int begin, int end) {
-  return std::vector<int64_t>(s.dim_sizes().begin() + begin, s.dim_sizes().begin() + end);
-}
-
-void Append(std::vector<int64_t>* dims, const std::vector<int64_t>& more) {
-  dims->insert(dims->end(), more.begin(), more.end());
-}
-
 // PartialShape::FromDims, the error saying what was being computed.
 template <typename... Parts>
 StatusOr<PartialShape> CheckedShape(std::vector<int64_t> dims, const Parts&... what) {
@@ -27,6 +18,14 @@ StatusOr<PartialShape> CheckedShape(std::vector<int64_t> dims, const Parts&... w
 }
 
 }  // namespace
+
+std::vector<int64_t> DimsBetween(const PartialShape& s, int begin, int end) {
+  return std::vector<int64_t>(s.dim_sizes().begin() + begin, s.dim_sizes().begin() + end);
+}
+
+void AppendDims(std::vector<int64_t>* dims, const std::vector<int64_t>& more) {
+  dims->insert(dims->end(), more.begin(), more.end());
+}
 
 Status NormalizeGatherAxes(int64_t axis, int64_t batch_dims, const PartialShape& params,
                            const PartialShape& indices, int* norm_axis, int* norm_batch_dims) {
@@ -44,15 +43,15 @@ Status NormalizeGatherAxes(int64_t axis, int64_t batch_dims, const PartialShape&
 
 StatusOr<PartialShape> GatherOutputShape(const PartialShape& params, const PartialShape& indices,
                                          int axis, int batch_dims) {
-  std::vector<int64_t> dims = Dims(params, 0, axis);
+  std::vector<int64_t> dims = DimsBetween(params, 0, axis);
   for (int i = 0; i < batch_dims; ++i) {
     if (!InferenceContext::MergeDim(dims[i], indices.dim(i), &dims[i]).ok()) {
       return errors::InvalidArgument("batch dim ", i, " differs between params ", params,
                                      " and indices ", indices);
     }
   }
-  Append(&dims, Dims(indices, batch_dims, indices.rank()));
-  Append(&dims, Dims(params, axis + 1, params.rank()));
+  AppendDims(&dims, DimsBetween(indices, batch_dims, indices.rank()));
+  AppendDims(&dims, DimsBetween(params, axis + 1, params.rank()));
   return CheckedShape(std::move(dims), "gathering from params ", params, " by indices ", indices);
 }
 
@@ -68,8 +67,8 @@ StatusOr<PartialShape> GatherNdOutputShape(const PartialShape& params,
     return errors::InvalidArgument("the last dim of indices ", indices, " is ", depth,
                                    " but params ", params, " has only ", params.rank(), " dims");
   }
-  std::vector<int64_t> dims = Dims(indices, 0, indices.rank() - 1);
-  Append(&dims, Dims(params, static_cast<int>(depth), params.rank()));
+  std::vector<int64_t> dims = DimsBetween(indices, 0, indices.rank() - 1);
+  AppendDims(&dims, DimsBetween(params, static_cast<int>(depth), params.rank()));
   return CheckedShape(std::move(dims), "gathering from params ", params, " by indices ", indices);
 }
 
@@ -88,8 +87,8 @@ Status CheckScatterNdShapes(const PartialShape& indices, const PartialShape& upd
                                    " but the output shape ", shape, " has only ", shape.rank(),
                                    " dims");
   }
-  std::vector<int64_t> expected = Dims(indices, 0, indices.rank() - 1);
-  Append(&expected, Dims(shape, static_cast<int>(depth), shape.rank()));
+  std::vector<int64_t> expected = DimsBetween(indices, 0, indices.rank() - 1);
+  AppendDims(&expected, DimsBetween(shape, static_cast<int>(depth), shape.rank()));
   if (!PartialShape(expected).IsCompatibleWith(updates)) {
     return errors::InvalidArgument("updates has shape ", updates, " but indices ", indices,
                                    " and output shape ", shape, " need ", PartialShape(expected));

@@ -5,11 +5,16 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "weir/base/status.h"
 #include "weir/framework/tensor_shape.h"
 
 namespace weir {
+
+// dims[begin, end) of a shape of known rank.
+std::vector<int64_t> DimsBetween(const PartialShape& s, int begin, int end);
+void AppendDims(std::vector<int64_t>* dims, const std::vector<int64_t>& more);
 
 // Normalizes GatherV2's axis and batch_dims against the ranks.
 Status NormalizeGatherAxes(int64_t axis, int64_t batch_dims, const PartialShape& params,

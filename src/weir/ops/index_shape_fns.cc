@@ -14,14 +14,6 @@
 namespace weir {
 namespace {
 
-// dims[begin, end) of a shape of known rank.
-std::vector<int64_t> Dims(const PartialShape& s, int begin, int end) {
-  return std::vector<int64_t>(s.dim_sizes().begin() + begin, s.dim_sizes().begin() + end);
-}
-
-void Append(std::vector<int64_t>* dims, const std::vector<int64_t>& more) {
-  dims->insert(dims->end(), more.begin(), more.end());
-}
 
 Status RequireScalar(const InferenceContext* c, int i, std::string_view what) {
   const PartialShape& s = c->input(i);
@@ -161,12 +153,12 @@ Status DynamicPartitionShape(InferenceContext* c) {
   PartialShape out = PartialShape::UnknownRank();
   if (data.known_rank() && partitions.known_rank()) {
     const int p = partitions.rank();
-    if (p > data.rank() || !PartialShape(Dims(data, 0, p)).IsCompatibleWith(partitions)) {
+    if (p > data.rank() || !PartialShape(DimsBetween(data, 0, p)).IsCompatibleWith(partitions)) {
       return errors::InvalidArgument("the partitions' shape ", partitions,
                                      " must be a prefix of the data's shape ", data);
     }
     std::vector<int64_t> dims = {PartialShape::kUnknown};
-    Append(&dims, Dims(data, p, data.rank()));
+    AppendDims(&dims, DimsBetween(data, p, data.rank()));
     out = PartialShape(std::move(dims));
   }
   for (int i = 0; i < c->num_outputs(); ++i) c->set_output(i, out);
@@ -182,12 +174,12 @@ Status DynamicStitchShape(InferenceContext* c) {
     const PartialShape& data = c->input(n + i);
     if (!indices.known_rank() || !data.known_rank()) continue;
     if (indices.rank() > data.rank() ||
-        !PartialShape(Dims(data, 0, indices.rank())).IsCompatibleWith(indices)) {
+        !PartialShape(DimsBetween(data, 0, indices.rank())).IsCompatibleWith(indices)) {
       return errors::InvalidArgument("data[", i, "] has shape ", data, " which does not start ",
                                      "with the shape of indices[", i, "] ", indices);
     }
     StatusOr<PartialShape> merged =
-        suffix.Merge(PartialShape(Dims(data, indices.rank(), data.rank())));
+        suffix.Merge(PartialShape(DimsBetween(data, indices.rank(), data.rank())));
     if (!merged.ok()) {
       return errors::InvalidArgument("data[", i, "] has shape ", data,
                                      " whose trailing dims differ from the other data's ", suffix);
@@ -209,7 +201,7 @@ Status DynamicStitchShape(InferenceContext* c) {
     return Status::OK();
   }
   std::vector<int64_t> dims = {first_dim};
-  Append(&dims, suffix.dim_sizes());
+  AppendDims(&dims, suffix.dim_sizes());
   c->set_output(0, PartialShape(std::move(dims)));
   return Status::OK();
 }
