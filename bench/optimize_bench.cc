@@ -10,9 +10,9 @@
 #include "weir/framework/kernel_registry.h"
 #include "weir/graph/graph_constructor.h"
 #include "weir/graph/optimize_cse.h"
-#include "weir/kernels/all_kernels.h"
 #include "weir/runtime/constant_folding.h"
 #include "weir/runtime/cpu_device.h"
+#include "weir/runtime/standard_registration.h"
 
 namespace weir {
 namespace {
@@ -92,7 +92,7 @@ std::unique_ptr<Graph> Import(const GraphDef& def, benchmark::State& state) {
 }
 
 void BM_Cse(benchmark::State& state) {
-  RegisterAllKernels();
+  RegisterStandardOpsAndKernels();
   std::unique_ptr<Graph> source = Import(CseGraph(static_cast<int>(state.range(0))), state);
   int removed = 0;
   std::unique_ptr<Graph> previous;
@@ -115,7 +115,7 @@ BENCHMARK(BM_Cse)->RangeMultiplier(10)->Arg(1000)->Arg(10000)->Arg(50000)->Arg(1
     ->Complexity();
 
 void BM_FoldConstants(benchmark::State& state) {
-  RegisterAllKernels();
+  RegisterStandardOpsAndKernels();
   CpuDevice cpu("/job:localhost/replica:0/task:0/device:CPU:0", 1);
   std::unique_ptr<Graph> source = Import(FoldGraph(static_cast<int>(state.range(0))), state);
   int folded = 0;

@@ -19,9 +19,9 @@
 #include "weir/graph/algorithm.h"
 #include "weir/graph/graph_constructor.h"
 #include "weir/graph/placer.h"
-#include "weir/kernels/all_kernels.h"
 #include "weir/ops/standard_ops.h"
 #include "weir/runtime/session.h"
+#include "weir/runtime/standard_registration.h"
 
 namespace weir {
 namespace {
@@ -284,7 +284,7 @@ void Measured() {
 }  // namespace weir
 
 int main(int argc, char** argv) {
-  weir::RegisterAllKernels();
+  weir::RegisterStandardOpsAndKernels();
   auto want = [&](const char* part) {
     if (argc == 1) return true;
     for (int i = 1; i < argc; ++i) {

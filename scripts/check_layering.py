@@ -31,12 +31,6 @@ ALLOWED = {
     "train": {"base", "framework", "graph", "ops", "kernels", "runtime", "distributed", "train"},
 }
 
-# (file, include) pairs allowed against the table, each with its reason.
-EXCEPTIONS = {
-    ("src/weir/kernels/all_kernels.cc", "weir/ops/all_ops.h"):
-        "RegisterAllKernels() registers the op declarations first; weir_ops links framework/ only",
-}
-
 # Test files and their helpers are built into test binaries that link higher
 # layers (TEST_DEPS): a kernel test builds its graph with ops/, a graph test
 # places on kernels. They may include any layer. Outside src/weir/, tools/,
@@ -82,7 +76,7 @@ def check(root):
                         continue
                     target = match.group(1)
                     included = f"weir/{target}/{match.group(2)}"
-                    if target in ALLOWED[layer] or (rel, included) in EXCEPTIONS:
+                    if target in ALLOWED[layer]:
                         continue
                     allowed = ", ".join(sorted(ALLOWED[layer]))
                     problems.append(f"{rel}:{number}: includes {included}: {layer}/ may use "

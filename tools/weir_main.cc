@@ -15,10 +15,10 @@
 #include "weir/graph/graph_constructor.h"
 #include "weir/graph/graph_def_io.h"
 #include "weir/graph/placer.h"
-#include "weir/kernels/all_kernels.h"
 #include "weir/runtime/device_mgr.h"
 #include "weir/runtime/graph_compiler.h"
 #include "weir/runtime/session.h"
+#include "weir/runtime/standard_registration.h"
 
 namespace weir {
 namespace {
@@ -84,7 +84,7 @@ Status RunCommand(const RunArgs& args) {
 }
 
 Status InspectCommand(const std::string& path, int devices, bool explain) {
-  RegisterAllKernels();
+  RegisterStandardOpsAndKernels();
   WEIR_ASSIGN_OR_RETURN(GraphDef def, ReadGraphDefFile(path));
   Graph graph;
   WEIR_RETURN_IF_ERROR(ImportGraphDef(def, &graph));
@@ -118,7 +118,7 @@ Status InspectCommand(const std::string& path, int devices, bool explain) {
 Status InspectPassesCommand(const std::string& path, int devices,
                             const std::vector<std::string>& feeds,
                             std::vector<std::string> fetches) {
-  RegisterAllKernels();
+  RegisterStandardOpsAndKernels();
   WEIR_ASSIGN_OR_RETURN(GraphDef def, ReadGraphDefFile(path));
   Graph graph;
   WEIR_RETURN_IF_ERROR(ImportGraphDef(def, &graph));

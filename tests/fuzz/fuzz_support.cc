@@ -9,8 +9,8 @@
 #include "weir/base/sanitizers.h"
 #include "weir/graph/graph.h"
 #include "weir/graph/graph_constructor.h"
-#include "weir/kernels/all_kernels.h"
 #include "weir/runtime/session.h"
+#include "weir/runtime/standard_registration.h"
 
 namespace weir::fuzz {
 
@@ -44,7 +44,7 @@ void InitOnce() {
   static std::once_flag once;
   std::call_once(once, [] {
     setenv("WEIR_MIN_LOG_LEVEL", "2", /*overwrite=*/0);
-    RegisterAllKernels();
+    RegisterStandardOpsAndKernels();
   });
 }
 

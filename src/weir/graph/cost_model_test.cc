@@ -8,6 +8,7 @@
 
 #include "weir/graph/graph_constructor.h"
 #include "weir/kernels/all_kernels.h"
+#include "weir/ops/all_ops.h"
 
 namespace weir {
 namespace {
@@ -34,7 +35,10 @@ NodeDef Op(const std::string& name, const std::string& op, std::vector<std::stri
 
 class CostModelTest : public ::testing::Test {
  protected:
-  void SetUp() override { RegisterAllKernels(); }
+  void SetUp() override {
+    RegisterAllOps();
+    RegisterAllKernels();
+  }
   const Node& Build(std::vector<NodeDef> nodes) {
     GraphDef def;
     def.nodes = std::move(nodes);

@@ -9,6 +9,7 @@
 #include "weir/graph/graph_constructor.h"
 #include "weir/graph/placer.h"
 #include "weir/kernels/all_kernels.h"
+#include "weir/ops/all_ops.h"
 
 namespace weir {
 namespace {
@@ -44,7 +45,10 @@ std::vector<NodeDef> Chain(DType dtype = DT_FLOAT) {
 
 class FuseOpsTest : public ::testing::Test {
  protected:
-  void SetUp() override { RegisterAllKernels(); }
+  void SetUp() override {
+    RegisterAllOps();
+    RegisterAllKernels();
+  }
   // Imports, places on two CPUs (`cpu1_nodes` on CPU:1) and fuses.
   int BuildAndFuse(std::vector<NodeDef> nodes, const std::vector<std::string>& cpu1_nodes = {},
                    StatusOr<int> (*fuse)(Graph*) = FuseConvBiasRelu) {

@@ -9,6 +9,7 @@
 #include "weir/base/str_util.h"
 #include "weir/graph/graph_constructor.h"
 #include "weir/kernels/all_kernels.h"
+#include "weir/ops/all_ops.h"
 
 namespace weir {
 namespace {
@@ -38,7 +39,10 @@ NodeDef Constant(const std::string& name, Tensor value) {
 
 class CseTest : public ::testing::Test {
  protected:
-  void SetUp() override { RegisterAllKernels(); }
+  void SetUp() override {
+    RegisterAllOps();
+    RegisterAllKernels();
+  }
 
   // Imports `nodes` and runs CSE; the number of nodes it removed.
   int Cse(std::vector<NodeDef> nodes, const std::unordered_set<std::string>* protect = nullptr) {
@@ -184,6 +188,7 @@ TEST_F(CseTest, StatefulRandomPlaceholderAndProtectedNodesNeverMerge) {
 }
 
 TEST_F(CseTest, EveryRandomOpIsDeclaredStateful) {
+  RegisterAllOps();
   RegisterAllKernels();
   int random_ops = 0;
   for (const OpDef* op : OpRegistry::Global()->ListOps()) {

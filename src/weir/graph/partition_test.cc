@@ -8,6 +8,7 @@
 #include "weir/graph/graph_constructor.h"
 #include "weir/graph/placer.h"
 #include "weir/kernels/all_kernels.h"
+#include "weir/ops/all_ops.h"
 
 namespace weir {
 namespace {
@@ -54,7 +55,10 @@ NodeDef Node(const std::string& name, const std::string& op, std::vector<std::st
 
 class PartitionTest : public ::testing::Test {
  protected:
-  void SetUp() override { RegisterAllKernels(); }
+  void SetUp() override {
+    RegisterAllOps();
+    RegisterAllKernels();
+  }
   Status Build(std::vector<NodeDef> nodes, int num_devices = 2) {
     GraphDef def;
     def.nodes = std::move(nodes);

@@ -8,6 +8,7 @@
 
 #include "weir/graph/graph_constructor.h"
 #include "weir/kernels/all_kernels.h"
+#include "weir/ops/all_ops.h"
 
 namespace weir {
 namespace {
@@ -54,7 +55,10 @@ NodeDef Colocated(NodeDef def, const std::string& target) {
 
 class PlacerTest : public ::testing::Test {
  protected:
-  void SetUp() override { RegisterAllKernels(); }
+  void SetUp() override {
+    RegisterAllOps();
+    RegisterAllKernels();
+  }
 
   Status Build(std::vector<NodeDef> nodes) {
     GraphDef def;

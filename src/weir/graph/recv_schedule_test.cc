@@ -12,6 +12,7 @@
 #include "weir/graph/placer.h"
 #include "weir/graph/random_dag_test_util.h"
 #include "weir/kernels/all_kernels.h"
+#include "weir/ops/all_ops.h"
 
 namespace weir {
 namespace {
@@ -97,7 +98,10 @@ std::vector<std::string> RecvControls(const GraphDef& part, const std::string& s
 
 class RecvScheduleTest : public ::testing::Test {
  protected:
-  void SetUp() override { RegisterAllKernels(); }
+  void SetUp() override {
+    RegisterAllOps();
+    RegisterAllKernels();
+  }
   Status Build(std::vector<NodeDef> nodes, int num_devices = 2) {
     GraphDef def;
     def.nodes = std::move(nodes);

@@ -3,12 +3,10 @@
 #include <mutex>
 
 #include "weir/framework/kernel_registry.h"
-#include "weir/ops/all_ops.h"
 
 namespace weir {
 
 void RegisterAllKernels() {
-  RegisterAllOps();
   static std::once_flag once;
   std::call_once(once, [] {
     KernelRegistry* registry = KernelRegistry::Global();

@@ -1,5 +1,7 @@
 // The one list of kernel families. RegisterAllKernels() fills
-// KernelRegistry::Global() (and registers all ops first); idempotent.
+// KernelRegistry::Global() with kernels only (no op declarations: those are
+// ops/, a layer kernels don't use; runtime/standard_registration.h registers
+// both); idempotent and thread-safe.
 #pragma once
 
 namespace weir {

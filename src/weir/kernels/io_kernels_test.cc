@@ -8,6 +8,7 @@
 #include "weir/framework/tensor_bundle.h"
 #include "weir/kernels/all_kernels.h"
 #include "weir/kernels/kernel_test_util.h"
+#include "weir/ops/all_ops.h"
 
 namespace weir {
 namespace {
@@ -178,6 +179,7 @@ TEST_F(IoKernelsTest, RestoreShapesFollowConstantSliceSpecs) {
 }
 
 TEST(IoOpsTest, SaveAndRestoreAreStateful) {
+  RegisterAllOps();
   RegisterAllKernels();
   for (const char* op : {"SaveV2", "RestoreV2"}) {
     StatusOr<const OpDef*> def = OpRegistry::Global()->LookUp(op);

@@ -9,6 +9,7 @@
 #include "weir/framework/op_def.h"
 #include "weir/framework/op_kernel.h"
 #include "weir/kernels/all_kernels.h"
+#include "weir/ops/all_ops.h"
 #include "weir/runtime/cpu_device.h"
 
 namespace weir {
@@ -26,6 +27,7 @@ StatusOr<std::unique_ptr<OpKernel>> CreateTestKernel(const std::string& op, Attr
 StatusOr<std::unique_ptr<OpKernel>> CreateTestKernelOn(Device* device, const std::string& op,
                                                        AttrMap attrs, int num_inputs,
                                                        const std::string& name) {
+  RegisterAllOps();
   RegisterAllKernels();
   WEIR_ASSIGN_OR_RETURN(NodeDef node, MakeTestNode(op, std::move(attrs), num_inputs, name));
   WEIR_ASSIGN_OR_RETURN(const OpDef* op_def, OpRegistry::Global()->LookUp(op));

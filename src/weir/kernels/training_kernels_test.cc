@@ -11,6 +11,7 @@
 
 #include "weir/graph/scope.h"
 #include "weir/kernels/all_kernels.h"
+#include "weir/ops/all_ops.h"
 #include "weir/ops/const_op.h"
 #include "weir/runtime/session.h"
 
@@ -62,7 +63,8 @@ Model Build(const Case& c, DType dtype, const TensorShape& shape,
             const std::vector<std::vector<double>>& values, const std::vector<double>& grad,
             const TensorShape& grad_shape, const std::vector<int64_t>* indices,
             std::vector<bool> initialize = {}) {
-  RegisterAllKernels();  // AddOp needs the declarations
+  RegisterAllOps();  // AddOp needs the declarations
+  RegisterAllKernels();
   Model m;
   std::vector<OpArg> args;
   for (int i = 0; i <= c.slots; ++i) {
@@ -358,6 +360,7 @@ TEST(TrainingKernelsTest, GradientOfAnotherShapeIsInvalidArgumentNamingShapes) {
 }
 
 TEST(TrainingKernelsTest, ShapeFunctionsRejectNonScalarHyperparameters) {
+  RegisterAllOps();
   RegisterAllKernels();
   Scope root = Scope::NewRootScope();
   Operation var = AddOp(root.WithOpName("var"), "VarHandleOp", {},

@@ -5,6 +5,7 @@
 
 #include "weir/framework/tensor.h"
 #include "weir/kernels/all_kernels.h"
+#include "weir/ops/all_ops.h"
 #include "weir/ops/op_test_util.h"
 #include "weir/ops/standard_ops.h"
 
@@ -290,6 +291,7 @@ TEST(DescribingShapeTest, ShapeNSizeRankIdentityN) {
 
 // Through the builder, Const inputs reach the shape functions as values.
 TEST(ArrayOpsBuilderTest, ConstantInputsFlowIntoShapes) {
+  RegisterAllOps();
   RegisterAllKernels();
   Scope root = Scope::NewRootScope();
   auto x = ops::Placeholder(root, DT_FLOAT, {{"shape", PartialShape({kUnknown, 3})}});

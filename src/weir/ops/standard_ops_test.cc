@@ -5,13 +5,17 @@
 #include <gtest/gtest.h>
 
 #include "weir/kernels/all_kernels.h"
+#include "weir/ops/all_ops.h"
 
 namespace weir {
 namespace {
 
 class BuilderTest : public ::testing::Test {
  protected:
-  void SetUp() override { RegisterAllKernels(); }
+  void SetUp() override {
+    RegisterAllOps();
+    RegisterAllKernels();
+  }
 };
 
 TEST_F(BuilderTest, NamesFollowScopesAndStayUnique) {

@@ -14,9 +14,9 @@
 #include "weir/framework/kernel_registry.h"
 #include "weir/graph/graph_constructor.h"
 #include "weir/graph/optimize_cse.h"
-#include "weir/kernels/all_kernels.h"
 #include "weir/runtime/cpu_device.h"
 #include "weir/runtime/executor.h"
+#include "weir/runtime/standard_registration.h"
 
 namespace weir {
 namespace {
@@ -55,7 +55,7 @@ NodeDef FloatInput(const std::string& name, PartialShape shape) {
 
 class ConstantFoldingTest : public ::testing::Test {
  protected:
-  void SetUp() override { RegisterAllKernels(); }
+  void SetUp() override { RegisterStandardOpsAndKernels(); }
 
   std::unique_ptr<Graph> Import(const std::vector<NodeDef>& nodes) {
     auto graph = std::make_unique<Graph>();

@@ -12,8 +12,8 @@
 #include "weir/framework/call_frame.h"
 #include "weir/framework/kernel_registry.h"
 #include "weir/graph/graph_constructor.h"
-#include "weir/kernels/all_kernels.h"
 #include "weir/runtime/cpu_device.h"
+#include "weir/runtime/standard_registration.h"
 
 namespace weir {
 namespace {
@@ -70,7 +70,7 @@ class RecordedIdentityKernel final : public OpKernel {
 void RegisterExecutorTestOps() {
   static std::once_flag once;
   std::call_once(once, [] {
-    RegisterAllKernels();
+    RegisterStandardOpsAndKernels();
     OpRegistry* ops = OpRegistry::Global();
     ops->Register(OpDefBuilder("ExecTestDeadSource").Output("out: float"));
     ops->Register(OpDefBuilder("ExecTestSlowIdentity").Input("in: float").Output("out: float"));

@@ -3,16 +3,16 @@
 #include <gtest/gtest.h>
 
 #include "weir/graph/graph_constructor.h"
-#include "weir/kernels/all_kernels.h"
 #include "weir/ops/standard_ops.h"
 #include "weir/runtime/device_mgr.h"
+#include "weir/runtime/standard_registration.h"
 
 namespace weir {
 namespace {
 
 class GraphCompilerTest : public ::testing::Test {
  protected:
-  void SetUp() override { RegisterAllKernels(); }
+  void SetUp() override { RegisterStandardOpsAndKernels(); }
 
   // Imports `root` into graph_ and compiles it for `signature`.
   StatusOr<CompiledGraph> Compile(const Scope& root, const StepSignature& signature,

@@ -6,9 +6,9 @@
 #include <map>
 #include <set>
 
-#include "weir/kernels/all_kernels.h"
 #include "weir/ops/standard_ops.h"
 #include "weir/runtime/session.h"
+#include "weir/runtime/standard_registration.h"
 
 namespace weir {
 namespace {
@@ -56,7 +56,7 @@ void ExpectSameValues(const Tensor& a, const Tensor& b) {
 
 class PlacementSessionTest : public ::testing::Test {
  protected:
-  void SetUp() override { RegisterAllKernels(); }
+  void SetUp() override { RegisterStandardOpsAndKernels(); }
 };
 
 TEST_F(PlacementSessionTest, TwoTowersSplitAcrossTwoDevices) {

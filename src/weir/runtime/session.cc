@@ -1,7 +1,7 @@
 #include "weir/runtime/session.h"
 
-#include "weir/kernels/all_kernels.h"
 #include "weir/runtime/local_session.h"
+#include "weir/runtime/standard_registration.h"
 
 namespace weir {
 
@@ -10,7 +10,7 @@ StatusOr<std::unique_ptr<Session>> Session::New(const SessionOptions& options) {
     return errors::InvalidArgument("SessionOptions.num_cpu_devices must be >= 1, got ",
                                    options.num_cpu_devices);
   }
-  RegisterAllKernels();
+  RegisterStandardOpsAndKernels();
   return std::unique_ptr<Session>(new LocalSession(options));
 }
 

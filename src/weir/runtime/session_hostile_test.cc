@@ -7,13 +7,12 @@
 
 #include "weir/base/cancellation.h"
 #include "weir/framework/call_frame.h"
-#include "weir/graph/graph_constructor.h"
 #include "weir/framework/kernel_registry.h"
-#include "weir/kernels/all_kernels.h"
-#include "weir/ops/all_ops.h"
+#include "weir/graph/graph_constructor.h"
 #include "weir/runtime/cpu_device.h"
 #include "weir/runtime/executor.h"
 #include "weir/runtime/session.h"
+#include "weir/runtime/standard_registration.h"
 
 namespace weir {
 namespace {
@@ -36,10 +35,7 @@ NodeDef ScalarPlaceholder(const std::string& name) {
 
 class HostileSessionTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    RegisterAllOps();
-    RegisterAllKernels();
-  }
+  void SetUp() override { RegisterStandardOpsAndKernels(); }
   static std::unique_ptr<Session> NewSession(int devices = 1) {
     SessionOptions options;
     options.num_cpu_devices = devices;

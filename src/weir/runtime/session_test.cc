@@ -9,9 +9,9 @@
 
 #include "weir/base/cancellation.h"
 #include "weir/framework/kernel_registry.h"
-#include "weir/kernels/all_kernels.h"
 #include "weir/framework/shape_inference.h"
 #include "weir/ops/standard_ops.h"
+#include "weir/runtime/standard_registration.h"
 
 namespace weir {
 namespace {
@@ -54,7 +54,7 @@ class TestBlockKernel final : public AsyncOpKernel {
 void RegisterTestOps() {
   static std::once_flag once;
   std::call_once(once, [] {
-    RegisterAllKernels();
+    RegisterStandardOpsAndKernels();
     OpRegistry::Global()->Register(OpDefBuilder("TestCounter").Output("runs: int32").SetIsStateful());
     OpRegistry::Global()->Register(OpDefBuilder("TestBlock").Output("out: float").SetIsStateful());
     KernelRegistry::Global()->Register(KernelBuilder("TestCounter"), MakeKernel<TestCounterKernel>);
