@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "weir/graph/graph_constructor.h"
+#include "weir/graph/graph_test_util.h"
 #include "weir/graph/placer.h"
 #include "weir/kernels/all_kernels.h"
 #include "weir/ops/all_ops.h"
@@ -61,7 +62,7 @@ class FuseOpsTest : public ::testing::Test {
     GraphDef def;
     def.nodes = std::move(nodes);
     EXPECT_TRUE(ImportGraphDef(def, graph_.get()).ok());
-    EXPECT_TRUE(PlaceGraph(graph_.get(), {{kCpu0, "CPU"}, {kCpu1, "CPU"}}, 0).ok());
+    EXPECT_TRUE(PlaceOnRequestedDevices(graph_.get(), {{kCpu0, "CPU"}, {kCpu1, "CPU"}}).ok());
     StatusOr<int> fused = fuse(graph_.get());
     EXPECT_TRUE(fused.ok()) << fused.status();
     return fused.ok() ? *fused : -1;

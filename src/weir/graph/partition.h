@@ -37,15 +37,6 @@ Status PartitionGraph(const Graph& graph, const PartitionOptions& options,
                       std::map<std::string, GraphDef>* partitions,
                       std::vector<std::string>* changes = nullptr);
 
-// Same with default options. Kept while callers move to the form above.
-inline Status PartitionGraph(const Graph& graph,
-                             const std::function<uint64_t(const std::string&)>& incarnation,
-                             std::map<std::string, GraphDef>* partitions) {
-  PartitionOptions options;
-  options.incarnation = incarnation;
-  return PartitionGraph(graph, options, partitions);
-}
-
 // The part that a _Send's node name shares with its _Recv's ("a/0/to/..."
 // for both "_send/a/0/to/..." and "_recv/a/0/to/..."), or empty for any
 // other name. For traces that pair them.

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "weir/graph/graph_constructor.h"
+#include "weir/graph/graph_test_util.h"
 #include "weir/graph/placer.h"
 #include "weir/kernels/all_kernels.h"
 #include "weir/ops/all_ops.h"
@@ -37,22 +38,6 @@ void ExpectImports(const std::map<std::string, GraphDef>& parts) {
   }
 }
 
-NodeDef Node(const std::string& name, const std::string& op, std::vector<std::string> inputs,
-             const std::string& device = "") {
-  NodeDef def;
-  def.name = name;
-  def.op = op;
-  def.inputs = std::move(inputs);
-  def.device = device;
-  if (op == "Const") {
-    def.attrs["dtype"] = DT_FLOAT;
-    def.attrs["value"] = Tensor::Scalar<float>(1);
-  } else if (op != "NoOp") {
-    def.attrs["T"] = DT_FLOAT;
-  }
-  return def;
-}
-
 class PartitionTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -65,23 +50,24 @@ class PartitionTest : public ::testing::Test {
     WEIR_RETURN_IF_ERROR(ImportGraphDef(def, &graph_));
     std::vector<DeviceInfo> devices = {{kCpu0, "CPU"}, {kCpu1, "CPU"}};
     if (num_devices > 2) devices.push_back({kCpu2, "CPU"});
-    return PlaceGraph(&graph_, devices, 0);
+    return PlaceOnRequestedDevices(&graph_, devices);
   }
   Graph graph_;
 };
 
 TEST_F(PartitionTest, PlacementHonoursRequestsAndDefaults) {
-  ASSERT_TRUE(Build({Node("a", "Const", {}), Node("b", "Neg", {"a"}, "/device:CPU:1"),
-                     Node("c", "Neg", {"b"}, "/cpu:0")}).ok());
+  ASSERT_TRUE(Build({FloatNode("a", "Const", {}), FloatNode("b", "Neg", {"a"}, "/device:CPU:1"),
+                     FloatNode("c", "Neg", {"b"}, "/cpu:0")})
+                  .ok());
   EXPECT_EQ(graph_.FindNode("a")->assigned_device(), kCpu0);
   EXPECT_EQ(graph_.FindNode("b")->assigned_device(), kCpu1);
   EXPECT_EQ(graph_.FindNode("c")->assigned_device(), kCpu0);
 }
 
 TEST_F(PartitionTest, ColocationConflictListsTheConstraints) {
-  NodeDef b = Node("b", "Neg", {"a"}, "/device:CPU:1");
+  NodeDef b = FloatNode("b", "Neg", {"a"}, "/device:CPU:1");
   b.attrs["_class"] = std::vector<std::string>{"loc:@a"};
-  Status s = Build({Node("a", "Const", {}, "/device:CPU:0"), b});
+  Status s = Build({FloatNode("a", "Const", {}, "/device:CPU:0"), b});
   ASSERT_EQ(s.code(), Code::kInvalidArgument) << s;
   EXPECT_NE(s.message().find("'a'"), std::string::npos) << s;
   EXPECT_NE(s.message().find("'b'"), std::string::npos) << s;
@@ -89,23 +75,25 @@ TEST_F(PartitionTest, ColocationConflictListsTheConstraints) {
 }
 
 TEST_F(PartitionTest, MalformedDeviceRequestIsAnError) {
-  Status s = Build({Node("a", "Const", {}, "/gpu:zero")});
+  Status s = Build({FloatNode("a", "Const", {}, "/gpu:zero")});
   EXPECT_EQ(s.code(), Code::kInvalidArgument) << s;
   EXPECT_NE(s.message().find("/gpu:zero"), std::string::npos) << s;
 }
 
 TEST_F(PartitionTest, OneSendRecvPairPerTensorPerDevice) {
   // a (CPU:0) feeds two consumers on CPU:1: one transfer, not two.
-  ASSERT_TRUE(Build({Node("a", "Const", {}), Node("b", "Neg", {"a"}, "/device:CPU:1"),
-                     Node("c", "Neg", {"a"}, "/device:CPU:1"),
-                     Node("d", "NoOp", {"^a"}, "/device:CPU:1")}).ok());
+  ASSERT_TRUE(Build({FloatNode("a", "Const", {}), FloatNode("b", "Neg", {"a"}, "/device:CPU:1"),
+                     FloatNode("c", "Neg", {"a"}, "/device:CPU:1"),
+                     FloatNode("d", "NoOp", {"^a"}, "/device:CPU:1")})
+                  .ok());
   std::map<std::string, GraphDef> parts;
   PartitionOptions options;
   options.incarnation = [](const std::string&) { return uint64_t{42}; };
   ASSERT_TRUE(PartitionGraph(graph_, options, &parts).ok());
   ASSERT_EQ(parts.size(), 2u);
   auto count = [](const GraphDef& g, const std::string& op) {
-    return std::count_if(g.nodes.begin(), g.nodes.end(), [&](const NodeDef& n) { return n.op == op; });
+    return std::count_if(g.nodes.begin(), g.nodes.end(),
+                         [&](const NodeDef& n) { return n.op == op; });
   };
   // One data transfer of a:0 and one for the control edge a -> d.
   EXPECT_EQ(count(parts[kCpu0], "_Send"), 2);
@@ -129,8 +117,10 @@ TEST_F(PartitionTest, OneSendRecvPairPerTensorPerDevice) {
 // One tensor sent to two devices: two sends with distinct names (the name
 // carries the destination), each partition imports.
 TEST_F(PartitionTest, SendsOfOneTensorToTwoDevicesHaveDistinctNames) {
-  ASSERT_TRUE(Build({Node("a", "Const", {}), Node("b", "Neg", {"a"}, "/device:CPU:1"),
-                     Node("c", "Neg", {"a"}, "/device:CPU:2")}, 3).ok());
+  ASSERT_TRUE(Build({FloatNode("a", "Const", {}), FloatNode("b", "Neg", {"a"}, "/device:CPU:1"),
+                     FloatNode("c", "Neg", {"a"}, "/device:CPU:2")},
+                    3)
+                  .ok());
   std::map<std::string, GraphDef> parts;
   ASSERT_TRUE(PartitionGraph(graph_, PartitionOptions{}, &parts).ok());
   ASSERT_EQ(CountOp(parts[kCpu0], "_Send"), 2);
@@ -152,14 +142,15 @@ TEST_F(PartitionTest, SendsOfOneTensorToTwoDevicesHaveDistinctNames) {
 // and widened after its Recv; an int32 tensor and a control edge travel as
 // before.
 TEST_F(PartitionTest, LossyTransfersNarrowOnlyFloat32) {
-  NodeDef ints = Node("i", "Const", {});
+  NodeDef ints = FloatNode("i", "Const", {});
   ints.attrs["dtype"] = DT_INT32;
   ints.attrs["value"] = Tensor::Scalar<int32_t>(7);
-  NodeDef ints_neg = Node("j", "Neg", {"i"}, "/device:CPU:1");
+  NodeDef ints_neg = FloatNode("j", "Neg", {"i"}, "/device:CPU:1");
   ints_neg.attrs["T"] = DT_INT32;
-  ASSERT_TRUE(Build({Node("a", "Const", {}), Node("b", "Neg", {"a"}, "/device:CPU:1"),
-                     Node("c", "Neg", {"a"}, "/device:CPU:1"), ints, ints_neg,
-                     Node("d", "NoOp", {"^a"}, "/device:CPU:1")}).ok());
+  ASSERT_TRUE(Build({FloatNode("a", "Const", {}), FloatNode("b", "Neg", {"a"}, "/device:CPU:1"),
+                     FloatNode("c", "Neg", {"a"}, "/device:CPU:1"), ints, ints_neg,
+                     FloatNode("d", "NoOp", {"^a"}, "/device:CPU:1")})
+                  .ok());
   PartitionOptions options;
   options.lossy_float_transfers = true;
   std::map<std::string, GraphDef> parts;

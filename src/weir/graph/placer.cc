@@ -59,7 +59,8 @@ std::string TypeAttrs(const Node* node) {
   std::vector<std::string> parts;
   for (const auto& [name, value] : node->def().attrs) {
     if (value.is_type()) parts.push_back(StrCat(name, "=", DTypeName(value.type())));
-    if (value.is_list() && !value.list().type.empty()) parts.push_back(StrCat(name, "=", value.DebugString()));
+    if (value.is_list() && !value.list().type.empty())
+      parts.push_back(StrCat(name, "=", value.DebugString()));
   }
   return parts.empty() ? "its attrs" : StrJoin(parts, ", ");
 }
@@ -70,7 +71,10 @@ class Feasibility {
  public:
   Feasibility(const Graph& graph, const std::vector<DeviceInfo>& devices,
               const std::vector<DeviceName>& parsed, const PlacementOptions& options)
-      : graph_(graph), devices_(devices), parsed_(parsed), options_(options),
+      : graph_(graph),
+        devices_(devices),
+        parsed_(parsed),
+        options_(options),
         num_devices_(static_cast<int>(devices.size())) {}
 
   Status Build() {
@@ -118,8 +122,8 @@ class Feasibility {
         if (other != nullptr) {
           uf.Union(id, other->id());
         } else if (!options_.ignore_missing_colocation_targets) {
-          return errors::InvalidArgument("node ", node->Describe(), " is colocated with '",
-                                         target, "' (_class loc:@", target,
+          return errors::InvalidArgument("node ", node->Describe(), " is colocated with '", target,
+                                         "' (_class loc:@", target,
                                          "), but the graph has no node named '", target, "'");
         }
       }
@@ -150,7 +154,8 @@ class Feasibility {
     }
     mask_count_.assign(num_groups_, 0);
     for (int g = 0; g < num_groups_; ++g) {
-      for (int d = 0; d < num_devices_; ++d) mask_count_[g] += mask_[static_cast<size_t>(g) * num_devices_ + d];
+      for (int d = 0; d < num_devices_; ++d)
+        mask_count_[g] += mask_[static_cast<size_t>(g) * num_devices_ + d];
       if (mask_count_[g] == 0) return Unsatisfiable(g);
     }
     return Status::OK();
@@ -163,12 +168,14 @@ class Feasibility {
   }
   int count(int group) const { return mask_count_[group]; }
   int FirstAllowed(int group) const {
-    for (int d = 0; d < num_devices_; ++d) if (Allowed(group, d)) return d;
+    for (int d = 0; d < num_devices_; ++d)
+      if (Allowed(group, d)) return d;
     return -1;
   }
   std::vector<int> AllowedDevices(int group) const {
     std::vector<int> out;
-    for (int d = 0; d < num_devices_; ++d) if (Allowed(group, d)) out.push_back(d);
+    for (int d = 0; d < num_devices_; ++d)
+      if (Allowed(group, d)) out.push_back(d);
     return out;
   }
   int group_size(int group) const { return member_start_[group + 1] - member_start_[group]; }
@@ -229,15 +236,15 @@ class Feasibility {
       if (!node->requested_device().empty()) {
         const std::vector<char>& mask = request_masks_[request_index_[node->id()]];
         bool any = std::find(mask.begin(), mask.end(), 1) != mask.end();
-        parts.push_back(StrCat("requests '", node->requested_device(), "'",
-                               any ? "" : " (matches no device)"));
+        parts.push_back(
+            StrCat("requests '", node->requested_device(), "'", any ? "" : " (matches no device)"));
       }
       for (int t = 0; t < num_types_; ++t) {
         if (!kernel_ok_[static_cast<size_t>(node->id()) * num_types_ + t]) {
           std::vector<std::string> known = options_.kernels->DescribeKernels(node->type_string());
-          parts.push_back(StrCat("has no kernel for ", TypeAttrs(node), " on device type ",
-                                 types_[t], " (kernels: ",
-                                 known.empty() ? "none" : StrJoin(known, ", "), ")"));
+          parts.push_back(
+              StrCat("has no kernel for ", TypeAttrs(node), " on device type ", types_[t],
+                     " (kernels: ", known.empty() ? "none" : StrJoin(known, ", "), ")"));
         }
       }
       const bool has_constraint = !parts.empty();
@@ -245,10 +252,12 @@ class Feasibility {
         parts.push_back(StrCat("is colocated with '", target, "'"));
       }
       for (const Edge* e : node->in_edges()) {
-        if (IsResourceEdge(e)) parts.push_back(StrCat("uses the resource of '", e->src()->name(), "'"));
+        if (IsResourceEdge(e))
+          parts.push_back(StrCat("uses the resource of '", e->src()->name(), "'"));
       }
-      std::string line = StrCat(node->Describe(), " ",
-                                parts.empty() ? "has no constraint of its own" : StrJoin(parts, ", "));
+      std::string line =
+          StrCat(node->Describe(), " ",
+                 parts.empty() ? "has no constraint of its own" : StrJoin(parts, ", "));
       (has_constraint ? constrained : free).push_back(std::move(line));
     }
     constexpr size_t kMaxUnconstrained = 20;
@@ -292,14 +301,20 @@ class Feasibility {
 class Simulator {
  public:
   Simulator(const Graph& graph, const std::vector<DeviceInfo>& devices, const CostModel& cost)
-      : devices_(devices), cost_(cost), num_devices_(static_cast<int>(devices.size())),
-        available_(devices.size(), 0.0), gaps_(devices.size()), device_(graph.num_node_ids(), -1),
-        finish_(graph.num_node_ids(), 0.0), op_cost_(graph.num_node_ids()),
+      : devices_(devices),
+        cost_(cost),
+        num_devices_(static_cast<int>(devices.size())),
+        available_(devices.size(), 0.0),
+        gaps_(devices.size()),
+        device_(graph.num_node_ids(), -1),
+        finish_(graph.num_node_ids(), 0.0),
+        op_cost_(graph.num_node_ids()),
         has_op_cost_(graph.num_node_ids(), 0) {
     for (const DeviceInfo& d : devices) models_.push_back(cost.ModelFor(d));
     links_.resize(devices.size() * devices.size());
     for (int a = 0; a < num_devices_; ++a) {
-      for (int b = 0; b < num_devices_; ++b) links_[a * num_devices_ + b] = cost.Link(devices[a].name, devices[b].name);
+      for (int b = 0; b < num_devices_; ++b)
+        links_[a * num_devices_ + b] = cost.Link(devices[a].name, devices[b].name);
     }
   }
 
@@ -409,10 +424,15 @@ class GreedyPlacer {
   GreedyPlacer(const Graph& graph, const std::vector<DeviceInfo>& devices,
                const Feasibility& feasibility, const CostModel& cost,
                PlacementExplanation* explanation)
-      : devices_(devices), feasibility_(feasibility), sim_(graph, devices, cost),
-        explanation_(explanation), num_devices_(static_cast<int>(devices.size())),
-        group_device_(feasibility.num_groups(), -1), group_decider_(feasibility.num_groups(), nullptr),
-        deferred_(feasibility.num_groups()), mark_(graph.num_node_ids(), 0) {}
+      : devices_(devices),
+        feasibility_(feasibility),
+        sim_(graph, devices, cost),
+        explanation_(explanation),
+        num_devices_(static_cast<int>(devices.size())),
+        group_device_(feasibility.num_groups(), -1),
+        group_decider_(feasibility.num_groups(), nullptr),
+        deferred_(feasibility.num_groups()),
+        mark_(graph.num_node_ids(), 0) {}
 
   // Visits nodes in a topological order (TopologicalOrder's, which follows
   // one chain as far as it goes before the next: chains stay together).
@@ -462,7 +482,8 @@ class GreedyPlacer {
       d = feasibility_.FirstAllowed(g);
       if (explanation_ != nullptr) reason = feasibility_.ForcedReason(node);
     } else if (d >= 0) {
-      if (explanation_ != nullptr) reason = StrCat("colocated with '", group_decider_[g]->name(), "'");
+      if (explanation_ != nullptr)
+        reason = StrCat("colocated with '", group_decider_[g]->name(), "'");
     } else {
       const bool group = feasibility_.group_size(g) > 1;
       if (group) {
@@ -594,9 +615,9 @@ class GreedyPlacer {
                     ShortDeviceName(devices_[b.device].name), " and ",
                     ShortDeviceName(devices_[s.device].name), "): lowest device index");
     }
-    return StrCat(what, " (", FormatMicros(b.score), " on ", ShortDeviceName(devices_[b.device].name),
-                  " vs ", FormatMicros(s.score), " on ", ShortDeviceName(devices_[s.device].name),
-                  ")");
+    return StrCat(what, " (", FormatMicros(b.score), " on ",
+                  ShortDeviceName(devices_[b.device].name), " vs ", FormatMicros(s.score), " on ",
+                  ShortDeviceName(devices_[s.device].name), ")");
   }
 
   void Explain(const Node* node, const std::vector<Candidate>& candidates, int d,
@@ -659,7 +680,7 @@ Status PlaceGraph(Graph* graph, const std::vector<DeviceInfo>& devices,
     for (Node* node : graph->nodes()) {
       const int g = feasibility.group(node);
       int chosen = feasibility.Allowed(g, options.default_device) ? options.default_device
-                                                                 : feasibility.FirstAllowed(g);
+                                                                  : feasibility.FirstAllowed(g);
       node->set_assigned_device(devices[chosen].name);
       if (explanation == nullptr) continue;
       NodePlacement entry;
@@ -681,14 +702,6 @@ Status PlaceGraph(Graph* graph, const std::vector<DeviceInfo>& devices,
   WEIR_RETURN_IF_ERROR(placer.Place(order));
   for (Node* node : order) node->set_assigned_device(devices[placer.device(node)].name);
   return Status::OK();
-}
-
-Status PlaceGraph(Graph* graph, const std::vector<DeviceInfo>& devices, int default_device) {
-  PlacementOptions options;
-  options.kernels = KernelRegistry::Global();
-  options.default_device = default_device;
-  options.simulate = false;
-  return PlaceGraph(graph, devices, options);
 }
 
 Status CheckColocationTargets(const Graph& graph) {
@@ -732,9 +745,9 @@ std::vector<std::string> SummarizePlacement(const Graph& graph) {
 std::string PlacementExplanation::ToString() const {
   std::vector<std::string> short_names;
   for (const std::string& d : devices) short_names.push_back(ShortDeviceName(d));
-  std::string out = StrCat("placement of ", nodes.size(), " nodes on ", devices.size(),
-                           " devices");
-  if (simulated_step_micros > 0) out += StrCat(", simulated step ", FormatMicros(simulated_step_micros));
+  std::string out = StrCat("placement of ", nodes.size(), " nodes on ", devices.size(), " devices");
+  if (simulated_step_micros > 0)
+    out += StrCat(", simulated step ", FormatMicros(simulated_step_micros));
   out += "\n";
   char line[512];
   std::snprintf(line, sizeof(line), "%-36s %-18s %-8s %s\n", "node", "op", "device", "reason");
@@ -749,8 +762,10 @@ std::string PlacementExplanation::ToString() const {
     if (n.finish_micros.size() == n.feasible.size() && !n.finish_micros.empty()) {
       std::vector<std::string> options;
       for (size_t i = 0; i < n.feasible.size(); ++i) {
-        std::string option = StrCat(short_names[n.feasible[i]], " finish ", FormatMicros(n.finish_micros[i]));
-        if (n.transfer_micros[i] > 0) option += StrCat(" (transfers ", FormatMicros(n.transfer_micros[i]), ")");
+        std::string option =
+            StrCat(short_names[n.feasible[i]], " finish ", FormatMicros(n.finish_micros[i]));
+        if (n.transfer_micros[i] > 0)
+          option += StrCat(" (transfers ", FormatMicros(n.transfer_micros[i]), ")");
         options.push_back(std::move(option));
       }
       out += StrCat("    ", StrJoin(options, ", "), "\n");

@@ -9,15 +9,13 @@
 //
 // The choice is a greedy simulation with a CostModel. Nodes are walked in
 // topological order, keeping each device's busy time (a node may fill an
-// idle gap another left) and each node's finish time. A group is placed when its first member is reached, on the
-// feasible device where that member would finish earliest (its inputs'
-// arrival times include the transfers from other devices) plus the rest of
-// the group's compute there; ties go to the lowest device index. A group
-// with one feasible device is forced. A source node with no colocation (a
-// Const, an _Arg) is placed with its first consumer, where it costs no
-// transfer. With one device, or `simulate` off, every node goes on the
-// default device when feasible, else its first feasible device; this costs
-// only the feasibility check.
+// idle gap another left) and each node's finish time. A group is placed when its first member is
+// reached, on the feasible device where that member would finish earliest (its inputs' arrival
+// times include the transfers from other devices) plus the rest of the group's compute there; ties
+// go to the lowest device index. A group with one feasible device is forced. A source node with no
+// colocation (a Const, an _Arg) is placed with its first consumer, where it costs no transfer. With
+// one device, or `simulate` off, every node goes on the default device when feasible, else its
+// first feasible device; this costs only the feasibility check.
 #pragma once
 
 #include <string>
@@ -71,9 +69,6 @@ struct PlacementExplanation {
 // REQUIRES: devices non-empty; default_device indexes it; options.kernels.
 Status PlaceGraph(Graph* graph, const std::vector<DeviceInfo>& devices,
                   const PlacementOptions& options, PlacementExplanation* explanation = nullptr);
-
-// The former interface: the global kernel registry, no simulation.
-Status PlaceGraph(Graph* graph, const std::vector<DeviceInfo>& devices, int default_device);
 
 // InvalidArgument naming the first node whose "_class" names a node that is
 // not in `graph`.

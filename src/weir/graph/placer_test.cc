@@ -7,6 +7,7 @@
 #include <set>
 
 #include "weir/graph/graph_constructor.h"
+#include "weir/graph/graph_test_util.h"
 #include "weir/kernels/all_kernels.h"
 #include "weir/ops/all_ops.h"
 
@@ -21,22 +22,6 @@ std::vector<DeviceInfo> CpuDevices(int n) {
   std::vector<DeviceInfo> devices;
   for (int i = 0; i < n; ++i) devices.push_back({Cpu(i), "CPU"});
   return devices;
-}
-
-NodeDef MakeNode(const std::string& name, const std::string& op, std::vector<std::string> inputs,
-                 const std::string& device = "") {
-  NodeDef def;
-  def.name = name;
-  def.op = op;
-  def.inputs = std::move(inputs);
-  def.device = device;
-  if (op == "Const") {
-    def.attrs["dtype"] = DT_FLOAT;
-    def.attrs["value"] = Tensor::Scalar<float>(1);
-  } else if (op != "NoOp") {
-    def.attrs["T"] = DT_FLOAT;
-  }
-  return def;
 }
 
 NodeDef Placeholder(const std::string& name, std::vector<int64_t> dims) {
@@ -65,7 +50,8 @@ class PlacerTest : public ::testing::Test {
     def.nodes = std::move(nodes);
     return ImportGraphDef(def, &graph_);
   }
-  Status Place(const std::vector<DeviceInfo>& devices, PlacementExplanation* explanation = nullptr) {
+  Status Place(const std::vector<DeviceInfo>& devices,
+               PlacementExplanation* explanation = nullptr) {
     PlacementOptions options;
     options.kernels = KernelRegistry::Global();
     options.cost_model = &cost_;
@@ -94,11 +80,11 @@ std::vector<NodeDef> TwoTowers(int width, int layers) {
       std::string w = StrCat(tower, "_w", l);
       std::string y = StrCat(tower, "_y", l);
       nodes.push_back(Placeholder(w, {width, width}));
-      nodes.push_back(MakeNode(y, "MatMul", {prev, w}));
+      nodes.push_back(FloatNode(y, "MatMul", {prev, w}));
       prev = y;
     }
   }
-  nodes.push_back(MakeNode("sum", "Add", {StrCat("a_y", layers - 1), StrCat("b_y", layers - 1)}));
+  nodes.push_back(FloatNode("sum", "Add", {StrCat("a_y", layers - 1), StrCat("b_y", layers - 1)}));
   return nodes;
 }
 
@@ -107,10 +93,10 @@ TEST_F(PlacerTest, PartialSpecsNarrowTheFeasibleDevices) {
   for (int task = 0; task < 2; ++task) {
     for (int i = 0; i < 4; ++i) devices.push_back({Cpu(i, task), "CPU"});
   }
-  ASSERT_TRUE(Build({MakeNode("any_on_task1", "Const", {}, "/job:localhost/task:1/device:CPU:*"),
-                     MakeNode("cpu1", "Const", {}, "/device:CPU:1"),
-                     MakeNode("short", "Const", {}, "cpu:2"),
-                     MakeNode("full", "Const", {}, Cpu(3, 1)), MakeNode("free", "Const", {})})
+  ASSERT_TRUE(Build({FloatNode("any_on_task1", "Const", {}, "/job:localhost/task:1/device:CPU:*"),
+                     FloatNode("cpu1", "Const", {}, "/device:CPU:1"),
+                     FloatNode("short", "Const", {}, "cpu:2"),
+                     FloatNode("full", "Const", {}, Cpu(3, 1)), FloatNode("free", "Const", {})})
                   .ok());
   PlacementExplanation explanation;
   ASSERT_TRUE(Place(devices, &explanation).ok());
@@ -137,8 +123,8 @@ TEST_F(PlacerTest, ColocationAndResourceUsersShareTheRequestedDevice) {
   read.op = "ReadVariableOp";
   read.inputs = {"v"};
   read.attrs["dtype"] = DT_FLOAT;
-  ASSERT_TRUE(Build({var, read, Colocated(MakeNode("near", "Neg", {"read"}), "read"),
-                     MakeNode("other", "Neg", {"read"})})
+  ASSERT_TRUE(Build({var, read, Colocated(FloatNode("near", "Neg", {"read"}), "read"),
+                     FloatNode("other", "Neg", {"read"})})
                   .ok());
   PlacementExplanation explanation;
   ASSERT_TRUE(Place(CpuDevices(4), &explanation).ok()) << explanation.ToString();
@@ -151,7 +137,7 @@ TEST_F(PlacerTest, ColocationAndResourceUsersShareTheRequestedDevice) {
 }
 
 TEST_F(PlacerTest, MissingColocationTargetIsAnError) {
-  ASSERT_TRUE(Build({Colocated(MakeNode("a", "Const", {}), "ghost")}).ok());
+  ASSERT_TRUE(Build({Colocated(FloatNode("a", "Const", {}), "ghost")}).ok());
   Status s = Place(CpuDevices(2));
   ASSERT_EQ(s.code(), Code::kInvalidArgument) << s;
   EXPECT_NE(s.message().find("'a' (Const)"), std::string::npos) << s;
@@ -167,25 +153,27 @@ TEST_F(PlacerTest, MissingColocationTargetIsAnError) {
 }
 
 TEST_F(PlacerTest, ConflictListsEveryMemberAndConstraint) {
-  ASSERT_TRUE(Build({MakeNode("a", "Const", {}, "/device:CPU:0"),
-                     Colocated(MakeNode("b", "Neg", {"a"}, "/device:CPU:1"), "a"),
-                     Colocated(MakeNode("c", "Neg", {"b"}), "b")})
+  ASSERT_TRUE(Build({FloatNode("a", "Const", {}, "/device:CPU:0"),
+                     Colocated(FloatNode("b", "Neg", {"a"}, "/device:CPU:1"), "a"),
+                     Colocated(FloatNode("c", "Neg", {"b"}), "b")})
                   .ok());
   Status s = Place(CpuDevices(3));
   ASSERT_EQ(s.code(), Code::kInvalidArgument) << s;
-  for (const std::string& part : {std::string("'a' (Const) requests '/device:CPU:0'"),
-                                  std::string("'b' (Neg) requests '/device:CPU:1', is colocated with 'a'"),
-                                  std::string("'c' (Neg) is colocated with 'b'"), Cpu(0), Cpu(2)}) {
+  for (const std::string& part :
+       {std::string("'a' (Const) requests '/device:CPU:0'"),
+        std::string("'b' (Neg) requests '/device:CPU:1', is colocated with 'a'"),
+        std::string("'c' (Neg) is colocated with 'b'"), Cpu(0), Cpu(2)}) {
     EXPECT_NE(s.message().find(part), std::string::npos) << part << "\n" << s;
   }
 }
 
 TEST_F(PlacerTest, RequestMatchingNoDeviceIsAnError) {
-  ASSERT_TRUE(Build({MakeNode("k", "Const", {}, "/device:GPU:0")}).ok());
+  ASSERT_TRUE(Build({FloatNode("k", "Const", {}, "/device:GPU:0")}).ok());
   Status s = Place(CpuDevices(2));
   ASSERT_EQ(s.code(), Code::kInvalidArgument) << s;
   EXPECT_NE(s.message().find("'k' (Const) requests '/device:GPU:0' (matches no device)"),
-            std::string::npos) << s;
+            std::string::npos)
+      << s;
   EXPECT_NE(s.message().find(Cpu(1)), std::string::npos) << s;
 }
 
@@ -209,8 +197,9 @@ class FakeKernelsTest : public PlacerTest {
 };
 
 TEST_F(FakeKernelsTest, KernelsDecideAndTheirAbsenceIsNamed) {
-  ASSERT_TRUE(Build({MakeNode("k", "Const", {}), MakeNode("n", "Neg", {"k"})}).ok());
-  std::vector<DeviceInfo> devices = {{Cpu(0), "CPU"}, {"/job:localhost/replica:0/task:0/device:ACCEL:0", "ACCEL"}};
+  ASSERT_TRUE(Build({FloatNode("k", "Const", {}), FloatNode("n", "Neg", {"k"})}).ok());
+  std::vector<DeviceInfo> devices = {{Cpu(0), "CPU"},
+                                     {"/job:localhost/replica:0/task:0/device:ACCEL:0", "ACCEL"}};
   PlacementExplanation explanation;
   ASSERT_TRUE(PlaceWithFakes(devices, &explanation).ok());
   EXPECT_EQ(DeviceOf("n"), devices[1].name);
@@ -219,14 +208,15 @@ TEST_F(FakeKernelsTest, KernelsDecideAndTheirAbsenceIsNamed) {
 
   Graph fresh;
   GraphDef def;
-  def.nodes = {MakeNode("k", "Const", {}), MakeNode("n", "Neg", {"k"})};
+  def.nodes = {FloatNode("k", "Const", {}), FloatNode("n", "Neg", {"k"})};
   ASSERT_TRUE(ImportGraphDef(def, &fresh).ok());
   PlacementOptions options;
   options.kernels = &registry_;
   Status s = PlaceGraph(&fresh, {{Cpu(0), "CPU"}}, options);
   ASSERT_EQ(s.code(), Code::kInvalidArgument) << s;
   EXPECT_NE(s.message().find("'n' (Neg) has no kernel for T=float on device type CPU"),
-            std::string::npos) << s;
+            std::string::npos)
+      << s;
   EXPECT_NE(s.message().find("kernels: CPU (T in {double})"), std::string::npos) << s;
 }
 
@@ -263,9 +253,9 @@ TEST_F(PlacerTest, ExpensiveLinksKeepEverythingOnOneDevice) {
 TEST_F(PlacerTest, CheapNodesDoNotMoveToAnIdleDevice) {
   // 'big' keeps CPU:0 busy; the small chain and the Const after it would
   // finish no earlier elsewhere once their transfers are counted.
-  ASSERT_TRUE(Build({Placeholder("x", {1024, 1024}), MakeNode("big", "MatMul", {"x", "x"}),
-                     MakeNode("k", "Const", {}), MakeNode("scaled", "Mul", {"big", "k"}),
-                     MakeNode("out", "Neg", {"scaled"})})
+  ASSERT_TRUE(Build({Placeholder("x", {1024, 1024}), FloatNode("big", "MatMul", {"x", "x"}),
+                     FloatNode("k", "Const", {}), FloatNode("scaled", "Mul", {"big", "k"}),
+                     FloatNode("out", "Neg", {"scaled"})})
                   .ok());
   PlacementExplanation explanation;
   ASSERT_TRUE(Place(CpuDevices(2), &explanation).ok());
@@ -273,11 +263,12 @@ TEST_F(PlacerTest, CheapNodesDoNotMoveToAnIdleDevice) {
     EXPECT_EQ(DeviceOf(name), Cpu(0)) << name << "\n" << explanation.ToString();
   }
   EXPECT_NE(Find(explanation, "k")->reason.find("placed with its consumer 'scaled'"),
-            std::string::npos) << explanation.ToString();
+            std::string::npos)
+      << explanation.ToString();
 }
 
 TEST_F(PlacerTest, AFasterDeviceWinsTheHeavyWork) {
-  ASSERT_TRUE(Build({Placeholder("x", {1024, 1024}), MakeNode("big", "MatMul", {"x", "x"})}).ok());
+  ASSERT_TRUE(Build({Placeholder("x", {1024, 1024}), FloatNode("big", "MatMul", {"x", "x"})}).ok());
   std::vector<DeviceInfo> devices = CpuDevices(2);
   devices[1].peak_flops = 10 * CostModel::kCpuFlopsPerThread;
   PlacementExplanation explanation;
@@ -292,7 +283,7 @@ TEST_F(PlacerTest, AFasterDeviceWinsTheHeavyWork) {
 }
 
 TEST_F(PlacerTest, MeasuredTimesOverrideTheEstimates) {
-  ASSERT_TRUE(Build({Placeholder("x", {64, 64}), MakeNode("y", "MatMul", {"x", "x"})}).ok());
+  ASSERT_TRUE(Build({Placeholder("x", {64, 64}), FloatNode("y", "MatMul", {"x", "x"})}).ok());
   ASSERT_TRUE(Place(CpuDevices(2)).ok());
   EXPECT_EQ(DeviceOf("y"), Cpu(0));
   cost_.RecordMeasurement("y", Cpu(0), 5000);
@@ -331,8 +322,8 @@ TEST_F(PlacerTest, WideFanOutUsesEveryDeviceUpToItsWidth) {
   std::vector<std::string> outs;
   for (int b = 0; b < 8; ++b) {
     nodes.push_back(Placeholder(StrCat("w", b), {256, 256}));
-    nodes.push_back(MakeNode(StrCat("y", b), "MatMul", {"x", StrCat("w", b)}));
-    nodes.push_back(MakeNode(StrCat("r", b), "Relu", {StrCat("y", b)}));
+    nodes.push_back(FloatNode(StrCat("y", b), "MatMul", {"x", StrCat("w", b)}));
+    nodes.push_back(FloatNode(StrCat("r", b), "Relu", {StrCat("y", b)}));
     outs.push_back(StrCat("r", b));
   }
   NodeDef sum;
@@ -356,7 +347,8 @@ TEST_F(PlacerTest, WideFanOutUsesEveryDeviceUpToItsWidth) {
     const double rounds = (8 + n - 1) / n;
     const double gather = 8 * cost_.TransferMicros(Cpu(0), Cpu(1), 256 * 256 * 4);
     EXPECT_LT(explanation.simulated_step_micros, one_device * (rounds / 8) * 1.15 + 2 * gather)
-        << n << " devices\n" << explanation.ToString();
+        << n << " devices\n"
+        << explanation.ToString();
   }
 }
 
@@ -365,9 +357,11 @@ TEST_F(PlacerTest, MixedConstraintsOnEightDevices) {
   std::vector<NodeDef> nodes = {Placeholder("x", {128, 128})};
   for (int i = 0; i < 8; ++i) {
     std::string y = StrCat("y", i);
-    nodes.push_back(MakeNode(y, "MatMul", {"x", "x"}, i % 2 == 0 ? StrCat("/device:CPU:", i) : ""));
-    nodes.push_back(Colocated(MakeNode(StrCat("c", i), "Neg", {y}), y));
-    nodes.push_back(MakeNode(StrCat("t", i), "Tanh", {StrCat("c", i)}, i == 7 ? "/device:CPU:*" : ""));
+    nodes.push_back(
+        FloatNode(y, "MatMul", {"x", "x"}, i % 2 == 0 ? StrCat("/device:CPU:", i) : ""));
+    nodes.push_back(Colocated(FloatNode(StrCat("c", i), "Neg", {y}), y));
+    nodes.push_back(
+        FloatNode(StrCat("t", i), "Tanh", {StrCat("c", i)}, i == 7 ? "/device:CPU:*" : ""));
   }
   ASSERT_TRUE(Build(nodes).ok());
   PlacementExplanation explanation;
@@ -400,9 +394,9 @@ TEST_F(PlacerTest, OneDeviceAndSimulationOffAreTheDefaultDevice) {
 }
 
 TEST_F(PlacerTest, ExplanationTableNamesDevicesCostsAndReasons) {
-  ASSERT_TRUE(Build({Placeholder("x", {512, 512}), MakeNode("a", "MatMul", {"x", "x"}),
-                     MakeNode("b", "MatMul", {"x", "x"}, "/device:CPU:1"),
-                     MakeNode("s", "Add", {"a", "b"})})
+  ASSERT_TRUE(Build({Placeholder("x", {512, 512}), FloatNode("a", "MatMul", {"x", "x"}),
+                     FloatNode("b", "MatMul", {"x", "x"}, "/device:CPU:1"),
+                     FloatNode("s", "Add", {"a", "b"})})
                   .ok());
   PlacementExplanation explanation;
   ASSERT_TRUE(Place(CpuDevices(2), &explanation).ok());

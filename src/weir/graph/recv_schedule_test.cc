@@ -8,6 +8,7 @@
 #include <set>
 
 #include "weir/graph/graph_constructor.h"
+#include "weir/graph/graph_test_util.h"
 #include "weir/graph/partition.h"
 #include "weir/graph/placer.h"
 #include "weir/graph/random_dag_test_util.h"
@@ -21,18 +22,7 @@ using testing_dag::CpuName;
 
 NodeDef Op(const std::string& name, const std::string& op, std::vector<std::string> inputs,
            int device) {
-  NodeDef def;
-  def.name = name;
-  def.op = op;
-  def.inputs = std::move(inputs);
-  def.device = StrCat("/device:CPU:", device);
-  if (op == "Const") {
-    def.attrs["dtype"] = DT_FLOAT;
-    def.attrs["value"] = Tensor::Scalar<float>(1);
-  } else if (op != "NoOp") {
-    def.attrs["T"] = DT_FLOAT;
-  }
-  return def;
+  return FloatNode(name, op, std::move(inputs), StrCat("/device:CPU:", device));
 }
 
 // True when the partitions together, each _Send joined to its _Recv, have
@@ -55,7 +45,8 @@ bool StepIsAcyclic(const std::map<std::string, GraphDef>& parts, std::string* st
   for (const auto& [device, def] : parts) {
     for (const NodeDef& n : def.nodes) {
       if (n.op != "_Recv") continue;
-      auto it = send_by_key.find(n.attrs.at("tensor_name").s() + ";" + n.attrs.at("recv_device").s());
+      auto it =
+          send_by_key.find(n.attrs.at("tensor_name").s() + ";" + n.attrs.at("recv_device").s());
       if (it == send_by_key.end()) {
         *stuck = "no _Send for " + n.name;
         return false;
@@ -112,7 +103,7 @@ class RecvScheduleTest : public ::testing::Test {
     WEIR_RETURN_IF_ERROR(ImportGraphDef(def, graph_.get()));
     std::vector<DeviceInfo> devices;
     for (int i = 0; i < num_devices; ++i) devices.push_back({CpuName(i), "CPU"});
-    return PlaceGraph(graph_.get(), devices, 0);
+    return PlaceOnRequestedDevices(graph_.get(), devices);
   }
   StatusOr<std::map<std::string, GraphDef>> Partition(bool schedule,
                                                       RecvScheduleOptions costs = {}) {
@@ -140,10 +131,11 @@ RecvScheduleOptions HalfMicroTransfers() {
 // per node) just before the Recv must start (5.5 us, the consumer's start
 // minus the 0.5 us transfer); the fifth would be too late.
 TEST_F(RecvScheduleTest, RecvWaitsForTheNodeThatFinishesJustBeforeItIsNeeded) {
-  ASSERT_TRUE(Build({Op("x", "Const", {}, 0), Op("b0", "Const", {}, 1), Op("b1", "Neg", {"b0"}, 1),
-                     Op("b2", "Neg", {"b1"}, 1), Op("b3", "Neg", {"b2"}, 1),
-                     Op("b4", "Neg", {"b3"}, 1), Op("b5", "Neg", {"b4"}, 1),
-                     Op("end", "Add", {"b5", "x"}, 1)}).ok());
+  ASSERT_TRUE(
+      Build({Op("x", "Const", {}, 0), Op("b0", "Const", {}, 1), Op("b1", "Neg", {"b0"}, 1),
+             Op("b2", "Neg", {"b1"}, 1), Op("b3", "Neg", {"b2"}, 1), Op("b4", "Neg", {"b3"}, 1),
+             Op("b5", "Neg", {"b4"}, 1), Op("end", "Add", {"b5", "x"}, 1)})
+          .ok());
   auto schedule = ScheduleRecvs(*graph_, HalfMicroTransfers(), nullptr);
   ASSERT_TRUE(schedule.ok()) << schedule.status();
   ASSERT_EQ(schedule->start_after.size(), 1u);
@@ -174,7 +166,8 @@ TEST_F(RecvScheduleTest, RecvWaitsForTheNodeThatFinishesJustBeforeItIsNeeded) {
 
 TEST_F(RecvScheduleTest, RecvNeededAtOnceGetsNoControlInput) {
   ASSERT_TRUE(Build({Op("x", "Const", {}, 0), Op("y", "Neg", {"x"}, 1), Op("b0", "Const", {}, 1),
-                     Op("b1", "Neg", {"b0"}, 1), Op("end", "Add", {"b1", "y"}, 1)}).ok());
+                     Op("b1", "Neg", {"b0"}, 1), Op("end", "Add", {"b1", "y"}, 1)})
+                  .ok());
   auto parts = Partition(true, HalfMicroTransfers());
   ASSERT_TRUE(parts.ok()) << parts.status();
   EXPECT_TRUE(RecvControls((*parts)[CpuName(1)], "x").empty());
