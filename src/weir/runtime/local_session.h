@@ -55,6 +55,8 @@ class LocalSession final : public Session {
   int num_cached_signatures() const override;
 
   const DeviceMgr& devices() const { return *devices_; }
+  // What placement of the next signatures will use (measured node times).
+  const CostModel& cost_model() const { return cost_model_; }
 
   // The executors of one signature.
   struct CompiledStep;

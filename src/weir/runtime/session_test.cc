@@ -11,6 +11,7 @@
 #include "weir/framework/kernel_registry.h"
 #include "weir/framework/shape_inference.h"
 #include "weir/ops/standard_ops.h"
+#include "weir/runtime/local_session.h"
 #include "weir/runtime/standard_registration.h"
 
 namespace weir {
@@ -292,6 +293,28 @@ TEST_F(SessionTest, TraceProducesStatsAndChromeJson) {
   int complete_events = 0;
   for (const auto& event : trace["traceEvents"]) complete_events += event["ph"] == "X";
   EXPECT_EQ(complete_events, static_cast<int>(metadata.step_stats.nodes.size()));
+}
+
+TEST_F(SessionTest, TracedStepsFeedTheCostModel) {
+  Scope root = Scope::NewRootScope();
+  auto x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT);
+  ops::Neg(root.WithOpName("n"), x);
+  ASSERT_TRUE(root.ok()) << root.status();
+  SessionOptions options;
+  options.intra_op_threads = 1;
+  LocalSession session(options);
+  ASSERT_TRUE(session.Create(root.ToGraphDef()).ok());
+  const DeviceInfo device = session.ListDevices()[0];
+  std::vector<Tensor> out;
+  ASSERT_TRUE(session.Run({{"x", Tensor(DT_FLOAT, TensorShape({64}))}}, {"n"}, {}, &out).ok());
+  EXPECT_FALSE(session.cost_model().has_measurements()) << "untraced steps record nothing";
+  RunOptions traced;
+  traced.trace = true;
+  ASSERT_TRUE(session.Run({{"x", Tensor(DT_FLOAT, TensorShape({64}))}}, {"n"}, {}, &out, traced)
+                  .ok());
+  EXPECT_TRUE(session.cost_model().has_measurements());
+  EXPECT_GE(session.cost_model().MeasuredMicros("n", device), 0.0);
+  EXPECT_LT(session.cost_model().MeasuredMicros("never_ran", device), 0.0);
 }
 
 TEST_F(SessionTest, CloseCancelsABlockedStep) {
