@@ -46,10 +46,10 @@ GraphDef ModelLikeGraph(int n, std::vector<std::string>* fetches) {
   GraphDef graph;
   graph.nodes.reserve(n + 16);
   const AttrMap f32 = {{"T", DT_FLOAT}};
-  graph.nodes.push_back(MakeNode("x", "Placeholder",
-                                 {{"dtype", DT_FLOAT}, {"shape", PartialShape({32, 64})}}));
-  graph.nodes.push_back(MakeNode("axes", "Const", {{"dtype", DT_INT32},
-                                 {"value", Tensor::FromVector<int32_t>({0, 1}, {2})}}));
+  graph.nodes.push_back(
+      MakeNode("x", "Placeholder", {{"dtype", DT_FLOAT}, {"shape", PartialShape({32, 64})}}));
+  graph.nodes.push_back(MakeNode(
+      "axes", "Const", {{"dtype", DT_INT32}, {"value", Tensor::FromVector<int32_t>({0, 1}, {2})}}));
   Tensor weight(DT_FLOAT, TensorShape({64, 64}));
   for (int64_t i = 0; i < weight.NumElements(); ++i) weight.flat<float>()[i] = 0.01f * (i % 7);
   Tensor bias(DT_FLOAT, TensorShape({64}));
@@ -78,14 +78,15 @@ GraphDef ModelLikeGraph(int n, std::vector<std::string>* fetches) {
     graph.nodes.push_back(MakeNode(p + "out", "Add", f32, {p + "res", p + "act_dup"}));
     layers.push_back(p + "out");
     if (++layer % 64 == 0) {
-      graph.nodes.push_back(MakeNode(StrCat("loss", layer), "Sum", {{"T", DT_FLOAT},
-                                     {"Tidx", DT_INT32}, {"keep_dims", false}},
+      graph.nodes.push_back(MakeNode(StrCat("loss", layer), "Sum",
+                                     {{"T", DT_FLOAT}, {"Tidx", DT_INT32}, {"keep_dims", false}},
                                      {p + "out", "axes"}));
       fetches->push_back(StrCat("loss", layer));
     }
   }
-  graph.nodes.push_back(MakeNode("loss", "Sum", {{"T", DT_FLOAT}, {"Tidx", DT_INT32},
-                                 {"keep_dims", false}}, {layers.back(), "axes"}));
+  graph.nodes.push_back(MakeNode("loss", "Sum",
+                                 {{"T", DT_FLOAT}, {"Tidx", DT_INT32}, {"keep_dims", false}},
+                                 {layers.back(), "axes"}));
   fetches->push_back("loss");
   return graph;
 }

@@ -39,8 +39,8 @@ NodeDef Constant(std::string name, Tensor value) {
 GraphDef CseGraph(int n) {
   GraphDef graph;
   const AttrMap f32 = {{"T", DT_FLOAT}};
-  graph.nodes.push_back(MakeNode("x", "Placeholder",
-                                 {{"dtype", DT_FLOAT}, {"shape", PartialShape({32, 64})}}));
+  graph.nodes.push_back(
+      MakeNode("x", "Placeholder", {{"dtype", DT_FLOAT}, {"shape", PartialShape({32, 64})}}));
   std::string prev = "x";
   for (int b = 0; graph.nodes.size() + 7 <= static_cast<size_t>(n); ++b) {
     std::string r[2];
@@ -64,8 +64,8 @@ GraphDef CseGraph(int n) {
 GraphDef FoldGraph(int n) {
   GraphDef graph;
   const AttrMap f32 = {{"T", DT_FLOAT}};
-  graph.nodes.push_back(MakeNode("x", "Placeholder",
-                                 {{"dtype", DT_FLOAT}, {"shape", PartialShape({32, 64})}}));
+  graph.nodes.push_back(
+      MakeNode("x", "Placeholder", {{"dtype", DT_FLOAT}, {"shape", PartialShape({32, 64})}}));
   std::string prev = "x";
   for (int b = 0; graph.nodes.size() + 8 <= static_cast<size_t>(n); ++b) {
     const std::string p = StrCat("b", b, "/");
@@ -111,7 +111,14 @@ void BM_Cse(benchmark::State& state) {
   state.counters["removed"] = removed;
   state.SetComplexityN(source->num_nodes());
 }
-BENCHMARK(BM_Cse)->RangeMultiplier(10)->Arg(1000)->Arg(10000)->Arg(50000)->Arg(100000)->Arg(200000)->Unit(benchmark::kMillisecond)
+BENCHMARK(BM_Cse)
+    ->RangeMultiplier(10)
+    ->Arg(1000)
+    ->Arg(10000)
+    ->Arg(50000)
+    ->Arg(100000)
+    ->Arg(200000)
+    ->Unit(benchmark::kMillisecond)
     ->Complexity();
 
 void BM_FoldConstants(benchmark::State& state) {
@@ -135,8 +142,11 @@ void BM_FoldConstants(benchmark::State& state) {
   state.counters["changed"] = folded;
   state.SetComplexityN(source->num_nodes());
 }
-BENCHMARK(BM_FoldConstants)->RangeMultiplier(10)->Range(1000, 100000)
-    ->Unit(benchmark::kMillisecond)->Complexity();
+BENCHMARK(BM_FoldConstants)
+    ->RangeMultiplier(10)
+    ->Range(1000, 100000)
+    ->Unit(benchmark::kMillisecond)
+    ->Complexity();
 
 }  // namespace
 }  // namespace weir

@@ -123,8 +123,9 @@ GraphDef RandomDag(int n) {
     const char* op = ops[random() % 6];
     auto pick = [&] { return StrCat("n", i - 1 - static_cast<int>(random() % std::min(i, 64))); };
     bool unary = std::strcmp(op, "Tanh") == 0 || std::strcmp(op, "Relu") == 0;
-    g.nodes.push_back(Op(StrCat("n", i), op, unary ? std::vector<std::string>{pick()}
-                                                   : std::vector<std::string>{pick(), pick()}));
+    g.nodes.push_back(
+        Op(StrCat("n", i), op,
+           unary ? std::vector<std::string>{pick()} : std::vector<std::string>{pick(), pick()}));
   }
   return g;
 }
@@ -139,7 +140,8 @@ std::unique_ptr<Graph> Import(const GraphDef& def) {
 int CrossDeviceEdges(const Graph& graph) {
   int n = 0;
   for (const Node* node : graph.nodes()) {
-    for (const Edge* e : node->in_edges()) n += e->src()->assigned_device() != node->assigned_device();
+    for (const Edge* e : node->in_edges())
+      n += e->src()->assigned_device() != node->assigned_device();
   }
   return n;
 }
@@ -156,8 +158,9 @@ void Quality() {
     cost.SetLink(Cpu(i), Cpu(3), {50, 1e9});
     cost.SetLink(Cpu(3), Cpu(i), {50, 1e9});
   }
-  std::printf("devices: CPU:0 and CPU:1 1x (100 GFLOP/s, 8 GB/s), CPU:2 2x, CPU:3 0.5x;\n"
-              "links 5 us + 10 GB/s, to and from CPU:3 50 us + 1 GB/s\n\n");
+  std::printf(
+      "devices: CPU:0 and CPU:1 1x (100 GFLOP/s, 8 GB/s), CPU:2 2x, CPU:3 0.5x;\n"
+      "links 5 us + 10 GB/s, to and from CPU:3 50 us + 1 GB/s\n\n");
   std::printf("%-32s %12s %12s %12s %12s %10s\n", "graph (simulated step, us)", "cost model",
               "all CPU:0", "all CPU:2", "round-robin", "transfers");
   struct Shape {
@@ -184,7 +187,8 @@ void Quality() {
     double on0 = all_on(0);
     double on2 = all_on(2);
     std::vector<Node*> order = TopologicalOrder(*graph).value();
-    for (size_t i = 0; i < order.size(); ++i) order[i]->set_assigned_device(Cpu(i % devices.size()));
+    for (size_t i = 0; i < order.size(); ++i)
+      order[i]->set_assigned_device(Cpu(i % devices.size()));
     double round_robin = SimulatePlacedStep(*graph, devices, cost).value();
     std::printf("%-32s %12.1f %12.1f %12.1f %12.1f %10d\n", shape.name, placed, on0, on2,
                 round_robin, transfers);
@@ -205,7 +209,9 @@ void Time() {
       for (int rep = 0; rep < 5; ++rep) {
         auto start = std::chrono::steady_clock::now();
         Status s = PlaceGraph(graph.get(), devices, options);
-        times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+        times.push_back(
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+                .count());
         CHECK(s.ok()) << s;
       }
       std::sort(times.begin(), times.end());
@@ -218,7 +224,8 @@ void Time() {
 Tensor Filled(int64_t rows, int64_t cols, float scale = 1) {
   Tensor t(DT_FLOAT, TensorShape({rows, cols}));
   auto flat = t.flat<float>();
-  for (int64_t i = 0; i < t.NumElements(); ++i) flat[i] = scale * static_cast<float>((i * 7919) % 23 - 11) / 500.f;
+  for (int64_t i = 0; i < t.NumElements(); ++i)
+    flat[i] = scale * static_cast<float>((i * 7919) % 23 - 11) / 500.f;
   return t;
 }
 
@@ -232,7 +239,8 @@ void Measured() {
     Output h = x;
     for (int l = 0; l < kLayers; ++l) {
       // Distinct weights per tower, or CSE would merge the towers.
-      auto w = ops::Const(s.WithOpName(StrCat("w", l)), Filled(kWidth, kWidth, tower[0] == 'a' ? 1.f : -0.5f));
+      auto w = ops::Const(s.WithOpName(StrCat("w", l)),
+                          Filled(kWidth, kWidth, tower[0] == 'a' ? 1.f : -0.5f));
       h = ops::Tanh(s, ops::MatMul(s.WithOpName(StrCat("mm", l)), h, w));
     }
     tops.push_back(h);
@@ -266,13 +274,16 @@ void Measured() {
       if (n.op == "MatMul") ++matmuls[n.device.substr(n.device.rfind('/') + 1)];
     }
     std::vector<std::string> placement;
-    for (const auto& [device, count] : matmuls) placement.push_back(StrCat(count, " MatMuls on ", device));
+    for (const auto& [device, count] : matmuls)
+      placement.push_back(StrCat(count, " MatMuls on ", device));
     for (int i = 0; i < 3; ++i) CHECK(session->Run(feeds, {"sum"}, {}, &out).ok());
     std::vector<double> times;
     for (int i = 0; i < 20; ++i) {
       auto start = std::chrono::steady_clock::now();
       CHECK(session->Run(feeds, {"sum"}, {}, &out).ok());
-      times.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+      times.push_back(
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+              .count());
     }
     std::sort(times.begin(), times.end());
     std::printf("%-36s %12.2f %12.2f  %s\n", config.name, times[times.size() / 2], times[0],

@@ -17,11 +17,11 @@
 
 #include "fashion_mnist_data.h"
 #include "model.h"
-#include "weir/graph/graph_constructor.h"
 #include "weir/framework/kernel_registry.h"
-#include "weir/runtime/graph_compiler.h"
+#include "weir/graph/graph_constructor.h"
 #include "weir/ops/standard_ops.h"
 #include "weir/runtime/device_mgr.h"
+#include "weir/runtime/graph_compiler.h"
 #include "weir/runtime/session.h"
 #include "weir/train/learning_rate.h"
 #include "weir/train/optimizers.h"
@@ -94,7 +94,11 @@ void BM_RecvSchedulingPeakMemory(benchmark::State& state) {
   state.counters["peak_cpu0_MiB"] = static_cast<double>(peak[0]) / (1 << 20);
   state.counters["peak_cpu1_MiB"] = static_cast<double>(peak[1]) / (1 << 20);
 }
-BENCHMARK(BM_RecvSchedulingPeakMemory)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_RecvSchedulingPeakMemory)
+    ->Arg(0)
+    ->Arg(1)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 // --- Fashion-MNIST MLP over two devices, lossy transfers off and on. ---
 
@@ -154,7 +158,8 @@ StatusOr<std::vector<double>> TrainLosses(const fashion_mnist::Dataset& data, bo
   WEIR_ASSIGN_OR_RETURN(Model model, BuildModel(root, ModelKind::kMlp, 1));
   WEIR_ASSIGN_OR_RETURN(Variable global_step, CreateGlobalStep(root));
   AdamOptimizer adam(1e-3);
-  WEIR_ASSIGN_OR_RETURN(Operation train, adam.Minimize(root, model.loss, model.variables, &global_step));
+  WEIR_ASSIGN_OR_RETURN(Operation train,
+                        adam.Minimize(root, model.loss, model.variables, &global_step));
   std::vector<Variable> state = model.variables;
   for (const Variable& v : adam.variables()) state.push_back(v);
   state.push_back(global_step);
@@ -174,7 +179,8 @@ StatusOr<std::vector<double>> TrainLosses(const fashion_mnist::Dataset& data, bo
   std::vector<int32_t> order(n);
   std::iota(order.begin(), order.end(), 0);
   std::mt19937_64 rng(1);
-  for (int64_t i = n - 1; i > 0; --i) std::swap(order[i], order[rng() % static_cast<uint64_t>(i + 1)]);
+  for (int64_t i = n - 1; i > 0; --i)
+    std::swap(order[i], order[rng() % static_cast<uint64_t>(i + 1)]);
   std::vector<double> losses;
   Tensor zero_images(DT_FLOAT, TensorShape({kBatch, kImageSize}));
   Tensor zero_labels(DT_INT32, TensorShape({kBatch}));
@@ -198,7 +204,8 @@ StatusOr<std::vector<double>> TrainLosses(const fashion_mnist::Dataset& data, bo
     for (size_t i = 0; i < out.size(); ++i) {
       const Tensor& t = out[i];
       bytes += t.dtype() == DT_FLOAT && lossy ? t.NumElements() * 2 : t.TotalBytes();
-      if (!lossy) std::printf("  crosses: %s %s\n", tensors[i].c_str(), t.shape().DebugString().c_str());
+      if (!lossy)
+        std::printf("  crosses: %s %s\n", tensors[i].c_str(), t.shape().DebugString().c_str());
     }
     *crossing = {static_cast<int>(tensors.size()) + control, bytes};
   }
@@ -230,13 +237,15 @@ int RunMlpLossy(int steps, const std::string& dir) {
   auto exact = TrainLosses(*data, false, steps, &exact_crossing);
   auto lossy = TrainLosses(*data, true, steps, &lossy_crossing);
   if (!exact.ok() || !lossy.ok()) {
-    std::fprintf(stderr, "%s\n", (!exact.ok() ? exact.status() : lossy.status()).ToString().c_str());
+    std::fprintf(stderr, "%s\n",
+                 (!exact.ok() ? exact.status() : lossy.status()).ToString().c_str());
     return 1;
   }
-  std::printf("transfers per step: %d; bytes crossing per step: float32 %lld, lossy %lld (%.1f%%)\n",
-              exact_crossing.first, static_cast<long long>(exact_crossing.second),
-              static_cast<long long>(lossy_crossing.second),
-              100.0 * lossy_crossing.second / std::max<int64_t>(1, exact_crossing.second));
+  std::printf(
+      "transfers per step: %d; bytes crossing per step: float32 %lld, lossy %lld (%.1f%%)\n",
+      exact_crossing.first, static_cast<long long>(exact_crossing.second),
+      static_cast<long long>(lossy_crossing.second),
+      100.0 * lossy_crossing.second / std::max<int64_t>(1, exact_crossing.second));
   std::printf("%8s %12s %12s %10s\n", "steps", "float32", "bfloat16", "diff");
   const int window = std::max(1, steps / 10);
   double max_diff = 0;

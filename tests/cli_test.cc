@@ -28,7 +28,8 @@ CommandResult RunCommand(const std::string& command) {
   if (pipe == nullptr) return result;
   std::array<char, 4096> buffer;
   size_t n;
-  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) result.output.append(buffer.data(), n);
+  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0)
+    result.output.append(buffer.data(), n);
   int status = pclose(pipe);
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return result;
@@ -43,7 +44,9 @@ class CliTest : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir_); }
   std::string Path(const std::string& name) const { return (dir_ / name).string(); }
-  std::string Weir(const std::string& args) const { return std::string(WEIR_TOOL_PATH) + " " + args; }
+  std::string Weir(const std::string& args) const {
+    return std::string(WEIR_TOOL_PATH) + " " + args;
+  }
 
   fs::path dir_;
 };
@@ -79,7 +82,8 @@ TEST_F(CliTest, RunsATensorFlowStyleTextGraph) {
 }
 
 TEST_F(CliTest, InspectListsShapesAndDevices) {
-  CommandResult r = RunCommand(Weir("inspect " + std::string(WEIR_TEST_DATA) + "/tf_style_graph.pbtxt"));
+  CommandResult r =
+      RunCommand(Weir("inspect " + std::string(WEIR_TEST_DATA) + "/tf_style_graph.pbtxt"));
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("MatMul"), std::string::npos);
   EXPECT_NE(r.output.find("float[?,2]"), std::string::npos) << r.output;
@@ -116,14 +120,14 @@ TEST_F(CliTest, ErrorsExitNonZeroWithTheMessage) {
   EXPECT_EQ(junk.exit_code, 1);
   EXPECT_NE(junk.output.find("GraphDef"), std::string::npos) << junk.output;
 
-  CommandResult unfed = RunCommand(Weir("run " + std::string(WEIR_TEST_DATA) +
-                                        "/tf_style_graph.pbtxt --fetch y"));
+  CommandResult unfed =
+      RunCommand(Weir("run " + std::string(WEIR_TEST_DATA) + "/tf_style_graph.pbtxt --fetch y"));
   EXPECT_EQ(unfed.exit_code, 1);
   EXPECT_NE(unfed.output.find("placeholder"), std::string::npos) << unfed.output;
   EXPECT_NE(unfed.output.find("'x'"), std::string::npos) << unfed.output;
 
-  CommandResult bad_feed = RunCommand(Weir("run " + std::string(WEIR_TEST_DATA) +
-                                           "/tf_style_graph.pbtxt --feed x --fetch y"));
+  CommandResult bad_feed = RunCommand(
+      Weir("run " + std::string(WEIR_TEST_DATA) + "/tf_style_graph.pbtxt --feed x --fetch y"));
   EXPECT_EQ(bad_feed.exit_code, 1);
   EXPECT_NE(bad_feed.output.find("NAME=FILE.npy"), std::string::npos) << bad_feed.output;
 }

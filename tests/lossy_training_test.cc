@@ -30,7 +30,8 @@ std::pair<Tensor, Tensor> TeacherBatch() {
     for (int k = 0; k < kInputs; ++k) x.data<float>()[i * kInputs + k] = normal(rng);
     for (int c = 0; c < kClasses; ++c) {
       float score = 0;
-      for (int k = 0; k < kInputs; ++k) score += x.data<float>()[i * kInputs + k] * teacher[k * kClasses + c];
+      for (int k = 0; k < kInputs; ++k)
+        score += x.data<float>()[i * kInputs + k] * teacher[k * kClasses + c];
       if (score > best) {
         best = score;
         labels.data<int32_t>()[i] = c;
@@ -82,8 +83,8 @@ std::vector<float> Losses(bool lossy, int steps) {
   run.timeout_ms = 20000;
   std::vector<float> losses;
   for (int step = 0; step < steps; ++step) {
-    Status s = (*session)->Run({{"x", images}, {"labels", classes}}, {"loss"}, {train->name()},
-                               &out, run);
+    Status s =
+        (*session)->Run({{"x", images}, {"labels", classes}}, {"loss"}, {train->name()}, &out, run);
     EXPECT_TRUE(s.ok()) << s;
     if (!s.ok()) return losses;
     losses.push_back(out[0].scalar<float>());

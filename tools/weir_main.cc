@@ -64,15 +64,16 @@ Status RunCommand(const RunArgs& args) {
   RunMetadata metadata;
   std::vector<Tensor> outputs;
   auto start = std::chrono::steady_clock::now();
-  WEIR_RETURN_IF_ERROR(session->Run(feeds, args.fetches, args.targets, &outputs, run_options,
-                                    &metadata));
-  double first_ms = std::chrono::duration<double, std::milli>(
-                        std::chrono::steady_clock::now() - start).count();
+  WEIR_RETURN_IF_ERROR(
+      session->Run(feeds, args.fetches, args.targets, &outputs, run_options, &metadata));
+  double first_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   for (size_t i = 0; i < outputs.size(); ++i) {
     std::cout << args.fetches[i] << ": " << outputs[i].DebugString(20) << "\n";
     if (!args.out_dir.empty()) {
       WEIR_RETURN_IF_ERROR(RecursivelyCreateDir(args.out_dir));
-      WEIR_RETURN_IF_ERROR(WriteNpy(args.out_dir + "/" + FetchFileName(args.fetches[i]), outputs[i]));
+      WEIR_RETURN_IF_ERROR(
+          WriteNpy(args.out_dir + "/" + FetchFileName(args.fetches[i]), outputs[i]));
     }
   }
   std::cout << "first run (with compilation): " << first_ms << " ms\n";
@@ -103,7 +104,8 @@ Status InspectCommand(const std::string& path, int devices, bool explain) {
       outputs.push_back(StrCat(node->output_type(i), node->output_shape(i)));
     }
     std::string device = node->assigned_device().empty() ? "(unplaced)" : node->assigned_device();
-    if (!node->requested_device().empty()) device += " (requested " + node->requested_device() + ")";
+    if (!node->requested_device().empty())
+      device += " (requested " + node->requested_device() + ")";
     std::printf("%-40s %-16s %-28s %s\n", node->name().c_str(), node->type_string().c_str(),
                 StrJoin(outputs, " ").c_str(), device.c_str());
   }
@@ -164,20 +166,24 @@ int main(int argc, char** argv) {
   run->add_option("--target", run_args.targets, "node to run without fetching, repeatable");
   run->add_option("--out", run_args.out_dir, "write each fetched tensor to DIR as .npy");
   run->add_option("--trace", run_args.trace, "write a Chrome trace of the step to this file");
-  run->add_option("--devices", run_args.devices, "number of virtual CPU devices")->check(CLI::PositiveNumber);
+  run->add_option("--devices", run_args.devices, "number of virtual CPU devices")
+      ->check(CLI::PositiveNumber);
   std::string inspect_path;
   int inspect_devices = 1;
   CLI::App* inspect = app.add_subcommand("inspect", "list ops, inferred shapes and devices");
   inspect->add_option("graph", inspect_path, "GraphDef file")->required();
-  inspect->add_option("--devices", inspect_devices, "number of virtual CPU devices")->check(CLI::PositiveNumber);
+  inspect->add_option("--devices", inspect_devices, "number of virtual CPU devices")
+      ->check(CLI::PositiveNumber);
   bool inspect_passes = false;
   bool inspect_explain = false;
-  inspect->add_flag("--explain", inspect_explain,
-                    "explain placement: feasible devices, simulated finish times, transfers, reason");
+  inspect->add_flag(
+      "--explain", inspect_explain,
+      "explain placement: feasible devices, simulated finish times, transfers, reason");
   std::vector<std::string> inspect_feeds, inspect_fetches;
   inspect->add_flag("--passes", inspect_passes,
                     "compile a step and show the graph before and after each compiler pass");
-  inspect->add_option("--feed", inspect_feeds, "with --passes: a tensor the step feeds, repeatable");
+  inspect->add_option("--feed", inspect_feeds,
+                      "with --passes: a tensor the step feeds, repeatable");
   inspect->add_option("--fetch", inspect_fetches,
                       "with --passes: a tensor the step fetches, repeatable (default: every node "
                       "nothing consumes)");
@@ -191,8 +197,8 @@ int main(int argc, char** argv) {
     }
     status = weir::RunCommand(run_args);
   } else if (inspect_passes) {
-    status = weir::InspectPassesCommand(inspect_path, inspect_devices, inspect_feeds,
-                                        inspect_fetches);
+    status =
+        weir::InspectPassesCommand(inspect_path, inspect_devices, inspect_feeds, inspect_fetches);
   } else {
     status = weir::InspectCommand(inspect_path, inspect_devices, inspect_explain);
   }

@@ -31,7 +31,8 @@ extern "C" const char* __asan_default_options() {
   while (*end != '\0') ++end;
   char digits[12];
   int n = 0;
-  for (int mb = weir::fuzz::MaxAllocationMb(); n == 0 || mb > 0; mb /= 10) digits[n++] = '0' + mb % 10;
+  for (int mb = weir::fuzz::MaxAllocationMb(); n == 0 || mb > 0; mb /= 10)
+    digits[n++] = '0' + mb % 10;
   while (n > 0) *end++ = digits[--n];
   *end = '\0';
   return options;

@@ -33,12 +33,30 @@ enum class Family {
 const std::unordered_map<std::string_view, Family>& Families() {
   static const auto* families = [] {
     auto* map = new std::unordered_map<std::string_view, Family>;
-    for (const char* op : {"Const", "Placeholder", "_Arg", "_Retval", "NoOp", "Identity",
-                           "IdentityN", "StopGradient", "PreventGradient", "Reshape",
-                           "ExpandDims", "Squeeze", "Shape", "ShapeN", "Size", "Rank",
-                           "VarHandleOp", "ReadVariableOp", "VarIsInitializedOp",
-                           "DestroyResourceOp", "BroadcastGradientArgs", "BroadcastArgs",
-                           "_Send", "_Recv"}) {
+    for (const char* op : {"Const",
+                           "Placeholder",
+                           "_Arg",
+                           "_Retval",
+                           "NoOp",
+                           "Identity",
+                           "IdentityN",
+                           "StopGradient",
+                           "PreventGradient",
+                           "Reshape",
+                           "ExpandDims",
+                           "Squeeze",
+                           "Shape",
+                           "ShapeN",
+                           "Size",
+                           "Rank",
+                           "VarHandleOp",
+                           "ReadVariableOp",
+                           "VarIsInitializedOp",
+                           "DestroyResourceOp",
+                           "BroadcastGradientArgs",
+                           "BroadcastArgs",
+                           "_Send",
+                           "_Recv"}) {
       (*map)[op] = Family::kFree;
     }
     (*map)["MatMul"] = Family::kMatMul;
@@ -52,26 +70,69 @@ const std::unordered_map<std::string_view, Family>& Families() {
     for (const char* op : {"MaxPoolGrad", "AvgPoolGrad", "_FusedMaxPoolGrad"}) {
       (*map)[op] = Family::kPoolGrad;
     }
-    for (const char* op :
-         {"Add", "AddV2", "Sub", "Mul", "RealDiv", "Div", "FloorDiv", "FloorMod", "Maximum",
-          "Minimum", "SquaredDifference", "Neg", "Abs", "Sign", "Square", "Reciprocal", "Floor",
-          "Ceil", "Round", "IsNan", "IsInf", "IsFinite", "Relu", "Relu6", "ReluGrad",
-          "Relu6Grad", "Less", "LessEqual", "Greater", "GreaterEqual", "Equal", "NotEqual",
-          "LogicalAnd", "LogicalOr", "LogicalNot", "Select", "SelectV2", "Cast", "BiasAdd",
-          "ZerosLike", "OnesLike", "Fill", "ReciprocalGrad", "SqrtGrad", "RsqrtGrad",
-          "SigmoidGrad", "TanhGrad", "EluGrad", "SeluGrad", "SoftplusGrad"}) {
+    for (const char* op : {"Add",
+                           "AddV2",
+                           "Sub",
+                           "Mul",
+                           "RealDiv",
+                           "Div",
+                           "FloorDiv",
+                           "FloorMod",
+                           "Maximum",
+                           "Minimum",
+                           "SquaredDifference",
+                           "Neg",
+                           "Abs",
+                           "Sign",
+                           "Square",
+                           "Reciprocal",
+                           "Floor",
+                           "Ceil",
+                           "Round",
+                           "IsNan",
+                           "IsInf",
+                           "IsFinite",
+                           "Relu",
+                           "Relu6",
+                           "ReluGrad",
+                           "Relu6Grad",
+                           "Less",
+                           "LessEqual",
+                           "Greater",
+                           "GreaterEqual",
+                           "Equal",
+                           "NotEqual",
+                           "LogicalAnd",
+                           "LogicalOr",
+                           "LogicalNot",
+                           "Select",
+                           "SelectV2",
+                           "Cast",
+                           "BiasAdd",
+                           "ZerosLike",
+                           "OnesLike",
+                           "Fill",
+                           "ReciprocalGrad",
+                           "SqrtGrad",
+                           "RsqrtGrad",
+                           "SigmoidGrad",
+                           "TanhGrad",
+                           "EluGrad",
+                           "SeluGrad",
+                           "SoftplusGrad"}) {
       (*map)[op] = Family::kElementwise;
     }
-    for (const char* op : {"Exp", "Expm1", "Log", "Log1p", "Sqrt", "Rsqrt", "Sin", "Cos",
-                           "Tanh", "Sigmoid", "Erf", "Pow", "Elu", "Selu", "Softplus"}) {
+    for (const char* op : {"Exp", "Expm1", "Log", "Log1p", "Sqrt", "Rsqrt", "Sin", "Cos", "Tanh",
+                           "Sigmoid", "Erf", "Pow", "Elu", "Selu", "Softplus"}) {
       (*map)[op] = Family::kTranscendental;
     }
-    for (const char* op : {"Sum", "Mean", "Prod", "Max", "Min", "All", "Any", "ArgMax",
-                           "ArgMin", "L2Loss", "BiasAddGrad"}) {
+    for (const char* op : {"Sum", "Mean", "Prod", "Max", "Min", "All", "Any", "ArgMax", "ArgMin",
+                           "L2Loss", "BiasAddGrad"}) {
       (*map)[op] = Family::kReduction;
     }
     for (const char* op : {"Softmax", "LogSoftmax"}) (*map)[op] = Family::kSoftmax;
-    for (const char* op : {"SoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropyWithLogits"}) {
+    for (const char* op :
+         {"SoftmaxCrossEntropyWithLogits", "SparseSoftmaxCrossEntropyWithLogits"}) {
       (*map)[op] = Family::kSoftmaxCrossEntropy;
     }
     (*map)["FusedBatchNormV3"] = Family::kBatchNorm;
@@ -125,7 +186,8 @@ double ListProduct(const Node& node, const char* name) {
   auto it = node.def().attrs.find(name);
   if (it == node.def().attrs.end() || !it->second.is_list()) return 1;
   double p = 1;
-  for (int64_t v : it->second.list().i) p = Saturate(p * static_cast<double>(std::max<int64_t>(v, 1)));
+  for (int64_t v : it->second.list().i)
+    p = Saturate(p * static_cast<double>(std::max<int64_t>(v, 1)));
   return p;
 }
 
@@ -155,27 +217,27 @@ OpCost CostModel::EstimateOp(const Node& node) {
   OpCost cost;
   if (family == Family::kFree) return cost;
   for (int i = 0; i < node.num_inputs(); ++i) {
-    cost.bytes = Saturate(cost.bytes + Elements(InputShape(node, i)) * ElementBytes(node.input_type(i)));
+    cost.bytes =
+        Saturate(cost.bytes + Elements(InputShape(node, i)) * ElementBytes(node.input_type(i)));
   }
-  for (int i = 0; i < node.num_outputs(); ++i) cost.bytes = Saturate(cost.bytes + OutputBytes(node, i));
+  for (int i = 0; i < node.num_outputs(); ++i)
+    cost.bytes = Saturate(cost.bytes + OutputBytes(node, i));
 
   const double out = node.num_outputs() > 0 ? Elements(node.output_shape(0)) : 0;
   switch (family) {
     case Family::kMatMul: {
-      double k = BoolAttr(node, "transpose_a") ? Dim(InputShape(node, 0), 0)
-                                               : Dim(InputShape(node, 0), 1);
+      double k =
+          BoolAttr(node, "transpose_a") ? Dim(InputShape(node, 0), 0) : Dim(InputShape(node, 0), 1);
       cost.flops = 2 * out * k;
       break;
     }
     case Family::kBatchMatMul: {
-      double k = BoolAttr(node, "adj_x") ? Dim(InputShape(node, 0), -2)
-                                         : Dim(InputShape(node, 0), -1);
+      double k =
+          BoolAttr(node, "adj_x") ? Dim(InputShape(node, 0), -2) : Dim(InputShape(node, 0), -1);
       cost.flops = 2 * out * k;
       break;
     }
-    case Family::kConv2D:
-      cost.flops = 2 * out * FilterWindow(InputShape(node, 1));
-      break;
+    case Family::kConv2D: cost.flops = 2 * out * FilterWindow(InputShape(node, 1)); break;
     case Family::kFusedConv2D: {
       auto fused = node.def().attrs.find("fused_ops");
       double epilogue = fused != node.def().attrs.end() && fused->second.is_list()
@@ -187,45 +249,25 @@ OpCost CostModel::EstimateOp(const Node& node) {
     case Family::kConv2DBackpropInput:  // (input_sizes, filter, out_backprop)
     case Family::kConv2DBackpropFilter:  // (input, filter_sizes, out_backprop)
     {
-      const PartialShape& filter = family == Family::kConv2DBackpropInput
-                                       ? InputShape(node, 1)
-                                       : node.output_shape(0);
+      const PartialShape& filter =
+          family == Family::kConv2DBackpropInput ? InputShape(node, 1) : node.output_shape(0);
       cost.flops = 2 * Elements(InputShape(node, 2)) * FilterWindow(filter);
       break;
     }
-    case Family::kPool:
-      cost.flops = out * ListProduct(node, "ksize");
-      break;
+    case Family::kPool: cost.flops = out * ListProduct(node, "ksize"); break;
     case Family::kPoolGrad:
       cost.flops = Elements(InputShape(node, node.num_inputs() - 1)) * ListProduct(node, "ksize");
       break;
-    case Family::kElementwise:
-      cost.flops = OutputElements(node);
-      break;
-    case Family::kTranscendental:
-      cost.flops = 8 * out;
-      break;
-    case Family::kReduction:
-      cost.flops = Elements(InputShape(node, 0));
-      break;
-    case Family::kSoftmax:
-      cost.flops = 5 * out;
-      break;
-    case Family::kSoftmaxCrossEntropy:
-      cost.flops = 8 * Elements(InputShape(node, 0));
-      break;
-    case Family::kBatchNorm:
-      cost.flops = 10 * out;
-      break;
-    case Family::kBatchNormGrad:
-      cost.flops = 15 * out;
-      break;
-    case Family::kAddN:
-      cost.flops = std::max(0, node.num_inputs() - 1) * out;
-      break;
+    case Family::kElementwise: cost.flops = OutputElements(node); break;
+    case Family::kTranscendental: cost.flops = 8 * out; break;
+    case Family::kReduction: cost.flops = Elements(InputShape(node, 0)); break;
+    case Family::kSoftmax: cost.flops = 5 * out; break;
+    case Family::kSoftmaxCrossEntropy: cost.flops = 8 * Elements(InputShape(node, 0)); break;
+    case Family::kBatchNorm: cost.flops = 10 * out; break;
+    case Family::kBatchNormGrad: cost.flops = 15 * out; break;
+    case Family::kAddN: cost.flops = std::max(0, node.num_inputs() - 1) * out; break;
     case Family::kFree:
-    case Family::kMoveBytes:
-      break;
+    case Family::kMoveBytes: break;
   }
   cost.flops = Saturate(cost.flops);
   return cost;
@@ -243,7 +285,8 @@ DeviceModel CostModel::ModelFor(const DeviceInfo& device) const {
 }
 
 double CostModel::ComputeMicros(const OpCost& cost, const DeviceModel& model) {
-  double seconds = std::max(cost.flops / model.peak_flops, cost.bytes / model.memory_bytes_per_second);
+  double seconds =
+      std::max(cost.flops / model.peak_flops, cost.bytes / model.memory_bytes_per_second);
   return Saturate(model.overhead_micros + seconds * 1e6);
 }
 

@@ -50,16 +50,17 @@ class CostModelTest : public ::testing::Test {
 };
 
 TEST_F(CostModelTest, MatMulIsTwoMNK) {
-  const Node& mm = Build({Placeholder("a", {3, 5}), Placeholder("b", {5, 7}),
-                          Op("mm", "MatMul", {"a", "b"})});
+  const Node& mm =
+      Build({Placeholder("a", {3, 5}), Placeholder("b", {5, 7}), Op("mm", "MatMul", {"a", "b"})});
   OpCost cost = CostModel::EstimateOp(mm);
   EXPECT_DOUBLE_EQ(cost.flops, 2.0 * 3 * 5 * 7);
   EXPECT_DOUBLE_EQ(cost.bytes, 4.0 * (3 * 5 + 5 * 7 + 3 * 7));
 }
 
 TEST_F(CostModelTest, TransposedMatMulTakesKFromTheRightDim) {
-  const Node& mm = Build({Placeholder("a", {5, 3}), Placeholder("b", {7, 5}),
-                          Op("mm", "MatMul", {"a", "b"}, {{"transpose_a", true}, {"transpose_b", true}})});
+  const Node& mm =
+      Build({Placeholder("a", {5, 3}), Placeholder("b", {7, 5}),
+             Op("mm", "MatMul", {"a", "b"}, {{"transpose_a", true}, {"transpose_b", true}})});
   EXPECT_DOUBLE_EQ(CostModel::EstimateOp(mm).flops, 2.0 * 3 * 5 * 7);
 }
 
@@ -95,8 +96,8 @@ TEST_F(CostModelTest, Conv2DAndItsBackprops) {
 }
 
 TEST_F(CostModelTest, ElementwiseReductionsAndSoftmax) {
-  const Node& add = Build({Placeholder("x", {10, 20}), Placeholder("y", {10, 20}),
-                           Op("add", "Add", {"x", "y"})});
+  const Node& add =
+      Build({Placeholder("x", {10, 20}), Placeholder("y", {10, 20}), Op("add", "Add", {"x", "y"})});
   EXPECT_DOUBLE_EQ(CostModel::EstimateOp(add).flops, 200);
   EXPECT_DOUBLE_EQ(CostModel::EstimateOp(add).bytes, 4.0 * 600);
   graph_.CopyFrom(Graph());
@@ -105,8 +106,8 @@ TEST_F(CostModelTest, ElementwiseReductionsAndSoftmax) {
   axis.op = "Const";
   axis.attrs["dtype"] = DT_INT32;
   axis.attrs["value"] = Tensor::Scalar<int32_t>(1);
-  const Node& sum = Build({Placeholder("x", {10, 20}), axis,
-                           Op("sum", "Sum", {"x", "axis"}, {{"Tidx", DT_INT32}})});
+  const Node& sum = Build(
+      {Placeholder("x", {10, 20}), axis, Op("sum", "Sum", {"x", "axis"}, {{"Tidx", DT_INT32}})});
   EXPECT_DOUBLE_EQ(CostModel::EstimateOp(sum).flops, 200);
   graph_.CopyFrom(Graph());
   const Node& softmax = Build({Placeholder("x", {10, 20}), Op("sm", "Softmax", {"x"})});
@@ -131,8 +132,8 @@ TEST_F(CostModelTest, DataMovementIsFreeAndUnknownOpsCostTheirBytes) {
 }
 
 TEST_F(CostModelTest, UnknownDimsCountAsTheDefault) {
-  const Node& mm = Build({Placeholder("a", {-1, 5}), Placeholder("b", {5, 7}),
-                          Op("mm", "MatMul", {"a", "b"})});
+  const Node& mm =
+      Build({Placeholder("a", {-1, 5}), Placeholder("b", {5, 7}), Op("mm", "MatMul", {"a", "b"})});
   EXPECT_DOUBLE_EQ(CostModel::EstimateOp(mm).flops, 2.0 * CostModel::kUnknownDim * 5 * 7);
   graph_.CopyFrom(Graph());
   const Node& neg = Build({Placeholder("a", PartialShape()), Op("neg", "Neg", {"a"})});
@@ -142,8 +143,8 @@ TEST_F(CostModelTest, UnknownDimsCountAsTheDefault) {
 
 TEST_F(CostModelTest, HugeShapesSaturate) {
   // Shapes no validated graph has (set directly) still give finite costs.
-  const Node& mm = Build({Placeholder("a", {3, 5}), Placeholder("b", {5, 7}),
-                          Op("mm", "MatMul", {"a", "b"})});
+  const Node& mm =
+      Build({Placeholder("a", {3, 5}), Placeholder("b", {5, 7}), Op("mm", "MatMul", {"a", "b"})});
   const int64_t big = int64_t{1} << 62;
   graph_.FindNode("a")->set_output_shapes({PartialShape({big, big, big})});
   graph_.FindNode("mm")->set_output_shapes({PartialShape({big, big})});
@@ -174,7 +175,8 @@ TEST_F(CostModelTest, TransfersAreLatencyPlusBandwidth) {
   CostModel model;
   EXPECT_DOUBLE_EQ(model.TransferMicros("a", "a", 1e9), 0);
   EXPECT_DOUBLE_EQ(model.TransferMicros("a", "b", 1e6),
-                   CostModel::kDefaultLink.latency_micros + 1e6 / CostModel::kDefaultLink.bytes_per_second * 1e6);
+                   CostModel::kDefaultLink.latency_micros +
+                       1e6 / CostModel::kDefaultLink.bytes_per_second * 1e6);
   model.SetLink("a", "b", {100, 1e9});
   EXPECT_DOUBLE_EQ(model.TransferMicros("a", "b", 1e6), 100 + 1000);
   EXPECT_DOUBLE_EQ(model.TransferMicros("b", "a", 0), CostModel::kDefaultLink.latency_micros);
@@ -187,7 +189,8 @@ TEST_F(CostModelTest, MeasurementsReplaceEstimates) {
   const DeviceInfo cpu1 = {"/job:localhost/replica:0/task:0/device:CPU:1", "CPU"};
   const DeviceInfo accel = {"/job:localhost/replica:0/task:0/device:ACCEL:0", "ACCEL"};
   double estimate = model.NodeMicros(mm, cpu0);
-  EXPECT_DOUBLE_EQ(estimate, CostModel::ComputeMicros(CostModel::EstimateOp(mm), model.ModelFor(cpu0)));
+  EXPECT_DOUBLE_EQ(estimate,
+                   CostModel::ComputeMicros(CostModel::EstimateOp(mm), model.ModelFor(cpu0)));
   EXPECT_FALSE(model.has_measurements());
   model.RecordMeasurement("mm", cpu0.name, 100);
   model.RecordMeasurement("mm", cpu0.name, 300);

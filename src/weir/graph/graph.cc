@@ -252,8 +252,7 @@ void Graph::CopyFrom(const Graph& other) {
   }
   for (const auto& edge : other.edges_) {
     if (!edge) continue;
-    AddEdge(map[edge->src()->id()], edge->src_output(), map[edge->dst()->id()],
-            edge->dst_input());
+    AddEdge(map[edge->src()->id()], edge->src_output(), map[edge->dst()->id()], edge->dst_input());
   }
 }
 

@@ -151,7 +151,9 @@ class Graph {
   void RollBackTo(Mark mark);
 
   Node* FindNode(std::string_view name) const;
-  Node* FindNodeId(int id) const { return id >= 0 && id < num_node_ids() ? nodes_[id].get() : nullptr; }
+  Node* FindNodeId(int id) const {
+    return id >= 0 && id < num_node_ids() ? nodes_[id].get() : nullptr;
+  }
   // Live nodes in id order (ids are dense but may have holes after removal).
   std::vector<Node*> nodes() const;
   int num_nodes() const { return num_nodes_; }

@@ -15,8 +15,9 @@ bool OneOf(std::string_view op, const std::array<std::string_view, N>& names) {
 
 bool IsControlFlowOp(std::string_view op) {
   static constexpr std::array<std::string_view, 13> kOps = {
-      "Switch", "RefSwitch", "_SwitchN",      "Merge",           "RefMerge", "Enter",   "RefEnter",
-      "Exit",   "RefExit",   "NextIteration", "RefNextIteration", "LoopCond", "ControlTrigger"};
+      "Switch",        "RefSwitch", "_SwitchN", "Merge",         "RefMerge",         "Enter",
+      "RefEnter",      "Exit",      "RefExit",  "NextIteration", "RefNextIteration", "LoopCond",
+      "ControlTrigger"};
   return OneOf(op, kOps);
 }
 

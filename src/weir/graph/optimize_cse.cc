@@ -142,7 +142,8 @@ bool InputValuesOf(const Node& node, const std::vector<int>& value, InputValues*
 uint64_t HashNode(const Node& node, const InputValues& inputs) {
   uint64_t h = Mix(HashString(node.type_string()), HashString(node.requested_device()));
   h = Mix(h, HashString(node.assigned_device()));
-  for (const auto& [name, attr] : node.def().attrs) h = Mix(Mix(h, HashString(name)), HashAttr(attr));
+  for (const auto& [name, attr] : node.def().attrs)
+    h = Mix(Mix(h, HashString(name)), HashAttr(attr));
   for (const auto& [source, port] : inputs.data) h = Mix(Mix(h, source), port);
   h = Mix(h, inputs.control.size());
   for (int source : inputs.control) h = Mix(h, source);

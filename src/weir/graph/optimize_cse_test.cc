@@ -140,16 +140,17 @@ TEST_F(CseTest, ConstantsMergeOnlyWithBitIdenticalValues) {
   big_last_differs.back() = 2.5f;
   std::vector<float> big_middle_differs = big;
   big_middle_differs[5000] = 2.5f;  // outside the hashed sample: equality decides
-  EXPECT_EQ(Cse({Constant("one", Tensor::Scalar<float>(1)), Constant("one_again", Tensor::Scalar<float>(1)),
-                 Constant("zero", Tensor::Scalar<float>(0.f)),
-                 Constant("minus_zero", Tensor::Scalar<float>(-0.f)),
-                 Constant("one_int", Tensor::Scalar<int32_t>(1)),
-                 Constant("one_vector", Tensor::FromVector<float>({1})),
-                 Constant("big", Tensor::FromVector(big)),
-                 Constant("big_again", Tensor::FromVector(big)),
-                 Constant("big_last", Tensor::FromVector(big_last_differs)),
-                 Constant("big_middle", Tensor::FromVector(big_middle_differs))}),
-            2);
+  EXPECT_EQ(
+      Cse({Constant("one", Tensor::Scalar<float>(1)),
+           Constant("one_again", Tensor::Scalar<float>(1)),
+           Constant("zero", Tensor::Scalar<float>(0.f)),
+           Constant("minus_zero", Tensor::Scalar<float>(-0.f)),
+           Constant("one_int", Tensor::Scalar<int32_t>(1)),
+           Constant("one_vector", Tensor::FromVector<float>({1})),
+           Constant("big", Tensor::FromVector(big)), Constant("big_again", Tensor::FromVector(big)),
+           Constant("big_last", Tensor::FromVector(big_last_differs)),
+           Constant("big_middle", Tensor::FromVector(big_middle_differs))}),
+      2);
   EXPECT_FALSE(Has("one_again"));
   EXPECT_FALSE(Has("big_again"));
   EXPECT_TRUE(Has("zero") && Has("minus_zero") && Has("one_int") && Has("one_vector") &&
@@ -174,16 +175,17 @@ TEST_F(CseTest, ControlInputsMustBeTheSameSetAndControlConsumersMove) {
 
 TEST_F(CseTest, StatefulRandomPlaceholderAndProtectedNodesNeverMerge) {
   const Tensor shape = Tensor::FromVector<int32_t>({2});
-  AttrMap random = {{"dtype", DT_FLOAT}, {"T", DT_INT32}, {"seed", int64_t{1}}, {"seed2", int64_t{2}}};
+  AttrMap random = {
+      {"dtype", DT_FLOAT}, {"T", DT_INT32}, {"seed", int64_t{1}}, {"seed2", int64_t{2}}};
   AttrMap var = {{"dtype", DT_FLOAT}, {"shape", PartialShape({2})}, {"shared_name", "v"}};
   std::unordered_set<std::string> protect = {"p2"};
-  EXPECT_EQ(Cse({Constant("shape", shape), Node("r1", "RandomUniform", {"shape"}, random),
-                 Node("r2", "RandomUniform", {"shape"}, random),
-                 Node("v1", "VarHandleOp", {}, var), Node("v2", "VarHandleOp", {}, var),
-                 Input("x1"), Input("x2"), Node("p1", "Neg", {"x1"}), Node("p2", "Neg", {"x1"}),
-                 Node("g1", "NoOp", {"^p1"}), Node("g2", "NoOp", {"^p1"})},
-                &protect),
-            0);
+  EXPECT_EQ(
+      Cse({Constant("shape", shape), Node("r1", "RandomUniform", {"shape"}, random),
+           Node("r2", "RandomUniform", {"shape"}, random), Node("v1", "VarHandleOp", {}, var),
+           Node("v2", "VarHandleOp", {}, var), Input("x1"), Input("x2"), Node("p1", "Neg", {"x1"}),
+           Node("p2", "Neg", {"x1"}), Node("g1", "NoOp", {"^p1"}), Node("g2", "NoOp", {"^p1"})},
+          &protect),
+      0);
   EXPECT_EQ(graph_->num_nodes(), 11);
 }
 

@@ -45,8 +45,8 @@ std::string DeviceForName(const std::string& device) {
   std::string out;
   out.reserve(device.size());
   for (char c : device) {
-    bool ok = std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-' ||
-              c == '/';
+    bool ok =
+        std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-' || c == '/';
     if (c == '/' && out.empty()) continue;
     out.push_back(ok ? c : '_');
   }
@@ -98,8 +98,8 @@ Status PartitionGraph(const Graph& graph, const PartitionOptions& options,
     bool control = output == Edge::kControlSlot;
     std::string tensor_name = control ? StrCat("edge_", src->name(), "_control")
                                       : StrCat("edge_", src->name(), "_", output);
-    std::string suffix = StrCat(control ? "control" : std::to_string(output), "/to/",
-                                DeviceForName(dst_device));
+    std::string suffix =
+        StrCat(control ? "control" : std::to_string(output), "/to/", DeviceForName(dst_device));
     GraphDef& src_part = (*partitions)[src_device];
     GraphDef& dst_part = (*partitions)[dst_device];
     std::string sent = src->name() + (output > 0 ? StrCat(":", output) : "");
@@ -126,14 +126,12 @@ Status PartitionGraph(const Graph& graph, const PartitionOptions& options,
       ++lossy_transfers;
     }
     NodeDef send = MakeTransferNode("_Send", StrCat(kSendPrefix, src->name(), "/", suffix), dtype,
-                                    tensor_name, src_device, dst_device,
-                                    incarnation(src_device));
+                                    tensor_name, src_device, dst_device, incarnation(src_device));
     send.device = src_device;
     send.inputs.push_back(sent);
     src_part.nodes.push_back(std::move(send));
     NodeDef recv = MakeTransferNode("_Recv", StrCat(kRecvPrefix, src->name(), "/", suffix), dtype,
-                                    tensor_name, src_device, dst_device,
-                                    incarnation(src_device));
+                                    tensor_name, src_device, dst_device, incarnation(src_device));
     recv.device = dst_device;
     auto scheduled = schedule.start_after.find(key);
     if (scheduled != schedule.start_after.end()) {
@@ -142,8 +140,8 @@ Status PartitionGraph(const Graph& graph, const PartitionOptions& options,
     std::string received = recv.name;
     dst_part.nodes.push_back(std::move(recv));
     if (lossy) {
-      NodeDef widen = MakeCast(StrCat("_widen/", src->name(), "/", suffix), received,
-                               DT_BFLOAT16, DT_FLOAT, dst_device);
+      NodeDef widen = MakeCast(StrCat("_widen/", src->name(), "/", suffix), received, DT_BFLOAT16,
+                               DT_FLOAT, dst_device);
       received = widen.name;
       dst_part.nodes.push_back(std::move(widen));
     }

@@ -29,7 +29,7 @@ namespace weir {
 
 struct PlacementOptions {
   const KernelRegistry* kernels = nullptr;  // REQUIRED
-  const CostModel* cost_model = nullptr;    // null: a default CostModel
+  const CostModel* cost_model = nullptr;  // null: a default CostModel
   int default_device = 0;
   bool simulate = true;  // false: the default device when feasible
   // Colocation targets missing from the graph are an error unless this is
@@ -42,7 +42,7 @@ struct PlacementOptions {
 struct NodePlacement {
   std::string node;
   std::string op;
-  std::vector<int> feasible;             // device indices
+  std::vector<int> feasible;  // device indices
   // Per feasible device, in the same order (empty when not evaluated: not
   // simulated, or placed with its consumer or group): the node's simulated
   // finish there, and what its inputs' transfers cost.
@@ -54,9 +54,9 @@ struct NodePlacement {
 };
 
 struct PlacementExplanation {
-  std::vector<std::string> devices;     // full names, by index
-  std::vector<NodePlacement> nodes;     // in placement order
-  double simulated_step_micros = 0;     // 0 when not simulated
+  std::vector<std::string> devices;  // full names, by index
+  std::vector<NodePlacement> nodes;  // in placement order
+  double simulated_step_micros = 0;  // 0 when not simulated
   // A table: one line per node (device, reason, candidates).
   std::string ToString() const;
 };

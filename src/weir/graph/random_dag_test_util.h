@@ -13,7 +13,9 @@
 namespace weir {
 namespace testing_dag {
 
-inline std::string CpuName(int i) { return StrCat("/job:localhost/replica:0/task:0/device:CPU:", i); }
+inline std::string CpuName(int i) {
+  return StrCat("/job:localhost/replica:0/task:0/device:CPU:", i);
+}
 
 struct RandomDag {
   GraphDef graph;

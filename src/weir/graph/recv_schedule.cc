@@ -89,8 +89,8 @@ StatusOr<RecvSchedule> ScheduleRecvs(const Graph& graph, const RecvScheduleOptio
     TransferKey key{src->id(), e->src_output(), dst_device};
     auto it = transfer_nanos.find(key);
     if (it != transfer_nanos.end()) return it->second;
-    int64_t nanos = ToNanos(
-        transfer_micros(src, e->src_output(), src->assigned_device(), dst_device), 0);
+    int64_t nanos =
+        ToNanos(transfer_micros(src, e->src_output(), src->assigned_device(), dst_device), 0);
     transfer_nanos.emplace(std::move(key), nanos);
     return nanos;
   };
@@ -164,9 +164,9 @@ StatusOr<RecvSchedule> ScheduleRecvs(const Graph& graph, const RecvScheduleOptio
   for (const auto& [key, start] : recv_start) {
     const auto& [src_id, port, dst_device] = key;
     const Candidates& candidates = per_device[dst_device];
-    auto end = std::upper_bound(
-        candidates.by_alap_finish.begin(), candidates.by_alap_finish.end(), start,
-        [&](int64_t t, const Node* node) { return t < alap_finish[node->id()]; });
+    auto end =
+        std::upper_bound(candidates.by_alap_finish.begin(), candidates.by_alap_finish.end(), start,
+                         [&](int64_t t, const Node* node) { return t < alap_finish[node->id()]; });
     if (end == candidates.by_alap_finish.begin()) continue;
     const Node* after = candidates.best_prefix[end - candidates.by_alap_finish.begin() - 1];
     // The _Recv could start when its source finishes; waiting for `after`
@@ -176,11 +176,10 @@ StatusOr<RecvSchedule> ScheduleRecvs(const Graph& graph, const RecvScheduleOptio
     if (changes == nullptr) continue;
     if (listed < kMaxChangeLines) {
       ++listed;
-      changes->push_back(StrCat("_Recv of ", graph.FindNodeId(src_id)->name(), ":", port, " on ",
-                                dst_device, " starts after '", after->name(), "' (est. ",
-                                asap_finish[after->id()] / 1000, " us instead of ",
-                                asap_finish[src_id] / 1000, " us; needed by ", start / 1000,
-                                " us)"));
+      changes->push_back(StrCat(
+          "_Recv of ", graph.FindNodeId(src_id)->name(), ":", port, " on ", dst_device,
+          " starts after '", after->name(), "' (est. ", asap_finish[after->id()] / 1000,
+          " us instead of ", asap_finish[src_id] / 1000, " us; needed by ", start / 1000, " us)"));
     } else {
       ++unlisted;
     }

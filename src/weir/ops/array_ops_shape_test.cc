@@ -27,7 +27,8 @@ std::vector<PartialShape> Shapes(const std::string& op, AttrMap attrs,
 
 PartialShape Shape1(const std::string& op, AttrMap attrs, std::vector<PartialShape> inputs,
                     std::vector<const Tensor*> values = {}) {
-  std::vector<PartialShape> out = Shapes(op, std::move(attrs), std::move(inputs), std::move(values));
+  std::vector<PartialShape> out =
+      Shapes(op, std::move(attrs), std::move(inputs), std::move(values));
   return out.empty() ? PartialShape() : out[0];
 }
 
@@ -85,7 +86,8 @@ TEST(TransposeShapeTest, ConstantAndUnknownPerm) {
             PartialShape({4, 2, kUnknown}));
   EXPECT_EQ(Shape1("Transpose", {{"T", DT_FLOAT}}, {kUnknownRank, {3}}, {nullptr, &perm}),
             PartialShape({kUnknown, kUnknown, kUnknown}));
-  EXPECT_EQ(Shape1("Transpose", {{"T", DT_FLOAT}}, {{2, 3}, {2}}), PartialShape({kUnknown, kUnknown}));
+  EXPECT_EQ(Shape1("Transpose", {{"T", DT_FLOAT}}, {{2, 3}, {2}}),
+            PartialShape({kUnknown, kUnknown}));
   EXPECT_EQ(Shape1("Transpose", {{"T", DT_FLOAT}}, {kUnknownRank, {kUnknown}}), kUnknownRank);
   Tensor bad = I32({0, 0, 1});
   ExpectError("Transpose", {{"T", DT_FLOAT}}, {{2, 3, 4}, {3}}, {nullptr, &bad}, {"twice"});
@@ -109,21 +111,24 @@ TEST(SliceShapeTest, ConstantInputsGiveFullShapes) {
 }
 
 TEST(StridedSliceShapeTest, ConstantInputsGiveFullShapes) {
-  AttrMap attrs = {{"T", DT_FLOAT}, {"Index", DT_INT32}, {"shrink_axis_mask", 2},
-                   {"new_axis_mask", 4}, {"end_mask", 1}};
+  AttrMap attrs = {{"T", DT_FLOAT},
+                   {"Index", DT_INT32},
+                   {"shrink_axis_mask", 2},
+                   {"new_axis_mask", 4},
+                   {"end_mask", 1}};
   // x[1:, 2, newaxis] of [5, 4, 3] -> [4, 1, 3]
   Tensor begin = I32({1, 2, 0}), end = I32({0, 3, 0}), strides = I32({1, 1, 1});
-  EXPECT_EQ(Shape1("StridedSlice", attrs, {{5, 4, 3}, {3}, {3}, {3}},
-                   {nullptr, &begin, &end, &strides}),
-            PartialShape({4, 1, 3}));
+  EXPECT_EQ(
+      Shape1("StridedSlice", attrs, {{5, 4, 3}, {3}, {3}, {3}}, {nullptr, &begin, &end, &strides}),
+      PartialShape({4, 1, 3}));
   EXPECT_EQ(Shape1("StridedSlice", attrs, {{kUnknown, 4, 3}, {3}, {3}, {3}},
                    {nullptr, &begin, &end, &strides}),
             PartialShape({kUnknown, 1, 3}));
   // Values unknown: the masks still say which dims go, come and pass through.
   EXPECT_EQ(Shape1("StridedSlice", attrs, {{5, 4, 3}, {3}, {3}, {3}}),
             PartialShape({kUnknown, 1, 3}));
-  AttrMap ellipsis = {{"T", DT_FLOAT}, {"Index", DT_INT32}, {"ellipsis_mask", 1},
-                      {"shrink_axis_mask", 2}};
+  AttrMap ellipsis = {
+      {"T", DT_FLOAT}, {"Index", DT_INT32}, {"ellipsis_mask", 1}, {"shrink_axis_mask", 2}};
   EXPECT_EQ(Shape1("StridedSlice", ellipsis, {{2, 7, 3}, {2}, {2}, {2}}), PartialShape({2, 7}));
   EXPECT_EQ(Shape1("StridedSlice", attrs, {kUnknownRank, {3}, {3}, {3}}), kUnknownRank);
   EXPECT_EQ(Shape1("StridedSlice", attrs, {{5, 4, 3}, {kUnknown}, {kUnknown}, {kUnknown}}),
@@ -141,9 +146,11 @@ TEST(ReshapeShapeTest, ConstantShapeGivesFullShape) {
 }
 
 TEST(PackUnpackShapeTest, Partial) {
-  EXPECT_EQ(Shape1("Pack", {{"T", DT_FLOAT}, {"N", 2}, {"axis", 1}}, {{kUnknown, 3}, {2, kUnknown}}),
-            PartialShape({2, 2, 3}));
-  EXPECT_EQ(Shape1("Pack", {{"T", DT_FLOAT}, {"N", 2}}, {kUnknownRank, kUnknownRank}), kUnknownRank);
+  EXPECT_EQ(
+      Shape1("Pack", {{"T", DT_FLOAT}, {"N", 2}, {"axis", 1}}, {{kUnknown, 3}, {2, kUnknown}}),
+      PartialShape({2, 2, 3}));
+  EXPECT_EQ(Shape1("Pack", {{"T", DT_FLOAT}, {"N", 2}}, {kUnknownRank, kUnknownRank}),
+            kUnknownRank);
   ExpectError("Pack", {{"T", DT_FLOAT}, {"N", 2}}, {{2}, {3}}, {}, {"same shape", "[3]"});
   std::vector<PartialShape> out =
       Shapes("Unpack", {{"T", DT_FLOAT}, {"num", 2}, {"axis", -1}}, {{kUnknown, 2}});
@@ -154,9 +161,8 @@ TEST(PackUnpackShapeTest, Partial) {
 
 TEST(SplitShapeTest, ConstantAndUnknownAxis) {
   Tensor axis = I32Scalar(1);
-  std::vector<PartialShape> out =
-      Shapes("Split", {{"T", DT_FLOAT}, {"num_split", 2}}, {kScalar, {kUnknown, 6}},
-             {&axis, nullptr});
+  std::vector<PartialShape> out = Shapes("Split", {{"T", DT_FLOAT}, {"num_split", 2}},
+                                         {kScalar, {kUnknown, 6}}, {&axis, nullptr});
   ASSERT_EQ(out.size(), 2u);
   EXPECT_EQ(out[0], PartialShape({kUnknown, 3}));
   EXPECT_EQ(Shape1("Split", {{"T", DT_FLOAT}, {"num_split", 2}}, {kScalar, {4, 6}}),
@@ -179,7 +185,8 @@ TEST(TilePadShapeTest, Partial) {
   Tensor multiples = I32({2, 3});
   EXPECT_EQ(Shape1("Tile", {{"T", DT_FLOAT}}, {{kUnknown, 4}, {2}}, {nullptr, &multiples}),
             PartialShape({kUnknown, 12}));
-  EXPECT_EQ(Shape1("Tile", {{"T", DT_FLOAT}}, {kUnknownRank, {2}}), PartialShape({kUnknown, kUnknown}));
+  EXPECT_EQ(Shape1("Tile", {{"T", DT_FLOAT}}, {kUnknownRank, {2}}),
+            PartialShape({kUnknown, kUnknown}));
   Tensor paddings = Tensor::FromVector<int32_t>({1, 2, 0, 3}, TensorShape({2, 2}));
   EXPECT_EQ(Shape1("Pad", {{"T", DT_FLOAT}}, {{kUnknown, 4}, {2, 2}}, {nullptr, &paddings}),
             PartialShape({kUnknown, 7}));
@@ -224,16 +231,18 @@ TEST(FillBroadcastShapeTest, ConstantShapes) {
 TEST(IndexingShapeTest, Gather) {
   AttrMap attrs = {{"Tparams", DT_FLOAT}, {"Tindices", DT_INT32}, {"Taxis", DT_INT32}};
   Tensor axis = I32Scalar(1);
-  EXPECT_EQ(Shape1("GatherV2", attrs, {{5, kUnknown, 7}, {2, 3}, kScalar}, {nullptr, nullptr, &axis}),
-            PartialShape({5, 2, 3, 7}));
+  EXPECT_EQ(
+      Shape1("GatherV2", attrs, {{5, kUnknown, 7}, {2, 3}, kScalar}, {nullptr, nullptr, &axis}),
+      PartialShape({5, 2, 3, 7}));
   EXPECT_EQ(Shape1("GatherV2", attrs, {{5, 6, 7}, {2, 3}, kScalar}),
             PartialShape({kUnknown, kUnknown, kUnknown, kUnknown}));
   Tensor axis3 = I32Scalar(3);
   ExpectError("GatherV2", attrs, {{5, 6, 7}, {2}, kScalar}, {nullptr, nullptr, &axis3},
               {"axis 3", "[5,6,7]"});
   attrs["batch_dims"] = 1;
-  EXPECT_EQ(Shape1("GatherV2", attrs, {{kUnknown, 6, 7}, {4, 3}, kScalar}, {nullptr, nullptr, &axis}),
-            PartialShape({4, 3, 7}));
+  EXPECT_EQ(
+      Shape1("GatherV2", attrs, {{kUnknown, 6, 7}, {4, 3}, kScalar}, {nullptr, nullptr, &axis}),
+      PartialShape({4, 3, 7}));
   EXPECT_EQ(Shape1("GatherNd", {{"Tparams", DT_FLOAT}, {"Tindices", DT_INT32}},
                    {{5, 6, 7}, {kUnknown, 2}}),
             PartialShape({kUnknown, 7}));
@@ -262,14 +271,14 @@ TEST(IndexingShapeTest, OneHotRangeAndDataDependent) {
   EXPECT_EQ(Shape1("Range", {}, {kScalar, kScalar, kScalar}), PartialShape({kUnknown}));
   Tensor zero = I32Scalar(0);
   ExpectError("Range", {}, {kScalar, kScalar, kScalar}, {&start, &limit, &zero}, {"delta"});
-  std::vector<PartialShape> parts = Shapes("DynamicPartition", {{"T", DT_FLOAT}, {"num_partitions", 2}},
-                                           {{5, 3}, {5}});
+  std::vector<PartialShape> parts =
+      Shapes("DynamicPartition", {{"T", DT_FLOAT}, {"num_partitions", 2}}, {{5, 3}, {5}});
   ASSERT_EQ(parts.size(), 2u);
   EXPECT_EQ(parts[1], PartialShape({kUnknown, 3}));
   Tensor i0 = I32({0, 2}), i1 = I32({1});
-  EXPECT_EQ(Shape1("DynamicStitch", {{"T", DT_FLOAT}, {"N", 2}}, {{2}, {1}, {2, 4}, {1, 4}},
-                   {&i0, &i1}),
-            PartialShape({3, 4}));
+  EXPECT_EQ(
+      Shape1("DynamicStitch", {{"T", DT_FLOAT}, {"N", 2}}, {{2}, {1}, {2, 4}, {1, 4}}, {&i0, &i1}),
+      PartialShape({3, 4}));
   EXPECT_EQ(Shape1("DynamicStitch", {{"T", DT_FLOAT}, {"N", 2}}, {{2}, {1}, {2, 4}, {1, kUnknown}}),
             PartialShape({kUnknown, 4}));
   std::vector<PartialShape> unique = Shapes("Unique", {{"T", DT_INT32}}, {{7}});
@@ -279,14 +288,16 @@ TEST(IndexingShapeTest, OneHotRangeAndDataDependent) {
 }
 
 TEST(DescribingShapeTest, ShapeNSizeRankIdentityN) {
-  std::vector<PartialShape> out = Shapes("ShapeN", {{"T", DT_FLOAT}, {"N", 2}}, {{2, 3}, kUnknownRank});
+  std::vector<PartialShape> out =
+      Shapes("ShapeN", {{"T", DT_FLOAT}, {"N", 2}}, {{2, 3}, kUnknownRank});
   EXPECT_EQ(out[0], PartialShape({2}));
   EXPECT_EQ(out[1], PartialShape({kUnknown}));
   EXPECT_EQ(Shape1("Size", {{"T", DT_FLOAT}}, {{2, 3}}), kScalar);
   EXPECT_EQ(Shape1("Rank", {{"T", DT_FLOAT}}, {kUnknownRank}), kScalar);
   out = Shapes("IdentityN", {{"T", std::vector<DType>{DT_FLOAT, DT_INT32}}}, {{2}, {kUnknown, 1}});
   EXPECT_EQ(out[1], PartialShape({kUnknown, 1}));
-  EXPECT_EQ(Shape1("StopGradient", {{"T", DT_FLOAT}}, {{kUnknown, 2}}), PartialShape({kUnknown, 2}));
+  EXPECT_EQ(Shape1("StopGradient", {{"T", DT_FLOAT}}, {{kUnknown, 2}}),
+            PartialShape({kUnknown, 2}));
 }
 
 // Through the builder, Const inputs reach the shape functions as values.

@@ -14,7 +14,6 @@
 namespace weir {
 namespace {
 
-
 Status RequireScalar(const InferenceContext* c, int i, std::string_view what) {
   const PartialShape& s = c->input(i);
   if (s.known_rank() && s.rank() != 0) {

@@ -82,12 +82,14 @@ TEST_F(BuilderTest, DtypeMismatchIsReported) {
 TEST_F(BuilderTest, DevicesControlDependenciesAndColocation) {
   Scope root = Scope::NewRootScope();
   auto a = ops::Const(root.WithOpName("a"), 1.f);
-  auto b = ops::Neg(root.WithOpName("b").WithDevice("/device:CPU:1").WithControlDependencies({a}), a);
+  auto b =
+      ops::Neg(root.WithOpName("b").WithDevice("/device:CPU:1").WithControlDependencies({a}), a);
   auto c = ops::Neg(root.WithOpName("c").ColocateWith(b), a);
   ASSERT_TRUE(root.ok()) << root.status();
   EXPECT_EQ(b.node()->requested_device(), "/device:CPU:1");
   bool has_control = false;
-  for (const Edge* e : b.node()->in_edges()) has_control |= e->IsControlEdge() && e->src() == a.node();
+  for (const Edge* e : b.node()->in_edges())
+    has_control |= e->IsControlEdge() && e->src() == a.node();
   EXPECT_TRUE(has_control);
   EXPECT_EQ(c.node()->def().attrs.at("_class").list().s, std::vector<std::string>{"loc:@b"});
   GraphDef def = root.ToGraphDef();

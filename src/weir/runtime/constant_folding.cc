@@ -339,7 +339,8 @@ Status Folder::Replace(Node* node, const std::vector<Tensor>& values) {
     int slot;
   };
   std::vector<Consumer> consumers;
-  for (const Edge* e : node->out_edges()) consumers.push_back({e->dst(), e->src_output(), e->dst_input()});
+  for (const Edge* e : node->out_edges())
+    consumers.push_back({e->dst(), e->src_output(), e->dst_input()});
   std::vector<int> sources;
   for (const Edge* e : node->in_edges()) sources.push_back(e->src()->id());
   const std::string name = node->name();
@@ -363,8 +364,8 @@ Status Folder::Replace(Node* node, const std::vector<Tensor>& values) {
     def.attrs = {{"dtype", value.dtype()}, {"value", value}};
     StatusOr<Node*> added = graph_->AddNode(std::move(def));
     if (!added.ok()) {
-      return errors::Internal("constant folding could not replace '", name, "': ",
-                              added.status().message());
+      return errors::Internal("constant folding could not replace '", name,
+                              "': ", added.status().message());
     }
     Node* c = *added;
     c->set_assigned_device(assigned);
@@ -383,7 +384,8 @@ Status Folder::Replace(Node* node, const std::vector<Tensor>& values) {
       graph_->AddEdge(consts[c.port], 0, c.dst, c.slot);
     }
   }
-  if (noting) changes_->push_back(StrCat("folded ", description, " into ", StrJoin(described, ", ")));
+  if (noting)
+    changes_->push_back(StrCat("folded ", description, " into ", StrJoin(described, ", ")));
   ++changed_;
   for (int id : sources) {
     if (Node* source = graph_->FindNodeId(id)) RemoveIfUnused(source);

@@ -192,8 +192,11 @@ TEST_F(ConstantFoldingTest, ShapesOfKnownShapesFoldAndFreeTheirInput) {
       Tensor::Scalar<int64_t>(6)));
   EXPECT_TRUE(graph->FindNode("rank")->def().attrs.at("value").tensor().ContentEquals(
       Tensor::Scalar<int32_t>(2)));
-  EXPECT_TRUE(graph->FindNode("both/output_1")->def().attrs.at("value").tensor().ContentEquals(
-      Tensor::FromVector<int32_t>({4})));
+  EXPECT_TRUE(graph->FindNode("both/output_1")
+                  ->def()
+                  .attrs.at("value")
+                  .tensor()
+                  .ContentEquals(Tensor::FromVector<int32_t>({4})));
 }
 
 TEST_F(ConstantFoldingTest, ShapeFoldsMatchTheKernels) {
@@ -209,8 +212,11 @@ TEST_F(ConstantFoldingTest, ShapeFoldsMatchTheKernels) {
       Node("size", "Size", {"use"}, {{"T", DT_FLOAT}}),
       Node("rank", "Rank", {"use"}, {{"T", DT_FLOAT}}),
       Node("shapes", "ShapeN", {"use", "x"}, {{"T", DT_FLOAT}, {"N", int64_t{2}}}),
-      Retval("shape", 0, DT_INT64), Retval("size", 1, DT_INT32), Retval("rank", 2, DT_INT32),
-      Retval("shapes:0", 3, DT_INT32), Retval("use", 4)};
+      Retval("shape", 0, DT_INT64),
+      Retval("size", 1, DT_INT32),
+      Retval("rank", 2, DT_INT32),
+      Retval("shapes:0", 3, DT_INT32),
+      Retval("use", 4)};
   std::unique_ptr<Graph> folded =
       FoldAndCompare(nodes, 5, {Floats({1, 2, 3, 4, 5, 6}, TensorShape({6}))});
   EXPECT_EQ(OpOf(*folded, "shape"), "Const");
@@ -226,8 +232,7 @@ TEST_F(ConstantFoldingTest, ResultsOverTheCapStayUnfolded) {
   std::vector<NodeDef> nodes = {
       // Statically [512, 1024] floats: 2 MiB, never evaluated.
       Constant("dims", Tensor::FromVector<int32_t>({512, 1024})),
-      Constant("one", Tensor::Scalar<float>(1)),
-      Float("big", "Fill", {"dims", "one"}),
+      Constant("one", Tensor::Scalar<float>(1)), Float("big", "Fill", {"dims", "one"}),
       Constant("axes", Tensor::FromVector<int32_t>({0, 1})),
       Node("total", "Sum", {"big", "axes"}, {{"T", DT_FLOAT}}),
       // Shape known only once evaluated: [256, 2048] floats, 2 MiB.
@@ -237,8 +242,8 @@ TEST_F(ConstantFoldingTest, ResultsOverTheCapStayUnfolded) {
       Node("total2", "Sum", {"big2", "axes"}, {{"T", DT_FLOAT}}),
       // Small enough.
       Constant("small_dims", Tensor::FromVector<int32_t>({4, 4})),
-      Float("small", "Fill", {"small_dims", "one"}),
-      Retval("total", 0), Retval("total2", 1), Retval("small", 2), Retval("big2", 3)};
+      Float("small", "Fill", {"small_dims", "one"}), Retval("total", 0), Retval("total2", 1),
+      Retval("small", 2), Retval("big2", 3)};
   std::unique_ptr<Graph> folded = FoldAndCompare(nodes, 4, {}, small);
   EXPECT_EQ(OpOf(*folded, "big"), "Fill");
   EXPECT_EQ(OpOf(*folded, "total"), "Sum");
@@ -260,11 +265,13 @@ TEST_F(ConstantFoldingTest, ProtectedNodesAreNeitherFoldedNorReadAsConstants) {
   std::unordered_set<std::string> protect = {"sum", "fed_const"};
   ConstantFoldingOptions options;
   options.protected_nodes = &protect;
-  std::vector<NodeDef> nodes = {
-      Constant("a", Tensor::Scalar<float>(2)),       Constant("fed_const", Tensor::Scalar<float>(3)),
-      Float("sum", "Add", {"a", "a"}),               Float("after_sum", "Neg", {"sum"}),
-      Float("after_fed", "Neg", {"fed_const"}),      Retval("after_sum", 0),
-      Retval("after_fed", 1)};
+  std::vector<NodeDef> nodes = {Constant("a", Tensor::Scalar<float>(2)),
+                                Constant("fed_const", Tensor::Scalar<float>(3)),
+                                Float("sum", "Add", {"a", "a"}),
+                                Float("after_sum", "Neg", {"sum"}),
+                                Float("after_fed", "Neg", {"fed_const"}),
+                                Retval("after_sum", 0),
+                                Retval("after_fed", 1)};
   std::unique_ptr<Graph> graph = Import(nodes);
   EXPECT_EQ(Fold(graph.get(), options), 0);
   EXPECT_EQ(OpOf(*graph, "sum"), "Add");
@@ -289,14 +296,13 @@ TEST_F(ConstantFoldingTest, StatefulAndRandomNodesAreNotFolded) {
 }
 
 TEST_F(ConstantFoldingTest, AnEvaluationErrorLeavesTheNodeForTheStepToReport) {
-  std::vector<NodeDef> nodes = {
-      Constant("x", Floats({1, 2, 3, 4, 5, 6}, TensorShape({2, 3}))),
-      Constant("wrong", Tensor::FromVector<int32_t>({4, 4})),
-      // Through Identity, shape inference does not see the constant.
-      Node("shape", "Identity", {"wrong"}, {{"T", DT_INT32}}),
-      Node("reshaped", "Reshape", {"x", "shape"}, {{"T", DT_FLOAT}}),
-      Float("fine", "Neg", {"x"}),
-      Retval("reshaped", 0), Retval("fine", 1)};
+  std::vector<NodeDef> nodes = {Constant("x", Floats({1, 2, 3, 4, 5, 6}, TensorShape({2, 3}))),
+                                Constant("wrong", Tensor::FromVector<int32_t>({4, 4})),
+                                // Through Identity, shape inference does not see the constant.
+                                Node("shape", "Identity", {"wrong"}, {{"T", DT_INT32}}),
+                                Node("reshaped", "Reshape", {"x", "shape"}, {{"T", DT_FLOAT}}),
+                                Float("fine", "Neg", {"x"}), Retval("reshaped", 0),
+                                Retval("fine", 1)};
   std::unique_ptr<Graph> plain = Import(nodes);
   std::unique_ptr<Graph> folded = Import(nodes);
   Fold(folded.get());
@@ -314,16 +320,12 @@ TEST_F(ConstantFoldingTest, AnEvaluationErrorLeavesTheNodeForTheStepToReport) {
 
 TEST_F(ConstantFoldingTest, DeadEndsAreNotEvaluatedAndControlOrderIsKept) {
   std::vector<NodeDef> nodes = {
-      Constant("c", Tensor::Scalar<float>(1)),
-      Float("dead1", "Neg", {"c"}),
-      Float("dead2", "Neg", {"dead1"}),
-      Node("guard", "NoOp", {}),
+      Constant("c", Tensor::Scalar<float>(1)), Float("dead1", "Neg", {"c"}),
+      Float("dead2", "Neg", {"dead1"}), Node("guard", "NoOp", {}),
       // A control input from a node that runs at run time: not folded.
-      Float("ordered", "Neg", {"c", "^guard"}),
-      Float("folds", "Neg", {"c"}),
+      Float("ordered", "Neg", {"c", "^guard"}), Float("folds", "Neg", {"c"}),
       // A control consumer of a folded node moves to its Const.
-      Node("after", "NoOp", {"^folds"}),
-      Retval("ordered", 0), Retval("folds", 1)};
+      Node("after", "NoOp", {"^folds"}), Retval("ordered", 0), Retval("folds", 1)};
   std::unique_ptr<Graph> graph = Import(nodes);
   EXPECT_EQ(Fold(graph.get()), 1);
   EXPECT_EQ(OpOf(*graph, "dead1"), "Neg");
@@ -338,8 +340,8 @@ TEST_F(ConstantFoldingTest, DeadEndsAreNotEvaluatedAndControlOrderIsKept) {
 TEST_F(ConstantFoldingTest, MultiOutputNodesBecomeOneConstPerOutput) {
   std::vector<NodeDef> nodes = {
       Constant("c", Floats({1, 2, 3, 4}, TensorShape({2, 2}))),
-      Node("rows", "Unpack", {"c"}, {{"T", DT_FLOAT}, {"num", int64_t{2}}}),
-      Retval("rows:0", 0), Retval("rows:1", 1)};
+      Node("rows", "Unpack", {"c"}, {{"T", DT_FLOAT}, {"num", int64_t{2}}}), Retval("rows:0", 0),
+      Retval("rows:1", 1)};
   std::unique_ptr<Graph> folded = FoldAndCompare(nodes, 2);
   EXPECT_EQ(OpOf(*folded, "rows"), "<none>");
   EXPECT_EQ(OpOf(*folded, "rows/output_0"), "Const");
@@ -348,13 +350,19 @@ TEST_F(ConstantFoldingTest, MultiOutputNodesBecomeOneConstPerOutput) {
 }
 
 TEST_F(ConstantFoldingTest, CseKeepsValuesThroughAnExecutor) {
-  std::vector<NodeDef> nodes = {
-      Arg("x", 0), Arg("y", 1),
-      Float("a1", "Add", {"x", "y"}), Float("a2", "Add", {"x", "y"}),
-      Float("r1", "Relu", {"a1"}), Float("r2", "Relu", {"a2"}),
-      Float("swapped", "Sub", {"y", "x"}), Float("straight", "Sub", {"x", "y"}),
-      Float("out", "Mul", {"r1", "r2"}),
-      Retval("out", 0), Retval("swapped", 1), Retval("straight", 2), Retval("r2", 3)};
+  std::vector<NodeDef> nodes = {Arg("x", 0),
+                                Arg("y", 1),
+                                Float("a1", "Add", {"x", "y"}),
+                                Float("a2", "Add", {"x", "y"}),
+                                Float("r1", "Relu", {"a1"}),
+                                Float("r2", "Relu", {"a2"}),
+                                Float("swapped", "Sub", {"y", "x"}),
+                                Float("straight", "Sub", {"x", "y"}),
+                                Float("out", "Mul", {"r1", "r2"}),
+                                Retval("out", 0),
+                                Retval("swapped", 1),
+                                Retval("straight", 2),
+                                Retval("r2", 3)};
   std::vector<Tensor> args = {Floats({1.5f, -2.f, 3.f}, TensorShape({3})),
                               Floats({0.25f, 1.f, -4.f}, TensorShape({3}))};
   std::unique_ptr<Graph> plain = Import(nodes);

@@ -14,8 +14,8 @@ std::unique_ptr<DeviceMgr> DeviceMgr::NewCpuDevices(int num_cpu_devices, int int
   if (intra_op_threads <= 0) intra_op_threads = NumSchedulableCpus();
   std::random_device random;
   for (int i = 0; i < std::max(1, num_cpu_devices); ++i) {
-    mgr->devices_.push_back(std::make_unique<CpuDevice>(
-        FullDeviceName(job, 0, task, kDeviceCpu, i), intra_op_threads));
+    mgr->devices_.push_back(
+        std::make_unique<CpuDevice>(FullDeviceName(job, 0, task, kDeviceCpu, i), intra_op_threads));
     mgr->incarnations_.push_back((static_cast<uint64_t>(random()) << 32) | random());
   }
   return mgr;

@@ -50,8 +50,7 @@ class ExecutorImpl;
 // One step of one partition. Deletes itself after calling `done`.
 class ExecutorState {
  public:
-  ExecutorState(const ExecutorImpl* impl, const Executor::Args& args,
-                Executor::DoneCallback done);
+  ExecutorState(const ExecutorImpl* impl, const Executor::Args& args, Executor::DoneCallback done);
   void Start();
 
  private:
@@ -119,8 +118,7 @@ class ExecutorImpl final : public Executor {
   int total_inputs_ = 0;
 };
 
-Status ExecutorImpl::Initialize(const Graph& graph, Device* device,
-                                const KernelRegistry& kernels) {
+Status ExecutorImpl::Initialize(const Graph& graph, Device* device, const KernelRegistry& kernels) {
   device_ = device;
   WEIR_ASSIGN_OR_RETURN(std::vector<Node*> order, TopologicalOrder(graph));
   // Dense ids in topological order, so roots come first and the plan is
@@ -131,8 +129,7 @@ Status ExecutorImpl::Initialize(const Graph& graph, Device* device,
   for (size_t i = 0; i < order.size(); ++i) {
     const Node* node = order[i];
     NodeItem& item = items_[i];
-    WEIR_ASSIGN_OR_RETURN(item.kernel,
-                          kernels.CreateKernel(device, node->def(), node->op_def()));
+    WEIR_ASSIGN_OR_RETURN(item.kernel, kernels.CreateKernel(device, node->def(), node->op_def()));
     item.is_async = item.kernel->AsAsync() != nullptr;
     item.is_expensive = item.kernel->IsExpensive() || item.is_async;
     item.accepts_dead_inputs = node->type_string() == "_Send";
@@ -291,7 +288,8 @@ void ExecutorState::RunNode(int id, std::vector<int>* ready) {
       if (args_.stats) SaveStats(item, call->start_micros, context->bytes_allocated());
       std::vector<int> ready;
       Status status = context->status();
-      if (status.ok() && !context->outputs_dead()) status = CheckOutputs(item, call->params.outputs);
+      if (status.ok() && !context->outputs_dead())
+        status = CheckOutputs(item, call->params.outputs);
       if (!status.ok()) {
         RecordError(item, status);
       } else {
@@ -463,8 +461,8 @@ int ExecutorState::PopMostUrgent() {
 }
 
 void ExecutorState::RecordError(const NodeItem& item, const Status& status) {
-  Status located(status.code(), StrCat("node ", item.kernel->def().Describe(), ": ",
-                                       status.message()));
+  Status located(status.code(),
+                 StrCat("node ", item.kernel->def().Describe(), ": ", status.message()));
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (status_.ok()) status_ = located;

@@ -116,7 +116,8 @@ class ExecutorTest : public ::testing::Test {
     graph_ = std::make_unique<Graph>();
     // The test graphs hold the runtime's own _Retval nodes.
     WEIR_RETURN_IF_ERROR(ImportGraphDef(def, graph_.get(), {.allow_internal_ops = true}));
-    WEIR_ASSIGN_OR_RETURN(executor_, Executor::Create(*graph_, &device_, *KernelRegistry::Global()));
+    WEIR_ASSIGN_OR_RETURN(executor_,
+                          Executor::Create(*graph_, &device_, *KernelRegistry::Global()));
     CancellationManager cancellation;
     Executor::Runner runner = [this](std::function<void()> fn) { pool_.Schedule(std::move(fn)); };
     Executor::Args args;
@@ -134,11 +135,11 @@ class ExecutorTest : public ::testing::Test {
 
 TEST_F(ExecutorTest, DeadInputsSkipTheKernelAndPropagate) {
   CallFrame frame({}, 2);
-  Status s = RunOnce({Node("dead", "ExecTestDeadSource", {}),
-                      Node("after", "ExecTestCounted", {"dead"}),
-                      Constant("live", 3), Node("live_after", "ExecTestCounted", {"live"}),
-                      Retval("r_dead", "after", 0), Retval("r_live", "live_after", 1)},
-                     &frame);
+  Status s =
+      RunOnce({Node("dead", "ExecTestDeadSource", {}), Node("after", "ExecTestCounted", {"dead"}),
+               Constant("live", 3), Node("live_after", "ExecTestCounted", {"live"}),
+               Retval("r_dead", "after", 0), Retval("r_live", "live_after", 1)},
+              &frame);
   ASSERT_TRUE(s.ok()) << s;
   EXPECT_EQ(counted_runs.load(), 1) << "only the live branch runs";
   EXPECT_FALSE(frame.retvals()[0].IsInitialized());
@@ -162,7 +163,8 @@ TEST_F(ExecutorTest, AsyncKernelsCompleteOnOtherThreads) {
 }
 
 TEST_F(ExecutorTest, AnErrorStopsTheStepAndNamesTheNode) {
-  NodeDef a = Node("a", "Const", {}, {{"dtype", DT_FLOAT}, {"value", Tensor(DT_FLOAT, TensorShape({2, 3}))}});
+  NodeDef a = Node("a", "Const", {},
+                   {{"dtype", DT_FLOAT}, {"value", Tensor(DT_FLOAT, TensorShape({2, 3}))}});
   CallFrame frame({}, 1);
   Status s = RunOnce({a, Node("mm", "MatMul", {"a", "a"}, {{"T", DT_FLOAT}}),
                       Node("after", "ExecTestCounted", {"mm"}), Retval("r", "after", 0)},
@@ -176,13 +178,14 @@ TEST_F(ExecutorTest, AnErrorStopsTheStepAndNamesTheNode) {
 TEST_F(ExecutorTest, RuntimeErrorStopsDownstreamNodes) {
   // RealDiv of ints by zero fails only at run time.
   NodeDef x = Node("x", "Const", {}, {{"dtype", DT_INT32}, {"value", Tensor::Scalar<int32_t>(1)}});
-  NodeDef zero = Node("zero", "Const", {}, {{"dtype", DT_INT32}, {"value", Tensor::Scalar<int32_t>(0)}});
+  NodeDef zero =
+      Node("zero", "Const", {}, {{"dtype", DT_INT32}, {"value", Tensor::Scalar<int32_t>(0)}});
   NodeDef div = Node("div", "RealDiv", {"x", "zero"}, {{"T", DT_INT32}});
   NodeDef cast = Node("cast", "Cast", {"div"}, {{"SrcT", DT_INT32}, {"DstT", DT_FLOAT}});
   CallFrame frame({}, 1);
-  Status s = RunOnce({x, zero, div, cast, Node("after", "ExecTestCounted", {"cast"}),
-                      Retval("r", "after", 0)},
-                     &frame);
+  Status s = RunOnce(
+      {x, zero, div, cast, Node("after", "ExecTestCounted", {"cast"}), Retval("r", "after", 0)},
+      &frame);
   EXPECT_EQ(s.code(), Code::kInvalidArgument) << s;
   EXPECT_NE(s.message().find("'div' (RealDiv)"), std::string::npos) << s;
   EXPECT_EQ(counted_runs.load(), 0);
@@ -210,7 +213,8 @@ TEST_F(ExecutorTest, LongChainAndConcurrentSteps) {
         Executor::Args args;
         args.cancellation = &cancellation;
         args.call_frame = &frame;
-        if (executor_->Run(args).ok() && frame.retvals()[0].scalar<float>() == 1.f) ok_steps.fetch_add(1);
+        if (executor_->Run(args).ok() && frame.retvals()[0].scalar<float>() == 1.f)
+          ok_steps.fetch_add(1);
       }
     });
   }

@@ -30,8 +30,8 @@ class PassRunner {
     record.nodes_before = graph_->num_nodes();
     auto start = std::chrono::steady_clock::now();
     Status status = pass(&record.changes);
-    record.micros = std::chrono::duration<double, std::micro>(
-                        std::chrono::steady_clock::now() - start).count();
+    record.micros =
+        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
     record.nodes_after = graph_->num_nodes();
     records_->push_back(std::move(record));
     return status;

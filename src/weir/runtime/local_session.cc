@@ -8,8 +8,8 @@
 #include "weir/base/cancellation.h"
 #include "weir/base/notification.h"
 #include "weir/framework/call_frame.h"
-#include "weir/framework/resource_mgr.h"
 #include "weir/framework/kernel_registry.h"
+#include "weir/framework/resource_mgr.h"
 #include "weir/graph/graph_constructor.h"
 #include "weir/runtime/executor.h"
 #include "weir/runtime/local_rendezvous.h"
@@ -133,15 +133,16 @@ void LocalSession::NoteGraphGrowth(int added_nodes) {
   ++consecutive_growths_;
   int threshold = options_.graph_growth_warning_threshold;
   if (threshold > 0 && consecutive_growths_ >= threshold &&
-      (consecutive_growths_ == threshold || (consecutive_growths_ & (consecutive_growths_ - 1)) == 0)) {
+      (consecutive_growths_ == threshold ||
+       (consecutive_growths_ & (consecutive_growths_ - 1)) == 0)) {
     ++graph_growth_warnings_;
     int total;
     {
       std::shared_lock<std::shared_mutex> graph_lock(graph_mu_);
       total = graph_.num_nodes();
     }
-    LOG(Warning) << "the graph grew between Runs " << consecutive_growths_
-                 << " times in a row (by " << added_nodes << " nodes this time, now " << total
+    LOG(Warning) << "the graph grew between Runs " << consecutive_growths_ << " times in a row (by "
+                 << added_nodes << " nodes this time, now " << total
                  << " nodes): are ops being created inside the training loop? Build the graph "
                     "once, then only Run it.";
   }
@@ -179,9 +180,10 @@ StatusOr<std::shared_ptr<const LocalSession::CompiledStep>> LocalSession::GetOrC
                                        StrJoin(signature.fetches, ", "), "] and targets [",
                                        StrJoin(signature.targets, ", "), "]");
     } catch (const std::length_error&) {
-      return errors::ResourceExhausted("a container grew past its maximum size compiling the "
-                                       "step with fetches [", StrJoin(signature.fetches, ", "),
-                                       "]");
+      return errors::ResourceExhausted(
+          "a container grew past its maximum size compiling the "
+          "step with fetches [",
+          StrJoin(signature.fetches, ", "), "]");
     }
   };
   StatusOr<std::shared_ptr<const CompiledStep>> compiled = compile();
@@ -226,17 +228,16 @@ StatusOr<std::shared_ptr<const LocalSession::CompiledStep>> LocalSession::Compil
       WEIR_RETURN_IF_ERROR(ImportGraphDef(partition.def, part.graph.get(), import_options)
                                .WithContext("partition for " + partition.device));
     }
-    WEIR_ASSIGN_OR_RETURN(part.executor,
-                          Executor::Create(*part.graph, part.device, *env.kernels));
+    WEIR_ASSIGN_OR_RETURN(part.executor, Executor::Create(*part.graph, part.device, *env.kernels));
     step->parts.push_back(std::move(part));
   }
   return std::shared_ptr<const CompiledStep>(std::move(step));
 }
 
 Status LocalSession::Run(const std::vector<std::pair<std::string, Tensor>>& feeds,
-                    const std::vector<std::string>& fetches,
-                    const std::vector<std::string>& targets, std::vector<Tensor>* outputs,
-                    const RunOptions& options, RunMetadata* metadata) {
+                         const std::vector<std::string>& fetches,
+                         const std::vector<std::string>& targets, std::vector<Tensor>* outputs,
+                         const RunOptions& options, RunMetadata* metadata) {
   std::vector<std::string> feed_names;
   feed_names.reserve(feeds.size());
   for (const auto& feed : feeds) feed_names.push_back(feed.first);
@@ -258,7 +259,8 @@ Status LocalSession::Run(const std::vector<std::pair<std::string, Tensor>>& feed
   std::vector<Tensor> results;
   WEIR_RETURN_IF_ERROR(RunCompiled(*step, std::move(args), &results, options, metadata));
   outputs->resize(fetches.size());
-  for (size_t k = 0; k < fetch_order.size(); ++k) (*outputs)[fetch_order[k]] = std::move(results[k]);
+  for (size_t k = 0; k < fetch_order.size(); ++k)
+    (*outputs)[fetch_order[k]] = std::move(results[k]);
   return Status::OK();
 }
 
@@ -272,8 +274,8 @@ StatusOr<CallableHandle> LocalSession::MakeCallable(const CallableOptions& optio
 }
 
 Status LocalSession::RunCallable(CallableHandle handle, const std::vector<Tensor>& feeds,
-                            std::vector<Tensor>* fetches, const RunOptions& options,
-                            RunMetadata* metadata) {
+                                 std::vector<Tensor>* fetches, const RunOptions& options,
+                                 RunMetadata* metadata) {
   std::shared_ptr<const CompiledStep> step;
   {
     std::shared_lock<std::shared_mutex> lock(graph_mu_);
@@ -295,8 +297,8 @@ Status LocalSession::ReleaseCallable(CallableHandle handle) {
 }
 
 Status LocalSession::RunCompiled(const CompiledStep& step, std::vector<Tensor> feeds,
-                            std::vector<Tensor>* fetches, const RunOptions& options,
-                            RunMetadata* metadata) {
+                                 std::vector<Tensor>* fetches, const RunOptions& options,
+                                 RunMetadata* metadata) {
   if (feeds.size() != step.feeds.size()) {
     return errors::InvalidArgument("expected ", step.feeds.size(), " feeds, got ", feeds.size());
   }

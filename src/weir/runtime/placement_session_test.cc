@@ -27,7 +27,8 @@ struct Result {
   std::map<std::string, std::string> device_of;  // node -> device, from the trace
 };
 
-Result RunOn(const Scope& root, int devices, const std::vector<std::pair<std::string, Tensor>>& feeds,
+Result RunOn(const Scope& root, int devices,
+             const std::vector<std::pair<std::string, Tensor>>& feeds,
              const std::vector<std::string>& fetches) {
   EXPECT_TRUE(root.ok()) << root.status();
   SessionOptions options;
@@ -43,7 +44,8 @@ Result RunOn(const Scope& root, int devices, const std::vector<std::pair<std::st
   RunMetadata metadata;
   Status s = (*session)->Run(feeds, fetches, {}, &result.outputs, run_options, &metadata);
   EXPECT_TRUE(s.ok()) << s;
-  for (const NodeExecStats& node : metadata.step_stats.nodes) result.device_of[node.node_name] = node.device;
+  for (const NodeExecStats& node : metadata.step_stats.nodes)
+    result.device_of[node.node_name] = node.device;
   return result;
 }
 
@@ -72,7 +74,8 @@ TEST_F(PlacementSessionTest, TwoTowersSplitAcrossTwoDevices) {
       // Distinct weights per tower, or CSE would merge the towers.
       float scale = (tower[0] == 'a' ? 0.1f : -0.07f) * (l + 1);
       auto w = ops::Const(s.WithOpName(StrCat("w", l)), Filled(kWidth, kWidth, scale));
-      h = ops::Tanh(s.WithOpName(StrCat("act", l)), ops::MatMul(s.WithOpName(StrCat("mm", l)), h, w));
+      h = ops::Tanh(s.WithOpName(StrCat("act", l)),
+                    ops::MatMul(s.WithOpName(StrCat("mm", l)), h, w));
     }
     tops.push_back(h);
   }
@@ -102,7 +105,8 @@ TEST_F(PlacementSessionTest, PipelineOfMicroBatchesUsesBothDevices) {
   Scope root = Scope::NewRootScope();
   std::vector<Output> weights;
   for (int s = 0; s < kStages; ++s) {
-    weights.push_back(ops::Const(root.WithOpName(StrCat("w", s)), Filled(kWidth, kWidth, 0.05f * (s + 1))));
+    weights.push_back(
+        ops::Const(root.WithOpName(StrCat("w", s)), Filled(kWidth, kWidth, 0.05f * (s + 1))));
   }
   std::vector<std::pair<std::string, Tensor>> feeds;
   std::vector<std::string> fetches;

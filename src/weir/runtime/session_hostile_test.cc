@@ -108,7 +108,8 @@ class InternalOpsTest : public HostileSessionTest {
     def.nodes = std::move(nodes);
     graph_ = std::make_unique<Graph>();
     WEIR_RETURN_IF_ERROR(ImportGraphDef(def, graph_.get(), {.allow_internal_ops = true}));
-    WEIR_ASSIGN_OR_RETURN(std::unique_ptr<Executor> executor, Executor::Create(*graph_, &device_, *KernelRegistry::Global()));
+    WEIR_ASSIGN_OR_RETURN(std::unique_ptr<Executor> executor,
+                          Executor::Create(*graph_, &device_, *KernelRegistry::Global()));
     CancellationManager cancellation;
     Executor::Args args;
     args.cancellation = &cancellation;

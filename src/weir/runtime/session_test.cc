@@ -56,7 +56,8 @@ void RegisterTestOps() {
   static std::once_flag once;
   std::call_once(once, [] {
     RegisterStandardOpsAndKernels();
-    OpRegistry::Global()->Register(OpDefBuilder("TestCounter").Output("runs: int32").SetIsStateful());
+    OpRegistry::Global()->Register(
+        OpDefBuilder("TestCounter").Output("runs: int32").SetIsStateful());
     OpRegistry::Global()->Register(OpDefBuilder("TestBlock").Output("out: float").SetIsStateful());
     KernelRegistry::Global()->Register(KernelBuilder("TestCounter"), MakeKernel<TestCounterKernel>);
     KernelRegistry::Global()->Register(KernelBuilder("TestBlock"), MakeKernel<TestBlockKernel>);
@@ -92,7 +93,8 @@ TEST_F(SessionTest, FeedsAndFetches) {
   auto y = ops::Add(root.WithOpName("y"), ops::MatMul(root, x, w), 1.f);
   auto session = NewSession(root);
   std::vector<Tensor> out;
-  Status s = session->Run({{"x", Tensor::FromVector<float>({1, 1, 0, 2}, {2, 2})}}, {"y"}, {}, &out);
+  Status s =
+      session->Run({{"x", Tensor::FromVector<float>({1, 1, 0, 2}, {2, 2})}}, {"y"}, {}, &out);
   ASSERT_TRUE(s.ok()) << s;
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].shape(), TensorShape({2, 2}));
@@ -100,7 +102,8 @@ TEST_F(SessionTest, FeedsAndFetches) {
   EXPECT_EQ(std::vector<float>(out[0].flat<float>().begin(), out[0].flat<float>().end()),
             (std::vector<float>{5, 7, 7, 9}));
   EXPECT_EQ(session->num_cached_signatures(), 1);
-  ASSERT_TRUE(session->Run({{"x:0", Tensor::FromVector<float>({0, 0}, {1, 2})}}, {"y:0"}, {}, &out).ok());
+  ASSERT_TRUE(
+      session->Run({{"x:0", Tensor::FromVector<float>({0, 0}, {1, 2})}}, {"y:0"}, {}, &out).ok());
   EXPECT_EQ(out[0].flat<float>()[0], 1.f);
 }
 
@@ -161,7 +164,8 @@ TEST_F(SessionTest, ConcurrentRunsFromEightThreads) {
         float v = static_cast<float>(t * 1000 + i);
         std::vector<Tensor> out;
         Status s = session->Run({{"x", Tensor::FromVector<float>({v, -v}, {2})}}, {"y"}, {}, &out);
-        if (!s.ok() || out[0].flat<float>()[0] != (v + 1) * 2 || out[0].flat<float>()[1] != (1 - v) * 2) {
+        if (!s.ok() || out[0].flat<float>()[0] != (v + 1) * 2 ||
+            out[0].flat<float>()[1] != (1 - v) * 2) {
           failures.fetch_add(1);
         }
       }
@@ -180,9 +184,9 @@ TEST_F(SessionTest, NodeErrorNamesTheNodeAndWhereItWasBuilt) {
   ops::MatMul(root.WithOpName("product"), a, b);
   auto session = NewSession(root);
   std::vector<Tensor> out;
-  Status s = session->Run({{"a", Tensor(DT_FLOAT, TensorShape({2, 3}))},
-                           {"b", Tensor(DT_FLOAT, TensorShape({4, 5}))}},
-                          {"product"}, {}, &out);
+  Status s = session->Run(
+      {{"a", Tensor(DT_FLOAT, TensorShape({2, 3}))}, {"b", Tensor(DT_FLOAT, TensorShape({4, 5}))}},
+      {"product"}, {}, &out);
   ASSERT_EQ(s.code(), Code::kInvalidArgument) << s;
   EXPECT_NE(s.message().find("'product' (MatMul)"), std::string::npos) << s;
   EXPECT_NE(s.message().find(StrCat("session_test.cc:", line)), std::string::npos) << s;
@@ -206,9 +210,11 @@ TEST_F(SessionTest, ErrorOnOneDeviceCancelsTheWaitOnAnother) {
 TEST_F(SessionTest, MultiDevicePartitionsWithDataAndControlEdges) {
   Scope root = Scope::NewRootScope();
   auto x = ops::Placeholder(root.WithOpName("x").WithDevice("/cpu:0"), DT_FLOAT);
-  auto counter = AddOp(root.WithOpName("dev_counter").WithDevice("/device:CPU:0"), "TestCounter", {});
+  auto counter =
+      AddOp(root.WithOpName("dev_counter").WithDevice("/device:CPU:0"), "TestCounter", {});
   auto y = ops::Mul(root.WithOpName("y").WithDevice("/device:CPU:1"), x, x);
-  auto z = ops::Add(root.WithOpName("z").WithDevice("/device:CPU:1").WithControlDependencies({counter}), y, x);
+  auto z = ops::Add(
+      root.WithOpName("z").WithDevice("/device:CPU:1").WithControlDependencies({counter}), y, x);
   ops::Neg(root.WithOpName("w").WithDevice("/device:CPU:0"), z);
   auto session = NewSession(root, 2);
   std::vector<Tensor> out;
@@ -280,8 +286,10 @@ TEST_F(SessionTest, TraceProducesStatsAndChromeJson) {
   RunOptions options;
   options.trace = true;
   RunMetadata metadata;
-  ASSERT_TRUE(session->Run({{"x", Tensor(DT_FLOAT, TensorShape({256}))}}, {"r"}, {}, &out,
-                           options, &metadata).ok());
+  ASSERT_TRUE(
+      session
+          ->Run({{"x", Tensor(DT_FLOAT, TensorShape({256}))}}, {"r"}, {}, &out, options, &metadata)
+          .ok());
   std::set<std::string> names;
   for (const NodeExecStats& node : metadata.step_stats.nodes) {
     names.insert(node.node_name);
@@ -310,8 +318,8 @@ TEST_F(SessionTest, TracedStepsFeedTheCostModel) {
   EXPECT_FALSE(session.cost_model().has_measurements()) << "untraced steps record nothing";
   RunOptions traced;
   traced.trace = true;
-  ASSERT_TRUE(session.Run({{"x", Tensor(DT_FLOAT, TensorShape({64}))}}, {"n"}, {}, &out, traced)
-                  .ok());
+  ASSERT_TRUE(
+      session.Run({{"x", Tensor(DT_FLOAT, TensorShape({64}))}}, {"n"}, {}, &out, traced).ok());
   EXPECT_TRUE(session.cost_model().has_measurements());
   EXPECT_GE(session.cost_model().MeasuredMicros("n", device), 0.0);
   EXPECT_LT(session.cost_model().MeasuredMicros("never_ran", device), 0.0);

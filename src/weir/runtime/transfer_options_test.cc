@@ -40,8 +40,7 @@ NodeDef Op(const std::string& name, const std::string& op, std::vector<std::stri
 
 // Compile options that keep every node: the DAGs are all constants, which
 // folding would otherwise turn into one Const per fetch.
-std::unique_ptr<Session> NewSession(const GraphDef& graph, int devices, bool schedule,
-                                    bool lossy) {
+std::unique_ptr<Session> NewSession(const GraphDef& graph, int devices, bool schedule, bool lossy) {
   SessionOptions options;
   options.num_cpu_devices = devices;
   options.intra_op_threads = 1;
@@ -79,7 +78,8 @@ TEST(RecvSchedulingTest, RandomDagsGiveTheSameValuesWithAndWithout) {
       ASSERT_TRUE(b.ok()) << "seed " << seed << ": " << b;
       ASSERT_EQ(expected.size(), actual.size());
       for (size_t i = 0; i < expected.size(); ++i) {
-        EXPECT_TRUE(expected[i].ContentEquals(actual[i])) << "seed " << seed << " " << dag.fetches[i];
+        EXPECT_TRUE(expected[i].ContentEquals(actual[i]))
+            << "seed " << seed << " " << dag.fetches[i];
       }
     }
   }
@@ -91,7 +91,8 @@ TEST(RecvSchedulingTest, CrossDeviceChainRuns) {
   GraphDef graph;
   graph.nodes = {Op("x", "Const", {}, 0), Op("u", "Neg", {"x"}, 1), Op("w", "Neg", {"u"}, 0),
                  Op("c", "Neg", {"w"}, 1), Op("l0", "Const", {}, 0)};
-  for (int i = 1; i <= 20; ++i) graph.nodes.push_back(Op(StrCat("l", i), "Neg", {StrCat("l", i - 1)}, 0));
+  for (int i = 1; i <= 20; ++i)
+    graph.nodes.push_back(Op(StrCat("l", i), "Neg", {StrCat("l", i - 1)}, 0));
   graph.nodes.push_back(Op("end", "Add", {"c", "l20"}, 1));
   auto session = NewSession(graph, 2, true, false);
   ASSERT_TRUE(session);
@@ -159,7 +160,8 @@ TEST(LossyTransferTest, Float32CrossesAsBfloat16RoundedToNearestEven) {
 TEST(LossyTransferTest, OtherDtypesTravelExactly) {
   GraphDef graph;
   graph.nodes = {Op("i", "Placeholder", {}, 0, DT_INT32), Op("j", "Identity", {"i"}, 1, DT_INT32),
-                 Op("d", "Placeholder", {}, 0, DT_DOUBLE), Op("e", "Identity", {"d"}, 1, DT_DOUBLE)};
+                 Op("d", "Placeholder", {}, 0, DT_DOUBLE),
+                 Op("e", "Identity", {"d"}, 1, DT_DOUBLE)};
   auto session = NewSession(graph, 2, true, true);
   ASSERT_TRUE(session);
   Tensor i = Tensor::FromVector<int32_t>({16777217, -2147483647, 3});
