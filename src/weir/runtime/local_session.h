@@ -32,6 +32,8 @@ class CancellationManager;
 
 class LocalSession final : public Session {
  public:
+  // REQUIRES: options.num_cpu_devices >= 1 and the standard ops and kernels
+  // registered; Session::New checks and does both.
   explicit LocalSession(const SessionOptions& options);
   // Cancels running steps and waits for them to finish.
   ~LocalSession() override;
