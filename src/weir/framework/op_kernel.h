@@ -124,6 +124,9 @@ struct StepContext {
   // Where resources with an empty container attr live: private to the
   // session that runs the step (named containers are shared).
   std::string_view default_container = "localhost";
+  // Resources that live for this step only (stacks, TensorArrays), owned by
+  // the step's executor and freed when the step ends.
+  ResourceMgr* step_resources = nullptr;
 };
 
 class OpKernelContext {
@@ -156,6 +159,8 @@ class OpKernelContext {
   CancellationManager* cancellation_manager() const { return params_->step->cancellation; }
   CallFrame* call_frame() const { return params_->step->call_frame; }
   std::string_view default_container() const { return params_->step->default_container; }
+  // Null when the executor keeps no per-step resources.
+  ResourceMgr* step_resources() const { return params_->step->step_resources; }
   const FrameAndIter& frame_iter() const { return params_->frame_iter; }
   bool is_input_dead() const { return params_->is_input_dead; }
 
