@@ -3,6 +3,14 @@
 // however many consumers it has there; a control edge across devices
 // becomes a tiny tensor sent from a node that runs after the source.
 //
+// Loops (white paper §4.4): for each loop frame that runs on several
+// devices, each of them gets a control loop (Enter -> Merge -> Switch on
+// the frame's LoopCond, received each iteration -> NextIteration; Exit)
+// that steps its part of the frame in time with the LoopCond's device; the
+// frame's _Recvs there wait for it, so each runs in the frame and iteration
+// of its _Send (the rendezvous key carries both). Nested frames too. A
+// value crosses devices before a NextIteration, never after it.
+//
 // Options: Recv scheduling (graph/recv_schedule.h) gives each _Recv a
 // control input so it starts as late as the step allows; lossy transfers
 // send float32 tensors as bfloat16 (a Cast on each side; rounding to
@@ -31,8 +39,10 @@ struct PartitionOptions {
 };
 
 // Device name -> its partition. REQUIRES: every node has an assigned device.
-// Appends to `changes` (may be null) a line per scheduled Recv (capped) and
-// the number of lossy transfers.
+// Appends to `changes` (may be null) a line per scheduled Recv (capped), the
+// number of control loops and of lossy transfers. InvalidArgument for loop
+// structure that cannot be split (see BuildControlFlowInfo; a frame on
+// several devices without a LoopCond).
 Status PartitionGraph(const Graph& graph, const PartitionOptions& options,
                       std::map<std::string, GraphDef>* partitions,
                       std::vector<std::string>* changes = nullptr);
