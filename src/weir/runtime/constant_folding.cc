@@ -166,6 +166,7 @@ class Folder {
   std::vector<bool> excluded_;  // by node id: too large or failed to evaluate
   std::unordered_map<int, std::vector<Tensor>> shape_values_;  // kShape nodes
   std::vector<bool> visited_;   // scratch for Evaluate
+  bool has_control_flow_ = false;
   CancellationManager cancellation_;
   StepContext step_;
 };
@@ -211,6 +212,9 @@ Status Folder::ClassifyAll() {
   kind_.assign(ids, Kind::kNone);
   excluded_.resize(ids, false);
   shape_values_.clear();
+  has_control_flow_ = std::any_of(order.begin(), order.end(), [](const Node* node) {
+    return IsControlFlowOp(node->type_string());
+  });
   for (size_t i = 0; i < order.size(); ++i) {
     position_[order[i]->id()] = static_cast<int>(i);
     kind_[order[i]->id()] = Classify(*order[i]);
@@ -343,6 +347,17 @@ Status Folder::Replace(Node* node, const std::vector<Tensor>& values) {
     consumers.push_back({e->dst(), e->src_output(), e->dst_input()});
   std::vector<int> sources;
   for (const Edge* e : node->in_edges()) sources.push_back(e->src()->id());
+  // A static Shape of a value computed at run time: in a graph with loops
+  // or branches the Consts keep a control input from that value's producer,
+  // so they stay in its frame and iteration (and dead with it).
+  std::vector<Node*> run_time_sources;
+  if (has_control_flow_) {
+    for (const Edge* e : node->in_edges()) {
+      if (!e->IsControlEdge() && kind_[e->src()->id()] == Kind::kNone) {
+        run_time_sources.push_back(e->src());
+      }
+    }
+  }
   const std::string name = node->name();
   const std::string description = changes_ != nullptr ? node->Describe() : std::string();
   const std::string requested = node->requested_device();
@@ -368,6 +383,7 @@ Status Folder::Replace(Node* node, const std::vector<Tensor>& values) {
                               "': ", added.status().message());
     }
     Node* c = *added;
+    for (Node* source : run_time_sources) graph_->AddControlEdge(source, c);
     c->set_assigned_device(assigned);
     c->set_output_shapes({PartialShape(value.shape())});
     consts[port] = c;

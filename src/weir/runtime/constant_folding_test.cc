@@ -199,6 +199,28 @@ TEST_F(ConstantFoldingTest, ShapesOfKnownShapesFoldAndFreeTheirInput) {
                   .ContentEquals(Tensor::FromVector<int32_t>({4})));
 }
 
+// In a branch (or a loop) a folded Shape keeps a control input from the
+// value it measured: the Const must be dead when that branch is not taken
+// and in the value's frame, not a root of the whole graph.
+TEST_F(ConstantFoldingTest, ShapesFoldedUnderControlFlowKeepTheirProducer) {
+  std::vector<NodeDef> nodes = {
+      FloatInput("x", PartialShape({2, 3})),
+      Node("pred", "Placeholder", {}, {{"dtype", DT_BOOL}, {"shape", PartialShape(std::vector<int64_t>{})}}),
+      Node("switch", "Switch", {"x", "pred"}, {{"T", DT_FLOAT}}),
+      Node("shape", "Shape", {"switch:1"}, {{"T", DT_FLOAT}}),
+      Retval("shape", 0, DT_INT32)};
+  std::unique_ptr<Graph> graph = Import(nodes);
+  Fold(graph.get());
+  const ::weir::Node* shape = graph->FindNode("shape");
+  ASSERT_NE(shape, nullptr);
+  EXPECT_EQ(shape->type_string(), "Const");
+  std::vector<std::string> controls;
+  for (const Edge* e : shape->in_edges()) {
+    if (e->IsControlEdge()) controls.push_back(e->src()->name());
+  }
+  EXPECT_EQ(controls, std::vector<std::string>{"switch"});
+}
+
 TEST_F(ConstantFoldingTest, ShapeFoldsMatchTheKernels) {
   // `use` is computed at run time from a feed, but its static shape is
   // known ([3,1,2], from the constant Reshape target): its Shape, Size and
