@@ -15,6 +15,8 @@ void RegisterAllKernels() {
     RegisterRandomKernels(registry);
     RegisterNnKernels(registry);
     RegisterControlFlowKernels(registry);
+    RegisterStackKernels(registry);
+    RegisterTensorArrayKernels(registry);
     RegisterFunctionKernels(registry);
     RegisterSendRecvKernels(registry);
     RegisterStateKernels(registry);

@@ -17,6 +17,8 @@ void RegisterMathKernels(KernelRegistry* registry);
 void RegisterRandomKernels(KernelRegistry* registry);
 void RegisterNnKernels(KernelRegistry* registry);
 void RegisterControlFlowKernels(KernelRegistry* registry);
+void RegisterStackKernels(KernelRegistry* registry);        // data flow
+void RegisterTensorArrayKernels(KernelRegistry* registry);  // data flow
 void RegisterFunctionKernels(KernelRegistry* registry);
 void RegisterSendRecvKernels(KernelRegistry* registry);
 void RegisterStateKernels(KernelRegistry* registry);

@@ -16,6 +16,7 @@ void RegisterAllOps() {
     RegisterRandomOps(registry);
     RegisterNnOps(registry);
     RegisterControlFlowOps(registry);
+    RegisterDataFlowOps(registry);
     RegisterFunctionOps(registry);
     RegisterSendRecvOps(registry);
     RegisterStateOps(registry);

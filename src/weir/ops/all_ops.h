@@ -15,6 +15,7 @@ void RegisterReductionOps(OpRegistry* registry);
 void RegisterRandomOps(OpRegistry* registry);
 void RegisterNnOps(OpRegistry* registry);
 void RegisterControlFlowOps(OpRegistry* registry);
+void RegisterDataFlowOps(OpRegistry* registry);
 void RegisterFunctionOps(OpRegistry* registry);
 void RegisterSendRecvOps(OpRegistry* registry);
 void RegisterStateOps(OpRegistry* registry);

@@ -60,6 +60,7 @@ void RegisterAllGradients() {
     RegisterReductionGradients(registry);
     RegisterNnGradients(registry);
     RegisterStatefulGradients(registry);
+    RegisterDataFlowGradients(registry);
   });
 }
 

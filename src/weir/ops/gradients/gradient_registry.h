@@ -77,5 +77,6 @@ void RegisterArrayGradients(GradientRegistry* registry);
 void RegisterReductionGradients(GradientRegistry* registry);
 void RegisterNnGradients(GradientRegistry* registry);
 void RegisterStatefulGradients(GradientRegistry* registry);
+void RegisterDataFlowGradients(GradientRegistry* registry);
 
 }  // namespace weir
