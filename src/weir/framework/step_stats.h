@@ -17,6 +17,8 @@ struct NodeExecStats {
   int64_t start_micros = 0;   // since the Unix epoch
   int64_t end_micros = 0;
   int64_t bytes_allocated = 0;  // outputs and temporaries
+  std::string frame_name;       // the loop frame; empty in the root frame
+  int64_t iteration = 0;        // the iteration within that frame
 };
 
 struct StepStats {

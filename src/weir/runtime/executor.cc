@@ -2,38 +2,141 @@
 
 #include <algorithm>
 #include <atomic>
+#include <map>
 #include <mutex>
 
 #include "weir/base/cancellation.h"
 #include "weir/base/notification.h"
 #include "weir/base/threadpool.h"
 #include "weir/framework/kernel_registry.h"
+#include "weir/framework/resource_mgr.h"
 #include "weir/graph/algorithm.h"
 
 namespace weir {
 namespace {
 
+std::atomic<std::function<void()>*> async_start_hook{nullptr};
+
+// What the executor does with a node beyond running its kernel, decided
+// once in the plan so that the hot path never compares op names.
+enum class NodeKind : uint8_t {
+  kNormal,
+  kSwitch,          // one output live, the other dead
+  kMerge,           // fires on its first live input
+  kEnter,           // into a child frame
+  kExit,            // back to the parent frame
+  kNextIteration,   // into the next iteration
+  kLoopCond,        // the loop's predicate
+  kControlTrigger,  // runs (live) even if its inputs are dead
+  kSend,            // transfers run even when dead, to pass the deadness on
+  kRecv,
+};
+
+NodeKind KindOf(std::string_view op) {
+  if (op == "Switch" || op == "RefSwitch") return NodeKind::kSwitch;
+  if (op == "Merge" || op == "RefMerge") return NodeKind::kMerge;
+  if (op == "Enter" || op == "RefEnter") return NodeKind::kEnter;
+  if (op == "Exit" || op == "RefExit") return NodeKind::kExit;
+  if (op == "NextIteration" || op == "RefNextIteration") return NodeKind::kNextIteration;
+  if (op == "LoopCond") return NodeKind::kLoopCond;
+  if (op == "ControlTrigger") return NodeKind::kControlTrigger;
+  if (op == "_Send" || op == "_HostSend") return NodeKind::kSend;
+  if (op == "_Recv" || op == "_HostRecv") return NodeKind::kRecv;
+  return NodeKind::kNormal;
+}
+
+// A node's pending word in one iteration. For most nodes: the number of
+// in-edges not yet delivered, a dead bit (some input was dead) and, for an
+// Exit, whether it ran dead. One word, so that the last delivery sees the
+// dead bit of every earlier one.
+constexpr int32_t kDeadBit = 1 << 30;
+constexpr int32_t kExitRanDeadBit = 1 << 29;
+constexpr int32_t kCountMask = (1 << 29) - 1;
+
+// A Merge's word: it fires once, on its first live data input or when all
+// its data inputs are dead, and only after all its control inputs arrived.
+// Updated by compare-and-swap; the update that makes it ready sets kFired,
+// so exactly one thread runs it. The first live input claims the Merge,
+// writes its value into its own slot and then marks it written, so the
+// Merge never runs before its value is there.
+constexpr int32_t kMergeLiveClaimed = 1;
+constexpr int32_t kMergeLiveWritten = 2;
+constexpr int32_t kMergeFired = 4;
+constexpr int32_t kMergeForcedDead = 8;  // a dead Enter: no back edge will come
+constexpr int kMergeControlShift = 4;
+constexpr int32_t kMergeControlOne = 1 << kMergeControlShift;
+constexpr int32_t kMergeControlMask = 0xfff << kMergeControlShift;
+constexpr int kMergeDeadShift = 16;
+constexpr int32_t kMergeDeadOne = 1 << kMergeDeadShift;
+constexpr int kMaxMergeControls = 0xfff;
+constexpr int kMaxMergeInputs = 0x7fff;
+
+enum MergeFiring { kNotReady = 0, kFireLive = 1, kFireDead = 2 };
+
+MergeFiring MergeReady(int32_t word, int num_data_inputs) {
+  if ((word & kMergeFired) || (word & kMergeControlMask)) return kNotReady;
+  if (word & kMergeLiveClaimed) return (word & kMergeLiveWritten) ? kFireLive : kNotReady;
+  if ((word & kMergeForcedDead) || (word >> kMergeDeadShift) == num_data_inputs) return kFireDead;
+  return kNotReady;
+}
+
+MergeFiring UpdateMerge(std::atomic<int32_t>& word, int32_t add, int32_t set, int num_data) {
+  int32_t old = word.load(std::memory_order_relaxed);
+  for (;;) {
+    int32_t next = (old + add) | set;
+    const MergeFiring firing = MergeReady(next, num_data);
+    if (firing != kNotReady) next |= kMergeFired;
+    if (word.compare_exchange_weak(old, next, std::memory_order_acq_rel,
+                                   std::memory_order_relaxed)) {
+      return firing;
+    }
+  }
+}
+
+// True if this live input is the Merge's first (it then owns the value).
+bool ClaimMerge(std::atomic<int32_t>& word) {
+  int32_t old = word.load(std::memory_order_relaxed);
+  do {
+    if (old & (kMergeLiveClaimed | kMergeFired)) return false;
+  } while (!word.compare_exchange_weak(old, old | kMergeLiveClaimed, std::memory_order_acq_rel,
+                                       std::memory_order_relaxed));
+  return true;
+}
+
+// Flags on an edge about its destination, so delivery needs no look at it.
+constexpr uint8_t kToMerge = 1;
+constexpr uint8_t kToControlTrigger = 2;
+
 // A data edge as the plan stores it: where one output goes.
 struct EdgeInfo {
   int dst_id;
+  int dst_slot;  // into the destination iteration's inputs
   int src_output;
-  int dst_slot;   // index into the step's flat input array
-  bool is_last;   // the output's last consumer: move instead of copy
+  bool is_last;  // the output's last consumer: move instead of copy
+  uint8_t dst_flags;
 };
+
+// A control edge: the destination id times 4 plus its kTo* flags.
+using ControlEdge = int;
 
 // Everything about a node that does not change between steps.
 struct NodeItem {
   std::unique_ptr<OpKernel> kernel;
+  NodeKind kind = NodeKind::kNormal;
   bool is_async = false;
   bool is_expensive = false;
-  bool accepts_dead_inputs = false;  // _Send forwards deadness to its peer
-  int input_start = 0;
+  bool runs_when_dead = false;  // _Send/_Recv forward deadness to their peer
+  bool forwards_input = false;  // Enter, Exit, NextIteration, LoopCond: the executor moves the value
+  bool outputs_may_be_unset = false;  // Switch: an unset output is dead
+  bool is_constant_enter = false;
+  int child_frame = -1;  // Enter: the frame it enters
+  int parallel_iterations = 1;
+  int input_start = 0;  // into its frame's input slots
   int num_inputs = 0;
   int num_outputs = 0;
-  int pending_init = 0;  // in-edges, data and control
-  int edges_start = 0;   // into ExecutorImpl::edges_
+  int edges_start = 0;  // into ExecutorImpl::edges_
   int num_edges = 0;
-  int controls_start = 0;  // into ExecutorImpl::control_dsts_
+  int controls_start = 0;  // into ExecutorImpl::control_edges_
   int num_controls = 0;
   // Nodes on the longest path from here to a sink. Of the expensive nodes
   // ready at once, the one with the most work still behind it runs first
@@ -42,8 +145,86 @@ struct NodeItem {
   int priority = 0;
 };
 
+// A loop frame as the plan knows it (by Enter's frame_name); frame 0 is the
+// root. A frame's nodes have consecutive ids from node_base, so a node's
+// index in an iteration's arrays is its id minus node_base.
+struct FrameInfo {
+  std::string name;
+  int parent = -1;
+  int node_base = 0;
+  int num_nodes = 0;
+  int num_inputs = 0;  // input slots of all its nodes
+  int num_enters = 0;
+  std::vector<int32_t> pending_init;  // per node of the frame
+  std::vector<int> exits;             // ids of its Exit nodes
+};
+
 // Small output buffer on the stack for the common case.
 constexpr int kInlineOutputs = 8;
+
+uint64_t HashFrame(uint64_t parent_id, int64_t parent_iter, std::string_view name) {
+  // FNV-1a over explicit bytes: the same frame invocation gets the same id on
+  // every device and in every process, so partitioned loops meet in the
+  // rendezvous.
+  uint64_t h = 14695981039346656037ull;
+  auto mix = [&h](uint64_t v) {
+    for (int i = 0; i < 8; ++i) {
+      h ^= (v >> (8 * i)) & 0xff;
+      h *= 1099511628211ull;
+    }
+  };
+  mix(parent_id);
+  mix(static_cast<uint64_t>(parent_iter));
+  for (unsigned char c : name) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h == 0 ? 1 : h;  // 0 is the root frame
+}
+
+struct FrameState;
+
+// One iteration of one frame invocation: its pending words and input slots.
+struct IterationState {
+  FrameState* frame = nullptr;
+  int64_t iter = 0;
+  int base = 0;  // FrameInfo::node_base
+  // Nodes of this iteration ready or running, plus one per live child frame,
+  // plus a token held until the iteration can receive nothing more from
+  // outside (iteration 0: all Enters arrived; later ones: the previous
+  // iteration is gone). The thread that brings it to zero frees it.
+  std::atomic<int> outstanding{0};
+  std::unique_ptr<std::atomic<int32_t>[]> pending;
+  std::unique_ptr<Tensor[]> inputs;
+  IterationState* next = nullptr;         // FrameState::mu
+  std::vector<FrameState*> children;      // FrameState::mu (of `frame`)
+};
+
+// One invocation of a loop frame in one step.
+struct FrameState {
+  const FrameInfo* info = nullptr;
+  int info_index = 0;
+  FrameState* parent = nullptr;
+  IterationState* parent_iter = nullptr;
+  uint64_t id = 0;
+  int max_parallel = 1;
+  std::mutex mu;
+  int64_t newest_iter = 0;  // number of the newest iteration started
+  int outstanding_iterations = 0;
+  int pending_enters = 0;
+  IterationState* oldest = nullptr;  // live iterations, oldest first, linked by `next`
+  IterationState* newest = nullptr;
+  struct Value {
+    int id;
+    Tensor value;
+    bool dead;
+  };
+  std::vector<Value> invariants;  // is_constant Enters: delivered to every iteration
+  std::vector<Value> deferred;    // NextIteration outputs waiting for parallel_iterations
+  std::vector<int> dead_exits;
+  std::vector<std::unique_ptr<IterationState>> owned_iterations;
+  std::vector<IterationState*> free_iterations;
+};
 
 class ExecutorImpl;
 
@@ -54,40 +235,78 @@ class ExecutorState {
   void Start();
 
  private:
+  struct TaggedNode {
+    int id;
+    bool dead;
+    IterationState* iter;
+  };
+  using ReadyList = std::vector<TaggedNode>;
   struct AsyncCall;
+  static constexpr int kFinishesLater = -1;
 
-  void Process(int id);
+  void Process(TaggedNode node);
   // Runs the nodes of `inline_ready`, and those they make ready that are
   // cheap, on this thread. May finish the step and delete `this`.
-  void ProcessLoop(std::vector<int> inline_ready);
-  // Runs node `id` and propagates its outputs; appends newly ready nodes.
-  void RunNode(int id, std::vector<int>* ready);
-  // Moves `outputs` into consumers' slots and counts down their pending
-  // inputs; newly ready nodes are appended to `ready`.
-  void PropagateOutputs(const NodeItem& item, std::span<Tensor> outputs, bool dead,
-                        std::vector<int>* ready);
+  void ProcessLoop(ReadyList inline_ready);
+  // Runs the node (or skips it: dead inputs, or the step aborted) and
+  // delivers its outputs. Returns kFinishesLater if an asynchronous kernel
+  // started (its callback finishes the node); otherwise the number of nodes
+  // appended to `ready` in the node's own iteration.
+  int RunNode(const TaggedNode& node, ReadyList* ready);
+  // The one path by which every node finishes: accounts for it and its
+  // newly ready nodes and schedules those. Returns true if that ended the
+  // step (`this` is deleted).
+  bool NodeFinished(IterationState* iter, int same_iteration, ReadyList* ready,
+                    ReadyList* inline_ready);
+  // Delivers a node's outputs (or its deadness) to where its kind sends
+  // them; returns how many of the nodes it made ready are in its iteration.
+  int PropagateOutputs(const NodeItem& item, const TaggedNode& node, std::span<Tensor> outputs,
+                       bool dead, ReadyList* ready);
+  // Delivers along the node's out-edges into `iter`; returns the number of
+  // nodes that became ready (appended to `ready`, not yet counted).
+  int ActivateEdges(const NodeItem& item, IterationState* iter, std::span<Tensor> outputs,
+                    bool dead, bool from_enter, ReadyList* ready);
+  void ActivateCounted(const NodeItem& item, IterationState* iter, std::span<Tensor> outputs,
+                       bool dead, bool from_enter, ReadyList* ready);
+  void EnterFrame(const NodeItem& item, const TaggedNode& node, std::span<Tensor> outputs,
+                  bool dead, ReadyList* ready);
+  void StartNextIteration(const NodeItem& item, const TaggedNode& node, Tensor value,
+                          ReadyList* ready);
+  FrameState* FindOrCreateChildFrame(const NodeItem& item, IterationState* parent_iter);
+  // REQUIRES: frame->mu held.
+  IterationState* StartIteration(FrameState* frame, ReadyList* ready);
+  // `iter`'s outstanding count reached zero on this thread: frees it and
+  // whatever that completes (later iterations, the frame, its parents).
+  void IterationDone(IterationState* iter, ReadyList* ready);
+  void DeleteFrame(FrameState* frame, ReadyList* ready);
+  IterationState* TakeIteration(FrameState* frame);
+
   Status CheckOutputs(const NodeItem& item, std::span<Tensor> outputs) const;
-  void ClearInputs(const NodeItem& item);
+  void ClearInputs(const NodeItem& item, IterationState* iter);
   // Cheap ready nodes go to `inline_ready`; expensive ones to the pool
   // (keeping the most urgent inline if nothing else is). With
   // `inline_ready` null, everything goes to the pool.
-  void ScheduleReady(const std::vector<int>& ready, std::vector<int>* inline_ready);
+  void ScheduleReady(const ReadyList& ready, ReadyList* inline_ready);
   // Takes the most urgent node of expensive_queue_.
-  int PopMostUrgent();
+  TaggedNode PopMostUrgent();
   // Accounts for a finished node that made nothing ready. Returns true if
   // that completed the step (and `this` is deleted).
   bool NodesDone();
-  void RecordError(const NodeItem& item, const Status& status);
-  void SaveStats(const NodeItem& item, int64_t start, int64_t bytes);
+  void RecordError(const NodeItem& item, const TaggedNode& node, const Status& status);
+  void SaveStats(const NodeItem& item, const TaggedNode& node, int64_t start, int64_t bytes);
+  FrameAndIter FrameIterOf(const IterationState* iter) const {
+    return iter == &root_iter_ ? FrameAndIter() : FrameAndIter{iter->frame->id, iter->iter};
+  }
   void Finish();
 
   const ExecutorImpl* impl_;
   Executor::Args args_;
   Executor::DoneCallback done_;
   StepContext step_;
-  std::unique_ptr<std::atomic<int>[]> pending_;
-  std::unique_ptr<std::atomic<bool>[]> input_dead_;
-  std::unique_ptr<Tensor[]> inputs_;
+  ResourceMgr step_resources_;
+  FrameState root_frame_;
+  IterationState root_iter_;
+  // Nodes ready or running in every frame; the step ends at zero.
   std::atomic<int> outstanding_{0};
   std::atomic<bool> aborted_{false};
   std::mutex mu_;
@@ -97,7 +316,11 @@ class ExecutorState {
   // necessarily that node: a task takes whichever is most urgent when it
   // starts.
   std::mutex queue_mu_;
-  std::vector<int> expensive_queue_;
+  std::vector<TaggedNode> expensive_queue_;
+  // Frame states of finished loop invocations, per plan frame, for reuse.
+  std::mutex frame_pool_mu_;
+  std::vector<std::unique_ptr<FrameState>> owned_frames_;
+  std::vector<std::vector<FrameState*>> free_frames_;
 };
 
 class ExecutorImpl final : public Executor {
@@ -110,43 +333,185 @@ class ExecutorImpl final : public Executor {
 
  private:
   friend class ExecutorState;
+  Status AssignFrames(const std::vector<Node*>& order, std::vector<int>* node_frame);
+
   Device* device_ = nullptr;
   std::vector<NodeItem> items_;
   std::vector<EdgeInfo> edges_;
-  std::vector<int> control_dsts_;
+  std::vector<ControlEdge> control_edges_;
   std::vector<int> roots_;
-  int total_inputs_ = 0;
+  std::vector<FrameInfo> frames_;
 };
+
+std::string FrameLabel(const std::vector<FrameInfo>& frames, int frame) {
+  return frame == 0 ? std::string("the root frame") : StrCat("frame '", frames[frame].name, "'");
+}
+
+// Each node's frame, from its inputs: an Enter's consumers are in the frame
+// it names, an Exit's in its frame's parent, everyone else's in its own.
+Status ExecutorImpl::AssignFrames(const std::vector<Node*>& order, std::vector<int>* node_frame) {
+  std::vector<int> out_frame(node_frame->size(), 0);
+  std::map<std::string, int, std::less<>> frame_by_name;
+  frames_.assign(1, FrameInfo());
+  for (const Node* node : order) {
+    int frame = -1;
+    const Node* first = nullptr;
+    for (const Edge* e : node->in_edges()) {
+      if (IsBackEdge(e)) continue;
+      const int f = out_frame[e->src()->id()];
+      if (frame < 0) {
+        frame = f;
+        first = e->src();
+      } else if (f != frame) {
+        return errors::InvalidArgument("node ", node->Describe(),
+                                       " has inputs from different loop frames: '", first->name(),
+                                       "' from ", FrameLabel(frames_, frame), " and '",
+                                       e->src()->name(), "' from ", FrameLabel(frames_, f));
+      }
+    }
+    if (frame < 0) frame = 0;
+    (*node_frame)[node->id()] = frame;
+    int out = frame;
+    switch (KindOf(node->type_string())) {
+      case NodeKind::kEnter: {
+        std::string name;
+        WEIR_RETURN_IF_ERROR(GetAttr(node->def().attrs, "frame_name", &name).WithContext(
+            node->Describe()));
+        if (name.empty()) {
+          return errors::InvalidArgument("Enter node ", node->Describe(),
+                                         " has an empty frame_name");
+        }
+        auto [it, inserted] = frame_by_name.emplace(name, static_cast<int>(frames_.size()));
+        if (inserted) {
+          frames_.emplace_back();
+          frames_.back().name = name;
+          frames_.back().parent = frame;
+        } else if (frames_[it->second].parent != frame) {
+          return errors::InvalidArgument(
+              "Enter node ", node->Describe(), " enters frame '", name, "' from ",
+              FrameLabel(frames_, frame), ", but other Enter nodes of that frame are in ",
+              FrameLabel(frames_, frames_[it->second].parent));
+        }
+        out = it->second;
+        ++frames_[out].num_enters;
+        break;
+      }
+      case NodeKind::kExit:
+      case NodeKind::kNextIteration:
+        if (frame == 0) {
+          return errors::InvalidArgument(node->Describe(),
+                                         " is not inside a loop: no Enter node leads to it");
+        }
+        if (KindOf(node->type_string()) == NodeKind::kExit) out = frames_[frame].parent;
+        break;
+      default:
+        break;
+    }
+    out_frame[node->id()] = out;
+  }
+  for (const Node* node : order) {
+    for (const Edge* e : node->in_edges()) {
+      if (IsBackEdge(e) && out_frame[e->src()->id()] != (*node_frame)[node->id()]) {
+        return errors::InvalidArgument(
+            "the back edge from ", e->src()->Describe(), " in ",
+            FrameLabel(frames_, (*node_frame)[e->src()->id()]), " to ", node->Describe(), " in ",
+            FrameLabel(frames_, (*node_frame)[node->id()]), " crosses frames");
+      }
+    }
+  }
+  return Status::OK();
+}
 
 Status ExecutorImpl::Initialize(const Graph& graph, Device* device, const KernelRegistry& kernels) {
   device_ = device;
   WEIR_ASSIGN_OR_RETURN(std::vector<Node*> order, TopologicalOrder(graph));
-  // Dense ids in topological order, so roots come first and the plan is
-  // laid out in the order nodes tend to run.
+  std::vector<int> node_frame(graph.num_node_ids(), 0);
+  WEIR_RETURN_IF_ERROR(AssignFrames(order, &node_frame));
+  // Dense ids: the nodes of each frame together (the root's first), in
+  // topological order within it, so roots come first and the plan is laid
+  // out in the order nodes tend to run.
+  std::vector<std::vector<const Node*>> by_frame(frames_.size());
+  for (const Node* node : order) by_frame[node_frame[node->id()]].push_back(node);
+  std::vector<const Node*> plan;
+  plan.reserve(order.size());
+  for (size_t f = 0; f < frames_.size(); ++f) {
+    frames_[f].node_base = static_cast<int>(plan.size());
+    frames_[f].num_nodes = static_cast<int>(by_frame[f].size());
+    plan.insert(plan.end(), by_frame[f].begin(), by_frame[f].end());
+  }
   std::vector<int> dense(graph.num_node_ids(), -1);
-  for (size_t i = 0; i < order.size(); ++i) dense[order[i]->id()] = static_cast<int>(i);
-  items_.resize(order.size());
-  for (size_t i = 0; i < order.size(); ++i) {
-    const Node* node = order[i];
+  for (size_t i = 0; i < plan.size(); ++i) dense[plan[i]->id()] = static_cast<int>(i);
+
+  items_.resize(plan.size());
+  for (size_t i = 0; i < plan.size(); ++i) {
+    const Node* node = plan[i];
     NodeItem& item = items_[i];
+    FrameInfo& frame = frames_[node_frame[node->id()]];
     WEIR_ASSIGN_OR_RETURN(item.kernel, kernels.CreateKernel(device, node->def(), node->op_def()));
+    item.kind = KindOf(node->type_string());
     item.is_async = item.kernel->AsAsync() != nullptr;
     item.is_expensive = item.kernel->IsExpensive() || item.is_async;
-    item.accepts_dead_inputs = node->type_string() == "_Send";
+    item.runs_when_dead = item.kind == NodeKind::kSend || item.kind == NodeKind::kRecv;
+    item.forwards_input = item.kind == NodeKind::kEnter || item.kind == NodeKind::kExit ||
+                          item.kind == NodeKind::kNextIteration ||
+                          item.kind == NodeKind::kLoopCond;
+    item.outputs_may_be_unset = item.kind == NodeKind::kSwitch;
     item.num_inputs = node->num_inputs();
     item.num_outputs = node->num_outputs();
-    item.input_start = total_inputs_;
-    total_inputs_ += item.num_inputs;
-    item.pending_init = static_cast<int>(node->in_edges().size());
+    if (item.forwards_input && (item.num_inputs != 1 || item.num_outputs != 1)) {
+      return errors::InvalidArgument("node ", node->Describe(),
+                                     " must have one input and one output");
+    }
+    item.input_start = frame.num_inputs;
+    frame.num_inputs += item.num_inputs;
     for (const Edge* e : node->data_inputs()) {
       if (e == nullptr) {
         return errors::InvalidArgument("node ", node->Describe(), " has an unconnected input");
       }
     }
-    if (item.pending_init == 0) roots_.push_back(static_cast<int>(i));
+    int32_t pending = static_cast<int32_t>(node->in_edges().size());
+    if (item.kind == NodeKind::kMerge) {
+      const int controls = pending - item.num_inputs;
+      if (controls > kMaxMergeControls || item.num_inputs > kMaxMergeInputs) {
+        return errors::InvalidArgument("Merge node ", node->Describe(), " has ", item.num_inputs,
+                                       " inputs and ", controls, " control inputs; at most ",
+                                       kMaxMergeInputs, " and ", kMaxMergeControls);
+      }
+      pending = controls * kMergeControlOne;
+    } else if (pending == 0 && node_frame[node->id()] == 0) {
+      roots_.push_back(static_cast<int>(i));
+    }
+    frame.pending_init.push_back(pending);
+    if (item.kind == NodeKind::kExit) frame.exits.push_back(static_cast<int>(i));
+    if (item.kind == NodeKind::kEnter) {
+      const AttrMap& attrs = node->def().attrs;
+      std::string name;
+      WEIR_RETURN_IF_ERROR(GetAttr(attrs, "frame_name", &name));
+      for (size_t f = 1; f < frames_.size(); ++f) {
+        if (frames_[f].name == name) item.child_frame = static_cast<int>(f);
+      }
+      bool is_constant = false;
+      if (attrs.count("is_constant")) WEIR_RETURN_IF_ERROR(GetAttr(attrs, "is_constant", &is_constant));
+      int64_t parallel = 10;
+      if (attrs.count("parallel_iterations")) {
+        WEIR_RETURN_IF_ERROR(GetAttr(attrs, "parallel_iterations", &parallel));
+      }
+      if (parallel < 1) {
+        return errors::InvalidArgument("Enter node ", node->Describe(),
+                                       " has parallel_iterations ", parallel, "; it must be >= 1");
+      }
+      item.is_constant_enter = is_constant;
+      item.parallel_iterations = static_cast<int>(std::min<int64_t>(parallel, 1 << 30));
+    }
   }
-  for (size_t i = 0; i < order.size(); ++i) {
-    const Node* node = order[i];
+  auto dst_flags = [this](int dst) -> uint8_t {
+    const NodeKind kind = items_[dst].kind;
+    return kind == NodeKind::kMerge            ? kToMerge
+           : kind == NodeKind::kControlTrigger ? kToControlTrigger
+                                               : 0;
+  };
+  for (size_t i = 0; i < plan.size(); ++i) {
+    const Node* node = plan[i];
     NodeItem& item = items_[i];
     std::vector<const Edge*> data, control;
     for (const Edge* e : node->out_edges()) (e->IsControlEdge() ? control : data).push_back(e);
@@ -157,23 +522,24 @@ Status ExecutorImpl::Initialize(const Graph& graph, Device* device, const Kernel
     item.num_edges = static_cast<int>(data.size());
     for (size_t k = 0; k < data.size(); ++k) {
       const Edge* e = data[k];
-      int dst = dense[e->dst()->id()];
-      bool is_last = k + 1 == data.size() || data[k + 1]->src_output() != e->src_output();
-      edges_.push_back({dst, e->src_output(), items_[dst].input_start + e->dst_input(), is_last});
+      const int dst = dense[e->dst()->id()];
+      const bool is_last = k + 1 == data.size() || data[k + 1]->src_output() != e->src_output();
+      edges_.push_back({dst, items_[dst].input_start + e->dst_input(), e->src_output(), is_last,
+                        dst_flags(dst)});
     }
-    item.controls_start = static_cast<int>(control_dsts_.size());
+    item.controls_start = static_cast<int>(control_edges_.size());
     item.num_controls = static_cast<int>(control.size());
-    for (const Edge* e : control) control_dsts_.push_back(dense[e->dst()->id()]);
-  }
-  // Ids are topological, so every successor's priority is known first.
-  for (int i = static_cast<int>(items_.size()) - 1; i >= 0; --i) {
-    NodeItem& item = items_[i];
-    int below = 0;
-    for (int k = 0; k < item.num_edges; ++k) {
-      below = std::max(below, items_[edges_[item.edges_start + k].dst_id].priority);
+    for (const Edge* e : control) {
+      const int dst = dense[e->dst()->id()];
+      control_edges_.push_back(dst * 4 + dst_flags(dst));
     }
-    for (int k = 0; k < item.num_controls; ++k) {
-      below = std::max(below, items_[control_dsts_[item.controls_start + k]].priority);
+  }
+  // In reverse topological order every successor's priority is known first.
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    NodeItem& item = items_[dense[(*it)->id()]];
+    int below = 0;
+    for (const Edge* e : (*it)->out_edges()) {
+      if (!IsBackEdge(e)) below = std::max(below, items_[dense[e->dst()->id()]].priority);
     }
     item.priority = below + 1;
   }
@@ -188,14 +554,17 @@ ExecutorState::ExecutorState(const ExecutorImpl* impl, const Executor::Args& arg
   step_.cancellation = args.cancellation;
   step_.call_frame = args.call_frame;
   step_.default_container = args.default_container;
-  size_t n = impl->items_.size();
-  pending_.reset(new std::atomic<int>[n]);
-  input_dead_.reset(new std::atomic<bool>[n]);
+  step_.step_resources = &step_resources_;
+  const FrameInfo& root = impl->frames_[0];
+  root_frame_.info = &root;
+  root_iter_.frame = &root_frame_;
+  root_frame_.oldest = root_frame_.newest = &root_iter_;
+  const size_t n = root.num_nodes;
+  root_iter_.pending.reset(new std::atomic<int32_t>[n]);
   for (size_t i = 0; i < n; ++i) {
-    pending_[i].store(impl->items_[i].pending_init, std::memory_order_relaxed);
-    input_dead_[i].store(false, std::memory_order_relaxed);
+    root_iter_.pending[i].store(root.pending_init[i], std::memory_order_relaxed);
   }
-  if (impl->total_inputs_ > 0) inputs_.reset(new Tensor[impl->total_inputs_]);
+  if (root.num_inputs > 0) root_iter_.inputs.reset(new Tensor[root.num_inputs]);
 }
 
 void ExecutorState::Start() {
@@ -206,34 +575,44 @@ void ExecutorState::Start() {
   }
   outstanding_.store(static_cast<int>(roots.size()), std::memory_order_relaxed);
   // Cheap roots (constants, feeds) run right here on the caller's thread.
-  std::vector<int> inline_ready;
+  ReadyList ready, inline_ready;
+  ready.reserve(roots.size());
   inline_ready.reserve(16);
-  ScheduleReady(roots, &inline_ready);
+  for (int id : roots) ready.push_back({id, false, &root_iter_});
+  ScheduleReady(ready, &inline_ready);
   ProcessLoop(std::move(inline_ready));  // may delete `this`
 }
 
-void ExecutorState::Process(int id) { ProcessLoop({id}); }
+void ExecutorState::Process(TaggedNode node) { ProcessLoop({node}); }
 
-void ExecutorState::ProcessLoop(std::vector<int> inline_ready) {
-  std::vector<int> ready;
+void ExecutorState::ProcessLoop(ReadyList inline_ready) {
+  ReadyList ready;
   while (!inline_ready.empty()) {
-    int current = inline_ready.back();
+    const TaggedNode current = inline_ready.back();
     inline_ready.pop_back();
-    const NodeItem& item = impl_->items_[current];
-    if (item.is_async && !aborted_.load(std::memory_order_relaxed) &&
-        !input_dead_[current].load(std::memory_order_acquire)) {
-      RunNode(current, nullptr);  // finishes in its callback
-      continue;
-    }
     ready.clear();
-    RunNode(current, &ready);
-    // Count the new nodes before any can run elsewhere and finish.
-    if (ready.size() > 1) {
-      outstanding_.fetch_add(static_cast<int>(ready.size()) - 1, std::memory_order_relaxed);
-    }
-    ScheduleReady(ready, &inline_ready);
-    if (ready.empty() && NodesDone()) return;  // `this` is gone
+    const int same_iteration = RunNode(current, &ready);
+    if (same_iteration == kFinishesLater) continue;
+    if (NodeFinished(current.iter, same_iteration, &ready, &inline_ready)) return;  // gone
   }
+}
+
+bool ExecutorState::NodeFinished(IterationState* iter, int same_iteration, ReadyList* ready,
+                                 ReadyList* inline_ready) {
+  if (iter != &root_iter_) {
+    // The nodes it made ready in its iteration take over its count there.
+    if (same_iteration > 1) {
+      iter->outstanding.fetch_add(same_iteration - 1, std::memory_order_relaxed);
+    } else if (same_iteration == 0 &&
+               iter->outstanding.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      IterationDone(iter, ready);
+    }
+  }
+  // Count the new nodes before any can run elsewhere and finish.
+  const size_t n = ready->size();
+  if (n > 1) outstanding_.fetch_add(static_cast<int>(n) - 1, std::memory_order_relaxed);
+  ScheduleReady(*ready, inline_ready);
+  return n == 0 && NodesDone();
 }
 
 bool ExecutorState::NodesDone() {
@@ -248,61 +627,67 @@ struct ExecutorState::AsyncCall {
   OpKernelContext::Params params;
   std::vector<Tensor> outputs;
   std::unique_ptr<OpKernelContext> context;
-  int id = 0;
+  TaggedNode node;
   int64_t start_micros = 0;
 };
 
-void ExecutorState::RunNode(int id, std::vector<int>* ready) {
-  const NodeItem& item = impl_->items_[id];
-  std::span<Tensor> inputs(inputs_.get() + item.input_start, item.num_inputs);
-  bool dead = input_dead_[id].load(std::memory_order_acquire);
-  if (aborted_.load(std::memory_order_relaxed)) {
-    // The step failed elsewhere: don't run, don't propagate; the node only
-    // counts as done so the step can finish.
-    ClearInputs(item);
-    return;
+int ExecutorState::RunNode(const TaggedNode& node, ReadyList* ready) {
+  const NodeItem& item = impl_->items_[node.id];
+  IterationState* iter = node.iter;
+  std::span<Tensor> inputs(iter->inputs.get() + item.input_start, item.num_inputs);
+  if (item.is_async) {
+    if (std::function<void()>* hook = async_start_hook.load(std::memory_order_acquire)) (*hook)();
   }
-  if (dead && !item.accepts_dead_inputs) {
-    // An untaken branch: outputs are dead, the kernel never runs.
-    ClearInputs(item);
-    PropagateOutputs(item, {}, /*dead=*/true, ready);
-    return;
+  // The only check of aborted_ before a node runs: a node that does not run
+  // finishes like any other, through NodeFinished.
+  if (aborted_.load(std::memory_order_relaxed)) {
+    ClearInputs(item, iter);
+    return 0;
   }
   const bool trace = args_.stats != nullptr;
+  if (node.dead && !item.runs_when_dead) {
+    // An untaken branch: outputs are dead, the kernel never runs.
+    ClearInputs(item, iter);
+    return PropagateOutputs(item, node, {}, /*dead=*/true, ready);
+  }
+  if (item.forwards_input) {
+    Tensor value = std::move(inputs[0]);
+    if (trace) SaveStats(item, node, NowMicros(), 0);
+    return PropagateOutputs(item, node, std::span<Tensor>(&value, 1), /*dead=*/false, ready);
+  }
   if (item.is_async) {
     auto call = std::make_shared<AsyncCall>();
-    call->id = id;
+    call->node = node;
     call->outputs.resize(item.num_outputs);
     call->params.device = impl_->device_;
     call->params.kernel = item.kernel.get();
     call->params.step = &step_;
-    call->params.is_input_dead = dead;
+    call->params.frame_iter = FrameIterOf(iter);
+    call->params.is_input_dead = node.dead;
     call->params.inputs = inputs;
     call->params.outputs = std::span<Tensor>(call->outputs);
     call->params.track_allocations = trace;
     call->context = std::make_unique<OpKernelContext>(&call->params);
     if (trace) call->start_micros = NowMicros();
     item.kernel->AsAsync()->ComputeAsync(call->context.get(), [this, call] {
-      const NodeItem& item = impl_->items_[call->id];
+      const NodeItem& item = impl_->items_[call->node.id];
       OpKernelContext* context = call->context.get();
-      if (args_.stats) SaveStats(item, call->start_micros, context->bytes_allocated());
-      std::vector<int> ready;
+      if (args_.stats) SaveStats(item, call->node, call->start_micros, context->bytes_allocated());
+      ReadyList ready;
+      int same_iteration = 0;
       Status status = context->status();
       if (status.ok() && !context->outputs_dead())
         status = CheckOutputs(item, call->params.outputs);
       if (!status.ok()) {
-        RecordError(item, status);
+        RecordError(item, call->node, status);
       } else {
-        PropagateOutputs(item, call->params.outputs, context->outputs_dead(), &ready);
+        same_iteration = PropagateOutputs(item, call->node, call->params.outputs,
+                                          context->outputs_dead(), &ready);
       }
-      ClearInputs(item);
-      if (ready.size() > 1) {
-        outstanding_.fetch_add(static_cast<int>(ready.size()) - 1, std::memory_order_relaxed);
-      }
-      ScheduleReady(ready, nullptr);
-      if (ready.empty()) NodesDone();
+      ClearInputs(item, call->node.iter);
+      NodeFinished(call->node.iter, same_iteration, &ready, nullptr);
     });
-    return;
+    return kFinishesLater;
   }
 
   Tensor inline_outputs[kInlineOutputs];
@@ -318,7 +703,8 @@ void ExecutorState::RunNode(int id, std::vector<int>* ready) {
   params.device = impl_->device_;
   params.kernel = item.kernel.get();
   params.step = &step_;
-  params.is_input_dead = dead;
+  params.frame_iter = FrameIterOf(iter);
+  params.is_input_dead = node.dead;
   params.inputs = inputs;
   params.outputs = outputs;
   params.track_allocations = trace;
@@ -331,21 +717,22 @@ void ExecutorState::RunNode(int id, std::vector<int>* ready) {
     ThreadPool::ScopedBusy busy(impl_->device_->intra_op_pool());
     item.kernel->Compute(&context);
   }
-  if (trace) SaveStats(item, start, context.bytes_allocated());
+  if (trace) SaveStats(item, node, start, context.bytes_allocated());
   Status status = context.status();
   if (status.ok() && !context.outputs_dead()) status = CheckOutputs(item, outputs);
-  ClearInputs(item);
+  ClearInputs(item, iter);
   if (!status.ok()) {
-    RecordError(item, status);
-    return;
+    RecordError(item, node, status);
+    return 0;
   }
-  PropagateOutputs(item, outputs, context.outputs_dead(), ready);
+  return PropagateOutputs(item, node, outputs, context.outputs_dead(), ready);
 }
 
 Status ExecutorState::CheckOutputs(const NodeItem& item, std::span<Tensor> outputs) const {
   for (int i = 0; i < item.num_outputs; ++i) {
     const Tensor& t = outputs[i];
     if (!t.IsInitialized()) {
+      if (item.outputs_may_be_unset) continue;  // a dead output
       return errors::Internal("kernel of node ", item.kernel->def().Describe(),
                               " did not produce output ", i);
     }
@@ -358,78 +745,355 @@ Status ExecutorState::CheckOutputs(const NodeItem& item, std::span<Tensor> outpu
   return Status::OK();
 }
 
-void ExecutorState::PropagateOutputs(const NodeItem& item, std::span<Tensor> outputs, bool dead,
-                                     std::vector<int>* ready) {
+int ExecutorState::PropagateOutputs(const NodeItem& item, const TaggedNode& node,
+                                    std::span<Tensor> outputs, bool dead, ReadyList* ready) {
+  IterationState* iter = node.iter;
+  switch (item.kind) {
+    case NodeKind::kEnter:
+      EnterFrame(item, node, outputs, dead, ready);
+      return 0;
+    case NodeKind::kExit:
+      if (dead) {
+        // Only the last iteration's dead Exits matter: when the frame ends
+        // their consumers see dead values (IterationDone).
+        iter->pending[node.id - iter->base].fetch_or(kExitRanDeadBit, std::memory_order_relaxed);
+        return 0;
+      }
+      ActivateCounted(item, iter->frame->parent_iter, outputs, false, false, ready);
+      return 0;
+    case NodeKind::kNextIteration:
+      // A dead value ends the loop: nothing goes to the next iteration.
+      if (!dead) StartNextIteration(item, node, std::move(outputs[0]), ready);
+      return 0;
+    default:
+      return ActivateEdges(item, iter, outputs, dead, /*from_enter=*/false, ready);
+  }
+}
+
+int ExecutorState::ActivateEdges(const NodeItem& item, IterationState* iter,
+                                 std::span<Tensor> outputs, bool dead, bool from_enter,
+                                 ReadyList* ready) {
+  const size_t before = ready->size();
+  std::atomic<int32_t>* pending = iter->pending.get();
+  Tensor* inputs = iter->inputs.get();
+  const int base = iter->base;
   const EdgeInfo* edges = impl_->edges_.data() + item.edges_start;
   for (int k = 0; k < item.num_edges; ++k) {
     const EdgeInfo& e = edges[k];
-    if (dead) {
-      input_dead_[e.dst_id].store(true, std::memory_order_relaxed);
-    } else if (e.is_last) {
-      inputs_[e.dst_slot] = std::move(outputs[e.src_output]);
-    } else {
-      inputs_[e.dst_slot] = outputs[e.src_output];
+    const bool edge_dead =
+        dead || (item.outputs_may_be_unset && !outputs[e.src_output].IsInitialized());
+    std::atomic<int32_t>& word = pending[e.dst_id - base];
+    if (e.dst_flags & kToMerge) {
+      const int num_data = impl_->items_[e.dst_id].num_inputs;
+      MergeFiring firing;
+      if (edge_dead) {
+        firing = UpdateMerge(word, kMergeDeadOne, from_enter ? kMergeForcedDead : 0, num_data);
+      } else {
+        if (!ClaimMerge(word)) continue;  // it already has its live input
+        inputs[e.dst_slot] =
+            e.is_last ? std::move(outputs[e.src_output]) : outputs[e.src_output];
+        firing = UpdateMerge(word, 0, kMergeLiveWritten, num_data);
+      }
+      if (firing != kNotReady) ready->push_back({e.dst_id, firing == kFireDead, iter});
+      continue;
     }
-    if (pending_[e.dst_id].fetch_sub(1, std::memory_order_acq_rel) == 1) {
-      ready->push_back(e.dst_id);
+    if (edge_dead) {
+      word.fetch_or(kDeadBit, std::memory_order_relaxed);
+    } else if (e.is_last) {
+      inputs[e.dst_slot] = std::move(outputs[e.src_output]);
+    } else {
+      inputs[e.dst_slot] = outputs[e.src_output];
+    }
+    const int32_t old = word.fetch_sub(1, std::memory_order_acq_rel);
+    if ((old & kCountMask) == 1) {
+      const bool dst_dead = (old & kDeadBit) && !(e.dst_flags & kToControlTrigger);
+      ready->push_back({e.dst_id, dst_dead, iter});
     }
   }
-  const int* controls = impl_->control_dsts_.data() + item.controls_start;
+  const ControlEdge* controls = impl_->control_edges_.data() + item.controls_start;
   for (int k = 0; k < item.num_controls; ++k) {
-    int dst = controls[k];
-    if (dead) input_dead_[dst].store(true, std::memory_order_relaxed);
-    if (pending_[dst].fetch_sub(1, std::memory_order_acq_rel) == 1) ready->push_back(dst);
+    const int dst = controls[k] >> 2;
+    const int flags = controls[k] & 3;
+    std::atomic<int32_t>& word = pending[dst - base];
+    if (flags & kToMerge) {
+      // A Merge's control inputs only count; their deadness does not matter.
+      const MergeFiring firing =
+          UpdateMerge(word, -kMergeControlOne, 0, impl_->items_[dst].num_inputs);
+      if (firing != kNotReady) ready->push_back({dst, firing == kFireDead, iter});
+      continue;
+    }
+    if (dead) word.fetch_or(kDeadBit, std::memory_order_relaxed);
+    const int32_t old = word.fetch_sub(1, std::memory_order_acq_rel);
+    if ((old & kCountMask) == 1) {
+      ready->push_back({dst, (old & kDeadBit) && !(flags & kToControlTrigger), iter});
+    }
   }
   // Outputs nobody consumes (or copies left behind) die here.
   for (Tensor& t : outputs) t = Tensor();
+  return static_cast<int>(ready->size() - before);
 }
 
-void ExecutorState::ClearInputs(const NodeItem& item) {
-  Tensor* inputs = inputs_.get() + item.input_start;
+void ExecutorState::ActivateCounted(const NodeItem& item, IterationState* iter,
+                                    std::span<Tensor> outputs, bool dead, bool from_enter,
+                                    ReadyList* ready) {
+  const int n = ActivateEdges(item, iter, outputs, dead, from_enter, ready);
+  if (n > 0 && iter != &root_iter_) iter->outstanding.fetch_add(n, std::memory_order_relaxed);
+}
+
+FrameState* ExecutorState::FindOrCreateChildFrame(const NodeItem& item,
+                                                  IterationState* parent_iter) {
+  FrameState* parent = parent_iter->frame;
+  {
+    std::lock_guard<std::mutex> lock(parent->mu);
+    for (FrameState* child : parent_iter->children) {
+      if (child->info_index == item.child_frame) return child;
+    }
+  }
+  FrameState* frame = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(frame_pool_mu_);
+    if (free_frames_.empty()) free_frames_.resize(impl_->frames_.size());
+    std::vector<FrameState*>& free = free_frames_[item.child_frame];
+    if (!free.empty()) {
+      frame = free.back();
+      free.pop_back();
+    } else {
+      owned_frames_.push_back(std::make_unique<FrameState>());
+      frame = owned_frames_.back().get();
+    }
+  }
+  const FrameInfo& info = impl_->frames_[item.child_frame];
+  frame->info = &info;
+  frame->info_index = item.child_frame;
+  frame->parent = parent;
+  frame->parent_iter = parent_iter;
+  frame->id = HashFrame(parent->id, parent_iter->iter, info.name);
+  frame->max_parallel = item.parallel_iterations;
+  frame->newest_iter = -1;
+  frame->outstanding_iterations = 0;
+  frame->pending_enters = info.num_enters;
+  frame->oldest = frame->newest = nullptr;
+  std::lock_guard<std::mutex> lock(parent->mu);
+  // Two Enters of the same frame may race here; the first one wins.
+  for (FrameState* child : parent_iter->children) {
+    if (child->info_index == item.child_frame) {
+      std::lock_guard<std::mutex> pool_lock(frame_pool_mu_);
+      free_frames_[item.child_frame].push_back(frame);
+      return child;
+    }
+  }
+  {
+    std::lock_guard<std::mutex> frame_lock(frame->mu);
+    // Iteration 0 holds its token until every Enter of the frame arrived.
+    StartIteration(frame, nullptr)->outstanding.store(1, std::memory_order_relaxed);
+  }
+  parent_iter->children.push_back(frame);
+  if (parent_iter != &root_iter_) parent_iter->outstanding.fetch_add(1, std::memory_order_relaxed);
+  return frame;
+}
+
+void ExecutorState::EnterFrame(const NodeItem& item, const TaggedNode& node,
+                               std::span<Tensor> outputs, bool dead, ReadyList* ready) {
+  FrameState* frame = FindOrCreateChildFrame(item, node.iter);
+  IterationState* done = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(frame->mu);
+    // While Enters are pending no iteration can end, so all are safe here.
+    if (item.is_constant_enter) {
+      Tensor value = dead ? Tensor() : std::move(outputs[0]);
+      for (IterationState* iter = frame->oldest; iter != nullptr; iter = iter->next) {
+        Tensor copy = value;
+        ActivateCounted(item, iter, std::span<Tensor>(&copy, 1), dead, true, ready);
+      }
+      frame->invariants.push_back({node.id, std::move(value), dead});
+    } else {
+      ActivateCounted(item, frame->oldest, outputs, dead, true, ready);
+    }
+    if (--frame->pending_enters == 0 &&
+        frame->oldest->outstanding.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      done = frame->oldest;
+    }
+  }
+  if (done != nullptr) IterationDone(done, ready);
+}
+
+IterationState* ExecutorState::TakeIteration(FrameState* frame) {
+  const FrameInfo& info = *frame->info;
+  IterationState* iter;
+  if (!frame->free_iterations.empty()) {
+    iter = frame->free_iterations.back();
+    frame->free_iterations.pop_back();
+  } else {
+    frame->owned_iterations.push_back(std::make_unique<IterationState>());
+    iter = frame->owned_iterations.back().get();
+    iter->pending.reset(new std::atomic<int32_t>[info.num_nodes]);
+    if (info.num_inputs > 0) iter->inputs.reset(new Tensor[info.num_inputs]);
+  }
+  for (int i = 0; i < info.num_nodes; ++i) {
+    iter->pending[i].store(info.pending_init[i], std::memory_order_relaxed);
+  }
+  iter->frame = frame;
+  iter->base = info.node_base;
+  iter->next = nullptr;
+  return iter;
+}
+
+IterationState* ExecutorState::StartIteration(FrameState* frame, ReadyList* ready) {
+  IterationState* iter = TakeIteration(frame);
+  IterationState* previous = frame->newest;
+  iter->iter = ++frame->newest_iter;
+  // The token: held while the previous iteration may still send values.
+  iter->outstanding.store(previous != nullptr ? 1 : 0, std::memory_order_relaxed);
+  if (previous != nullptr) {
+    previous->next = iter;
+  } else {
+    frame->oldest = iter;
+  }
+  frame->newest = iter;
+  ++frame->outstanding_iterations;
+  for (const FrameState::Value& invariant : frame->invariants) {
+    Tensor copy = invariant.value;
+    ActivateCounted(impl_->items_[invariant.id], iter, std::span<Tensor>(&copy, 1),
+                    invariant.dead, true, ready);
+  }
+  return iter;
+}
+
+void ExecutorState::StartNextIteration(const NodeItem& item, const TaggedNode& node, Tensor value,
+                                       ReadyList* ready) {
+  FrameState* frame = node.iter->frame;
+  std::lock_guard<std::mutex> lock(frame->mu);
+  IterationState* next = node.iter->next;
+  if (next == nullptr) {
+    if (frame->outstanding_iterations >= frame->max_parallel) {
+      // parallel_iterations reached: the value waits for the oldest to end.
+      frame->deferred.push_back({node.id, std::move(value), false});
+      return;
+    }
+    next = StartIteration(frame, ready);
+  }
+  ActivateCounted(item, next, std::span<Tensor>(&value, 1), false, false, ready);
+}
+
+void ExecutorState::IterationDone(IterationState* iter, ReadyList* ready) {
+  FrameState* frame = iter->frame;
+  for (;;) {
+    IterationState* also_done = nullptr;
+    bool frame_done = false;
+    {
+      std::lock_guard<std::mutex> lock(frame->mu);
+      DCHECK(frame->oldest == iter);
+      IterationState* next = iter->next;
+      if (next == nullptr && frame->deferred.empty()) {
+        // The last iteration: its dead Exits are what the parent sees.
+        for (int id : frame->info->exits) {
+          if (iter->pending[id - iter->base].load(std::memory_order_relaxed) & kExitRanDeadBit) {
+            frame->dead_exits.push_back(id);
+          }
+        }
+      }
+      frame->oldest = next;
+      if (next == nullptr) frame->newest = nullptr;
+      --frame->outstanding_iterations;
+      Tensor* inputs = iter->inputs.get();
+      for (int i = 0; i < frame->info->num_inputs; ++i) inputs[i] = Tensor();
+      frame->free_iterations.push_back(iter);
+      if (!frame->deferred.empty()) {
+        IterationState* started = StartIteration(frame, ready);
+        for (FrameState::Value& value : frame->deferred) {
+          ActivateCounted(impl_->items_[value.id], started, std::span<Tensor>(&value.value, 1),
+                          false, false, ready);
+        }
+        frame->deferred.clear();
+        if (next == nullptr && started->outstanding.load(std::memory_order_relaxed) == 0) {
+          also_done = started;
+        }
+      }
+      if (next != nullptr) {
+        if (next->outstanding.fetch_sub(1, std::memory_order_acq_rel) == 1) also_done = next;
+      } else if (frame->oldest == nullptr) {
+        frame_done = true;
+      }
+    }
+    if (also_done != nullptr) {
+      iter = also_done;
+      continue;
+    }
+    if (frame_done) DeleteFrame(frame, ready);
+    return;
+  }
+}
+
+void ExecutorState::DeleteFrame(FrameState* frame, ReadyList* ready) {
+  FrameState* parent = frame->parent;
+  IterationState* parent_iter = frame->parent_iter;
+  for (int id : frame->dead_exits) {
+    ActivateCounted(impl_->items_[id], parent_iter, {}, /*dead=*/true, false, ready);
+  }
+  frame->dead_exits.clear();
+  frame->invariants.clear();
+  {
+    std::lock_guard<std::mutex> lock(parent->mu);
+    std::vector<FrameState*>& children = parent_iter->children;
+    children.erase(std::find(children.begin(), children.end(), frame));
+  }
+  {
+    std::lock_guard<std::mutex> lock(frame_pool_mu_);
+    free_frames_[frame->info_index].push_back(frame);
+  }
+  if (parent_iter != &root_iter_ &&
+      parent_iter->outstanding.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    IterationDone(parent_iter, ready);
+  }
+}
+
+void ExecutorState::ClearInputs(const NodeItem& item, IterationState* iter) {
+  Tensor* inputs = iter->inputs.get() + item.input_start;
   for (int i = 0; i < item.num_inputs; ++i) inputs[i] = Tensor();
 }
 
 namespace {
-// Orders a max-heap of node ids by priority; among equals, the earlier
-// node in topological order comes first.
+// Orders a max-heap of nodes by priority; among equals, the earlier node in
+// the plan comes first.
 struct LessUrgent {
   const std::vector<NodeItem>* items;
-  bool operator()(int a, int b) const {
-    const int pa = (*items)[a].priority, pb = (*items)[b].priority;
-    return pa != pb ? pa < pb : a > b;
+  template <typename Tagged>
+  bool operator()(const Tagged& a, const Tagged& b) const {
+    const int pa = (*items)[a.id].priority, pb = (*items)[b.id].priority;
+    return pa != pb ? pa < pb : a.id > b.id;
   }
 };
 }  // namespace
 
-void ExecutorState::ScheduleReady(const std::vector<int>& ready, std::vector<int>* inline_ready) {
+void ExecutorState::ScheduleReady(const ReadyList& ready, ReadyList* inline_ready) {
   if (ready.empty()) return;
   const Executor::Runner* runner = args_.runner;
   if (runner == nullptr) {  // everything runs on this thread
     if (inline_ready == nullptr) {
-      for (int id : ready) Process(id);
+      for (const TaggedNode& node : ready) Process(node);
     } else {
       inline_ready->insert(inline_ready->end(), ready.begin(), ready.end());
     }
     return;
   }
-  auto goes_to_pool = [&](int id) {
-    return inline_ready == nullptr || impl_->items_[id].is_expensive;
+  auto goes_to_pool = [&](const TaggedNode& node) {
+    return inline_ready == nullptr || impl_->items_[node.id].is_expensive;
   };
   int tasks = 0;
-  for (int id : ready) {
-    if (goes_to_pool(id)) {
+  for (const TaggedNode& node : ready) {
+    if (goes_to_pool(node)) {
       ++tasks;
     } else {
-      inline_ready->push_back(id);
+      inline_ready->push_back(node);
     }
   }
   if (tasks == 0) return;  // the common case takes no lock
   {
     const LessUrgent less{&impl_->items_};
     std::lock_guard<std::mutex> lock(queue_mu_);
-    for (int id : ready) {
-      if (!goes_to_pool(id)) continue;
-      expensive_queue_.push_back(id);
+    for (const TaggedNode& node : ready) {
+      if (!goes_to_pool(node)) continue;
+      expensive_queue_.push_back(node);
       std::push_heap(expensive_queue_.begin(), expensive_queue_.end(), less);
     }
   }
@@ -451,18 +1115,23 @@ void ExecutorState::ScheduleReady(const std::vector<int>& ready, std::vector<int
   }
 }
 
-int ExecutorState::PopMostUrgent() {
+ExecutorState::TaggedNode ExecutorState::PopMostUrgent() {
   std::lock_guard<std::mutex> lock(queue_mu_);
   DCHECK(!expensive_queue_.empty());
   std::pop_heap(expensive_queue_.begin(), expensive_queue_.end(), LessUrgent{&impl_->items_});
-  const int id = expensive_queue_.back();
+  const TaggedNode node = expensive_queue_.back();
   expensive_queue_.pop_back();
-  return id;
+  return node;
 }
 
-void ExecutorState::RecordError(const NodeItem& item, const Status& status) {
-  Status located(status.code(),
-                 StrCat("node ", item.kernel->def().Describe(), ": ", status.message()));
+void ExecutorState::RecordError(const NodeItem& item, const TaggedNode& node,
+                                const Status& status) {
+  std::string where = StrCat("node ", item.kernel->def().Describe());
+  if (node.iter != &root_iter_) {
+    where = StrCat(where, " in frame '", node.iter->frame->info->name, "' iteration ",
+                   node.iter->iter);
+  }
+  Status located(status.code(), StrCat(where, ": ", status.message()));
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (status_.ok()) status_ = located;
@@ -472,7 +1141,8 @@ void ExecutorState::RecordError(const NodeItem& item, const Status& status) {
   if (args_.cancellation) args_.cancellation->StartCancel();
 }
 
-void ExecutorState::SaveStats(const NodeItem& item, int64_t start, int64_t bytes) {
+void ExecutorState::SaveStats(const NodeItem& item, const TaggedNode& node, int64_t start,
+                              int64_t bytes) {
   NodeExecStats stats;
   stats.node_name = item.kernel->name();
   stats.op = item.kernel->type_string();
@@ -481,6 +1151,10 @@ void ExecutorState::SaveStats(const NodeItem& item, int64_t start, int64_t bytes
   stats.start_micros = start;
   stats.end_micros = NowMicros();
   stats.bytes_allocated = bytes;
+  if (node.iter != &root_iter_) {
+    stats.frame_name = node.iter->frame->info->name;
+    stats.iteration = node.iter->iter;
+  }
   args_.stats->Save(std::move(stats));
 }
 
@@ -513,6 +1187,10 @@ Status Executor::Run(const Args& args) {
   });
   done.Wait();
   return result;
+}
+
+void SetExecutorAsyncStartHookForTest(std::function<void()>* hook) {
+  async_start_hook.store(hook, std::memory_order_release);
 }
 
 }  // namespace weir

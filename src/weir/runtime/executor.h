@@ -8,6 +8,13 @@
 // the inter-op pool. A tensor is released as soon as its last consumer ran.
 // The first error cancels the step and is what RunAsync reports.
 //
+// Loops (white paper 4.4): every invocation of a loop frame (Enter's
+// frame_name) gets its own state and every iteration its own pending counts
+// and input slots; at most parallel_iterations iterations of a frame are in
+// flight, and a finished iteration's and frame's state is reused at once.
+// Switch leaves one output unset (dead); Merge fires on its first live
+// input; deadness flows through everything else (_Send/_Recv pass it on).
+//
 // RunAsync may be called concurrently for different steps. The Graph and
 // Device must outlive the Executor.
 #pragma once
@@ -59,5 +66,10 @@ class Executor {
 
   virtual int num_nodes() const = 0;
 };
+
+// Test only: `hook` (null: none) runs on the executor thread just before
+// every asynchronous kernel is started, or skipped because the step was
+// aborted. `*hook` must outlive its use.
+void SetExecutorAsyncStartHookForTest(std::function<void()>* hook);
 
 }  // namespace weir

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "weir/base/cancellation.h"
+#include "weir/base/notification.h"
 #include "weir/framework/call_frame.h"
 #include "weir/framework/kernel_registry.h"
 #include "weir/graph/graph_constructor.h"
@@ -67,6 +68,16 @@ class RecordedIdentityKernel final : public OpKernel {
   }
 };
 
+// An expensive node (so it goes to the pool) that fails.
+class FailingExpensiveKernel final : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  bool IsExpensive() const override { return true; }
+  void Compute(OpKernelContext* context) override {
+    context->SetStatus(errors::Internal("failing on purpose"));
+  }
+};
+
 void RegisterExecutorTestOps() {
   static std::once_flag once;
   std::call_once(once, [] {
@@ -81,6 +92,8 @@ void RegisterExecutorTestOps() {
     kernels->Register(KernelBuilder("ExecTestSlowIdentity"), MakeKernel<SlowIdentityKernel>);
     kernels->Register(KernelBuilder("ExecTestCounted"), MakeKernel<CountedIdentityKernel>);
     kernels->Register(KernelBuilder("ExecTestRecorded"), MakeKernel<RecordedIdentityKernel>);
+    ops->Register(OpDefBuilder("ExecTestFailExpensive").Input("in: float").Output("out: float"));
+    kernels->Register(KernelBuilder("ExecTestFailExpensive"), MakeKernel<FailingExpensiveKernel>);
   });
 }
 
@@ -278,6 +291,58 @@ TEST_F(ExecutorTest, TheExpensiveNodeWithMoreWorkBehindItRunsFirst) {
       ASSERT_TRUE(status.ok()) << status;
       EXPECT_EQ(recorded, (std::vector<std::string>{"long", "short"}));
     }
+  }
+}
+
+// The step fails (on a pool thread) just as an asynchronous node is about to
+// start: the hook holds that node until the failure was recorded. The node
+// must still count as finished, or the step never ends.
+TEST_F(ExecutorTest, AnAsyncNodeSkippedBecauseTheStepFailedStillFinishes) {
+  // "slow" (async) has more work behind it than "fail", so the thread that
+  // makes both ready keeps it and hands "fail" to the pool.
+  std::vector<NodeDef> nodes = {Constant("c", 1), Node("fail", "ExecTestFailExpensive", {"c"}),
+                                Node("slow", "ExecTestSlowIdentity", {"c"}),
+                                Node("after1", "ExecTestCounted", {"slow"}),
+                                Node("after2", "ExecTestCounted", {"after1"}),
+                                Retval("r0", "after2", 0), Retval("r1", "fail", 1)};
+  GraphDef def;
+  def.nodes = nodes;
+  Graph graph;
+  ASSERT_TRUE(ImportGraphDef(def, &graph, {.allow_internal_ops = true}).ok());
+  auto executor = Executor::Create(graph, &device_, *KernelRegistry::Global());
+  ASSERT_TRUE(executor.ok()) << executor.status();
+  for (int round = 0; round < 20; ++round) {
+    CancellationManager cancellation;
+    std::atomic<bool> hooked{false};
+    std::function<void()> hook = [&] {
+      // Wait (bounded) until the failure cancelled the step.
+      hooked = true;
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (!cancellation.IsCancelled() && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::yield();
+      }
+    };
+    SetExecutorAsyncStartHookForTest(&hook);
+    Executor::Runner runner = [this](std::function<void()> fn) { pool_.Schedule(std::move(fn)); };
+    CallFrame frame({}, 2);
+    Executor::Args args;
+    args.cancellation = &cancellation;
+    args.call_frame = &frame;
+    args.runner = &runner;
+    Notification done;
+    Status status;
+    (*executor)->RunAsync(args, [&](const Status& s) {
+      status = s;
+      done.Notify();
+    });
+    const bool finished = done.WaitFor(std::chrono::seconds(30));
+    SetExecutorAsyncStartHookForTest(nullptr);
+    ASSERT_TRUE(finished) << "the step hangs";
+    EXPECT_TRUE(hooked.load());
+    EXPECT_TRUE(cancellation.IsCancelled());
+    EXPECT_EQ(status.code(), Code::kInternal) << status;
+    EXPECT_NE(status.message().find("'fail'"), std::string::npos) << status;
+    EXPECT_EQ(counted_runs.load(), 0) << "slow was skipped";
   }
 }
 

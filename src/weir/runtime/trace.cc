@@ -37,6 +37,10 @@ std::string RunMetadata::ChromeTrace() const {
                       {"pid", pid},
                       {"tid", node.thread_id},
                       {"args", {{"op", node.op}, {"bytes_allocated", node.bytes_allocated}}}});
+    if (!node.frame_name.empty()) {
+      events.back()["args"]["frame"] = node.frame_name;
+      events.back()["args"]["iteration"] = node.iteration;
+    }
     std::string_view pair = TransferPairName(node.node_name);
     if (pair.empty() || (node.op != "_Send" && node.op != "_Recv")) continue;
     Transfer& transfer = transfers[pair];
