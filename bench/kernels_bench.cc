@@ -182,6 +182,46 @@ BENCHMARK_CAPTURE(BM_Conv2D, backprop_input_bfloat16, ConvPass::kBackpropInput, 
 BENCHMARK_CAPTURE(BM_Conv2D, backprop_filter_bfloat16, ConvPass::kBackpropFilter, DT_BFLOAT16)
     ->Apply(ConvShapes);
 
+// The fused LSTM cell of the Fashion-MNIST LSTM (batch 100, 28 inputs, 128
+// units) forward and backward, against the raw sgemm of its one product
+// ([100, 156] x [156, 512], the 2-GFLOP/s-per-step part: Args 100, 156, 512
+// of BM_RawSgemm).
+void BM_LSTMBlockCell(benchmark::State& state, bool grad) {
+  const int64_t batch = 100, input = 28, cell = 128;
+  Scope root = Scope::NewRootScope();
+  std::vector<Output> in;
+  const std::vector<TensorShape> shapes = {{batch, input}, {batch, cell}, {batch, cell},
+                                           {input + cell, 4 * cell}, {cell}, {cell}, {cell},
+                                           {4 * cell}};
+  Feeds feeds;
+  for (size_t k = 0; k < shapes.size(); ++k) {
+    const std::string name = "in" + std::to_string(k);
+    in.push_back(ops::Placeholder(root.WithOpName(name), DT_FLOAT));
+    feeds.push_back({name, RandomTensor(shapes[k], k + 1)});
+  }
+  Operation cell_op = ops::LSTMBlockCell(root.WithOpName("cell"), in[0], in[1], in[2], in[3],
+                                         in[4], in[5], in[6], in[7], {{"cell_clip", -1.0f}});
+  std::string fetch = "cell:6";
+  if (grad) {
+    std::vector<Input> args(in.begin(), in.end());
+    for (int k = 0; k < 6; ++k) args.push_back(cell_op.output(k));
+    args.push_back(in[1]);  // cs_grad
+    args.push_back(in[2]);  // h_grad
+    ops::LSTMBlockCellGrad(root.WithOpName("grad"), args[0], args[1], args[2], args[3], args[4],
+                           args[5], args[6], args[7], args[8], args[9], args[10], args[11],
+                           args[12], args[13], args[14], args[15], false);
+    fetch = "grad:1";
+  }
+  auto session = MakeSession(root);
+  RunSteps(state, session.get(), feeds, fetch);
+  state.counters["cells/s"] = Rate(static_cast<double>(state.iterations()));
+}
+BENCHMARK_CAPTURE(BM_LSTMBlockCell, forward, false)->UseRealTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_LSTMBlockCell, forward_and_grad, true)
+    ->UseRealTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_RawSgemm)->Args({100, 156, 512, 0, 0})->UseRealTime()->Unit(benchmark::kMicrosecond);
+
 // The memory ceiling: a parallel copy over the same thread pool size.
 void BM_StreamCopy(benchmark::State& state) {
   const int64_t n = state.range(0);

@@ -14,6 +14,7 @@ void RegisterAllKernels() {
     RegisterMathKernels(registry);
     RegisterRandomKernels(registry);
     RegisterNnKernels(registry);
+    RegisterRnnKernels(registry);
     RegisterControlFlowKernels(registry);
     RegisterStackKernels(registry);
     RegisterTensorArrayKernels(registry);

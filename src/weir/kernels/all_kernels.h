@@ -16,6 +16,7 @@ void RegisterArrayKernels(KernelRegistry* registry);
 void RegisterMathKernels(KernelRegistry* registry);
 void RegisterRandomKernels(KernelRegistry* registry);
 void RegisterNnKernels(KernelRegistry* registry);
+void RegisterRnnKernels(KernelRegistry* registry);  // lstm_ops.cc
 void RegisterControlFlowKernels(KernelRegistry* registry);
 void RegisterStackKernels(KernelRegistry* registry);        // data flow
 void RegisterTensorArrayKernels(KernelRegistry* registry);  // data flow
