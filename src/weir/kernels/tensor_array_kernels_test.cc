@@ -395,6 +395,9 @@ TEST(TensorArrayShapeTest, ShapeFunctions) {
                       {s, PartialShape({3}), PartialShape({2, 5}), s})
                     .status();
   EXPECT_EQ(rows.code(), Code::kInvalidArgument) << rows;
+  EXPECT_TRUE(infer("TensorArrayScatterV3", {{"T", DT_FLOAT}},
+                    {s, PartialShape::UnknownRank(), PartialShape::UnknownRank(), s})
+                  .ok());
   EXPECT_FALSE(
       infer("TensorArrayWriteV3", {{"T", DT_FLOAT}}, {s, PartialShape({1}), PartialShape({2}), s})
           .ok());  // index not a scalar

@@ -93,11 +93,12 @@ Status ScatterShape(InferenceContext* c) {
   PartialShape indices, value;
   WEIR_RETURN_IF_ERROR(c->WithRank(1, 1, &indices));
   WEIR_RETURN_IF_ERROR(c->WithRankAtLeast(2, 1, &value));
+  const int64_t value_rows = value.known_rank() ? value.dim(0) : PartialShape::kUnknown;
   int64_t rows;
-  Status status = InferenceContext::MergeDim(indices.dim(0), value.dim(0), &rows);
+  Status status = InferenceContext::MergeDim(indices.dim(0), value_rows, &rows);
   if (!status.ok()) {
-    return errors::InvalidArgument("value has ", value.dim(0), " rows but there are ",
-                                   indices.dim(0), " indices");
+    return errors::InvalidArgument("value has ", value_rows, " rows but there are ", indices.dim(0),
+                                   " indices");
   }
   c->set_output(0, kScalar);
   return Status::OK();
