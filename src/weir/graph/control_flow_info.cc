@@ -35,14 +35,22 @@ StatusOr<ControlFlowInfo> BuildControlFlowInfo(const Graph& graph) {
   ControlFlowInfo info;
   info.frames.push_back(FrameInfo{});
   info.frame_of.assign(graph.num_node_ids(), 0);
+  info.first_iteration_only.assign(graph.num_node_ids(), false);
+  // Per frame: entered with some value that its parent has in every iteration.
+  std::vector<bool> entered_every_iteration = {true};
   std::map<std::string, int, std::less<>> frame_by_name;
   // In topological order every input but a back edge is known already.
   WEIR_ASSIGN_OR_RETURN(std::vector<Node*> order, TopologicalOrder(graph));
   for (const Node* node : order) {
     int input_frame = -1;
     const Node* first_src = nullptr;
+    bool any_first_only = false, any_every = false, back_edge = false;
     for (const Edge* e : node->in_edges()) {
-      if (IsBackEdge(e)) continue;
+      if (IsBackEdge(e)) {
+        back_edge = true;
+        continue;
+      }
+      (info.OnlyInFirstIteration(e->src()) ? any_first_only : any_every) = true;
       const int frame = info.OutputFrameOf(e->src());
       if (input_frame < 0) {
         input_frame = frame;
@@ -72,16 +80,33 @@ StatusOr<ControlFlowInfo> BuildControlFlowInfo(const Graph& graph) {
           child.parallel_iterations = parallel;
         }
         info.frames.push_back(std::move(child));
+        entered_every_iteration.push_back(false);
       } else if (info.frames[it->second].parent != input_frame) {
         return errors::InvalidArgument("frame '", name, "' is entered from ",
                                        FrameName(info, info.frames[it->second].parent), " and, by ",
                                        node->Describe(), ", from ", FrameName(info, input_frame));
       }
       frame = it->second;
-    } else if (IsExitOp(op) && frame == 0) {
-      return errors::InvalidArgument("Exit node ", node->Describe(), " is not inside a loop");
-    } else if (op == "LoopCond" && info.frames[frame].loop_cond == nullptr) {
-      info.frames[frame].loop_cond = node;
+      if (!any_first_only) entered_every_iteration[frame] = true;
+      bool is_constant = false;
+      (void)GetAttr(node->def().attrs, "is_constant", &is_constant);
+      info.first_iteration_only[node->id()] = !is_constant;
+    } else if (IsExitOp(op)) {
+      if (frame == 0) {
+        return errors::InvalidArgument("Exit node ", node->Describe(), " is not inside a loop");
+      }
+      // Its value reaches the parent's iterations that entered the frame.
+      const int parent = info.frames[frame].parent;
+      info.first_iteration_only[node->id()] = parent != 0 && !entered_every_iteration[frame];
+    } else if (frame != 0) {
+      if (op == "LoopCond" && info.frames[frame].loop_cond == nullptr) {
+        info.frames[frame].loop_cond = node;
+      }
+      // A Merge runs on any input, and NextIteration feeds iterations after
+      // the first; any other node needs all its inputs.
+      const bool merge = op == "Merge" || op == "RefMerge";
+      info.first_iteration_only[node->id()] =
+          !IsNextIterationOp(op) && (merge ? !any_every && !back_edge : any_first_only);
     }
     info.frame_of[node->id()] = frame;
   }

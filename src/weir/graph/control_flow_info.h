@@ -23,11 +23,16 @@ struct FrameInfo {
 struct ControlFlowInfo {
   std::vector<FrameInfo> frames;  // parents before children; frames[0] is the root
   std::vector<int> frame_of;      // node id -> frame index (root for unknown ids)
+  // Node id -> true if the node's outputs exist only in the first
+  // iteration of their frame: they come from a non-constant Enter without
+  // passing a Merge (a constant Enter's value reaches every iteration).
+  std::vector<bool> first_iteration_only;
 
   // The frame a node runs in (an Enter's: the frame it enters).
   int FrameOf(const Node* node) const { return frame_of[node->id()]; }
   // The frame the node's outputs live in: an Exit's go to the parent frame.
   int OutputFrameOf(const Node* node) const;
+  bool OnlyInFirstIteration(const Node* node) const { return first_iteration_only[node->id()]; }
   // True if the graph has a loop frame at all.
   bool has_loops() const { return frames.size() > 1; }
 };

@@ -80,6 +80,7 @@ std::string NameFragment(const std::string& text) {
 // LoopCond's device; the device's _Recvs of the frame wait for `merge`, so
 // each runs once per iteration, in the iteration its value was sent in.
 struct ControlLoop {
+  std::string enter;   // live in the first iteration only
   std::string merge;   // live once per iteration of the frame on this device
   std::string pivot;   // Switch:1: live in iterations the loop body runs
 };
@@ -190,11 +191,13 @@ std::string Partitioner::RecvFor(const Node* src, int output, const std::string&
     recv.inputs.push_back("^" + scheduled->second->name());
   }
   // A _Recv has no input to place it in a frame: the control loop does,
-  // so that it runs in each iteration its _Send runs in.
+  // so that it runs in each iteration its _Send runs in (the first only,
+  // for a value that comes from an Enter and passed no Merge).
   if (const int frame = ValueFrame(src); frame != 0) {
     auto loop = control_loops_.find({frame, dst_device});
     CHECK(loop != control_loops_.end()) << "no control loop for " << recv.name;
-    recv.inputs.push_back("^" + loop->second.merge);
+    const bool first_only = loops_->OnlyInFirstIteration(src);
+    recv.inputs.push_back("^" + (first_only ? loop->second.enter : loop->second.merge));
   }
   std::string received = recv.name;
   GraphDef& dst_part = partitions_[dst_device];
@@ -265,7 +268,8 @@ Status Partitioner::AddControlLoops() {
           MakeFloatNode(base + "merge", "Merge", device, {base + "enter", base + "next"});
       merge.attrs["N"] = 2;
       nodes.push_back(std::move(merge));
-      control_loops_[{static_cast<int>(f), device}] = {base + "merge", base + "switch:1"};
+      control_loops_[{static_cast<int>(f), device}] = {base + "enter", base + "merge",
+                                                       base + "switch:1"};
       // The predicate's _Recv waits for this loop's merge (just registered).
       std::string pred =
           device == cond_device ? frame.loop_cond->name() : RecvFor(frame.loop_cond, 0, device);

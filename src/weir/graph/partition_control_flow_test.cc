@@ -143,6 +143,42 @@ TEST_F(PartitionControlFlowTest, FrameOfEveryNode) {
   EXPECT_EQ(info->OutputFrameOf(graph_.FindNode("o/exit")), 0);
   EXPECT_EQ(info->frames[1].loop_cond->name(), "o/cond");
   EXPECT_EQ(info->frames[1].parallel_iterations, 4);
+  // Values in the first iteration only: a non-constant Enter's, until a Merge.
+  auto first_only = [&](const std::string& node) {
+    return info->OnlyInFirstIteration(graph_.FindNode(node));
+  };
+  EXPECT_TRUE(first_only("o/enter_i"));
+  EXPECT_FALSE(first_only("o/enter_n"));
+  EXPECT_FALSE(first_only("o/merge"));
+  EXPECT_FALSE(first_only("o/add"));
+  EXPECT_FALSE(first_only("o/next"));
+  EXPECT_TRUE(first_only("i/enter_i"));
+  EXPECT_FALSE(first_only("i/exit"));  // the inner loop runs in every outer iteration
+  EXPECT_FALSE(first_only("after"));
+}
+
+// An Enter on another device than its Merge: the value exists only in the
+// first iteration, so its _Recv waits for the control loop's Enter, not
+// its Merge (which would run it, and wait forever, in every iteration).
+TEST_F(PartitionControlFlowTest, FirstIterationValuesCrossOnce) {
+  std::vector<NodeDef> nodes = {IntNode("start", "Const", {}), IntNode("limit", "Const", {})};
+  for (NodeDef& n : CountingLoop("", "outer", "start", "limit")) {
+    if (n.name == "enter_i") n.device = "/device:CPU:1";
+    nodes.push_back(std::move(n));
+  }
+  nodes.push_back(IntNode("copy", "Identity", {"enter_i"}, "/device:CPU:1"));
+  nodes.push_back(IntNode("from_copy", "Neg", {"copy"}));
+  ASSERT_TRUE(Build(std::move(nodes)).ok());
+  ASSERT_TRUE(Partition().ok());
+  const NodeDef* merge = FindDef(parts_[kCpu0], "merge");
+  ASSERT_NE(merge, nullptr);
+  const NodeDef* recv = FindDef(parts_[kCpu0], merge->inputs[0]);
+  ASSERT_NE(recv, nullptr);
+  EXPECT_EQ(recv->inputs, std::vector<std::string>{"^" + kLoop0 + "enter"});
+  const NodeDef* neg = FindDef(parts_[kCpu0], "from_copy");
+  ASSERT_NE(neg, nullptr);
+  EXPECT_EQ(FindDef(parts_[kCpu0], neg->inputs[0])->inputs,
+            std::vector<std::string>{"^" + kLoop0 + "enter"});
 }
 
 TEST_F(PartitionControlFlowTest, InputsFromTwoFramesAreAnError) {

@@ -1,0 +1,446 @@
+// Loops whose frames span two CPU devices (white paper §4.4): each device
+// steps its part of the frame with a control loop, and the results are the
+// ones a single device computes, and the ones plain C++ computes, for every
+// trip count including 0.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+
+#include "weir/ops/control_flow_builder.h"
+#include "weir/ops/standard_ops.h"
+#include "weir/runtime/session.h"
+#include "weir/runtime/standard_registration.h"
+
+namespace weir {
+namespace {
+
+constexpr char kCpu1[] = "/device:CPU:1";
+
+// Where the test puts the parts of its loops: with `split`, the nodes built
+// through On1 go to CPU:1, all else to CPU:0; without, every node to CPU:0.
+struct Split {
+  bool split = false;
+  Scope On0(const Scope& s) const { return s.WithDevice("/device:CPU:0"); }
+  Scope On1(const Scope& s) const { return split ? s.WithDevice(kCpu1) : On0(s); }
+};
+
+struct StepResult {
+  std::vector<Tensor> outputs;
+  std::set<std::string> devices;  // that ran a node, from the trace
+  std::vector<NodeExecStats> nodes;
+
+  // The iterations in which nodes of `op` ran on CPU:`device` inside a loop.
+  std::set<int64_t> IterationsOf(const std::string& op, int device) const {
+    std::set<int64_t> iterations;
+    for (const NodeExecStats& node : nodes) {
+      if (node.op == op && !node.frame_name.empty() &&
+          node.device.ends_with(StrCat("CPU:", device))) {
+        iterations.insert(node.iteration);
+      }
+    }
+    return iterations;
+  }
+};
+
+std::set<int64_t> Range(int64_t n) {
+  std::set<int64_t> range;
+  for (int64_t i = 0; i < n; ++i) range.insert(i);
+  return range;
+}
+
+class ControlFlowPartitionTest : public ::testing::Test {
+ protected:
+  void SetUp() override { RegisterStandardOpsAndKernels(); }
+
+  // Runs `root`'s graph once per feed set in one session of `devices` CPU
+  // devices, fetching `fetches`.
+  std::vector<StepResult> RunAll(
+      const Scope& root, int devices,
+      const std::vector<std::vector<std::pair<std::string, Tensor>>>& feeds,
+      const std::vector<std::string>& fetches) {
+    EXPECT_TRUE(root.ok()) << root.status();
+    SessionOptions options;
+    options.num_cpu_devices = devices;
+    options.intra_op_threads = 1;
+    auto session = Session::New(options);
+    EXPECT_TRUE(session.ok()) << session.status();
+    Status created = (*session)->Create(root.ToGraphDef());
+    EXPECT_TRUE(created.ok()) << created;
+    std::vector<StepResult> runs;
+    for (const auto& feed : feeds) {
+      StepResult run;
+      RunOptions run_options;
+      run_options.trace = true;
+      run_options.timeout_ms = 20'000;  // a hang fails the test instead of stopping it
+      RunMetadata metadata;
+      Status s = (*session)->Run(feed, fetches, {}, &run.outputs, run_options, &metadata);
+      EXPECT_TRUE(s.ok()) << s;
+      for (const NodeExecStats& node : metadata.step_stats.nodes) run.devices.insert(node.device);
+      run.nodes = std::move(metadata.step_stats.nodes);
+      runs.push_back(std::move(run));
+    }
+    return runs;
+  }
+};
+
+std::vector<std::vector<std::pair<std::string, Tensor>>> TripCounts(std::vector<int32_t> counts) {
+  std::vector<std::vector<std::pair<std::string, Tensor>>> feeds;
+  for (int32_t n : counts) feeds.push_back({{"n", Tensor::Scalar<int32_t>(n)}});
+  return feeds;
+}
+
+// i = 0, acc = 1; while i < n: acc = acc * 0.5 + i (on CPU:1), i += 1.
+Scope CountingLoop(const Split& split, int parallel_iterations) {
+  Scope root = Scope::NewRootScope();
+  Scope s = split.On0(root);
+  auto n = ops::Placeholder(s.WithOpName("n"), DT_INT32);
+  std::vector<Output> outputs;
+  ops::WhileLoopOptions options;
+  options.parallel_iterations = parallel_iterations;
+  Status built = ops::WhileLoop(
+      s, {ops::Const(s, 0), ops::Const(s, 1.0f)},
+      [&](const Scope& c, const std::vector<Output>& v, Output* pred) {
+        *pred = ops::Less(c, v[0], n);
+        return Status::OK();
+      },
+      [&](const Scope& b, const std::vector<Output>& v, std::vector<Output>* next) {
+        Scope far = split.On1(b);
+        auto acc = ops::Add(far, ops::Mul(far, v[1], 0.5f), ops::Cast(far, v[0], DT_FLOAT));
+        next->push_back(ops::Add(b, v[0], 1));
+        next->push_back(acc);
+        return Status::OK();
+      },
+      &outputs, options);
+  EXPECT_TRUE(built.ok()) << built;
+  ops::Identity(s.WithOpName("i"), outputs[0]);
+  ops::Identity(s.WithOpName("acc"), outputs[1]);
+  return root;
+}
+
+float CountingLoopReference(int32_t n) {
+  float acc = 1.0f;
+  for (int32_t i = 0; i < n; ++i) acc = acc * 0.5f + static_cast<float>(i);
+  return acc;
+}
+
+void ExpectSameRuns(const std::vector<StepResult>& split, const std::vector<StepResult>& single) {
+  ASSERT_EQ(split.size(), single.size());
+  for (size_t r = 0; r < split.size(); ++r) {
+    ASSERT_EQ(split[r].outputs.size(), single[r].outputs.size()) << "run " << r;
+    for (size_t o = 0; o < split[r].outputs.size(); ++o) {
+      const Tensor& a = split[r].outputs[o];
+      const Tensor& b = single[r].outputs[o];
+      ASSERT_EQ(a.dtype(), b.dtype());
+      ASSERT_EQ(a.shape(), b.shape());
+      if (a.dtype() == DT_FLOAT) {
+        EXPECT_EQ(a.scalar<float>(), b.scalar<float>()) << "run " << r << " output " << o;
+      } else {
+        EXPECT_EQ(a.scalar<int32_t>(), b.scalar<int32_t>()) << "run " << r << " output " << o;
+      }
+    }
+  }
+}
+
+class CountingLoopTest : public ControlFlowPartitionTest,
+                         public ::testing::WithParamInterface<int> {};
+
+TEST_P(CountingLoopTest, BodyOnTwoDevicesMatchesOneDevice) {
+  const std::vector<int32_t> counts = {0, 1, 2, 7, 40};
+  std::vector<StepResult> split =
+      RunAll(CountingLoop(Split{true}, GetParam()), 2, TripCounts(counts), {"i", "acc"});
+  std::vector<StepResult> single =
+      RunAll(CountingLoop(Split{false}, GetParam()), 1, TripCounts(counts), {"i", "acc"});
+  ASSERT_EQ(split.size(), counts.size());
+  for (size_t r = 0; r < counts.size(); ++r) {
+    ASSERT_EQ(split[r].outputs.size(), 2u);
+    EXPECT_EQ(split[r].outputs[0].scalar<int32_t>(), counts[r]);
+    EXPECT_EQ(split[r].outputs[1].scalar<float>(), CountingLoopReference(counts[r]))
+        << "n = " << counts[r];
+    EXPECT_EQ(split[r].devices.size(), 2u) << "n = " << counts[r];
+    // CPU:1 ran the body's Mul in each iteration, and its control loop
+    // received the predicate once more: the false that ends the loop.
+    EXPECT_EQ(split[r].IterationsOf("Mul", 1), Range(counts[r])) << "n = " << counts[r];
+    EXPECT_TRUE(split[r].IterationsOf("Mul", 0).empty());
+    EXPECT_EQ(split[r].IterationsOf("_Recv", 1), Range(counts[r] + 1)) << "n = " << counts[r];
+    EXPECT_EQ(split[r].IterationsOf("Switch", 1), Range(counts[r] + 1)) << "n = " << counts[r];
+  }
+  ExpectSameRuns(split, single);
+}
+
+INSTANTIATE_TEST_SUITE_P(ParallelIterations, CountingLoopTest, ::testing::Values(1, 10));
+
+// for i < n: for j < m: acc += i * j, the inner loop (its condition too) on
+// CPU:1, the outer on CPU:0.
+Scope NestedLoops(const Split& split) {
+  Scope root = Scope::NewRootScope();
+  Scope s = split.On0(root);
+  auto n = ops::Placeholder(s.WithOpName("n"), DT_INT32);
+  auto m = ops::Placeholder(s.WithOpName("m"), DT_INT32);
+  std::vector<Output> outputs;
+  Status built = ops::WhileLoop(
+      s, {ops::Const(s, 0), ops::Const(s, 0.0f)},
+      [&](const Scope& c, const std::vector<Output>& v, Output* pred) {
+        *pred = ops::Less(c, v[0], n);
+        return Status::OK();
+      },
+      [&](const Scope& b, const std::vector<Output>& outer, std::vector<Output>* next) {
+        Scope far = split.On1(b);
+        std::vector<Output> inner_out;
+        ops::WhileLoopOptions inner_options;
+        inner_options.name = "inner";
+        WEIR_RETURN_IF_ERROR(ops::WhileLoop(
+            far, {ops::Const(far, 0), outer[1]},
+            [&](const Scope& c, const std::vector<Output>& v, Output* pred) {
+              *pred = ops::Less(c, v[0], m);
+              return Status::OK();
+            },
+            [&](const Scope& ib, const std::vector<Output>& v, std::vector<Output>* inext) {
+              auto product = ops::Cast(ib, ops::Mul(ib, v[0], outer[0]), DT_FLOAT);
+              inext->push_back(ops::Add(ib, v[0], 1));
+              inext->push_back(ops::Add(ib, v[1], product));
+              return Status::OK();
+            },
+            &inner_out, inner_options));
+        next->push_back(ops::Add(b, outer[0], 1));
+        next->push_back(inner_out[1]);
+        return Status::OK();
+      },
+      &outputs);
+  EXPECT_TRUE(built.ok()) << built;
+  ops::Identity(s.WithOpName("acc"), outputs[1]);
+  return root;
+}
+
+TEST_F(ControlFlowPartitionTest, NestedLoopsAcrossDevicesMatchOneDevice) {
+  std::vector<std::pair<int32_t, int32_t>> sizes = {{0, 3}, {3, 0}, {1, 1}, {4, 5}, {6, 2}};
+  std::vector<std::vector<std::pair<std::string, Tensor>>> feeds;
+  for (auto [n, m] : sizes) {
+    feeds.push_back({{"n", Tensor::Scalar<int32_t>(n)}, {"m", Tensor::Scalar<int32_t>(m)}});
+  }
+  std::vector<StepResult> split = RunAll(NestedLoops(Split{true}), 2, feeds, {"acc"});
+  std::vector<StepResult> single = RunAll(NestedLoops(Split{false}), 1, feeds, {"acc"});
+  ASSERT_EQ(split.size(), sizes.size());
+  for (size_t r = 0; r < sizes.size(); ++r) {
+    auto [n, m] = sizes[r];
+    float expected = 0;
+    for (int32_t i = 0; i < n; ++i) {
+      for (int32_t j = 0; j < m; ++j) expected += static_cast<float>(i * j);
+    }
+    ASSERT_EQ(split[r].outputs.size(), 1u);
+    EXPECT_EQ(split[r].outputs[0].scalar<float>(), expected) << "n = " << n << ", m = " << m;
+    if (n > 0 && m > 0) EXPECT_EQ(split[r].devices.size(), 2u);
+  }
+  ExpectSameRuns(split, single);
+}
+
+// for i < n: acc = (i even) ? acc + i (on CPU:1) : acc * 0.5 (on CPU:0):
+// the untaken branch's dead values cross devices in each iteration.
+Scope CondInLoop(const Split& split) {
+  Scope root = Scope::NewRootScope();
+  Scope s = split.On0(root);
+  auto n = ops::Placeholder(s.WithOpName("n"), DT_INT32);
+  std::vector<Output> outputs;
+  Status built = ops::WhileLoop(
+      s, {ops::Const(s, 0), ops::Const(s, 3.0f)},
+      [&](const Scope& c, const std::vector<Output>& v, Output* pred) {
+        *pred = ops::Less(c, v[0], n);
+        return Status::OK();
+      },
+      [&](const Scope& b, const std::vector<Output>& v, std::vector<Output>* next) {
+        auto even = ops::Equal(b, ops::FloorMod(b, v[0], 2), 0);
+        std::vector<Output> branch;
+        WEIR_RETURN_IF_ERROR(ops::Cond(
+            b, even,
+            [&](const Scope& t, std::vector<Output>* out) {
+              Scope far = split.On1(t);
+              out->push_back(ops::Add(far, v[1], ops::Cast(far, v[0], DT_FLOAT)));
+              return Status::OK();
+            },
+            [&](const Scope& e, std::vector<Output>* out) {
+              out->push_back(ops::Mul(e, v[1], 0.5f));
+              return Status::OK();
+            },
+            &branch));
+        next->push_back(ops::Add(b, v[0], 1));
+        next->push_back(branch[0]);
+        return Status::OK();
+      },
+      &outputs);
+  EXPECT_TRUE(built.ok()) << built;
+  ops::Identity(s.WithOpName("acc"), outputs[1]);
+  return root;
+}
+
+TEST_F(ControlFlowPartitionTest, CondInLoopAcrossDevicesMatchesOneDevice) {
+  const std::vector<int32_t> counts = {0, 1, 2, 5, 12};
+  std::vector<StepResult> split = RunAll(CondInLoop(Split{true}), 2, TripCounts(counts), {"acc"});
+  std::vector<StepResult> single = RunAll(CondInLoop(Split{false}), 1, TripCounts(counts), {"acc"});
+  ASSERT_EQ(split.size(), counts.size());
+  for (size_t r = 0; r < counts.size(); ++r) {
+    float expected = 3.0f;
+    for (int32_t i = 0; i < counts[r]; ++i) {
+      expected = i % 2 == 0 ? expected + static_cast<float>(i) : expected * 0.5f;
+    }
+    ASSERT_EQ(split[r].outputs.size(), 1u);
+    EXPECT_EQ(split[r].outputs[0].scalar<float>(), expected) << "n = " << counts[r];
+  }
+  ExpectSameRuns(split, single);
+}
+
+// cond(p, while i < n: acc += 2 (on CPU:1), acc): when p is false the
+// whole frame is dead on both devices and the step still ends.
+Scope LoopInCond(const Split& split) {
+  Scope root = Scope::NewRootScope();
+  Scope s = split.On0(root);
+  auto n = ops::Placeholder(s.WithOpName("n"), DT_INT32);
+  auto p = ops::Placeholder(s.WithOpName("p"), DT_BOOL);
+  auto start = ops::Const(s, 1.0f);
+  std::vector<Output> branch;
+  Status built = ops::Cond(
+      s, p,
+      [&](const Scope& t, std::vector<Output>* out) {
+        std::vector<Output> loop_out;
+        WEIR_RETURN_IF_ERROR(ops::WhileLoop(
+            t, {ops::Const(t, 0), start},
+            [&](const Scope& c, const std::vector<Output>& v, Output* pred) {
+              *pred = ops::Less(c, v[0], n);
+              return Status::OK();
+            },
+            [&](const Scope& b, const std::vector<Output>& v, std::vector<Output>* next) {
+              next->push_back(ops::Add(b, v[0], 1));
+              next->push_back(ops::Add(split.On1(b), v[1], 2.0f));
+              return Status::OK();
+            },
+            &loop_out));
+        out->push_back(loop_out[1]);
+        return Status::OK();
+      },
+      [&](const Scope& e, std::vector<Output>* out) {
+        out->push_back(ops::Neg(e, start));
+        return Status::OK();
+      },
+      &branch);
+  EXPECT_TRUE(built.ok()) << built;
+  ops::Identity(s.WithOpName("acc"), branch[0]);
+  return root;
+}
+
+TEST_F(ControlFlowPartitionTest, LoopInCondAcrossDevicesMatchesOneDevice) {
+  std::vector<std::vector<std::pair<std::string, Tensor>>> feeds;
+  std::vector<float> expected;
+  for (bool p : {true, false, true}) {
+    for (int32_t n : {0, 3}) {
+      feeds.push_back({{"n", Tensor::Scalar<int32_t>(n)}, {"p", Tensor::Scalar<bool>(p)}});
+      expected.push_back(p ? 1.0f + 2.0f * static_cast<float>(n) : -1.0f);
+    }
+  }
+  std::vector<StepResult> split = RunAll(LoopInCond(Split{true}), 2, feeds, {"acc"});
+  std::vector<StepResult> single = RunAll(LoopInCond(Split{false}), 1, feeds, {"acc"});
+  ASSERT_EQ(split.size(), feeds.size());
+  for (size_t r = 0; r < feeds.size(); ++r) {
+    ASSERT_EQ(split[r].outputs.size(), 1u);
+    EXPECT_EQ(split[r].outputs[0].scalar<float>(), expected[r]) << "run " << r;
+  }
+  ExpectSameRuns(split, single);
+}
+
+// A hand-built loop, `i = 0; while (i < n) i = i + 1`, its nodes placed by
+// `layout` (node name -> CPU index; others on CPU:0): placements the
+// builder does not make, such as a NextIteration away from its Merge.
+GraphDef HandBuiltLoop(const std::map<std::string, int>& layout) {
+  auto node = [&](const std::string& name, const std::string& op, std::vector<std::string> inputs) {
+    NodeDef def;
+    def.name = name;
+    def.op = op;
+    def.inputs = std::move(inputs);
+    auto it = layout.find(name);
+    def.device = StrCat("/device:CPU:", it == layout.end() ? 0 : it->second);
+    if (op == "Const") {
+      def.attrs["dtype"] = DT_INT32;
+      def.attrs["value"] = Tensor::Scalar<int32_t>(name == "one" ? 1 : 0);
+    } else if (op == "Placeholder") {
+      def.attrs["dtype"] = DT_INT32;
+    } else if (op != "LoopCond") {
+      def.attrs["T"] = DT_INT32;
+    }
+    if (op == "Merge") def.attrs["N"] = 2;
+    if (op == "Enter") {
+      def.attrs["frame_name"] = "count";
+      def.attrs["is_constant"] = name == "enter_n";
+      def.attrs["parallel_iterations"] = 3;
+    }
+    return def;
+  };
+  GraphDef graph;
+  graph.nodes = {node("zero", "Const", {}),
+                 node("n", "Placeholder", {}),
+                 node("enter_i", "Enter", {"zero"}),
+                 node("enter_n", "Enter", {"n"}),
+                 node("merge", "Merge", {"enter_i", "next"}),
+                 node("less", "Less", {"merge", "enter_n"}),
+                 node("cond", "LoopCond", {"less"}),
+                 node("switch", "Switch", {"merge", "cond"}),
+                 node("body", "Identity", {"switch:1"}),
+                 node("one", "Const", {"^body"}),
+                 node("add", "Add", {"body", "one"}),
+                 node("next", "NextIteration", {"add"}),
+                 node("exit", "Exit", {"switch"}),
+                 node("i", "Identity", {"exit"})};
+  return graph;
+}
+
+class HandBuiltLoopTest : public ControlFlowPartitionTest,
+                          public ::testing::WithParamInterface<std::map<std::string, int>> {};
+
+TEST_P(HandBuiltLoopTest, CountsToN) {
+  SessionOptions options;
+  options.num_cpu_devices = 2;
+  auto session = Session::New(options);
+  ASSERT_TRUE(session.ok()) << session.status();
+  ASSERT_TRUE((*session)->Create(HandBuiltLoop(GetParam())).ok());
+  for (int32_t n : {0, 1, 6}) {
+    std::vector<Tensor> outputs;
+    RunOptions run_options;
+    run_options.trace = true;
+    run_options.timeout_ms = 20'000;
+    RunMetadata metadata;
+    Status s = (*session)->Run({{"n", Tensor::Scalar<int32_t>(n)}}, {"i"}, {}, &outputs,
+                               run_options, &metadata);
+    ASSERT_TRUE(s.ok()) << s;
+    ASSERT_EQ(outputs.size(), 1u);
+    EXPECT_EQ(outputs[0].scalar<int32_t>(), n);
+    // Each node ran where the layout put it.
+    for (const NodeExecStats& stats : metadata.step_stats.nodes) {
+      auto it = GetParam().find(stats.node_name);
+      const int device = it == GetParam().end() ? 0 : it->second;
+      if (stats.node_name.starts_with("_")) continue;  // the partitioner's own
+      EXPECT_TRUE(stats.device.ends_with(StrCat("CPU:", device))) << stats.node_name;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Layouts, HandBuiltLoopTest,
+    ::testing::Values(
+        // The back edge's source away from its Merge.
+        std::map<std::string, int>{{"add", 1}, {"next", 1}},
+        // The LoopCond away from the loop variable's Switch.
+        std::map<std::string, int>{{"less", 1}, {"cond", 1}},
+        // An is_constant Enter on one device, read on the other in every iteration.
+        std::map<std::string, int>{{"enter_n", 1}},
+        // Every other node on CPU:1.
+        std::map<std::string, int>{{"enter_i", 1},
+                                   {"merge", 0},
+                                   {"less", 1},
+                                   {"cond", 0},
+                                   {"switch", 1},
+                                   {"body", 0},
+                                   {"one", 1},
+                                   {"add", 0},
+                                   {"next", 1},
+                                   {"exit", 0},
+                                   {"i", 1}}));
+
+}  // namespace
+}  // namespace weir
