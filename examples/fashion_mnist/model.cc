@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "weir/ops/const_op.h"
+#include "weir/ops/control_flow_builder.h"
 #include "weir/ops/standard_ops.h"
 
 namespace weir {
@@ -10,6 +11,8 @@ namespace fashion_mnist {
 namespace {
 
 constexpr int kNumClasses = 10;
+constexpr int kRows = 28, kColumns = 28;  // an image, as the LSTM reads it
+constexpr int kLstmUnits = 128;
 
 // Builds layers, numbering the random ops' seed2 so that every initializer
 // and dropout mask draws its own reproducible stream from the graph seed.
@@ -59,6 +62,52 @@ class LayerBuilder {
     return ops::MaxPool(s, y, {1, 2, 2, 1}, {1, 2, 2, 1}, "VALID");
   }
 
+  // The LSTM layer over `images` [batch, 784] read row by row; returns the
+  // last h [batch, units].
+  StatusOr<Output> Lstm(const Output& images, bool unrolled) {
+    Scope s = scope_.NewSubScope("lstm");
+    const int64_t inputs = kColumns + kLstmUnits, gates = 4 * kLstmUnits;
+    const Output w = NewVariable(s, "kernel", GlorotUniform(s, {inputs, gates}, inputs, gates));
+    const Output b = NewVariable(s, "bias", Zeros(s, gates));
+    const Output no_peepholes = Zeros(s, kLstmUnits);  // read only with use_peephole
+    // Time-major rows [28, batch, 28]: step t reads row t of every image.
+    const Output rows = ops::Transpose(
+        s, ops::Reshape(s, images, ops::Const(s, {-1, kRows, kColumns})), ops::Const(s, {1, 0, 2}));
+    const Output batch = ops::Slice(s, ops::Shape(s, images), {0}, {1});
+    const Output zeros =
+        ops::Fill(s, ops::ConcatV2(s, {batch, ops::Const(s, {kLstmUnits})}, 0), 0.0f);
+    // One step: (t, cs, h) -> (t + 1, cs', h').
+    auto step = [&](const Scope& body, const std::vector<Output>& vars,
+                    std::vector<Output>* next) -> Status {
+      const Output x = ops::GatherV2(body, rows, vars[0], 0);
+      Operation cell = ops::LSTMBlockCell(body, x, vars[1], vars[2], w, no_peepholes, no_peepholes,
+                                          no_peepholes, b,
+                                          {{"forget_bias", 1.0f}, {"cell_clip", -1.0f}});
+      *next = {ops::AddV2(body, vars[0], 1), cell.output(1), cell.output(6)};
+      return body.status();
+    };
+    std::vector<Output> vars = {ops::Const(s, 0), zeros, zeros};
+    if (unrolled) {
+      for (int t = 0; t < kRows; ++t) {
+        std::vector<Output> next;
+        WEIR_RETURN_IF_ERROR(step(s, vars, &next));
+        vars = next;
+      }
+    } else {
+      std::vector<Output> done;
+      WEIR_RETURN_IF_ERROR(ops::WhileLoop(
+          s, vars,
+          [](const Scope& cond, const std::vector<Output>& v, Output* more) {
+            *more = ops::Less(cond, v[0], kRows);
+            return cond.status();
+          },
+          step, &done));
+      vars = done;
+    }
+    WEIR_RETURN_IF_ERROR(s.status());
+    return vars[2];
+  }
+
   // Inverted dropout: keeps each unit with probability 1 - rate and scales
   // it by 1 / (1 - rate), so evaluation (rate 0) needs no rescaling.
   Output Dropout(const Output& x, const Output& rate) {
@@ -82,7 +131,8 @@ class LayerBuilder {
 StatusOr<ModelKind> ParseModelKind(const std::string& name) {
   if (name == "mlp") return ModelKind::kMlp;
   if (name == "cnn") return ModelKind::kCnn;
-  return errors::InvalidArgument("unknown model '", name, "': expected mlp or cnn");
+  if (name == "lstm") return ModelKind::kLstm;
+  return errors::InvalidArgument("unknown model '", name, "': expected mlp, cnn or lstm");
 }
 
 StatusOr<Model> BuildModel(const Scope& scope, ModelKind kind, int64_t seed) {
@@ -97,6 +147,9 @@ StatusOr<Model> BuildModel(const Scope& scope, ModelKind kind, int64_t seed) {
     Output h = layers.Dense("dense1", m.images, 28 * 28, 512, true);
     h = layers.Dense("dense2", h, 512, 512, true);
     m.logits = layers.Dense("logits", h, 512, kNumClasses, false);
+  } else if (kind == ModelKind::kLstm || kind == ModelKind::kLstmUnrolled) {
+    WEIR_ASSIGN_OR_RETURN(Output h, layers.Lstm(m.images, kind == ModelKind::kLstmUnrolled));
+    m.logits = layers.Dense("logits", h, kLstmUnits, kNumClasses, false);
   } else {
     Output x = ops::Reshape(scope, m.images, ops::Const(scope, {-1, 28, 28, 1}));
     x = layers.ConvPool("conv1", x, 1, 32);

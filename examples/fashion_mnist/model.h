@@ -1,9 +1,15 @@
-// The two Fashion-MNIST models as Weir graphs.
+// The Fashion-MNIST models as Weir graphs.
 //
-//   mlp: 784 -> 512 relu -> 512 relu -> 10
-//   cnn: the TensorFlow layers tutorial's convnet: conv 5x5x32 relu,
-//        max-pool 2x2, conv 5x5x64 relu, max-pool 2x2, dense 1024 relu,
-//        dropout, dense 10
+//   mlp:  784 -> 512 relu -> 512 relu -> 10
+//   cnn:  the TensorFlow layers tutorial's convnet: conv 5x5x32 relu,
+//         max-pool 2x2, conv 5x5x64 relu, max-pool 2x2, dense 1024 relu,
+//         dropout, dense 10
+//   lstm: a 128-unit LSTM reading each image as 28 rows of 28 pixels, one
+//         row per step of a WhileLoop (TensorFlow's LSTMBlockCell, gate
+//         order i, ci, f, o, forget bias 1, no clipping or peepholes), then
+//         dense 10 on the last h. kLstmUnrolled is the same graph with the
+//         28 steps unrolled instead of looped: a test-only reference (same
+//         variables, same values), not a command-line choice.
 //
 // Both take a feed of images (float [batch, 784] in [0, 1]), labels (int32
 // [batch]) and a dropout rate (float scalar: the training rate while
@@ -22,7 +28,7 @@
 namespace weir {
 namespace fashion_mnist {
 
-enum class ModelKind { kMlp, kCnn };
+enum class ModelKind { kMlp, kCnn, kLstm, kLstmUnrolled };
 
 StatusOr<ModelKind> ParseModelKind(const std::string& name);
 

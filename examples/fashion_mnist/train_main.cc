@@ -1,4 +1,4 @@
-// weir-fashion-mnist: trains the MLP or the convnet on Fashion-MNIST.
+// weir-fashion-mnist: trains the MLP, the convnet or the LSTM on Fashion-MNIST.
 //
 //   weir-fashion-mnist --model cnn --epochs 12 --checkpoint-dir ckpt/cnn
 //
@@ -19,11 +19,12 @@ int main(int argc, char** argv) {
   std::string data_dir = kDefaultDir;
   bool no_progress = false;
 
-  CLI::App app{"weir-fashion-mnist: train an MLP or a convnet on Fashion-MNIST with Weir"};
+  CLI::App app{"weir-fashion-mnist: train an MLP, a convnet or an LSTM on Fashion-MNIST with Weir"};
   // A later flag overrides an earlier one, so wrappers (scripts/main.sh) can
   // pass defaults that the user's arguments replace.
   app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-  app.add_option("--model", model, "mlp or cnn")->check(CLI::IsMember({"mlp", "cnn"}));
+  app.add_option("--model", model, "mlp, cnn or lstm")
+      ->check(CLI::IsMember({"mlp", "cnn", "lstm"}));
   app.add_option("--epochs", options.epochs, "epochs to train")->check(CLI::PositiveNumber);
   app.add_option("--batch-size", options.batch_size, "examples per step")
       ->check(CLI::PositiveNumber);
