@@ -4,6 +4,8 @@
 #include "weir/kernels/kernel_test_util.h"
 #include "weir/kernels/step_test_util.h"
 #include "weir/ops/op_test_util.h"
+#include "weir/ops/standard_ops.h"
+#include "weir/runtime/session.h"
 
 namespace weir {
 namespace {
@@ -27,7 +29,9 @@ class StackTest : public ::testing::Test {
   Status Push(const Tensor& stack, Tensor value) {
     DType dtype = value.dtype();
     StatusOr<std::vector<Tensor>> out = step_.Run("StackPushV2", {{"T", dtype}}, {stack, value});
-    if (out.ok()) EXPECT_TRUE((*out)[0].ContentEquals(value));  // outputs what it pushed
+    if (out.ok()) {
+      EXPECT_TRUE((*out)[0].ContentEquals(value));  // outputs what it pushed
+    }
     return out.status();
   }
   StatusOr<Tensor> Pop(const Tensor& stack, DType dtype = DT_FLOAT) {
@@ -82,6 +86,32 @@ TEST_F(StackTest, ClosedStackRefusesUse) {
   ASSERT_TRUE(step_.Run("StackCloseV2", {}, {stack}).ok());
   ExpectError(Pop(stack).status(), {"already been closed"});
   ExpectError(Push(stack, Tensor::Scalar<float>(1)), {"already been closed"});
+}
+
+// Through a Session: a stack lives for one step, in the executor's per-step
+// resources, and its errors name the node.
+TEST(StackSessionTest, LivesForOneStep) {
+  Scope root = Scope::NewRootScope();
+  auto x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT);
+  auto stack = ops::StackV2(root, ops::Const(root, Tensor::Scalar<int32_t>(-1)), DT_FLOAT);
+  auto push = ops::StackPushV2(root, stack, x);
+  auto pop = ops::StackPopV2(
+      root.WithOpName("pop").WithControlDependencies({Operation(push.node())}), stack, DT_FLOAT);
+  auto lonely_pop = ops::StackPopV2(root.WithOpName("lonely_pop"), stack, DT_FLOAT);
+  auto session = Session::New(SessionOptions());
+  ASSERT_TRUE(session.ok()) << session.status();
+  ASSERT_TRUE((*session)->Create(root.ToGraphDef()).ok());
+  std::vector<Tensor> out;
+  for (float v : {1.0f, 2.0f}) {
+    Status status = (*session)->Run({{"x", Tensor::FromVector<float>({v, -v})}}, {"pop"}, {}, &out);
+    ASSERT_TRUE(status.ok()) << status;
+    EXPECT_EQ(ToDoubles(out[0]), (std::vector<double>{v, -v}));
+  }
+  // The pushes of earlier steps are gone.
+  Status status = (*session)->Run({}, {"lonely_pop"}, {}, &out);
+  EXPECT_EQ(status.code(), Code::kInvalidArgument) << status;
+  EXPECT_NE(status.message().find("lonely_pop"), std::string::npos) << status;
+  EXPECT_NE(status.message().find("is empty"), std::string::npos) << status;
 }
 
 TEST(StackShapeTest, ShapeFunctions) {
