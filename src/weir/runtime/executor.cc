@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <map>
+#include <memory>
 #include <mutex>
 
 #include "weir/base/cancellation.h"
@@ -106,6 +107,10 @@ bool ClaimMerge(std::atomic<int32_t>& word) {
 // Flags on an edge about its destination, so delivery needs no look at it.
 constexpr uint8_t kToMerge = 1;
 constexpr uint8_t kToControlTrigger = 2;
+// The destination's only in-edge: it is ready now, no count to update (an
+// atomic read-modify-write is a good part of a cheap node's dispatch).
+constexpr uint8_t kToSingleInput = 4;
+constexpr int kControlFlagBits = 3;
 
 // A data edge as the plan stores it: where one output goes.
 struct EdgeInfo {
@@ -116,7 +121,8 @@ struct EdgeInfo {
   uint8_t dst_flags;
 };
 
-// A control edge: the destination id times 4 plus its kTo* flags.
+// A control edge: the destination id shifted by kControlFlagBits, plus its
+// kTo* flags.
 using ControlEdge = int;
 
 // Everything about a node that does not change between steps.
@@ -129,6 +135,7 @@ struct NodeItem {
   bool forwards_input = false;  // Enter, Exit, NextIteration, LoopCond: the executor moves the value
   bool outputs_may_be_unset = false;  // Switch: an unset output is dead
   bool is_constant_enter = false;
+  std::vector<Tensor> merge_indices;  // Merge: value_index of each input
   int child_frame = -1;  // Enter: the frame it enters
   int parallel_iterations = 1;
   int input_start = 0;  // into its frame's input slots
@@ -161,6 +168,47 @@ struct FrameInfo {
 
 // Small output buffer on the stack for the common case.
 constexpr int kInlineOutputs = 8;
+
+// Releases `t`'s buffer. Rebuilding in place skips the out-of-line move
+// assignment (and its copy of the inline dims) that `t = Tensor()` costs,
+// which is a good part of a cheap node's dispatch.
+inline void ResetTensor(Tensor& t) {
+  if (!t.IsInitialized()) return;
+  std::destroy_at(&t);
+  std::construct_at(&t);
+}
+
+// Fills an empty slot (moving or copying `value`).
+template <typename T>
+inline void FillEmpty(Tensor& slot, T&& value) {
+  std::destroy_at(&slot);
+  std::construct_at(&slot, std::forward<T>(value));
+}
+
+// `n` output slots: on the stack up to kInlineOutputs, constructed only as
+// many as needed.
+class OutputSlots {
+ public:
+  explicit OutputSlots(int n) : n_(n) {
+    if (n <= kInlineOutputs) {
+      data_ = reinterpret_cast<Tensor*>(storage_);
+      std::uninitialized_default_construct_n(data_, n);
+    } else {
+      heap_ = std::make_unique<Tensor[]>(n);
+      data_ = heap_.get();
+    }
+  }
+  ~OutputSlots() {
+    if (!heap_) std::destroy_n(data_, n_);
+  }
+  std::span<Tensor> span() { return std::span<Tensor>(data_, n_); }
+
+ private:
+  int n_;
+  Tensor* data_;
+  std::unique_ptr<Tensor[]> heap_;
+  alignas(Tensor) unsigned char storage_[kInlineOutputs * sizeof(Tensor)];
+};
 
 uint64_t HashFrame(uint64_t parent_id, int64_t parent_iter, std::string_view name) {
   // FNV-1a over explicit bytes: the same frame invocation gets the same id on
@@ -458,6 +506,10 @@ Status ExecutorImpl::Initialize(const Graph& graph, Device* device, const Kernel
     item.outputs_may_be_unset = item.kind == NodeKind::kSwitch;
     item.num_inputs = node->num_inputs();
     item.num_outputs = node->num_outputs();
+    if (item.kind == NodeKind::kSwitch && (item.num_inputs != 2 || item.num_outputs != 2)) {
+      return errors::InvalidArgument("Switch node ", node->Describe(),
+                                     " must have 2 inputs and 2 outputs");
+    }
     if (item.forwards_input && (item.num_inputs != 1 || item.num_outputs != 1)) {
       return errors::InvalidArgument("node ", node->Describe(),
                                      " must have one input and one output");
@@ -478,6 +530,12 @@ Status ExecutorImpl::Initialize(const Graph& graph, Device* device, const Kernel
                                        kMaxMergeInputs, " and ", kMaxMergeControls);
       }
       pending = controls * kMergeControlOne;
+      for (int k = 0; k < item.num_inputs; ++k) {
+        item.merge_indices.push_back(Tensor::Scalar<int32_t>(k));
+      }
+      if (item.num_outputs != 2) {
+        return errors::InvalidArgument("Merge node ", node->Describe(), " must have 2 outputs");
+      }
     } else if (pending == 0 && node_frame[node->id()] == 0) {
       roots_.push_back(static_cast<int>(i));
     }
@@ -504,11 +562,12 @@ Status ExecutorImpl::Initialize(const Graph& graph, Device* device, const Kernel
       item.parallel_iterations = static_cast<int>(std::min<int64_t>(parallel, 1 << 30));
     }
   }
-  auto dst_flags = [this](int dst) -> uint8_t {
+  auto dst_flags = [&](int dst) -> uint8_t {
     const NodeKind kind = items_[dst].kind;
-    return kind == NodeKind::kMerge            ? kToMerge
-           : kind == NodeKind::kControlTrigger ? kToControlTrigger
-                                               : 0;
+    if (kind == NodeKind::kMerge) return kToMerge;
+    uint8_t flags = kind == NodeKind::kControlTrigger ? kToControlTrigger : 0;
+    if (plan[dst]->in_edges().size() == 1) flags |= kToSingleInput;
+    return flags;
   };
   for (size_t i = 0; i < plan.size(); ++i) {
     const Node* node = plan[i];
@@ -531,7 +590,7 @@ Status ExecutorImpl::Initialize(const Graph& graph, Device* device, const Kernel
     item.num_controls = static_cast<int>(control.size());
     for (const Edge* e : control) {
       const int dst = dense[e->dst()->id()];
-      control_edges_.push_back(dst * 4 + dst_flags(dst));
+      control_edges_.push_back((dst << kControlFlagBits) | dst_flags(dst));
     }
   }
   // In reverse topological order every successor's priority is known first.
@@ -586,6 +645,11 @@ void ExecutorState::Start() {
 void ExecutorState::Process(TaggedNode node) { ProcessLoop({node}); }
 
 void ExecutorState::ProcessLoop(ReadyList inline_ready) {
+  // This thread occupies one of the device's cores while it runs nodes, so
+  // the kernels' own ParallelFors and those of kernels running beside them
+  // recruit only idle cores (threadpool.h). Once per loop, not per kernel:
+  // it costs two atomic updates of a shared counter.
+  ThreadPool::ScopedBusy busy(impl_->device_->intra_op_pool());
   ReadyList ready;
   while (!inline_ready.empty()) {
     const TaggedNode current = inline_ready.back();
@@ -655,6 +719,35 @@ int ExecutorState::RunNode(const TaggedNode& node, ReadyList* ready) {
     if (trace) SaveStats(item, node, NowMicros(), 0);
     return PropagateOutputs(item, node, std::span<Tensor>(&value, 1), /*dead=*/false, ready);
   }
+  // Switch and Merge move values too; the executor does that itself (their
+  // kernels, which do the same, would cost a kernel call and copies).
+  if (item.kind == NodeKind::kMerge) {
+    Tensor outputs[2];
+    for (int i = 0; i < item.num_inputs; ++i) {
+      if (!inputs[i].IsInitialized()) continue;  // its only live input
+      outputs[0] = std::move(inputs[i]);
+      outputs[1] = item.merge_indices[i];
+      break;
+    }
+    if (trace) SaveStats(item, node, NowMicros(), 0);
+    return PropagateOutputs(item, node, std::span<Tensor>(outputs, 2), /*dead=*/false, ready);
+  }
+  if (item.kind == NodeKind::kSwitch) {
+    const Tensor& pred = inputs[1];
+    if (pred.dtype() != DT_BOOL || pred.dims() != 0) {
+      const Status status = errors::InvalidArgument(
+          "the predicate of Switch node ", item.kernel->def().Describe(),
+          " must be a bool scalar, got ", pred.dtype(), " ", pred.shape());
+      ClearInputs(item, iter);
+      RecordError(item, node, status);
+      return 0;
+    }
+    Tensor outputs[2];
+    outputs[pred.scalar<bool>() ? 1 : 0] = std::move(inputs[0]);
+    ResetTensor(inputs[1]);
+    if (trace) SaveStats(item, node, NowMicros(), 0);
+    return PropagateOutputs(item, node, std::span<Tensor>(outputs, 2), /*dead=*/false, ready);
+  }
   if (item.is_async) {
     auto call = std::make_shared<AsyncCall>();
     call->node = node;
@@ -690,15 +783,8 @@ int ExecutorState::RunNode(const TaggedNode& node, ReadyList* ready) {
     return kFinishesLater;
   }
 
-  Tensor inline_outputs[kInlineOutputs];
-  std::vector<Tensor> heap_outputs;
-  std::span<Tensor> outputs;
-  if (item.num_outputs <= kInlineOutputs) {
-    outputs = std::span<Tensor>(inline_outputs, item.num_outputs);
-  } else {
-    heap_outputs.resize(item.num_outputs);
-    outputs = std::span<Tensor>(heap_outputs);
-  }
+  OutputSlots output_slots(item.num_outputs);
+  std::span<Tensor> outputs = output_slots.span();
   OpKernelContext::Params params;
   params.device = impl_->device_;
   params.kernel = item.kernel.get();
@@ -710,13 +796,7 @@ int ExecutorState::RunNode(const TaggedNode& node, ReadyList* ready) {
   params.track_allocations = trace;
   OpKernelContext context(&params);
   int64_t start = trace ? NowMicros() : 0;
-  {
-    // This thread occupies one of the device's cores while the kernel runs,
-    // so the kernel's own ParallelFor and those of kernels running beside
-    // it recruit only idle cores (threadpool.h).
-    ThreadPool::ScopedBusy busy(impl_->device_->intra_op_pool());
-    item.kernel->Compute(&context);
-  }
+  item.kernel->Compute(&context);  // ProcessLoop holds the core busy
   if (trace) SaveStats(item, node, start, context.bytes_allocated());
   Status status = context.status();
   if (status.ok() && !context.outputs_dead()) status = CheckOutputs(item, outputs);
@@ -790,20 +870,28 @@ int ExecutorState::ActivateEdges(const NodeItem& item, IterationState* iter,
         firing = UpdateMerge(word, kMergeDeadOne, from_enter ? kMergeForcedDead : 0, num_data);
       } else {
         if (!ClaimMerge(word)) continue;  // it already has its live input
-        inputs[e.dst_slot] =
-            e.is_last ? std::move(outputs[e.src_output]) : outputs[e.src_output];
+        if (e.is_last) {
+          FillEmpty(inputs[e.dst_slot], std::move(outputs[e.src_output]));
+        } else {
+          FillEmpty(inputs[e.dst_slot], outputs[e.src_output]);
+        }
         firing = UpdateMerge(word, 0, kMergeLiveWritten, num_data);
       }
       if (firing != kNotReady) ready->push_back({e.dst_id, firing == kFireDead, iter});
       continue;
     }
-    if (edge_dead) {
-      word.fetch_or(kDeadBit, std::memory_order_relaxed);
-    } else if (e.is_last) {
-      inputs[e.dst_slot] = std::move(outputs[e.src_output]);
-    } else {
-      inputs[e.dst_slot] = outputs[e.src_output];
+    if (!edge_dead) {
+      if (e.is_last) {
+        FillEmpty(inputs[e.dst_slot], std::move(outputs[e.src_output]));
+      } else {
+        FillEmpty(inputs[e.dst_slot], outputs[e.src_output]);
+      }
     }
+    if (e.dst_flags & kToSingleInput) {
+      ready->push_back({e.dst_id, edge_dead && !(e.dst_flags & kToControlTrigger), iter});
+      continue;
+    }
+    if (edge_dead) word.fetch_or(kDeadBit, std::memory_order_relaxed);
     const int32_t old = word.fetch_sub(1, std::memory_order_acq_rel);
     if ((old & kCountMask) == 1) {
       const bool dst_dead = (old & kDeadBit) && !(e.dst_flags & kToControlTrigger);
@@ -812,8 +900,12 @@ int ExecutorState::ActivateEdges(const NodeItem& item, IterationState* iter,
   }
   const ControlEdge* controls = impl_->control_edges_.data() + item.controls_start;
   for (int k = 0; k < item.num_controls; ++k) {
-    const int dst = controls[k] >> 2;
-    const int flags = controls[k] & 3;
+    const int dst = controls[k] >> kControlFlagBits;
+    const int flags = controls[k] & ((1 << kControlFlagBits) - 1);
+    if (flags & kToSingleInput) {
+      ready->push_back({dst, dead && !(flags & kToControlTrigger), iter});
+      continue;
+    }
     std::atomic<int32_t>& word = pending[dst - base];
     if (flags & kToMerge) {
       // A Merge's control inputs only count; their deadness does not matter.
@@ -829,7 +921,7 @@ int ExecutorState::ActivateEdges(const NodeItem& item, IterationState* iter,
     }
   }
   // Outputs nobody consumes (or copies left behind) die here.
-  for (Tensor& t : outputs) t = Tensor();
+  for (Tensor& t : outputs) ResetTensor(t);
   return static_cast<int>(ready->size() - before);
 }
 
@@ -996,7 +1088,7 @@ void ExecutorState::IterationDone(IterationState* iter, ReadyList* ready) {
       if (next == nullptr) frame->newest = nullptr;
       --frame->outstanding_iterations;
       Tensor* inputs = iter->inputs.get();
-      for (int i = 0; i < frame->info->num_inputs; ++i) inputs[i] = Tensor();
+      for (int i = 0; i < frame->info->num_inputs; ++i) ResetTensor(inputs[i]);
       frame->free_iterations.push_back(iter);
       if (!frame->deferred.empty()) {
         IterationState* started = StartIteration(frame, ready);
@@ -1049,7 +1141,7 @@ void ExecutorState::DeleteFrame(FrameState* frame, ReadyList* ready) {
 
 void ExecutorState::ClearInputs(const NodeItem& item, IterationState* iter) {
   Tensor* inputs = iter->inputs.get() + item.input_start;
-  for (int i = 0; i < item.num_inputs; ++i) inputs[i] = Tensor();
+  for (int i = 0; i < item.num_inputs; ++i) ResetTensor(inputs[i]);
 }
 
 namespace {
