@@ -6,11 +6,10 @@
 
 #include "weir/ops/gradients/gradient_registry.h"
 #include "weir/ops/standard_ops.h"
+#include "weir/train/while_gradients.h"
 
 namespace weir {
 namespace {
-
-using TensorKey = std::pair<int, int>;  // (node id, output index)
 
 // Ones shaped like `y`: the default seed.
 Output OnesLike(const Scope& scope, const Output& y) {
@@ -20,15 +19,6 @@ Output OnesLike(const Scope& scope, const Output& y) {
 
 Output AsInt32(const Scope& scope, const Output& t) {
   return t.dtype() == DT_INT32 ? t : ops::Cast(scope, t, DT_INT32);
-}
-
-// The dense tensor a gradient stands for: rows scatter-added (ScatterNd
-// adds repeated indices) into zeros of the dense shape.
-Output Densify(const Scope& scope, const Gradient& g) {
-  if (!g.is_sparse) return g.dense;
-  const IndexedSlices& s = g.sparse;
-  Output shape = AsInt32(scope, s.dense_shape);
-  return ops::ScatterNd(scope, ops::Reshape(scope, AsInt32(scope, s.indices), {-1, 1}), s.values, shape);
 }
 
 // The sum of partial gradients, in a fixed order: sparse when every part
@@ -84,6 +74,227 @@ Status CallGradientFunction(const Scope& scope, Node* node, const std::vector<Ou
   return Status::OK();
 }
 
+// One gradient pass over a region: the nodes of one frame, with each loop
+// directly inside it taken whole (WhileGradients builds its gradient, and
+// runs a pass over the loop's body for it).
+class GradientPass {
+ public:
+  GradientPass(const Scope& scope, WhileGradients* loops)
+      : scope_(scope), graph_(scope.graph()), loops_(loops) {}
+
+  // Gradients of `xs` (invalid where none reaches) from `ys` seeded with
+  // `seeds`, built in `ctx`. `reached[i]`: some y depends on xs[i].
+  Status Run(GradContext* ctx, int region, const std::vector<Output>& ys,
+             const std::vector<Output>& seeds, const std::vector<Output>& xs,
+             std::vector<Gradient>* grads, std::vector<bool>* reached = nullptr);
+
+  const std::vector<std::string>& blocked() const { return blocked_; }
+
+ private:
+  // Data edges out of a unit's outputs (a loop's: out of its Exits) to
+  // other units of the region; a predicate carries no gradient.
+  std::vector<const Edge*> OutEdges(int unit, int region) const {
+    std::vector<const Edge*> result;
+    auto add = [&](const Node* node) {
+      for (const Edge* e : node->out_edges()) {
+        if (e->IsControlEdge() || (e->dst()->type_string() == "Switch" && e->dst_input() == 1)) continue;
+        const int dst = loops_->UnitOf(e->dst(), region);
+        if (dst != WhileGradients::kNoUnit && dst != unit) result.push_back(e);
+      }
+    };
+    if (WhileGradients::IsLoopUnit(unit)) {
+      for (const Node* exit : loops_->exits(WhileGradients::LoopFrameOf(unit))) add(exit);
+    } else {
+      add(graph_->FindNodeId(unit));
+    }
+    return result;
+  }
+  // Data edges into a unit (a loop's: into its Enters) from outside it:
+  // from other units, or from loop structure (a body's inputs).
+  std::vector<const Edge*> InEdges(int unit, int region) const {
+    std::vector<const Edge*> result;
+    auto add = [&](const Node* node) {
+      for (const Edge* e : node->in_edges()) {
+        if (!e->IsControlEdge() && loops_->UnitOf(e->src(), region) != unit) result.push_back(e);
+      }
+    };
+    if (WhileGradients::IsLoopUnit(unit)) {
+      for (const Node* enter : loops_->enters(WhileGradients::LoopFrameOf(unit))) add(enter);
+    } else {
+      add(graph_->FindNodeId(unit));
+    }
+    return result;
+  }
+
+  const Scope scope_;
+  Graph* graph_;
+  WhileGradients* loops_;
+  std::vector<std::string> blocked_;  // non-differentiable ops on a path
+};
+
+Status GradientPass::Run(GradContext* ctx, int region, const std::vector<Output>& ys,
+                         const std::vector<Output>& seeds, const std::vector<Output>& xs,
+                         std::vector<Gradient>* grads, std::vector<bool>* reached) {
+  auto unit_of = [&](const Node* node) { return loops_->UnitOf(node, region); };
+  // Units reachable forward from xs, then those of them from which ys are
+  // reachable backward: the only units gradients pass through.
+  std::set<int> from_x, on_path;
+  std::deque<int> queue;
+  auto visit = [&](std::set<int>* set, int unit) {
+    if (unit != WhileGradients::kNoUnit && set->insert(unit).second) queue.push_back(unit);
+  };
+  for (const Output& x : xs) {
+    if (unit_of(x.node()) != WhileGradients::kNoUnit) {
+      visit(&from_x, unit_of(x.node()));
+      continue;
+    }
+    // A loop body's input or captured tensor: start from its consumers.
+    for (const Edge* e : x.node()->out_edges()) {
+      if (!e->IsControlEdge() && e->src_output() == x.index()) visit(&from_x, unit_of(e->dst()));
+    }
+  }
+  while (!queue.empty()) {
+    const int unit = queue.front();
+    queue.pop_front();
+    for (const Edge* e : OutEdges(unit, region)) visit(&from_x, unit_of(e->dst()));
+  }
+  for (const Output& y : ys) {
+    if (from_x.count(unit_of(y.node()))) visit(&on_path, unit_of(y.node()));
+  }
+  while (!queue.empty()) {
+    const int unit = queue.front();
+    queue.pop_front();
+    for (const Edge* e : InEdges(unit, region)) {
+      if (from_x.count(unit_of(e->src()))) visit(&on_path, unit_of(e->src()));
+    }
+  }
+  std::set<TensorKey> wanted;
+  for (const Output& x : xs) wanted.insert({x.node()->id(), x.index()});
+  // A unit is ready once every consumer on the path has sent its gradient.
+  std::map<int, int> pending;
+  for (int unit : on_path) {
+    int count = 0;
+    for (const Edge* e : OutEdges(unit, region)) count += on_path.count(unit_of(e->dst()));
+    pending[unit] = count;
+  }
+  std::map<TensorKey, std::vector<Gradient>> partials;
+  for (size_t i = 0; i < ys.size(); ++i) {
+    const TensorKey key{ys[i].node()->id(), ys[i].index()};
+    if (on_path.count(unit_of(ys[i].node())) || wanted.count(key)) partials[key].push_back(Gradient::Dense(seeds[i]));
+  }
+  std::map<TensorKey, Gradient> sums;
+  auto sum = [&](const TensorKey& key) -> Gradient {
+    auto done = sums.find(key);
+    if (done != sums.end()) return done->second;
+    auto it = partials.find(key);
+    if (it == partials.end()) return Gradient();
+    return sums[key] = SumPartials(scope_, it->second);
+  };
+  std::vector<int> ready;
+  for (const auto& [unit, count] : pending) {
+    if (count == 0) ready.push_back(unit);
+  }
+  while (!ready.empty()) {
+    const int unit = ready.back();
+    ready.pop_back();
+    const std::vector<const Edge*> inputs = InEdges(unit, region);
+    // Go on only toward inputs on the path (an x with nothing upstream
+    // stops here).
+    auto wanted_input = [&](const Edge* e) {
+      return on_path.count(unit_of(e->src())) > 0 || wanted.count({e->src()->id(), e->src_output()}) > 0;
+    };
+    bool upstream = false;
+    for (const Edge* e : inputs) upstream |= wanted_input(e);
+    // The gradient for each input edge.
+    std::map<const Edge*, Gradient> to_inputs;
+    if (WhileGradients::IsLoopUnit(unit)) {
+      const int frame = WhileGradients::LoopFrameOf(unit);
+      const std::vector<Node*> exits = loops_->exits(frame);
+      const std::vector<Node*> enters = loops_->enters(frame);
+      std::vector<Output> exit_grads(exits.size());
+      bool any = false;
+      WEIR_RETURN_IF_ERROR(loops_->InContext(ctx, [&] {
+        for (size_t i = 0; i < exits.size(); ++i) {
+          Gradient g = sum({exits[i]->id(), 0});
+          if (g.valid()) exit_grads[i] = Densify(scope_, g);
+          any |= g.valid();
+        }
+        return Status::OK();
+      }));
+      if (any && upstream) {
+        std::set<const Node*> wanted_enters;
+        for (const Edge* e : inputs) {
+          if (wanted_input(e)) wanted_enters.insert(e->dst());
+        }
+        std::vector<Output> enter_grads;
+        WhileGradients::RegionPass pass = [this](GradContext* c, int r, const std::vector<Output>& y,
+                                                 const std::vector<Output>& s,
+                                                 const std::vector<Output>& x, std::vector<Gradient>* g) {
+          return Run(c, r, y, s, x, g);
+        };
+        Status s = loops_->LoopGradient(ctx, frame, exit_grads, wanted_enters, pass, &enter_grads);
+        if (!s.ok()) return s.WithContext("gradient of while loop '" + exits.front()->name() + "'");
+        for (const Edge* e : inputs) {
+          for (size_t i = 0; i < enters.size(); ++i) {
+            if (enters[i] == e->dst() && enter_grads[i].valid()) to_inputs[e] = Gradient::Dense(enter_grads[i]);
+          }
+        }
+      }
+    } else {
+      Node* node = graph_->FindNodeId(unit);
+      std::vector<Gradient> node_sums(node->num_outputs());
+      bool any = false;
+      std::vector<Gradient> grad_inputs(node->num_inputs());
+      StatusOr<const GradientFunction*> fn = GradientRegistry::Global()->Lookup(node->type_string());
+      WEIR_RETURN_IF_ERROR(loops_->InContext(ctx, [&] {
+        for (int i = 0; i < node->num_outputs(); ++i) {
+          node_sums[i] = sum({node->id(), i});
+          any |= node_sums[i].valid();
+        }
+        if (!any || !upstream) return Status::OK();
+        if (!fn.ok()) {
+          return errors::NotFound("no gradient is defined for op ", node->type_string(), " (node ",
+                                  node->Describe(), "), which lies between the ys and xs");
+        }
+        if (*fn == nullptr) {
+          blocked_.push_back(node->Describe());
+          return Status::OK();
+        }
+        // Gradient functions take dense gradients: a sparse one flowing on
+        // through another op is densified here.
+        std::vector<Output> grad_outputs(node->num_outputs());
+        for (int i = 0; i < node->num_outputs(); ++i) {
+          if (node_sums[i].valid()) grad_outputs[i] = Densify(scope_, node_sums[i]);
+        }
+        Status s = CallGradientFunction(scope_.NewSubScope("gradients"), node, grad_outputs, **fn,
+                                        &grad_inputs);
+        if (!s.ok()) return s.WithContext("gradient of node " + node->Describe());
+        return scope_.status();
+      }));
+      for (const Edge* e : inputs) {
+        if (grad_inputs[e->dst_input()].valid()) to_inputs[e] = grad_inputs[e->dst_input()];
+      }
+    }
+    for (const Edge* e : inputs) {
+      if (!wanted_input(e)) continue;
+      auto it = to_inputs.find(e);
+      if (it != to_inputs.end()) partials[{e->src()->id(), e->src_output()}].push_back(it->second);
+      const int src = unit_of(e->src());
+      if (on_path.count(src) && --pending[src] == 0) ready.push_back(src);
+    }
+  }
+  grads->assign(xs.size(), Gradient());
+  WEIR_RETURN_IF_ERROR(loops_->InContext(ctx, [&] {
+    for (size_t i = 0; i < xs.size(); ++i) (*grads)[i] = sum({xs[i].node()->id(), xs[i].index()});
+    return Status::OK();
+  }));
+  if (reached != nullptr) {
+    reached->assign(xs.size(), false);
+    for (size_t i = 0; i < xs.size(); ++i) (*reached)[i] = on_path.count(unit_of(xs[i].node())) > 0;
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 Status AddSymbolicGradients(const Scope& scope, const std::vector<Output>& ys,
@@ -103,125 +314,33 @@ Status AddSymbolicGradients(const Scope& scope, const std::vector<Output>& ys,
                                      "': its dtype ", x.dtype(), " is not a floating type");
     }
   }
-  Graph* graph = scope.graph();
-  // Nodes reachable forward from xs, then those of them from which ys are
-  // reachable backward: the only nodes gradients pass through.
-  std::vector<bool> from_x(graph->num_node_ids(), false);
-  std::deque<Node*> queue;
-  for (const Output& x : xs) {
-    if (!from_x[x.node()->id()]) {
-      from_x[x.node()->id()] = true;
-      queue.push_back(x.node());
-    }
-  }
-  while (!queue.empty()) {
-    Node* node = queue.front();
-    queue.pop_front();
-    for (const Edge* e : node->out_edges()) {
-      if (!e->IsControlEdge() && !from_x[e->dst()->id()]) {
-        from_x[e->dst()->id()] = true;
-        queue.push_back(e->dst());
-      }
-    }
-  }
-  std::vector<bool> on_path(graph->num_node_ids(), false);
   for (const Output& y : ys) {
-    if (from_x[y.node()->id()] && !on_path[y.node()->id()]) {
-      on_path[y.node()->id()] = true;
-      queue.push_back(y.node());
-    }
+    if (!y.valid()) return errors::InvalidArgument("AddSymbolicGradients: a y is invalid");
   }
-  while (!queue.empty()) {
-    Node* node = queue.front();
-    queue.pop_front();
-    for (const Edge* e : node->in_edges()) {
-      if (!e->IsControlEdge() && from_x[e->src()->id()] && !on_path[e->src()->id()]) {
-        on_path[e->src()->id()] = true;
-        queue.push_back(e->src());
+  WEIR_ASSIGN_OR_RETURN(std::unique_ptr<WhileGradients> loops, WhileGradients::Create(scope));
+  for (const std::vector<Output>* list : {&ys, &xs}) {
+    for (const Output& t : *list) {
+      if (loops->OutputFrameOf(t.node()) != 0) {
+        return errors::InvalidArgument("AddSymbolicGradients: '", t.name(),
+                                       "' is inside a while loop; differentiate values outside it");
       }
     }
   }
-  // A node is ready once every consumer on the path has sent its gradient.
-  std::map<int, int> pending;
-  for (Node* node : graph->nodes()) {
-    if (!on_path[node->id()]) continue;
-    int count = 0;
-    for (const Edge* e : node->out_edges()) count += !e->IsControlEdge() && on_path[e->dst()->id()];
-    pending[node->id()] = count;
-  }
-  std::map<TensorKey, std::vector<Gradient>> partials;
+  std::vector<Output> seeds;
   for (size_t i = 0; i < ys.size(); ++i) {
-    if (!on_path[ys[i].node()->id()]) continue;
-    Output seed = grad_ys.empty() ? OnesLike(scope, ys[i]) : grad_ys[i];
-    partials[{ys[i].node()->id(), ys[i].index()}].push_back(Gradient::Dense(seed));
+    seeds.push_back(grad_ys.empty() ? OnesLike(scope, ys[i]) : grad_ys[i]);
   }
-  std::set<TensorKey> wanted;
-  for (const Output& x : xs) wanted.insert({x.node()->id(), x.index()});
-  std::map<TensorKey, Gradient> results;
-  std::vector<Node*> ready;
-  for (const auto& [id, count] : pending) {
-    if (count == 0) ready.push_back(graph->FindNodeId(id));
+  GradientPass pass(scope, loops.get());
+  std::vector<bool> reached;
+  WEIR_RETURN_IF_ERROR(pass.Run(loops->root(), 0, ys, seeds, xs, grad_xs, &reached));
+  for (size_t i = 0; i < xs.size(); ++i) {
+    if ((*grad_xs)[i].valid()) continue;
+    std::string why = !reached[i] ? "no y depends on it"
+                                  : StrCat("every path passes through a non-differentiable op (",
+                                           StrJoin(pass.blocked(), "; "), ")");
+    return errors::InvalidArgument("no gradient reaches '", xs[i].name(), "': ", why);
   }
-  std::vector<std::string> blocked;  // non-differentiable ops on the path
-  while (!ready.empty()) {
-    Node* node = ready.back();
-    ready.pop_back();
-    // Go on only toward inputs on the path (an x with nothing upstream
-    // stops here).
-    bool upstream = false;
-    for (const Edge* e : node->in_edges()) upstream |= !e->IsControlEdge() && on_path[e->src()->id()];
-    std::vector<Gradient> sums(node->num_outputs());
-    bool any = false;
-    for (int i = 0; i < node->num_outputs(); ++i) {
-      auto it = partials.find({node->id(), i});
-      if (it == partials.end()) continue;
-      sums[i] = SumPartials(scope, it->second);
-      any = true;
-      if (wanted.count({node->id(), i})) results[{node->id(), i}] = sums[i];
-    }
-    std::vector<Gradient> grad_inputs(node->num_inputs());
-    bool passes = any && upstream;
-    if (passes) {
-      StatusOr<const GradientFunction*> fn = GradientRegistry::Global()->Lookup(node->type_string());
-      if (!fn.ok()) {
-        return errors::NotFound("no gradient is defined for op ", node->type_string(),
-                                " (node ", node->Describe(), "), which lies between the ys and xs");
-      }
-      if (*fn == nullptr) {
-        blocked.push_back(node->Describe());
-      } else {
-        // Gradient functions take dense gradients: a sparse one flowing on
-        // through another op is densified here.
-        std::vector<Output> grad_outputs(node->num_outputs());
-        for (int i = 0; i < node->num_outputs(); ++i) {
-          if (sums[i].valid()) grad_outputs[i] = Densify(scope, sums[i]);
-        }
-        Status s = CallGradientFunction(scope.NewSubScope("gradients"), node, grad_outputs, **fn,
-                                        &grad_inputs);
-        if (!s.ok()) return s.WithContext("gradient of node " + node->Describe());
-        WEIR_RETURN_IF_ERROR(scope.status());
-      }
-    }
-    for (const Edge* e : node->in_edges()) {
-      if (e->IsControlEdge() || !on_path[e->src()->id()]) continue;
-      const Gradient& g = grad_inputs[e->dst_input()];
-      if (passes && g.valid()) partials[{e->src()->id(), e->src_output()}].push_back(g);
-      if (--pending[e->src()->id()] == 0) ready.push_back(e->src());
-    }
-  }
-  grad_xs->clear();
-  for (const Output& x : xs) {
-    auto it = results.find({x.node()->id(), x.index()});
-    if (it == results.end()) {
-      std::string why = !from_x[x.node()->id()] || !on_path[x.node()->id()]
-                            ? "no y depends on it"
-                            : StrCat("every path passes through a non-differentiable op (",
-                                     StrJoin(blocked, "; "), ")");
-      return errors::InvalidArgument("no gradient reaches '", x.name(), "': ", why);
-    }
-    grad_xs->push_back(it->second);
-  }
-  return Status::OK();
+  return scope.status();
 }
 
 Status AddSymbolicGradients(const Scope& scope, const std::vector<Output>& ys,

@@ -62,6 +62,7 @@ void RegisterAllGradients() {
     RegisterRnnGradients(registry);
     RegisterStatefulGradients(registry);
     RegisterDataFlowGradients(registry);
+    RegisterControlFlowGradients(registry);
   });
 }
 

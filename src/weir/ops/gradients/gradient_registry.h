@@ -79,5 +79,6 @@ void RegisterNnGradients(GradientRegistry* registry);
 void RegisterRnnGradients(GradientRegistry* registry);
 void RegisterStatefulGradients(GradientRegistry* registry);
 void RegisterDataFlowGradients(GradientRegistry* registry);
+void RegisterControlFlowGradients(GradientRegistry* registry);
 
 }  // namespace weir
