@@ -285,6 +285,57 @@ TEST_F(ControlFlowRunTest, ShapeInvariantLetsAVariableGrow) {
   EXPECT_EQ(Values<float>(result[0]), expected);
 }
 
+TEST_F(ControlFlowRunTest, LoopsReadVariablesAndOnlyTheTakenBranchWrites) {
+  Scope root = Scope::NewRootScope();
+  auto w = ops::VarHandleOp(root.WithOpName("w"), DT_FLOAT, kScalar);
+  auto init = ops::AssignVariableOp(root.WithOpName("init"), w, 1.5f);
+  auto n = ops::Placeholder(root.WithOpName("n"), DT_INT32, {{"shape", kScalar}});
+  auto p = ops::Placeholder(root.WithOpName("p"), DT_BOOL, {{"shape", kScalar}});
+  // The loop reads w in every iteration: acc = n * w. A read's shape is
+  // unknown at build time, so acc's invariant says so.
+  ops::WhileLoopOptions options;
+  options.shape_invariants = {kScalar, PartialShape::UnknownRank()};
+  std::vector<Output> loop;
+  ASSERT_TRUE(ops::WhileLoop(
+                  root, {ops::Const(root, 0), ops::Const(root, 0.f)}, Below(n),
+                  [&](const Scope& s, const std::vector<Output>& v, std::vector<Output>* next) {
+                    return Returns(next,
+                                   {ops::AddV2(s, v[0], 1),
+                                    ops::AddV2(s, v[1], ops::ReadVariableOp(s, w, DT_FLOAT))});
+                  },
+                  &loop, options)
+                  .ok())
+      << root.status();
+  // p ? (w += 10; n) : n -- the write is in the then branch only.
+  std::vector<Output> chosen;
+  ASSERT_TRUE(
+      ops::Cond(
+          root, p,
+          [&](const Scope& b, std::vector<Output>* o) {
+            auto add = ops::AssignAddVariableOp(b.WithOpName("add"), w, 10.f);
+            return Returns(o, {ops::Identity(b.WithControlDependencies({add}), n)});
+          },
+          [&](const Scope& b, std::vector<Output>* o) { return Returns(o, {ops::Identity(b, n)}); },
+          &chosen)
+          .ok())
+      << root.status();
+  auto read = ops::ReadVariableOp(root.WithOpName("read"), w, DT_FLOAT);
+  Start(root);
+  std::vector<Tensor> none;
+  ASSERT_TRUE(session_->Run({}, {}, {"init"}, &none).ok());
+  auto sum = Run({{"n", Tensor::Scalar<int32_t>(4)}}, {loop[1]});
+  ASSERT_EQ(sum.size(), 1u);
+  EXPECT_FLOAT_EQ(sum[0].data<float>()[0], 6.f);
+  for (bool flag : {false, true, false}) {
+    auto r = Run({{"p", Tensor::Scalar<bool>(flag)}, {"n", Tensor::Scalar<int32_t>(3)}}, chosen);
+    ASSERT_EQ(r.size(), 1u);
+    EXPECT_EQ(r[0].data<int32_t>()[0], 3);
+  }
+  auto value = Run({}, {read});
+  ASSERT_EQ(value.size(), 1u);
+  EXPECT_FLOAT_EQ(value[0].data<float>()[0], 11.5f);  // one write, from the one true step
+}
+
 TEST_F(ControlFlowRunTest, NewtonsSquareRootMatchesStdSqrt) {
   // x <- (x + a / x) / 2 for a fed count of steps, any parallel_iterations.
   for (int parallel : {1, 10}) {
