@@ -1,11 +1,13 @@
-// Gradients through TensorArrays (ops/gradients/data_flow_grad.cc), outside
-// loops: values go into an array, come out, are computed on, and the
-// gradient with respect to what went in is checked against finite
-// differences. Also: an array's errors name the node through a Session.
+// Gradients through TensorArrays (ops/gradients/data_flow_grad.cc): values
+// go into an array, come out, are computed on, and the gradient with
+// respect to what went in is checked against finite differences; outside
+// loops, and in a dynamic_rnn-style WhileLoop. Also: an array's errors
+// name the node through a Session.
 #include <gtest/gtest.h>
 
 #include <set>
 
+#include "weir/ops/control_flow_builder.h"
 #include "weir/ops/standard_ops.h"
 #include "weir/runtime/session.h"
 #include "weir/train/gradients.h"
@@ -88,6 +90,47 @@ TEST(TensorArrayGradientsTest, ReadsOfScatterAndGatherOfWrites) {
     return Flat(
         s, ops::Mul(s, g, ops::Const(s, Tensor::FromVector<double>({1, 2, 3, 4, 5, 6}, {3, 2}))));
   });
+}
+
+// As dynamic_rnn builds it: inputs scattered into an array, one row read
+// per iteration of a WhileLoop, h = tanh(row * w + h) written per
+// iteration, the outputs gathered; differentiated with respect to the
+// inputs and the captured w (the loop's gradient is train/while_gradients).
+// (i, h, flow): a read's shape is known only at run time, so h's is too.
+ops::WhileLoopOptions LoopShapes() {
+  ops::WhileLoopOptions options;
+  const PartialShape scalar(std::vector<int64_t>{});
+  options.shape_invariants = {scalar, PartialShape::UnknownRank(), scalar};
+  return options;
+}
+
+TEST(TensorArrayGradientsTest, ThroughAWhileLoop) {
+  ExpectGradientsMatch(
+      {DistinctValues({4, 3}), DistinctValues({3})},
+      [](const Scope& s, const std::vector<Output>& x) {
+        Output steps = ops::Range(s, Index(s, 0), Index(s, 4), Index(s, 1));
+        Array in = NewArray(s, 4);
+        in.flow = ops::TensorArrayScatterV3(s, in.handle, steps, x[0], in.flow);
+        Array out = NewArray(s, 4);
+        Output h0 = ops::Const(s, Tensor::FromVector<double>({0.1, -0.2, 0.3}));
+        std::vector<Output> results;
+        Status built = ops::WhileLoop(
+            s, {Index(s, 0), h0, out.flow},
+            [](const Scope& c, const std::vector<Output>& vars, Output* pred) {
+              *pred = ops::Less(c, vars[0], 4);
+              return c.status();
+            },
+            [&](const Scope& b, const std::vector<Output>& vars, std::vector<Output>* next) {
+              Output row = ops::TensorArrayReadV3(b, in.handle, vars[0], in.flow, DT_DOUBLE);
+              Output h = ops::Tanh(b, ops::Add(b, ops::Mul(b, row, x[1]), vars[1]));
+              *next = {ops::Add(b, vars[0], 1), h,
+                       ops::TensorArrayWriteV3(b, out.handle, vars[0], h, vars[2])};
+              return b.status();
+            },
+            &results, LoopShapes());
+        EXPECT_TRUE(built.ok()) << built;
+        return Flat(s, ops::TensorArrayGatherV3(s, out.handle, steps, results[2], DT_DOUBLE));
+      });
 }
 
 TEST(TensorArrayGradientsTest, OneGradientComputationUsesOneSource) {
