@@ -9,6 +9,8 @@
 #include <sstream>
 
 #include "weir/graph/graph_def_io.h"
+#include "weir/ops/control_flow_builder.h"
+#include "weir/ops/standard_ops.h"
 #include "weir/runtime/session.h"
 #include "weir/runtime/standard_registration.h"
 
@@ -61,6 +63,41 @@ void ExpectMatches(const Tensor& weir, const nlohmann::json& tf, const std::stri
   }
 }
 
+// Runs every recorded case of `fixture` on `graph` in one session.
+void ExpectTensorFlowsValues(const GraphDef& graph, const nlohmann::json& fixture) {
+  auto session = Session::New(SessionOptions());
+  ASSERT_TRUE(session.ok()) << session.status();
+  Status created = (*session)->Create(graph);
+  ASSERT_TRUE(created.ok()) << created;
+  const auto fetches = fixture.at("fetches").get<std::vector<std::string>>();
+  ASSERT_FALSE(fixture.at("cases").empty());
+  for (const nlohmann::json& one : fixture.at("cases")) {
+    std::vector<std::pair<std::string, Tensor>> feeds;
+    std::string described;
+    for (const auto& [name, value] : one.at("feeds").items()) {
+      feeds.emplace_back(name, Decode(value));
+      described += StrCat(name, "=", value.at("values").dump(), " ");
+    }
+    std::vector<Tensor> outputs;
+    Status ran = (*session)->Run(feeds, fetches, {}, &outputs);
+    ASSERT_TRUE(ran.ok()) << described << ran;
+    ASSERT_EQ(outputs.size(), fetches.size());
+    for (size_t f = 0; f < fetches.size(); ++f) {
+      ExpectMatches(outputs[f], one.at("outputs")[f], StrCat(fetches[f], " with ", described));
+    }
+  }
+  // New trip counts reuse the compiled executors.
+  EXPECT_EQ((*session)->num_cached_signatures(), 1);
+}
+
+const nlohmann::json& Fixture(const nlohmann::json& cases, const std::string& graph) {
+  for (const nlohmann::json& fixture : cases.at("graphs")) {
+    if (fixture.at("graph") == graph) return fixture;
+  }
+  ADD_FAILURE() << "no fixture " << graph;
+  return cases;
+}
+
 TEST(TensorFlowControlFlowTest, ExportedLoopsAndCondsGiveTensorFlowsValues) {
   RegisterStandardOpsAndKernels();
   const nlohmann::json cases = ReadCases();
@@ -70,30 +107,69 @@ TEST(TensorFlowControlFlowTest, ExportedLoopsAndCondsGiveTensorFlowsValues) {
     SCOPED_TRACE(file);
     StatusOr<GraphDef> graph = ReadGraphDefFile(std::string(WEIR_TEST_DATA) + "/" + file);
     ASSERT_TRUE(graph.ok()) << graph.status();
-    auto session = Session::New(SessionOptions());
-    ASSERT_TRUE(session.ok()) << session.status();
-    Status created = (*session)->Create(*graph);
-    ASSERT_TRUE(created.ok()) << created;
-    const auto fetches = fixture.at("fetches").get<std::vector<std::string>>();
-    ASSERT_FALSE(fixture.at("cases").empty());
-    for (const nlohmann::json& one : fixture.at("cases")) {
-      std::vector<std::pair<std::string, Tensor>> feeds;
-      std::string described;
-      for (const auto& [name, value] : one.at("feeds").items()) {
-        feeds.emplace_back(name, Decode(value));
-        described += StrCat(name, "=", value.at("values").dump(), " ");
-      }
-      std::vector<Tensor> outputs;
-      Status ran = (*session)->Run(feeds, fetches, {}, &outputs);
-      ASSERT_TRUE(ran.ok()) << described << ran;
-      ASSERT_EQ(outputs.size(), fetches.size());
-      for (size_t f = 0; f < fetches.size(); ++f) {
-        ExpectMatches(outputs[f], one.at("outputs")[f], StrCat(fetches[f], " with ", described));
-      }
-    }
-    // New trip counts reuse the compiled executors.
-    EXPECT_EQ((*session)->num_cached_signatures(), 1);
+    ExpectTensorFlowsValues(*graph, fixture);
   }
+}
+
+Status Returns(std::vector<Output>* out, std::vector<Output> values) {
+  *out = std::move(values);
+  return Status::OK();
+}
+
+// export_control_flow.py's while_cond_graph(), built with ops::WhileLoop and
+// ops::Cond, gives the values TensorFlow recorded for its own graph.
+TEST(TensorFlowControlFlowTest, TheSameProgramBuiltInWeirGivesTensorFlowsValues) {
+  RegisterStandardOpsAndKernels();
+  const PartialShape scalar(std::vector<int64_t>{});
+  Scope root = Scope::NewRootScope();
+  auto n = ops::Placeholder(root.WithOpName("n"), DT_INT32, {{"shape", scalar}});
+  auto x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT, {{"shape", PartialShape({3})}});
+  auto p = ops::Placeholder(root.WithOpName("p"), DT_BOOL, {{"shape", scalar}});
+  auto scale = ops::Const(root.WithOpName("scale"), {0.5f, -1.f, 2.f});
+  ops::WhileLoopOptions options;
+  options.name = "loop";
+  std::vector<Output> loop;
+  Status built = ops::WhileLoop(
+      root, {ops::Const(root, 0), ops::Const(root, {0.f, 0.f, 0.f})},
+      [&](const Scope& s, const std::vector<Output>& v, Output* pred) {
+        *pred = ops::Less(s, v[0], n);
+        return Status::OK();
+      },
+      [&](const Scope& s, const std::vector<Output>& v, std::vector<Output>* next) {
+        auto even = ops::Equal(s, ops::FloorMod(s, v[0], 2), 0);
+        std::vector<Output> term;
+        WEIR_RETURN_IF_ERROR(ops::Cond(
+            s, even,
+            [&](const Scope& b, std::vector<Output>* o) {
+              return Returns(o, {ops::AddV2(b, ops::Mul(b, v[1], scale), x)});
+            },
+            [&](const Scope& b, std::vector<Output>* o) {
+              auto half_x = ops::Mul(b, x, 0.5f);
+              return Returns(
+                  o, {ops::AddV2(b, ops::Sub(b, v[1], half_x), ops::Cast(b, v[0], DT_FLOAT))});
+            },
+            &term));
+        return Returns(next, {ops::AddV2(s, v[0], 1), term[0]});
+      },
+      &loop, options);
+  ASSERT_TRUE(built.ok()) << built;
+  std::vector<Output> y;
+  built = ops::Cond(
+      root, p,
+      [&](const Scope& b, std::vector<Output>* o) {
+        return Returns(o, {ops::Mul(b, loop[1], 2.f)});
+      },
+      [&](const Scope& b, std::vector<Output>* o) {
+        return Returns(o, {ops::AddV2(b, loop[1], ops::Cast(b, loop[0], DT_FLOAT))});
+      },
+      &y);
+  ASSERT_TRUE(built.ok()) << built;
+  ops::Identity(root.WithOpName("trips"), loop[0]);
+  ops::Identity(root.WithOpName("result"), y[0]);
+  ASSERT_TRUE(root.ok()) << root.status();
+  EXPECT_EQ(loop[1].name(), "loop/Exit_1");  // the name TensorFlow gives it too
+  const nlohmann::json cases = ReadCases();
+  ExpectTensorFlowsValues(root.ToGraphDef(), Fixture(cases, "tf_while_cond.pbtxt"));
 }
 
 }  // namespace
