@@ -105,10 +105,12 @@ class Partitioner {
   // The name that consumers on `dst_device` read for `src`:`output`
   // (Edge::kControlSlot: a control edge): its _Recv, or the Cast after it.
   std::string RecvFor(const Node* src, int output, const std::string& dst_device);
-  // A copy of NextIteration `next` on `device`: a value crosses devices
-  // before it enters the next iteration, never after (a _Recv in iteration
-  // i+1 would wait for a _Send that runs in iteration i).
-  std::string NextIterationOn(const Node* next, const std::string& device);
+  // A copy of `node`, an Enter or a NextIteration, on `device`, reading its
+  // inputs there: a value crosses devices before it changes frame or
+  // iteration, never after. (A _Recv in iteration i+1 would wait for a
+  // _Send that ran in iteration i; and a loop's Merge must see its Enter,
+  // not a _Recv, to know that a dead Enter means no back edge will come.)
+  std::string CopyOn(const Node* node, const std::string& device);
   Status AddControlLoops();
 
   const Graph& graph_;
@@ -117,7 +119,7 @@ class Partitioner {
   RecvSchedule schedule_;
   std::unique_ptr<ControlFlowInfo> loops_;  // null: the graph has no Enter
   std::map<TransferKey, std::string> recvs_;
-  std::map<std::pair<int, std::string>, std::string> next_iterations_;
+  std::map<std::pair<int, std::string>, std::string> copies_;  // (node id, device)
   std::map<std::pair<int, std::string>, ControlLoop> control_loops_;  // (frame, device)
   int lossy_transfers_ = 0;
 };
@@ -127,23 +129,25 @@ std::string Partitioner::InputFor(const Edge* e, const std::string& device) {
   if (src->assigned_device() == device) {
     return e->IsControlEdge() ? src->name() : TensorId{src->name(), e->src_output()}.ToString();
   }
-  if (loops_ != nullptr && IsNextIterationOp(src->type_string())) {
-    return NextIterationOn(src, device);
+  if (loops_ != nullptr &&
+      (IsNextIterationOp(src->type_string()) || IsEnterOp(src->type_string()))) {
+    return CopyOn(src, device);
   }
   return RecvFor(src, e->src_output(), device);
 }
 
-std::string Partitioner::NextIterationOn(const Node* next, const std::string& device) {
-  auto [it, inserted] = next_iterations_.try_emplace({next->id(), device});
+std::string Partitioner::CopyOn(const Node* node, const std::string& device) {
+  auto [it, inserted] = copies_.try_emplace({node->id(), device});
   if (!inserted) return it->second;
-  NodeDef def = next->def();
-  def.name = StrCat("_next/", next->name(), "/to/", NameFragment(device));
+  NodeDef def = node->def();
+  const char* kind = IsEnterOp(node->type_string()) ? "_enter/" : "_next/";
+  def.name = StrCat(kind, node->name(), "/to/", NameFragment(device));
   def.device = device;
   def.inputs.clear();
-  for (const Edge* e : next->data_inputs()) {
+  for (const Edge* e : node->data_inputs()) {
     if (e != nullptr) def.inputs.push_back(InputFor(e, device));
   }
-  for (const Edge* e : next->control_inputs()) def.inputs.push_back("^" + InputFor(e, device));
+  for (const Edge* e : node->control_inputs()) def.inputs.push_back("^" + InputFor(e, device));
   it->second = def.name;
   partitions_[device].nodes.push_back(std::move(def));
   return it->second;

@@ -9,7 +9,7 @@
 // that steps its part of the frame in time with the LoopCond's device; the
 // frame's _Recvs there wait for it, so each runs in the frame and iteration
 // of its _Send (the rendezvous key carries both). Nested frames too. A
-// value crosses devices before a NextIteration, never after it.
+// value crosses devices before an Enter or a NextIteration, never after.
 //
 // Options: Recv scheduling (graph/recv_schedule.h) gives each _Recv a
 // control input so it starts as late as the step allows; lossy transfers

@@ -157,30 +157,6 @@ TEST_F(PartitionControlFlowTest, FrameOfEveryNode) {
   EXPECT_FALSE(first_only("after"));
 }
 
-// An Enter on another device than its Merge: the value exists only in the
-// first iteration, so its _Recv waits for the control loop's Enter, not
-// its Merge (which would run it, and wait forever, in every iteration).
-TEST_F(PartitionControlFlowTest, FirstIterationValuesCrossOnce) {
-  std::vector<NodeDef> nodes = {IntNode("start", "Const", {}), IntNode("limit", "Const", {})};
-  for (NodeDef& n : CountingLoop("", "outer", "start", "limit")) {
-    if (n.name == "enter_i") n.device = "/device:CPU:1";
-    nodes.push_back(std::move(n));
-  }
-  nodes.push_back(IntNode("copy", "Identity", {"enter_i"}, "/device:CPU:1"));
-  nodes.push_back(IntNode("from_copy", "Neg", {"copy"}));
-  ASSERT_TRUE(Build(std::move(nodes)).ok());
-  ASSERT_TRUE(Partition().ok());
-  const NodeDef* merge = FindDef(parts_[kCpu0], "merge");
-  ASSERT_NE(merge, nullptr);
-  const NodeDef* recv = FindDef(parts_[kCpu0], merge->inputs[0]);
-  ASSERT_NE(recv, nullptr);
-  EXPECT_EQ(recv->inputs, std::vector<std::string>{"^" + kLoop0 + "enter"});
-  const NodeDef* neg = FindDef(parts_[kCpu0], "from_copy");
-  ASSERT_NE(neg, nullptr);
-  EXPECT_EQ(FindDef(parts_[kCpu0], neg->inputs[0])->inputs,
-            std::vector<std::string>{"^" + kLoop0 + "enter"});
-}
-
 TEST_F(PartitionControlFlowTest, InputsFromTwoFramesAreAnError) {
   std::vector<NodeDef> nodes = {IntNode("start", "Const", {}), IntNode("limit", "Const", {})};
   for (NodeDef& n : CountingLoop("", "outer", "start", "limit")) nodes.push_back(std::move(n));
@@ -285,6 +261,42 @@ TEST_F(PartitionControlFlowTest, BackEdgeCrossesBeforeNextIteration) {
   for (const auto& [device, part] : parts_) {
     for (const NodeDef& n : part.nodes) {
       if (n.op == "_Send") EXPECT_NE(n.inputs[0], "next") << device;
+    }
+  }
+}
+
+// An Enter on another device than its Merge: a copy of the Enter on the
+// Merge's device reads the value there, so the Merge still sees an Enter.
+// A value that comes from the Enter through another node exists only in
+// the first iteration: its _Recv waits for the control loop's Enter, not
+// its Merge (which would run it, and wait forever, in every iteration).
+TEST_F(PartitionControlFlowTest, ValuesCrossBeforeEnterAndFirstIterationValuesOnce) {
+  std::vector<NodeDef> nodes = {IntNode("start", "Const", {}), IntNode("limit", "Const", {})};
+  for (NodeDef& n : CountingLoop("", "outer", "start", "limit")) {
+    if (n.name == "enter_i") n.device = "/device:CPU:1";
+    nodes.push_back(std::move(n));
+  }
+  nodes.push_back(IntNode("copy", "Identity", {"enter_i"}, "/device:CPU:1"));
+  nodes.push_back(IntNode("from_copy", "Neg", {"copy"}));
+  ASSERT_TRUE(Build(std::move(nodes)).ok());
+  ASSERT_TRUE(Partition().ok());
+  const NodeDef* merge = FindDef(parts_[kCpu0], "merge");
+  ASSERT_NE(merge, nullptr);
+  const NodeDef* enter = FindDef(parts_[kCpu0], merge->inputs[0]);
+  ASSERT_NE(enter, nullptr);
+  EXPECT_EQ(enter->op, "Enter");
+  EXPECT_EQ(enter->attrs.at("frame_name").s(), "outer");
+  EXPECT_EQ(enter->inputs, std::vector<std::string>{"start"});
+  const NodeDef* neg = FindDef(parts_[kCpu0], "from_copy");
+  ASSERT_NE(neg, nullptr);
+  const NodeDef* recv = FindDef(parts_[kCpu0], neg->inputs[0]);
+  ASSERT_NE(recv, nullptr);
+  EXPECT_EQ(recv->op, "_Recv");
+  EXPECT_EQ(recv->inputs, std::vector<std::string>{"^" + kLoop0 + "enter"});
+  // No transfer reads an Enter's output.
+  for (const auto& [device, part] : parts_) {
+    for (const NodeDef& n : part.nodes) {
+      if (n.op == "_Send") EXPECT_NE(n.inputs[0], "enter_i") << device;
     }
   }
 }

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <random>
 #include <set>
 
 #include "weir/ops/control_flow_builder.h"
@@ -343,6 +344,86 @@ TEST_F(ControlFlowPartitionTest, LoopInCondAcrossDevicesMatchesOneDevice) {
     EXPECT_EQ(split[r].outputs[0].scalar<float>(), expected[r]) << "run " << r;
   }
   ExpectSameRuns(split, single);
+}
+
+// Every node of a graph on a device drawn from `seed`: loops cut anywhere.
+GraphDef ScatterOverDevices(GraphDef graph, uint32_t seed, int devices) {
+  std::mt19937 random(seed);
+  for (NodeDef& node : graph.nodes) {
+    node.device = StrCat("/device:CPU:", random() % devices);
+  }
+  return graph;
+}
+
+std::vector<Tensor> RunGraph(const GraphDef& graph, int devices,
+                             const std::vector<std::pair<std::string, Tensor>>& feeds,
+                             const std::string& fetch) {
+  SessionOptions options;
+  options.num_cpu_devices = devices;
+  options.intra_op_threads = 1;
+  auto session = Session::New(options);
+  EXPECT_TRUE(session.ok()) << session.status();
+  Status created = (*session)->Create(graph);
+  EXPECT_TRUE(created.ok()) << created;
+  std::vector<Tensor> outputs;
+  RunOptions run_options;
+  run_options.timeout_ms = 20'000;
+  Status s = (*session)->Run(feeds, {fetch}, {}, &outputs, run_options, nullptr);
+  EXPECT_TRUE(s.ok()) << s;
+  return outputs;
+}
+
+TEST_F(ControlFlowPartitionTest, NestedLoopsCutAnywhereMatchOneDevice) {
+  const GraphDef graph = NestedLoops(Split{false}).ToGraphDef();
+  for (uint32_t seed = 0; seed < 40; ++seed) {
+    const GraphDef scattered = ScatterOverDevices(graph, seed, 3);
+    for (auto [n, m] : std::vector<std::pair<int32_t, int32_t>>{{0, 2}, {2, 0}, {3, 4}}) {
+      float expected = 0;
+      for (int32_t i = 0; i < n; ++i) {
+        for (int32_t j = 0; j < m; ++j) expected += static_cast<float>(i * j);
+      }
+      std::vector<Tensor> outputs =
+          RunGraph(scattered, 3,
+                   {{"n", Tensor::Scalar<int32_t>(n)}, {"m", Tensor::Scalar<int32_t>(m)}}, "acc");
+      ASSERT_EQ(outputs.size(), 1u) << "seed " << seed;
+      EXPECT_EQ(outputs[0].scalar<float>(), expected) << "seed " << seed << ", n " << n;
+    }
+  }
+}
+
+TEST_F(ControlFlowPartitionTest, CondInLoopCutAnywhereMatchesOneDevice) {
+  const GraphDef graph = CondInLoop(Split{false}).ToGraphDef();
+  for (uint32_t seed = 0; seed < 40; ++seed) {
+    const GraphDef scattered = ScatterOverDevices(graph, seed, 3);
+    for (int32_t n : {0, 1, 6}) {
+      float expected = 3.0f;
+      for (int32_t i = 0; i < n; ++i) {
+        expected = i % 2 == 0 ? expected + static_cast<float>(i) : expected * 0.5f;
+      }
+      std::vector<Tensor> outputs =
+          RunGraph(scattered, 3, {{"n", Tensor::Scalar<int32_t>(n)}}, "acc");
+      ASSERT_EQ(outputs.size(), 1u) << "seed " << seed;
+      EXPECT_EQ(outputs[0].scalar<float>(), expected) << "seed " << seed << ", n " << n;
+    }
+  }
+}
+
+TEST_F(ControlFlowPartitionTest, LoopInCondAndCountingLoopCutAnywhere) {
+  const GraphDef loop_in_cond = LoopInCond(Split{false}).ToGraphDef();
+  const GraphDef counting = CountingLoop(Split{false}, /*parallel_iterations=*/2).ToGraphDef();
+  for (uint32_t seed = 0; seed < 40; ++seed) {
+    const GraphDef scattered = ScatterOverDevices(loop_in_cond, seed, 3);
+    for (bool p : {false, true}) {
+      std::vector<Tensor> outputs = RunGraph(
+          scattered, 3, {{"n", Tensor::Scalar<int32_t>(4)}, {"p", Tensor::Scalar<bool>(p)}}, "acc");
+      ASSERT_EQ(outputs.size(), 1u) << "seed " << seed;
+      EXPECT_EQ(outputs[0].scalar<float>(), p ? 9.0f : -1.0f) << "seed " << seed;
+    }
+    std::vector<Tensor> outputs = RunGraph(ScatterOverDevices(counting, seed, 3), 3,
+                                           {{"n", Tensor::Scalar<int32_t>(9)}}, "acc");
+    ASSERT_EQ(outputs.size(), 1u) << "seed " << seed;
+    EXPECT_EQ(outputs[0].scalar<float>(), CountingLoopReference(9)) << "seed " << seed;
+  }
 }
 
 // A hand-built loop, `i = 0; while (i < n) i = i + 1`, its nodes placed by
