@@ -9,7 +9,10 @@
 // - reading an unwritten index gives zeros of the element shape when that
 //   is known (a gradient array knows each forward element's), else an error.
 // Elements are held, not copied: tensors are immutable. Errors are
-// InvalidArgument naming the array, the index and the size. Thread-safe.
+// InvalidArgument naming the array, the index and the size. Storage grows
+// with the highest index used, at most 2^24 elements (ResourceExhausted
+// beyond), so an index from input never becomes a huge allocation.
+// Thread-safe.
 #pragma once
 
 #include <cstdint>
