@@ -169,6 +169,9 @@ TEST_F(TensorArrayTest, DynamicSizeGrowsOnWrite) {
   EXPECT_EQ(ToDoubles(*Read(ta, 4)), (std::vector<double>{9}));
   ExpectError(Read(ta, 5).status(), Code::kInvalidArgument, {"size is 5"});
   ExpectError(Write(ta, -1, F({1})), Code::kInvalidArgument, {"index -1"});
+  // A hostile index is refused, not allocated for.
+  ExpectError(Write(ta, 2147483647, F({1})), Code::kResourceExhausted, {"index 2147483647"});
+  EXPECT_EQ(*Size(ta), 5);
 }
 
 TEST_F(TensorArrayTest, GatherStacksElements) {
