@@ -235,5 +235,49 @@ TEST_F(RecvScheduleTest, RandomDagsStayAcyclic) {
   EXPECT_GT(scheduled, 50);  // the test exercised the scheduler
 }
 
+// With a loop in the graph nothing is scheduled, even a transfer in the
+// root frame that would gain: a control input from a node in a frame would
+// move the _Recv into it. The frame's _Recvs wait only for their control
+// loop, as partitioning makes them.
+TEST_F(RecvScheduleTest, GraphsWithLoopsAreLeftUnscheduled) {
+  auto loop_node = [](const std::string& name, const std::string& op,
+                      std::vector<std::string> inputs, int device) {
+    NodeDef def = Op(name, op, std::move(inputs), device);
+    if (op == "LoopCond") def.attrs.clear();
+    if (op == "Merge") def.attrs["N"] = 2;
+    if (op == "Enter") def.attrs["frame_name"] = "loop";
+    return def;
+  };
+  std::vector<NodeDef> nodes = {
+      Op("x", "Const", {}, 0),  // needed late on CPU:1: scheduled without the loop
+      Op("b0", "Const", {}, 1),
+      Op("b1", "Neg", {"b0"}, 1),
+      Op("b2", "Neg", {"b1"}, 1),
+      Op("b3", "Neg", {"b2"}, 1),
+      Op("end", "Add", {"b3", "x"}, 1),
+      loop_node("enter", "Enter", {"b0"}, 1),
+      loop_node("merge", "Merge", {"enter", "next"}, 1),
+      loop_node("less", "Less", {"merge", "merge"}, 1),
+      loop_node("cond", "LoopCond", {"less"}, 1),
+      loop_node("switch", "Switch", {"merge", "cond"}, 1),
+      loop_node("neg", "Neg", {"switch:1"}, 0),
+      loop_node("next", "NextIteration", {"neg"}, 1),
+      loop_node("exit", "Exit", {"switch"}, 1)};
+  ASSERT_TRUE(Build(nodes).ok());
+  auto parts = Partition(true, HalfMicroTransfers());
+  ASSERT_TRUE(parts.ok()) << parts.status();
+  EXPECT_TRUE(RecvControls((*parts)[CpuName(1)], "x").empty());
+  ASSERT_FALSE(changes_.empty());
+  EXPECT_NE(changes_[0].find("Recvs left unscheduled"), std::string::npos) << changes_[0];
+  for (const auto& [device, def] : *parts) {
+    for (const NodeDef& n : def.nodes) {
+      if (n.op != "_Recv" || n.inputs.empty()) continue;
+      ASSERT_EQ(n.inputs.size(), 1u) << n.name;
+      EXPECT_TRUE(n.inputs[0].starts_with("^_loop/loop/"))
+          << n.name << " waits for " << n.inputs[0];
+    }
+  }
+}
+
 }  // namespace
 }  // namespace weir
