@@ -336,6 +336,34 @@ TEST_F(ControlFlowRunTest, LoopsReadVariablesAndOnlyTheTakenBranchWrites) {
   EXPECT_FLOAT_EQ(value[0].data<float>()[0], 11.5f);  // one write, from the one true step
 }
 
+TEST_F(ControlFlowRunTest, ABodyNodeMayWaitOnANodeOutsideTheLoop) {
+  // The body's read waits on `init`, outside the frame, through a constant
+  // Enter (an edge straight from the parent frame would be invalid).
+  Scope root = Scope::NewRootScope();
+  auto w = ops::VarHandleOp(root.WithOpName("w"), DT_FLOAT, kScalar);
+  auto init = ops::AssignVariableOp(root.WithOpName("init"), w, 2.f);
+  auto n = ops::Placeholder(root.WithOpName("n"), DT_INT32, {{"shape", kScalar}});
+  ops::WhileLoopOptions options;
+  options.shape_invariants = {kScalar, PartialShape::UnknownRank()};
+  std::vector<Output> loop;
+  ASSERT_TRUE(ops::WhileLoop(
+                  root, {ops::Const(root, 0), ops::Const(root, 0.f)}, Below(n),
+                  [&](const Scope& s, const std::vector<Output>& v, std::vector<Output>* next) {
+                    return Returns(
+                        next, {ops::AddV2(s, v[0], 1),
+                               ops::AddV2(s, v[1],
+                                          ops::ReadVariableOp(s.WithControlDependencies({init}), w,
+                                                              DT_FLOAT))});
+                  },
+                  &loop, options)
+                  .ok())
+      << root.status();
+  Start(root);
+  auto sum = Run({{"n", Tensor::Scalar<int32_t>(3)}}, {loop[1]});  // no separate init step
+  ASSERT_EQ(sum.size(), 1u);
+  EXPECT_FLOAT_EQ(sum[0].data<float>()[0], 6.f);
+}
+
 TEST_F(ControlFlowRunTest, NewtonsSquareRootMatchesStdSqrt) {
   // x <- (x + a / x) / 2 for a fed count of steps, any parallel_iterations.
   for (int parallel : {1, 10}) {
