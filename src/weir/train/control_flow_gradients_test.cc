@@ -232,6 +232,37 @@ TEST(ControlFlowGradientsTest, CapturedTensorInBody) {
   ExpectGradientsMatch(root, ops::Mul(root, out[1], out[1]), {v0, w, b}, feeds);
 }
 
+TEST(ControlFlowGradientsTest, StacksHoldOnlyWhatTheBackwardBodyReads) {
+  // h = tanh(h w + b): the backward body reads h and tanh's output; the
+  // shapes the broadcast gradient needs are static, so no stack holds
+  // h w + b just for its shape.
+  Scope root = Scope::NewRootScope();
+  auto h0 = ops::Placeholder(root.WithOpName("h0"), DT_DOUBLE, {{"shape", PartialShape({2, 3})}});
+  auto w = ops::Placeholder(root.WithOpName("w"), DT_DOUBLE, {{"shape", PartialShape({3, 3})}});
+  auto b = ops::Placeholder(root.WithOpName("b"), DT_DOUBLE, {{"shape", PartialShape({3})}});
+  std::vector<Output> out;
+  ASSERT_TRUE(ops::WhileLoop(
+                  root, {ops::Const(root, 0), h0},
+                  [&](const Scope& s, const std::vector<Output>& v, Output* pred) {
+                    *pred = ops::Less(s, v[0], 3);
+                    return Status::OK();
+                  },
+                  [&](const Scope& s, const std::vector<Output>& v, std::vector<Output>* next) {
+                    *next = {ops::Add(s, v[0], 1), ops::Tanh(s, ops::Add(s, ops::MatMul(s, v[1], w), b))};
+                    return Status::OK();
+                  },
+                  &out)
+                  .ok());
+  Check check = AddCheck(root, out[1], {h0, w, b});
+  int stacks = 0;
+  for (const Node* node : root.graph()->nodes()) stacks += node->type_string() == "StackV2";
+  EXPECT_EQ(stacks, 2);
+  Feeds feeds = {{"h0", Doubles({0.1, -0.2, 0.3, 0.4, 0.5, -0.6}, {2, 3})},
+                 {"w", Doubles({0.5, -0.3, 0.2, 0.1, 0.7, -0.4, 0.3, 0.2, 0.6}, {3, 3})},
+                 {"b", Doubles({0.05, -0.1, 0.2}, {3})}};
+  ExpectMatches(NewSession(root).get(), check, {"h0", "w", "b"}, feeds);
+}
+
 TEST(ControlFlowGradientsTest, NestedLoops) {
   Scope root = Scope::NewRootScope();
   auto v0 = ops::Placeholder(root.WithOpName("v0"), DT_DOUBLE);

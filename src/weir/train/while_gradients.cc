@@ -388,6 +388,43 @@ StatusOr<Output> WhileGradients::Translate(const Output& value, GradContext* ctx
   return result;
 }
 
+// The value of Shape, Size or Rank of `node`'s input where its static shape
+// tells it; an empty Tensor otherwise.
+Tensor StaticShapeValue(const Node* node) {
+  const std::string& op = node->type_string();
+  if (op != "Shape" && op != "Size" && op != "Rank") return Tensor();
+  const PartialShape shape = InputOf(node, 0).shape();
+  if (op == "Rank" ? !shape.known_rank() : !shape.IsFullyDefined()) return Tensor();
+  DType out_type = DT_INT32;
+  if (op != "Rank") (void)GetAttr(node->def().attrs, "out_type", &out_type);
+  std::vector<int64_t> values;
+  if (op == "Shape") values = shape.dim_sizes();
+  if (op == "Size") values = {shape.num_elements()};
+  if (op == "Rank") values = {shape.rank()};
+  const TensorShape dims = op == "Shape" ? TensorShape({static_cast<int64_t>(values.size())}) : TensorShape({});
+  if (out_type == DT_INT64) return Tensor::FromVector<int64_t>(values, dims);
+  std::vector<int32_t> narrow(values.begin(), values.end());
+  return Tensor::FromVector<int32_t>(narrow, dims);
+}
+
+// Moves every consumer of `node` (data and control) to `replacement`, and
+// removes `node`.
+void WhileGradients::ReplaceWith(Node* node, const Output& replacement) {
+  std::vector<const Edge*> outs(node->out_edges().begin(), node->out_edges().end());
+  for (const Edge* e : outs) {
+    Node* dst = e->dst();
+    if (e->IsControlEdge()) {
+      graph_->RemoveEdge(e);
+      graph_->AddControlEdge(replacement.node(), dst);
+    } else {
+      const int slot = e->dst_input();
+      graph_->RemoveEdge(e);
+      graph_->AddEdge(replacement.node(), replacement.index(), dst, slot);
+    }
+  }
+  graph_->RemoveNode(node);
+}
+
 Status WhileGradients::Fixup(GradContext* ctx, int first_id) {
   for (int id = first_id; id < graph_->num_node_ids(); ++id) {
     Node* node = graph_->FindNodeId(id);
@@ -395,6 +432,14 @@ Status WhileGradients::Fixup(GradContext* ctx, int first_id) {
     if (id < static_cast<int>(frame_of_.size()) && frame_of_[id] != kUnassigned) continue;
     if (ctx->parent == nullptr) {
       Place(node, 0);
+      continue;
+    }
+    // A shape the graph already knows is a constant, not a reason to keep
+    // a forward value on a stack (or to recompute it every iteration).
+    if (Tensor value = StaticShapeValue(node); value.IsInitialized()) {
+      WEIR_ASSIGN_OR_RETURN(Node * constant, Build(ctx->frame, "Const", {}, {{"value", value}, {"dtype", value.dtype()}}));
+      graph_->AddControlEdge(ctx->pivot, constant);
+      ReplaceWith(node, Output(constant));
       continue;
     }
     std::vector<const Edge*> inputs(node->in_edges().begin(), node->in_edges().end());

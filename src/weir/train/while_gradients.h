@@ -146,6 +146,7 @@ class WhileGradients {
   StatusOr<Output> Translate(const Output& value, GradContext* ctx);
   StatusOr<Output> Pop(const Output& value, GradContext* ctx);
   Status Fixup(GradContext* ctx, int first_id);
+  void ReplaceWith(Node* node, const Output& replacement);
 
   const Guard* GuardOf(const Node* node, int frame);
   const Guard* GuardOfTensor(const Output& t, int frame);
