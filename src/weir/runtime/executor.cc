@@ -110,6 +110,9 @@ constexpr uint8_t kToControlTrigger = 2;
 // The destination's only in-edge: it is ready now, no count to update (an
 // atomic read-modify-write is a good part of a cheap node's dispatch).
 constexpr uint8_t kToSingleInput = 4;
+// An Exit (always with kToSingleInput here): a dead value only marks it, no
+// dispatch (every iteration but the last sends its Exits a dead value).
+constexpr uint8_t kToExit = 8;
 constexpr int kControlFlagBits = 3;
 
 // A data edge as the plan stores it: where one output goes.
@@ -566,7 +569,10 @@ Status ExecutorImpl::Initialize(const Graph& graph, Device* device, const Kernel
     const NodeKind kind = items_[dst].kind;
     if (kind == NodeKind::kMerge) return kToMerge;
     uint8_t flags = kind == NodeKind::kControlTrigger ? kToControlTrigger : 0;
-    if (plan[dst]->in_edges().size() == 1) flags |= kToSingleInput;
+    if (plan[dst]->in_edges().size() == 1) {
+      flags |= kToSingleInput;
+      if (kind == NodeKind::kExit) flags |= kToExit;
+    }
     return flags;
   };
   for (size_t i = 0; i < plan.size(); ++i) {
@@ -590,7 +596,7 @@ Status ExecutorImpl::Initialize(const Graph& graph, Device* device, const Kernel
     item.num_controls = static_cast<int>(control.size());
     for (const Edge* e : control) {
       const int dst = dense[e->dst()->id()];
-      control_edges_.push_back((dst << kControlFlagBits) | dst_flags(dst));
+      control_edges_.push_back((dst << kControlFlagBits) | (dst_flags(dst) & ~kToExit));
     }
   }
   // In reverse topological order every successor's priority is known first.
@@ -888,6 +894,11 @@ int ExecutorState::ActivateEdges(const NodeItem& item, IterationState* iter,
       }
     }
     if (e.dst_flags & kToSingleInput) {
+      if (edge_dead && (e.dst_flags & kToExit)) {
+        // What running the dead Exit would do (PropagateOutputs).
+        word.fetch_or(kExitRanDeadBit, std::memory_order_relaxed);
+        continue;
+      }
       ready->push_back({e.dst_id, edge_dead && !(e.dst_flags & kToControlTrigger), iter});
       continue;
     }

@@ -18,6 +18,7 @@
 #include "weir/graph/graph_constructor.h"
 #include "weir/runtime/cpu_device.h"
 #include "weir/runtime/executor.h"
+#include "weir/runtime/session.h"
 #include "weir/runtime/standard_registration.h"
 
 namespace weir {
@@ -76,19 +77,6 @@ class GateKernel final : public AsyncOpKernel {
     gate_held.push_back({context, std::move(done)});
   }
 };
-// Releases every held gate call; returns how many.
-int ReleaseGates() {
-  std::vector<HeldCall> calls;
-  {
-    std::lock_guard<std::mutex> lock(gate_mu);
-    calls.swap(gate_held);
-  }
-  for (HeldCall& call : calls) {
-    call.context->set_output(0, call.context->input(0));
-    call.done();
-  }
-  return static_cast<int>(calls.size());
-}
 int GatesHeld() {
   std::lock_guard<std::mutex> lock(gate_mu);
   return static_cast<int>(gate_held.size());
@@ -693,7 +681,12 @@ TEST_P(ExecutorControlFlowTest, StepStatsNameFrameAndIteration) {
   ASSERT_TRUE(RunStep(&frame, &stats).ok());
   std::set<int64_t> body_iterations;
   bool saw_root = false;
-  for (const NodeExecStats& node : stats.Finalize().nodes) {
+  RunMetadata metadata;
+  metadata.step_stats = stats.Finalize();
+  const std::string trace = metadata.ChromeTrace();
+  EXPECT_NE(trace.find("\"frame\":\"while\""), std::string::npos) << trace.substr(0, 2000);
+  EXPECT_NE(trace.find("\"iteration\":3"), std::string::npos);
+  for (const NodeExecStats& node : metadata.step_stats.nodes) {
     if (node.node_name == "while/body") {
       EXPECT_EQ(node.frame_name, "while");
       body_iterations.insert(node.iteration);
@@ -705,6 +698,19 @@ TEST_P(ExecutorControlFlowTest, StepStatsNameFrameAndIteration) {
   }
   EXPECT_TRUE(saw_root);
   EXPECT_EQ(body_iterations, (std::set<int64_t>{0, 1, 2, 3}));
+}
+
+TEST_P(ExecutorControlFlowTest, ASwitchOnANonScalarPredicateFailsNamingIt) {
+  NodeDef pred = Node("pred", "Const", {},
+                      {{"dtype", DT_BOOL}, {"value", Tensor::FromVector<bool>({true, false})}});
+  std::vector<NodeDef> g = {pred, IntConst("x", 1),
+                            Node("sw", "Switch", {"x", "pred"}, {{"T", DT_INT32}}),
+                            Retval("r", "sw:1", 0)};
+  CallFrame frame({}, 1);
+  Status s = Build(g);
+  if (s.ok()) s = RunStep(&frame);  // shape inference may already reject it
+  EXPECT_EQ(s.code(), Code::kInvalidArgument) << s;
+  EXPECT_NE(s.message().find("'sw' (Switch)"), std::string::npos) << s;
 }
 
 TEST_P(ExecutorControlFlowTest, MalformedFramesAreErrors) {
