@@ -78,7 +78,8 @@ std::string NameFragment(const std::string& text) {
 // where pred is the frame's LoopCond, received from its device each
 // iteration. It gives the device the loop's iterations in step with the
 // LoopCond's device; the device's _Recvs of the frame wait for `merge`, so
-// each runs once per iteration, in the iteration its value was sent in.
+// each runs once per iteration, in the iteration its value was sent in (or
+// for `enter`, to run in the first iteration only, where their value is).
 struct ControlLoop {
   std::string enter;   // live in the first iteration only
   std::string merge;   // live once per iteration of the frame on this device

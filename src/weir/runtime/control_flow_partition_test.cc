@@ -426,6 +426,16 @@ TEST_F(ControlFlowPartitionTest, LoopInCondAndCountingLoopCutAnywhere) {
   }
 }
 
+// No device requested: the cost-model placer may split a loop as it likes.
+TEST_F(ControlFlowPartitionTest, UnplacedLoopsRunOnFourDevices) {
+  GraphDef graph = NestedLoops(Split{false}).ToGraphDef();
+  for (NodeDef& node : graph.nodes) node.device.clear();
+  std::vector<Tensor> outputs = RunGraph(
+      graph, 4, {{"n", Tensor::Scalar<int32_t>(3)}, {"m", Tensor::Scalar<int32_t>(3)}}, "acc");
+  ASSERT_EQ(outputs.size(), 1u);
+  EXPECT_EQ(outputs[0].scalar<float>(), 9.0f);  // (0 + 1 + 2) * (0 + 1 + 2)
+}
+
 // A hand-built loop, `i = 0; while (i < n) i = i + 1`, its nodes placed by
 // `layout` (node name -> CPU index; others on CPU:0): placements the
 // builder does not make, such as a NextIteration away from its Merge.
@@ -458,7 +468,8 @@ GraphDef HandBuiltLoop(const std::map<std::string, int>& layout) {
                  node("n", "Placeholder", {}),
                  node("enter_i", "Enter", {"zero"}),
                  node("enter_n", "Enter", {"n"}),
-                 node("merge", "Merge", {"enter_i", "next"}),
+                 node("start", "Identity", {"enter_i"}),  // first iteration only
+                 node("merge", "Merge", {"start", "next"}),
                  node("less", "Less", {"merge", "enter_n"}),
                  node("cond", "LoopCond", {"less"}),
                  node("switch", "Switch", {"merge", "cond"}),
@@ -508,10 +519,13 @@ INSTANTIATE_TEST_SUITE_P(
         std::map<std::string, int>{{"add", 1}, {"next", 1}},
         // The LoopCond away from the loop variable's Switch.
         std::map<std::string, int>{{"less", 1}, {"cond", 1}},
+        // A value of the first iteration only, read on the other device once.
+        std::map<std::string, int>{{"start", 1}},
         // An is_constant Enter on one device, read on the other in every iteration.
         std::map<std::string, int>{{"enter_n", 1}},
         // Every other node on CPU:1.
         std::map<std::string, int>{{"enter_i", 1},
+                                   {"start", 0},
                                    {"merge", 0},
                                    {"less", 1},
                                    {"cond", 0},
