@@ -1,6 +1,7 @@
 #include "model.h"
 
 #include <cmath>
+#include <random>
 
 #include "weir/ops/const_op.h"
 #include "weir/ops/control_flow_builder.h"
@@ -28,6 +29,31 @@ class LayerBuilder {
     Output u = ops::RandomUniform(s, ops::Const(s, Tensor::FromVector<int64_t>(shape)), DT_FLOAT,
                                   RandomSeeds());
     return ops::Sub(s, ops::Mul(s, u, 2 * limit), limit);
+  }
+
+  // A [rows, columns] matrix (rows <= columns) with orthonormal rows, as
+  // Keras initializes an LSTM's recurrent kernel: Gram-Schmidt on Gaussian
+  // rows drawn from (seed, stream) on the host (Box-Muller on mt19937_64,
+  // whose output is the same everywhere), a constant of the graph.
+  Output Orthogonal(const Scope& s, int64_t rows, int64_t columns) {
+    std::mt19937_64 rng(static_cast<uint64_t>(seed_) * 1000003u + static_cast<uint64_t>(++stream_));
+    auto uniform = [&] { return (static_cast<double>(rng() >> 11) + 0.5) / 9007199254740992.0; };
+    std::vector<double> m(rows * columns);
+    for (double& v : m) v = std::sqrt(-2 * std::log(uniform())) * std::cos(2 * M_PI * uniform());
+    for (int64_t r = 0; r < rows; ++r) {
+      double* row = &m[r * columns];
+      for (int64_t q = 0; q < r; ++q) {
+        const double* prev = &m[q * columns];
+        double dot = 0;
+        for (int64_t c = 0; c < columns; ++c) dot += row[c] * prev[c];
+        for (int64_t c = 0; c < columns; ++c) row[c] -= dot * prev[c];
+      }
+      double norm = 0;
+      for (int64_t c = 0; c < columns; ++c) norm += row[c] * row[c];
+      for (int64_t c = 0; c < columns; ++c) row[c] /= std::sqrt(norm);
+    }
+    return ops::Const(s, Tensor::FromVector<float>(std::vector<float>(m.begin(), m.end()),
+                                                   TensorShape({rows, columns})));
   }
 
   Output NewVariable(const Scope& s, const std::string& name, const Output& initial) {
@@ -66,8 +92,15 @@ class LayerBuilder {
   // last h [batch, units].
   StatusOr<Output> Lstm(const Output& images, bool unrolled) {
     Scope s = scope_.NewSubScope("lstm");
-    const int64_t inputs = kColumns + kLstmUnits, gates = 4 * kLstmUnits;
-    const Output w = NewVariable(s, "kernel", GlorotUniform(s, {inputs, gates}, inputs, gates));
+    const int64_t gates = 4 * kLstmUnits;
+    // Keras's initialization: Glorot-uniform input weights over [x, h]'s x
+    // rows, orthogonal recurrent weights; w is both, stacked.
+    const Output w = NewVariable(
+        s, "kernel",
+        ops::ConcatV2(s,
+                      {GlorotUniform(s, {kColumns, gates}, kColumns, gates),
+                       Orthogonal(s, kLstmUnits, gates)},
+                      0));
     const Output b = NewVariable(s, "bias", Zeros(s, gates));
     const Output no_peepholes = Zeros(s, kLstmUnits);  // read only with use_peephole
     // Time-major rows [28, batch, 28]: step t reads row t of every image.

@@ -14,8 +14,9 @@
 // Both take a feed of images (float [batch, 784] in [0, 1]), labels (int32
 // [batch]) and a dropout rate (float scalar: the training rate while
 // training, 0 to evaluate), and give the mean cross-entropy loss and the
-// number of correct predictions. Weights are Glorot-uniform and biases zero,
-// from a fixed seed, so a run is reproducible.
+// number of correct predictions. Weights are Glorot-uniform (the LSTM's
+// recurrent ones orthogonal, as Keras does) and biases zero, from a fixed
+// seed, so a run is reproducible.
 #pragma once
 
 #include <cstdint>
