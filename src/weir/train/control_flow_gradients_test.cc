@@ -344,6 +344,58 @@ TEST(ControlFlowGradientsTest, CondInsideLoop) {
   ExpectGradientsMatch(root, out[1], {v0, w}, feeds);
 }
 
+TEST(ControlFlowGradientsTest, LoopInsideCond) {
+  for (double sign : {1.0, -1.0}) {
+    SCOPED_TRACE(sign);
+    Scope root = Scope::NewRootScope();
+    auto v0 = ops::Placeholder(root.WithOpName("v0"), DT_DOUBLE);
+    auto w = ops::Placeholder(root.WithOpName("w"), DT_DOUBLE);
+    Output pred = ops::Greater(root, ops::Sum(root, v0, {0}), 0.0);
+    std::vector<Output> out;
+    ASSERT_TRUE(ops::Cond(
+                    root, pred,
+                    [&](const Scope& s, std::vector<Output>* o) {
+                      std::vector<Output> loop;
+                      WEIR_RETURN_IF_ERROR(ops::WhileLoop(
+                          s, {ops::Const(s, 0), v0},
+                          [&](const Scope& c, const std::vector<Output>& v, Output* p) {
+                            *p = ops::Less(c, v[0], 3);
+                            return Status::OK();
+                          },
+                          [&](const Scope& b, const std::vector<Output>& v, std::vector<Output>* next) {
+                            *next = {ops::Add(b, v[0], 1), ops::Sin(b, ops::Mul(b, v[1], w))};
+                            return Status::OK();
+                          },
+                          &loop));
+                      o->push_back(loop[1]);
+                      return Status::OK();
+                    },
+                    [&](const Scope& s, std::vector<Output>* o) {
+                      o->push_back(ops::Mul(s, v0, w));
+                      return Status::OK();
+                    },
+                    &out)
+                    .ok())
+        << root.status();
+    Feeds feeds = {{"v0", Doubles({0.4 * sign, 0.7 * sign}, {2})}, {"w", Doubles({0.9, -0.5}, {2})}};
+    ExpectGradientsMatch(root, out[0], {v0, w}, feeds);
+  }
+}
+
+TEST(ControlFlowGradientsTest, TwoGradientsOfOneLoop) {
+  // Each call adds its own counter and stacks to the same forward loop.
+  Scope root = Scope::NewRootScope();
+  auto v0 = ops::Placeholder(root.WithOpName("v0"), DT_DOUBLE);
+  auto w = ops::Placeholder(root.WithOpName("w"), DT_DOUBLE);
+  Output y = PolynomialLoop(root, ops::Const(root, 4), v0, w);
+  Check first = AddCheck(root, y, {w});
+  Check second = AddCheck(root, ops::Mul(root, y, y), {v0, w});
+  std::unique_ptr<Session> session = NewSession(root);
+  Feeds feeds = {{"v0", Doubles({0.2, -0.4}, {2})}, {"w", Doubles({0.8, 1.05}, {2})}};
+  ExpectMatches(session.get(), first, {"w"}, feeds);
+  ExpectMatches(session.get(), second, {"v0", "w"}, feeds);
+}
+
 TEST(ControlFlowGradientsTest, VariableReadInBody) {
   Scope root = Scope::NewRootScope();
   auto w_init = ops::Placeholder(root.WithOpName("w_init"), DT_DOUBLE);
@@ -465,6 +517,39 @@ TEST(ControlFlowGradientsTest, OnlyPathsBetweenYsAndXs) {
   EXPECT_EQ(s.code(), Code::kInvalidArgument);
   EXPECT_NE(s.message().find("'unrelated'"), std::string::npos) << s;
   ExpectGradientsMatch(root, out[1], {w}, {{"w", Scalar(0.7)}, {"data", Scalar(1.3)}});
+}
+
+TEST(ControlFlowGradientsTest, ErrorsNameTheNode) {
+  Scope root = Scope::NewRootScope();
+  auto x = ops::Placeholder(root.WithOpName("x"), DT_DOUBLE);
+  Output inside;
+  std::vector<Output> out;
+  ASSERT_TRUE(ops::WhileLoop(
+                  root, {ops::Const(root, 0), x},
+                  [&](const Scope& s, const std::vector<Output>& v, Output* pred) {
+                    *pred = ops::Less(s, v[0], 2);
+                    return Status::OK();
+                  },
+                  [&](const Scope& s, const std::vector<Output>& v, std::vector<Output>* next) {
+                    inside = ops::Mul(s.WithOpName("inside"), v[1], v[1]);
+                    *next = {ops::Add(s, v[0], 1), inside};
+                    return Status::OK();
+                  },
+                  &out)
+                  .ok());
+  std::vector<Output> grads;
+  Status s = AddSymbolicGradients(root, {inside}, {x}, &grads);
+  EXPECT_EQ(s.code(), Code::kInvalidArgument);
+  EXPECT_NE(s.message().find("inside a while loop"), std::string::npos) << s;
+
+  // A frame with no Merge and NextIteration is no loop this pass knows.
+  Operation enter = AddOp(root.WithOpName("bad_enter"), "Enter", {x}, {{"frame_name", "bad"}});
+  Output identity = AddOp(root, "Identity", {enter.output(0)}).output(0);
+  Output exit = AddOp(root, "Exit", {identity}).output(0);
+  ASSERT_TRUE(root.ok()) << root.status();
+  s = AddSymbolicGradients(root, {exit}, {x}, &grads);
+  EXPECT_EQ(s.code(), Code::kUnimplemented);
+  EXPECT_NE(s.message().find("'bad_enter'"), std::string::npos) << s;
 }
 
 }  // namespace
