@@ -31,6 +31,7 @@ enum class NodeKind : uint8_t {
   kControlTrigger,  // runs (live) even if its inputs are dead
   kSend,            // transfers run even when dead, to pass the deadness on
   kRecv,
+  kIdentity,        // a loop's and a branch's pivots: the executor moves the value
 };
 
 NodeKind KindOf(std::string_view op) {
@@ -43,6 +44,7 @@ NodeKind KindOf(std::string_view op) {
   if (op == "ControlTrigger") return NodeKind::kControlTrigger;
   if (op == "_Send" || op == "_HostSend") return NodeKind::kSend;
   if (op == "_Recv" || op == "_HostRecv") return NodeKind::kRecv;
+  if (op == "Identity") return NodeKind::kIdentity;
   return NodeKind::kNormal;
 }
 
@@ -135,7 +137,7 @@ struct NodeItem {
   bool is_async = false;
   bool is_expensive = false;
   bool runs_when_dead = false;  // _Send/_Recv forward deadness to their peer
-  bool forwards_input = false;  // Enter, Exit, NextIteration, LoopCond: the executor moves the value
+  bool forwards_input = false;  // Enter, Exit, NextIteration, LoopCond, Identity: the executor moves the value
   bool outputs_may_be_unset = false;  // Switch: an unset output is dead
   bool is_constant_enter = false;
   std::vector<Tensor> merge_indices;  // Merge: value_index of each input
@@ -505,7 +507,7 @@ Status ExecutorImpl::Initialize(const Graph& graph, Device* device, const Kernel
     item.runs_when_dead = item.kind == NodeKind::kSend || item.kind == NodeKind::kRecv;
     item.forwards_input = item.kind == NodeKind::kEnter || item.kind == NodeKind::kExit ||
                           item.kind == NodeKind::kNextIteration ||
-                          item.kind == NodeKind::kLoopCond;
+                          item.kind == NodeKind::kLoopCond || item.kind == NodeKind::kIdentity;
     item.outputs_may_be_unset = item.kind == NodeKind::kSwitch;
     item.num_inputs = node->num_inputs();
     item.num_outputs = node->num_outputs();
