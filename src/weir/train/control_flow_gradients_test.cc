@@ -171,6 +171,28 @@ TEST(ControlFlowGradientsTest, LoopWithFedTripCountReusesTheCompiledStep) {
     ExpectMatches(session.get(), check, {"v0", "x"}, feeds);
   }
   EXPECT_EQ(session->num_cached_signatures(), compiled);
+
+  // A step that fetches only the loop's value pushes nothing: the counter
+  // and the pushes exist for the backward pass alone.
+  feeds[0].second = Tensor::Scalar<int32_t>(3);
+  RunOptions traced = Bounded();
+  traced.trace = true;
+  RunMetadata metadata;
+  std::vector<Tensor> out;
+  ASSERT_TRUE(session->Run(feeds, {y.name()}, {}, &out, traced, &metadata).ok());
+  int pushes = 0, nodes = 0;
+  for (const NodeExecStats& node : metadata.step_stats.nodes) {
+    pushes += node.node_name.find("StackPush") != std::string::npos;
+    ++nodes;
+  }
+  EXPECT_GT(nodes, 0);
+  EXPECT_EQ(pushes, 0);
+  metadata = RunMetadata();
+  ASSERT_TRUE(session->Run(feeds, check.grads, {}, &out, traced, &metadata).ok());
+  for (const NodeExecStats& node : metadata.step_stats.nodes) {
+    pushes += node.node_name.find("StackPush") != std::string::npos;
+  }
+  EXPECT_GT(pushes, 0);
 }
 
 TEST(ControlFlowGradientsTest, LoopTripCountGradientsByFormula) {

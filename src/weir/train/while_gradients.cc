@@ -156,7 +156,6 @@ StatusOr<WhileGradients::ForwardLoop*> WhileGradients::Loop(int frame) {
     var.exit = ConsumerOfType(var.sw, 0, "Exit");
     if (loop->loop_cond == nullptr) loop->loop_cond = var.sw->input_edge(1)->src();
     for (Node* n : {var.merge, var.sw, var.next}) loop->structure.insert(n);
-    loop->next_iterations.push_back(var.next);
     loop->vars.push_back(var);
   }
   if (loop->vars.empty()) return errors::Unimplemented(what, "no loop variable found");
@@ -217,6 +216,8 @@ Status WhileGradients::TieToForward(Node* node, int frame) {
 }
 
 // TensorFlow's f_count: a loop variable counting the forward iterations.
+// Only the backward pass reads it (and the pushes hang on it), so a step
+// that fetches only forward values prunes it and the pushes away.
 StatusOr<Output> WhileGradients::IterationCount(ForwardLoop* loop) {
   if (loop->count.valid()) return loop->count;
   const int outer = frames_[loop->frame].parent;
@@ -227,15 +228,14 @@ StatusOr<Output> WhileGradients::IterationCount(ForwardLoop* loop) {
                                                  Output(zero), false));
   WEIR_ASSIGN_OR_RETURN(Node * merge, BuildMerge(loop->frame, Output(enter), PartialShape({})));
   WEIR_ASSIGN_OR_RETURN(Node * sw, Build(loop->frame, "Switch", {Output(merge), Output(loop->loop_cond)}));
+  WEIR_ASSIGN_OR_RETURN(loop->count_index, Build(loop->frame, "Identity", {Output(sw, 1)}));
   WEIR_ASSIGN_OR_RETURN(Node * one, Build(loop->frame, "Const", {}, {{"value", Tensor::Scalar<int32_t>(1)},
                                                                      {"dtype", DT_INT32}}));
-  WEIR_RETURN_IF_ERROR(TieToForward(one, loop->frame));
-  WEIR_ASSIGN_OR_RETURN(Node * add, Build(loop->frame, "AddV2", {Output(sw, 1), Output(one)}));
-  WEIR_ASSIGN_OR_RETURN(Node * next, Build(loop->frame, "NextIteration", {Output(add)}));
-  CloseBackEdge(merge, next);
+  graph_->AddControlEdge(loop->count_index, one);
+  WEIR_ASSIGN_OR_RETURN(Node * add, Build(loop->frame, "AddV2", {Output(loop->count_index), Output(one)}));
+  WEIR_ASSIGN_OR_RETURN(loop->count_next, Build(loop->frame, "NextIteration", {Output(add)}));
+  CloseBackEdge(merge, loop->count_next);
   WEIR_ASSIGN_OR_RETURN(Node * exit, Build(loop->frame, "Exit", {Output(sw, 0)}));
-  loop->next_iterations.push_back(next);
-  if (loop->push_sync != nullptr) graph_->AddControlEdge(loop->push_sync, next);
   loop->count = Output(exit);
   return loop->count;
 }
@@ -249,6 +249,7 @@ StatusOr<Node*> WhileGradients::StackFor(const Output& value) {
   const int frame = OutputFrameOf(value.node());
   const int outer = frames_[frame].parent;
   WEIR_ASSIGN_OR_RETURN(ForwardLoop * loop, Loop(frame));
+  WEIR_RETURN_IF_ERROR(IterationCount(loop).status());
   WEIR_ASSIGN_OR_RETURN(Node * max_size, Build(outer, "Const", {}, {{"value", Tensor::Scalar<int32_t>(-1)},
                                                                     {"dtype", DT_INT32}}));
   WEIR_RETURN_IF_ERROR(TieToForward(max_size, outer));
@@ -259,11 +260,14 @@ StatusOr<Node*> WhileGradients::StackFor(const Output& value) {
   WEIR_ASSIGN_OR_RETURN(Node * handle, BuildEnter(frame, loop->name, loop->parallel_iterations,
                                                   Output(stack), true));
   WEIR_ASSIGN_OR_RETURN(Node * push, Build(frame, "StackPushV2", {Output(handle), value}));
-  // Pushes of one iteration finish before the next iteration starts, so a
-  // stack holds its values in iteration order whatever runs in parallel.
+  // A stack holds its values in iteration order whatever runs in parallel:
+  // iteration k's pushes come before the counter's next iteration, and
+  // iteration k + 1's after it. (Through a ControlTrigger: a push in an
+  // untaken branch is dead, and must not stop the count.)
+  graph_->AddControlEdge(loop->count_index, push);
   if (loop->push_sync == nullptr) {
     WEIR_ASSIGN_OR_RETURN(loop->push_sync, Build(frame, "ControlTrigger", {}));
-    for (Node* next : loop->next_iterations) graph_->AddControlEdge(loop->push_sync, next);
+    graph_->AddControlEdge(loop->push_sync, loop->count_next);
   }
   graph_->AddControlEdge(push, loop->push_sync);
   stacks_.emplace(key, stack);

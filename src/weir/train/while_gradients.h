@@ -106,8 +106,9 @@ class WhileGradients {
     std::set<const Node*> structure;  // Enters, Merges, Switches, LoopCond, NextIterations, Exits
     Node* pivot = nullptr;            // found or built on first use
     Output count;                     // Exit of the iteration counter, once built
-    Node* push_sync = nullptr;        // after every push, before every NextIteration
-    std::vector<Node*> next_iterations;
+    Node* count_index = nullptr;      // the counter in the body: before every push
+    Node* count_next = nullptr;       // the counter's NextIteration: after every push
+    Node* push_sync = nullptr;        // between the pushes and count_next
   };
   // A cond branch inside a loop body: live where `pred` was `branch`.
   struct Guard {
