@@ -2,77 +2,42 @@
 
 #include <algorithm>
 #include <atomic>
-#include <map>
 #include <memory>
 #include <mutex>
 
 #include "weir/base/cancellation.h"
 #include "weir/base/notification.h"
 #include "weir/base/threadpool.h"
-#include "weir/framework/kernel_registry.h"
 #include "weir/framework/resource_mgr.h"
-#include "weir/graph/algorithm.h"
+#include "weir/runtime/executor_plan.h"
 
 namespace weir {
 namespace {
 
 std::atomic<std::function<void()>*> async_start_hook{nullptr};
 
-// What the executor does with a node beyond running its kernel, decided
-// once in the plan so that the hot path never compares op names.
-enum class NodeKind : uint8_t {
-  kNormal,
-  kSwitch,          // one output live, the other dead
-  kMerge,           // fires on its first live input
-  kEnter,           // into a child frame
-  kExit,            // back to the parent frame
-  kNextIteration,   // into the next iteration
-  kLoopCond,        // the loop's predicate
-  kControlTrigger,  // runs (live) even if its inputs are dead
-  kSend,            // transfers run even when dead, to pass the deadness on
-  kRecv,
-  kIdentity,        // a loop's and a branch's pivots: the executor moves the value
-};
-
-NodeKind KindOf(std::string_view op) {
-  if (op == "Switch" || op == "RefSwitch") return NodeKind::kSwitch;
-  if (op == "Merge" || op == "RefMerge") return NodeKind::kMerge;
-  if (op == "Enter" || op == "RefEnter") return NodeKind::kEnter;
-  if (op == "Exit" || op == "RefExit") return NodeKind::kExit;
-  if (op == "NextIteration" || op == "RefNextIteration") return NodeKind::kNextIteration;
-  if (op == "LoopCond") return NodeKind::kLoopCond;
-  if (op == "ControlTrigger") return NodeKind::kControlTrigger;
-  if (op == "_Send" || op == "_HostSend") return NodeKind::kSend;
-  if (op == "_Recv" || op == "_HostRecv") return NodeKind::kRecv;
-  if (op == "Identity") return NodeKind::kIdentity;
-  return NodeKind::kNormal;
-}
-
-// A node's pending word in one iteration. For most nodes: the number of
-// in-edges not yet delivered, a dead bit (some input was dead) and, for an
-// Exit, whether it ran dead. One word, so that the last delivery sees the
-// dead bit of every earlier one.
-constexpr int32_t kDeadBit = 1 << 30;
-constexpr int32_t kExitRanDeadBit = 1 << 29;
-constexpr int32_t kCountMask = (1 << 29) - 1;
-
-// A Merge's word: it fires once, on its first live data input or when all
-// its data inputs are dead, and only after all its control inputs arrived.
-// Updated by compare-and-swap; the update that makes it ready sets kFired,
-// so exactly one thread runs it. The first live input claims the Merge,
-// writes its value into its own slot and then marks it written, so the
-// Merge never runs before its value is there.
-constexpr int32_t kMergeLiveClaimed = 1;
-constexpr int32_t kMergeLiveWritten = 2;
-constexpr int32_t kMergeFired = 4;
-constexpr int32_t kMergeForcedDead = 8;  // a dead Enter: no back edge will come
-constexpr int kMergeControlShift = 4;
-constexpr int32_t kMergeControlOne = 1 << kMergeControlShift;
-constexpr int32_t kMergeControlMask = 0xfff << kMergeControlShift;
-constexpr int kMergeDeadShift = 16;
-constexpr int32_t kMergeDeadOne = 1 << kMergeDeadShift;
-constexpr int kMaxMergeControls = 0xfff;
-constexpr int kMaxMergeInputs = 0x7fff;
+// The plan's vocabulary (executor_plan.h), used throughout.
+constexpr auto kDeadBit = PendingWord::kDeadBit;
+constexpr auto kExitRanDeadBit = PendingWord::kExitRanDeadBit;
+constexpr auto kCountMask = PendingWord::kCountMask;
+constexpr auto kMergeLiveClaimed = PendingWord::kMergeLiveClaimed;
+constexpr auto kMergeLiveWritten = PendingWord::kMergeLiveWritten;
+constexpr auto kMergeFired = PendingWord::kMergeFired;
+constexpr auto kMergeForcedDead = PendingWord::kMergeForcedDead;
+constexpr auto kMergeControlOne = PendingWord::kMergeControlOne;
+constexpr auto kMergeControlMask = PendingWord::kMergeControlMask;
+constexpr auto kMergeDeadShift = PendingWord::kMergeDeadShift;
+constexpr auto kMergeDeadOne = PendingWord::kMergeDeadOne;
+using NodeKind = ExecNodeKind;
+using NodeItem = ExecutorPlan::NodeItem;
+using EdgeInfo = ExecutorPlan::EdgeInfo;
+using ControlEdge = ExecutorPlan::ControlEdge;
+using FrameInfo = ExecutorPlan::FrameInfo;
+constexpr uint8_t kToMerge = ExecutorPlan::kToMerge;
+constexpr uint8_t kToControlTrigger = ExecutorPlan::kToControlTrigger;
+constexpr uint8_t kToSingleInput = ExecutorPlan::kToSingleInput;
+constexpr uint8_t kToExit = ExecutorPlan::kToExit;
+constexpr int kControlFlagBits = ExecutorPlan::kControlFlagBits;
 
 enum MergeFiring { kNotReady = 0, kFireLive = 1, kFireDead = 2 };
 
@@ -106,70 +71,6 @@ bool ClaimMerge(std::atomic<int32_t>& word) {
   return true;
 }
 
-// Flags on an edge about its destination, so delivery needs no look at it.
-constexpr uint8_t kToMerge = 1;
-constexpr uint8_t kToControlTrigger = 2;
-// The destination's only in-edge: it is ready now, no count to update (an
-// atomic read-modify-write is a good part of a cheap node's dispatch).
-constexpr uint8_t kToSingleInput = 4;
-// An Exit (always with kToSingleInput here): a dead value only marks it, no
-// dispatch (every iteration but the last sends its Exits a dead value).
-constexpr uint8_t kToExit = 8;
-constexpr int kControlFlagBits = 3;
-
-// A data edge as the plan stores it: where one output goes.
-struct EdgeInfo {
-  int dst_id;
-  int dst_slot;  // into the destination iteration's inputs
-  int src_output;
-  bool is_last;  // the output's last consumer: move instead of copy
-  uint8_t dst_flags;
-};
-
-// A control edge: the destination id shifted by kControlFlagBits, plus its
-// kTo* flags.
-using ControlEdge = int;
-
-// Everything about a node that does not change between steps.
-struct NodeItem {
-  std::unique_ptr<OpKernel> kernel;
-  NodeKind kind = NodeKind::kNormal;
-  bool is_async = false;
-  bool is_expensive = false;
-  bool runs_when_dead = false;  // _Send/_Recv forward deadness to their peer
-  bool forwards_input = false;  // Enter, Exit, NextIteration, LoopCond, Identity: the executor moves the value
-  bool outputs_may_be_unset = false;  // Switch: an unset output is dead
-  bool is_constant_enter = false;
-  std::vector<Tensor> merge_indices;  // Merge: value_index of each input
-  int child_frame = -1;  // Enter: the frame it enters
-  int parallel_iterations = 1;
-  int input_start = 0;  // into its frame's input slots
-  int num_inputs = 0;
-  int num_outputs = 0;
-  int edges_start = 0;  // into ExecutorImpl::edges_
-  int num_edges = 0;
-  int controls_start = 0;  // into ExecutorImpl::control_edges_
-  int num_controls = 0;
-  // Nodes on the longest path from here to a sink. Of the expensive nodes
-  // ready at once, the one with the most work still behind it runs first
-  // (list scheduling by "bottom level"): on two cores a short branch that
-  // runs first can delay the critical path by its whole length.
-  int priority = 0;
-};
-
-// A loop frame as the plan knows it (by Enter's frame_name); frame 0 is the
-// root. A frame's nodes have consecutive ids from node_base, so a node's
-// index in an iteration's arrays is its id minus node_base.
-struct FrameInfo {
-  std::string name;
-  int parent = -1;
-  int node_base = 0;
-  int num_nodes = 0;
-  int num_inputs = 0;  // input slots of all its nodes
-  int num_enters = 0;
-  std::vector<int32_t> pending_init;  // per node of the frame
-  std::vector<int> exits;             // ids of its Exit nodes
-};
 
 // Small output buffer on the stack for the common case.
 constexpr int kInlineOutputs = 8;
@@ -279,12 +180,10 @@ struct FrameState {
   std::vector<IterationState*> free_iterations;
 };
 
-class ExecutorImpl;
-
 // One step of one partition. Deletes itself after calling `done`.
 class ExecutorState {
  public:
-  ExecutorState(const ExecutorImpl* impl, const Executor::Args& args, Executor::DoneCallback done);
+  ExecutorState(const ExecutorPlan* plan, const Executor::Args& args, Executor::DoneCallback done);
   void Start();
 
  private:
@@ -352,7 +251,7 @@ class ExecutorState {
   }
   void Finish();
 
-  const ExecutorImpl* impl_;
+  const ExecutorPlan* plan_;
   Executor::Args args_;
   Executor::DoneCallback done_;
   StepContext step_;
@@ -378,251 +277,28 @@ class ExecutorState {
 
 class ExecutorImpl final : public Executor {
  public:
-  Status Initialize(const Graph& graph, Device* device, const KernelRegistry& kernels);
-  void RunAsync(const Args& args, DoneCallback done) override {
-    (new ExecutorState(this, args, std::move(done)))->Start();
+  Status Initialize(const Graph& graph, Device* device, const KernelRegistry& kernels) {
+    return plan_.Build(graph, device, kernels);
   }
-  int num_nodes() const override { return static_cast<int>(items_.size()); }
+  void RunAsync(const Args& args, DoneCallback done) override {
+    (new ExecutorState(&plan_, args, std::move(done)))->Start();
+  }
+  int num_nodes() const override { return static_cast<int>(plan_.items.size()); }
 
  private:
-  friend class ExecutorState;
-  Status AssignFrames(const std::vector<Node*>& order, std::vector<int>* node_frame);
-
-  Device* device_ = nullptr;
-  std::vector<NodeItem> items_;
-  std::vector<EdgeInfo> edges_;
-  std::vector<ControlEdge> control_edges_;
-  std::vector<int> roots_;
-  std::vector<FrameInfo> frames_;
+  ExecutorPlan plan_;
 };
 
-std::string FrameLabel(const std::vector<FrameInfo>& frames, int frame) {
-  return frame == 0 ? std::string("the root frame") : StrCat("frame '", frames[frame].name, "'");
-}
-
-// Each node's frame, from its inputs: an Enter's consumers are in the frame
-// it names, an Exit's in its frame's parent, everyone else's in its own.
-Status ExecutorImpl::AssignFrames(const std::vector<Node*>& order, std::vector<int>* node_frame) {
-  std::vector<int> out_frame(node_frame->size(), 0);
-  std::map<std::string, int, std::less<>> frame_by_name;
-  frames_.assign(1, FrameInfo());
-  for (const Node* node : order) {
-    int frame = -1;
-    const Node* first = nullptr;
-    for (const Edge* e : node->in_edges()) {
-      if (IsBackEdge(e)) continue;
-      const int f = out_frame[e->src()->id()];
-      if (frame < 0) {
-        frame = f;
-        first = e->src();
-      } else if (f != frame) {
-        return errors::InvalidArgument("node ", node->Describe(),
-                                       " has inputs from different loop frames: '", first->name(),
-                                       "' from ", FrameLabel(frames_, frame), " and '",
-                                       e->src()->name(), "' from ", FrameLabel(frames_, f));
-      }
-    }
-    if (frame < 0) frame = 0;
-    (*node_frame)[node->id()] = frame;
-    int out = frame;
-    switch (KindOf(node->type_string())) {
-      case NodeKind::kEnter: {
-        std::string name;
-        WEIR_RETURN_IF_ERROR(GetAttr(node->def().attrs, "frame_name", &name).WithContext(
-            node->Describe()));
-        if (name.empty()) {
-          return errors::InvalidArgument("Enter node ", node->Describe(),
-                                         " has an empty frame_name");
-        }
-        auto [it, inserted] = frame_by_name.emplace(name, static_cast<int>(frames_.size()));
-        if (inserted) {
-          frames_.emplace_back();
-          frames_.back().name = name;
-          frames_.back().parent = frame;
-        } else if (frames_[it->second].parent != frame) {
-          return errors::InvalidArgument(
-              "Enter node ", node->Describe(), " enters frame '", name, "' from ",
-              FrameLabel(frames_, frame), ", but other Enter nodes of that frame are in ",
-              FrameLabel(frames_, frames_[it->second].parent));
-        }
-        out = it->second;
-        ++frames_[out].num_enters;
-        break;
-      }
-      case NodeKind::kExit:
-      case NodeKind::kNextIteration:
-        if (frame == 0) {
-          return errors::InvalidArgument(node->Describe(),
-                                         " is not inside a loop: no Enter node leads to it");
-        }
-        if (KindOf(node->type_string()) == NodeKind::kExit) out = frames_[frame].parent;
-        break;
-      default:
-        break;
-    }
-    out_frame[node->id()] = out;
-  }
-  for (const Node* node : order) {
-    for (const Edge* e : node->in_edges()) {
-      if (IsBackEdge(e) && out_frame[e->src()->id()] != (*node_frame)[node->id()]) {
-        return errors::InvalidArgument(
-            "the back edge from ", e->src()->Describe(), " in ",
-            FrameLabel(frames_, (*node_frame)[e->src()->id()]), " to ", node->Describe(), " in ",
-            FrameLabel(frames_, (*node_frame)[node->id()]), " crosses frames");
-      }
-    }
-  }
-  return Status::OK();
-}
-
-Status ExecutorImpl::Initialize(const Graph& graph, Device* device, const KernelRegistry& kernels) {
-  device_ = device;
-  WEIR_ASSIGN_OR_RETURN(std::vector<Node*> order, TopologicalOrder(graph));
-  std::vector<int> node_frame(graph.num_node_ids(), 0);
-  WEIR_RETURN_IF_ERROR(AssignFrames(order, &node_frame));
-  // Dense ids: the nodes of each frame together (the root's first), in
-  // topological order within it, so roots come first and the plan is laid
-  // out in the order nodes tend to run.
-  std::vector<std::vector<const Node*>> by_frame(frames_.size());
-  for (const Node* node : order) by_frame[node_frame[node->id()]].push_back(node);
-  std::vector<const Node*> plan;
-  plan.reserve(order.size());
-  for (size_t f = 0; f < frames_.size(); ++f) {
-    frames_[f].node_base = static_cast<int>(plan.size());
-    frames_[f].num_nodes = static_cast<int>(by_frame[f].size());
-    plan.insert(plan.end(), by_frame[f].begin(), by_frame[f].end());
-  }
-  std::vector<int> dense(graph.num_node_ids(), -1);
-  for (size_t i = 0; i < plan.size(); ++i) dense[plan[i]->id()] = static_cast<int>(i);
-
-  items_.resize(plan.size());
-  for (size_t i = 0; i < plan.size(); ++i) {
-    const Node* node = plan[i];
-    NodeItem& item = items_[i];
-    FrameInfo& frame = frames_[node_frame[node->id()]];
-    WEIR_ASSIGN_OR_RETURN(item.kernel, kernels.CreateKernel(device, node->def(), node->op_def()));
-    item.kind = KindOf(node->type_string());
-    item.is_async = item.kernel->AsAsync() != nullptr;
-    item.is_expensive = item.kernel->IsExpensive() || item.is_async;
-    item.runs_when_dead = item.kind == NodeKind::kSend || item.kind == NodeKind::kRecv;
-    item.forwards_input = item.kind == NodeKind::kEnter || item.kind == NodeKind::kExit ||
-                          item.kind == NodeKind::kNextIteration ||
-                          item.kind == NodeKind::kLoopCond || item.kind == NodeKind::kIdentity;
-    item.outputs_may_be_unset = item.kind == NodeKind::kSwitch;
-    item.num_inputs = node->num_inputs();
-    item.num_outputs = node->num_outputs();
-    if (item.kind == NodeKind::kSwitch && (item.num_inputs != 2 || item.num_outputs != 2)) {
-      return errors::InvalidArgument("Switch node ", node->Describe(),
-                                     " must have 2 inputs and 2 outputs");
-    }
-    if (item.forwards_input && (item.num_inputs != 1 || item.num_outputs != 1)) {
-      return errors::InvalidArgument("node ", node->Describe(),
-                                     " must have one input and one output");
-    }
-    item.input_start = frame.num_inputs;
-    frame.num_inputs += item.num_inputs;
-    for (const Edge* e : node->data_inputs()) {
-      if (e == nullptr) {
-        return errors::InvalidArgument("node ", node->Describe(), " has an unconnected input");
-      }
-    }
-    int32_t pending = static_cast<int32_t>(node->in_edges().size());
-    if (item.kind == NodeKind::kMerge) {
-      const int controls = pending - item.num_inputs;
-      if (controls > kMaxMergeControls || item.num_inputs > kMaxMergeInputs) {
-        return errors::InvalidArgument("Merge node ", node->Describe(), " has ", item.num_inputs,
-                                       " inputs and ", controls, " control inputs; at most ",
-                                       kMaxMergeInputs, " and ", kMaxMergeControls);
-      }
-      pending = controls * kMergeControlOne;
-      for (int k = 0; k < item.num_inputs; ++k) {
-        item.merge_indices.push_back(Tensor::Scalar<int32_t>(k));
-      }
-      if (item.num_outputs != 2) {
-        return errors::InvalidArgument("Merge node ", node->Describe(), " must have 2 outputs");
-      }
-    } else if (pending == 0 && node_frame[node->id()] == 0) {
-      roots_.push_back(static_cast<int>(i));
-    }
-    frame.pending_init.push_back(pending);
-    if (item.kind == NodeKind::kExit) frame.exits.push_back(static_cast<int>(i));
-    if (item.kind == NodeKind::kEnter) {
-      const AttrMap& attrs = node->def().attrs;
-      std::string name;
-      WEIR_RETURN_IF_ERROR(GetAttr(attrs, "frame_name", &name));
-      for (size_t f = 1; f < frames_.size(); ++f) {
-        if (frames_[f].name == name) item.child_frame = static_cast<int>(f);
-      }
-      bool is_constant = false;
-      if (attrs.count("is_constant")) WEIR_RETURN_IF_ERROR(GetAttr(attrs, "is_constant", &is_constant));
-      int64_t parallel = 10;
-      if (attrs.count("parallel_iterations")) {
-        WEIR_RETURN_IF_ERROR(GetAttr(attrs, "parallel_iterations", &parallel));
-      }
-      if (parallel < 1) {
-        return errors::InvalidArgument("Enter node ", node->Describe(),
-                                       " has parallel_iterations ", parallel, "; it must be >= 1");
-      }
-      item.is_constant_enter = is_constant;
-      item.parallel_iterations = static_cast<int>(std::min<int64_t>(parallel, 1 << 30));
-    }
-  }
-  auto dst_flags = [&](int dst) -> uint8_t {
-    const NodeKind kind = items_[dst].kind;
-    if (kind == NodeKind::kMerge) return kToMerge;
-    uint8_t flags = kind == NodeKind::kControlTrigger ? kToControlTrigger : 0;
-    if (plan[dst]->in_edges().size() == 1) {
-      flags |= kToSingleInput;
-      if (kind == NodeKind::kExit) flags |= kToExit;
-    }
-    return flags;
-  };
-  for (size_t i = 0; i < plan.size(); ++i) {
-    const Node* node = plan[i];
-    NodeItem& item = items_[i];
-    std::vector<const Edge*> data, control;
-    for (const Edge* e : node->out_edges()) (e->IsControlEdge() ? control : data).push_back(e);
-    std::stable_sort(data.begin(), data.end(), [](const Edge* a, const Edge* b) {
-      return a->src_output() < b->src_output();
-    });
-    item.edges_start = static_cast<int>(edges_.size());
-    item.num_edges = static_cast<int>(data.size());
-    for (size_t k = 0; k < data.size(); ++k) {
-      const Edge* e = data[k];
-      const int dst = dense[e->dst()->id()];
-      const bool is_last = k + 1 == data.size() || data[k + 1]->src_output() != e->src_output();
-      edges_.push_back({dst, items_[dst].input_start + e->dst_input(), e->src_output(), is_last,
-                        dst_flags(dst)});
-    }
-    item.controls_start = static_cast<int>(control_edges_.size());
-    item.num_controls = static_cast<int>(control.size());
-    for (const Edge* e : control) {
-      const int dst = dense[e->dst()->id()];
-      control_edges_.push_back((dst << kControlFlagBits) | (dst_flags(dst) & ~kToExit));
-    }
-  }
-  // In reverse topological order every successor's priority is known first.
-  for (auto it = order.rbegin(); it != order.rend(); ++it) {
-    NodeItem& item = items_[dense[(*it)->id()]];
-    int below = 0;
-    for (const Edge* e : (*it)->out_edges()) {
-      if (!IsBackEdge(e)) below = std::max(below, items_[dense[e->dst()->id()]].priority);
-    }
-    item.priority = below + 1;
-  }
-  return Status::OK();
-}
-
-ExecutorState::ExecutorState(const ExecutorImpl* impl, const Executor::Args& args,
+ExecutorState::ExecutorState(const ExecutorPlan* plan, const Executor::Args& args,
                              Executor::DoneCallback done)
-    : impl_(impl), args_(args), done_(std::move(done)) {
+    : plan_(plan), args_(args), done_(std::move(done)) {
   step_.step_id = args.step_id;
   step_.rendezvous = args.rendezvous;
   step_.cancellation = args.cancellation;
   step_.call_frame = args.call_frame;
   step_.default_container = args.default_container;
   step_.step_resources = &step_resources_;
-  const FrameInfo& root = impl->frames_[0];
+  const FrameInfo& root = plan->frames[0];
   root_frame_.info = &root;
   root_iter_.frame = &root_frame_;
   root_frame_.oldest = root_frame_.newest = &root_iter_;
@@ -635,7 +311,7 @@ ExecutorState::ExecutorState(const ExecutorImpl* impl, const Executor::Args& arg
 }
 
 void ExecutorState::Start() {
-  const std::vector<int>& roots = impl_->roots_;
+  const std::vector<int>& roots = plan_->roots;
   if (roots.empty()) {
     Finish();
     return;
@@ -657,7 +333,7 @@ void ExecutorState::ProcessLoop(ReadyList inline_ready) {
   // the kernels' own ParallelFors and those of kernels running beside them
   // recruit only idle cores (threadpool.h). Once per loop, not per kernel:
   // it costs two atomic updates of a shared counter.
-  ThreadPool::ScopedBusy busy(impl_->device_->intra_op_pool());
+  ThreadPool::ScopedBusy busy(plan_->device->intra_op_pool());
   ReadyList ready;
   while (!inline_ready.empty()) {
     const TaggedNode current = inline_ready.back();
@@ -704,7 +380,7 @@ struct ExecutorState::AsyncCall {
 };
 
 int ExecutorState::RunNode(const TaggedNode& node, ReadyList* ready) {
-  const NodeItem& item = impl_->items_[node.id];
+  const NodeItem& item = plan_->items[node.id];
   IterationState* iter = node.iter;
   std::span<Tensor> inputs(iter->inputs.get() + item.input_start, item.num_inputs);
   if (item.is_async) {
@@ -760,7 +436,7 @@ int ExecutorState::RunNode(const TaggedNode& node, ReadyList* ready) {
     auto call = std::make_shared<AsyncCall>();
     call->node = node;
     call->outputs.resize(item.num_outputs);
-    call->params.device = impl_->device_;
+    call->params.device = plan_->device;
     call->params.kernel = item.kernel.get();
     call->params.step = &step_;
     call->params.frame_iter = FrameIterOf(iter);
@@ -771,7 +447,7 @@ int ExecutorState::RunNode(const TaggedNode& node, ReadyList* ready) {
     call->context = std::make_unique<OpKernelContext>(&call->params);
     if (trace) call->start_micros = NowMicros();
     item.kernel->AsAsync()->ComputeAsync(call->context.get(), [this, call] {
-      const NodeItem& item = impl_->items_[call->node.id];
+      const NodeItem& item = plan_->items[call->node.id];
       OpKernelContext* context = call->context.get();
       if (args_.stats) SaveStats(item, call->node, call->start_micros, context->bytes_allocated());
       ReadyList ready;
@@ -794,7 +470,7 @@ int ExecutorState::RunNode(const TaggedNode& node, ReadyList* ready) {
   OutputSlots output_slots(item.num_outputs);
   std::span<Tensor> outputs = output_slots.span();
   OpKernelContext::Params params;
-  params.device = impl_->device_;
+  params.device = plan_->device;
   params.kernel = item.kernel.get();
   params.step = &step_;
   params.frame_iter = FrameIterOf(iter);
@@ -865,14 +541,14 @@ int ExecutorState::ActivateEdges(const NodeItem& item, IterationState* iter,
   std::atomic<int32_t>* pending = iter->pending.get();
   Tensor* inputs = iter->inputs.get();
   const int base = iter->base;
-  const EdgeInfo* edges = impl_->edges_.data() + item.edges_start;
+  const EdgeInfo* edges = plan_->edges.data() + item.edges_start;
   for (int k = 0; k < item.num_edges; ++k) {
     const EdgeInfo& e = edges[k];
     const bool edge_dead =
         dead || (item.outputs_may_be_unset && !outputs[e.src_output].IsInitialized());
     std::atomic<int32_t>& word = pending[e.dst_id - base];
     if (e.dst_flags & kToMerge) {
-      const int num_data = impl_->items_[e.dst_id].num_inputs;
+      const int num_data = plan_->items[e.dst_id].num_inputs;
       MergeFiring firing;
       if (edge_dead) {
         firing = UpdateMerge(word, kMergeDeadOne, from_enter ? kMergeForcedDead : 0, num_data);
@@ -911,7 +587,7 @@ int ExecutorState::ActivateEdges(const NodeItem& item, IterationState* iter,
       ready->push_back({e.dst_id, dst_dead, iter});
     }
   }
-  const ControlEdge* controls = impl_->control_edges_.data() + item.controls_start;
+  const ControlEdge* controls = plan_->control_edges.data() + item.controls_start;
   for (int k = 0; k < item.num_controls; ++k) {
     const int dst = controls[k] >> kControlFlagBits;
     const int flags = controls[k] & ((1 << kControlFlagBits) - 1);
@@ -923,7 +599,7 @@ int ExecutorState::ActivateEdges(const NodeItem& item, IterationState* iter,
     if (flags & kToMerge) {
       // A Merge's control inputs only count; their deadness does not matter.
       const MergeFiring firing =
-          UpdateMerge(word, -kMergeControlOne, 0, impl_->items_[dst].num_inputs);
+          UpdateMerge(word, -kMergeControlOne, 0, plan_->items[dst].num_inputs);
       if (firing != kNotReady) ready->push_back({dst, firing == kFireDead, iter});
       continue;
     }
@@ -957,7 +633,7 @@ FrameState* ExecutorState::FindOrCreateChildFrame(const NodeItem& item,
   FrameState* frame = nullptr;
   {
     std::lock_guard<std::mutex> lock(frame_pool_mu_);
-    if (free_frames_.empty()) free_frames_.resize(impl_->frames_.size());
+    if (free_frames_.empty()) free_frames_.resize(plan_->frames.size());
     std::vector<FrameState*>& free = free_frames_[item.child_frame];
     if (!free.empty()) {
       frame = free.back();
@@ -967,7 +643,7 @@ FrameState* ExecutorState::FindOrCreateChildFrame(const NodeItem& item,
       frame = owned_frames_.back().get();
     }
   }
-  const FrameInfo& info = impl_->frames_[item.child_frame];
+  const FrameInfo& info = plan_->frames[item.child_frame];
   frame->info = &info;
   frame->info_index = item.child_frame;
   frame->parent = parent;
@@ -1058,7 +734,7 @@ IterationState* ExecutorState::StartIteration(FrameState* frame, ReadyList* read
   ++frame->outstanding_iterations;
   for (const FrameState::Value& invariant : frame->invariants) {
     Tensor copy = invariant.value;
-    ActivateCounted(impl_->items_[invariant.id], iter, std::span<Tensor>(&copy, 1),
+    ActivateCounted(plan_->items[invariant.id], iter, std::span<Tensor>(&copy, 1),
                     invariant.dead, true, ready);
   }
   return iter;
@@ -1106,7 +782,7 @@ void ExecutorState::IterationDone(IterationState* iter, ReadyList* ready) {
       if (!frame->deferred.empty()) {
         IterationState* started = StartIteration(frame, ready);
         for (FrameState::Value& value : frame->deferred) {
-          ActivateCounted(impl_->items_[value.id], started, std::span<Tensor>(&value.value, 1),
+          ActivateCounted(plan_->items[value.id], started, std::span<Tensor>(&value.value, 1),
                           false, false, ready);
         }
         frame->deferred.clear();
@@ -1133,7 +809,7 @@ void ExecutorState::DeleteFrame(FrameState* frame, ReadyList* ready) {
   FrameState* parent = frame->parent;
   IterationState* parent_iter = frame->parent_iter;
   for (int id : frame->dead_exits) {
-    ActivateCounted(impl_->items_[id], parent_iter, {}, /*dead=*/true, false, ready);
+    ActivateCounted(plan_->items[id], parent_iter, {}, /*dead=*/true, false, ready);
   }
   frame->dead_exits.clear();
   frame->invariants.clear();
@@ -1182,7 +858,7 @@ void ExecutorState::ScheduleReady(const ReadyList& ready, ReadyList* inline_read
     return;
   }
   auto goes_to_pool = [&](const TaggedNode& node) {
-    return inline_ready == nullptr || impl_->items_[node.id].is_expensive;
+    return inline_ready == nullptr || plan_->items[node.id].is_expensive;
   };
   int tasks = 0;
   for (const TaggedNode& node : ready) {
@@ -1194,7 +870,7 @@ void ExecutorState::ScheduleReady(const ReadyList& ready, ReadyList* inline_read
   }
   if (tasks == 0) return;  // the common case takes no lock
   {
-    const LessUrgent less{&impl_->items_};
+    const LessUrgent less{&plan_->items};
     std::lock_guard<std::mutex> lock(queue_mu_);
     for (const TaggedNode& node : ready) {
       if (!goes_to_pool(node)) continue;
@@ -1210,7 +886,7 @@ void ExecutorState::ScheduleReady(const ReadyList& ready, ReadyList* inline_read
   // Each task's core counts as busy from now, not from when a thread picks
   // it up: a kernel that starts meanwhile must not recruit that core for
   // its ParallelFor, or the task waits its turn behind the helper.
-  ThreadPool* cores = impl_->device_->intra_op_pool();
+  ThreadPool* cores = plan_->device->intra_op_pool();
   for (int i = 0; i < tasks; ++i) {
     cores->ClaimCore();
     (*runner)([this, cores] {
@@ -1223,7 +899,7 @@ void ExecutorState::ScheduleReady(const ReadyList& ready, ReadyList* inline_read
 ExecutorState::TaggedNode ExecutorState::PopMostUrgent() {
   std::lock_guard<std::mutex> lock(queue_mu_);
   DCHECK(!expensive_queue_.empty());
-  std::pop_heap(expensive_queue_.begin(), expensive_queue_.end(), LessUrgent{&impl_->items_});
+  std::pop_heap(expensive_queue_.begin(), expensive_queue_.end(), LessUrgent{&plan_->items});
   const TaggedNode node = expensive_queue_.back();
   expensive_queue_.pop_back();
   return node;
@@ -1251,7 +927,7 @@ void ExecutorState::SaveStats(const NodeItem& item, const TaggedNode& node, int6
   NodeExecStats stats;
   stats.node_name = item.kernel->name();
   stats.op = item.kernel->type_string();
-  stats.device = impl_->device_->name();
+  stats.device = plan_->device->name();
   stats.thread_id = CurrentThreadTraceId();
   stats.start_micros = start;
   stats.end_micros = NowMicros();
