@@ -1,5 +1,6 @@
 #include "weir/graph/partition.h"
 
+#include <algorithm>
 #include <cctype>
 #include <memory>
 #include <set>
@@ -121,6 +122,7 @@ class Partitioner {
   std::unique_ptr<ControlFlowInfo> loops_;  // null: the graph has no Enter
   std::map<TransferKey, std::string> recvs_;
   std::map<std::pair<int, std::string>, std::string> copies_;  // (node id, device)
+  std::set<int> read_locally_;  // node ids that some node on their own device reads
   std::map<std::pair<int, std::string>, ControlLoop> control_loops_;  // (frame, device)
   int lossy_transfers_ = 0;
 };
@@ -128,6 +130,7 @@ class Partitioner {
 std::string Partitioner::InputFor(const Edge* e, const std::string& device) {
   const Node* src = e->src();
   if (src->assigned_device() == device) {
+    read_locally_.insert(src->id());
     return e->IsControlEdge() ? src->name() : TensorId{src->name(), e->src_output()}.ToString();
   }
   if (loops_ != nullptr &&
@@ -311,7 +314,7 @@ Status Partitioner::Run(std::vector<std::string>* changes) {
     loops_ = std::make_unique<ControlFlowInfo>(std::move(info));
     WEIR_RETURN_IF_ERROR(AddControlLoops());
   }
-  for (const Node* node : graph_.nodes()) {
+  auto wire = [&](const Node* node) {
     const std::string& device = node->assigned_device();
     std::vector<std::string> inputs;
     inputs.reserve(node->in_edges().size());
@@ -320,8 +323,41 @@ Status Partitioner::Run(std::vector<std::string>* changes) {
       inputs.push_back(InputFor(e, device));
     }
     for (const Edge* e : node->control_inputs()) inputs.push_back("^" + InputFor(e, device));
-    NodeDef& def = partitions_[device].nodes[def_index[node->id()]];
-    def.inputs = std::move(inputs);
+    partitions_[device].nodes[def_index[node->id()]].inputs = std::move(inputs);
+  };
+  // An Enter or NextIteration whose consumers are all on other devices, each
+  // reading its own copy there, is left out with its inputs' transfers,
+  // unless a copy of another reads it on its device.
+  std::vector<const Node*> maybe_unused;
+  for (const Node* node : graph_.nodes()) {
+    if (loops_ != nullptr && !node->out_edges().empty() &&
+        (IsEnterOp(node->type_string()) || IsNextIterationOp(node->type_string())) &&
+        std::none_of(node->out_edges().begin(), node->out_edges().end(), [&](const Edge* e) {
+          return e->dst()->assigned_device() == node->assigned_device();
+        })) {
+      maybe_unused.push_back(node);
+    } else {
+      wire(node);
+    }
+  }
+  for (bool more = true; more;) {
+    more = false;
+    for (const Node*& node : maybe_unused) {
+      if (node != nullptr && read_locally_.count(node->id())) {
+        wire(node);
+        node = nullptr;
+        more = true;
+      }
+    }
+  }
+  std::set<std::string> unused;
+  for (const Node* node : maybe_unused) {
+    if (node != nullptr) unused.insert(node->name());
+  }
+  if (!unused.empty()) {
+    for (auto& [device, part] : partitions_) {
+      std::erase_if(part.nodes, [&](const NodeDef& def) { return unused.count(def.name) > 0; });
+    }
   }
   if (changes != nullptr && !control_loops_.empty()) {
     changes->push_back(

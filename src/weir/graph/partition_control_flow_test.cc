@@ -257,12 +257,14 @@ TEST_F(PartitionControlFlowTest, BackEdgeCrossesBeforeNextIteration) {
   EXPECT_EQ(recv->attrs.at("tensor_name").s(), "edge_add_0");
   EXPECT_NE(std::find(recv->inputs.begin(), recv->inputs.end(), "^" + kLoop0 + "merge"),
             recv->inputs.end());
-  // No transfer reads a NextIteration's output.
+  // No transfer reads a NextIteration's output, and the original, with
+  // no consumer left on CPU:1, is gone.
   for (const auto& [device, part] : parts_) {
     for (const NodeDef& n : part.nodes) {
       if (n.op == "_Send") EXPECT_NE(n.inputs[0], "next") << device;
     }
   }
+  EXPECT_EQ(FindDef(parts_[kCpu1], "next"), nullptr);
 }
 
 // An Enter on another device than its Merge: a copy of the Enter on the
