@@ -318,11 +318,15 @@ void ExecutorState::Start() {
   }
   outstanding_.store(static_cast<int>(roots.size()), std::memory_order_relaxed);
   // Cheap roots (constants, feeds) run right here on the caller's thread.
-  ReadyList ready, inline_ready;
-  ready.reserve(roots.size());
-  inline_ready.reserve(16);
-  for (int id : roots) ready.push_back({id, false, &root_iter_});
-  ScheduleReady(ready, &inline_ready);
+  ReadyList inline_ready;
+  inline_ready.reserve(std::max<size_t>(16, roots.size()));
+  if (plan_->has_expensive_root) {
+    ReadyList ready;
+    for (int id : roots) ready.push_back({id, false, &root_iter_});
+    ScheduleReady(ready, &inline_ready);
+  } else {
+    for (int id : roots) inline_ready.push_back({id, false, &root_iter_});
+  }
   ProcessLoop(std::move(inline_ready));  // may delete `this`
 }
 

@@ -233,6 +233,7 @@ Status ExecutorPlan::Build(const Graph& graph, Device* device, const KernelRegis
       control_edges.push_back((dst << kControlFlagBits) | (dst_flags(dst) & ~kToExit));
     }
   }
+  for (int id : roots) has_expensive_root |= items[id].is_expensive;
   // In reverse topological order every successor's priority is known first.
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     NodeItem& item = items[dense[(*it)->id()]];

@@ -142,6 +142,7 @@ struct ExecutorPlan {
   std::vector<EdgeInfo> edges;
   std::vector<ControlEdge> control_edges;
   std::vector<int> roots;  // root-frame nodes without inputs
+  bool has_expensive_root = false;
   std::vector<FrameInfo> frames;
 
  private:
