@@ -122,7 +122,7 @@ class Partitioner {
   std::unique_ptr<ControlFlowInfo> loops_;  // null: the graph has no Enter
   std::map<TransferKey, std::string> recvs_;
   std::map<std::pair<int, std::string>, std::string> copies_;  // (node id, device)
-  std::set<int> read_locally_;  // node ids that some node on their own device reads
+  std::vector<bool> read_locally_;  // node id -> some node on its own device reads it
   std::map<std::pair<int, std::string>, ControlLoop> control_loops_;  // (frame, device)
   int lossy_transfers_ = 0;
 };
@@ -130,7 +130,7 @@ class Partitioner {
 std::string Partitioner::InputFor(const Edge* e, const std::string& device) {
   const Node* src = e->src();
   if (src->assigned_device() == device) {
-    read_locally_.insert(src->id());
+    read_locally_[src->id()] = true;
     return e->IsControlEdge() ? src->name() : TensorId{src->name(), e->src_output()}.ToString();
   }
   if (loops_ != nullptr &&
@@ -295,6 +295,7 @@ Status Partitioner::Run(std::vector<std::string>* changes) {
     WEIR_ASSIGN_OR_RETURN(schedule_, ScheduleRecvs(graph_, options_.recv_schedule, changes));
   }
   std::vector<int> def_index(graph_.num_node_ids(), -1);
+  read_locally_.assign(graph_.num_node_ids(), false);
   bool has_enter = false;
   for (const Node* node : graph_.nodes()) {
     const std::string& device = node->assigned_device();
@@ -343,7 +344,7 @@ Status Partitioner::Run(std::vector<std::string>* changes) {
   for (bool more = true; more;) {
     more = false;
     for (const Node*& node : maybe_unused) {
-      if (node != nullptr && read_locally_.count(node->id())) {
+      if (node != nullptr && read_locally_[node->id()]) {
         wire(node);
         node = nullptr;
         more = true;
