@@ -271,6 +271,11 @@ Status GradientPass::Run(GradContext* ctx, int region, const std::vector<Output>
         if (!s.ok()) return s.WithContext("gradient of node " + node->Describe());
         return scope_.status();
       }));
+      for (Gradient& g : grad_inputs) {
+        g.dense = loops_->Resolve(g.dense);
+        g.sparse = {loops_->Resolve(g.sparse.values), loops_->Resolve(g.sparse.indices),
+                    loops_->Resolve(g.sparse.dense_shape)};
+      }
       for (const Edge* e : inputs) {
         if (grad_inputs[e->dst_input()].valid()) to_inputs[e] = grad_inputs[e->dst_input()];
       }
@@ -333,6 +338,7 @@ Status AddSymbolicGradients(const Scope& scope, const std::vector<Output>& ys,
   GradientPass pass(scope, loops.get());
   std::vector<bool> reached;
   WEIR_RETURN_IF_ERROR(pass.Run(loops->root(), 0, ys, seeds, xs, grad_xs, &reached));
+  WEIR_RETURN_IF_ERROR(loops->Finish());
   for (size_t i = 0; i < xs.size(); ++i) {
     if ((*grad_xs)[i].valid()) continue;
     std::string why = !reached[i] ? "no y depends on it"

@@ -229,10 +229,12 @@ StatusOr<Output> WhileGradients::IterationCount(ForwardLoop* loop) {
   WEIR_ASSIGN_OR_RETURN(Node * merge, BuildMerge(loop->frame, Output(enter), PartialShape({})));
   WEIR_ASSIGN_OR_RETURN(Node * sw, Build(loop->frame, "Switch", {Output(merge), Output(loop->loop_cond)}));
   WEIR_ASSIGN_OR_RETURN(loop->count_index, Build(loop->frame, "Identity", {Output(sw, 1)}));
-  WEIR_ASSIGN_OR_RETURN(Node * one, Build(loop->frame, "Const", {}, {{"value", Tensor::Scalar<int32_t>(1)},
-                                                                     {"dtype", DT_INT32}}));
-  graph_->AddControlEdge(loop->count_index, one);
-  WEIR_ASSIGN_OR_RETURN(Node * add, Build(loop->frame, "AddV2", {Output(loop->count_index), Output(one)}));
+  WEIR_ASSIGN_OR_RETURN(Node * one, Build(outer, "Const", {}, {{"value", Tensor::Scalar<int32_t>(1)},
+                                                               {"dtype", DT_INT32}}));
+  WEIR_RETURN_IF_ERROR(TieToForward(one, outer));
+  WEIR_ASSIGN_OR_RETURN(Node * one_enter, BuildEnter(loop->frame, loop->name, loop->parallel_iterations,
+                                                     Output(one), true));
+  WEIR_ASSIGN_OR_RETURN(Node * add, Build(loop->frame, "AddV2", {Output(loop->count_index), Output(one_enter)}));
   WEIR_ASSIGN_OR_RETURN(loop->count_next, Build(loop->frame, "NextIteration", {Output(add)}));
   CloseBackEdge(merge, loop->count_next);
   WEIR_ASSIGN_OR_RETURN(Node * exit, Build(loop->frame, "Exit", {Output(sw, 0)}));
@@ -376,9 +378,7 @@ StatusOr<Output> WhileGradients::Translate(const Output& value, GradContext* ctx
       return errors::Unimplemented("the gradient needs the value of loop variable Enter ",
                                    node->Describe(), " itself");
     } else if (node->type_string() == "Const") {
-      WEIR_ASSIGN_OR_RETURN(Node * copy, Build(ctx->frame, "Const", {}, node->def().attrs));
-      graph_->AddControlEdge(ctx->pivot, copy);
-      result = Output(copy, value.index());
+      WEIR_ASSIGN_OR_RETURN(result, InvariantConst(ctx, node->def().attrs));
     } else {
       WEIR_ASSIGN_OR_RETURN(result, Pop(value, ctx));
     }
@@ -411,9 +411,10 @@ Tensor StaticShapeValue(const Node* node) {
   return Tensor::FromVector<int32_t>(narrow, dims);
 }
 
-// Moves every consumer of `node` (data and control) to `replacement`, and
-// removes `node`.
+// Moves every consumer of `node` (data and control) to `replacement`;
+// `node` is removed by Finish (a caller may hold it until then: Resolve).
 void WhileGradients::ReplaceWith(Node* node, const Output& replacement) {
+  replaced_[node->id()] = replacement;
   std::vector<const Edge*> outs(node->out_edges().begin(), node->out_edges().end());
   for (const Edge* e : outs) {
     Node* dst = e->dst();
@@ -426,7 +427,35 @@ void WhileGradients::ReplaceWith(Node* node, const Output& replacement) {
       graph_->AddEdge(replacement.node(), replacement.index(), dst, slot);
     }
   }
-  graph_->RemoveNode(node);
+}
+
+Output WhileGradients::Resolve(const Output& t) const {
+  if (!t.valid()) return t;
+  auto it = replaced_.find(t.node()->id());
+  return it == replaced_.end() ? t : it->second;
+}
+
+Status WhileGradients::Finish() {
+  for (const auto& [id, replacement] : replaced_) {
+    Node* node = graph_->FindNodeId(id);
+    if (node == nullptr) continue;
+    if (!node->out_edges().empty()) {
+      return errors::Internal("node ", node->Describe(), " was replaced by '", replacement.name(),
+                              "' but is still used");
+    }
+    graph_->RemoveNode(node);
+  }
+  replaced_.clear();
+  return Status::OK();
+}
+
+StatusOr<Output> WhileGradients::InvariantConst(GradContext* ctx, const AttrMap& attrs) {
+  GradContext* outer = ctx->parent;
+  WEIR_ASSIGN_OR_RETURN(Node * constant, Build(outer->frame, "Const", {}, attrs));
+  if (outer->pivot != nullptr) graph_->AddControlEdge(outer->pivot, constant);
+  WEIR_ASSIGN_OR_RETURN(Node * enter, BuildEnter(ctx->frame, ctx->frame_name, ctx->parallel_iterations,
+                                                 Output(constant), true));
+  return Output(enter);
 }
 
 Status WhileGradients::Fixup(GradContext* ctx, int first_id) {
@@ -441,9 +470,29 @@ Status WhileGradients::Fixup(GradContext* ctx, int first_id) {
     // A shape the graph already knows is a constant, not a reason to keep
     // a forward value on a stack (or to recompute it every iteration).
     if (Tensor value = StaticShapeValue(node); value.IsInitialized()) {
-      WEIR_ASSIGN_OR_RETURN(Node * constant, Build(ctx->frame, "Const", {}, {{"value", value}, {"dtype", value.dtype()}}));
-      graph_->AddControlEdge(ctx->pivot, constant);
-      ReplaceWith(node, Output(constant));
+      WEIR_ASSIGN_OR_RETURN(Output constant, InvariantConst(ctx, {{"value", value}, {"dtype", value.dtype()}}));
+      ReplaceWith(node, constant);
+      Place(node, ctx->frame);
+      continue;
+    }
+    // A constant is made once, outside, not once per iteration: it moves
+    // to the enclosing context and enters this one.
+    if (node->type_string() == "Const" && node->num_inputs() == 0) {
+      for (const Edge* e : node->control_inputs()) graph_->RemoveEdge(e);
+      Place(node, ctx->parent->frame);
+      if (ctx->parent->pivot != nullptr) graph_->AddControlEdge(ctx->parent->pivot, node);
+      std::vector<const Edge*> outs(node->out_edges().begin(), node->out_edges().end());
+      WEIR_ASSIGN_OR_RETURN(Output entered, Translate(Output(node), ctx));
+      for (const Edge* e : outs) {
+        if (e->dst() == entered.node()) continue;
+        if (e->IsControlEdge()) {
+          Node* dst = e->dst();
+          graph_->RemoveEdge(e);
+          graph_->AddControlEdge(entered.node(), dst);
+        } else {
+          Rewire(graph_, e, entered);
+        }
+      }
       continue;
     }
     std::vector<const Edge*> inputs(node->in_edges().begin(), node->in_edges().end());
@@ -561,11 +610,14 @@ Status WhileGradients::LoopGradient(GradContext* ctx, int frame,
   back->frame_name = frames_[back->frame].name;
   back->parallel_iterations = loop->parallel_iterations;
   const int bf = back->frame;
+  const AttrMap one_attrs = {{"value", Tensor::Scalar<int32_t>(1)}, {"dtype", DT_INT32}};
   Output one;
-  WEIR_RETURN_IF_ERROR(InContext(ctx, [&] {
-    one = ops::Const(scope_, 1);
-    return Status::OK();
-  }));
+  if (ctx->parent == nullptr) {
+    WEIR_ASSIGN_OR_RETURN(Node * node, Build(ctx->frame, "Const", {}, one_attrs));
+    one = Output(node);
+  } else {
+    WEIR_ASSIGN_OR_RETURN(one, InvariantConst(ctx, one_attrs));
+  }
   WEIR_ASSIGN_OR_RETURN(Node * one_enter, BuildEnter(bf, back->frame_name, back->parallel_iterations, one, true));
   WEIR_ASSIGN_OR_RETURN(Node * count_enter,
                         BuildEnter(bf, back->frame_name, back->parallel_iterations, start, false));
@@ -602,12 +654,11 @@ Status WhileGradients::LoopGradient(GradContext* ctx, int frame,
     WEIR_ASSIGN_OR_RETURN(Node * enter, BuildEnter(bf, back->frame_name, back->parallel_iterations, init, false));
     WEIR_ASSIGN_OR_RETURN(Node * merge, BuildMerge(bf, Output(enter), var->merge->output_shape(0)));
     WEIR_ASSIGN_OR_RETURN(Node * sw, Build(bf, "Switch", {Output(merge), Output(loop_cond)}));
-    WEIR_ASSIGN_OR_RETURN(Node * seed, Build(bf, "Identity", {Output(sw, 1)}));
     WEIR_ASSIGN_OR_RETURN(Node * exit, Build(bf, "Exit", {Output(sw, 0)}));
     grad_merges.push_back(merge);
     grad_exits.push_back(exit);
     ys.push_back(InputOf(var->next, 0));
-    seeds.push_back(Output(seed));
+    seeds.push_back(Output(sw, 1));
     xs.push_back(Output(var->sw, 1));
   }
   for (Node* c : invariants) xs.push_back(Output(c));

@@ -79,8 +79,13 @@ class WhileGradients {
   const std::vector<Node*>& enters(int frame) const { return enters_[frame]; }
   const std::vector<Node*>& exits(int frame) const { return exits_[frame]; }
 
-  // Runs `build`, then moves every node it added into `ctx`.
+  // Runs `build`, then moves every node it added into `ctx`. A node it
+  // built may be replaced there (a Shape the graph knows is a constant):
+  // read what `build` returned through Resolve.
   Status InContext(GradContext* ctx, const std::function<Status()>& build);
+  Output Resolve(const Output& t) const;
+  // Removes the replaced nodes; call once the gradients are built.
+  Status Finish();
 
   // The gradient of loop `frame` (a child of ctx->forward): `exit_grads`
   // holds one entry per exits(frame) (invalid: none), `wanted` the Enters
@@ -147,6 +152,8 @@ class WhileGradients {
   StatusOr<Output> Translate(const Output& value, GradContext* ctx);
   StatusOr<Output> Pop(const Output& value, GradContext* ctx);
   Status Fixup(GradContext* ctx, int first_id);
+  // A Const built outside backward frame `ctx` and entered into it.
+  StatusOr<Output> InvariantConst(GradContext* ctx, const AttrMap& attrs);
   void ReplaceWith(Node* node, const Output& replacement);
 
   const Guard* GuardOf(const Node* node, int frame);
@@ -167,6 +174,7 @@ class WhileGradients {
   GradContext root_;
   std::vector<std::unique_ptr<GradContext>> contexts_;
   std::map<TensorKey, Node*> stacks_;
+  std::map<int, Output> replaced_;  // node id -> what its consumers read instead
   std::map<int, const Guard*> node_guards_;
   std::map<std::pair<TensorKey, int>, std::vector<std::unique_ptr<Guard>>> guards_;
 };
