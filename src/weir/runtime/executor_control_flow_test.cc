@@ -419,6 +419,40 @@ TEST_P(ExecutorControlFlowTest, NestedLoops) {
   EXPECT_EQ(body_runs.load(), 20);
 }
 
+TEST_P(ExecutorControlFlowTest, ConcurrentStepsOfNestedLoops) {
+  std::vector<NodeDef> g = {IntConst("zero", 0), IntConst("outer_n", 6), IntConst("inner_n", 7)};
+  auto exits = AddWhile(
+      &g, "outer", {"zero", "zero"}, {"outer_n", "inner_n"},
+      [](std::vector<NodeDef>* g, const std::vector<std::string>& vars,
+         const std::vector<std::string>& inv) {
+        return LessThanInvariant(g, vars, inv, "outer/less");
+      },
+      [](std::vector<NodeDef>* g, const std::vector<std::string>& vars,
+         const std::vector<std::string>& inv) {
+        g->push_back(IntConst("outer/zero", 0, {"^" + vars[0]}));
+        auto inner = AddCountingLoop(g, "outer/inner", "outer/zero", inv[1], 2);
+        g->push_back(IntConst("outer/one", 1, {"^" + vars[0]}));
+        g->push_back(Binary("outer/i_next", "Add", vars[0], "outer/one"));
+        g->push_back(Binary("outer/total", "Add", vars[1], inner[0]));
+        return std::vector<std::string>{"outer/i_next", "outer/total"};
+      },
+      3);
+  g.push_back(Retval("r", exits[1], 0));
+  ASSERT_TRUE(Build(g).ok());
+  std::atomic<int> ok_steps{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 25; ++i) {
+        CallFrame frame({}, 1);
+        if (RunStep(&frame).ok() && frame.retvals()[0].scalar<int32_t>() == 42) ++ok_steps;
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(ok_steps.load(), 100);
+}
+
 TEST_P(ExecutorControlFlowTest, CondInsideALoop) {
   // i = 0, acc = 0; while i < 8: acc += (i < 3 ? 1 : 100); i += 1  -> 3 + 500
   std::vector<NodeDef> g = {IntConst("zero", 0), IntConst("n", 8), IntConst("three", 3)};
