@@ -19,6 +19,13 @@
 // it meets a dense one, or must flow on through another op's gradient
 // function. The Output-valued overloads densify every result.
 //
+// Control flow (TensorFlow v1's Switch/Merge/Enter/Exit structure, as
+// ops::Cond and ops::WhileLoop build it or TensorFlow exports it): a cond's
+// gradient runs only the taken branch's part; a while loop's runs a
+// backward loop of as many iterations, reading the forward values it needs
+// from stacks (train/while_gradients.h). ys and xs must be outside loops.
+// A step that fetches only forward values runs none of the additions.
+//
 // An x may be a variable's handle (DT_RESOURCE): its gradient is that of
 // the variable's value, through ReadVariableOp (dense) and ResourceGather
 // (sparse) alike. To get a sparse gradient for a GatherV2 of a read value,
