@@ -13,7 +13,10 @@
 // and input slots; at most parallel_iterations iterations of a frame are in
 // flight, and a finished iteration's and frame's state is reused at once.
 // Switch leaves one output unset (dead); Merge fires on its first live
-// input; deadness flows through everything else (_Send/_Recv pass it on).
+// input; deadness flows through everything else (_Send/_Recv run dead, to
+// pass it on). The executor moves the values of Identity, Switch, Merge,
+// Enter, Exit, NextIteration and LoopCond itself: their kernels are created
+// (so a missing one is an error) but not called. The plan: executor_plan.h.
 //
 // RunAsync may be called concurrently for different steps. The Graph and
 // Device must outlive the Executor.
