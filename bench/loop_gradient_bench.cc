@@ -23,7 +23,8 @@ struct LoopGraph {
 LoopGraph Build(bool with_gradients) {
   Scope root = Scope::NewRootScope();
   auto n = ops::Placeholder(root.WithOpName("n"), DT_INT32);
-  auto w = ops::Placeholder(root.WithOpName("w"), DT_FLOAT, {{"shape", PartialShape(std::vector<int64_t>{})}});
+  auto w = ops::Placeholder(root.WithOpName("w"), DT_FLOAT,
+                            {{"shape", PartialShape(std::vector<int64_t>{})}});
   std::vector<Output> out;
   Status s = ops::WhileLoop(
       root, {ops::Const(root, 0), ops::Const(root, 1.f)},

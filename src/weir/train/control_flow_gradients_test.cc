@@ -19,7 +19,9 @@ namespace {
 
 using Feeds = std::vector<std::pair<std::string, Tensor>>;
 
-Tensor Doubles(std::vector<double> v, TensorShape shape) { return Tensor::FromVector<double>(v, shape); }
+Tensor Doubles(std::vector<double> v, TensorShape shape) {
+  return Tensor::FromVector<double>(v, shape);
+}
 Tensor Scalar(double v) { return Tensor::Scalar<double>(v); }
 
 Tensor Copy(const Tensor& t) {
@@ -112,16 +114,17 @@ TEST(ControlFlowGradientsTest, CondBothBranches) {
     // The predicate depends on x, far from flipping under the steps.
     Output pred = ops::Greater(root, ops::Sum(root, x, {0}), 0.0);
     std::vector<Output> out;
-    ASSERT_TRUE(ops::Cond(root, pred,
-                          [&](const Scope& s, std::vector<Output>* o) {
-                            o->push_back(ops::Mul(s, ops::Mul(s, x, x), w));
-                            return Status::OK();
-                          },
-                          [&](const Scope& s, std::vector<Output>* o) {
-                            o->push_back(ops::Add(s, ops::Sin(s, x), 2.0));
-                            return Status::OK();
-                          },
-                          &out)
+    ASSERT_TRUE(ops::Cond(
+                    root, pred,
+                    [&](const Scope& s, std::vector<Output>* o) {
+                      o->push_back(ops::Mul(s, ops::Mul(s, x, x), w));
+                      return Status::OK();
+                    },
+                    [&](const Scope& s, std::vector<Output>* o) {
+                      o->push_back(ops::Add(s, ops::Sin(s, x), 2.0));
+                      return Status::OK();
+                    },
+                    &out)
                     .ok());
     Output y = ops::Mul(root, out[0], x);
     Feeds feeds = {{"x", Doubles({0.5 * sign, 1.5 * sign, 0.25 * sign}, {3})},
@@ -220,8 +223,9 @@ TEST(ControlFlowGradientsTest, LoopTripCountGradientsByFormula) {
   ASSERT_TRUE((*session)->Create(root.ToGraphDef()).ok());
   for (int trips : {0, 1, 4}) {
     std::vector<Tensor> got;
-    Status s = (*session)->Run({{"n", Tensor::Scalar<int32_t>(trips)}, {"v0", Scalar(1.5)}, {"w", Scalar(1.2)}},
-                               {grads[0].name(), grads[1].name()}, {}, &got, Bounded());
+    Status s = (*session)->Run(
+        {{"n", Tensor::Scalar<int32_t>(trips)}, {"v0", Scalar(1.5)}, {"w", Scalar(1.2)}},
+        {grads[0].name(), grads[1].name()}, {}, &got, Bounded());
     ASSERT_TRUE(s.ok()) << s;
     EXPECT_NEAR(got[0].scalar<double>(), trips * 1.5 * std::pow(1.2, trips - 1), 1e-12) << trips;
     EXPECT_NEAR(got[1].scalar<double>(), std::pow(1.2, trips), 1e-12) << trips;
@@ -234,20 +238,21 @@ TEST(ControlFlowGradientsTest, CapturedTensorInBody) {
   auto w = ops::Placeholder(root.WithOpName("w"), DT_DOUBLE);
   auto b = ops::Placeholder(root.WithOpName("b"), DT_DOUBLE);
   std::vector<Output> out;
-  ASSERT_TRUE(ops::WhileLoop(
-                  root, {ops::Const(root, 0), v0},
-                  [&](const Scope& s, const std::vector<Output>& v, Output* pred) {
-                    *pred = ops::Less(s, v[0], 4);
-                    return Status::OK();
-                  },
-                  [&](const Scope& s, const std::vector<Output>& v, std::vector<Output>* next) {
+  ASSERT_TRUE(
+      ops::WhileLoop(
+          root, {ops::Const(root, 0), v0},
+          [&](const Scope& s, const std::vector<Output>& v, Output* pred) {
+            *pred = ops::Less(s, v[0], 4);
+            return Status::OK();
+          },
+          [&](const Scope& s, const std::vector<Output>& v, std::vector<Output>* next) {
                     // A matrix-vector step: both w and b are captured.
-                    Output mv = ops::MatMul(s, w, ops::Reshape(s, v[1], {2, 1}));
-                    *next = {ops::Add(s, v[0], 1), ops::Tanh(s, ops::Add(s, ops::Reshape(s, mv, {2}), b))};
-                    return Status::OK();
-                  },
-                  &out)
-                  .ok());
+            Output mv = ops::MatMul(s, w, ops::Reshape(s, v[1], {2, 1}));
+            *next = {ops::Add(s, v[0], 1), ops::Tanh(s, ops::Add(s, ops::Reshape(s, mv, {2}), b))};
+            return Status::OK();
+          },
+          &out)
+          .ok());
   Feeds feeds = {{"v0", Doubles({0.3, -0.2}, {2})},
                  {"w", Doubles({0.5, -1.2, 0.8, 0.3}, {2, 2})},
                  {"b", Doubles({0.1, -0.4}, {2})}};
@@ -263,18 +268,19 @@ TEST(ControlFlowGradientsTest, StacksHoldOnlyWhatTheBackwardBodyReads) {
   auto w = ops::Placeholder(root.WithOpName("w"), DT_DOUBLE, {{"shape", PartialShape({3, 3})}});
   auto b = ops::Placeholder(root.WithOpName("b"), DT_DOUBLE, {{"shape", PartialShape({3})}});
   std::vector<Output> out;
-  ASSERT_TRUE(ops::WhileLoop(
-                  root, {ops::Const(root, 0), h0},
-                  [&](const Scope& s, const std::vector<Output>& v, Output* pred) {
-                    *pred = ops::Less(s, v[0], 3);
-                    return Status::OK();
-                  },
-                  [&](const Scope& s, const std::vector<Output>& v, std::vector<Output>* next) {
-                    *next = {ops::Add(s, v[0], 1), ops::Tanh(s, ops::Add(s, ops::MatMul(s, v[1], w), b))};
-                    return Status::OK();
-                  },
-                  &out)
-                  .ok());
+  ASSERT_TRUE(
+      ops::WhileLoop(
+          root, {ops::Const(root, 0), h0},
+          [&](const Scope& s, const std::vector<Output>& v, Output* pred) {
+            *pred = ops::Less(s, v[0], 3);
+            return Status::OK();
+          },
+          [&](const Scope& s, const std::vector<Output>& v, std::vector<Output>* next) {
+            *next = {ops::Add(s, v[0], 1), ops::Tanh(s, ops::Add(s, ops::MatMul(s, v[1], w), b))};
+            return Status::OK();
+          },
+          &out)
+          .ok());
   Check check = AddCheck(root, out[1], {h0, w, b});
   int stacks = 0;
   for (const Node* node : root.graph()->nodes()) stacks += node->type_string() == "StackV2";
@@ -291,34 +297,36 @@ TEST(ControlFlowGradientsTest, NestedLoops) {
   auto w = ops::Placeholder(root.WithOpName("w"), DT_DOUBLE);
   auto n = ops::Placeholder(root.WithOpName("n"), DT_INT32);
   std::vector<Output> out;
-  ASSERT_TRUE(ops::WhileLoop(
-                  root, {ops::Const(root, 0), v0},
-                  [&](const Scope& s, const std::vector<Output>& v, Output* pred) {
-                    *pred = ops::Less(s, v[0], 3);
-                    return Status::OK();
-                  },
-                  [&](const Scope& s, const std::vector<Output>& v, std::vector<Output>* next) {
+  ASSERT_TRUE(
+      ops::WhileLoop(
+          root, {ops::Const(root, 0), v0},
+          [&](const Scope& s, const std::vector<Output>& v, Output* pred) {
+            *pred = ops::Less(s, v[0], 3);
+            return Status::OK();
+          },
+          [&](const Scope& s, const std::vector<Output>& v, std::vector<Output>* next) {
                     // The inner trip count depends on the outer iteration.
-                    std::vector<Output> inner;
-                    Output limit = ops::Add(s, v[0], n);
-                    WEIR_RETURN_IF_ERROR(ops::WhileLoop(
-                        s, {ops::Const(s, 0), v[1]},
-                        [&](const Scope& s2, const std::vector<Output>& u, Output* pred) {
-                          *pred = ops::Less(s2, u[0], limit);
-                          return Status::OK();
-                        },
-                        [&](const Scope& s2, const std::vector<Output>& u, std::vector<Output>* nu) {
-                          *nu = {ops::Add(s2, u[0], 1), ops::Sin(s2, ops::Mul(s2, u[1], w))};
-                          return Status::OK();
-                        },
-                        &inner, {.name = "inner"}));
-                    *next = {ops::Add(s, v[0], 1), ops::Add(s, ops::Mul(s, inner[1], v[1]), w)};
-                    return Status::OK();
-                  },
-                  &out, {.name = "outer"})
-                  .ok())
+            std::vector<Output> inner;
+            Output limit = ops::Add(s, v[0], n);
+            WEIR_RETURN_IF_ERROR(ops::WhileLoop(
+                s, {ops::Const(s, 0), v[1]},
+                [&](const Scope& s2, const std::vector<Output>& u, Output* pred) {
+                  *pred = ops::Less(s2, u[0], limit);
+                  return Status::OK();
+                },
+                [&](const Scope& s2, const std::vector<Output>& u, std::vector<Output>* nu) {
+                  *nu = {ops::Add(s2, u[0], 1), ops::Sin(s2, ops::Mul(s2, u[1], w))};
+                  return Status::OK();
+                },
+                &inner, {.name = "inner"}));
+            *next = {ops::Add(s, v[0], 1), ops::Add(s, ops::Mul(s, inner[1], v[1]), w)};
+            return Status::OK();
+          },
+          &out, {.name = "outer"})
+          .ok())
       << root.status();
-  Feeds feeds = {{"v0", Doubles({0.3, -0.6}, {2})}, {"w", Doubles({0.7, 1.3}, {2})},
+  Feeds feeds = {{"v0", Doubles({0.3, -0.6}, {2})},
+                 {"w", Doubles({0.7, 1.3}, {2})},
                  {"n", Tensor::Scalar<int32_t>(1)}};
   Check check = AddCheck(root, out[1], {v0, w});
   std::unique_ptr<Session> session = NewSession(root);
@@ -374,32 +382,34 @@ TEST(ControlFlowGradientsTest, LoopInsideCond) {
     auto w = ops::Placeholder(root.WithOpName("w"), DT_DOUBLE);
     Output pred = ops::Greater(root, ops::Sum(root, v0, {0}), 0.0);
     std::vector<Output> out;
-    ASSERT_TRUE(ops::Cond(
-                    root, pred,
-                    [&](const Scope& s, std::vector<Output>* o) {
-                      std::vector<Output> loop;
-                      WEIR_RETURN_IF_ERROR(ops::WhileLoop(
-                          s, {ops::Const(s, 0), v0},
-                          [&](const Scope& c, const std::vector<Output>& v, Output* p) {
-                            *p = ops::Less(c, v[0], 3);
-                            return Status::OK();
-                          },
-                          [&](const Scope& b, const std::vector<Output>& v, std::vector<Output>* next) {
-                            *next = {ops::Add(b, v[0], 1), ops::Sin(b, ops::Mul(b, v[1], w))};
-                            return Status::OK();
-                          },
-                          &loop));
-                      o->push_back(loop[1]);
-                      return Status::OK();
-                    },
-                    [&](const Scope& s, std::vector<Output>* o) {
-                      o->push_back(ops::Mul(s, v0, w));
-                      return Status::OK();
-                    },
-                    &out)
-                    .ok())
+    ASSERT_TRUE(
+        ops::Cond(
+            root, pred,
+            [&](const Scope& s, std::vector<Output>* o) {
+              std::vector<Output> loop;
+              WEIR_RETURN_IF_ERROR(ops::WhileLoop(
+                  s, {ops::Const(s, 0), v0},
+                  [&](const Scope& c, const std::vector<Output>& v, Output* p) {
+                    *p = ops::Less(c, v[0], 3);
+                    return Status::OK();
+                  },
+                  [&](const Scope& b, const std::vector<Output>& v, std::vector<Output>* next) {
+                    *next = {ops::Add(b, v[0], 1), ops::Sin(b, ops::Mul(b, v[1], w))};
+                    return Status::OK();
+                  },
+                  &loop));
+              o->push_back(loop[1]);
+              return Status::OK();
+            },
+            [&](const Scope& s, std::vector<Output>* o) {
+              o->push_back(ops::Mul(s, v0, w));
+              return Status::OK();
+            },
+            &out)
+            .ok())
         << root.status();
-    Feeds feeds = {{"v0", Doubles({0.4 * sign, 0.7 * sign}, {2})}, {"w", Doubles({0.9, -0.5}, {2})}};
+    Feeds feeds = {{"v0", Doubles({0.4 * sign, 0.7 * sign}, {2})},
+                   {"w", Doubles({0.9, -0.5}, {2})}};
     ExpectGradientsMatch(root, out[0], {v0, w}, feeds);
   }
 }

@@ -37,7 +37,8 @@ Gradient SumPartials(const Scope& scope, const std::vector<Gradient>& partials) 
                              partials[0].sparse.dense_shape});
   }
   Output sum = Densify(scope, partials[0]);
-  for (size_t i = 1; i < partials.size(); ++i) sum = ops::AddV2(scope, sum, Densify(scope, partials[i]));
+  for (size_t i = 1; i < partials.size(); ++i)
+    sum = ops::AddV2(scope, sum, Densify(scope, partials[i]));
   return Gradient::Dense(sum);
 }
 
@@ -46,7 +47,8 @@ Gradient SumPartials(const Scope& scope, const std::vector<Gradient>& partials) 
 Status CallGradientFunction(const Scope& scope, Node* node, const std::vector<Output>& grad_outputs,
                             const GradientFunction& dense, std::vector<Gradient>* grad_inputs) {
   grad_inputs->assign(node->num_inputs(), Gradient());
-  if (const SparseGradientFunction* sparse = GradientRegistry::Global()->LookupSparse(node->type_string())) {
+  if (const SparseGradientFunction* sparse =
+          GradientRegistry::Global()->LookupSparse(node->type_string())) {
     std::vector<IndexedSlices> rows;
     WEIR_RETURN_IF_ERROR((*sparse)(scope, Operation(node), grad_outputs, &rows));
     if (!rows.empty()) {
@@ -97,7 +99,8 @@ class GradientPass {
     std::vector<const Edge*> result;
     auto add = [&](const Node* node) {
       for (const Edge* e : node->out_edges()) {
-        if (e->IsControlEdge() || (e->dst()->type_string() == "Switch" && e->dst_input() == 1)) continue;
+        if (e->IsControlEdge() || (e->dst()->type_string() == "Switch" && e->dst_input() == 1))
+          continue;
         const int dst = loops_->UnitOf(e->dst(), region);
         if (dst != WhileGradients::kNoUnit && dst != unit) result.push_back(e);
       }
@@ -180,7 +183,8 @@ Status GradientPass::Run(GradContext* ctx, int region, const std::vector<Output>
   std::map<TensorKey, std::vector<Gradient>> partials;
   for (size_t i = 0; i < ys.size(); ++i) {
     const TensorKey key{ys[i].node()->id(), ys[i].index()};
-    if (on_path.count(unit_of(ys[i].node())) || wanted.count(key)) partials[key].push_back(Gradient::Dense(seeds[i]));
+    if (on_path.count(unit_of(ys[i].node())) || wanted.count(key))
+      partials[key].push_back(Gradient::Dense(seeds[i]));
   }
   std::map<TensorKey, Gradient> sums;
   auto sum = [&](const TensorKey& key) -> Gradient {
@@ -201,7 +205,8 @@ Status GradientPass::Run(GradContext* ctx, int region, const std::vector<Output>
     // Go on only toward inputs on the path (an x with nothing upstream
     // stops here).
     auto wanted_input = [&](const Edge* e) {
-      return on_path.count(unit_of(e->src())) > 0 || wanted.count({e->src()->id(), e->src_output()}) > 0;
+      return on_path.count(unit_of(e->src())) > 0 ||
+             wanted.count({e->src()->id(), e->src_output()}) > 0;
     };
     bool upstream = false;
     for (const Edge* e : inputs) upstream |= wanted_input(e);
@@ -227,16 +232,16 @@ Status GradientPass::Run(GradContext* ctx, int region, const std::vector<Output>
           if (wanted_input(e)) wanted_enters.insert(e->dst());
         }
         std::vector<Output> enter_grads;
-        WhileGradients::RegionPass pass = [this](GradContext* c, int r, const std::vector<Output>& y,
-                                                 const std::vector<Output>& s,
-                                                 const std::vector<Output>& x, std::vector<Gradient>* g) {
-          return Run(c, r, y, s, x, g);
-        };
+        WhileGradients::RegionPass pass =
+            [this](GradContext* c, int r, const std::vector<Output>& y,
+                   const std::vector<Output>& s, const std::vector<Output>& x,
+                   std::vector<Gradient>* g) { return Run(c, r, y, s, x, g); };
         Status s = loops_->LoopGradient(ctx, frame, exit_grads, wanted_enters, pass, &enter_grads);
         if (!s.ok()) return s.WithContext("gradient of while loop '" + exits.front()->name() + "'");
         for (const Edge* e : inputs) {
           for (size_t i = 0; i < enters.size(); ++i) {
-            if (enters[i] == e->dst() && enter_grads[i].valid()) to_inputs[e] = Gradient::Dense(enter_grads[i]);
+            if (enters[i] == e->dst() && enter_grads[i].valid())
+              to_inputs[e] = Gradient::Dense(enter_grads[i]);
           }
         }
       }
@@ -245,7 +250,8 @@ Status GradientPass::Run(GradContext* ctx, int region, const std::vector<Output>
       std::vector<Gradient> node_sums(node->num_outputs());
       bool any = false;
       std::vector<Gradient> grad_inputs(node->num_inputs());
-      StatusOr<const GradientFunction*> fn = GradientRegistry::Global()->Lookup(node->type_string());
+      StatusOr<const GradientFunction*> fn =
+          GradientRegistry::Global()->Lookup(node->type_string());
       WEIR_RETURN_IF_ERROR(loops_->InContext(ctx, [&] {
         for (int i = 0; i < node->num_outputs(); ++i) {
           node_sums[i] = sum({node->id(), i});
@@ -308,8 +314,8 @@ Status AddSymbolicGradients(const Scope& scope, const std::vector<Output>& ys,
   RegisterAllGradients();
   WEIR_RETURN_IF_ERROR(scope.status());
   if (!grad_ys.empty() && grad_ys.size() != ys.size()) {
-    return errors::InvalidArgument("AddSymbolicGradients: ", ys.size(), " ys but ",
-                                   grad_ys.size(), " grad_ys");
+    return errors::InvalidArgument("AddSymbolicGradients: ", ys.size(), " ys but ", grad_ys.size(),
+                                   " grad_ys");
   }
   for (const Output& x : xs) {
     if (!x.valid()) return errors::InvalidArgument("AddSymbolicGradients: an x is invalid");

@@ -47,7 +47,9 @@ void Rewire(Graph* graph, const Edge* edge, const Output& from) {
 Output Densify(const Scope& scope, const Gradient& g) {
   if (!g.is_sparse) return g.dense;
   const IndexedSlices& s = g.sparse;
-  auto as_int32 = [&](const Output& t) { return t.dtype() == DT_INT32 ? t : ops::Cast(scope, t, DT_INT32); };
+  auto as_int32 = [&](const Output& t) {
+    return t.dtype() == DT_INT32 ? t : ops::Cast(scope, t, DT_INT32);
+  };
   return ops::ScatterNd(scope, ops::Reshape(scope, as_int32(s.indices), {-1, 1}), s.values,
                         as_int32(s.dense_shape));
 }
@@ -97,7 +99,8 @@ bool WhileGradients::Inside(int frame, int ancestor) const {
 
 void WhileGradients::Place(Node* node, int frame) const {
   auto* frame_of = const_cast<std::vector<int>*>(&frame_of_);
-  if (node->id() >= static_cast<int>(frame_of->size())) frame_of->resize(node->id() + 1, kUnassigned);
+  if (node->id() >= static_cast<int>(frame_of->size()))
+    frame_of->resize(node->id() + 1, kUnassigned);
   (*frame_of)[node->id()] = frame;
 }
 
@@ -150,8 +153,9 @@ StatusOr<WhileGradients::ForwardLoop*> WhileGradients::Loop(int frame) {
       if (!e->IsControlEdge() && e->src_output() == 0 && IsLoopSwitch(e->dst())) var.sw = e->dst();
     }
     if (var.next == nullptr || var.sw == nullptr) {
-      return errors::Unimplemented(what, "Merge ", var.merge->Describe(),
-                                   " lacks its NextIteration back edge or its Switch on a LoopCond");
+      return errors::Unimplemented(
+          what, "Merge ", var.merge->Describe(),
+          " lacks its NextIteration back edge or its Switch on a LoopCond");
     }
     var.exit = ConsumerOfType(var.sw, 0, "Exit");
     if (loop->loop_cond == nullptr) loop->loop_cond = var.sw->input_edge(1)->src();
@@ -185,7 +189,8 @@ StatusOr<Node*> WhileGradients::BuildEnter(int frame, const std::string& frame_n
                 {"parallel_iterations", parallel_iterations}});
 }
 
-StatusOr<Node*> WhileGradients::BuildMerge(int frame, const Output& enter, const PartialShape& shape) {
+StatusOr<Node*> WhileGradients::BuildMerge(int frame, const Output& enter,
+                                           const PartialShape& shape) {
   WEIR_ASSIGN_OR_RETURN(Node * merge, Build(frame, "Merge", {InputList{enter, enter}}));
   merge->set_output_shapes({shape, merge->output_shape(1)});
   return merge;
@@ -221,20 +226,24 @@ Status WhileGradients::TieToForward(Node* node, int frame) {
 StatusOr<Output> WhileGradients::IterationCount(ForwardLoop* loop) {
   if (loop->count.valid()) return loop->count;
   const int outer = frames_[loop->frame].parent;
-  WEIR_ASSIGN_OR_RETURN(Node * zero, Build(outer, "Const", {}, {{"value", Tensor::Scalar<int32_t>(0)},
-                                                                {"dtype", DT_INT32}}));
+  WEIR_ASSIGN_OR_RETURN(
+      Node * zero,
+      Build(outer, "Const", {}, {{"value", Tensor::Scalar<int32_t>(0)}, {"dtype", DT_INT32}}));
   WEIR_RETURN_IF_ERROR(TieToForward(zero, outer));
   WEIR_ASSIGN_OR_RETURN(Node * enter, BuildEnter(loop->frame, loop->name, loop->parallel_iterations,
                                                  Output(zero), false));
   WEIR_ASSIGN_OR_RETURN(Node * merge, BuildMerge(loop->frame, Output(enter), PartialShape({})));
-  WEIR_ASSIGN_OR_RETURN(Node * sw, Build(loop->frame, "Switch", {Output(merge), Output(loop->loop_cond)}));
+  WEIR_ASSIGN_OR_RETURN(Node * sw,
+                        Build(loop->frame, "Switch", {Output(merge), Output(loop->loop_cond)}));
   WEIR_ASSIGN_OR_RETURN(loop->count_index, Build(loop->frame, "Identity", {Output(sw, 1)}));
-  WEIR_ASSIGN_OR_RETURN(Node * one, Build(outer, "Const", {}, {{"value", Tensor::Scalar<int32_t>(1)},
-                                                               {"dtype", DT_INT32}}));
+  WEIR_ASSIGN_OR_RETURN(
+      Node * one,
+      Build(outer, "Const", {}, {{"value", Tensor::Scalar<int32_t>(1)}, {"dtype", DT_INT32}}));
   WEIR_RETURN_IF_ERROR(TieToForward(one, outer));
-  WEIR_ASSIGN_OR_RETURN(Node * one_enter, BuildEnter(loop->frame, loop->name, loop->parallel_iterations,
-                                                     Output(one), true));
-  WEIR_ASSIGN_OR_RETURN(Node * add, Build(loop->frame, "AddV2", {Output(loop->count_index), Output(one_enter)}));
+  WEIR_ASSIGN_OR_RETURN(Node * one_enter, BuildEnter(loop->frame, loop->name,
+                                                     loop->parallel_iterations, Output(one), true));
+  WEIR_ASSIGN_OR_RETURN(
+      Node * add, Build(loop->frame, "AddV2", {Output(loop->count_index), Output(one_enter)}));
   WEIR_ASSIGN_OR_RETURN(loop->count_next, Build(loop->frame, "NextIteration", {Output(add)}));
   CloseBackEdge(merge, loop->count_next);
   WEIR_ASSIGN_OR_RETURN(Node * exit, Build(loop->frame, "Exit", {Output(sw, 0)}));
@@ -252,15 +261,16 @@ StatusOr<Node*> WhileGradients::StackFor(const Output& value) {
   const int outer = frames_[frame].parent;
   WEIR_ASSIGN_OR_RETURN(ForwardLoop * loop, Loop(frame));
   WEIR_RETURN_IF_ERROR(IterationCount(loop).status());
-  WEIR_ASSIGN_OR_RETURN(Node * max_size, Build(outer, "Const", {}, {{"value", Tensor::Scalar<int32_t>(-1)},
-                                                                    {"dtype", DT_INT32}}));
+  WEIR_ASSIGN_OR_RETURN(
+      Node * max_size,
+      Build(outer, "Const", {}, {{"value", Tensor::Scalar<int32_t>(-1)}, {"dtype", DT_INT32}}));
   WEIR_RETURN_IF_ERROR(TieToForward(max_size, outer));
   WEIR_ASSIGN_OR_RETURN(Node * stack,
                         Build(outer, "StackV2", {Output(max_size)},
                               {{"elem_type", value.dtype()},
                                {"stack_name", StrCat(value.node()->name(), "_", value.index())}}));
-  WEIR_ASSIGN_OR_RETURN(Node * handle, BuildEnter(frame, loop->name, loop->parallel_iterations,
-                                                  Output(stack), true));
+  WEIR_ASSIGN_OR_RETURN(
+      Node * handle, BuildEnter(frame, loop->name, loop->parallel_iterations, Output(stack), true));
   WEIR_ASSIGN_OR_RETURN(Node * push, Build(frame, "StackPushV2", {Output(handle), value}));
   // A stack holds its values in iteration order whatever runs in parallel:
   // iteration k's pushes come before the counter's next iteration, and
@@ -277,7 +287,7 @@ StatusOr<Node*> WhileGradients::StackFor(const Output& value) {
 }
 
 const WhileGradients::Guard* WhileGradients::InternGuard(const Output& pred, int branch,
-                                                        const Guard* parent) {
+                                                         const Guard* parent) {
   auto& list = guards_[{{pred.node()->id(), pred.index()}, branch}];
   for (const auto& g : list) {
     if (g->parent == parent) return g.get();
@@ -328,7 +338,8 @@ const WhileGradients::Guard* WhileGradients::GuardOf(const Node* node, int frame
       if (e->IsControlEdge()) continue;
       const Guard* in = GuardOfTensor(Output(e->src(), e->src_output()), frame);
       const Guard* closed = in == nullptr ? nullptr : in->parent;
-      if (first || closed == nullptr || (guard != nullptr && closed->depth < guard->depth)) guard = closed;
+      if (first || closed == nullptr || (guard != nullptr && closed->depth < guard->depth))
+        guard = closed;
       first = false;
     }
   } else {
@@ -352,7 +363,8 @@ StatusOr<Output> WhileGradients::Pop(const Output& value, GradContext* ctx) {
     graph_->AddControlEdge(ctx->pivot, sw);
     handle = Output(sw, guard->branch);
   }
-  WEIR_ASSIGN_OR_RETURN(Node * pop, Build(ctx->frame, "StackPopV2", {handle}, {{"elem_type", value.dtype()}}));
+  WEIR_ASSIGN_OR_RETURN(Node * pop,
+                        Build(ctx->frame, "StackPopV2", {handle}, {{"elem_type", value.dtype()}}));
   pop->set_output_shapes({value.shape()});
   graph_->AddControlEdge(ctx->pivot, pop);
   ctx->pops.push_back(pop);
@@ -405,7 +417,8 @@ Tensor StaticShapeValue(const Node* node) {
   if (op == "Shape") values = shape.dim_sizes();
   if (op == "Size") values = {shape.num_elements()};
   if (op == "Rank") values = {shape.rank()};
-  const TensorShape dims = op == "Shape" ? TensorShape({static_cast<int64_t>(values.size())}) : TensorShape({});
+  const TensorShape dims =
+      op == "Shape" ? TensorShape({static_cast<int64_t>(values.size())}) : TensorShape({});
   if (out_type == DT_INT64) return Tensor::FromVector<int64_t>(values, dims);
   std::vector<int32_t> narrow(values.begin(), values.end());
   return Tensor::FromVector<int32_t>(narrow, dims);
@@ -453,8 +466,8 @@ StatusOr<Output> WhileGradients::InvariantConst(GradContext* ctx, const AttrMap&
   GradContext* outer = ctx->parent;
   WEIR_ASSIGN_OR_RETURN(Node * constant, Build(outer->frame, "Const", {}, attrs));
   if (outer->pivot != nullptr) graph_->AddControlEdge(outer->pivot, constant);
-  WEIR_ASSIGN_OR_RETURN(Node * enter, BuildEnter(ctx->frame, ctx->frame_name, ctx->parallel_iterations,
-                                                 Output(constant), true));
+  WEIR_ASSIGN_OR_RETURN(Node * enter, BuildEnter(ctx->frame, ctx->frame_name,
+                                                 ctx->parallel_iterations, Output(constant), true));
   return Output(enter);
 }
 
@@ -470,7 +483,8 @@ Status WhileGradients::Fixup(GradContext* ctx, int first_id) {
     // A shape the graph already knows is a constant, not a reason to keep
     // a forward value on a stack (or to recompute it every iteration).
     if (Tensor value = StaticShapeValue(node); value.IsInitialized()) {
-      WEIR_ASSIGN_OR_RETURN(Output constant, InvariantConst(ctx, {{"value", value}, {"dtype", value.dtype()}}));
+      WEIR_ASSIGN_OR_RETURN(Output constant,
+                            InvariantConst(ctx, {{"value", value}, {"dtype", value.dtype()}}));
       ReplaceWith(node, constant);
       Place(node, ctx->frame);
       continue;
@@ -618,14 +632,18 @@ Status WhileGradients::LoopGradient(GradContext* ctx, int frame,
   } else {
     WEIR_ASSIGN_OR_RETURN(one, InvariantConst(ctx, one_attrs));
   }
-  WEIR_ASSIGN_OR_RETURN(Node * one_enter, BuildEnter(bf, back->frame_name, back->parallel_iterations, one, true));
+  WEIR_ASSIGN_OR_RETURN(Node * one_enter,
+                        BuildEnter(bf, back->frame_name, back->parallel_iterations, one, true));
   WEIR_ASSIGN_OR_RETURN(Node * count_enter,
                         BuildEnter(bf, back->frame_name, back->parallel_iterations, start, false));
   WEIR_ASSIGN_OR_RETURN(Node * count_merge, BuildMerge(bf, Output(count_enter), PartialShape({})));
-  WEIR_ASSIGN_OR_RETURN(Node * more, Build(bf, "GreaterEqual", {Output(count_merge), Output(one_enter)}));
+  WEIR_ASSIGN_OR_RETURN(Node * more,
+                        Build(bf, "GreaterEqual", {Output(count_merge), Output(one_enter)}));
   WEIR_ASSIGN_OR_RETURN(Node * loop_cond, Build(bf, "LoopCond", {Output(more)}));
-  WEIR_ASSIGN_OR_RETURN(Node * count_switch, Build(bf, "Switch", {Output(count_merge), Output(loop_cond)}));
-  WEIR_ASSIGN_OR_RETURN(Node * index, Build(bf, "Sub", {Output(count_switch, 1), Output(one_enter)}));
+  WEIR_ASSIGN_OR_RETURN(Node * count_switch,
+                        Build(bf, "Switch", {Output(count_merge), Output(loop_cond)}));
+  WEIR_ASSIGN_OR_RETURN(Node * index,
+                        Build(bf, "Sub", {Output(count_switch, 1), Output(one_enter)}));
   back->pivot = index;
   WEIR_ASSIGN_OR_RETURN(Node * count_next, Build(bf, "NextIteration", {Output(index)}));
   CloseBackEdge(count_merge, count_next);
@@ -651,7 +669,8 @@ Status WhileGradients::LoopGradient(GradContext* ctx, int frame,
         return Status::OK();
       }));
     }
-    WEIR_ASSIGN_OR_RETURN(Node * enter, BuildEnter(bf, back->frame_name, back->parallel_iterations, init, false));
+    WEIR_ASSIGN_OR_RETURN(Node * enter,
+                          BuildEnter(bf, back->frame_name, back->parallel_iterations, init, false));
     WEIR_ASSIGN_OR_RETURN(Node * merge, BuildMerge(bf, Output(enter), var->merge->output_shape(0)));
     WEIR_ASSIGN_OR_RETURN(Node * sw, Build(bf, "Switch", {Output(merge), Output(loop_cond)}));
     WEIR_ASSIGN_OR_RETURN(Node * exit, Build(bf, "Exit", {Output(sw, 0)}));
@@ -712,7 +731,8 @@ Status WhileGradients::LoopGradient(GradContext* ctx, int frame,
       }
       return Status::OK();
     }));
-    WEIR_ASSIGN_OR_RETURN(Node * enter, BuildEnter(bf, back->frame_name, back->parallel_iterations, zeros, false));
+    WEIR_ASSIGN_OR_RETURN(
+        Node * enter, BuildEnter(bf, back->frame_name, back->parallel_iterations, zeros, false));
     WEIR_ASSIGN_OR_RETURN(Node * merge, BuildMerge(bf, Output(enter), g.shape()));
     WEIR_ASSIGN_OR_RETURN(Node * sw, Build(bf, "Switch", {Output(merge), Output(loop_cond)}));
     WEIR_ASSIGN_OR_RETURN(Node * add, Build(bf, "AddV2", {Output(sw, 1), g}));
@@ -735,7 +755,8 @@ Status WhileGradients::LoopGradient(GradContext* ctx, int frame,
       if (vars[i]->enter == enters[e]) (*enter_grads)[e] = Output(grad_exits[i]);
     }
     for (size_t i = 0; i < invariants.size(); ++i) {
-      if (invariants[i] == enters[e] && acc_exits[i] != nullptr) (*enter_grads)[e] = Output(acc_exits[i]);
+      if (invariants[i] == enters[e] && acc_exits[i] != nullptr)
+        (*enter_grads)[e] = Output(acc_exits[i]);
     }
   }
   return Status::OK();

@@ -53,10 +53,9 @@ class WhileGradients {
   // A gradient pass over the nodes of one frame (loops inside it taken
   // whole), built in `ctx`: gradients of `xs` (invalid where none reaches)
   // from `ys` seeded with `seeds`.
-  using RegionPass = std::function<Status(GradContext* ctx, int region, const std::vector<Output>& ys,
-                                          const std::vector<Output>& seeds,
-                                          const std::vector<Output>& xs,
-                                          std::vector<Gradient>* grads)>;
+  using RegionPass = std::function<Status(
+      GradContext* ctx, int region, const std::vector<Output>& ys, const std::vector<Output>& seeds,
+      const std::vector<Output>& xs, std::vector<Gradient>* grads)>;
 
   // Analyzes the frames of `scope`'s graph as it is now.
   static StatusOr<std::unique_ptr<WhileGradients>> Create(const Scope& scope);
@@ -109,11 +108,11 @@ class WhileGradients {
     Node* loop_cond = nullptr;
     std::vector<LoopVar> vars;
     std::set<const Node*> structure;  // Enters, Merges, Switches, LoopCond, NextIterations, Exits
-    Node* pivot = nullptr;            // found or built on first use
-    Output count;                     // Exit of the iteration counter, once built
-    Node* count_index = nullptr;      // the counter in the body: before every push
-    Node* count_next = nullptr;       // the counter's NextIteration: after every push
-    Node* push_sync = nullptr;        // between the pushes and count_next
+    Node* pivot = nullptr;  // found or built on first use
+    Output count;  // Exit of the iteration counter, once built
+    Node* count_index = nullptr;  // the counter in the body: before every push
+    Node* count_next = nullptr;  // the counter's NextIteration: after every push
+    Node* push_sync = nullptr;  // between the pushes and count_next
   };
   // A cond branch inside a loop body: live where `pred` was `branch`.
   struct Guard {
@@ -136,7 +135,8 @@ class WhileGradients {
   void Place(Node* node, int frame) const;
   // AddOp for a node of the loop machinery, placed in `frame` with none of
   // the scope's control dependencies.
-  StatusOr<Node*> Build(int frame, std::string_view op, std::vector<OpArg> args, AttrMap attrs = {});
+  StatusOr<Node*> Build(int frame, std::string_view op, std::vector<OpArg> args,
+                        AttrMap attrs = {});
   StatusOr<Node*> BuildEnter(int frame, const std::string& frame_name, int64_t parallel_iterations,
                              const Output& data, bool is_constant);
   // A Merge of (enter, enter) whose input 1 becomes the back edge later.

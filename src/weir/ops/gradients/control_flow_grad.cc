@@ -116,7 +116,8 @@ Status LoopStructureGrad(const Scope&, const Operation& op, const std::vector<Ou
 void RegisterControlFlowGradients(GradientRegistry* registry) {
   registry->Register("Switch", SwitchGrad);
   registry->Register("Merge", MergeGrad);
-  for (const char* op : {"Enter", "Exit", "NextIteration"}) registry->Register(op, LoopStructureGrad);
+  for (const char* op : {"Enter", "Exit", "NextIteration"})
+    registry->Register(op, LoopStructureGrad);
   registry->RegisterNoGradient("LoopCond");
   registry->RegisterNoGradient("ControlTrigger");
 }
