@@ -428,6 +428,47 @@ TEST(ControlFlowGradientsTest, TwoGradientsOfOneLoop) {
   ExpectMatches(session.get(), second, {"v0", "w"}, feeds);
 }
 
+TEST(ControlFlowGradientsTest, TensorArrayReadInBody) {
+  // dynamic_rnn's shape: the inputs scattered into a TensorArray outside,
+  // row i read in iteration i, each h written to an output array.
+  Scope root = Scope::NewRootScope();
+  auto xs = ops::Placeholder(root.WithOpName("xs"), DT_DOUBLE, {{"shape", PartialShape({4, 2})}});
+  auto w = ops::Placeholder(root.WithOpName("w"), DT_DOUBLE, {{"shape", PartialShape({2})}});
+  Operation inputs = AddOp(root, "TensorArrayV3", {ops::Const(root, 4)}, {{"dtype", DT_DOUBLE}});
+  Operation outputs = AddOp(root, "TensorArrayV3", {ops::Const(root, 4)}, {{"dtype", DT_DOUBLE}});
+  Output filled = AddOp(root, "TensorArrayScatterV3",
+                        {inputs.output(0), ops::Const(root, {0, 1, 2, 3}), xs, inputs.output(1)})
+                      .output(0);
+  std::vector<Output> out;
+  ASSERT_TRUE(
+      ops::WhileLoop(
+          root, {ops::Const(root, 0), ops::Const(root, {0.1, -0.2}), outputs.output(1)},
+          [&](const Scope& s, const std::vector<Output>& v, Output* pred) {
+            *pred = ops::Less(s, v[0], 4);
+            return Status::OK();
+          },
+          [&](const Scope& s, const std::vector<Output>& v, std::vector<Output>* next) {
+            Output x_t = AddOp(s, "TensorArrayReadV3", {inputs.output(0), v[0], filled},
+                               {{"dtype", DT_DOUBLE}})
+                             .output(0);
+            Output h = ops::Reshape(s, ops::Tanh(s, ops::Add(s, ops::Mul(s, v[1], w), x_t)), {2});
+            Output flow =
+                AddOp(s, "TensorArrayWriteV3", {outputs.output(0), v[0], h, v[2]}).output(0);
+            *next = {ops::Add(s, v[0], 1), h, flow};
+            return Status::OK();
+          },
+          &out)
+          .ok())
+      << root.status();
+  Output all =
+      AddOp(root, "TensorArrayGatherV3",
+            {outputs.output(0), ops::Const(root, {0, 1, 2, 3}), out[2]}, {{"dtype", DT_DOUBLE}})
+          .output(0);
+  Feeds feeds = {{"xs", Doubles({0.3, -0.1, 0.2, 0.5, -0.4, 0.1, 0.6, -0.3}, {4, 2})},
+                 {"w", Doubles({0.9, -0.7}, {2})}};
+  ExpectGradientsMatch(root, ops::Mul(root, all, all), {xs, w}, feeds);
+}
+
 TEST(ControlFlowGradientsTest, VariableReadInBody) {
   Scope root = Scope::NewRootScope();
   auto w_init = ops::Placeholder(root.WithOpName("w_init"), DT_DOUBLE);
