@@ -220,7 +220,14 @@ BENCHMARK_CAPTURE(BM_LSTMBlockCell, forward, false)->UseRealTime()->Unit(benchma
 BENCHMARK_CAPTURE(BM_LSTMBlockCell, forward_and_grad, true)
     ->UseRealTime()
     ->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_RawSgemm)->Args({100, 156, 512, 0, 0})->UseRealTime()->Unit(benchmark::kMicrosecond);
+// The cell's product and, in its gradient, the products for [x, h_prev]
+// (dicfo * w^T) and w ([x, h_prev]^T * dicfo).
+void LstmShapes(benchmark::internal::Benchmark* b) {
+  b->Args({100, 156, 512, 0, 0})->Args({100, 512, 156, 0, 1})->Args({156, 100, 512, 1, 0});
+  b->UseRealTime()->Unit(benchmark::kMicrosecond);
+}
+BENCHMARK(BM_RawSgemm)->Apply(LstmShapes);
+BENCHMARK(BM_MatMul)->Apply(LstmShapes);
 
 // The memory ceiling: a parallel copy over the same thread pool size.
 void BM_StreamCopy(benchmark::State& state) {

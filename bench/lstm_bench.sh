@@ -11,6 +11,7 @@ THREADS=${1:-$(nproc)}
 STEPS=${2:-200}
 WARMUP=20
 BATCH=100
+INTER_OP=$(nproc)  # ops side by side: Weir's default; TensorFlow gets the same
 PEERS=${PEERS_PYTHON:-/opt/weir-peers/bin/python}
 WEIR=${WEIR:-build/release/examples/weir-fashion-mnist}
 [[ -x $WEIR ]] || { echo "build $WEIR first" >&2; exit 1; }
@@ -34,7 +35,8 @@ peer() {  # peer LABEL ARGS...
   local label=$1
   shift
   IFS=$'\t' read -r rss line < <(measure "$PEERS" bench/peers/lstm_peers.py "$@" \
-    --threads "$THREADS" --steps "$STEPS" --warmup $WARMUP --batch-size $BATCH)
+    --threads "$THREADS" --inter-op-threads "$INTER_OP" --steps "$STEPS" --warmup $WARMUP \
+    --batch-size $BATCH)
   eps=$("$PEERS" -c 'import json,sys; print(round(json.loads(sys.argv[1])["examples_per_sec"], 1))' "$line")
   echo "| $label | $* | $eps | $rss |"
 }
