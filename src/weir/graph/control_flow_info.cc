@@ -32,6 +32,11 @@ int ControlFlowInfo::OutputFrameOf(const Node* node) const {
 }
 
 StatusOr<ControlFlowInfo> BuildControlFlowInfo(const Graph& graph) {
+  WEIR_ASSIGN_OR_RETURN(std::vector<Node*> order, TopologicalOrder(graph));
+  return BuildControlFlowInfo(graph, order);
+}
+
+StatusOr<ControlFlowInfo> BuildControlFlowInfo(const Graph& graph, const std::vector<Node*>& order) {
   ControlFlowInfo info;
   info.frames.push_back(FrameInfo{});
   info.frame_of.assign(graph.num_node_ids(), 0);
@@ -40,7 +45,6 @@ StatusOr<ControlFlowInfo> BuildControlFlowInfo(const Graph& graph) {
   std::vector<bool> entered_every_iteration = {true};
   std::map<std::string, int, std::less<>> frame_by_name;
   // In topological order every input but a back edge is known already.
-  WEIR_ASSIGN_OR_RETURN(std::vector<Node*> order, TopologicalOrder(graph));
   for (const Node* node : order) {
     int input_frame = -1;
     const Node* first_src = nullptr;
@@ -98,6 +102,9 @@ StatusOr<ControlFlowInfo> BuildControlFlowInfo(const Graph& graph) {
       // Its value reaches the parent's iterations that entered the frame.
       const int parent = info.frames[frame].parent;
       info.first_iteration_only[node->id()] = parent != 0 && !entered_every_iteration[frame];
+    } else if (IsNextIterationOp(op) && frame == 0) {
+      return errors::InvalidArgument("NextIteration node ", node->Describe(),
+                                     " is not inside a loop");
     } else if (frame != 0) {
       if (op == "LoopCond" && info.frames[frame].loop_cond == nullptr) {
         info.frames[frame].loop_cond = node;

@@ -42,8 +42,10 @@ bool IsExitOp(std::string_view op);
 bool IsNextIterationOp(std::string_view op);
 
 // InvalidArgument naming the node for inconsistent structure: a node whose
-// inputs come from different frames, an Exit outside any loop, a frame name
+// inputs come from different frames, an Exit or NextIteration outside any loop, a frame name
 // entered from two different frames, an Enter without `frame_name`.
 StatusOr<ControlFlowInfo> BuildControlFlowInfo(const Graph& graph);
+// The same, given the graph's TopologicalOrder (algorithm.h).
+StatusOr<ControlFlowInfo> BuildControlFlowInfo(const Graph& graph, const std::vector<Node*>& order);
 
 }  // namespace weir

@@ -169,6 +169,20 @@ TEST_F(PartitionControlFlowTest, InputsFromTwoFramesAreAnError) {
   EXPECT_NE(info.status().message().find("root frame"), std::string::npos) << info.status();
 }
 
+TEST_F(PartitionControlFlowTest, ExitOrNextIterationOutsideALoopIsAnError) {
+  for (const char* op : {"Exit", "NextIteration"}) {
+    GraphDef def;
+    def.nodes = {IntNode("start", "Const", {}), IntNode("stray", op, {"start"})};
+    Graph graph;
+    ASSERT_TRUE(ImportGraphDef(def, &graph).ok());
+    auto info = BuildControlFlowInfo(graph);
+    ASSERT_EQ(info.status().code(), Code::kInvalidArgument) << op;
+    EXPECT_NE(info.status().message().find("'stray'"), std::string::npos) << info.status();
+    EXPECT_NE(info.status().message().find("not inside a loop"), std::string::npos)
+        << info.status();
+  }
+}
+
 TEST_F(PartitionControlFlowTest, LoopOnOneDeviceGetsNoControlLoop) {
   std::vector<NodeDef> nodes = {IntNode("start", "Const", {}), IntNode("limit", "Const", {})};
   for (NodeDef& n : CountingLoop("", "outer", "start", "limit")) nodes.push_back(std::move(n));

@@ -1,10 +1,10 @@
 #include "weir/runtime/executor_plan.h"
 
 #include <algorithm>
-#include <map>
 
 #include "weir/framework/kernel_registry.h"
 #include "weir/graph/algorithm.h"
+#include "weir/graph/control_flow_info.h"
 
 namespace weir {
 namespace {
@@ -23,95 +23,27 @@ ExecNodeKind KindOf(std::string_view op) {
   return ExecNodeKind::kNormal;
 }
 
-using FrameInfo = ExecutorPlan::FrameInfo;
 using NodeItem = ExecutorPlan::NodeItem;
 
-std::string FrameLabel(const std::vector<FrameInfo>& frames, int frame) {
-  return frame == 0 ? std::string("the root frame") : StrCat("frame '", frames[frame].name, "'");
-}
-
 }  // namespace
-
-// Each node's frame, from its inputs: an Enter's consumers are in the frame
-// it names, an Exit's in its frame's parent, everyone else's in its own.
-Status ExecutorPlan::AssignFrames(const std::vector<Node*>& order, std::vector<int>* node_frame) {
-  std::vector<int> out_frame(node_frame->size(), 0);
-  std::map<std::string, int, std::less<>> frame_by_name;
-  frames.assign(1, FrameInfo());
-  for (const Node* node : order) {
-    int frame = -1;
-    const Node* first = nullptr;
-    for (const Edge* e : node->in_edges()) {
-      if (IsBackEdge(e)) continue;
-      const int f = out_frame[e->src()->id()];
-      if (frame < 0) {
-        frame = f;
-        first = e->src();
-      } else if (f != frame) {
-        return errors::InvalidArgument("node ", node->Describe(),
-                                       " has inputs from different loop frames: '", first->name(),
-                                       "' from ", FrameLabel(frames, frame), " and '",
-                                       e->src()->name(), "' from ", FrameLabel(frames, f));
-      }
-    }
-    if (frame < 0) frame = 0;
-    (*node_frame)[node->id()] = frame;
-    int out = frame;
-    switch (KindOf(node->type_string())) {
-      case ExecNodeKind::kEnter: {
-        std::string name;
-        WEIR_RETURN_IF_ERROR(GetAttr(node->def().attrs, "frame_name", &name).WithContext(
-            node->Describe()));
-        if (name.empty()) {
-          return errors::InvalidArgument("Enter node ", node->Describe(),
-                                         " has an empty frame_name");
-        }
-        auto [it, inserted] = frame_by_name.emplace(name, static_cast<int>(frames.size()));
-        if (inserted) {
-          frames.emplace_back();
-          frames.back().name = name;
-          frames.back().parent = frame;
-        } else if (frames[it->second].parent != frame) {
-          return errors::InvalidArgument(
-              "Enter node ", node->Describe(), " enters frame '", name, "' from ",
-              FrameLabel(frames, frame), ", but other Enter nodes of that frame are in ",
-              FrameLabel(frames, frames[it->second].parent));
-        }
-        out = it->second;
-        ++frames[out].num_enters;
-        break;
-      }
-      case ExecNodeKind::kExit:
-      case ExecNodeKind::kNextIteration:
-        if (frame == 0) {
-          return errors::InvalidArgument(node->Describe(),
-                                         " is not inside a loop: no Enter node leads to it");
-        }
-        if (KindOf(node->type_string()) == ExecNodeKind::kExit) out = frames[frame].parent;
-        break;
-      default:
-        break;
-    }
-    out_frame[node->id()] = out;
-  }
-  for (const Node* node : order) {
-    for (const Edge* e : node->in_edges()) {
-      if (IsBackEdge(e) && out_frame[e->src()->id()] != (*node_frame)[node->id()]) {
-        return errors::InvalidArgument(
-            "the back edge from ", e->src()->Describe(), " in ",
-            FrameLabel(frames, (*node_frame)[e->src()->id()]), " to ", node->Describe(), " in ",
-            FrameLabel(frames, (*node_frame)[node->id()]), " crosses frames");
-      }
-    }
-  }
-  return Status::OK();
-}
 
 Status ExecutorPlan::Build(const Graph& graph, Device* device, const KernelRegistry& kernels) {
   this->device = device;
   WEIR_ASSIGN_OR_RETURN(std::vector<Node*> order, TopologicalOrder(graph));
+  // The frame each node runs in: an Enter in the frame around the one it
+  // enters (its output is the child frame's), an Exit in the frame it leaves.
+  WEIR_ASSIGN_OR_RETURN(ControlFlowInfo info, BuildControlFlowInfo(graph, order));
+  frames.clear();
+  for (const weir::FrameInfo& f : info.frames) {
+    frames.emplace_back();
+    frames.back().name = f.name;
+    frames.back().parent = f.parent;
+  }
   std::vector<int> node_frame(graph.num_node_ids(), 0);
-  WEIR_RETURN_IF_ERROR(AssignFrames(order, &node_frame));
+  for (const Node* node : order) {
+    const int frame = info.FrameOf(node);
+    node_frame[node->id()] = IsEnterOp(node->type_string()) ? frames[frame].parent : frame;
+  }
   // Dense ids: the nodes of each frame together (the root's first), in
   // topological order within it, so roots come first and the plan is laid
   // out in the order nodes tend to run.
@@ -131,7 +63,7 @@ Status ExecutorPlan::Build(const Graph& graph, Device* device, const KernelRegis
   for (size_t i = 0; i < plan.size(); ++i) {
     const Node* node = plan[i];
     NodeItem& item = items[i];
-    FrameInfo& frame = frames[node_frame[node->id()]];
+    ExecutorPlan::FrameInfo& frame = frames[node_frame[node->id()]];
     WEIR_ASSIGN_OR_RETURN(item.kernel, kernels.CreateKernel(device, node->def(), node->op_def()));
     item.kind = KindOf(node->type_string());
     item.is_async = item.kernel->AsAsync() != nullptr;
@@ -180,11 +112,8 @@ Status ExecutorPlan::Build(const Graph& graph, Device* device, const KernelRegis
     if (item.kind == ExecNodeKind::kExit) frame.exits.push_back(static_cast<int>(i));
     if (item.kind == ExecNodeKind::kEnter) {
       const AttrMap& attrs = node->def().attrs;
-      std::string name;
-      WEIR_RETURN_IF_ERROR(GetAttr(attrs, "frame_name", &name));
-      for (size_t f = 1; f < frames.size(); ++f) {
-        if (frames[f].name == name) item.child_frame = static_cast<int>(f);
-      }
+      item.child_frame = info.FrameOf(node);
+      ++frames[item.child_frame].num_enters;
       bool is_constant = false;
       if (attrs.count("is_constant")) WEIR_RETURN_IF_ERROR(GetAttr(attrs, "is_constant", &is_constant));
       int64_t parallel = 10;

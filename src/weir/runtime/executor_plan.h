@@ -144,9 +144,6 @@ struct ExecutorPlan {
   std::vector<int> roots;  // root-frame nodes without inputs
   bool has_expensive_root = false;
   std::vector<FrameInfo> frames;
-
- private:
-  Status AssignFrames(const std::vector<Node*>& order, std::vector<int>* node_frame);
 };
 
 }  // namespace weir
