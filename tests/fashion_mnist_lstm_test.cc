@@ -26,8 +26,7 @@ const Dataset& Data() {
 
 // The loss and, `with_gradients`, d loss / d each variable of `kind` on the
 // first `batch` training examples, right after initialization.
-StatusOr<std::vector<Tensor>> LossAndGradients(ModelKind kind, int64_t batch,
-                                               bool with_gradients) {
+StatusOr<std::vector<Tensor>> LossAndGradients(ModelKind kind, int64_t batch, bool with_gradients) {
   Scope root = Scope::NewRootScope();
   WEIR_ASSIGN_OR_RETURN(Model model, BuildModel(root, kind, /*seed=*/7));
   std::vector<std::string> fetches = {model.loss.name()}, init;

@@ -95,12 +95,12 @@ class LayerBuilder {
     const int64_t gates = 4 * kLstmUnits;
     // Keras's initialization: Glorot-uniform input weights over [x, h]'s x
     // rows, orthogonal recurrent weights; w is both, stacked.
-    const Output w = NewVariable(
-        s, "kernel",
-        ops::ConcatV2(s,
-                      {GlorotUniform(s, {kColumns, gates}, kColumns, gates),
-                       Orthogonal(s, kLstmUnits, gates)},
-                      0));
+    const Output w =
+        NewVariable(s, "kernel",
+                    ops::ConcatV2(s,
+                                  {GlorotUniform(s, {kColumns, gates}, kColumns, gates),
+                                   Orthogonal(s, kLstmUnits, gates)},
+                                  0));
     const Output b = NewVariable(s, "bias", Zeros(s, gates));
     const Output no_peepholes = Zeros(s, kLstmUnits);  // read only with use_peephole
     // Time-major rows [28, batch, 28]: step t reads row t of every image.
@@ -113,9 +113,9 @@ class LayerBuilder {
     auto step = [&](const Scope& body, const std::vector<Output>& vars,
                     std::vector<Output>* next) -> Status {
       const Output x = ops::GatherV2(body, rows, vars[0], 0);
-      Operation cell = ops::LSTMBlockCell(body, x, vars[1], vars[2], w, no_peepholes, no_peepholes,
-                                          no_peepholes, b,
-                                          {{"forget_bias", 1.0f}, {"cell_clip", -1.0f}});
+      Operation cell =
+          ops::LSTMBlockCell(body, x, vars[1], vars[2], w, no_peepholes, no_peepholes, no_peepholes,
+                             b, {{"forget_bias", 1.0f}, {"cell_clip", -1.0f}});
       *next = {ops::AddV2(body, vars[0], 1), cell.output(1), cell.output(6)};
       return body.status();
     };
@@ -172,7 +172,8 @@ StatusOr<Model> BuildModel(const Scope& scope, ModelKind kind, int64_t seed) {
   Model m;
   m.images = ops::Placeholder(scope.WithOpName("images"), DT_FLOAT,
                               {{"shape", PartialShape({-1, 28 * 28})}});
-  m.labels = ops::Placeholder(scope.WithOpName("labels"), DT_INT32, {{"shape", PartialShape({-1})}});
+  m.labels =
+      ops::Placeholder(scope.WithOpName("labels"), DT_INT32, {{"shape", PartialShape({-1})}});
   m.dropout_rate = ops::Placeholder(scope.WithOpName("dropout_rate"), DT_FLOAT,
                                     {{"shape", PartialShape(std::vector<int64_t>{})}});
   LayerBuilder layers(scope, seed, &m);

@@ -9,10 +9,11 @@
 // expressions over one row of `cell` values (vectorized exp and tanh).
 // The gradient kernel is elementwise; the products that take dicfo back to
 // x, h_prev, w and b are graph code (ops/gradients/rnn_grad.cc).
+#include <oneapi/dnnl/dnnl.h>
+
 #include <algorithm>
 #include <functional>
 #include <mutex>
-#include <oneapi/dnnl/dnnl.h>
 
 #include "weir/base/denormal.h"
 #include "weir/base/str_util.h"
@@ -45,7 +46,8 @@ Status CheckCellInputs(OpKernelContext* context, bool use_peephole, CellDims* di
   auto shapes = [&] {
     std::string s;
     const char* names[] = {"x", "cs_prev", "h_prev", "w", "wci", "wcf", "wco", "b"};
-    for (int i = 0; i < 8; ++i) s += StrCat(i ? ", " : "", names[i], " ", context->input(i).shape());
+    for (int i = 0; i < 8; ++i)
+      s += StrCat(i ? ", " : "", names[i], " ", context->input(i).shape());
     return s;
   };
   const Tensor& x = context->input(0);
@@ -71,9 +73,8 @@ Status CheckCellInputs(OpKernelContext* context, bool use_peephole, CellDims* di
   if (!ok) {
     return errors::InvalidArgument(
         op, ": expected x [batch, input], cs_prev and h_prev [batch, cell], w [input + cell, 4 * ",
-        "cell], b [4 * cell]", use_peephole ? ", wci, wcf and wco [cell]" : "",
-        " (batch ", dims->batch, ", input ", dims->input, ", cell ", dims->cell, "); got ",
-        shapes());
+        "cell], b [4 * cell]", use_peephole ? ", wci, wcf and wco [cell]" : "", " (batch ",
+        dims->batch, ", input ", dims->input, ", cell ", dims->cell, "); got ", shapes());
   }
   return Status::OK();
 }
@@ -225,8 +226,7 @@ class LSTMBlockCellGradOp : public OpKernel {
     const int64_t cell = d.cell, gates = 4 * cell;
     Tensor *cs_prev_grad_t, *dicfo_t;
     OP_REQUIRES_OK(context, context->allocate_output(0, state, &cs_prev_grad_t));
-    OP_REQUIRES_OK(context,
-                   context->allocate_output(1, TensorShape({d.batch, gates}), &dicfo_t));
+    OP_REQUIRES_OK(context, context->allocate_output(1, TensorShape({d.batch, gates}), &dicfo_t));
     float* peephole_grads[3];  // wci, wcf, wco
     for (int k = 0; k < 3; ++k) {
       Tensor* t;
@@ -247,8 +247,8 @@ class LSTMBlockCellGradOp : public OpKernel {
         const ConstArrayMap cs_prev = row(1), i = row(8), cs = row(9), f = row(10), o = row(11),
                             ci = row(12), co = row(13), cs_grad = row(14), h_grad = row(15);
         float* g = dicfo + r * gates;
-        ArrayMap di(g, cell), dci(g + cell, cell), df(g + 2 * cell, cell),
-            d_o(g + 3 * cell, cell), dcs(cs_prev_grad + r * cell, cell);
+        ArrayMap di(g, cell), dci(g + cell, cell), df(g + 2 * cell, cell), d_o(g + 3 * cell, cell),
+            dcs(cs_prev_grad + r * cell, cell);
         d_o = o * (1.0f - o) * h_grad * co;
         // dcs is the gradient of cs; cs_prev's is built over it below.
         dcs = (1.0f - co * co) * h_grad * o + cs_grad;

@@ -34,13 +34,13 @@ std::vector<std::vector<double>> CellInputs(const Config& c, int seed) {
 std::vector<Tensor> ToTensors(const Config& c, const std::vector<std::vector<double>>& v) {
   const int64_t gates = 4 * c.cell;
   const std::vector<TensorShape> shapes = {
-      {c.batch, c.input},        {c.batch, c.cell}, {c.batch, c.cell}, {c.input + c.cell, gates},
-      {c.cell},                  {c.cell},          {c.cell},          {gates},
+      {c.batch, c.input}, {c.batch, c.cell}, {c.batch, c.cell}, {c.input + c.cell, gates},
+      {c.cell},           {c.cell},          {c.cell},          {gates},
   };
   std::vector<Tensor> t;
   for (size_t k = 0; k < v.size(); ++k) {
-    t.push_back(MakeTensor(DT_FLOAT, k < shapes.size() ? shapes[k] : TensorShape({c.batch, c.cell}),
-                           v[k]));
+    t.push_back(
+        MakeTensor(DT_FLOAT, k < shapes.size() ? shapes[k] : TensorShape({c.batch, c.cell}), v[k]));
   }
   return t;
 }
@@ -85,10 +85,9 @@ std::vector<std::vector<double>> ReferenceGrad(const Config& c,
                                                const std::vector<double>& cs_grad,
                                                const std::vector<double>& h_grad) {
   const int64_t n = c.cell;
-  std::vector<std::vector<double>> out = {std::vector<double>(c.batch * n),
-                                          std::vector<double>(c.batch * 4 * n),
-                                          std::vector<double>(n), std::vector<double>(n),
-                                          std::vector<double>(n)};
+  std::vector<std::vector<double>> out = {
+      std::vector<double>(c.batch * n), std::vector<double>(c.batch * 4 * n),
+      std::vector<double>(n), std::vector<double>(n), std::vector<double>(n)};
   const double peep = c.use_peephole ? 1 : 0;
   for (int64_t r = 0; r < c.batch; ++r) {
     for (int64_t j = 0; j < n; ++j) {
@@ -123,10 +122,10 @@ AttrMap CellAttrs(const Config& c) {
 }
 
 const Config kConfigs[] = {
-    {1, 1, 1, false, 3, 1},     {2, 3, 2, true, 0.5, 1},   {5, 7, 3, true, -1, 0.5},
-    {37, 28, 16, false, 3, 1},  {100, 28, 128, false, 3, 1}, {100, 28, 128, true, 0.8, 1},
+    {1, 1, 1, false, 3, 1},    {2, 3, 2, true, 0.5, 1},     {5, 7, 3, true, -1, 0.5},
+    {37, 28, 16, false, 3, 1}, {100, 28, 128, false, 3, 1}, {100, 28, 128, true, 0.8, 1},
     {9, 0, 4, true, 3, 1},  // no input features: only h_prev feeds the gates
-    {0, 4, 3, false, 3, 1},     {4, 2, 0, false, 3, 1},
+    {0, 4, 3, false, 3, 1},    {4, 2, 0, false, 3, 1},
 };
 
 std::string Describe(const Config& c) {
@@ -172,8 +171,7 @@ TEST(LSTMBlockCellGradTest, MatchesTheChainRuleWrittenOut) {
     const auto h_grad = RoundTo(DT_FLOAT, RandomValues(c.batch * c.cell, 6, -1, 1));
     grad_in.push_back(cs_grad);
     grad_in.push_back(h_grad);
-    auto out = RunKernel("LSTMBlockCellGrad",
-                         {{"T", DT_FLOAT}, {"use_peephole", c.use_peephole}},
+    auto out = RunKernel("LSTMBlockCellGrad", {{"T", DT_FLOAT}, {"use_peephole", c.use_peephole}},
                          ToTensors(c, grad_in));
     ASSERT_TRUE(out.ok()) << out.status();
     const auto expected = ReferenceGrad(c, in, forward, cs_grad, h_grad);
@@ -182,8 +180,9 @@ TEST(LSTMBlockCellGradTest, MatchesTheChainRuleWrittenOut) {
     for (int k = 0; k < 5; ++k) {
       // Peephole sums grow with the batch; compare them on that scale.
       const double scale = k >= 2 ? static_cast<double>(c.batch) : 0;
-      ExpectAllNear((*out)[k], expected[k], 2e-6, names[k],
-                    k >= 2 ? std::vector<double>(expected[k].size(), scale) : std::vector<double>{});
+      ExpectAllNear(
+          (*out)[k], expected[k], 2e-6, names[k],
+          k >= 2 ? std::vector<double>(expected[k].size(), scale) : std::vector<double>{});
     }
   }
 }
@@ -198,9 +197,8 @@ TEST(LSTMBlockCellTest, GivesTensorFlowsValues) {
     for (int64_t j = 0; j < n; ++j) v[j] = scale * (((j * 37 + k * 11) % 23) / 11.5 - 1.0);
     return v;
   };
-  std::vector<std::vector<double>> in = {values(6, 1),  values(4, 2, 2), values(4, 3),
-                                         values(40, 4), values(2, 5),    values(2, 6),
-                                         values(2, 7),  values(8, 8)};
+  std::vector<std::vector<double>> in = {values(6, 1), values(4, 2, 2), values(4, 3), values(40, 4),
+                                         values(2, 5), values(2, 6),    values(2, 7), values(8, 8)};
   const std::map<std::string, std::vector<double>> tf = {
       {"i", {0.5160625, 0.64764321, 0.77026886, 0.22706604}},
       {"cs", {0.5, 0.5, -0.5, 0.5}},
@@ -210,9 +208,10 @@ TEST(LSTMBlockCellTest, GivesTensorFlowsValues) {
       {"co", {0.46211714, 0.46211714, -0.46211714, 0.46211714}},
       {"h", {0.30590117, 0.27496123, -0.25077495, 0.14265218}},
       {"cs_prev_grad", {-0.11272547, 0.40746498, -0.034041613, -0.48775771}},
-      {"dicfo", {0.00075888023, 0.090825267, -0.05922531, 0.30872411, -0.044623785, 0.037575036,
-                 0.058448043, -0.024208343, 0.065129839, -0.051524695, -0.072619602, -0.12205289,
-                 0.088649586, -0.11309473, 0.11468808, 0.021438368}},
+      {"dicfo",
+       {0.00075888023, 0.090825267, -0.05922531, 0.30872411, -0.044623785, 0.037575036, 0.058448043,
+        -0.024208343, 0.065129839, -0.051524695, -0.072619602, -0.12205289, 0.088649586,
+        -0.11309473, 0.11468808, 0.021438368}},
       {"wci_grad", {-0.083566189, -0.034551755}},
       {"wcf_grad", {-0.19711681, -0.11804403}},
       {"wco_grad", {-0.02812002, -0.0013849875}},
@@ -226,8 +225,8 @@ TEST(LSTMBlockCellTest, GivesTensorFlowsValues) {
   }
   in.push_back(values(4, 9));
   in.push_back(values(4, 10));
-  auto grad = RunKernel("LSTMBlockCellGrad", {{"T", DT_FLOAT}, {"use_peephole", true}},
-                        ToTensors(c, in));
+  auto grad =
+      RunKernel("LSTMBlockCellGrad", {{"T", DT_FLOAT}, {"use_peephole", true}}, ToTensors(c, in));
   ASSERT_TRUE(grad.ok()) << grad.status();
   const char* grad_names[] = {"cs_prev_grad", "dicfo", "wci_grad", "wcf_grad", "wco_grad"};
   for (int k = 0; k < 5; ++k) ExpectAllNear((*grad)[k], tf.at(grad_names[k]), 1e-6, grad_names[k]);

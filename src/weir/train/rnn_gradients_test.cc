@@ -25,19 +25,19 @@ constexpr int64_t kBatch = 3, kInput = 4, kCell = 5;
 
 // x, cs_prev, h_prev, w, wci, wcf, wco, b.
 std::vector<Tensor> CellValues() {
-  return {Scrambled({kBatch, kInput}, 1, 1),         Scrambled({kBatch, kCell}, 2, 1.5),
-          Scrambled({kBatch, kCell}, 3, 1),          Scrambled({kInput + kCell, 4 * kCell}, 4, 0.6),
-          Scrambled({kCell}, 5, 0.8),                Scrambled({kCell}, 6, 0.8),
-          Scrambled({kCell}, 7, 0.8),                Scrambled({4 * kCell}, 8, 0.5)};
+  return {Scrambled({kBatch, kInput}, 1, 1), Scrambled({kBatch, kCell}, 2, 1.5),
+          Scrambled({kBatch, kCell}, 3, 1),  Scrambled({kInput + kCell, 4 * kCell}, 4, 0.6),
+          Scrambled({kCell}, 5, 0.8),        Scrambled({kCell}, 6, 0.8),
+          Scrambled({kCell}, 7, 0.8),        Scrambled({4 * kCell}, 8, 0.5)};
 }
 
 Operation Cell(const Scope& s, const std::vector<Output>& in, const Output& x,
                const Output& cs_prev, const Output& h_prev, bool use_peephole) {
   // cell_clip -1: clipping is not differentiated (as in TensorFlow), so
   // finite differences must not cross it.
-  return ops::LSTMBlockCell(s, x, cs_prev, h_prev, in[3], in[4], in[5], in[6], in[7],
-                            {{"use_peephole", use_peephole}, {"cell_clip", -1.0f},
-                             {"forget_bias", 0.7f}});
+  return ops::LSTMBlockCell(
+      s, x, cs_prev, h_prev, in[3], in[4], in[5], in[6], in[7],
+      {{"use_peephole", use_peephole}, {"cell_clip", -1.0f}, {"forget_bias", 0.7f}});
 }
 
 TEST(RnnGradientsTest, LSTMBlockCell) {

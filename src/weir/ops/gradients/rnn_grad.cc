@@ -50,8 +50,14 @@ Status LSTMBlockCellGrad(const Scope& scope, const Operation& op, const std::vec
   Output xh = ops::ConcatV2(scope, {x, h_prev}, 1);
   Output w_grad = ops::MatMul(scope, xh, dicfo, {{"transpose_a", true}});
   Output b_grad = ops::BiasAddGrad(scope, dicfo);
-  *grads = {x_grad,           cell_grad.output(0), h_prev_grad,         w_grad,
-            cell_grad.output(2), cell_grad.output(3), cell_grad.output(4), b_grad};
+  *grads = {x_grad,
+            cell_grad.output(0),
+            h_prev_grad,
+            w_grad,
+            cell_grad.output(2),
+            cell_grad.output(3),
+            cell_grad.output(4),
+            b_grad};
   return scope.status();
 }
 
