@@ -9,10 +9,6 @@
 namespace weir {
 namespace {
 
-// Beyond this many stored elements an array refuses to grow: a hostile
-// index must not become a huge allocation of bookkeeping.
-constexpr int64_t kMaxStoredElements = int64_t{1} << 24;
-
 // a + b into a fresh tensor (a gradient array's adding writes).
 template <typename T>
 void AddElements(const Tensor& a, const Tensor& b, Tensor* sum) {

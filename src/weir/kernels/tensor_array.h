@@ -10,8 +10,8 @@
 //   is known (a gradient array knows each forward element's), else an error.
 // Elements are held, not copied: tensors are immutable. Errors are
 // InvalidArgument naming the array, the index and the size. Storage grows
-// with the highest index used, at most 2^24 elements (ResourceExhausted
-// beyond), so an index from input never becomes a huge allocation.
+// with the highest index used, at most kMaxStoredElements (ResourceExhausted
+// beyond), so an index or size from input never becomes a huge allocation.
 // Thread-safe.
 #pragma once
 
@@ -33,6 +33,9 @@ inline constexpr char kTensorArrayTypeName[] = "TensorArray";
 
 class TensorArray final : public ResourceBase {
  public:
+  // 2^19: about 100 MiB of bookkeeping (some 200 bytes an element) at most.
+  static constexpr int64_t kMaxStoredElements = int64_t{1} << 19;
+
   struct Options {
     DType dtype = DT_FLOAT;
     PartialShape element_shape;

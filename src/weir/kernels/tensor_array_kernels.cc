@@ -218,6 +218,11 @@ class TensorArrayConcatOp final : public OpKernel {
     OP_REQUIRES_OK(context, CheckDType(ta, dtype_));
     StatusOr<int64_t> size = ta.Size();
     OP_REQUIRES_OK(context, size.status());
+    // The size may come from input unwritten (2^31 - 1): no index list that long.
+    OP_REQUIRES(context, *size <= TensorArray::kMaxStoredElements,
+                errors::ResourceExhausted("TensorArray ", ta.name(), ": concatenating its ", *size,
+                                          " elements is past the most an array holds (",
+                                          TensorArray::kMaxStoredElements, ")"));
     std::vector<int64_t> indices(*size);
     std::iota(indices.begin(), indices.end(), int64_t{0});
     std::vector<Tensor> values;

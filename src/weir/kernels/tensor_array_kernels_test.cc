@@ -174,6 +174,21 @@ TEST_F(TensorArrayTest, DynamicSizeGrowsOnWrite) {
   EXPECT_EQ(*Size(ta), 5);
 }
 
+// A size from input costs nothing until used, and using it far out is
+// refused, not allocated for (each stored element is some 200 bytes).
+TEST_F(TensorArrayTest, HostileSizesAreRefusedNotAllocated) {
+  Tensor ta = Create(2147483647, {{"element_shape", PartialShape({})}});
+  EXPECT_EQ(*Size(ta), 2147483647);
+  ExpectError(Read(ta, 16777214).status(), Code::kResourceExhausted, {"index 16777214"});
+  ExpectError(step_.Run("TensorArrayConcatV3", {{"dtype", DT_FLOAT}}, {ta, Flow()}).status(),
+              Code::kResourceExhausted, {"2147483647 elements"});
+  ExpectError(Gather(ta, {0, 2000000000}).status(), Code::kResourceExhausted,
+              {"index 2000000000"});
+  // Below the bound the array still works.
+  ASSERT_TRUE(Write(ta, 3, Tensor::Scalar<float>(7)).ok());
+  EXPECT_EQ(ToDoubles(*Read(ta, 3)), (std::vector<double>{7}));
+}
+
 TEST_F(TensorArrayTest, GatherStacksElements) {
   Tensor ta = Create(3);
   ASSERT_TRUE(Write(ta, 0, F({1, 2})).ok());
