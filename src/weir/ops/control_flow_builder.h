@@ -3,12 +3,16 @@
 // and their pivots), so graphs built here and graphs exported by
 // tf.compat.v1 look and run alike.
 //
-//   std::vector<Output> y;
-//   WEIR_RETURN_IF_ERROR(ops::Cond(scope, pred,
-//       [&](const Scope& s, std::vector<Output>* out) { out->push_back(ops::Mul(s, x, 2.f)); return
-//       Status::OK(); },
-//       [&](const Scope& s, std::vector<Output>* out) { out->push_back(ops::Neg(s, x)); return
-//       Status::OK(); }, &y));
+//   auto doubled = [&](const Scope& s, std::vector<Output>* out) {
+//     out->push_back(ops::Mul(s, x, 2.f));
+//     return Status::OK();
+//   };
+//   auto negated = [&](const Scope& s, std::vector<Output>* out) {
+//     out->push_back(ops::Neg(s, x));
+//     return Status::OK();
+//   };
+//   std::vector<Output> y;  // y[0] = pred ? 2 * x : -x
+//   WEIR_RETURN_IF_ERROR(ops::Cond(scope, pred, doubled, negated, &y));
 //
 // The functions build their nodes through the Scope they are given. A tensor
 // built outside and used inside is captured automatically: in a branch
