@@ -43,7 +43,7 @@
 namespace weir::fuzz {
 namespace {
 
-constexpr int kMaxInputs = 12;
+constexpr int kMaxInputs = 16;  // LSTMBlockCellGrad has 16
 constexpr int64_t kMaxElements = 4096;
 constexpr int kMaxRank = 5;
 constexpr int64_t kRunTimeoutMs = 5000;
