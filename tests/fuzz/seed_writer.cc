@@ -25,6 +25,7 @@
 #include "weir/framework/tensor_proto.h"
 #include "weir/graph/graph_def_io.h"
 #include "weir/graph/scope.h"
+#include "weir/ops/control_flow_builder.h"
 #include "weir/ops/standard_ops.h"
 
 namespace weir::fuzz {
@@ -150,6 +151,57 @@ void GraphSeeds(const fs::path& root, const std::vector<std::string>& graph_file
     ops::NoOp(s.WithOpName("done").WithControlDependencies({init}));
     check(s, "variables");
     add("variables", s.ToGraphDef());
+  }
+  {  // control flow: a while loop whose body holds a cond, inside an outer loop
+    Scope s = Scope::NewRootScope();
+    auto n = ops::Placeholder(s.WithOpName("n"), DT_INT32, {{"shape", PartialShape({})}});
+    auto x = ops::Const(s.WithOpName("x"), {1.f, 2.f});
+    auto inner = [&](const Scope& scope, const Output& start, std::vector<Output>* out) {
+      return ops::WhileLoop(
+          scope, {ops::Const(scope, 0), start},
+          [&](const Scope& c, const std::vector<Output>& v, Output* pred) {
+            *pred = ops::Less(c, v[0], n);
+            return Status::OK();
+          },
+          [&](const Scope& b, const std::vector<Output>& v, std::vector<Output>* next) {
+            std::vector<Output> branch;
+            WEIR_RETURN_IF_ERROR(ops::Cond(
+                b, ops::Less(b, v[0], 2),
+                [&](const Scope& t, std::vector<Output>* o) {
+                  o->push_back(ops::Mul(t, v[1], x));
+                  return Status::OK();
+                },
+                [&](const Scope& e, std::vector<Output>* o) {
+                  o->push_back(ops::AddV2(e, v[1], x));
+                  return Status::OK();
+                },
+                &branch));
+            *next = {ops::AddV2(b, v[0], 1), branch[0]};
+            return Status::OK();
+          },
+          out);
+    };
+    std::vector<Output> outer;
+    Status built = ops::WhileLoop(
+        s.NewSubScope("outer"), {ops::Const(s, 0), x},
+        [&](const Scope& c, const std::vector<Output>& v, Output* pred) {
+          *pred = ops::Less(c, v[0], 3);
+          return Status::OK();
+        },
+        [&](const Scope& b, const std::vector<Output>& v, std::vector<Output>* next) {
+          std::vector<Output> out;
+          WEIR_RETURN_IF_ERROR(inner(b.NewSubScope("inner"), v[1], &out));
+          *next = {ops::AddV2(b, v[0], 1), out[1]};
+          return Status::OK();
+        },
+        &outer);
+    if (!built.ok()) {
+      std::fprintf(stderr, "seed graph loops: %s\n", built.ToString().c_str());
+      std::exit(1);
+    }
+    ops::Identity(s.WithOpName("result"), outer[1]);
+    check(s, "loops");
+    add("loops", s.ToGraphDef());
   }
   for (const std::string& file : graph_files) {
     StatusOr<GraphDef> def = ReadGraphDefFile(file);
