@@ -73,6 +73,41 @@ class BlockCache {
   size_t bytes_ = 0;
 };
 
+// Freed one-line blocks (scalars and tiny tensors, kTensorAlignment bytes),
+// per thread: a loop allocates one or two per iteration, and aligned_alloc
+// with its free costs more than the node that asks. A few per thread,
+// freed when the thread ends; none after that (a block freed during
+// thread or static destruction goes back to the heap).
+class TinyBlockCache {
+ public:
+  static constexpr int kMaxBlocks = 32;
+  static TinyBlockCache* ForThisThread() {
+    thread_local TinyBlockCache cache;
+    return alive_ ? &cache : nullptr;
+  }
+  TinyBlockCache() { alive_ = true; }
+  ~TinyBlockCache() {
+    alive_ = false;
+    for (int i = 0; i < count_; ++i) std::free(blocks_[i]);
+  }
+  void* Take() { return count_ > 0 ? blocks_[--count_] : nullptr; }
+  bool Put(void* block) {
+    if (count_ == kMaxBlocks) return false;
+    blocks_[count_++] = block;
+    return true;
+  }
+
+ private:
+  static thread_local bool alive_;
+  int count_ = 0;
+  void* blocks_[kMaxBlocks];
+};
+thread_local bool TinyBlockCache::alive_ = false;
+
+bool IsTinyBlock(size_t alignment, size_t rounded) {
+  return kCacheBlocks && alignment == kTensorAlignment && rounded == kTensorAlignment;
+}
+
 }  // namespace
 
 void* CpuAllocator::AllocateRaw(size_t alignment, size_t bytes) {
@@ -81,7 +116,12 @@ void* CpuAllocator::AllocateRaw(size_t alignment, size_t bytes) {
   if (bytes > std::numeric_limits<size_t>::max() - kPage - alignment) return nullptr;
   const size_t rounded = RoundedSize(alignment, bytes);
   // Cached blocks are page-aligned: enough for any alignment up to a page.
-  void* ptr = Cacheable(bytes) && alignment <= kPage ? BlockCache::Global().Take(rounded) : nullptr;
+  void* ptr = nullptr;
+  if (IsTinyBlock(alignment, rounded)) {
+    if (TinyBlockCache* tiny = TinyBlockCache::ForThisThread()) ptr = tiny->Take();
+  } else if (Cacheable(bytes) && alignment <= kPage) {
+    ptr = BlockCache::Global().Take(rounded);
+  }
   if (ptr == nullptr) {
     ptr = std::aligned_alloc(Cacheable(bytes) ? std::max(alignment, kPage) : alignment, rounded);
   }
@@ -96,6 +136,10 @@ void* CpuAllocator::AllocateRaw(size_t alignment, size_t bytes) {
 void CpuAllocator::DeallocateRaw(void* ptr, size_t bytes) {
   if (ptr == nullptr) return;
   bytes_in_use_.fetch_sub(bytes, std::memory_order_relaxed);
+  if (IsTinyBlock(kTensorAlignment, RoundedSize(kTensorAlignment, bytes))) {
+    TinyBlockCache* tiny = TinyBlockCache::ForThisThread();
+    if (tiny != nullptr && tiny->Put(ptr)) return;
+  }
   if (Cacheable(bytes) && BlockCache::Global().Put(ptr, RoundedSize(kTensorAlignment, bytes))) {
     return;
   }

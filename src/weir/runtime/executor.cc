@@ -71,6 +71,17 @@ bool ClaimMerge(std::atomic<int32_t>& word) {
   return true;
 }
 
+// Counts one input of a node off its pending word (marking it dead for a
+// dead input); returns the word as it was before. The last input skips the
+// atomic read-modify-write, a good part of a cheap node's dispatch: every
+// other input has already counted (the acquire load sees their slots) and
+// nothing counts on this word again in this iteration.
+inline int32_t TakePendingInput(std::atomic<int32_t>& word, bool dead) {
+  const int32_t seen = word.load(std::memory_order_acquire);
+  if ((seen & kCountMask) == 1) return dead ? (seen | kDeadBit) : seen;
+  if (dead) word.fetch_or(kDeadBit, std::memory_order_relaxed);
+  return word.fetch_sub(1, std::memory_order_acq_rel);
+}
 
 // Small output buffer on the stack for the common case.
 constexpr int kInlineOutputs = 8;
@@ -414,7 +425,13 @@ int ExecutorState::RunNode(const TaggedNode& node, ReadyList* ready) {
     for (int i = 0; i < item.num_inputs; ++i) {
       if (!inputs[i].IsInitialized()) continue;  // its only live input
       outputs[0] = std::move(inputs[i]);
-      outputs[1] = item.merge_indices[i];
+      // value_index only if an edge reads it: a loop's Merges rarely have
+      // one, and the copy costs a Ref and an Unref per iteration.
+      const EdgeInfo* edges = plan_->edges.data() + item.edges_start;
+      if (std::any_of(edges, edges + item.num_edges,
+                      [](const EdgeInfo& e) { return e.src_output == 1; })) {
+        outputs[1] = item.merge_indices[i];
+      }
       break;
     }
     if (trace) SaveStats(item, node, NowMicros(), 0);
@@ -584,8 +601,7 @@ int ExecutorState::ActivateEdges(const NodeItem& item, IterationState* iter,
       ready->push_back({e.dst_id, edge_dead && !(e.dst_flags & kToControlTrigger), iter});
       continue;
     }
-    if (edge_dead) word.fetch_or(kDeadBit, std::memory_order_relaxed);
-    const int32_t old = word.fetch_sub(1, std::memory_order_acq_rel);
+    const int32_t old = TakePendingInput(word, edge_dead);
     if ((old & kCountMask) == 1) {
       const bool dst_dead = (old & kDeadBit) && !(e.dst_flags & kToControlTrigger);
       ready->push_back({e.dst_id, dst_dead, iter});
@@ -607,8 +623,7 @@ int ExecutorState::ActivateEdges(const NodeItem& item, IterationState* iter,
       if (firing != kNotReady) ready->push_back({dst, firing == kFireDead, iter});
       continue;
     }
-    if (dead) word.fetch_or(kDeadBit, std::memory_order_relaxed);
-    const int32_t old = word.fetch_sub(1, std::memory_order_acq_rel);
+    const int32_t old = TakePendingInput(word, dead);
     if ((old & kCountMask) == 1) {
       ready->push_back({dst, (old & kDeadBit) && !(flags & kToControlTrigger), iter});
     }
