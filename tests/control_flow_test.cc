@@ -5,7 +5,10 @@
 // computed here in plain C++.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
+#include <limits>
+#include <thread>
 
 #include "weir/ops/control_flow_builder.h"
 #include "weir/ops/standard_ops.h"
@@ -118,6 +121,41 @@ TEST_F(ControlFlowRunTest, FedTripCountsReuseOneCompiledSignature) {
     EXPECT_FLOAT_EQ(result[1].data<float>()[0], 2.f * trips);
   }
   EXPECT_EQ(session_->num_cached_signatures(), 1);
+}
+
+// A loop of cheap nodes never blocks, so nothing but the loop itself can
+// notice that its step should stop: RunOptions::timeout_ms and
+// Session::Close must still end it, naming the loop.
+TEST_F(ControlFlowRunTest, TimeoutAndCloseStopARunawayLoop) {
+  Scope root = Scope::NewRootScope();
+  auto n = ops::Placeholder(root.WithOpName("n"), DT_INT32, {{"shape", kScalar}});
+  std::vector<Output> out;
+  ASSERT_TRUE(ops::WhileLoop(
+                  root, {ops::Const(root, 0)}, Below(n),
+                  [&](const Scope& s, const std::vector<Output>& v, std::vector<Output>* next) {
+                    return Returns(next, {ops::AddV2(s, v[0], 1)});
+                  },
+                  &out)
+                  .ok());
+  Start(root);
+  const std::vector<std::pair<std::string, Tensor>> forever = {
+      {"n", Tensor::Scalar<int32_t>(std::numeric_limits<int32_t>::max())}};
+  std::vector<Tensor> outputs;
+  RunOptions options;
+  options.timeout_ms = 50;
+  Status timed_out = session_->Run(forever, {out[0].name()}, {}, &outputs, options);
+  EXPECT_EQ(timed_out.code(), Code::kDeadlineExceeded) << timed_out;
+
+  Status closed;
+  std::thread step([&] { closed = session_->Run(forever, {out[0].name()}, {}, &outputs); });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // (the step compiled earlier)
+  EXPECT_TRUE(session_->Close().ok());
+  step.join();
+  EXPECT_EQ(closed.code(), Code::kCancelled) << closed;
+  // Unless the machine was too slow to start the step before Close:
+  if (closed.message() != "Session has been closed") {
+    EXPECT_NE(closed.message().find("frame 'while'"), std::string::npos) << closed;
+  }
 }
 
 TEST_F(ControlFlowRunTest, NestedLoopsMultiplyTheirTripCounts) {

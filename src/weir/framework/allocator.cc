@@ -1,6 +1,7 @@
 #include "weir/framework/allocator.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <limits>
 #include <mutex>
@@ -136,7 +137,10 @@ void* CpuAllocator::AllocateRaw(size_t alignment, size_t bytes) {
 void CpuAllocator::DeallocateRaw(void* ptr, size_t bytes) {
   if (ptr == nullptr) return;
   bytes_in_use_.fetch_sub(bytes, std::memory_order_relaxed);
-  if (IsTinyBlock(kTensorAlignment, RoundedSize(kTensorAlignment, bytes))) {
+  // (A block of another alignment, which Deallocate cannot tell, must not
+  // be handed out as a tensor's.)
+  if (IsTinyBlock(kTensorAlignment, RoundedSize(kTensorAlignment, bytes)) &&
+      reinterpret_cast<uintptr_t>(ptr) % kTensorAlignment == 0) {
     TinyBlockCache* tiny = TinyBlockCache::ForThisThread();
     if (tiny != nullptr && tiny->Put(ptr)) return;
   }

@@ -44,14 +44,8 @@ Status MergeShape(InferenceContext* c) {
   return Status::OK();
 }
 
-// A scalar, unless the rank is unknown: the executor forwards LoopCond's value
-// unchecked (the Switches it feeds check it), so the output is only known to
-// be a scalar when the input is.
+// A scalar (the executor refuses any other value at run time).
 Status LoopCondShape(InferenceContext* c) {
-  if (!c->input(0).known_rank()) {
-    c->set_output(0, PartialShape::UnknownRank());
-    return Status::OK();
-  }
   PartialShape pred;
   WEIR_RETURN_IF_ERROR(c->WithRank(0, 0, &pred));
   c->set_output(0, std::move(pred));

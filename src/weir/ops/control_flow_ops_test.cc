@@ -60,9 +60,9 @@ TEST(ControlFlowOpsTest, EnterHasTensorFlowsDefaults) {
 TEST(ControlFlowOpsTest, LoopCondTakesAScalar) {
   EXPECT_EQ(Shapes("LoopCond", {}, {kScalar})[0], kScalar);
   EXPECT_FALSE(InferShapes("LoopCond", {}, {{2}}).ok());
-  // An unknown rank stays unknown: a fed [6] passes through (the Switches
-  // check it), and no output may contradict its shape.
-  EXPECT_FALSE(Shapes("LoopCond", {}, {PartialShape::UnknownRank()})[0].known_rank());
+  // As TensorFlow: a scalar whatever is known of the input (a fed [6] is
+  // refused when the step runs).
+  EXPECT_EQ(Shapes("LoopCond", {}, {PartialShape::UnknownRank()})[0], kScalar);
 }
 
 TEST(ControlFlowOpsTest, ExitNextIterationAndControlTriggerAreDeclared) {

@@ -414,6 +414,15 @@ int ExecutorState::RunNode(const TaggedNode& node, ReadyList* ready) {
     return PropagateOutputs(item, node, {}, /*dead=*/true, ready);
   }
   if (item.forwards_input) {
+    if (item.kind == NodeKind::kLoopCond &&
+        (inputs[0].dtype() != DT_BOOL || inputs[0].dims() != 0)) {
+      const Status status = errors::InvalidArgument(
+          "the predicate of LoopCond node ", item.kernel->def().Describe(),
+          " must be a bool scalar, got ", inputs[0].dtype(), " ", inputs[0].shape());
+      ClearInputs(item, iter);
+      RecordError(item, node, status);
+      return 0;
+    }
     Tensor value = std::move(inputs[0]);
     if (trace) SaveStats(item, node, NowMicros(), 0);
     return PropagateOutputs(item, node, std::span<Tensor>(&value, 1), /*dead=*/false, ready);
@@ -761,6 +770,13 @@ IterationState* ExecutorState::StartIteration(FrameState* frame, ReadyList* read
 
 void ExecutorState::StartNextIteration(const NodeItem& item, const TaggedNode& node, Tensor value,
                                        ReadyList* ready) {
+  // A loop of cheap nodes never blocks, so nothing else would notice that
+  // its step was cancelled (Session::Close, RunOptions::timeout_ms): each
+  // iteration looks. Dropping the value ends the loop as a dead one would.
+  if (args_.cancellation != nullptr && args_.cancellation->IsCancelled()) {
+    RecordError(item, node, errors::Cancelled("the step was cancelled"));
+    return;
+  }
   FrameState* frame = node.iter->frame;
   std::lock_guard<std::mutex> lock(frame->mu);
   IterationState* next = node.iter->next;

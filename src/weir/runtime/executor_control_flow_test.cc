@@ -750,6 +750,17 @@ TEST_P(ExecutorControlFlowTest, ASwitchOnANonScalarPredicateFailsNamingIt) {
   EXPECT_NE(s.message().find("'sw' (Switch)"), std::string::npos) << s;
 }
 
+TEST_P(ExecutorControlFlowTest, ALoopCondOnANonScalarFailsNamingIt) {
+  // An _Arg of unknown shape, so only the step can tell.
+  std::vector<NodeDef> g = {Node("pred", "_Arg", {}, {{"T", DT_BOOL}, {"index", int64_t{0}}}),
+                            Node("cond", "LoopCond", {"pred"}), Retval("r", "cond", 0, DT_BOOL)};
+  CallFrame frame({Tensor::FromVector<bool>({true, false})}, 1);
+  ASSERT_TRUE(Build(g).ok());
+  Status s = RunStep(&frame);
+  EXPECT_EQ(s.code(), Code::kInvalidArgument) << s;
+  EXPECT_NE(s.message().find("'cond' (LoopCond)"), std::string::npos) << s;
+}
+
 TEST_P(ExecutorControlFlowTest, MalformedFramesAreErrors) {
   // An Exit outside any loop.
   Status s = Build({IntConst("x", 1), Node("exit", "Exit", {"x"}, {{"T", DT_INT32}})});

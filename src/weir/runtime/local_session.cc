@@ -347,14 +347,24 @@ Status LocalSession::RunCompiled(const CompiledStep& step, std::vector<Tensor> f
   std::atomic<int> remaining(static_cast<int>(step.parts.size()));
   Notification all_done;
   for (size_t p = 0; p < step.parts.size(); ++p) {
-    step.parts[p].executor->RunAsync(args, [&, p](const Status& status) {
-      statuses[p] = status;
-      if (!status.ok()) {
-        cancellation.StartCancel();
-        if (rendezvous) rendezvous->StartAbort(status);
-      }
-      if (remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) all_done.Notify();
-    });
+    auto start = [&, p] {
+      step.parts[p].executor->RunAsync(args, [&, p](const Status& status) {
+        statuses[p] = status;
+        if (!status.ok()) {
+          cancellation.StartCancel();
+          if (rendezvous) rendezvous->StartAbort(status);
+        }
+        if (remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) all_done.Notify();
+      });
+    };
+    // An executor runs cheap nodes on the thread that starts it, a loop of
+    // them for as long as it goes: with a timeout, this thread must stay
+    // free to keep it.
+    if (options.timeout_ms > 0) {
+      runner_(start);
+    } else {
+      start();
+    }
   }
   Status timeout;
   if (options.timeout_ms > 0) {
