@@ -57,7 +57,8 @@ FUZZ_DIR=$BUILD/tests/fuzz
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/weir_fuzz.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
-"$FUZZ_DIR/weir_fuzz_seeds" "$WORK/seeds" tests/data/tf_style_graph.pbtxt >/dev/null
+"$FUZZ_DIR/weir_fuzz_seeds" "$WORK/seeds" tests/data/tf_style_graph.pbtxt \
+  tests/data/tf_while_cond.pbtxt tests/data/tf_nested_while.pbtxt >/dev/null
 if ((CI_MODE)); then CORPUS=$WORK/corpus; else CORPUS=${CORPUS:-$BUILD/fuzz-corpus}; fi
 
 # Options of the fuzzers' own (fuzz_support.cc sets ASan's allocation
