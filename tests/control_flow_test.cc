@@ -158,6 +158,33 @@ TEST_F(ControlFlowRunTest, TimeoutAndCloseStopARunawayLoop) {
   }
 }
 
+// The README's loop, as written there.
+TEST_F(ControlFlowRunTest, TheReadmeLoopSumsOneToN) {
+  Scope root = Scope::NewRootScope();
+  // i, s = 0, 0; while i < n: i += 1; s += i
+  auto n = ops::Placeholder(root.WithOpName("n"), DT_INT32);
+  std::vector<Output> out;
+  ASSERT_TRUE(ops::WhileLoop(
+                  root, {ops::Const(root, 0), ops::Const(root, 0)},
+                  [&](const Scope& s, const std::vector<Output>& v, Output* pred) {
+                    *pred = ops::Less(s, v[0], n);
+                    return Status::OK();
+                  },
+                  [&](const Scope& s, const std::vector<Output>& v, std::vector<Output>* next) {
+                    auto i = ops::AddV2(s, v[0], 1);
+                    *next = {i, ops::AddV2(s, v[1], i)};
+                    return Status::OK();
+                  },
+                  &out)
+                  .ok());
+  Start(root);
+  for (int trips : {0, 1, 10, 1000}) {
+    auto result = Run({{"n", Tensor::Scalar<int32_t>(trips)}}, {out[1]});
+    ASSERT_EQ(result.size(), 1u);
+    EXPECT_EQ(result[0].data<int32_t>()[0], trips * (trips + 1) / 2);
+  }
+}
+
 TEST_F(ControlFlowRunTest, NestedLoopsMultiplyTheirTripCounts) {
   // for i < n: for j < m: acc += i  ->  acc = m * n (n - 1) / 2
   Scope root = Scope::NewRootScope();
