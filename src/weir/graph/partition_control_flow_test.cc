@@ -275,7 +275,9 @@ TEST_F(PartitionControlFlowTest, BackEdgeCrossesBeforeNextIteration) {
   // no consumer left on CPU:1, is gone.
   for (const auto& [device, part] : parts_) {
     for (const NodeDef& n : part.nodes) {
-      if (n.op == "_Send") EXPECT_NE(n.inputs[0], "next") << device;
+      if (n.op == "_Send") {
+        EXPECT_NE(n.inputs[0], "next") << device;
+      }
     }
   }
   EXPECT_EQ(FindDef(parts_[kCpu1], "next"), nullptr);
@@ -312,7 +314,9 @@ TEST_F(PartitionControlFlowTest, ValuesCrossBeforeEnterAndFirstIterationValuesOn
   // No transfer reads an Enter's output.
   for (const auto& [device, part] : parts_) {
     for (const NodeDef& n : part.nodes) {
-      if (n.op == "_Send") EXPECT_NE(n.inputs[0], "enter_i") << device;
+      if (n.op == "_Send") {
+        EXPECT_NE(n.inputs[0], "enter_i") << device;
+      }
     }
   }
 }

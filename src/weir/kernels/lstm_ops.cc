@@ -244,8 +244,9 @@ class LSTMBlockCellGradOp : public OpKernel {
     auto rows = [&](int64_t begin, int64_t end) -> Status {
       for (int64_t r = begin; r < end; ++r) {
         auto row = [&](int k) { return ConstArrayMap(in(k) + r * cell, cell); };
-        const ConstArrayMap cs_prev = row(1), i = row(8), cs = row(9), f = row(10), o = row(11),
-                            ci = row(12), co = row(13), cs_grad = row(14), h_grad = row(15);
+        // (Input 9, cs, is not needed: co = tanh(cs) is input 13.)
+        const ConstArrayMap cs_prev = row(1), i = row(8), f = row(10), o = row(11), ci = row(12),
+                            co = row(13), cs_grad = row(14), h_grad = row(15);
         float* g = dicfo + r * gates;
         ArrayMap di(g, cell), dci(g + cell, cell), df(g + 2 * cell, cell), d_o(g + 3 * cell, cell),
             dcs(cs_prev_grad + r * cell, cell);

@@ -98,6 +98,8 @@ TEST(StackSessionTest, LivesForOneStep) {
   auto pop = ops::StackPopV2(
       root.WithOpName("pop").WithControlDependencies({Operation(push.node())}), stack, DT_FLOAT);
   auto lonely_pop = ops::StackPopV2(root.WithOpName("lonely_pop"), stack, DT_FLOAT);
+  (void)pop;  // both are run by name
+  (void)lonely_pop;
   auto session = Session::New(SessionOptions());
   ASSERT_TRUE(session.ok()) << session.status();
   ASSERT_TRUE((*session)->Create(root.ToGraphDef()).ok());
