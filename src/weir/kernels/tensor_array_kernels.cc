@@ -39,6 +39,12 @@ Status CheckDType(const TensorArray& array, DType dtype) {
 }
 
 // Copies `pieces` one after the other into `out` (whose size they fill).
+// Output 0 of `dims`, which come from stored elements and attrs: checked.
+Status AllocateOutput(OpKernelContext* context, const std::vector<int64_t>& dims, Tensor** out) {
+  WEIR_ASSIGN_OR_RETURN(TensorShape shape, CheckedShape(dims, context->op_kernel().type_string()));
+  return context->allocate_output(0, shape, out);
+}
+
 void CopyPieces(const std::vector<Tensor>& pieces, Tensor* out) {
   DispatchByElementSize(out->dtype(), [&]<typename T>() {
     T* dst = ElementsAs<T>(*out);
@@ -147,7 +153,7 @@ class TensorArrayGatherOp final : public OpKernel {
                                           *declared, " (the op says ", element_shape_, ")"));
       dims.insert(dims.end(), shape->dim_sizes().begin(), shape->dim_sizes().end());
       Tensor* out;
-      OP_REQUIRES_OK(context, context->allocate_output(0, TensorShape(dims), &out));
+      OP_REQUIRES_OK(context, AllocateOutput(context, dims, &out));
       return;
     }
     std::vector<Tensor> values;
@@ -165,10 +171,8 @@ class TensorArrayGatherOp final : public OpKernel {
                                   " has shape ", values[i].shape()));
     }
     dims.insert(dims.end(), shape.dim_sizes().begin(), shape.dim_sizes().end());
-    StatusOr<TensorShape> out_shape = CheckedShape(dims, type_string());
-    OP_REQUIRES_OK(context, out_shape.status());
     Tensor* out;
-    OP_REQUIRES_OK(context, context->allocate_output(0, *out_shape, &out));
+    OP_REQUIRES_OK(context, AllocateOutput(context, dims, &out));
     CopyPieces(values, out);
   }
 
@@ -238,7 +242,7 @@ class TensorArrayConcatOp final : public OpKernel {
       std::vector<int64_t> dims = {0};
       dims.insert(dims.end(), except0_.dim_sizes().begin(), except0_.dim_sizes().end());
       Tensor* out;
-      OP_REQUIRES_OK(context, context->allocate_output(0, TensorShape(dims), &out));
+      OP_REQUIRES_OK(context, AllocateOutput(context, dims, &out));
       return;
     }
     std::vector<int64_t> rest;
@@ -271,10 +275,8 @@ class TensorArrayConcatOp final : public OpKernel {
     }
     std::vector<int64_t> dims = {rows};
     dims.insert(dims.end(), rest.begin(), rest.end());
-    StatusOr<TensorShape> out_shape = CheckedShape(dims, type_string());
-    OP_REQUIRES_OK(context, out_shape.status());
     Tensor* out;
-    OP_REQUIRES_OK(context, context->allocate_output(0, *out_shape, &out));
+    OP_REQUIRES_OK(context, AllocateOutput(context, dims, &out));
     CopyPieces(values, out);
   }
 
