@@ -24,6 +24,10 @@ void RegisterAllKernels() {
     RegisterTrainingKernels(registry);
     RegisterGradientSupportKernels(registry);
     RegisterIoKernels(registry);
+    RegisterQueueKernels(registry);
+    RegisterReaderKernels(registry);
+    RegisterParsingKernels(registry);
+    RegisterSummaryKernels(registry);
   });
 }
 

@@ -26,5 +26,9 @@ void RegisterStateKernels(KernelRegistry* registry);
 void RegisterTrainingKernels(KernelRegistry* registry);
 void RegisterGradientSupportKernels(KernelRegistry* registry);
 void RegisterIoKernels(KernelRegistry* registry);
+void RegisterQueueKernels(KernelRegistry* registry);   // data flow: queues
+void RegisterReaderKernels(KernelRegistry* registry);  // io: readers and files
+void RegisterParsingKernels(KernelRegistry* registry);
+void RegisterSummaryKernels(KernelRegistry* registry);
 
 }  // namespace weir

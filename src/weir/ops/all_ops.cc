@@ -24,6 +24,10 @@ void RegisterAllOps() {
     RegisterTrainingOps(registry);
     RegisterGradientSupportOps(registry);
     RegisterIoOps(registry);
+    RegisterQueueOps(registry);
+    RegisterReaderOps(registry);
+    RegisterParsingOps(registry);
+    RegisterSummaryOps(registry);
   });
 }
 

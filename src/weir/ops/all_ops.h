@@ -23,5 +23,9 @@ void RegisterStateOps(OpRegistry* registry);
 void RegisterTrainingOps(OpRegistry* registry);
 void RegisterGradientSupportOps(OpRegistry* registry);
 void RegisterIoOps(OpRegistry* registry);
+void RegisterQueueOps(OpRegistry* registry);    // data flow: queues
+void RegisterReaderOps(OpRegistry* registry);   // io: readers and files
+void RegisterParsingOps(OpRegistry* registry);
+void RegisterSummaryOps(OpRegistry* registry);
 
 }  // namespace weir
