@@ -1,7 +1,5 @@
 #include "trainer.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -9,6 +7,7 @@
 #include <numeric>
 #include <random>
 
+#include "progress_bar.h"
 #include "weir/base/file_system.h"
 #include "weir/base/str_util.h"
 #include "weir/ops/standard_ops.h"
@@ -62,37 +61,6 @@ std::vector<int32_t> EpochOrder(int64_t n, int64_t seed, int epoch) {
   }
   return order;
 }
-
-class ProgressBar {
- public:
-  ProgressBar(bool enabled, int epoch, int64_t total)
-      : enabled_(enabled && ::isatty(STDERR_FILENO)), epoch_(epoch), total_(total) {}
-  ~ProgressBar() {
-    if (enabled_ && drawn_) std::fputc('\n', stderr);
-  }
-
-  void Update(int64_t done, double loss, double accuracy, double examples_per_sec) {
-    if (!enabled_) return;
-    if (done < total_ && drawn_ && Seconds(last_) < 0.2) return;
-    last_ = Clock::now();
-    drawn_ = true;
-    constexpr int kWidth = 30;
-    const int filled = static_cast<int>(kWidth * done / std::max<int64_t>(total_, 1));
-    std::string bar(filled, '=');
-    bar.resize(kWidth, ' ');
-    std::fprintf(stderr, "\repoch %d [%s] %lld/%lld loss %.4f acc %.4f %.0f ex/s ", epoch_,
-                 bar.c_str(), static_cast<long long>(done), static_cast<long long>(total_), loss,
-                 accuracy, examples_per_sec);
-    std::fflush(stderr);
-  }
-
- private:
-  bool enabled_;
-  int epoch_;
-  int64_t total_;
-  bool drawn_ = false;
-  Clock::time_point last_;
-};
 
 // Everything one training run holds: the graph's handles, the session and
 // the compiled steps.
@@ -253,6 +221,7 @@ StatusOr<EpochResult> Train(const Dataset& data, const TrainOptions& options,
       }
     }
     const double elapsed = Seconds(start);
+    bar.Finish();  // the epoch's line below starts a line of its own
     result.epoch = epoch + 1;
     result.loss = seen ? loss_sum / seen : 0;
     result.train_accuracy = seen ? static_cast<double>(correct) / seen : 0;
