@@ -127,6 +127,12 @@ void RegisterDataFlowGradients(GradientRegistry* registry) {
         "StackPushV2", "StackPopV2", "StackCloseV2"}) {
     registry->RegisterNoGradient(op);
   }
+  for (const char* op : {"FIFOQueueV2", "RandomShuffleQueueV2", "PaddingFIFOQueueV2",
+                         "PriorityQueueV2", "QueueEnqueueV2", "QueueEnqueueManyV2",
+                         "QueueDequeueV2", "QueueDequeueManyV2", "QueueDequeueUpToV2",
+                         "QueueCloseV2", "QueueSizeV2", "QueueIsClosedV2"}) {
+    registry->RegisterNoGradient(op);
+  }
 }
 
 }  // namespace weir
