@@ -24,6 +24,24 @@ StatusOr<std::shared_ptr<ResourceBase>> ResourceMgr::DoLookup(const std::string&
   return errors::NotFound("resource '", container, "/", name, "' does not exist");
 }
 
+std::shared_ptr<ResourceBase> ResourceMgr::DoFind(const std::string& container, const char* type,
+                                                   const std::string& name) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto bucket = containers_.find(container);
+  if (bucket == containers_.end()) return nullptr;
+  auto it = bucket->second.find(Key(type, name));
+  return it == bucket->second.end() ? nullptr : it->second;
+}
+
+std::shared_ptr<ResourceBase> ResourceMgr::DoInsertOrGet(const std::string& container,
+                                                         const char* type, const std::string& name,
+                                                         std::shared_ptr<ResourceBase> resource) {
+  std::lock_guard<std::mutex> lock(mu_);
+  // A loser of the race keeps its `resource` and drops it outside the lock.
+  auto [it, inserted] = containers_[container].try_emplace(Key(type, name), resource);
+  return it->second;
+}
+
 Status ResourceMgr::DoDelete(const std::string& container, const char* type,
                              const std::string& name) {
   std::lock_guard<std::mutex> lock(mu_);

@@ -42,19 +42,19 @@ class ResourceMgr {
                           DoLookup(container, typeid(T).name(), name));
     return std::static_pointer_cast<T>(base);
   }
-  // Returns the existing resource, or the one `create` makes (atomically).
+  // Returns the existing resource, or the one `create` makes. `create` runs
+  // without the manager's lock held (it may use the manager); if another
+  // caller inserted the resource meanwhile, that one is returned and the one
+  // made here is dropped. A failed `create` inserts nothing.
   template <typename T>
   StatusOr<std::shared_ptr<T>> LookupOrCreate(
       const std::string& container, const std::string& name,
       const std::function<StatusOr<std::shared_ptr<T>>()>& create) {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto& bucket = containers_[container];
-    auto key = std::make_pair(std::string(typeid(T).name()), name);
-    auto it = bucket.find(key);
-    if (it != bucket.end()) return std::static_pointer_cast<T>(it->second);
+    if (std::shared_ptr<ResourceBase> found = DoFind(container, typeid(T).name(), name)) {
+      return std::static_pointer_cast<T>(found);
+    }
     WEIR_ASSIGN_OR_RETURN(std::shared_ptr<T> made, create());
-    bucket.emplace(key, made);
-    return made;
+    return std::static_pointer_cast<T>(DoInsertOrGet(container, typeid(T).name(), name, made));
   }
   template <typename T>
   Status Delete(const std::string& container, const std::string& name) {
@@ -72,6 +72,13 @@ class ResourceMgr {
   StatusOr<std::shared_ptr<ResourceBase>> DoLookup(const std::string& container,
                                                    const char* type,
                                                    const std::string& name) const;
+  // Null when absent.
+  std::shared_ptr<ResourceBase> DoFind(const std::string& container, const char* type,
+                                       const std::string& name) const;
+  // Inserts `resource` unless the key is taken; returns what the key holds.
+  std::shared_ptr<ResourceBase> DoInsertOrGet(const std::string& container, const char* type,
+                                              const std::string& name,
+                                              std::shared_ptr<ResourceBase> resource);
   Status DoDelete(const std::string& container, const char* type, const std::string& name);
 
   const std::string default_container_;

@@ -101,34 +101,79 @@ TEST(ResourceMgrTest, LookupOrCreatePropagatesCreationErrors) {
   EXPECT_TRUE(mgr.Containers().empty());
 }
 
-TEST(ResourceMgrTest, ConcurrentLookupOrCreateMakesExactlyOne) {
+// Creators run outside the manager's lock, so racing callers may each make
+// one; exactly one is kept and every caller gets it, the others are dropped.
+TEST(ResourceMgrTest, ConcurrentLookupOrCreateKeepsExactlyOne) {
+  const int live_before = Counter::live.load();
+  {
+    ResourceMgr mgr;
+    std::atomic<int> created{0};
+    std::atomic<bool> go{false};
+    constexpr int kThreads = 8;
+    std::vector<Counter*> seen(kThreads, nullptr);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&, t] {
+        while (!go.load()) {
+        }
+        auto r = mgr.LookupOrCreate<Counter>("box", "shared",
+                                             [&]() -> StatusOr<std::shared_ptr<Counter>> {
+                                               created.fetch_add(1);
+                                               std::this_thread::sleep_for(
+                                                   std::chrono::milliseconds(5));
+                                               return std::make_shared<Counter>(7);
+                                             });
+        if (r.ok()) seen[t] = r->get();
+      });
+    }
+    go.store(true);
+    for (auto& t : threads) t.join();
+    EXPECT_GE(created.load(), 1);
+    for (int t = 0; t < kThreads; ++t) {
+      ASSERT_NE(seen[t], nullptr) << t;
+      EXPECT_EQ(seen[t], seen[0]);
+    }
+    EXPECT_EQ(mgr.Lookup<Counter>("box", "shared")->get(), seen[0]);
+    EXPECT_EQ(Counter::live.load(), live_before + 1);  // the losers are gone
+  }
+  EXPECT_EQ(Counter::live.load(), live_before);
+}
+
+// A creator may use the manager (a queue made of other resources, a
+// resource that registers a helper): this deadlocked while the manager
+// called creators under its lock.
+TEST(ResourceMgrTest, CreatorThatUsesTheManager) {
   ResourceMgr mgr;
-  std::atomic<int> created{0};
-  std::atomic<bool> go{false};
-  constexpr int kThreads = 8;
-  std::vector<Counter*> seen(kThreads, nullptr);
-  std::vector<std::thread> threads;
-  for (int t = 0; t < kThreads; ++t) {
-    threads.emplace_back([&, t] {
-      while (!go.load()) {
-      }
-      auto r = mgr.LookupOrCreate<Counter>("box", "shared",
-                                           [&]() -> StatusOr<std::shared_ptr<Counter>> {
-                                             created.fetch_add(1);
-                                             std::this_thread::sleep_for(
-                                                 std::chrono::milliseconds(5));
-                                             return std::make_shared<Counter>(7);
-                                           });
-      if (r.ok()) seen[t] = r->get();
+  ASSERT_TRUE(mgr.Create<Other>("box", "helper", std::make_shared<Other>()).ok());
+  auto made = mgr.LookupOrCreate<Counter>("box", "c", [&]() -> StatusOr<std::shared_ptr<Counter>> {
+    WEIR_ASSIGN_OR_RETURN(std::shared_ptr<Other> helper, mgr.Lookup<Other>("box", "helper"));
+    WEIR_RETURN_IF_ERROR(mgr.Create<Counter>("box", "sibling", std::make_shared<Counter>(1)));
+    auto inner = mgr.LookupOrCreate<Counter>("box", "inner", [] {
+      return StatusOr<std::shared_ptr<Counter>>(std::make_shared<Counter>(2));
     });
-  }
-  go.store(true);
-  for (auto& t : threads) t.join();
-  EXPECT_EQ(created.load(), 1);
-  for (int t = 0; t < kThreads; ++t) {
-    ASSERT_NE(seen[t], nullptr) << t;
-    EXPECT_EQ(seen[t], seen[0]);
-  }
+    WEIR_RETURN_IF_ERROR(inner.status());
+    return std::make_shared<Counter>(3);
+  });
+  ASSERT_TRUE(made.ok()) << made.status();
+  EXPECT_EQ((*made)->value, 3);
+  EXPECT_EQ((*mgr.Lookup<Counter>("box", "sibling"))->value, 1);
+  EXPECT_EQ((*mgr.Lookup<Counter>("box", "inner"))->value, 2);
+}
+
+// A creator that makes the same resource itself (re-entrantly) wins; the
+// outer call returns that one rather than a second resource.
+TEST(ResourceMgrTest, CreatorThatCreatesTheSameResource) {
+  ResourceMgr mgr;
+  Counter* inner = nullptr;
+  auto made = mgr.LookupOrCreate<Counter>("box", "c", [&]() -> StatusOr<std::shared_ptr<Counter>> {
+    auto c = std::make_shared<Counter>(1);
+    inner = c.get();
+    WEIR_RETURN_IF_ERROR(mgr.Create<Counter>("box", "c", c));
+    return std::make_shared<Counter>(2);
+  });
+  ASSERT_TRUE(made.ok()) << made.status();
+  EXPECT_EQ(made->get(), inner);
+  EXPECT_EQ((*made)->value, 1);
 }
 
 TEST(ResourceMgrTest, Delete) {
