@@ -1,9 +1,12 @@
 #include "weir/base/file_system.h"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -148,6 +151,12 @@ StatusOr<std::unique_ptr<WritableFile>> WritableFile::CreateTemp(const std::stri
   return errors::AlreadyExists("could not find an unused temporary name for '", target, "'");
 }
 
+StatusOr<std::unique_ptr<WritableFile>> WritableFile::Create(const std::string& path) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd < 0) return IOError("could not create", path, errno);
+  return std::unique_ptr<WritableFile>(new WritableFile(path, fd));
+}
+
 WritableFile::~WritableFile() {
   if (fd_ >= 0) ::close(fd_);
 }
@@ -163,6 +172,7 @@ Status WritableFile::Append(std::string_view data) {
 }
 
 Status WritableFile::Flush() {
+  DCHECK(fd_ >= 0) << "Flush after Close of " << path_;
   Status status = WriteAll(fd_, buffer_, path_);
   buffer_.clear();
   return status;
@@ -208,6 +218,75 @@ Status RandomAccessFile::Read(uint64_t offset, size_t n, char* out) const {
     done += static_cast<size_t>(got);
   }
   return Status::OK();
+}
+
+StatusOr<std::unique_ptr<SequentialFile>> SequentialFile::Open(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return IOError("could not open", path, errno);
+  FileCloser closer(fd);
+  struct stat info;
+  if (::fstat(fd, &info) != 0) return IOError("could not stat", path, errno);
+  if (S_ISDIR(info.st_mode)) return IOError("could not read", path, EISDIR);
+  // The file is read once, front to back: let the kernel read ahead further.
+  ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+  return std::unique_ptr<SequentialFile>(
+      new SequentialFile(path, closer.Release(), static_cast<uint64_t>(info.st_size)));
+}
+
+SequentialFile::~SequentialFile() { ::close(fd_); }
+
+StatusOr<size_t> SequentialFile::Read(char* out, size_t n) {
+  size_t done = 0;
+  while (done < n) {
+    ssize_t got = ::read(fd_, out + done, n - done);
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      return IOError("could not read", path_, errno);
+    }
+    if (got == 0) break;
+    done += static_cast<size_t>(got);
+  }
+  return done;
+}
+
+StatusOr<std::vector<std::string>> GetMatchingPaths(const std::string& pattern) {
+  auto is_glob = [](std::string_view component) {
+    return component.find_first_of("*?[\\") != std::string_view::npos;
+  };
+  // Walk the pattern one component at a time, keeping every path that
+  // matches so far; only components with wildcards list a directory.
+  std::vector<std::string> matches = {pattern.starts_with("/") ? "/" : ""};
+  size_t start = 0;
+  while (start <= pattern.size() && !matches.empty()) {
+    size_t end = pattern.find('/', start);
+    if (end == std::string::npos) end = pattern.size();
+    std::string component = pattern.substr(start, end - start);
+    start = end + 1;
+    if (component.empty()) continue;
+    auto join = [](const std::string& dir, const std::string& name) {
+      if (dir.empty()) return name;
+      return dir.ends_with("/") ? dir + name : dir + "/" + name;
+    };
+    std::vector<std::string> next;
+    for (const std::string& dir : matches) {
+      if (!is_glob(component)) {
+        next.push_back(join(dir, component));
+        continue;
+      }
+      DIR* listing = ::opendir(dir.empty() ? "." : dir.c_str());
+      if (listing == nullptr) continue;  // not a directory, or gone: no match below it
+      while (const dirent* entry = ::readdir(listing)) {
+        std::string name = entry->d_name;
+        if (name == "." || name == "..") continue;
+        if (::fnmatch(component.c_str(), name.c_str(), 0) == 0) next.push_back(join(dir, name));
+      }
+      ::closedir(listing);
+    }
+    matches = std::move(next);
+  }
+  std::erase_if(matches, [](const std::string& path) { return path.empty() || !FileExists(path); });
+  std::sort(matches.begin(), matches.end());
+  return matches;
 }
 
 Status RenameFile(const std::string& from, const std::string& to) {

@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "weir/base/status.h"
 
@@ -33,6 +34,9 @@ class WritableFile {
   // ("<target>.tmp.<pid>.<n>"), to be written and then renamed over
   // `target`, so that readers never see a partial `target`.
   static StatusOr<std::unique_ptr<WritableFile>> CreateTemp(const std::string& target);
+  // Creates (or truncates) the file at `path` itself, for files that readers
+  // follow as they grow (event files): what Flush() wrote is readable.
+  static StatusOr<std::unique_ptr<WritableFile>> Create(const std::string& path);
   // Closes the file if Close() was not called; it stays on disk, unsynced.
   ~WritableFile();
   WritableFile(const WritableFile&) = delete;
@@ -40,6 +44,9 @@ class WritableFile {
 
   // REQUIRES: Close() not called.
   Status Append(std::string_view data);
+  // Hands what is buffered to the file system (no sync): other readers of
+  // the file see it. REQUIRES: Close() not called.
+  Status Flush();
   // Writes what is buffered, syncs the file to disk and closes it. Call once.
   Status Close();
 
@@ -47,7 +54,6 @@ class WritableFile {
 
  private:
   WritableFile(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
-  Status Flush();
 
   std::string path_;
   int fd_;
@@ -78,6 +84,36 @@ class RandomAccessFile {
   int fd_;
   uint64_t size_;
 };
+
+// A file read front to back. Not thread-safe.
+class SequentialFile {
+ public:
+  static StatusOr<std::unique_ptr<SequentialFile>> Open(const std::string& path);
+  ~SequentialFile();
+  SequentialFile(const SequentialFile&) = delete;
+  SequentialFile& operator=(const SequentialFile&) = delete;
+
+  // The size of the file when it was opened.
+  uint64_t size() const { return size_; }
+  const std::string& path() const { return path_; }
+
+  // Reads up to `n` bytes into `out`: fewer only at the end of the file (0
+  // there). One read(2) per call unless the system returns less.
+  StatusOr<size_t> Read(char* out, size_t n);
+
+ private:
+  SequentialFile(std::string path, int fd, uint64_t size)
+      : path_(std::move(path)), fd_(fd), size_(size) {}
+
+  std::string path_;
+  int fd_;
+  uint64_t size_;
+};
+
+// The paths matching a glob `pattern` ('*', '?', '[...]' and '\' escapes
+// within one path component, as fnmatch(3) without FNM_PERIOD), sorted. No
+// match, or a directory that does not exist, is an empty list, not an error.
+StatusOr<std::vector<std::string>> GetMatchingPaths(const std::string& pattern);
 
 // Atomically replaces `to` with `from` (rename(2); both on one file system).
 Status RenameFile(const std::string& from, const std::string& to);
