@@ -18,6 +18,7 @@
 #include "proto/tensor.pb.h"
 #include "tests/fuzz/fuzz_support.h"
 #include "weir/base/file_system.h"
+#include "weir/base/record_writer.h"
 #include "weir/framework/npy.h"
 #include "weir/framework/op_def.h"
 #include "weir/framework/sstable.h"
@@ -303,6 +304,44 @@ void CheckpointSeeds(const fs::path& root) {
 
 // Per op: its name, then byte patterns (nothing: defaults and scalars; and
 // two fixed pseudo-random tails).
+// The tfrecord harness's layouts (see tfrecord_fuzzer.cc): real files in
+// each compression read raw (modes 0-2), and record lists to write (mode 3).
+void TfRecordSeeds(const fs::path& root) {
+  Corpus corpus(root, "tfrecord");
+  const std::vector<std::string> records = {"", "a", std::string(300, 'x'), std::string("\0\1\2", 3),
+                                            "the quick brown fox"};
+  const fs::path path =
+      fs::temp_directory_path() / ("weir_fuzz_seeds." + std::to_string(getpid()) + ".tfrecord");
+  const RecordCompression compressions[] = {RecordCompression::kNone, RecordCompression::kZlib,
+                                            RecordCompression::kGzip};
+  for (int mode = 0; mode < 3; ++mode) {
+    RecordWriterOptions options;
+    options.compression = compressions[mode];
+    options.atomic = false;
+    auto writer = RecordWriter::Create(path.string(), options);
+    if (!writer.ok()) std::exit(1);
+    for (const std::string& r : records) {
+      if (!(*writer)->Write(r).ok()) std::exit(1);
+    }
+    if (!(*writer)->Close().ok()) std::exit(1);
+    const std::string file = ReadFileToString(path.string()).value();
+    corpus.Add("file" + std::to_string(mode), std::string(1, static_cast<char>(mode)) + file);
+    // Mode 3: compression, damage flag, offset (2 bytes), xor, then records.
+    for (int damage = 0; damage < 2; ++damage) {
+      std::string input = {'\3', static_cast<char>(mode), static_cast<char>(damage), '\x11', '\0',
+                           '\x40'};
+      for (const std::string& r : records) {
+        if (r.size() > 255) continue;
+        input.push_back(static_cast<char>(r.size()));
+        input += r;
+      }
+      corpus.Add("written" + std::to_string(mode) + "_" + std::to_string(damage), input);
+    }
+  }
+  fs::remove(path);
+  std::printf("tfrecord: %d seeds\n", corpus.count());
+}
+
 void RunOpSeeds(const fs::path& root) {
   Corpus corpus(root, "run_op");
   uint32_t state = 12345;
@@ -338,5 +377,6 @@ int main(int argc, char** argv) {
   weir::fuzz::NpySeeds(root);
   weir::fuzz::CheckpointSeeds(root);
   weir::fuzz::RunOpSeeds(root);
+  weir::fuzz::TfRecordSeeds(root);
   return 0;
 }
