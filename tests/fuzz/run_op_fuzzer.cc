@@ -66,6 +66,9 @@ const std::map<std::string, std::string>& ExcludedOps() {
        "reads files at paths the fuzzer chooses (/dev/zero never ends); "
        "checkpoint_fuzzer covers the reader"},
       {"_Recv", "waits for a _Send that never comes (and user graphs may not hold it)"},
+      {"WriteFile", "writes files at paths the fuzzer chooses"},
+      {"ReadFile", "reads files at paths the fuzzer chooses (/dev/zero never ends)"},
+      {"MatchingFiles", "globs the file system at patterns the fuzzer chooses"},
   };
   return *excluded;
 }
