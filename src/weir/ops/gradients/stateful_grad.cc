@@ -53,9 +53,15 @@ void RegisterStatefulGradients(GradientRegistry* registry) {
   registry->Register("ResourceGather", ResourceGatherDenseGrad);
   for (const char* op : {"AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp",
                          "DestroyResourceOp", "ResourceScatterAdd", "ResourceScatterSub",
-                         "ResourceScatterUpdate", "RandomUniform", "RandomStandardNormal",
-                         "TruncatedNormal", "RandomUniformInt", "RandomShuffle", "Multinomial",
-                         "SaveV2", "RestoreV2", "NoOp", "_Send", "_Recv", "_Retval"}) {
+                         "ResourceScatterUpdate", "ResourceCountUpTo", "RandomUniform",
+                         "RandomStandardNormal", "TruncatedNormal", "RandomUniformInt",
+                         "RandomShuffle", "Multinomial", "SaveV2", "RestoreV2", "NoOp", "_Send",
+                         "_Recv", "_Retval"}) {
+    registry->RegisterNoGradient(op);
+  }
+  // Parsing: strings in, values out.
+  for (const char* op : {"ParseExampleV2", "ParseSingleExample", "DecodeRaw", "DecodeCSV",
+                         "StringToNumber", "SerializeTensor", "ParseTensor"}) {
     registry->RegisterNoGradient(op);
   }
   // The optimizers' updates have no outputs to differentiate.
