@@ -59,6 +59,13 @@ void RegisterStatefulGradients(GradientRegistry* registry) {
                          "_Recv", "_Retval"}) {
     registry->RegisterNoGradient(op);
   }
+  // Readers and files: records and file names, nothing to differentiate.
+  for (const char* op : {"TFRecordReaderV2", "FixedLengthRecordReaderV2", "TextLineReaderV2",
+                         "WholeFileReaderV2", "ReaderReadV2", "ReaderReadUpToV2",
+                         "ReaderNumRecordsProducedV2", "ReaderNumWorkUnitsCompletedV2",
+                         "ReaderResetV2", "MatchingFiles", "ReadFile", "WriteFile"}) {
+    registry->RegisterNoGradient(op);
+  }
   // Parsing: strings in, values out.
   for (const char* op : {"ParseExampleV2", "ParseSingleExample", "DecodeRaw", "DecodeCSV",
                          "StringToNumber", "SerializeTensor", "ParseTensor"}) {
