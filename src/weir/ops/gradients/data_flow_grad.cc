@@ -133,6 +133,10 @@ void RegisterDataFlowGradients(GradientRegistry* registry) {
                          "QueueCloseV2", "QueueSizeV2", "QueueIsClosedV2"}) {
     registry->RegisterNoGradient(op);
   }
+  // Summaries: serialized protos out, for TensorBoard only.
+  for (const char* op : {"ScalarSummary", "HistogramSummary", "MergeSummary"}) {
+    registry->RegisterNoGradient(op);
+  }
 }
 
 }  // namespace weir
