@@ -18,7 +18,8 @@ DEBIAN_PACKAGES=(
   # scripts/format.sh (the .clang-format at the root).
   clang-format-16
 )
-PYTHON_PACKAGES=(numpy)
+# tensorboard: tests/tensorboard_test reads Weir's event files with it.
+PYTHON_PACKAGES=(numpy tensorboard)
 
 missing=()
 for pkg in "${DEBIAN_PACKAGES[@]}"; do
