@@ -21,16 +21,17 @@ Status WriteEvents(const std::string& logdir) {
   Scope summaries = root.NewSubScope("summaries");
   auto loss = ops::Square(root.WithOpName("loss"), x);
   auto accuracy = ops::Mul(root.WithOpName("accuracy"), ops::Const(root, {0.5f, 0.25f}), x);
-  auto weights = ops::Mul(root.WithOpName("weights"), ops::Const(root, {-1.f, 0.f, 1.f, 2.f, 3.f}), x);
+  auto weights =
+      ops::Mul(root.WithOpName("weights"), ops::Const(root, {-1.f, 0.f, 1.f, 2.f, 3.f}), x);
   auto loss_summary = ops::ScalarSummary(
       summaries.WithOpName("loss"), ops::Const(root, Tensor::Scalar<std::string>("loss")), loss);
   auto accuracy_summary = ops::ScalarSummary(
       summaries.WithOpName("accuracy"),
       ops::Const(root, Tensor::FromVector<std::string>({"accuracy/top1", "accuracy/top5"})),
       accuracy);
-  auto weights_summary = ops::HistogramSummary(
-      summaries.WithOpName("weights"), ops::Const(root, Tensor::Scalar<std::string>("weights")),
-      weights);
+  auto weights_summary =
+      ops::HistogramSummary(summaries.WithOpName("weights"),
+                            ops::Const(root, Tensor::Scalar<std::string>("weights")), weights);
   ops::MergeSummary(summaries.WithOpName("merged"),
                     {loss_summary, accuracy_summary, weights_summary});
   WEIR_RETURN_IF_ERROR(root.status());

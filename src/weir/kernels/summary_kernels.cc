@@ -1,10 +1,9 @@
 // Kernels of the summary family. Each builds a Summary proto and outputs it
 // serialized as a string scalar; this is the one kernel file that includes a
 // generated proto header, since a serialized proto is what these ops produce.
+#include <Eigen/Core>
 #include <string>
 #include <unordered_set>
-
-#include <Eigen/Core>
 
 #include "proto/summary.pb.h"
 #include "weir/framework/kernel_registry.h"
@@ -50,8 +49,8 @@ class ScalarSummaryOp : public OpKernel {
     const Tensor& values = context->input(1);
     OP_REQUIRES(context, tags.shape() == values.shape(),
                 errors::InvalidArgument("ScalarSummary: tags and values must have the same "
-                                        "shape, not ", tags.shape(), " and ", values.shape(),
-                                        SingleTag(tags)));
+                                        "shape, not ",
+                                        tags.shape(), " and ", values.shape(), SingleTag(tags)));
     wire::Summary summary;
     std::span<const std::string> tag_list = tags.flat<std::string>();
     std::span<const T> value_list = values.flat<T>();
@@ -80,11 +79,11 @@ class HistogramSummaryOp : public OpKernel {
     std::span<const T> value_list = values.flat<T>();
     for (size_t i = 0; i < value_list.size(); ++i) {
       const double value = ToDouble(value_list[i]);
-      OP_REQUIRES(context, std::isfinite(value),
-                  errors::InvalidArgument("HistogramSummary: ", std::isnan(value) ? "NaN" : "Infinity",
-                                          " in summary histogram for tag '", name,
-                                          "' at flat index ", i, " of values ", values.shape(),
-                                          " ", input_type(1)));
+      OP_REQUIRES(
+          context, std::isfinite(value),
+          errors::InvalidArgument("HistogramSummary: ", std::isnan(value) ? "NaN" : "Infinity",
+                                  " in summary histogram for tag '", name, "' at flat index ", i,
+                                  " of values ", values.shape(), " ", input_type(1)));
       histogram.Add(value);
     }
     wire::Summary summary;
@@ -135,8 +134,8 @@ class MergeSummaryOp : public OpKernel {
 }  // namespace
 
 void RegisterSummaryKernels(KernelRegistry* registry) {
-  ForEachType<float, double, int32_t, uint8_t, int16_t, int8_t, int64_t, Eigen::bfloat16,
-              uint16_t, Eigen::half, uint32_t, uint64_t>([&]<typename T>() {
+  ForEachType<float, double, int32_t, uint8_t, int16_t, int8_t, int64_t, Eigen::bfloat16, uint16_t,
+              Eigen::half, uint32_t, uint64_t>([&]<typename T>() {
     registry->Register(KernelBuilder("ScalarSummary").TypeConstraint<T>("T"),
                        MakeKernel<ScalarSummaryOp<T>>);
     registry->Register(KernelBuilder("HistogramSummary").TypeConstraint<T>("T"),

@@ -3,12 +3,11 @@
 // against what TensorFlow 2.21's kernels emit for the same inputs.
 #include <gtest/gtest.h>
 
-#include <cfloat>
+#include <Eigen/Core>
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
 #include <limits>
-
-#include <Eigen/Core>
 
 #include "proto/summary.pb.h"
 #include "weir/kernels/kernel_test_util.h"
@@ -70,10 +69,10 @@ StatusOr<std::vector<Tensor>> Histogram(const std::string& tag, const Tensor& va
 }
 
 TEST(ScalarSummaryTest, OneSimpleValuePerTag) {
-  auto out = RunKernel("ScalarSummary", {{"T", DT_INT64}},
-                       {Strings({"a", "b", "c", "d"}, TensorShape({2, 2})),
-                        Tensor::FromVector<int64_t>({1, -2, 3, int64_t{1} << 40},
-                                                    TensorShape({2, 2}))});
+  auto out =
+      RunKernel("ScalarSummary", {{"T", DT_INT64}},
+                {Strings({"a", "b", "c", "d"}, TensorShape({2, 2})),
+                 Tensor::FromVector<int64_t>({1, -2, 3, int64_t{1} << 40}, TensorShape({2, 2}))});
   ASSERT_TRUE(out.ok()) << out.status();
   wire::Summary summary = Parse((*out)[0]);
   ASSERT_EQ(summary.value_size(), 4);
@@ -88,7 +87,8 @@ TEST(ScalarSummaryTest, OneSimpleValuePerTag) {
 TEST(ScalarSummaryTest, ScalarTagAndHalfValue) {
   Tensor value(DT_HALF, TensorShape({}));
   value.data<Eigen::half>()[0] = Eigen::half(0.5f);
-  auto out = RunKernel("ScalarSummary", {{"T", DT_HALF}}, {Tensor::Scalar<std::string>("x"), value});
+  auto out =
+      RunKernel("ScalarSummary", {{"T", DT_HALF}}, {Tensor::Scalar<std::string>("x"), value});
   ASSERT_TRUE(out.ok()) << out.status();
   wire::Summary summary = Parse((*out)[0]);
   ASSERT_EQ(summary.value_size(), 1);
@@ -184,7 +184,9 @@ TEST(HistogramSummaryTest, StatisticsAndBucketsOfManyValues) {
       EXPECT_EQ(histo.bucket(i), counts[next]) << i;
       ++next;
     } else {
-      if (i > 0) EXPECT_GT(histo.bucket(i - 1), 0) << "two empty runs in a row at " << i;
+      if (i > 0) {
+        EXPECT_GT(histo.bucket(i - 1), 0) << "two empty runs in a row at " << i;
+      }
       while (next < limits.size() && counts[next] == 0) ++next;
       EXPECT_EQ(histo.bucket_limit(i), limits[next - 1]) << i;
     }
@@ -215,9 +217,9 @@ TEST(HistogramSummaryTest, ExtremesLandInTheOuterBuckets) {
 }
 
 TEST(HistogramSummaryTest, SameBytesAsTensorFlow) {
-  auto floats = Histogram(
-      "w", Tensor::FromVector<float>({-3.5f, 0, 1e-13f, 2, 2, 7.25f, -1e-12f, 1e30f},
-                                     TensorShape({2, 4})));
+  auto floats =
+      Histogram("w", Tensor::FromVector<float>({-3.5f, 0, 1e-13f, 2, 2, 7.25f, -1e-12f, 1e30f},
+                                               TensorShape({2, 4})));
   ASSERT_TRUE(floats.ok()) << floats.status();
   EXPECT_EQ((*floats)[0].scalar<std::string>(), FromHex(kTfHistFloat));
   auto ints = Histogram("counts", Tensor::FromVector<int32_t>({1, 1, 2, 3, 5, 8, -13}));
@@ -258,13 +260,12 @@ TEST(HistogramSummaryTest, EveryRealType) {
 }
 
 TEST(HistogramSummaryTest, NonFiniteValuesAreRefused) {
-  for (double bad : {std::numeric_limits<double>::quiet_NaN(),
-                     std::numeric_limits<double>::infinity(),
-                     -std::numeric_limits<double>::infinity()}) {
+  for (double bad :
+       {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(),
+        -std::numeric_limits<double>::infinity()}) {
     auto out = Histogram("weights", Tensor::FromVector<double>({1.0, 2.0, bad}));
     ASSERT_EQ(out.status().code(), Code::kInvalidArgument) << out.status();
-    EXPECT_NE(out.status().message().find(std::isnan(bad) ? "NaN" : "Infinity"),
-              std::string::npos)
+    EXPECT_NE(out.status().message().find(std::isnan(bad) ? "NaN" : "Infinity"), std::string::npos)
         << out.status();
     EXPECT_NE(out.status().message().find("'weights'"), std::string::npos) << out.status();
     EXPECT_NE(out.status().message().find("index 2"), std::string::npos) << out.status();
@@ -292,8 +293,7 @@ TEST(MergeSummaryTest, DuplicateTagsAndGarbageAreRefused) {
   Tensor scalar = Tensor::Scalar<std::string>(FromHex(kTfScalar));
   auto out = RunKernel("MergeSummary", {{"N", 2}}, {scalar, scalar});
   ASSERT_EQ(out.status().code(), Code::kInvalidArgument) << out.status();
-  EXPECT_NE(out.status().message().find("duplicate tag 'loss'"), std::string::npos)
-      << out.status();
+  EXPECT_NE(out.status().message().find("duplicate tag 'loss'"), std::string::npos) << out.status();
   out = RunKernel("MergeSummary", {{"N", 1}}, {Tensor::Scalar<std::string>("\xff\xff\xff")});
   ASSERT_EQ(out.status().code(), Code::kInvalidArgument) << out.status();
   EXPECT_NE(out.status().message().find("not a serialized Summary"), std::string::npos)

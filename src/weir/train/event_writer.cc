@@ -21,8 +21,7 @@ namespace {
 constexpr char kFileVersion[] = "brain.Event:2";
 
 double WallTimeSeconds() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 std::string HostName() {

@@ -47,24 +47,31 @@ std::vector<wire::Event> ReadEvents(const std::string& path) {
   return events;
 }
 
+EventFileWriterOptions FlushEvery(double seconds) {
+  EventFileWriterOptions options;
+  options.flush_secs = seconds;
+  return options;
+}
+
 double Now() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 TEST(EventFileWriterTest, FileNameAndFirstEvent) {
   const std::string logdir = NewTempDir() + "/run/a";  // created by the writer
   const double before = Now();
-  auto writer = EventFileWriter::Create(logdir, {.filename_suffix = ".v2"});
+  EventFileWriterOptions options;
+  options.filename_suffix = ".v2";
+  auto writer = EventFileWriter::Create(logdir, options);
   const double after = Now();
   ASSERT_TRUE(writer.ok()) << writer.status();
   char host[256] = {};
   ASSERT_EQ(gethostname(host, sizeof(host) - 1), 0);
   const std::string& path = (*writer)->path();
   std::smatch match;
-  ASSERT_TRUE(std::regex_match(path, match,
-                               std::regex(logdir + R"(/events\.out\.tfevents\.(\d{10})\.)" +
-                                          std::string(host) + R"(\.v2)")))
+  ASSERT_TRUE(std::regex_match(
+      path, match,
+      std::regex(logdir + R"(/events\.out\.tfevents\.(\d{10})\.)" + std::string(host) + R"(\.v2)")))
       << path;
   const int64_t seconds = std::stoll(match[1]);
   EXPECT_GE(seconds, static_cast<int64_t>(before));
@@ -102,11 +109,11 @@ TEST(EventFileWriterTest, WritersInOneSecondGetTheirOwnFiles) {
 TEST(EventFileWriterTest, ScalarsSummariesAndTheGraph) {
   Scope root = Scope::NewRootScope();
   auto x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT);
-  auto scalars = ops::ScalarSummary(root.WithOpName("scalars"),
-                                    ops::Const(root, Tensor::FromVector<std::string>({"loss", "acc"})),
-                                    x);
-  auto histogram = ops::HistogramSummary(root.WithOpName("histogram"),
-                                         ops::Const(root, Tensor::Scalar<std::string>("x_values")), x);
+  auto scalars =
+      ops::ScalarSummary(root.WithOpName("scalars"),
+                         ops::Const(root, Tensor::FromVector<std::string>({"loss", "acc"})), x);
+  auto histogram = ops::HistogramSummary(
+      root.WithOpName("histogram"), ops::Const(root, Tensor::Scalar<std::string>("x_values")), x);
   ops::MergeSummary(root.WithOpName("merged"), {scalars, histogram});
   ASSERT_TRUE(root.status().ok()) << root.status();
   auto session = Session::New(SessionOptions());
@@ -156,7 +163,7 @@ TEST(EventFileWriterTest, ScalarsSummariesAndTheGraph) {
 }
 
 TEST(EventFileWriterTest, FlushMakesEventsReadableWhileOpen) {
-  auto writer = EventFileWriter::Create(NewTempDir(), {.flush_secs = 1e9});
+  auto writer = EventFileWriter::Create(NewTempDir(), FlushEvery(1e9));
   ASSERT_TRUE(writer.ok()) << writer.status();
   for (int step = 0; step < 5; ++step) ASSERT_TRUE((*writer)->AddScalar("s", step, step).ok());
   ASSERT_TRUE((*writer)->Flush().ok());
@@ -169,7 +176,7 @@ TEST(EventFileWriterTest, FlushMakesEventsReadableWhileOpen) {
 }
 
 TEST(EventFileWriterTest, BackgroundThreadFlushesOnItsTimer) {
-  auto writer = EventFileWriter::Create(NewTempDir(), {.flush_secs = 0.05});
+  auto writer = EventFileWriter::Create(NewTempDir(), FlushEvery(0.05));
   ASSERT_TRUE(writer.ok()) << writer.status();
   ASSERT_TRUE((*writer)->AddScalar("timer", 42, 7).ok());
   // No Flush: the timer must make the event readable. A generous deadline,
@@ -187,7 +194,7 @@ TEST(EventFileWriterTest, BackgroundThreadFlushesOnItsTimer) {
 
 TEST(EventFileWriterTest, CloseIsIdempotentAndEndsTheWriter) {
   // A timer that would not fire for decades: Close must not wait for it.
-  auto writer = EventFileWriter::Create(NewTempDir(), {.flush_secs = 1e300});
+  auto writer = EventFileWriter::Create(NewTempDir(), FlushEvery(1e300));
   ASSERT_TRUE(writer.ok()) << writer.status();
   ASSERT_TRUE((*writer)->AddScalar("last", 1, 1).ok());
   EXPECT_TRUE((*writer)->Close().ok());
@@ -202,7 +209,7 @@ TEST(EventFileWriterTest, CloseIsIdempotentAndEndsTheWriter) {
 TEST(EventFileWriterTest, DestructorClosesAndFlushes) {
   std::string path;
   {
-    auto writer = EventFileWriter::Create(NewTempDir(), {.flush_secs = 1e9});
+    auto writer = EventFileWriter::Create(NewTempDir(), FlushEvery(1e9));
     ASSERT_TRUE(writer.ok()) << writer.status();
     ASSERT_TRUE((*writer)->AddScalar("unflushed", 3, 3).ok());
     path = (*writer)->path();
@@ -213,15 +220,17 @@ TEST(EventFileWriterTest, DestructorClosesAndFlushes) {
 }
 
 TEST(EventFileWriterTest, ConcurrentWritersLoseNoEvent) {
-  auto writer = EventFileWriter::Create(NewTempDir(), {.flush_secs = 0.001});
+  auto writer = EventFileWriter::Create(NewTempDir(), FlushEvery(0.001));
   ASSERT_TRUE(writer.ok()) << writer.status();
   constexpr int kThreads = 4, kEvents = 200;
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
       for (int i = 0; i < kEvents; ++i) {
-        EXPECT_TRUE((*writer)->AddScalar("t" + std::to_string(t), i, t * kEvents + i).ok());
-        if (i % 50 == 0) EXPECT_TRUE((*writer)->Flush().ok());
+        EXPECT_TRUE((*writer)->AddScalar(StrCat("t", t), i, t * kEvents + i).ok());
+        if (i % 50 == 0) {
+          EXPECT_TRUE((*writer)->Flush().ok());
+        }
       }
     });
   }
@@ -242,7 +251,7 @@ TEST(EventFileWriterTest, ConcurrentWritersLoseNoEvent) {
 TEST(EventFileWriterTest, BadArguments) {
   const std::string dir = NewTempDir();
   for (double flush_secs : {0.0, -1.0, std::nan("")}) {
-    auto writer = EventFileWriter::Create(dir, {.flush_secs = flush_secs});
+    auto writer = EventFileWriter::Create(dir, FlushEvery(flush_secs));
     EXPECT_EQ(writer.status().code(), Code::kInvalidArgument) << flush_secs;
   }
   EXPECT_EQ(EventFileWriter::Create("").status().code(), Code::kInvalidArgument);
