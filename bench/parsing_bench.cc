@@ -9,6 +9,8 @@
 #include <benchmark/benchmark.h>
 
 #include "proto/example.pb.h"
+#include "weir/framework/allocator.h"
+#include "weir/kernels/example_parser.h"
 #include "weir/ops/standard_ops.h"
 #include "weir/runtime/session.h"
 #include "weir/runtime/standard_registration.h"
@@ -104,6 +106,40 @@ void BM_ParseSingleExample(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_ParseSingleExample);
+
+// The kernels' parts without a session: building the parser from the
+// keys (each Compute does) and parsing one Example.
+ExampleParserConfig FashionMnistConfig() {
+  ExampleParserConfig config;
+  config.dense = {
+      {"image", DT_STRING, PartialShape(std::vector<int64_t>{}), Tensor()},
+      {"label", DT_INT64, PartialShape(std::vector<int64_t>{}), Tensor::Scalar<int64_t>(0)}};
+  return config;
+}
+
+void BM_ExampleParserCreate(benchmark::State& state) {
+  const ExampleParserConfig config = FashionMnistConfig();
+  for (auto _ : state) {
+    StatusOr<ExampleParser> parser = ExampleParser::Create(config);
+    benchmark::DoNotOptimize(parser);
+  }
+}
+BENCHMARK(BM_ExampleParserCreate);
+
+void BM_ExampleParserParse(benchmark::State& state) {
+  const int batch = static_cast<int>(state.range(0));
+  ExampleParser parser = std::move(ExampleParser::Create(FashionMnistConfig())).value();
+  Tensor input = Batch(batch);
+  const std::span<const std::string> serialized(input.data<std::string>(), batch);
+  for (auto _ : state) {
+    ParsedExamples out;
+    Status parsed = parser.Parse(serialized, {}, /*batched=*/true, DefaultCpuAllocator(), &out);
+    if (!parsed.ok()) state.SkipWithError(parsed.ToString().c_str());
+    benchmark::DoNotOptimize(out);
+  }
+  state.SetItemsProcessed(state.iterations() * batch);
+}
+BENCHMARK(BM_ExampleParserParse)->Arg(1)->Arg(100);
 
 // The reference: protobuf's generated parser builds the whole message (the
 // feature map included), then the two features are looked up and copied.

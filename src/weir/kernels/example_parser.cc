@@ -12,11 +12,15 @@ namespace {
 static_assert(std::endian::native == std::endian::little,
               "packed floats are copied as little-endian bytes");
 
-// Protobuf wire types (groups are refused as malformed, as TensorFlow does).
+// Protobuf wire types.
 constexpr int kVarint = 0;
 constexpr int kFixed64 = 1;
 constexpr int kLengthDelimited = 2;
+constexpr int kStartGroup = 3;
+constexpr int kEndGroup = 4;
 constexpr int kFixed32 = 5;
+// Protobuf's own limit on nesting.
+constexpr int kMaxGroupDepth = 100;
 
 // Feature's oneof members: field numbers of feature.proto.
 constexpr int kNoKind = 0;
@@ -70,7 +74,10 @@ class WireReader {
     return ReadVarint(&size) && ReadBytes(size, out);
   }
 
-  bool Skip(int wire_type) {
+  // Skips the value of a field just read (`field`, `wire_type`). Groups
+  // (deprecated, but protobuf parsers accept them as unknown fields) are
+  // skipped to their matching end; a stray end of group is malformed.
+  bool Skip(int field, int wire_type, int depth = 0) {
     uint64_t unused;
     std::string_view bytes;
     switch (wire_type) {
@@ -78,6 +85,15 @@ class WireReader {
       case kFixed64: return ReadBytes(8, &bytes);
       case kLengthDelimited: return ReadLengthDelimited(&bytes);
       case kFixed32: return ReadBytes(4, &bytes);
+      case kStartGroup: {
+        if (depth >= kMaxGroupDepth) return false;
+        int inner_field, inner_type;
+        while (ReadTag(&inner_field, &inner_type)) {
+          if (inner_type == kEndGroup) return inner_field == field;
+          if (!Skip(inner_field, inner_type, depth + 1)) return false;
+        }
+        return false;
+      }
       default: return false;
     }
   }
@@ -111,7 +127,7 @@ bool ForEachList(std::string_view feature, int* kind, Fn&& fn) {
         start = here;
       }
     }
-    if (!reader.Skip(wire_type)) return false;
+    if (!reader.Skip(field, wire_type)) return false;
   }
   if (*kind == kNoKind) return true;
   WireReader lists(std::string_view(start, feature.data() + feature.size() - start));
@@ -120,7 +136,7 @@ bool ForEachList(std::string_view feature, int* kind, Fn&& fn) {
     if (!lists.ReadTag(&field, &wire_type)) return false;
     if (field == *kind && wire_type == kLengthDelimited) {
       if (!lists.ReadLengthDelimited(&list) || !fn(list)) return false;
-    } else if (!lists.Skip(wire_type)) {
+    } else if (!lists.Skip(field, wire_type)) {
       return false;
     }
   }
@@ -140,7 +156,7 @@ bool ForEachBytes(std::string_view list, Sink&& sink) {
       std::string_view value;
       if (!reader.ReadLengthDelimited(&value)) return false;
       sink(value);
-    } else if (!reader.Skip(wire_type)) {
+    } else if (!reader.Skip(field, wire_type)) {
       return false;
     }
   }
@@ -160,7 +176,7 @@ bool ForEachFloats(std::string_view list, Sink&& sink) {
     } else if (field == 1 && wire_type == kFixed32) {
       if (!reader.ReadBytes(4, &values)) return false;
       sink(values.data(), 1);
-    } else if (!reader.Skip(wire_type)) {
+    } else if (!reader.Skip(field, wire_type)) {
       return false;
     }
   }
@@ -185,7 +201,7 @@ bool ForEachInt64(std::string_view list, Sink&& sink) {
     } else if (field == 1 && wire_type == kVarint) {
       if (!reader.ReadVarint(&value)) return false;
       sink(static_cast<int64_t>(value));
-    } else if (!reader.Skip(wire_type)) {
+    } else if (!reader.Skip(field, wire_type)) {
       return false;
     }
   }
@@ -303,8 +319,10 @@ Status CheckFeatureDType(DType dtype, std::string_view what, std::string_view ke
                                  "; Example features are float, int64 or string");
 }
 
-StatusOr<TensorShape> MakeShape(std::vector<int64_t> dims, std::string_view what) {
-  WEIR_RETURN_IF_ERROR(CheckedElementCount(dims, what).status());
+// The shape of a dense feature's output; the key names it in errors.
+StatusOr<TensorShape> MakeShape(std::vector<int64_t> dims, std::string_view key) {
+  StatusOr<int64_t> count = CheckedElementCount(dims, "its output");
+  if (!count.ok()) return count.status().WithContext(StrCat("dense feature '", key, "'"));
   return TensorShape::FromDims(dims);
 }
 
@@ -346,11 +364,11 @@ StatusOr<ExampleParser> ExampleParser::Create(ExampleParserConfig config) {
       return errors::InvalidArgument("dense feature '", dense.key, "' has shape ", shape,
                                      " but its default has shape ", def.shape());
     }
-    WEIR_RETURN_IF_ERROR(
-        CheckedElementCount(
-            std::span<const int64_t>(shape.dim_sizes()).subspan(variable_length ? 1 : 0),
-            StrCat("dense feature '", dense.key, "'"))
-            .status());
+    StatusOr<int64_t> elements = CheckedElementCount(
+        std::span<const int64_t>(shape.dim_sizes()).subspan(variable_length ? 1 : 0), "its shape");
+    if (!elements.ok()) {
+      return elements.status().WithContext(StrCat("dense feature '", dense.key, "'"));
+    }
     keys.emplace_back(dense.key, number++);
   }
   for (const VarLenFeatureConfig& sparse : config.sparse) {
@@ -422,8 +440,7 @@ Status ExampleParser::Parse(std::span<const std::string> serialized,
       }
     }
     WEIR_ASSIGN_OR_RETURN(TensorShape shape,
-                          MakeShape(Prefixed(batched, batch, dense.shape.dim_sizes()),
-                                    StrCat("dense feature '", dense.key, "'")));
+                          MakeShape(Prefixed(batched, batch, dense.shape.dim_sizes()), dense.key));
     WEIR_ASSIGN_OR_RETURN(out->dense_values[d], Tensor::Allocate(allocator, dense.dtype, shape));
   }
   std::vector<VarLenValues> sparse(num_sparse), ragged(num_ragged);
@@ -441,7 +458,7 @@ Status ExampleParser::Parse(std::span<const std::string> serialized,
       parsed = example.ReadTag(&field, &wire_type);
       if (!parsed) break;
       if (field != 1 || wire_type != kLengthDelimited) {
-        parsed = example.Skip(wire_type);
+        parsed = example.Skip(field, wire_type);
         continue;
       }
       parsed = example.ReadLengthDelimited(&features);
@@ -451,7 +468,7 @@ Status ExampleParser::Parse(std::span<const std::string> serialized,
         parsed = entries.ReadTag(&field, &wire_type);
         if (!parsed) break;
         if (field != 1 || wire_type != kLengthDelimited) {
-          parsed = entries.Skip(wire_type);
+          parsed = entries.Skip(field, wire_type);
           continue;
         }
         parsed = entries.ReadLengthDelimited(&entry);
@@ -465,7 +482,7 @@ Status ExampleParser::Parse(std::span<const std::string> serialized,
           } else if (field == 2 && wire_type == kLengthDelimited) {
             parsed = key_value.ReadLengthDelimited(&value);
           } else {
-            parsed = key_value.Skip(wire_type);
+            parsed = key_value.Skip(field, wire_type);
           }
         }
         const int number = parsed ? Find(key) : -1;
@@ -578,8 +595,7 @@ Status ExampleParser::Parse(std::span<const std::string> serialized,
     }
     std::vector<int64_t> dims = dense.shape.dim_sizes();
     dims[0] = max_rows;
-    WEIR_ASSIGN_OR_RETURN(TensorShape shape, MakeShape(Prefixed(batched, batch, dims),
-                                                       StrCat("dense feature '", dense.key, "'")));
+    WEIR_ASSIGN_OR_RETURN(TensorShape shape, MakeShape(Prefixed(batched, batch, dims), dense.key));
     WEIR_ASSIGN_OR_RETURN(Tensor output, Tensor::Allocate(allocator, dense.dtype, shape));
     int64_t per_example;
     WEIR_RETURN_IF_ERROR(CheckedMultiply(max_rows, row, &per_example, "dense feature size"));

@@ -4,6 +4,8 @@
 // (tensor_serialization_kernels.cc).
 #include "weir/kernels/parsing_kernels.h"
 
+#include <memory>
+#include <mutex>
 #include <span>
 
 #include "weir/framework/kernel_registry.h"
@@ -23,6 +25,37 @@ Status CheckKeys(std::string_view op, const Tensor& keys, std::string_view what,
                                    " keys but has shape ", keys.shape());
   }
   return Status::OK();
+}
+
+// A parser is built from keys and defaults, which steps usually pass as the
+// same constants: the last one is kept and reused while they match (building
+// one costs about as much as parsing a small Example).
+class ParserCache {
+ public:
+  // The kept parser if matches(its config), else make()'s, which is kept.
+  template <typename Matches, typename Make>
+  StatusOr<std::shared_ptr<const ExampleParser>> Get(Matches&& matches, Make&& make) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (parser_ != nullptr && matches(parser_->config())) return parser_;
+    }
+    WEIR_ASSIGN_OR_RETURN(ExampleParser parser, make());
+    auto shared = std::make_shared<const ExampleParser>(std::move(parser));
+    std::lock_guard<std::mutex> lock(mu_);
+    parser_ = shared;
+    return shared;
+  }
+
+ private:
+  std::mutex mu_;
+  std::shared_ptr<const ExampleParser> parser_;
+};
+
+bool SameDefaults(const ExampleParserConfig& config, OpKernelContext* context, int first) {
+  for (size_t i = 0; i < config.dense.size(); ++i) {
+    if (!config.dense[i].default_value.ContentEquals(context->input(first + i))) return false;
+  }
+  return true;
 }
 
 void SetOutputs(OpKernelContext* context, ParsedExamples parsed) {
@@ -75,22 +108,40 @@ class ParseExampleV2Op : public OpKernel {
         context, CheckKeys("ParseExampleV2", context->input(3), "dense_keys", dense_types_.size()));
     OP_REQUIRES_OK(context, CheckKeys("ParseExampleV2", context->input(4), "ragged_keys",
                                       ragged_value_types_.size()));
-    ExampleParserConfig config;
-    for (size_t i = 0; i < sparse_types_.size(); ++i) {
-      config.sparse.push_back({context->input(2).data<std::string>()[i], sparse_types_[i]});
-    }
-    for (size_t i = 0; i < dense_types_.size(); ++i) {
-      config.dense.push_back({context->input(3).data<std::string>()[i], dense_types_[i],
-                              dense_shapes_[i], context->input(5 + i)});
-    }
-    for (size_t i = 0; i < ragged_value_types_.size(); ++i) {
-      config.ragged.push_back({context->input(4).data<std::string>()[i], ragged_value_types_[i],
-                               ragged_split_types_[i]});
-    }
-    StatusOr<ExampleParser> parser = ExampleParser::Create(std::move(config));
+    const Tensor& sparse_keys = context->input(2);
+    const Tensor& dense_keys = context->input(3);
+    const Tensor& ragged_keys = context->input(4);
+    auto matches = [&](const ExampleParserConfig& config) {
+      for (size_t i = 0; i < config.sparse.size(); ++i) {
+        if (config.sparse[i].key != sparse_keys.data<std::string>()[i]) return false;
+      }
+      for (size_t i = 0; i < config.dense.size(); ++i) {
+        if (config.dense[i].key != dense_keys.data<std::string>()[i]) return false;
+      }
+      for (size_t i = 0; i < config.ragged.size(); ++i) {
+        if (config.ragged[i].key != ragged_keys.data<std::string>()[i]) return false;
+      }
+      return SameDefaults(config, context, 5);
+    };
+    auto make = [&]() {
+      ExampleParserConfig config;
+      for (size_t i = 0; i < sparse_types_.size(); ++i) {
+        config.sparse.push_back({sparse_keys.data<std::string>()[i], sparse_types_[i]});
+      }
+      for (size_t i = 0; i < dense_types_.size(); ++i) {
+        config.dense.push_back({dense_keys.data<std::string>()[i], dense_types_[i],
+                                dense_shapes_[i], context->input(5 + i)});
+      }
+      for (size_t i = 0; i < ragged_value_types_.size(); ++i) {
+        config.ragged.push_back(
+            {ragged_keys.data<std::string>()[i], ragged_value_types_[i], ragged_split_types_[i]});
+      }
+      return ExampleParser::Create(std::move(config));
+    };
+    StatusOr<std::shared_ptr<const ExampleParser>> parser = cache_.Get(matches, make);
     OP_REQUIRES_OK(context, parser.status().WithContext("ParseExampleV2"));
     ParsedExamples parsed;
-    OP_REQUIRES_OK(context, parser
+    OP_REQUIRES_OK(context, (*parser)
                                 ->Parse(Strings(serialized), Strings(names), serialized.dims() == 1,
                                         context->allocator(), &parsed)
                                 .WithContext("ParseExampleV2"));
@@ -100,6 +151,7 @@ class ParseExampleV2Op : public OpKernel {
  private:
   std::vector<DType> sparse_types_, dense_types_, ragged_value_types_, ragged_split_types_;
   std::vector<PartialShape> dense_shapes_;
+  ParserCache cache_;
 };
 
 class ParseSingleExampleOp : public OpKernel {
@@ -130,21 +182,27 @@ class ParseSingleExampleOp : public OpKernel {
                 errors::InvalidArgument("ParseSingleExample: serialized must be a scalar but "
                                         "has shape ",
                                         serialized.shape()));
-    ExampleParserConfig config;
-    for (size_t i = 0; i < sparse_keys_.size(); ++i) {
-      config.sparse.push_back({sparse_keys_[i], sparse_types_[i]});
-    }
-    for (size_t i = 0; i < dense_keys_.size(); ++i) {
-      config.dense.push_back(
-          {dense_keys_[i], dense_types_[i], dense_shapes_[i], context->input(1 + i)});
-    }
-    StatusOr<ExampleParser> parser = ExampleParser::Create(std::move(config));
+    auto matches = [&](const ExampleParserConfig& config) {
+      return SameDefaults(config, context, 1);
+    };
+    auto make = [&]() {
+      ExampleParserConfig config;
+      for (size_t i = 0; i < sparse_keys_.size(); ++i) {
+        config.sparse.push_back({sparse_keys_[i], sparse_types_[i]});
+      }
+      for (size_t i = 0; i < dense_keys_.size(); ++i) {
+        config.dense.push_back(
+            {dense_keys_[i], dense_types_[i], dense_shapes_[i], context->input(1 + i)});
+      }
+      return ExampleParser::Create(std::move(config));
+    };
+    StatusOr<std::shared_ptr<const ExampleParser>> parser = cache_.Get(matches, make);
     OP_REQUIRES_OK(context, parser.status().WithContext("ParseSingleExample"));
     ParsedExamples parsed;
-    OP_REQUIRES_OK(
-        context,
-        parser->Parse(Strings(serialized), {}, /*batched=*/false, context->allocator(), &parsed)
-            .WithContext("ParseSingleExample"));
+    OP_REQUIRES_OK(context, (*parser)
+                                ->Parse(Strings(serialized), {}, /*batched=*/false,
+                                        context->allocator(), &parsed)
+                                .WithContext("ParseSingleExample"));
     SetOutputs(context, std::move(parsed));
   }
 
@@ -152,6 +210,7 @@ class ParseSingleExampleOp : public OpKernel {
   std::vector<std::string> sparse_keys_, dense_keys_;
   std::vector<DType> sparse_types_, dense_types_;
   std::vector<PartialShape> dense_shapes_;
+  ParserCache cache_;
 };
 
 }  // namespace

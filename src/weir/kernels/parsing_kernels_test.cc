@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "proto/example.pb.h"
+#include "weir/framework/op_kernel.h"
 #include "weir/kernels/kernel_test_util.h"
 
 namespace weir {
@@ -312,6 +313,34 @@ TEST(ParseExampleTest, ProtobufSemanticsOnHandMadeBytes) {
   out = ParseExampleV2(Strings({Serialize({{"a", wire::Feature()}})}), spec);
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ((*out)[0].shape(), TensorShape({1, 0}));
+}
+
+// A kernel keeps its last parser while keys and defaults stay the same;
+// new ones must take effect in the next step.
+TEST(ParseExampleTest, OneKernelFollowsChangingKeysAndDefaults) {
+  AttrMap attrs = {{"Tdense", std::vector<DType>{DT_INT64}},
+                   {"num_sparse", int64_t{0}},
+                   {"sparse_types", std::vector<DType>{}},
+                   {"ragged_value_types", std::vector<DType>{}},
+                   {"ragged_split_types", std::vector<DType>{}},
+                   {"dense_shapes", std::vector<PartialShape>{PartialShape({1})}}};
+  auto kernel = CreateTestKernel("ParseExampleV2", attrs, 6);
+  ASSERT_TRUE(kernel.ok()) << kernel.status();
+  const Tensor serialized = Strings({Serialize({{"a", Ints({1})}}), Serialize({{"b", Ints({2})}})});
+  auto step = [&](const std::string& key, int64_t default_value) {
+    auto out = ComputeTestKernel(kernel->get(), TestCpuDevice(),
+                                 {serialized, Strings({}), Strings({}), Strings({key}), Strings({}),
+                                  Tensor::FromVector<int64_t>({default_value})});
+    EXPECT_TRUE(out.ok()) << out.status();
+    return out.ok() ? (*out)[0] : Tensor();
+  };
+  auto column = [](std::vector<int64_t> values) {
+    return Tensor::FromVector<int64_t>(values, TensorShape({2, 1}));
+  };
+  EXPECT_TRUE(step("a", -1).ContentEquals(column({1, -1})));
+  EXPECT_TRUE(step("a", -1).ContentEquals(column({1, -1})));
+  EXPECT_TRUE(step("a", -5).ContentEquals(column({1, -5})));
+  EXPECT_TRUE(step("b", -5).ContentEquals(column({-5, 2})));
 }
 
 TEST(ParseExampleTest, EmptyBatch) {
