@@ -20,21 +20,15 @@ std::string_view TrimSpaces(std::string_view text) {
   return text;
 }
 
-// A sign, then the magnitude in `digits` (decimal or, with `hex`, 0x...):
-// false when there is no digit or something else follows.
-bool ParseMagnitude(std::string_view text, bool* negative, uint64_t* magnitude, bool allow_hex) {
+// An optional sign, then decimal digits and nothing else.
+bool ParseMagnitude(std::string_view text, bool* negative, uint64_t* magnitude) {
   *negative = false;
   if (!text.empty() && (text.front() == '-' || text.front() == '+')) {
     *negative = text.front() == '-';
     text.remove_prefix(1);
   }
-  int base = 10;
-  if (allow_hex && text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
-    base = 16;
-    text.remove_prefix(2);
-  }
   if (text.empty() || text.front() == '-' || text.front() == '+') return false;
-  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), *magnitude, base);
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), *magnitude);
   return error == std::errc() && end == text.data() + text.size();
 }
 
@@ -42,7 +36,7 @@ template <typename Int>
 bool ParseInteger(std::string_view text, Int* value) {
   bool negative;
   uint64_t magnitude;
-  if (!ParseMagnitude(TrimSpaces(text), &negative, &magnitude, /*allow_hex=*/false)) return false;
+  if (!ParseMagnitude(TrimSpaces(text), &negative, &magnitude)) return false;
   if constexpr (std::is_signed_v<Int>) {
     const uint64_t limit =
         static_cast<uint64_t>(std::numeric_limits<Int>::max()) + (negative ? 1 : 0);
