@@ -49,6 +49,22 @@ TEST(Crc32cTest, HardwareAndTableAgree) {
   RecordProperty("uses_hardware", UsesHardware() ? "yes" : "no");
 }
 
+// Long inputs take the three-chain path (blocks of 8192, 256 and 64 bytes,
+// joined by shift tables): every length around those block sizes agrees.
+TEST(Crc32cTest, HardwareAndTableAgreeOnLongInputs) {
+  std::mt19937 rng(5);
+  std::string data(3 * 8192 * 2 + 3 * 256 + 100, '\0');
+  for (char& c : data) c = static_cast<char>(rng());
+  for (size_t n : {191u, 192u, 193u, 200u, 255u, 767u, 768u, 769u, 959u, 960u, 1000u, 1535u, 1536u, 24575u, 24576u, 24577u, 25344u,
+                   49151u, 49152u, 49159u, 49920u, 50019u}) {
+    for (size_t offset : {0u, 3u}) {
+      EXPECT_EQ(Extend(0xabcdu, data.data() + offset, n),
+                ExtendPortable(0xabcdu, data.data() + offset, n))
+          << offset << " " << n;
+    }
+  }
+}
+
 TEST(Crc32cTest, MaskRoundTripsAndChangesTheValue) {
   for (uint32_t crc : {0u, 1u, 0xe3069283u, 0xffffffffu, 0x80000000u}) {
     EXPECT_EQ(Unmask(Mask(crc)), crc);

@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "weir/base/file_system.h"
 #include "weir/base/status.h"
@@ -31,6 +32,11 @@ class InputStream {
   StatusOr<size_t> ReadAppend(size_t n, std::string* out);
   // Skips up to `n` bytes; fewer only at the end of the stream.
   StatusOr<uint64_t> Skip(uint64_t n);
+  // The bytes buffered at position(), possibly none (nothing is read), for
+  // parsing in place; Skip() then consumes them.
+  std::string_view Peek() const {
+    return std::string_view(buffer_.get() + start_, limit_ - start_);
+  }
   // The next line, without its '\n' nor a '\r' before it; the last line
   // needs no '\n'. OutOfRange at the end of the stream.
   Status ReadLine(std::string* line);

@@ -23,6 +23,24 @@ Status RecordReader::ReadRecordAt(std::string* record) {
     return errors::DataLoss("corrupt record at byte offset ", offset_, " of '", path(), "': ",
                             what...);
   };
+  // Fast path: the whole record is in the stream's buffer, so it is checked
+  // in place and copied once. Anything else (a record across the buffer's
+  // end, damage) takes the general path below, which reports the damage.
+  std::string_view buffered = stream_->Peek();
+  if (buffered.size() >= kRecordHeaderBytes + kRecordFooterBytes) {
+    const uint64_t length = DecodeFixed64(buffered.data());
+    const char* data = buffered.data() + kRecordHeaderBytes;
+    if (length <= buffered.size() - kRecordHeaderBytes - kRecordFooterBytes &&
+        crc32c::Unmask(DecodeFixed32(buffered.data() + 8)) == crc32c::Value(buffered.data(), 8) &&
+        crc32c::Unmask(DecodeFixed32(data + length)) == crc32c::Value(data, length)) {
+      record->assign(data, length);
+      const uint64_t framed = kRecordHeaderBytes + length + kRecordFooterBytes;
+      WEIR_RETURN_IF_ERROR(stream_->Skip(framed).status());
+      offset_ += framed;
+      return Status::OK();
+    }
+  }
+
   char header[kRecordHeaderBytes];
   WEIR_ASSIGN_OR_RETURN(size_t got, stream_->Read(header, sizeof(header)));
   if (got == 0) return errors::OutOfRange("no more records in '", path(), "' after byte ", offset_);

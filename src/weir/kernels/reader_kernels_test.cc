@@ -174,7 +174,7 @@ TEST_F(ReaderKernelsTest, TFRecordReaderCompressed) {
 
 TEST_F(ReaderKernelsTest, ReadUpToGivesBatchesAndASmallerLastOne) {
   std::vector<std::string> records;
-  for (int i = 0; i < 7; ++i) records.push_back("r" + std::to_string(i));
+  for (int i = 0; i < 7; ++i) records.push_back(StrCat("r", i));
   std::string a = WriteRecords("a", {records.begin(), records.begin() + 4});
   std::string b = WriteRecords("b", {records.begin() + 4, records.end()});
   ReaderGraph g(MakeTFRecordReader);
@@ -248,7 +248,9 @@ TEST_F(ReaderKernelsTest, FixedLengthRecordReaderAsTensorFlow) {
       EXPECT_EQ(g.ReadAll(&keys, &values).code(), Code::kOutOfRange);
       std::vector<std::string> expected = FixedLengthRecords(contents, c.header, c.record, c.footer, c.hop);
       EXPECT_EQ(values, expected);
-      if (!keys.empty()) EXPECT_EQ(keys.back(), file + ":" + std::to_string(keys.size() - 1));
+      if (!keys.empty()) {
+        EXPECT_EQ(keys.back(), file + ":" + std::to_string(keys.size() - 1));
+      }
     }
   }
 }
