@@ -168,12 +168,19 @@ StatusOr<ModelKind> ParseModelKind(const std::string& name) {
   return errors::InvalidArgument("unknown model '", name, "': expected mlp, cnn or lstm");
 }
 
-StatusOr<Model> BuildModel(const Scope& scope, ModelKind kind, int64_t seed) {
+StatusOr<Model> BuildModel(const Scope& scope, ModelKind kind, int64_t seed,
+                           const ModelInput* input) {
   Model m;
-  m.images = ops::Placeholder(scope.WithOpName("images"), DT_FLOAT,
-                              {{"shape", PartialShape({-1, 28 * 28})}});
-  m.labels =
-      ops::Placeholder(scope.WithOpName("labels"), DT_INT32, {{"shape", PartialShape({-1})}});
+  if (input != nullptr) {
+    // Identities forward the dequeued buffers (no copy) under the feedable names.
+    m.images = ops::Identity(scope.WithOpName("images"), input->images);
+    m.labels = ops::Identity(scope.WithOpName("labels"), input->labels);
+  } else {
+    m.images = ops::Placeholder(scope.WithOpName("images"), DT_FLOAT,
+                                {{"shape", PartialShape({-1, 28 * 28})}});
+    m.labels =
+        ops::Placeholder(scope.WithOpName("labels"), DT_INT32, {{"shape", PartialShape({-1})}});
+  }
   m.dropout_rate = ops::Placeholder(scope.WithOpName("dropout_rate"), DT_FLOAT,
                                     {{"shape", PartialShape(std::vector<int64_t>{})}});
   LayerBuilder layers(scope, seed, &m);

@@ -33,9 +33,17 @@ enum class ModelKind { kMlp, kCnn, kLstm, kLstmUnrolled };
 
 StatusOr<ModelKind> ParseModelKind(const std::string& name);
 
+// Tensors of the graph the model reads its examples from instead of
+// placeholders (an input pipeline's dequeued batch): float [batch, 784] and
+// int32 [batch].
+struct ModelInput {
+  Output images;
+  Output labels;
+};
+
 struct Model {
-  Output images;        // Placeholder "images"
-  Output labels;        // Placeholder "labels"
+  Output images;        // Placeholder "images" (Identity "images" of a ModelInput)
+  Output labels;        // Placeholder "labels" (Identity "labels" of a ModelInput)
   Output dropout_rate;  // Placeholder "dropout_rate"
   Output logits;        // float [batch, 10]
   Output loss;          // float scalar: mean cross-entropy over the batch
@@ -44,7 +52,11 @@ struct Model {
   float default_dropout_rate = 0;   // the rate training uses
 };
 
-StatusOr<Model> BuildModel(const Scope& scope, ModelKind kind, int64_t seed);
+// With `input`, a step that feeds nothing reads `input`, and one that feeds
+// "images" and "labels" (evaluation) does not run it: a fed tensor's
+// producers are pruned.
+StatusOr<Model> BuildModel(const Scope& scope, ModelKind kind, int64_t seed,
+                           const ModelInput* input = nullptr);
 
 }  // namespace fashion_mnist
 }  // namespace weir

@@ -36,10 +36,12 @@ void ProgressBar::Update(int64_t done, double loss, double accuracy, double exam
   last_ = now;
   drawn_ = true;
   constexpr int kWidth = 30;
-  const int filled = static_cast<int>(kWidth * std::min(done, total_) / std::max<int64_t>(total_, 1));
+  const int filled =
+      static_cast<int>(kWidth * std::min(done, total_) / std::max<int64_t>(total_, 1));
   std::string bar(filled, '=');
   bar.resize(kWidth, ' ');
-  const double left = examples_per_sec > 0 ? static_cast<double>(total_ - done) / examples_per_sec : -1;
+  const double left =
+      examples_per_sec > 0 ? static_cast<double>(total_ - done) / examples_per_sec : -1;
   // The trailing spaces wipe what a longer previous line left behind.
   std::fprintf(stderr, "\repoch %d [%s] %lld/%lld loss %.4f acc %.4f %.0f ex/s ETA %s   ", epoch_,
                bar.c_str(), static_cast<long long>(done), static_cast<long long>(total_), loss,

@@ -6,10 +6,14 @@
 // epoch on stdout for scripts:
 //   epoch N loss=… train_accuracy=… test_accuracy=… examples_per_sec=…
 // Run it again with the same --checkpoint-dir to continue an interrupted run.
+//
+//   weir-fashion-mnist --write-tfrecords data/fm      # IDX files -> TFRecord shards, then exits
+//   weir-fashion-mnist --input tfrecord:data/fm --reader-threads 2 --logdir runs/cnn
 #include <CLI/CLI.hpp>
 #include <cstdio>
 
 #include "fashion_mnist_data.h"
+#include "tfrecords.h"
 #include "trainer.h"
 
 int main(int argc, char** argv) {
@@ -18,6 +22,9 @@ int main(int argc, char** argv) {
   std::string model = "cnn";
   std::string data_dir = kDefaultDir;
   bool no_progress = false;
+  std::string input = "memory";
+  std::string write_tfrecords;
+  int shards = 8;
 
   CLI::App app{"weir-fashion-mnist: train an MLP, a convnet or an LSTM on Fashion-MNIST with Weir"};
   // A later flag overrides an earlier one, so wrappers (scripts/main.sh) can
@@ -45,9 +52,48 @@ int main(int argc, char** argv) {
                  "leave each epoch's first N steps out of examples/s (benchmark warm-up)");
   app.add_option("--trace", options.trace_path,
                  "write a Chrome trace (chrome://tracing, Perfetto) of one training step here");
+  app.add_option("--input", input,
+                 "memory (the IDX files, fed from memory) or tfrecord:DIR (DIR's train-*.tfrecord "
+                 "files, read by the graph's input pipeline)");
+  app.add_option("--reader-threads", options.reader_threads,
+                 "with --input tfrecord: readers, each with its own thread")
+      ->check(CLI::PositiveNumber);
+  app.add_option(
+      "--logdir", options.logdir,
+      "write TensorBoard events here (loss, accuracy, examples/s, test accuracy, graph)");
+  app.add_option("--log-every-steps", options.log_every_steps,
+                 "with --logdir: steps between the per-step scalars")
+      ->check(CLI::PositiveNumber);
+  app.add_option("--write-tfrecords", write_tfrecords,
+                 "write the IDX files (--train-limit/--test-limit of them) as sharded TFRecord "
+                 "files of tf.train.Example to this directory, then exit");
+  app.add_option("--shards", shards, "with --write-tfrecords: files per split")
+      ->check(CLI::Range(1, 99999));
   CLI11_PARSE(app, argc, argv);
   options.model = *ParseModelKind(model);  // CLI11 has checked the name
   options.progress_bar = !no_progress;
+
+  if (!write_tfrecords.empty()) {
+    auto written = WriteTFRecords(data_dir, write_tfrecords,
+                                  {shards, options.train_limit, options.test_limit});
+    if (!written.ok()) {
+      std::fprintf(stderr, "error: %s\n", written.status().ToString().c_str());
+      return 1;
+    }
+    std::printf("wrote %lld training and %lld test examples in %d+%d files to %s\n",
+                static_cast<long long>(written->train_examples),
+                static_cast<long long>(written->test_examples), shards, shards,
+                write_tfrecords.c_str());
+    return 0;
+  }
+  constexpr std::string_view kTFRecordPrefix = "tfrecord:";
+  if (input.starts_with(kTFRecordPrefix) && input.size() > kTFRecordPrefix.size()) {
+    options.tfrecord_dir = input.substr(kTFRecordPrefix.size());
+  } else if (input != "memory") {
+    std::fprintf(stderr, "error: --input must be memory or tfrecord:DIR, got '%s'\n",
+                 input.c_str());
+    return 1;
+  }
 
   auto data = Load(data_dir);
   if (!data.ok()) {

@@ -36,6 +36,20 @@ struct TrainOptions {
   // the peers' benchmark scripts do; they still train. An epoch of N steps
   // or fewer is timed whole.
   int64_t untimed_steps = 0;
+  // Empty: train on `data`'s training split, fed from memory. Otherwise a
+  // directory of TFRecord files (tfrecords.h) read by the graph's input
+  // pipeline (input_pipeline.h) with `reader_threads` readers; an epoch is
+  // then the files' record count (at most train_limit) over batch_size
+  // steps, and a resumed run restarts the pipeline at the start of the
+  // checkpoint's epoch (files reshuffled), running that epoch's remaining
+  // steps. The test split is `data`'s either way.
+  std::string tfrecord_dir;
+  int reader_threads = 2;
+  // If set, TensorBoard events go to this directory: the graph, and the
+  // batch's loss and accuracy and the epoch's running examples_per_sec every
+  // `log_every_steps` steps, test_accuracy every epoch.
+  std::string logdir;
+  int64_t log_every_steps = 1;
 };
 
 struct EpochResult {
