@@ -23,6 +23,7 @@
 #include "tfrecords.h"
 #include "trainer.h"
 #include "weir/base/record_reader.h"
+#include "weir/base/record_writer.h"
 #include "weir/runtime/session.h"
 #include "weir/train/coordinator.h"
 #include "weir/train/saver.h"
@@ -321,6 +322,37 @@ TEST(FashionMnistTFRecordTest, ADamagedFileIsDataLossNamingIt) {
   ASSERT_FALSE(result.ok());
   EXPECT_EQ(result.status().code(), Code::kDataLoss) << result.status();
   EXPECT_NE(result.status().message().find(damaged.string()), std::string::npos) << result.status();
+  fs::remove_all(dir);
+}
+
+// Records that frame correctly but hold Examples without a label: only the
+// pipeline's parse finds out, on its threads, while training waits on the
+// shuffle queue. The parse error reaches the caller and nothing hangs.
+TEST(FashionMnistTFRecordTest, AnExampleWithoutALabelStopsTrainingWithTheParseError) {
+  const fs::path dir = FreshDir("weir_fm_unlabelled_tfrecords");
+  fs::create_directories(dir);
+  {
+    auto writer = RecordWriter::Create((dir / ShardFileName("train", 0, 1)).string());
+    ASSERT_TRUE(writer.ok()) << writer.status();
+    wire::Example example;
+    (*example.mutable_features()->mutable_feature())["image"].mutable_bytes_list()->add_value(
+        std::string(kImageSize, '\0'));
+    for (int i = 0; i < 200; ++i) {
+      ASSERT_TRUE((*writer)->Write(example.SerializeAsString()).ok());
+    }
+    ASSERT_TRUE((*writer)->Close().ok());
+  }
+  TrainOptions options;
+  options.model = ModelKind::kMlp;
+  options.epochs = 1;
+  options.batch_size = 50;
+  options.test_limit = 10;
+  options.progress_bar = false;
+  options.tfrecord_dir = dir.string();
+  auto result = Train(Data(), options, nullptr);
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), Code::kInvalidArgument) << result.status();
+  EXPECT_NE(result.status().message().find("label"), std::string::npos) << result.status();
   fs::remove_all(dir);
 }
 
