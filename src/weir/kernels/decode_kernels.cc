@@ -56,7 +56,9 @@ class DecodeRawOp : public OpKernel {
     Tensor* output;
     OP_REQUIRES_OK(context, context->allocate_output(0, shape, &output));
     char* out = static_cast<char*>(output->raw_data());
-    for (int64_t i = 0; i < count; ++i) std::memcpy(out + i * size, strings[i].data(), size);
+    if (size > 0) {
+      for (int64_t i = 0; i < count; ++i) std::memcpy(out + i * size, strings[i].data(), size);
+    }
     // Complex numbers swap their real and imaginary parts separately.
     const int64_t swap_unit = IsComplexDType(out_type_) ? element_size / 2 : element_size;
     if (!little_endian_ && swap_unit > 1) {

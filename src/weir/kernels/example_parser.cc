@@ -225,6 +225,7 @@ bool AppendValues(std::string_view feature, std::vector<T>* values, int* kind) {
     if constexpr (std::is_same_v<T, float>) {
       if (*kind != kFloatList) return true;  // the caller reports the type
       return ForEachFloats(list, [&](const char* data, size_t count) {
+        if (count == 0) return;
         const size_t old = values->size();
         values->resize(old + count);
         std::memcpy(values->data() + old, data, count * sizeof(float));
@@ -249,7 +250,7 @@ bool WriteValues(std::string_view feature, T* out, int64_t limit, int64_t* count
       if (*kind != kFloatList) return true;
       return ForEachFloats(list, [&](const char* data, size_t n) {
         const int64_t fits = std::clamp<int64_t>(limit - *count, 0, static_cast<int64_t>(n));
-        std::memcpy(out + *count, data, fits * sizeof(float));
+        if (fits > 0) std::memcpy(out + *count, data, fits * sizeof(float));
         *count += static_cast<int64_t>(n);
       });
     } else if constexpr (std::is_same_v<T, int64_t>) {
