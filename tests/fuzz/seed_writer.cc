@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "proto/example.pb.h"
 #include "proto/tensor.pb.h"
 #include "tests/fuzz/fuzz_support.h"
 #include "weir/base/file_system.h"
@@ -304,6 +305,37 @@ void CheckpointSeeds(const fs::path& root) {
 
 // Per op: its name, then byte patterns (nothing: defaults and scalars; and
 // two fixed pseudo-random tails).
+// The example harness's layout (see example_fuzzer.cc): a spec byte, then
+// length-prefixed serialized Examples holding the specs' features.
+void ExampleSeeds(const fs::path& root) {
+  Corpus corpus(root, "example");
+  auto example = [](int variant) {
+    wire::Example e;
+    auto& features = *e.mutable_features()->mutable_feature();
+    if (variant != 1) {
+      features["f"].mutable_float_list()->add_value(1.5f);
+      features["f"].mutable_float_list()->add_value(-2.0f);
+    }
+    if (variant == 2) features["f"].mutable_float_list()->add_value(3.0f);
+    features["i"].mutable_int64_list()->add_value(int64_t{1} << 40);
+    features["s"].mutable_bytes_list()->add_value("abc");
+    features["b"].mutable_bytes_list()->add_value(std::string("\0x", 2));
+    features["f2"].mutable_float_list()->add_value(0.5f);
+    return e.SerializeAsString();
+  };
+  for (int spec = 0; spec < 6; ++spec) {
+    std::string input(1, static_cast<char>(spec));
+    for (int variant = 0; variant < 3; ++variant) {
+      const std::string bytes = example(variant);
+      if (bytes.size() > 255) std::exit(1);
+      input.push_back(static_cast<char>(bytes.size()));
+      input += bytes;
+    }
+    corpus.Add("spec" + std::to_string(spec), input);
+  }
+  std::printf("example: %d seeds\n", corpus.count());
+}
+
 // The tfrecord harness's layouts (see tfrecord_fuzzer.cc): real files in
 // each compression read raw (modes 0-2), and record lists to write (mode 3).
 void TfRecordSeeds(const fs::path& root) {
@@ -378,5 +410,6 @@ int main(int argc, char** argv) {
   weir::fuzz::CheckpointSeeds(root);
   weir::fuzz::RunOpSeeds(root);
   weir::fuzz::TfRecordSeeds(root);
+  weir::fuzz::ExampleSeeds(root);
   return 0;
 }
