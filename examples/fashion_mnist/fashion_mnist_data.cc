@@ -120,6 +120,8 @@ StatusOr<Tensor> ReadIdxFile(const std::string& path) {
   return out;
 }
 
+StatusOr<Split> LoadTestSplit(const std::string& dir) { return LoadSplit(dir, "t10k"); }
+
 StatusOr<Dataset> Load(const std::string& dir) {
   Dataset dataset;
   WEIR_ASSIGN_OR_RETURN(dataset.train, LoadSplit(dir, "train"));

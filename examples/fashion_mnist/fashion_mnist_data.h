@@ -31,6 +31,9 @@ struct Dataset {
 // Reads "<dir>/{train,t10k}-{images-idx3,labels-idx1}-ubyte.gz".
 StatusOr<Dataset> Load(const std::string& dir = kDefaultDir);
 
+// Only the test split ("<dir>/t10k-*"), for runs that train from elsewhere.
+StatusOr<Split> LoadTestSplit(const std::string& dir = kDefaultDir);
+
 // One IDX file (gzip-compressed or not), checked against its magic number:
 // 0x803 for uint8 images [n, rows, cols], 0x801 for uint8 labels [n].
 StatusOr<Tensor> ReadIdxFile(const std::string& path);

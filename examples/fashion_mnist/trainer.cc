@@ -320,11 +320,13 @@ StatusOr<EpochResult> Train(const Dataset& data, const TrainOptions& options,
                                    options.epochs, ") and steps between logs (",
                                    options.log_every_steps, ") must be positive");
   }
-  const Split train = Head(data.train, options.train_limit);
+  // TFRecord input leaves data.train unused (it may be empty).
+  const Split train =
+      options.tfrecord_dir.empty() ? Head(data.train, options.train_limit) : Split{};
   const Split test = Head(data.test, options.test_limit);
 
   WEIR_ASSIGN_OR_RETURN(Run run, BuildRun(options));
-  int64_t n = train.labels.NumElements();
+  int64_t n = run.input ? 0 : train.labels.NumElements();
   if (run.input) {
     WEIR_ASSIGN_OR_RETURN(n, CountTrainingRecords(run, options));
   }

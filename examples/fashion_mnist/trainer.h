@@ -42,7 +42,8 @@ struct TrainOptions {
   // then the files' record count (at most train_limit) over batch_size
   // steps, and a resumed run restarts the pipeline at the start of the
   // checkpoint's epoch (files reshuffled), running that epoch's remaining
-  // steps. The test split is `data`'s either way.
+  // steps. The test split is `data`'s either way (its training split is then
+  // not read and may be empty).
   std::string tfrecord_dir;
   int reader_threads = 2;
   // If set, TensorBoard events go to this directory: the graph, and the
