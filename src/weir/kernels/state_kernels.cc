@@ -166,6 +166,42 @@ class VarIsInitializedOp final : public OpKernel {
   }
 };
 
+// As TensorFlow's CountUpTo: the value before the increment, and no
+// increment past `limit`.
+class ResourceCountUpToOp final : public OpKernel {
+ public:
+  explicit ResourceCountUpToOp(OpKernelConstruction* context) : OpKernel(context) {
+    context->SetStatus(context->GetAttr("limit", &limit_));
+    context->SetStatus(context->GetAttr("T", &dtype_));
+  }
+  bool IsExpensive() const override { return false; }
+  void Compute(OpKernelContext* context) override {
+    std::shared_ptr<Var> var;
+    std::unique_lock<std::mutex> lock;
+    OP_REQUIRES_OK(context, LockInitializedVar(context, dtype_, &var, &lock));
+    OP_REQUIRES(context, var->tensor()->shape().rank() == 0,
+                errors::InvalidArgument("ResourceCountUpTo: the variable must be a scalar, has ",
+                                        "shape ", var->tensor()->shape()));
+    const int64_t before = dtype_ == DT_INT32 ? var->tensor()->data<int32_t>()[0]
+                                              : var->tensor()->data<int64_t>()[0];
+    OP_REQUIRES(context, before < limit_, errors::OutOfRange("Reached limit of ", limit_));
+    OP_REQUIRES_OK(context, PrepareToUpdate(context, var.get()));
+    Tensor* out;
+    OP_REQUIRES_OK(context, context->allocate_output(0, TensorShape(), &out));
+    if (dtype_ == DT_INT32) {
+      out->scalar<int32_t>() = static_cast<int32_t>(before);
+      var->tensor()->data<int32_t>()[0] = static_cast<int32_t>(before + 1);
+    } else {
+      out->scalar<int64_t>() = before;
+      var->tensor()->data<int64_t>()[0] = before + 1;
+    }
+  }
+
+ private:
+  int64_t limit_ = 0;
+  DType dtype_ = DT_INT64;
+};
+
 class DestroyResourceOp final : public OpKernel {
  public:
   explicit DestroyResourceOp(OpKernelConstruction* context) : OpKernel(context) {
@@ -319,6 +355,7 @@ void RegisterStateKernels(KernelRegistry* registry) {
   registry->Register(KernelBuilder("AssignAddVariableOp"), MakeKernel<AssignUpdateVariableOp<false>>);
   registry->Register(KernelBuilder("AssignSubVariableOp"), MakeKernel<AssignUpdateVariableOp<true>>);
   registry->Register(KernelBuilder("VarIsInitializedOp"), MakeKernel<VarIsInitializedOp>);
+  registry->Register(KernelBuilder("ResourceCountUpTo"), MakeKernel<ResourceCountUpToOp>);
   registry->Register(KernelBuilder("DestroyResourceOp"), MakeKernel<DestroyResourceOp>);
   registry->Register(KernelBuilder("ResourceGather"), MakeKernel<ResourceGatherOp>);
   registry->Register(KernelBuilder("ResourceScatterAdd"), MakeKernel<ResourceScatterOp<ScatterMode::kAdd>>);

@@ -54,6 +54,15 @@ void RegisterStateOps(OpRegistry* registry) {
                          .SetIsStateful()
                          .SetShapeFn(ScalarShape)
                          .Doc("Whether the variable has been assigned."));
+  registry->Register(OpDefBuilder("ResourceCountUpTo")
+                         .Input("resource: resource")
+                         .Output("output: T")
+                         .Attr("limit: int")
+                         .Attr("T: {int32, int64}")
+                         .SetIsStateful()
+                         .SetShapeFn(ScalarShape)
+                         .Doc("Increments the scalar variable and gives its value before; "
+                              "OutOfRange once the value has reached `limit` (epoch limits)."));
   registry->Register(OpDefBuilder("DestroyResourceOp")
                          .Input("resource: resource")
                          .Attr("ignore_lookup_error: bool = true")
