@@ -79,7 +79,12 @@ void BM_SequentialRead(benchmark::State& state) {
   benchmark::DoNotOptimize(sum);
   state.SetBytesProcessed(bytes);
 }
-BENCHMARK(BM_SequentialRead)->ArgName("crc32c")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_SequentialRead)
+    ->ArgName("crc32c")
+    ->Arg(0)
+    ->Arg(1)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 void BM_RecordReader(benchmark::State& state) {
   const auto compression = static_cast<RecordCompression>(state.range(0));
@@ -132,7 +137,12 @@ void BM_ReaderOps(benchmark::State& state) {
   state.SetBytesProcessed(kStreamBytes * state.iterations());
   state.SetItemsProcessed(records);
 }
-BENCHMARK(BM_ReaderOps)->ArgName("batch")->Arg(1)->Arg(1000)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_ReaderOps)
+    ->ArgName("batch")
+    ->Arg(1)
+    ->Arg(1000)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 }  // namespace
 }  // namespace weir

@@ -82,8 +82,8 @@ TEST(TfRecordsTest, ReaderOpsReadTensorFlowsFilesWithTensorFlowsKeys) {
     ops::QueueEnqueueV2(s.WithOpName("enqueue"), queue,
                         {Tensor::Scalar<std::string>(fixture.files[f].path)});
     ops::QueueCloseV2(s.WithOpName("close"), queue);
-    Output reader = ops::TFRecordReaderV2(
-        s.WithOpName("reader"), {{"compression_type", fixture.files[f].compression}});
+    Output reader = ops::TFRecordReaderV2(s.WithOpName("reader"),
+                                          {{"compression_type", fixture.files[f].compression}});
     ops::ReaderReadUpToV2(s.WithOpName("read"), reader, queue, int64_t{2});
   }
   ASSERT_TRUE(root.ok()) << root.status();

@@ -69,9 +69,10 @@ int main(int argc, char** argv) {
       status.Update((*writer)->Write(r));
     }
     status.Update((*writer)->Close());
-    manifest["files"].push_back({{"file", name},
-                                 {"compression", std::string(weir::RecordCompressionName(compression))},
-                                 {"offsets", offsets}});
+    manifest["files"].push_back(
+        {{"file", name},
+         {"compression", std::string(weir::RecordCompressionName(compression))},
+         {"offsets", offsets}});
   }
   if (status.ok()) status = weir::WriteStringToFileAtomic(dir + "/manifest.json", manifest.dump(1));
   if (!status.ok()) {

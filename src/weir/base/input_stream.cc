@@ -13,8 +13,8 @@ StatusOr<std::unique_ptr<InputStream>> InputStream::Open(const std::string& path
   if (compression != RecordCompression::kNone) {
     WEIR_ASSIGN_OR_RETURN(decompressor, ZlibDecompressor::Create(compression, std::move(file)));
   }
-  return std::unique_ptr<InputStream>(
-      new InputStream(path, std::move(file), std::move(decompressor), std::max<size_t>(buffer_bytes, 64)));
+  return std::unique_ptr<InputStream>(new InputStream(
+      path, std::move(file), std::move(decompressor), std::max<size_t>(buffer_bytes, 64)));
 }
 
 InputStream::InputStream(std::string path, std::unique_ptr<SequentialFile> file,

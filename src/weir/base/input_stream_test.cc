@@ -60,7 +60,8 @@ std::string Pattern(size_t n) {
 TEST_F(InputStreamTest, ReadsInPiecesOfEverySize) {
   const std::string contents = Pattern(5000);
   for (RecordCompression c : AllCompressions()) {
-    for (size_t piece : {size_t{1}, size_t{7}, size_t{64}, size_t{100}, size_t{4999}, size_t{6000}}) {
+    for (size_t piece :
+         {size_t{1}, size_t{7}, size_t{64}, size_t{100}, size_t{4999}, size_t{6000}}) {
       auto stream = InputStream::Open(Store(contents, c), c, /*buffer_bytes=*/64);
       ASSERT_TRUE(stream.ok()) << stream.status();
       std::string read;
@@ -107,8 +108,8 @@ TEST_F(InputStreamTest, LinesAsTensorFlowReadsThem) {
     Status s;
     while ((s = (*stream)->ReadLine(&line)).ok()) lines.push_back(line);
     EXPECT_EQ(s.code(), Code::kOutOfRange) << s;
-    EXPECT_EQ(lines, (std::vector<std::string>{"first", "", "third line", std::string(200, 'L'),
-                                               "last"}));
+    EXPECT_EQ(lines,
+              (std::vector<std::string>{"first", "", "third line", std::string(200, 'L'), "last"}));
   }
   // A final '\n' ends the last line; it starts no empty one.
   auto stream = InputStream::Open(Store("a\nb\n", RecordCompression::kNone));

@@ -20,8 +20,8 @@ class MatchingPathsTest : public ::testing::Test {
     std::string pattern = (fs::temp_directory_path() / "weir_glob_test.XXXXXX").string();
     ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
     dir_ = pattern;
-    for (const char* name : {"a/x-1.rec", "a/x-2.rec", "a/y.txt", "b/x-3.rec", "a/.hidden.rec",
-                             "c[1]/z.rec"}) {
+    for (const char* name :
+         {"a/x-1.rec", "a/x-2.rec", "a/y.txt", "b/x-3.rec", "a/.hidden.rec", "c[1]/z.rec"}) {
       fs::create_directories(fs::path(dir_ + "/" + name).parent_path());
       ASSERT_TRUE(WriteStringToFileAtomic(dir_ + "/" + name, "").ok());
     }

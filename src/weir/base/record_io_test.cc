@@ -175,8 +175,8 @@ TEST_F(RecordIoTest, EveryChangedByteIsDataLossAtItsRecord) {
     std::vector<std::string> read;
     Status s = ReadAll(Path("bad"), &read);
     ASSERT_EQ(s.code(), Code::kDataLoss) << "byte " << at << ": " << s;
-    EXPECT_TRUE(Mentions(s, "byte offset " + std::to_string(starts[damaged]) + " of '" +
-                                Path("bad") + "'"))
+    EXPECT_TRUE(
+        Mentions(s, "byte offset " + std::to_string(starts[damaged]) + " of '" + Path("bad") + "'"))
         << s;
     // The length's crc is checked before the length is used.
     bool in_header = at - starts[damaged] < 12;
@@ -274,9 +274,9 @@ TEST_F(RecordIoTest, HugeLengthWithValidCrcIsTruncatedNotAllocated) {
 TEST_F(RecordIoTest, ConcatenatedGzipMembersReadAsOneStream) {
   Write(Path("a"), {"one", "two"}, RecordCompression::kGzip);
   Write(Path("b"), {"three"}, RecordCompression::kGzip);
-  ASSERT_TRUE(
-      WriteStringToFileAtomic(Path("ab"), *ReadFileToString(Path("a")) + *ReadFileToString(Path("b")))
-          .ok());
+  ASSERT_TRUE(WriteStringToFileAtomic(Path("ab"),
+                                      *ReadFileToString(Path("a")) + *ReadFileToString(Path("b")))
+                  .ok());
   std::vector<std::string> read;
   EXPECT_EQ(ReadAll(Path("ab"), &read, RecordCompression::kGzip).code(), Code::kOutOfRange);
   EXPECT_EQ(read, (std::vector<std::string>{"one", "two", "three"}));
@@ -322,8 +322,8 @@ TEST_F(RecordIoTest, DirectWriterMakesFlushedRecordsReadable) {
 }
 
 TEST_F(RecordIoTest, FlushedGzipRecordsDecodeBeforeTheStreamEnds) {
-  auto writer = RecordWriter::Create(Path("g"), {.compression = RecordCompression::kGzip,
-                                                 .atomic = false});
+  auto writer =
+      RecordWriter::Create(Path("g"), {.compression = RecordCompression::kGzip, .atomic = false});
   ASSERT_TRUE(writer.ok());
   ASSERT_TRUE((*writer)->Write("one").ok());
   ASSERT_TRUE((*writer)->Flush().ok());

@@ -20,8 +20,8 @@ Status RecordReader::ReadRecord(std::string* record) {
 
 Status RecordReader::ReadRecordAt(std::string* record) {
   auto corrupt = [&](auto&&... what) {
-    return errors::DataLoss("corrupt record at byte offset ", offset_, " of '", path(), "': ",
-                            what...);
+    return errors::DataLoss("corrupt record at byte offset ", offset_, " of '", path(),
+                            "': ", what...);
   };
   // Fast path: the whole record is in the stream's buffer, so it is checked
   // in place and copied once. Anything else (a record across the buffer's

@@ -25,10 +25,10 @@ StatusOr<std::unique_ptr<RecordWriter>> RecordWriter::Create(const std::string& 
   std::unique_ptr<RecordWriter> writer(new RecordWriter(path, options, std::move(file)));
   if (options.compression != RecordCompression::kNone) {
     WritableFile* sink = writer->file_.get();
-    WEIR_ASSIGN_OR_RETURN(writer->compressor_,
-                          ZlibCompressor::Create(options.compression, [sink](std::string_view bytes) {
-                            return sink->Append(bytes);
-                          }));
+    WEIR_ASSIGN_OR_RETURN(
+        writer->compressor_,
+        ZlibCompressor::Create(options.compression,
+                               [sink](std::string_view bytes) { return sink->Append(bytes); }));
   }
   return writer;
 }

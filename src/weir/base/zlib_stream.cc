@@ -18,14 +18,10 @@ int WindowBits(RecordCompression compression) {
 std::string_view ZlibMessage(const z_stream& stream, int code) {
   if (stream.msg != nullptr) return stream.msg;
   switch (code) {
-    case Z_MEM_ERROR:
-      return "out of memory";
-    case Z_DATA_ERROR:
-      return "invalid data";
-    case Z_NEED_DICT:
-      return "needs a preset dictionary";
-    default:
-      return "error";
+    case Z_MEM_ERROR: return "out of memory";
+    case Z_DATA_ERROR: return "invalid data";
+    case Z_NEED_DICT: return "needs a preset dictionary";
+    default: return "error";
   }
 }
 
@@ -41,12 +37,9 @@ StatusOr<RecordCompression> ParseRecordCompression(std::string_view name) {
 
 std::string_view RecordCompressionName(RecordCompression compression) {
   switch (compression) {
-    case RecordCompression::kZlib:
-      return "ZLIB";
-    case RecordCompression::kGzip:
-      return "GZIP";
-    case RecordCompression::kNone:
-      break;
+    case RecordCompression::kZlib: return "ZLIB";
+    case RecordCompression::kGzip: return "GZIP";
+    case RecordCompression::kNone: break;
   }
   return "";
 }

@@ -176,7 +176,8 @@ StatusOr<ReaderSpec> TFRecordReaderSpec(std::string_view compression_type) {
 StatusOr<ReaderSpec> FixedLengthRecordReaderSpec(int64_t header_bytes, int64_t record_bytes,
                                                  int64_t footer_bytes, int64_t hop_bytes,
                                                  std::string_view encoding) {
-  for (auto [name, value] : {std::pair{"header_bytes", header_bytes}, {"footer_bytes", footer_bytes},
+  for (auto [name, value] : {std::pair{"header_bytes", header_bytes},
+                             {"footer_bytes", footer_bytes},
                              {"hop_bytes", hop_bytes}}) {
     if (value < 0) return errors::InvalidArgument(name, " must be >= 0, not ", value);
   }
@@ -185,13 +186,13 @@ StatusOr<ReaderSpec> FixedLengthRecordReaderSpec(int64_t header_bytes, int64_t r
     return errors::InvalidArgument("record_bytes must be > 0, not ", record_bytes);
   }
   int64_t unused;
-  WEIR_RETURN_IF_ERROR(CheckedAdd(record_bytes, footer_bytes, &unused, "record_bytes + footer_bytes"));
+  WEIR_RETURN_IF_ERROR(
+      CheckedAdd(record_bytes, footer_bytes, &unused, "record_bytes + footer_bytes"));
   StatusOr<RecordCompression> compression = ParseRecordCompression(encoding);
   if (!compression.ok()) return compression.status().WithContext("attr encoding");
-  std::string signature =
-      StrCat("FixedLengthRecordReaderV2(header_bytes=", header_bytes, ", record_bytes=",
-             record_bytes, ", footer_bytes=", footer_bytes, ", hop_bytes=", hop_bytes,
-             ", encoding=\"", encoding, "\")");
+  std::string signature = StrCat("FixedLengthRecordReaderV2(header_bytes=", header_bytes,
+                                 ", record_bytes=", record_bytes, ", footer_bytes=", footer_bytes,
+                                 ", hop_bytes=", hop_bytes, ", encoding=\"", encoding, "\")");
   return ReaderSpec{signature, [=, c = *compression](const std::string& name) {
                       return std::make_shared<FixedLengthRecordReader>(
                           name, signature, header_bytes, record_bytes, footer_bytes, hop_bytes, c);

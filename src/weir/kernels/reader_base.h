@@ -68,8 +68,7 @@ class ReaderBase : public ResourceBase, public std::enable_shared_from_this<Read
   // *produced when it made a record and *at_end when the file is done (it
   // may do both at once).
   virtual Status OnWorkStartedLocked(const std::string& filename) = 0;
-  virtual Status ReadLocked(std::string* key, std::string* value, bool* produced,
-                            bool* at_end) = 0;
+  virtual Status ReadLocked(std::string* key, std::string* value, bool* produced, bool* at_end) = 0;
   // Closes the current file (after its end, an error, or a reset).
   virtual void OnWorkFinishedLocked() = 0;
 

@@ -37,10 +37,10 @@ class ReaderHandleOp final : public OpKernel {
             container, shared_name_,
             [this]() -> StatusOr<std::shared_ptr<ReaderBase>> { return spec_.make(shared_name_); });
     OP_REQUIRES_OK(context, reader.status());
-    OP_REQUIRES(context, (*reader)->signature() == spec_.signature,
-                errors::InvalidArgument("reader '", shared_name_, "' in container '", container,
-                                        "' is a ", (*reader)->signature(), ", not a ",
-                                        spec_.signature));
+    OP_REQUIRES(
+        context, (*reader)->signature() == spec_.signature,
+        errors::InvalidArgument("reader '", shared_name_, "' in container '", container, "' is a ",
+                                (*reader)->signature(), ", not a ", spec_.signature));
     Tensor* out;
     OP_REQUIRES_OK(context, context->allocate_output(0, TensorShape(), &out));
     out->scalar<ResourceHandle>() =
@@ -114,18 +114,18 @@ class ReaderReadOp final : public AsyncOpKernel {
                         errors::InvalidArgument("num_records must be > 0, not ", num_records),
                         done);
     }
-    (*reader)->Read(num_records, /*allow_partial=*/kUpTo, *std::move(queue), context,
-                    [context, done = std::move(done)](const Status& status,
-                                                      ReaderBase::Records records) {
-                      if (!status.ok()) {
-                        context->SetStatus(status);
-                      } else {
-                        Status out = StringOutput(context, 0, std::move(records.keys), !kUpTo);
-                        if (out.ok()) out = StringOutput(context, 1, std::move(records.values), !kUpTo);
-                        context->SetStatus(out);
-                      }
-                      done();
-                    });
+    (*reader)->Read(
+        num_records, /*allow_partial=*/kUpTo, *std::move(queue), context,
+        [context, done = std::move(done)](const Status& status, ReaderBase::Records records) {
+          if (!status.ok()) {
+            context->SetStatus(status);
+          } else {
+            Status out = StringOutput(context, 0, std::move(records.keys), !kUpTo);
+            if (out.ok()) out = StringOutput(context, 1, std::move(records.values), !kUpTo);
+            context->SetStatus(out);
+          }
+          done();
+        });
   }
 };
 

@@ -51,10 +51,13 @@ void RegisterReaderOps(OpRegistry* registry) {
     OpDefBuilder b("TFRecordReaderV2");
     b.Output("reader_handle: resource");
     SharedAttrs(b).Attr("compression_type: string = ''");
-    registry->Register(b.SetIsStateful().SetShapeFn(ScalarInputsAndOutputs).Doc(
-        std::string("A reader of TFRecord files (compression_type \"\", \"ZLIB\" or \"GZIP\"): "
-                    "key \"<file>:<byte offset of the record>\", value the record.") +
-        kSharedDoc));
+    registry->Register(
+        b.SetIsStateful()
+            .SetShapeFn(ScalarInputsAndOutputs)
+            .Doc(std::string(
+                     "A reader of TFRecord files (compression_type \"\", \"ZLIB\" or \"GZIP\"): "
+                     "key \"<file>:<byte offset of the record>\", value the record.") +
+                 kSharedDoc));
   }
   {
     OpDefBuilder b("FixedLengthRecordReaderV2");
@@ -64,30 +67,38 @@ void RegisterReaderOps(OpRegistry* registry) {
         .Attr("footer_bytes: int = 0")
         .Attr("hop_bytes: int = 0");
     SharedAttrs(b).Attr("encoding: string = ''");
-    registry->Register(b.SetIsStateful().SetShapeFn(ScalarInputsAndOutputs).Doc(
-        std::string("A reader of records of `record_bytes` bytes after `header_bytes`, starting "
-                    "every `hop_bytes` bytes (every record_bytes if 0), each followed by at "
-                    "least `footer_bytes` of the file; a partial last record is dropped. "
-                    "`encoding` \"ZLIB\" or \"GZIP\" reads a compressed file. Key "
-                    "\"<file>:<record number>\".") +
-        kSharedDoc));
+    registry->Register(
+        b.SetIsStateful()
+            .SetShapeFn(ScalarInputsAndOutputs)
+            .Doc(std::string(
+                     "A reader of records of `record_bytes` bytes after `header_bytes`, starting "
+                     "every `hop_bytes` bytes (every record_bytes if 0), each followed by at "
+                     "least `footer_bytes` of the file; a partial last record is dropped. "
+                     "`encoding` \"ZLIB\" or \"GZIP\" reads a compressed file. Key "
+                     "\"<file>:<record number>\".") +
+                 kSharedDoc));
   }
   {
     OpDefBuilder b("TextLineReaderV2");
     b.Output("reader_handle: resource").Attr("skip_header_lines: int = 0");
     SharedAttrs(b);
-    registry->Register(b.SetIsStateful().SetShapeFn(ScalarInputsAndOutputs).Doc(
-        std::string("A reader of the lines of text files (without '\\n' or '\\r\\n'), after "
-                    "`skip_header_lines` of each: key \"<file>:<line number from 1>\".") +
-        kSharedDoc));
+    registry->Register(
+        b.SetIsStateful()
+            .SetShapeFn(ScalarInputsAndOutputs)
+            .Doc(std::string(
+                     "A reader of the lines of text files (without '\\n' or '\\r\\n'), after "
+                     "`skip_header_lines` of each: key \"<file>:<line number from 1>\".") +
+                 kSharedDoc));
   }
   {
     OpDefBuilder b("WholeFileReaderV2");
     b.Output("reader_handle: resource");
     SharedAttrs(b);
-    registry->Register(b.SetIsStateful().SetShapeFn(ScalarInputsAndOutputs).Doc(
-        std::string("A reader of whole files: key the file name, value its contents.") +
-        kSharedDoc));
+    registry->Register(
+        b.SetIsStateful()
+            .SetShapeFn(ScalarInputsAndOutputs)
+            .Doc(std::string("A reader of whole files: key the file name, value its contents.") +
+                 kSharedDoc));
   }
   registry->Register(
       OpDefBuilder("ReaderReadV2")

@@ -1,7 +1,8 @@
-// The reader ops in a session: each reader kind against records computed
-// independently, file-name queues and their end, errors naming the reader,
-// file and offset, waiting without a thread (timeout, Close, a wake-up by
-// enqueue), and many threads sharing one reader.
+// The reader ops in a session (in runtime/, so the threads run under TSan
+// too): each reader kind against records computed independently, file-name
+// queues and their end, errors naming the reader, file and offset, waiting
+// without a thread (timeout, Close, a wake-up by enqueue), and many threads
+// sharing one reader.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -219,10 +220,13 @@ std::vector<std::string> FixedLengthRecords(const std::string& file, int64_t hea
 TEST_F(ReaderKernelsTest, FixedLengthRecordReaderAsTensorFlow) {
   std::string contents;
   for (int i = 0; i < 103; ++i) contents.push_back(static_cast<char>(i * 7));
-  struct Case { int64_t header, record, footer, hop; };
+  struct Case {
+    int64_t header, record, footer, hop;
+  };
   for (Case c : {Case{0, 10, 0, 0}, Case{5, 10, 3, 0}, Case{2, 8, 0, 3}, Case{1, 4, 2, 9},
                  Case{200, 4, 0, 0}, Case{0, 103, 0, 0}, Case{0, 104, 0, 0}}) {
-    SCOPED_TRACE(testing::Message() << c.header << " " << c.record << " " << c.footer << " " << c.hop);
+    SCOPED_TRACE(testing::Message()
+                 << c.header << " " << c.record << " " << c.footer << " " << c.hop);
     for (std::string encoding : {"", "GZIP"}) {
       std::string file = Path("fixed" + encoding);
       if (encoding.empty()) {
@@ -238,15 +242,18 @@ TEST_F(ReaderKernelsTest, FixedLengthRecordReaderAsTensorFlow) {
         WriteText("fixedGZIP", compressed);
       }
       ReaderGraph g([&](const Scope& s) {
-        return ops::FixedLengthRecordReaderV2(
-            s, c.record, {{"header_bytes", c.header}, {"footer_bytes", c.footer},
-                          {"hop_bytes", c.hop}, {"encoding", encoding}});
+        return ops::FixedLengthRecordReaderV2(s, c.record,
+                                              {{"header_bytes", c.header},
+                                               {"footer_bytes", c.footer},
+                                               {"hop_bytes", c.hop},
+                                               {"encoding", encoding}});
       });
       ASSERT_TRUE(g.Enqueue({file}).ok());
       ASSERT_TRUE(g.Close().ok());
       std::vector<std::string> keys, values;
       EXPECT_EQ(g.ReadAll(&keys, &values).code(), Code::kOutOfRange);
-      std::vector<std::string> expected = FixedLengthRecords(contents, c.header, c.record, c.footer, c.hop);
+      std::vector<std::string> expected =
+          FixedLengthRecords(contents, c.header, c.record, c.footer, c.hop);
       EXPECT_EQ(values, expected);
       if (!keys.empty()) {
         EXPECT_EQ(keys.back(), file + ":" + std::to_string(keys.size() - 1));
@@ -259,7 +266,9 @@ TEST_F(ReaderKernelsTest, TextLineReaderSkipsHeadersAndNumbersLines) {
   std::string a = WriteText("a.csv", "h1\nh2\nx,1\r\n\ny,2");
   std::string b = WriteText("b.csv", "only header\n");
   std::string c = WriteText("c.csv", "h\nz\n");
-  ReaderGraph g([](const Scope& s) { return ops::TextLineReaderV2(s, {{"skip_header_lines", 2}}); });
+  ReaderGraph g([](const Scope& s) {
+    return ops::TextLineReaderV2(s, {{"skip_header_lines", 2}});
+  });
   ASSERT_TRUE(g.Enqueue({a, b, c}).ok());
   ASSERT_TRUE(g.Close().ok());
   std::vector<std::string> keys, values;
@@ -362,7 +371,9 @@ TEST_F(ReaderKernelsTest, BadAttrsAndMisuse) {
 
   // A queue of something other than file names.
   ReaderGraph ints(MakeTFRecordReader, DT_INT32);
-  ASSERT_TRUE(ints.session()->Run({{"names", Tensor::FromVector<int32_t>({1})}}, {}, {"enqueue"}, &out).ok());
+  ASSERT_TRUE(ints.session()
+                  ->Run({{"names", Tensor::FromVector<int32_t>({1})}}, {}, {"enqueue"}, &out)
+                  .ok());
   std::string key, value;
   s = ints.Read(&key, &value);
   EXPECT_EQ(s.code(), Code::kInvalidArgument) << s;
@@ -445,13 +456,12 @@ TEST_F(ReaderKernelsTest, ThreadsSharingAReaderLoseAndDuplicateNothing) {
     threads.emplace_back([&, t] {
       while (true) {
         std::vector<std::string> keys, values;
-        Status s = (t % 2 == 0) ? g.ReadUpTo(7, &keys, &values)
-                                : [&] {
-                                    std::string k, v;
-                                    Status r = g.Read(&k, &v);
-                                    values.push_back(v);
-                                    return r;
-                                  }();
+        Status s = (t % 2 == 0) ? g.ReadUpTo(7, &keys, &values) : [&] {
+          std::string k, v;
+          Status r = g.Read(&k, &v);
+          values.push_back(v);
+          return r;
+        }();
         if (!s.ok()) {
           ends[t] = s;
           return;
@@ -485,24 +495,33 @@ TEST_F(ReaderKernelsTest, MatchingFilesReadFileWriteFile) {
   auto session = std::move(Session::New({})).value();
   ASSERT_TRUE(session->Create(root.ToGraphDef()).ok());
   std::vector<Tensor> out;
-  ASSERT_TRUE(session->Run({{"pattern", Tensor::Scalar<std::string>(Path("x-*"))}}, {"match"}, {}, &out).ok());
+  ASSERT_TRUE(
+      session->Run({{"pattern", Tensor::Scalar<std::string>(Path("x-*"))}}, {"match"}, {}, &out)
+          .ok());
   EXPECT_EQ(StringValues(out[0]), (std::vector<std::string>{Path("x-1"), Path("x-2")}));
   // Several patterns: one sorted list.
-  ASSERT_TRUE(session->Run({{"pattern", Strings({Path("y-*"), Path("x-2")})}}, {"match"}, {}, &out).ok());
+  ASSERT_TRUE(
+      session->Run({{"pattern", Strings({Path("y-*"), Path("x-2")})}}, {"match"}, {}, &out).ok());
   EXPECT_EQ(StringValues(out[0]), (std::vector<std::string>{Path("x-2"), Path("y-1")}));
-  ASSERT_TRUE(session->Run({{"pattern", Tensor::Scalar<std::string>(Path("none-*"))}}, {"match"}, {}, &out).ok());
+  ASSERT_TRUE(
+      session->Run({{"pattern", Tensor::Scalar<std::string>(Path("none-*"))}}, {"match"}, {}, &out)
+          .ok());
   EXPECT_EQ(out[0].NumElements(), 0);
   EXPECT_EQ(out[0].shape().rank(), 1);
 
   std::string target = Path("new/dir/file");
   std::string data("bytes\0here", 10);
-  ASSERT_TRUE(session->Run({{"filename", Tensor::Scalar<std::string>(target)},
-                            {"contents", Tensor::Scalar<std::string>(data)}},
-                           {}, {"write"}, &out).ok());
+  ASSERT_TRUE(session
+                  ->Run({{"filename", Tensor::Scalar<std::string>(target)},
+                         {"contents", Tensor::Scalar<std::string>(data)}},
+                        {}, {"write"}, &out)
+                  .ok());
   EXPECT_EQ(*ReadFileToString(target), data);
-  ASSERT_TRUE(session->Run({{"filename", Tensor::Scalar<std::string>(target)}}, {"read"}, {}, &out).ok());
+  ASSERT_TRUE(
+      session->Run({{"filename", Tensor::Scalar<std::string>(target)}}, {"read"}, {}, &out).ok());
   EXPECT_EQ(out[0].scalar<std::string>(), data);
-  Status s = session->Run({{"filename", Tensor::Scalar<std::string>(Path("missing"))}}, {"read"}, {}, &out);
+  Status s = session->Run({{"filename", Tensor::Scalar<std::string>(Path("missing"))}}, {"read"},
+                          {}, &out);
   EXPECT_EQ(s.code(), Code::kNotFound) << s;
   EXPECT_TRUE(Mentions(s, Path("missing"))) << s;
   s = session->Run({{"filename", Strings({"a", "b"})}}, {"read"}, {}, &out);
