@@ -45,7 +45,9 @@ int main(int argc, char** argv) {
                  "also checkpoint every N steps (0: not by steps)");
   app.add_option("--threads", options.threads, "intra-op threads (0: every core)");
   app.add_option("--data-dir", data_dir, "directory of the Fashion-MNIST IDX files");
-  app.add_option("--train-limit", options.train_limit, "use only the first N training examples");
+  app.add_option(
+      "--train-limit", options.train_limit,
+      "use only the first N training examples (with --input tfrecord: epochs of N examples)");
   app.add_option("--test-limit", options.test_limit, "use only the first N test examples");
   app.add_flag("--no-progress", no_progress, "no progress bar");
   app.add_option("--untimed-steps", options.untimed_steps,
