@@ -537,5 +537,312 @@ INSTANTIATE_TEST_SUITE_P(
                                    {"exit", 0},
                                    {"i", 1}}));
 
+// Loops whose variables turn dead (TensorFlow control flow v1 semantics): a
+// Merge whose inputs are all dead is dead, a dead NextIteration makes the
+// variable dead in the next iteration (if live values start one), a dead
+// LoopCond ends the loop with every Exit dead, and a fetch of a dead value
+// fails. Split over devices, the loop must end the same way: each device's
+// _Recvs of the frame run in every iteration, so every _Send must too.
+
+// What one Run gave: the status and the outputs.
+struct Outcome {
+  Status status;
+  std::vector<Tensor> outputs;
+};
+
+std::string Describe(const Outcome& outcome) {
+  std::string text = outcome.status.ToString();
+  for (const Tensor& t : outcome.outputs) text += " " + t.DebugString();
+  return text;
+}
+
+void ExpectSameOutcome(const Outcome& split, const Outcome& single, const std::string& what) {
+  EXPECT_EQ(split.status.code(), single.status.code()) << what << ": " << split.status;
+  EXPECT_EQ(split.status.message(), single.status.message()) << what;
+  ASSERT_EQ(split.outputs.size(), single.outputs.size()) << what;
+  for (size_t o = 0; o < split.outputs.size(); ++o) {
+    EXPECT_EQ(split.outputs[o].DebugString(), single.outputs[o].DebugString())
+        << what << ", output " << o;
+  }
+}
+
+// Runs `graph` on `devices` CPU devices, once per (feeds, fetches), each
+// with a timeout so that a hang fails instead of stopping the test.
+std::vector<Outcome> RunCases(const GraphDef& graph, int devices,
+                              const std::vector<std::vector<std::pair<std::string, Tensor>>>& feeds,
+                              const std::vector<std::vector<std::string>>& fetch_sets) {
+  SessionOptions options;
+  options.num_cpu_devices = devices;
+  options.intra_op_threads = 1;
+  auto session = Session::New(options);
+  EXPECT_TRUE(session.ok()) << session.status();
+  Status created = (*session)->Create(graph);
+  EXPECT_TRUE(created.ok()) << created;
+  std::vector<Outcome> outcomes;
+  for (const auto& feed : feeds) {
+    for (const auto& fetches : fetch_sets) {
+      Outcome outcome;
+      RunOptions run_options;
+      run_options.timeout_ms = 20'000;
+      outcome.status = (*session)->Run(feed, fetches, {}, &outcome.outputs, run_options, nullptr);
+      outcomes.push_back(std::move(outcome));
+    }
+  }
+  return outcomes;
+}
+
+// The loop of tests/data/tf_while_cond.pbtxt (i < n; acc = i even ? acc *
+// 0.5 + 2 : acc - 1, through a cond in the body) with the fault of the
+// issue-12 repro: the cond's Merge reads `mul` instead of the else
+// branch's result, so both its inputs are dead in odd iterations and acc
+// is dead from iteration 2 on, while i counts on. `split` places the cond's
+// then branch.
+GraphDef ParityLoop(const Split& split) {
+  Scope root = Scope::NewRootScope();
+  Scope s = split.On0(root);
+  auto n = ops::Placeholder(s.WithOpName("n"), DT_INT32);
+  std::vector<Output> outputs;
+  std::string mul_name, then_name;
+  Status built = ops::WhileLoop(
+      s, {ops::Const(s, 0), ops::Const(s, 1.0f)},
+      [&](const Scope& c, const std::vector<Output>& v, Output* pred) {
+        *pred = ops::Less(c, v[0], n);
+        return Status::OK();
+      },
+      [&](const Scope& b, const std::vector<Output>& v, std::vector<Output>* next) {
+        auto even = ops::Equal(b, ops::FloorMod(b, v[0], 2), 0);
+        std::vector<Output> branch;
+        WEIR_RETURN_IF_ERROR(ops::Cond(
+            b, even,
+            [&](const Scope& t, std::vector<Output>* out) {
+              Scope far = split.On1(t);
+              auto mul = ops::Mul(far, v[1], 0.5f);
+              out->push_back(ops::Add(far, mul, 2.0f));
+              mul_name = mul.name();
+              then_name = out->back().name();
+              return Status::OK();
+            },
+            [&](const Scope& e, std::vector<Output>* out) {
+              out->push_back(ops::Sub(e, v[1], 1.0f));
+              return Status::OK();
+            },
+            &branch));
+        next->push_back(ops::Add(b, v[0], 1));
+        next->push_back(branch[0]);
+        return Status::OK();
+      },
+      &outputs);
+  EXPECT_TRUE(built.ok()) << built;
+  ops::Identity(s.WithOpName("i"), outputs[0]);
+  ops::Identity(s.WithOpName("acc"), outputs[1]);
+  GraphDef graph = root.ToGraphDef();
+  int rewired = 0;
+  for (NodeDef& node : graph.nodes) {
+    if (node.op == "Merge" && node.inputs.size() == 2 && node.inputs[1] == then_name) {
+      node.inputs[0] = mul_name;
+      ++rewired;
+    }
+  }
+  EXPECT_EQ(rewired, 1);
+  return graph;
+}
+
+TEST_F(ControlFlowPartitionTest, ALoopVariableTurningDeadEndsLikeOnOneDevice) {
+  // n = 1 is left out: there Merge(mul, add) has two live inputs and takes
+  // whichever comes first, which two devices need not agree on.
+  std::vector<std::vector<std::pair<std::string, Tensor>>> feeds = TripCounts({0, 2, 3, 6});
+  const std::vector<std::vector<std::string>> fetch_sets = {{"i"}, {"acc"}, {"i", "acc"}};
+  const std::vector<Outcome> single = RunCases(ParityLoop(Split{false}), 1, feeds, fetch_sets);
+  // The reference: i counts to n; acc is 1 for n = 0, then dead.
+  ASSERT_EQ(single.size(), 12u);
+  for (size_t f = 0; f < feeds.size(); ++f) {
+    const int32_t n = feeds[f][0].second.scalar<int32_t>();
+    const Outcome& i = single[3 * f];
+    const Outcome& acc = single[3 * f + 1];
+    ASSERT_TRUE(i.status.ok()) << i.status;
+    EXPECT_EQ(i.outputs[0].scalar<int32_t>(), n);
+    if (n == 0) {
+      ASSERT_TRUE(acc.status.ok()) << acc.status;
+      EXPECT_EQ(acc.outputs[0].scalar<float>(), 1.0f);
+    } else {
+      EXPECT_EQ(acc.status.code(), Code::kInternal) << acc.status;
+      EXPECT_NE(acc.status.message().find("fetch 'acc' was not produced"), std::string::npos)
+          << acc.status;
+      EXPECT_EQ(single[3 * f + 2].status.message(), acc.status.message());
+    }
+  }
+  std::vector<std::pair<std::string, GraphDef>> placements = {
+      {"then branch on CPU:1", ParityLoop(Split{true})}};
+  for (uint32_t seed = 0; seed < 12; ++seed) {
+    placements.emplace_back(StrCat("scattered, seed ", seed),
+                            ScatterOverDevices(ParityLoop(Split{false}), seed, 2));
+  }
+  for (const auto& [placement, graph] : placements) {
+    const std::vector<Outcome> split = RunCases(graph, 2, feeds, fetch_sets);
+    ASSERT_EQ(split.size(), single.size());
+    for (size_t r = 0; r < split.size(); ++r) {
+      ExpectSameOutcome(split[r], single[r], StrCat(placement, ", run ", r));
+    }
+  }
+}
+
+// i = 0, acc = acc0; while i < n (and, with `cond_reads_acc`, acc > -1000):
+// acc = i < d ? acc * 0.5 + i : dead, i += 1. The then branch's Merge reads
+// two copies of one value (the same whichever comes first); the else
+// branch feeds it nothing (`rewires`: the Merge's input to point at the
+// copy's source). acc is dead from iteration d + 1 on; with
+// `cond_reads_acc` so is the LoopCond there, and the loop ends with i dead
+// too.
+Status AddDyingLoop(const Scope& s, Output n, Output d, Output acc0, bool cond_reads_acc,
+                    std::vector<Output>* outputs,
+                    std::vector<std::pair<std::string, std::string>>* rewires) {
+  ops::WhileLoopOptions options;
+  options.name = "dying";
+  return ops::WhileLoop(
+      s, {ops::Const(s, 0), acc0},
+      [&](const Scope& c, const std::vector<Output>& v, Output* pred) {
+        *pred = ops::Less(c, v[0], n);
+        if (cond_reads_acc) *pred = ops::LogicalAnd(c, *pred, ops::Greater(c, v[1], -1000.0f));
+        return Status::OK();
+      },
+      [&](const Scope& b, const std::vector<Output>& v, std::vector<Output>* next) {
+        std::vector<Output> branch;
+        WEIR_RETURN_IF_ERROR(ops::Cond(
+            b, ops::Less(b, v[0], d),
+            [&](const Scope& t, std::vector<Output>* out) {
+              auto live = ops::Add(t, ops::Mul(t, v[1], 0.5f), ops::Cast(t, v[0], DT_FLOAT));
+              out->push_back(ops::Identity(t, live));
+              rewires->emplace_back(out->back().name(), live.name());
+              return Status::OK();
+            },
+            [&](const Scope& e, std::vector<Output>* out) {
+              out->push_back(ops::Neg(e, v[1]));
+              return Status::OK();
+            },
+            &branch));
+        next->push_back(ops::Add(b, v[0], 1));
+        next->push_back(branch[0]);
+        return Status::OK();
+      },
+      outputs, options);
+}
+
+// The dying loop with acc0 = 1 (fetch "i" and "acc"), or with `nested`
+// inside a loop of two iterations that feeds it acc (fetch "i" for the
+// outer count, "acc" for the outer acc). "done" is a Const after a
+// ControlTrigger on acc's Exit: produced whether acc is live or dead.
+GraphDef DyingLoop(bool cond_reads_acc, bool nested) {
+  Scope root = Scope::NewRootScope();
+  Scope s = root.WithDevice("/device:CPU:0");
+  auto n = ops::Placeholder(s.WithOpName("n"), DT_INT32);
+  auto d = ops::Placeholder(s.WithOpName("d"), DT_INT32);
+  std::vector<Output> outputs;
+  std::vector<std::pair<std::string, std::string>> rewires;
+  Status built;
+  if (nested) {
+    built = ops::WhileLoop(
+        s, {ops::Const(s, 0), ops::Const(s, 1.0f)},
+        [&](const Scope& c, const std::vector<Output>& v, Output* pred) {
+          *pred = ops::Less(c, v[0], 2);
+          return Status::OK();
+        },
+        [&](const Scope& b, const std::vector<Output>& v, std::vector<Output>* next) {
+          std::vector<Output> inner;
+          WEIR_RETURN_IF_ERROR(AddDyingLoop(b, n, d, v[1], cond_reads_acc, &inner, &rewires));
+          next->push_back(ops::Add(b, v[0], 1));
+          next->push_back(inner[1]);
+          return Status::OK();
+        },
+        &outputs);
+  } else {
+    built = AddDyingLoop(s, n, d, ops::Const(s, 1.0f), cond_reads_acc, &outputs, &rewires);
+  }
+  EXPECT_TRUE(built.ok()) << built;
+  ops::Identity(s.WithOpName("i"), outputs[0]);
+  ops::Identity(s.WithOpName("acc"), outputs[1]);
+  auto trigger =
+      ops::ControlTrigger(s.WithOpName("acc_ended").WithControlDependencies({outputs[1]}));
+  ops::Const(s.WithOpName("done").WithControlDependencies({trigger}), 7);
+  EXPECT_TRUE(root.ok()) << root.status();
+  GraphDef graph = root.ToGraphDef();
+  int rewired = 0;
+  for (NodeDef& node : graph.nodes) {
+    for (const auto& [copy, live] : rewires) {
+      if (node.op == "Merge" && node.inputs.size() == 2 && node.inputs[1] == copy) {
+        node.inputs[0] = live;
+        ++rewired;
+      }
+    }
+  }
+  EXPECT_EQ(rewired, 1);
+  return graph;
+}
+
+struct DyingLoopCase {
+  bool cond_reads_acc;
+  bool nested;
+};
+
+class DyingLoopTest : public ControlFlowPartitionTest,
+                      public ::testing::WithParamInterface<DyingLoopCase> {};
+
+TEST_P(DyingLoopTest, CutAnywhereMatchesOneDevice) {
+  const auto [cond_reads_acc, nested] = GetParam();
+  std::vector<std::vector<std::pair<std::string, Tensor>>> feeds;
+  for (int32_t n : {0, 1, 3, 6}) {
+    for (int32_t d : {0, 1, 2, 10}) {
+      feeds.push_back({{"n", Tensor::Scalar<int32_t>(n)}, {"d", Tensor::Scalar<int32_t>(d)}});
+    }
+  }
+  const std::vector<std::vector<std::string>> fetch_sets = {
+      {"i"}, {"acc"}, {"done"}, {"i", "acc", "done"}};
+  const GraphDef graph = DyingLoop(cond_reads_acc, nested);
+  const std::vector<Outcome> single = RunCases(graph, 1, feeds, fetch_sets);
+  ASSERT_EQ(single.size(), feeds.size() * fetch_sets.size());
+  // The reference, from plain C++: acc is computed in iterations before d
+  // and dead after; a loop condition that reads a dead acc is dead. Nested,
+  // a dead acc enters the second inner loop dead, and the outer count
+  // never reads it.
+  for (size_t f = 0; f < feeds.size(); ++f) {
+    const int32_t n = feeds[f][0].second.scalar<int32_t>();
+    const int32_t d = feeds[f][1].second.scalar<int32_t>();
+    const std::string what = StrCat("n ", n, ", d ", d);
+    const bool acc_dies = d < n;
+    const bool i_dies = acc_dies && cond_reads_acc && !nested;
+    float acc = 1.0f;
+    for (int outer = 0; outer < (nested ? 2 : 1); ++outer) {
+      for (int32_t k = 0; k < n; ++k) acc = acc * 0.5f + static_cast<float>(k);
+    }
+    const Outcome* outcome = &single[fetch_sets.size() * f];
+    EXPECT_EQ(outcome[0].status.ok(), !i_dies) << what << ": " << Describe(outcome[0]);
+    if (!i_dies && outcome[0].status.ok()) {
+      EXPECT_EQ(outcome[0].outputs[0].scalar<int32_t>(), nested ? 2 : n) << what;
+    }
+    EXPECT_EQ(outcome[1].status.ok(), !acc_dies) << what << ": " << Describe(outcome[1]);
+    if (!acc_dies && outcome[1].status.ok()) {
+      EXPECT_EQ(outcome[1].outputs[0].scalar<float>(), acc) << what;
+    }
+    if (acc_dies) EXPECT_EQ(outcome[1].status.code(), Code::kInternal) << what;
+    ASSERT_TRUE(outcome[2].status.ok()) << what << ": " << outcome[2].status;
+    EXPECT_EQ(outcome[2].outputs[0].scalar<int32_t>(), 7) << what;
+    EXPECT_EQ(outcome[3].status.ok(), !acc_dies && !i_dies) << what << ": " << Describe(outcome[3]);
+  }
+  for (int devices : {2, 3}) {
+    for (uint32_t seed = 0; seed < 8; ++seed) {
+      const std::vector<Outcome> split = RunCases(
+          ScatterOverDevices(graph, 100 * devices + seed, devices), devices, feeds, fetch_sets);
+      ASSERT_EQ(split.size(), single.size());
+      for (size_t r = 0; r < split.size(); ++r) {
+        ExpectSameOutcome(split[r], single[r],
+                          StrCat(devices, " devices, seed ", seed, ", run ", r));
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(DeadVariablesAndConditions, DyingLoopTest,
+                         ::testing::Values(DyingLoopCase{false, false}, DyingLoopCase{true, false},
+                                           DyingLoopCase{false, true}, DyingLoopCase{true, true}));
+
 }  // namespace
 }  // namespace weir

@@ -186,6 +186,9 @@ struct FrameState {
   };
   std::vector<Value> invariants;  // is_constant Enters: delivered to every iteration
   std::vector<Value> deferred;    // NextIteration outputs waiting for parallel_iterations
+  // Dead NextIterations of the newest iteration: the next one gets their
+  // deadness if a live value starts it.
+  std::vector<int> dead_next;
   std::vector<int> dead_exits;
   std::vector<std::unique_ptr<IterationState>> owned_iterations;
   std::vector<IterationState*> free_iterations;
@@ -235,6 +238,7 @@ class ExecutorState {
                   bool dead, ReadyList* ready);
   void StartNextIteration(const NodeItem& item, const TaggedNode& node, Tensor value,
                           ReadyList* ready);
+  void DeadToNextIteration(const NodeItem& item, const TaggedNode& node, ReadyList* ready);
   FrameState* FindOrCreateChildFrame(const NodeItem& item, IterationState* parent_iter);
   // REQUIRES: frame->mu held.
   IterationState* StartIteration(FrameState* frame, ReadyList* ready);
@@ -556,8 +560,11 @@ int ExecutorState::PropagateOutputs(const NodeItem& item, const TaggedNode& node
       ActivateCounted(item, iter->frame->parent_iter, outputs, false, false, ready);
       return 0;
     case NodeKind::kNextIteration:
-      // A dead value ends the loop: nothing goes to the next iteration.
-      if (!dead) StartNextIteration(item, node, std::move(outputs[0]), ready);
+      if (dead) {
+        DeadToNextIteration(item, node, ready);
+      } else {
+        StartNextIteration(item, node, std::move(outputs[0]), ready);
+      }
       return 0;
     default:
       return ActivateEdges(item, iter, outputs, dead, /*from_enter=*/false, ready);
@@ -728,6 +735,9 @@ void ExecutorState::EnterFrame(const NodeItem& item, const TaggedNode& node,
 
 IterationState* ExecutorState::TakeIteration(FrameState* frame) {
   const FrameInfo& info = *frame->info;
+  const std::vector<int32_t>& pending_init =
+      frame->newest_iter < 0 || info.pending_after_first.empty() ? info.pending_init
+                                                                 : info.pending_after_first;
   IterationState* iter;
   if (!frame->free_iterations.empty()) {
     iter = frame->free_iterations.back();
@@ -739,7 +749,7 @@ IterationState* ExecutorState::TakeIteration(FrameState* frame) {
     if (info.num_inputs > 0) iter->inputs.reset(new Tensor[info.num_inputs]);
   }
   for (int i = 0; i < info.num_nodes; ++i) {
-    iter->pending[i].store(info.pending_init[i], std::memory_order_relaxed);
+    iter->pending[i].store(pending_init[i], std::memory_order_relaxed);
   }
   iter->frame = frame;
   iter->base = info.node_base;
@@ -765,6 +775,8 @@ IterationState* ExecutorState::StartIteration(FrameState* frame, ReadyList* read
     ActivateCounted(plan_->items[invariant.id], iter, std::span<Tensor>(&copy, 1),
                     invariant.dead, true, ready);
   }
+  for (int id : frame->dead_next) ActivateCounted(plan_->items[id], iter, {}, true, false, ready);
+  frame->dead_next.clear();
   return iter;
 }
 
@@ -791,6 +803,21 @@ void ExecutorState::StartNextIteration(const NodeItem& item, const TaggedNode& n
   ActivateCounted(item, next, std::span<Tensor>(&value, 1), false, false, ready);
 }
 
+void ExecutorState::DeadToNextIteration(const NodeItem& item, const TaggedNode& node,
+                                        ReadyList* ready) {
+  // A dead value starts no iteration, but an iteration that live values
+  // start gets it: otherwise the loop variable's nodes there would never
+  // run, and a _Send among them would leave its _Recv on another device,
+  // which the control loop starts in every iteration, waiting forever.
+  FrameState* frame = node.iter->frame;
+  std::lock_guard<std::mutex> lock(frame->mu);
+  if (IterationState* next = node.iter->next) {
+    ActivateCounted(item, next, {}, /*dead=*/true, false, ready);
+  } else {
+    frame->dead_next.push_back(node.id);
+  }
+}
+
 void ExecutorState::IterationDone(IterationState* iter, ReadyList* ready) {
   FrameState* frame = iter->frame;
   for (;;) {
@@ -802,6 +829,7 @@ void ExecutorState::IterationDone(IterationState* iter, ReadyList* ready) {
       IterationState* next = iter->next;
       if (next == nullptr && frame->deferred.empty()) {
         // The last iteration: its dead Exits are what the parent sees.
+        frame->dead_next.clear();
         for (int id : frame->info->exits) {
           if (iter->pending[id - iter->base].load(std::memory_order_relaxed) & kExitRanDeadBit) {
             frame->dead_exits.push_back(id);

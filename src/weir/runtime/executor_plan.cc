@@ -91,6 +91,7 @@ Status ExecutorPlan::Build(const Graph& graph, Device* device, const KernelRegis
       }
     }
     int32_t pending = static_cast<int32_t>(node->in_edges().size());
+    int32_t pending_after_first = 0;  // added to `pending` in later iterations
     if (item.kind == ExecNodeKind::kMerge) {
       const int controls = pending - item.num_inputs;
       if (controls > PendingWord::kMaxMergeControls || item.num_inputs > PendingWord::kMaxMergeInputs) {
@@ -99,6 +100,9 @@ Status ExecutorPlan::Build(const Graph& graph, Device* device, const KernelRegis
                                        PendingWord::kMaxMergeInputs, " and ", PendingWord::kMaxMergeControls);
       }
       pending = controls * PendingWord::kMergeControlOne;
+      for (const Edge* e : node->data_inputs()) {
+        if (info.OnlyInFirstIteration(e->src())) pending_after_first += PendingWord::kMergeDeadOne;
+      }
       for (int k = 0; k < item.num_inputs; ++k) {
         item.merge_indices.push_back(Tensor::Scalar<int32_t>(k));
       }
@@ -109,6 +113,7 @@ Status ExecutorPlan::Build(const Graph& graph, Device* device, const KernelRegis
       roots.push_back(static_cast<int>(i));
     }
     frame.pending_init.push_back(pending);
+    frame.pending_after_first.push_back(pending + pending_after_first);
     if (item.kind == ExecNodeKind::kExit) frame.exits.push_back(static_cast<int>(i));
     if (item.kind == ExecNodeKind::kEnter) {
       const AttrMap& attrs = node->def().attrs;
@@ -161,6 +166,9 @@ Status ExecutorPlan::Build(const Graph& graph, Device* device, const KernelRegis
       const int dst = dense[e->dst()->id()];
       control_edges.push_back((dst << kControlFlagBits) | (dst_flags(dst) & ~kToExit));
     }
+  }
+  for (ExecutorPlan::FrameInfo& frame : frames) {
+    if (frame.pending_after_first == frame.pending_init) frame.pending_after_first.clear();
   }
   for (int id : roots) has_expensive_root |= items[id].is_expensive;
   // In reverse topological order every successor's priority is known first.

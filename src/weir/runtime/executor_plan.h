@@ -129,6 +129,10 @@ struct ExecutorPlan {
     int num_inputs = 0;  // input slots of all its nodes
     int num_enters = 0;
     std::vector<int32_t> pending_init;  // per node of the frame
+    // The same for iterations after the first: a Merge's inputs that exist in
+    // the first iteration only (from an Enter) count as dead already, so a
+    // Merge whose back edges are all dead is dead. Empty: pending_init.
+    std::vector<int32_t> pending_after_first;
     std::vector<int> exits;             // ids of its Exit nodes
   };
 
