@@ -111,10 +111,10 @@ class ReaderGraph {
 
 Output MakeTFRecordReader(const Scope& s) { return ops::TFRecordReaderV2(s); }
 
-class ReaderKernelsTest : public ::testing::Test {
+class ReaderOpsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::string pattern = (fs::temp_directory_path() / "weir_reader_test.XXXXXX").string();
+    std::string pattern = (fs::temp_directory_path() / "weir_reader_ops_test.XXXXXX").string();
     ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
     dir_ = pattern;
   }
@@ -137,7 +137,7 @@ class ReaderKernelsTest : public ::testing::Test {
   std::string dir_;
 };
 
-TEST_F(ReaderKernelsTest, TFRecordReaderReadsEveryFileOfTheQueueThenOutOfRange) {
+TEST_F(ReaderOpsTest, TFRecordReaderReadsEveryFileOfTheQueueThenOutOfRange) {
   std::string a = WriteRecords("a", {"a0", "", "a2"});
   std::string b = WriteRecords("b", {std::string("\0\xff", 2)});
   std::string empty = WriteRecords("empty", {});
@@ -157,7 +157,7 @@ TEST_F(ReaderKernelsTest, TFRecordReaderReadsEveryFileOfTheQueueThenOutOfRange) 
   EXPECT_EQ(g.Read(&key, &value).code(), Code::kOutOfRange);
 }
 
-TEST_F(ReaderKernelsTest, TFRecordReaderCompressed) {
+TEST_F(ReaderOpsTest, TFRecordReaderCompressed) {
   for (RecordCompression c : {RecordCompression::kZlib, RecordCompression::kGzip}) {
     std::string name(RecordCompressionName(c));
     std::string file = WriteRecords(name, {"x", std::string(10000, 'y'), "z"}, c);
@@ -173,7 +173,7 @@ TEST_F(ReaderKernelsTest, TFRecordReaderCompressed) {
   }
 }
 
-TEST_F(ReaderKernelsTest, ReadUpToGivesBatchesAndASmallerLastOne) {
+TEST_F(ReaderOpsTest, ReadUpToGivesBatchesAndASmallerLastOne) {
   std::vector<std::string> records;
   for (int i = 0; i < 7; ++i) records.push_back(StrCat("r", i));
   std::string a = WriteRecords("a", {records.begin(), records.begin() + 4});
@@ -217,7 +217,7 @@ std::vector<std::string> FixedLengthRecords(const std::string& file, int64_t hea
   return out;
 }
 
-TEST_F(ReaderKernelsTest, FixedLengthRecordReaderAsTensorFlow) {
+TEST_F(ReaderOpsTest, FixedLengthRecordReaderAsTensorFlow) {
   std::string contents;
   for (int i = 0; i < 103; ++i) contents.push_back(static_cast<char>(i * 7));
   struct Case {
@@ -262,7 +262,7 @@ TEST_F(ReaderKernelsTest, FixedLengthRecordReaderAsTensorFlow) {
   }
 }
 
-TEST_F(ReaderKernelsTest, TextLineReaderSkipsHeadersAndNumbersLines) {
+TEST_F(ReaderOpsTest, TextLineReaderSkipsHeadersAndNumbersLines) {
   std::string a = WriteText("a.csv", "h1\nh2\nx,1\r\n\ny,2");
   std::string b = WriteText("b.csv", "only header\n");
   std::string c = WriteText("c.csv", "h\nz\n");
@@ -278,7 +278,7 @@ TEST_F(ReaderKernelsTest, TextLineReaderSkipsHeadersAndNumbersLines) {
   EXPECT_EQ(keys, (std::vector<std::string>{a + ":3", a + ":4", a + ":5"}));
 }
 
-TEST_F(ReaderKernelsTest, WholeFileReader) {
+TEST_F(ReaderOpsTest, WholeFileReader) {
   std::string a = WriteText("a", std::string("whole\0file", 10));
   std::string e = WriteText("e", "");
   ReaderGraph g([](const Scope& s) { return ops::WholeFileReaderV2(s); });
@@ -290,7 +290,7 @@ TEST_F(ReaderKernelsTest, WholeFileReader) {
   EXPECT_EQ(values, (std::vector<std::string>{std::string("whole\0file", 10), ""}));
 }
 
-TEST_F(ReaderKernelsTest, ResetDropsTheFileAndTheCounts) {
+TEST_F(ReaderOpsTest, ResetDropsTheFileAndTheCounts) {
   std::string a = WriteRecords("a", {"a0", "a1", "a2"});
   std::string b = WriteRecords("b", {"b0"});
   ReaderGraph g(MakeTFRecordReader);
@@ -306,7 +306,7 @@ TEST_F(ReaderKernelsTest, ResetDropsTheFileAndTheCounts) {
   EXPECT_EQ(value, "b0");  // the rest of a was dropped
 }
 
-TEST_F(ReaderKernelsTest, BadFilesAreErrorsNamingReaderFileAndOffsetThenSkipped) {
+TEST_F(ReaderOpsTest, BadFilesAreErrorsNamingReaderFileAndOffsetThenSkipped) {
   std::string good = WriteRecords("good", {"g0"});
   std::string corrupt = WriteRecords("corrupt", {"c0", "c1"});
   std::string bytes = *ReadFileToString(corrupt);
@@ -331,7 +331,7 @@ TEST_F(ReaderKernelsTest, BadFilesAreErrorsNamingReaderFileAndOffsetThenSkipped)
   EXPECT_EQ(g.Read(&key, &value).code(), Code::kOutOfRange);
 }
 
-TEST_F(ReaderKernelsTest, BadAttrsAndMisuse) {
+TEST_F(ReaderOpsTest, BadAttrsAndMisuse) {
   std::vector<Tensor> out;
   auto run_reader = [&](const std::function<Output(const Scope&)>& make) {
     ReaderGraph g(make);
@@ -378,9 +378,23 @@ TEST_F(ReaderKernelsTest, BadAttrsAndMisuse) {
   s = ints.Read(&key, &value);
   EXPECT_EQ(s.code(), Code::kInvalidArgument) << s;
   EXPECT_TRUE(Mentions(s, "string file names")) << s;
+
+  // Handles swapped: a queue where the reader goes, a reader for the queue.
+  Scope swapped = Scope::NewRootScope();
+  Output queue = ops::FIFOQueueV2(swapped.WithOpName("q"), {DT_STRING});
+  Output reader = ops::TFRecordReaderV2(swapped.WithOpName("reader"));
+  ops::ReaderReadV2(swapped.WithOpName("read"), queue, reader);
+  ops::ReaderNumRecordsProducedV2(swapped.WithOpName("produced"), queue);
+  auto session2 = std::move(Session::New({})).value();
+  ASSERT_TRUE(session2->Create(swapped.ToGraphDef()).ok());
+  for (const char* node : {"read", "produced"}) {
+    s = session2->Run({}, {StrCat(node, ":0")}, {}, &out);
+    EXPECT_EQ(s.code(), Code::kInvalidArgument) << s;
+    EXPECT_TRUE(Mentions(s, "expected a Reader")) << s;
+  }
 }
 
-TEST_F(ReaderKernelsTest, WaitingReadsEndOnTimeoutAndClose) {
+TEST_F(ReaderOpsTest, WaitingReadsEndOnTimeoutAndClose) {
   std::string a = WriteRecords("a", {"a0"});
   ReaderGraph g(MakeTFRecordReader);
   std::string key, value;
@@ -419,7 +433,7 @@ TEST_F(ReaderKernelsTest, WaitingReadsEndOnTimeoutAndClose) {
   EXPECT_EQ(s.code(), Code::kOutOfRange) << s;
 }
 
-TEST_F(ReaderKernelsTest, SessionCloseEndsWaitingReads) {
+TEST_F(ReaderOpsTest, SessionCloseEndsWaitingReads) {
   ReaderGraph g(MakeTFRecordReader);
   Status results[2];
   std::thread readers[2];
@@ -436,7 +450,7 @@ TEST_F(ReaderKernelsTest, SessionCloseEndsWaitingReads) {
 }
 
 // Threads sharing one reader see every record exactly once.
-TEST_F(ReaderKernelsTest, ThreadsSharingAReaderLoseAndDuplicateNothing) {
+TEST_F(ReaderOpsTest, ThreadsSharingAReaderLoseAndDuplicateNothing) {
   std::vector<std::string> files;
   std::set<std::string> expected;
   for (int f = 0; f < 8; ++f) {
@@ -480,7 +494,7 @@ TEST_F(ReaderKernelsTest, ThreadsSharingAReaderLoseAndDuplicateNothing) {
   EXPECT_EQ(g.Count("completed"), 8);
 }
 
-TEST_F(ReaderKernelsTest, MatchingFilesReadFileWriteFile) {
+TEST_F(ReaderOpsTest, MatchingFilesReadFileWriteFile) {
   WriteText("x-2", "");
   WriteText("x-1", "");
   WriteText("y-1", "");
