@@ -25,7 +25,7 @@ StatusOr<std::shared_ptr<ResourceBase>> ResourceMgr::DoLookup(const std::string&
 }
 
 std::shared_ptr<ResourceBase> ResourceMgr::DoFind(const std::string& container, const char* type,
-                                                   const std::string& name) const {
+                                                  const std::string& name) const {
   std::lock_guard<std::mutex> lock(mu_);
   auto bucket = containers_.find(container);
   if (bucket == containers_.end()) return nullptr;

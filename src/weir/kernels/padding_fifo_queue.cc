@@ -30,7 +30,7 @@ StatusOr<std::shared_ptr<PaddingFIFOQueue>> PaddingFIFOQueue::Create(QueueOption
 }
 
 StatusOr<QueueInterface::Tuple> PaddingFIFOQueue::MakeBatch(OpKernelContext* context,
-                                            std::vector<Tuple>& elements) const {
+                                                            std::vector<Tuple>& elements) const {
   const int64_t n = static_cast<int64_t>(elements.size());
   Tuple batch(component_dtypes().size());
   for (size_t c = 0; c < batch.size(); ++c) {

@@ -17,8 +17,7 @@ class PaddingFIFOQueue final : public FIFOQueue {
   explicit PaddingFIFOQueue(QueueOptions options);
 
   Status CheckCanDequeueMany() const override { return Status::OK(); }
-  StatusOr<Tuple> MakeBatch(OpKernelContext* context,
-                            std::vector<Tuple>& elements) const override;
+  StatusOr<Tuple> MakeBatch(OpKernelContext* context, std::vector<Tuple>& elements) const override;
 };
 
 }  // namespace weir

@@ -42,16 +42,16 @@ StatusOr<std::shared_ptr<PriorityQueue>> PriorityQueue::Create(QueueOptions opti
 
 Status PriorityQueue::ValidateTuple(const Tuple& tuple) const {
   if (!tuple.empty() && tuple[0].dtype() != DT_INT64) {
-    return errors::InvalidArgument(queue_name(), ": component 0 is the priority and must be int64, got ",
-                                   tuple[0].dtype());
+    return errors::InvalidArgument(
+        queue_name(), ": component 0 is the priority and must be int64, got ", tuple[0].dtype());
   }
   return QueueBase::ValidateTuple(tuple);
 }
 
 Status PriorityQueue::ValidateManyTuple(const Tuple& tuple) const {
   if (!tuple.empty() && tuple[0].dtype() != DT_INT64) {
-    return errors::InvalidArgument(queue_name(), ": component 0 is the priority and must be int64, got ",
-                                   tuple[0].dtype());
+    return errors::InvalidArgument(
+        queue_name(), ": component 0 is the priority and must be int64, got ", tuple[0].dtype());
   }
   return QueueBase::ValidateManyTuple(tuple);
 }

@@ -58,8 +58,7 @@ Status QueueBase::ValidateTuple(const Tuple& tuple) const {
   for (size_t i = 0; i < tuple.size(); ++i) {
     if (!shapes_[i].IsCompatibleWith(tuple[i].shape())) {
       return errors::InvalidArgument(queue_name_, ": component ", i, " (", dtypes_[i],
-                                     ") has shape ", tuple[i].shape(), ", expected ",
-                                     shapes_[i]);
+                                     ") has shape ", tuple[i].shape(), ", expected ", shapes_[i]);
     }
   }
   return Status::OK();
@@ -220,8 +219,8 @@ void QueueBase::Submit(Attempt attempt) {
       self->cancellation = cancellation;
       self->token = cancellation->GetToken();
       std::weak_ptr<QueueBase> weak = weak_from_this();
-      self->registered = cancellation->RegisterCallback(
-          self->token, [weak, cancellation, token = self->token] {
+      self->registered =
+          cancellation->RegisterCallback(self->token, [weak, cancellation, token = self->token] {
             if (std::shared_ptr<QueueBase> queue = weak.lock()) queue->Cancel(cancellation, token);
           });
       if (!self->registered) {  // the step is already cancelled: fail now
@@ -370,7 +369,7 @@ Status QueueBase::CheckCanDequeueMany() const {
 }
 
 StatusOr<QueueInterface::Tuple> QueueBase::MakeBatch(OpKernelContext* context,
-                                     std::vector<Tuple>& elements) const {
+                                                     std::vector<Tuple>& elements) const {
   const int64_t n = static_cast<int64_t>(elements.size());
   Tuple batch(dtypes_.size());
   for (size_t c = 0; c < dtypes_.size(); ++c) {

@@ -88,8 +88,7 @@ class QueueBase : public QueueInterface, public std::enable_shared_from_this<Que
   virtual Status CheckCanDequeueMany() const;
   // Stacks `elements` along a new dim 0 (runs outside the lock); with no
   // elements, a batch of size 0.
-  virtual StatusOr<Tuple> MakeBatch(OpKernelContext* context,
-                                    std::vector<Tuple>& elements) const;
+  virtual StatusOr<Tuple> MakeBatch(OpKernelContext* context, std::vector<Tuple>& elements) const;
   // The kind's own attrs for MatchesNodeDef (min_after_dequeue, seeds).
   virtual Status MatchesKindAttrs(const NodeDef& node_def) const;
 

@@ -175,8 +175,7 @@ class QueueDequeueOp final : public AsyncOpKernel {
                         done);
       n = *n_tensor.data<int32_t>();
       OP_REQUIRES_ASYNC(context, n >= 0,
-                        errors::InvalidArgument(type_string(), " requested ", n,
-                                                " < 0 elements"),
+                        errors::InvalidArgument(type_string(), " requested ", n, " < 0 elements"),
                         done);
     }
     std::shared_ptr<QueueInterface> held = std::move(queue).value();

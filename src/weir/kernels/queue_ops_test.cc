@@ -40,7 +40,8 @@ AttrMap Shapes(std::vector<PartialShape> shapes, int64_t capacity = -1) {
 void ExpectError(const Status& s, Code code, const std::vector<std::string>& fragments) {
   EXPECT_EQ(s.code(), code) << s;
   for (const std::string& fragment : fragments) {
-    EXPECT_NE(s.message().find(fragment), std::string::npos) << "'" << fragment << "' not in: " << s;
+    EXPECT_NE(s.message().find(fragment), std::string::npos)
+        << "'" << fragment << "' not in: " << s;
   }
 }
 
@@ -53,9 +54,9 @@ TEST(QueueOpsTest, TwoComponentsThroughEnqueueManyAndDequeueMany) {
   Scope root = Scope::NewRootScope();
   Output q = ops::FIFOQueueV2(root.WithOpName("q"), {DT_INT64, DT_FLOAT},
                               Shapes({PartialShape({}), PartialShape({2})}));
-  ops::QueueEnqueueManyV2(root.WithOpName("put"), q,
-                          {Input({int64_t{1}, int64_t{2}, int64_t{3}}),
-                           Input({{1.f, 2.f}, {3.f, 4.f}, {5.f, 6.f}})});
+  ops::QueueEnqueueManyV2(
+      root.WithOpName("put"), q,
+      {Input({int64_t{1}, int64_t{2}, int64_t{3}}), Input({{1.f, 2.f}, {3.f, 4.f}, {5.f, 6.f}})});
   ops::QueueDequeueManyV2(root.WithOpName("take2"), q, 2, {DT_INT64, DT_FLOAT});
   ops::QueueDequeueV2(root.WithOpName("take1"), q, {DT_INT64, DT_FLOAT});
   ops::QueueDequeueManyV2(root.WithOpName("take0"), q, 0, {DT_INT64, DT_FLOAT});
@@ -103,7 +104,8 @@ TEST(QueueOpsTest, BadElementsNameTheComponent) {
   Scope root = Scope::NewRootScope();
   Output q = ops::FIFOQueueV2(root.WithOpName("q"), {DT_INT64, DT_FLOAT},
                               Shapes({PartialShape({}), PartialShape({2})}));
-  ops::QueueEnqueueV2(root.WithOpName("wrong_shape"), q, {Input(int64_t{1}), Input({1.f, 2.f, 3.f})});
+  ops::QueueEnqueueV2(root.WithOpName("wrong_shape"), q,
+                      {Input(int64_t{1}), Input({1.f, 2.f, 3.f})});
   ops::QueueEnqueueV2(root.WithOpName("wrong_dtype"), q, {Input(int64_t{1}), Input({1, 2})});
   ops::QueueEnqueueV2(root.WithOpName("wrong_count"), q, {Input(int64_t{1})});
   ops::QueueEnqueueManyV2(root.WithOpName("ragged_batch"), q,
@@ -205,7 +207,8 @@ TEST(QueueOpsTest, PaddingQueuePadsWithZerosAndEmptyStrings) {
   s1.data<std::string>()[0] = "a";
   s1.data<std::string>()[1] = "b";
   Tensor s2(DT_STRING, TensorShape({2, 3}));
-  for (int i = 0; i < 6; ++i) s2.data<std::string>()[i] = std::string(1, static_cast<char>('c' + i));
+  for (int i = 0; i < 6; ++i)
+    s2.data<std::string>()[i] = std::string(1, static_cast<char>('c' + i));
   put("put1", Input({1, 2, 3}), Input(s1));
   put("put2", Input({4}), Input(s2));
   put("bad_rank", Input(Tensor::FromVector<int32_t>({1, 2}, TensorShape({1, 2}))), Input(s1));
@@ -281,9 +284,9 @@ TEST(QueueOpsTest, BadQueueAttrsAreErrors) {
        {"PaddingFIFOQueue '_q'", "needs a shape"}},
       {"min_after_dequeue >= capacity",
        [](const Scope& s) {
-         ops::RandomShuffleQueueV2(s.WithOpName("q"), {DT_INT64},
-                                   {{"capacity", AttrValue(int64_t{4})},
-                                    {"min_after_dequeue", AttrValue(int64_t{4})}});
+         ops::RandomShuffleQueueV2(
+             s.WithOpName("q"), {DT_INT64},
+             {{"capacity", AttrValue(int64_t{4})}, {"min_after_dequeue", AttrValue(int64_t{4})}});
        },
        {"min_after_dequeue 4 must be less than capacity 4"}},
   };

@@ -9,8 +9,9 @@ namespace {
 
 std::mt19937_64 MakeGenerator(int64_t seed, int64_t seed2) {
   if (seed == 0 && seed2 == 0) return std::mt19937_64(std::random_device()());
-  std::seed_seq sequence{static_cast<uint64_t>(seed) >> 32, static_cast<uint64_t>(seed) & 0xffffffffu,
-                         static_cast<uint64_t>(seed2) >> 32, static_cast<uint64_t>(seed2) & 0xffffffffu};
+  std::seed_seq sequence{
+      static_cast<uint64_t>(seed) >> 32, static_cast<uint64_t>(seed) & 0xffffffffu,
+      static_cast<uint64_t>(seed2) >> 32, static_cast<uint64_t>(seed2) & 0xffffffffu};
   return std::mt19937_64(sequence);
 }
 
@@ -24,8 +25,10 @@ RandomShuffleQueue::RandomShuffleQueue(QueueOptions options, int64_t min_after_d
       seed2_(seed2),
       generator_(MakeGenerator(seed, seed2)) {}
 
-StatusOr<std::shared_ptr<RandomShuffleQueue>> RandomShuffleQueue::Create(
-    QueueOptions options, int64_t min_after_dequeue, int64_t seed, int64_t seed2) {
+StatusOr<std::shared_ptr<RandomShuffleQueue>> RandomShuffleQueue::Create(QueueOptions options,
+                                                                         int64_t min_after_dequeue,
+                                                                         int64_t seed,
+                                                                         int64_t seed2) {
   const std::string name = StrCat("RandomShuffleQueue '", options.name, "'");
   WEIR_RETURN_IF_ERROR(CheckQueueShapes(name, options.component_types, options.shapes, false));
   if (min_after_dequeue < 0) {
@@ -65,8 +68,8 @@ Status RandomShuffleQueue::MatchesKindAttrs(const NodeDef& node_def) const {
   if (min_after_dequeue != min_after_dequeue_ || seed != seed_ || seed2 != seed2_) {
     return errors::InvalidArgument("shared queue ", queue_name(), " has min_after_dequeue ",
                                    min_after_dequeue_, ", seed ", seed_, ", seed2 ", seed2_,
-                                   " but node '", node_def.name, "' asks for ",
-                                   min_after_dequeue, ", ", seed, ", ", seed2);
+                                   " but node '", node_def.name, "' asks for ", min_after_dequeue,
+                                   ", ", seed, ", ", seed2);
   }
   return Status::OK();
 }

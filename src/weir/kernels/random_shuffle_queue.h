@@ -19,8 +19,7 @@ class RandomShuffleQueue final : public QueueBase {
                                                               int64_t seed, int64_t seed2);
 
  private:
-  RandomShuffleQueue(QueueOptions options, int64_t min_after_dequeue, int64_t seed,
-                     int64_t seed2);
+  RandomShuffleQueue(QueueOptions options, int64_t min_after_dequeue, int64_t seed, int64_t seed2);
 
   int64_t StoredLocked() const override { return static_cast<int64_t>(elements_.size()); }
   int64_t DequeuableLocked() const override;

@@ -29,8 +29,8 @@ Status UnknownOutputs(InferenceContext* c) {
 
 // DequeueMany's `n`, when a constant, must be >= 0 (TensorFlow's check).
 Status DequeueManyShape(InferenceContext* c) {
-  if (const Tensor* n = c->input_tensor(1); n != nullptr && n->dtype() == DT_INT32 &&
-                                            n->NumElements() == 1) {
+  if (const Tensor* n = c->input_tensor(1);
+      n != nullptr && n->dtype() == DT_INT32 && n->NumElements() == 1) {
     const int32_t value = *n->data<int32_t>();
     if (value < 0) return errors::InvalidArgument("Input 'n' must be >= 0, but is ", value);
   }

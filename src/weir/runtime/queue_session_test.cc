@@ -126,7 +126,6 @@ TEST(QueueSessionTest, EnqueueDequeueCloseSizeInOrder) {
       << drained.status();
 }
 
-
 // Runs `blocked` on a thread, lets it block, then `wake`s it; the blocked
 // call must return `expected`. The wake-up latency (from `wake` to the
 // return) is printed; the spec is 100 ms, the assertion generous (1 s) as
@@ -253,9 +252,9 @@ TEST(QueueSessionTest, StepCancellationEndsBlockedOps) {
   EXPECT_EQ(s.code(), Code::kInvalidArgument) << s;
   ASSERT_TRUE(Enqueue(session.get(), 1).ok());
   start = Clock::now();
-  s = session->Run({{"x", Tensor::FromVector<float>({1, 2, 3})},
-                    {"value", Tensor::Scalar<int64_t>(2)}},
-                   {"bad_reshape"}, {"enqueue"}, &out);
+  s = session->Run(
+      {{"x", Tensor::FromVector<float>({1, 2, 3})}, {"value", Tensor::Scalar<int64_t>(2)}},
+      {"bad_reshape"}, {"enqueue"}, &out);
   const double enqueue_ms = MillisecondsSince(start);
   EXPECT_EQ(s.code(), Code::kInvalidArgument) << s;
   std::printf("[ latency  ] step with a failing node: dequeue %.3f ms, enqueue %.3f ms\n",
@@ -343,7 +342,8 @@ void ManyProducersAndConsumers(bool batched) {
       bool singles_only = !batched;
       for (int round = 0;; ++round) {
         if (!singles_only && round % 3 != 0) {
-          StatusOr<std::vector<int64_t>> batch = DequeueMany(session.get(), 1 + round % 5, round % 3 == 2);
+          StatusOr<std::vector<int64_t>> batch =
+              DequeueMany(session.get(), 1 + round % 5, round % 3 == 2);
           if (batch.ok()) {
             seen[c].insert(seen[c].end(), batch->begin(), batch->end());
             continue;
@@ -448,16 +448,19 @@ TEST(QueueSessionTest, ShuffleQueueGivesAPermutationFixedBySeeds) {
 }
 
 TEST(QueueSessionTest, ShuffleQueueKeepsMinAfterDequeueWhileOpen) {
-  QueueGraph g("RandomShuffleQueueV2", 20, {{"min_after_dequeue", AttrValue(int64_t{5})}, {"seed", AttrValue(int64_t{1})}});
+  QueueGraph g("RandomShuffleQueueV2", 20,
+               {{"min_after_dequeue", AttrValue(int64_t{5})}, {"seed", AttrValue(int64_t{1})}});
   auto session = g.NewSession();
   ASSERT_TRUE(EnqueueMany(session.get(), {1, 2, 3, 4, 5, 6}).ok());
   ASSERT_TRUE(Dequeue(session.get()).ok());  // 6 > 5: one may leave
   ExpectWakes(
-      "shuffle dequeue at min_after_dequeue, enqueue", [&] { return Dequeue(session.get()).status(); },
+      "shuffle dequeue at min_after_dequeue, enqueue",
+      [&] { return Dequeue(session.get()).status(); },
       [&] { ASSERT_TRUE(Enqueue(session.get(), 7).ok()); }, Code::kOk);
   EXPECT_EQ(Size(session.get()), 5);
   ExpectWakes(
-      "shuffle dequeue at min_after_dequeue, close", [&] { return DequeueMany(session.get(), 5).status(); },
+      "shuffle dequeue at min_after_dequeue, close",
+      [&] { return DequeueMany(session.get(), 5).status(); },
       [&] { ASSERT_TRUE(RunTarget(session.get(), "close").ok()); }, Code::kOk);
   EXPECT_EQ(Size(session.get()), 0);
 }
