@@ -230,7 +230,9 @@ TEST_F(ControlFlowPartitionTest, NestedLoopsAcrossDevicesMatchOneDevice) {
     }
     ASSERT_EQ(split[r].outputs.size(), 1u);
     EXPECT_EQ(split[r].outputs[0].scalar<float>(), expected) << "n = " << n << ", m = " << m;
-    if (n > 0 && m > 0) EXPECT_EQ(split[r].devices.size(), 2u);
+    if (n > 0 && m > 0) {
+      EXPECT_EQ(split[r].devices.size(), 2u);
+    }
   }
   ExpectSameRuns(split, single);
 }
@@ -694,10 +696,11 @@ TEST_F(ControlFlowPartitionTest, ALoopVariableTurningDeadEndsLikeOnOneDevice) {
 // `cond_reads_acc` so is the LoopCond there, and the loop ends with i dead
 // too.
 Status AddDyingLoop(const Scope& s, Output n, Output d, Output acc0, bool cond_reads_acc,
-                    std::vector<Output>* outputs,
+                    int parallel_iterations, std::vector<Output>* outputs,
                     std::vector<std::pair<std::string, std::string>>* rewires) {
   ops::WhileLoopOptions options;
   options.name = "dying";
+  options.parallel_iterations = parallel_iterations;
   return ops::WhileLoop(
       s, {ops::Const(s, 0), acc0},
       [&](const Scope& c, const std::vector<Output>& v, Output* pred) {
@@ -727,19 +730,27 @@ Status AddDyingLoop(const Scope& s, Output n, Output d, Output acc0, bool cond_r
       outputs, options);
 }
 
+struct DyingLoopCase {
+  bool cond_reads_acc;
+  bool nested;
+  int parallel_iterations;  // of every loop
+};
+
 // The dying loop with acc0 = 1 (fetch "i" and "acc"), or with `nested`
 // inside a loop of two iterations that feeds it acc (fetch "i" for the
 // outer count, "acc" for the outer acc). "done" is a Const after a
 // ControlTrigger on acc's Exit: produced whether acc is live or dead.
-GraphDef DyingLoop(bool cond_reads_acc, bool nested) {
+GraphDef DyingLoop(const DyingLoopCase& loop) {
   Scope root = Scope::NewRootScope();
   Scope s = root.WithDevice("/device:CPU:0");
   auto n = ops::Placeholder(s.WithOpName("n"), DT_INT32);
   auto d = ops::Placeholder(s.WithOpName("d"), DT_INT32);
   std::vector<Output> outputs;
   std::vector<std::pair<std::string, std::string>> rewires;
+  ops::WhileLoopOptions outer_options;
+  outer_options.parallel_iterations = loop.parallel_iterations;
   Status built;
-  if (nested) {
+  if (loop.nested) {
     built = ops::WhileLoop(
         s, {ops::Const(s, 0), ops::Const(s, 1.0f)},
         [&](const Scope& c, const std::vector<Output>& v, Output* pred) {
@@ -748,14 +759,16 @@ GraphDef DyingLoop(bool cond_reads_acc, bool nested) {
         },
         [&](const Scope& b, const std::vector<Output>& v, std::vector<Output>* next) {
           std::vector<Output> inner;
-          WEIR_RETURN_IF_ERROR(AddDyingLoop(b, n, d, v[1], cond_reads_acc, &inner, &rewires));
+          WEIR_RETURN_IF_ERROR(AddDyingLoop(b, n, d, v[1], loop.cond_reads_acc,
+                                            loop.parallel_iterations, &inner, &rewires));
           next->push_back(ops::Add(b, v[0], 1));
           next->push_back(inner[1]);
           return Status::OK();
         },
-        &outputs);
+        &outputs, outer_options);
   } else {
-    built = AddDyingLoop(s, n, d, ops::Const(s, 1.0f), cond_reads_acc, &outputs, &rewires);
+    built = AddDyingLoop(s, n, d, ops::Const(s, 1.0f), loop.cond_reads_acc,
+                         loop.parallel_iterations, &outputs, &rewires);
   }
   EXPECT_TRUE(built.ok()) << built;
   ops::Identity(s.WithOpName("i"), outputs[0]);
@@ -778,16 +791,11 @@ GraphDef DyingLoop(bool cond_reads_acc, bool nested) {
   return graph;
 }
 
-struct DyingLoopCase {
-  bool cond_reads_acc;
-  bool nested;
-};
-
 class DyingLoopTest : public ControlFlowPartitionTest,
                       public ::testing::WithParamInterface<DyingLoopCase> {};
 
 TEST_P(DyingLoopTest, CutAnywhereMatchesOneDevice) {
-  const auto [cond_reads_acc, nested] = GetParam();
+  const auto [cond_reads_acc, nested, parallel_iterations] = GetParam();
   std::vector<std::vector<std::pair<std::string, Tensor>>> feeds;
   for (int32_t n : {0, 1, 3, 6}) {
     for (int32_t d : {0, 1, 2, 10}) {
@@ -796,7 +804,7 @@ TEST_P(DyingLoopTest, CutAnywhereMatchesOneDevice) {
   }
   const std::vector<std::vector<std::string>> fetch_sets = {
       {"i"}, {"acc"}, {"done"}, {"i", "acc", "done"}};
-  const GraphDef graph = DyingLoop(cond_reads_acc, nested);
+  const GraphDef graph = DyingLoop(GetParam());
   const std::vector<Outcome> single = RunCases(graph, 1, feeds, fetch_sets);
   ASSERT_EQ(single.size(), feeds.size() * fetch_sets.size());
   // The reference, from plain C++: acc is computed in iterations before d
@@ -822,7 +830,9 @@ TEST_P(DyingLoopTest, CutAnywhereMatchesOneDevice) {
     if (!acc_dies && outcome[1].status.ok()) {
       EXPECT_EQ(outcome[1].outputs[0].scalar<float>(), acc) << what;
     }
-    if (acc_dies) EXPECT_EQ(outcome[1].status.code(), Code::kInternal) << what;
+    if (acc_dies) {
+      EXPECT_EQ(outcome[1].status.code(), Code::kInternal) << what;
+    }
     ASSERT_TRUE(outcome[2].status.ok()) << what << ": " << outcome[2].status;
     EXPECT_EQ(outcome[2].outputs[0].scalar<int32_t>(), 7) << what;
     EXPECT_EQ(outcome[3].status.ok(), !acc_dies && !i_dies) << what << ": " << Describe(outcome[3]);
@@ -840,9 +850,11 @@ TEST_P(DyingLoopTest, CutAnywhereMatchesOneDevice) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(DeadVariablesAndConditions, DyingLoopTest,
-                         ::testing::Values(DyingLoopCase{false, false}, DyingLoopCase{true, false},
-                                           DyingLoopCase{false, true}, DyingLoopCase{true, true}));
+INSTANTIATE_TEST_SUITE_P(
+    DeadVariablesAndConditions, DyingLoopTest,
+    ::testing::Values(DyingLoopCase{false, false, 10}, DyingLoopCase{true, false, 10},
+                      DyingLoopCase{false, true, 10}, DyingLoopCase{true, true, 10},
+                      DyingLoopCase{false, false, 1}, DyingLoopCase{true, true, 1}));
 
 }  // namespace
 }  // namespace weir
