@@ -8,7 +8,7 @@
 // unpacked lists are both accepted, unknown fields are skipped. Features
 // nobody asked for are not decoded (as in TensorFlow's fast parser, so their
 // contents are not validated).
-// One divergence, as in TensorFlow's fast parser: a map entry holding its
+// One divergence from protobuf: a map entry holding its
 // value twice (no serializer writes that) keeps the last, where protobuf
 // would merge the two.
 #pragma once
