@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <deque>
 #include <cstring>
 
 #include "weir/base/checked_math.h"
@@ -447,10 +448,12 @@ Status ExampleParser::Parse(std::span<const std::string> serialized,
   std::vector<VarLenValues> sparse(num_sparse), ragged(num_ragged);
 
   std::vector<Found> found(keys_.size());
+  std::deque<std::string> merged_values;  // stable: `found` points into them
   for (int64_t i = 0; i < batch; ++i) {
     // Find the requested features' Feature messages (the last entry of a
     // key wins, as in protobuf's maps).
     std::fill(found.begin(), found.end(), Found());
+    merged_values.clear();
     bool parsed = true;
     WireReader example(serialized[i]);
     int field, wire_type;
@@ -481,7 +484,16 @@ Status ExampleParser::Parse(std::span<const std::string> serialized,
           if (field == 1 && wire_type == kLengthDelimited) {
             parsed = key_value.ReadLengthDelimited(&key);
           } else if (field == 2 && wire_type == kLengthDelimited) {
-            parsed = key_value.ReadLengthDelimited(&value);
+            std::string_view more;
+            parsed = key_value.ReadLengthDelimited(&more);
+            if (value.data() == nullptr) {
+              value = more;
+            } else {
+              // A value given twice merges, which for a message is parsing
+              // the two serializations one after the other.
+              merged_values.push_back(StrCat(value, more));
+              value = merged_values.back();
+            }
           } else {
             parsed = key_value.Skip(field, wire_type);
           }

@@ -7,10 +7,8 @@
 // last oneof member wins (repeats of that member concatenate), packed and
 // unpacked lists are both accepted, unknown fields are skipped. Features
 // nobody asked for are not decoded (as in TensorFlow's fast parser, so their
-// contents are not validated).
-// One divergence from protobuf: a map entry holding its
-// value twice (no serializer writes that) keeps the last, where protobuf
-// would merge the two.
+// contents are not validated). A map entry holding its value twice merges
+// the two, as protobuf does.
 #pragma once
 
 #include <span>

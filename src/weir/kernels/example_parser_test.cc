@@ -134,5 +134,37 @@ TEST(ExampleParserTest, AgreesWithProtobufOnMutatedExamples) {
   EXPECT_GT(agreed_invalid, 1000);
 }
 
+
+// Length-delimited field `field` holding `bytes`, as protobuf writes it.
+std::string Field(int field, const std::string& bytes) {
+  std::string out(1, static_cast<char>(field << 3 | 2));
+  out.push_back(static_cast<char>(bytes.size()));  // < 128 here
+  return out + bytes;
+}
+
+TEST(ExampleParserTest, AMapEntryWithItsValueTwiceMergesLikeProtobuf) {
+  wire::Feature one, two;
+  one.mutable_float_list()->add_value(1.5f);
+  two.mutable_float_list()->add_value(-2.0f);
+  two.mutable_float_list()->add_value(4.0f);
+  const std::string entry =
+      Field(1, "f") + Field(2, one.SerializeAsString()) + Field(2, two.SerializeAsString());
+  const std::string bytes = Field(1, Field(1, entry));
+  wire::Example example;
+  ASSERT_TRUE(example.ParseFromString(bytes));
+  const Expected e = FromProtobuf(example, "f");
+  ASSERT_EQ(e.numbers, (std::vector<double>{1.5, -2.0, 4.0}));
+
+  ExampleParserConfig config;
+  config.sparse = {{"f", DT_FLOAT}};
+  StatusOr<ExampleParser> parser = ExampleParser::Create(config);
+  ASSERT_TRUE(parser.ok()) << parser.status();
+  ParsedExamples out;
+  ASSERT_TRUE(parser->Parse({&bytes, 1}, {}, /*batched=*/false, DefaultCpuAllocator(), &out).ok());
+  const Tensor& values = out.sparse_values[0];
+  ASSERT_EQ(values.NumElements(), 3);
+  for (int j = 0; j < 3; ++j) EXPECT_EQ(values.data<float>()[j], e.numbers[j]);
+}
+
 }  // namespace
 }  // namespace weir
