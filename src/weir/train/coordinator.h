@@ -7,11 +7,12 @@
 //   coordinator.RequestStop();
 //   WEIR_RETURN_IF_ERROR(coordinator.Join());
 //
-// Thread-safe. A thread that does not end within Join's grace is left
-// running, detached, and named in Join's DeadlineExceeded: it shares only a
-// reference-counted state with the coordinator, so the coordinator may be
-// destroyed and the process may exit while it runs (exit ends it). What its
-// function captured must outlive it.
+// Thread-safe. A thread that does not end within Join's grace is named in
+// Join's DeadlineExceeded and left running (a later Join may still join it;
+// the destructor detaches it). It shares only a reference-counted state with
+// the coordinator, so the coordinator may be destroyed and the process may
+// exit while it runs (exit ends it). What its function captured must
+// outlive it.
 #pragma once
 
 #include <chrono>
