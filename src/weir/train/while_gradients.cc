@@ -719,9 +719,12 @@ Status WhileGradients::LoopGradient(GradContext* ctx, int frame,
     Output captured = InputOf(invariants[i], 0);
     Output zeros;
     WEIR_RETURN_IF_ERROR(InContext(ctx, [&] {
-      if (g.shape().IsFullyDefined()) {
+      // A named copy: Output::shape() returns a temporary, and a range-for
+      // over its dim_sizes() would read it after it is destroyed.
+      const PartialShape shape = g.shape();
+      if (shape.IsFullyDefined()) {
         std::vector<int32_t> dims;
-        for (int64_t d : g.shape().dim_sizes()) dims.push_back(static_cast<int32_t>(d));
+        for (int64_t d : shape.dim_sizes()) dims.push_back(static_cast<int32_t>(d));
         zeros = ops::Fill(scope_, Tensor::FromVector<int32_t>(dims),
                           ops::Cast(scope_, ops::Const(scope_, 0.0), g.dtype()));
       } else if (captured.dtype() == DT_RESOURCE) {
