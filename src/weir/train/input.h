@@ -1,12 +1,15 @@
 // Input pipelines built of queues (tf.train.string_input_producer, batch and
 // shuffle_batch): graph code plus the QueueRunner that feeds it.
 //
-//   StatusOr<InputProducer> files = StringInputProducer(root, ops::Const(root, names), {.num_epochs
-//   = 2});
+//   StatusOr<InputProducer> files =
+//       StringInputProducer(root, ops::Const(root, names), {.num_epochs = 2});
 //   ... a reader dequeues file names from files->queue ...
-//   StatusOr<BatchResult> batch = Batch(root, {image, label}, {.batch_size = 64, .min_after_dequeue
-//   = 500}); session->Run({}, {}, {files->local_init.name()}, &unused);   // (re)starts the epoch
-//   count files->runner.Start(session, &coordinator); batch->runner.Start(session, &coordinator);
+//   StatusOr<BatchResult> batch =
+//       Batch(root, {image, label}, {.batch_size = 64, .min_after_dequeue = 500});
+//   // (Re)start the epoch count, then the threads:
+//   session->Run({}, {}, {files->local_init.name()}, &unused);
+//   files->runner.Start(session, &coordinator);
+//   batch->runner.Start(session, &coordinator);
 //
 // Build errors (bad options, wrong dtypes or shapes) are returned and kept
 // in the scope, naming the pipeline.
