@@ -396,7 +396,20 @@ struct ExecutorState::AsyncCall {
   std::unique_ptr<OpKernelContext> context;
   TaggedNode node;
   int64_t start_micros = 0;
+  // Set when the kernel called `done` before ComputeAsync returned, on the
+  // calling thread: what it made ready is then run by RunNode's caller.
+  bool finished_inline = false;
+  int same_iteration = 0;
+  ReadyList ready;
 };
+
+namespace {
+// The asynchronous call this thread is inside ComputeAsync of, if any: a
+// `done` run by the same call on the same thread finished synchronously (a
+// dequeue from a queue holding elements), and its successors stay on this
+// thread instead of a hop through the inter-op pool.
+thread_local const void* current_async_call = nullptr;
+}  // namespace
 
 int ExecutorState::RunNode(const TaggedNode& node, ReadyList* ready) {
   const NodeItem& item = plan_->items[node.id];
@@ -480,6 +493,8 @@ int ExecutorState::RunNode(const TaggedNode& node, ReadyList* ready) {
     call->params.track_allocations = trace;
     call->context = std::make_unique<OpKernelContext>(&call->params);
     if (trace) call->start_micros = NowMicros();
+    const void* const outer_call = current_async_call;
+    current_async_call = call.get();
     item.kernel->AsAsync()->ComputeAsync(call->context.get(), [this, call] {
       const NodeItem& item = plan_->items[call->node.id];
       OpKernelContext* context = call->context.get();
@@ -496,8 +511,19 @@ int ExecutorState::RunNode(const TaggedNode& node, ReadyList* ready) {
                                           context->outputs_dead(), &ready);
       }
       ClearInputs(item, call->node.iter);
+      if (current_async_call == call.get()) {
+        call->finished_inline = true;
+        call->same_iteration = same_iteration;
+        call->ready = std::move(ready);
+        return;
+      }
       NodeFinished(call->node.iter, same_iteration, &ready, nullptr);
     });
+    current_async_call = outer_call;
+    if (call->finished_inline) {
+      *ready = std::move(call->ready);
+      return call->same_iteration;
+    }
     return kFinishesLater;
   }
 
