@@ -448,12 +448,13 @@ Status ExampleParser::Parse(std::span<const std::string> serialized,
   std::vector<VarLenValues> sparse(num_sparse), ragged(num_ragged);
 
   std::vector<Found> found(keys_.size());
-  std::deque<std::string> merged_values;  // stable: `found` points into them
+  // Merged map values, kept for the whole call: `found` and the string
+  // features' values point into them until the outputs are built.
+  std::deque<std::string> merged_values;
   for (int64_t i = 0; i < batch; ++i) {
     // Find the requested features' Feature messages (the last entry of a
     // key wins, as in protobuf's maps).
     std::fill(found.begin(), found.end(), Found());
-    merged_values.clear();
     bool parsed = true;
     WireReader example(serialized[i]);
     int field, wire_type;
@@ -478,6 +479,7 @@ Status ExampleParser::Parse(std::span<const std::string> serialized,
         parsed = entries.ReadLengthDelimited(&entry);
         WireReader key_value(entry);
         std::string_view key, value;
+        std::string* merged = nullptr;
         while (parsed && !key_value.done()) {
           parsed = key_value.ReadTag(&field, &wire_type);
           if (!parsed) break;
@@ -490,9 +492,11 @@ Status ExampleParser::Parse(std::span<const std::string> serialized,
               value = more;
             } else {
               // A value given twice merges, which for a message is parsing
-              // the two serializations one after the other.
-              merged_values.push_back(StrCat(value, more));
-              value = merged_values.back();
+              // the serializations one after the other: one string per
+              // entry, appended to (linear in the entry's size).
+              if (merged == nullptr) merged = &merged_values.emplace_back(value);
+              merged->append(more);
+              value = *merged;
             }
           } else {
             parsed = key_value.Skip(field, wire_type);

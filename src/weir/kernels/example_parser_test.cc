@@ -166,5 +166,27 @@ TEST(ExampleParserTest, AMapEntryWithItsValueTwiceMergesLikeProtobuf) {
   for (int j = 0; j < 3; ++j) EXPECT_EQ(values.data<float>()[j], e.numbers[j]);
 }
 
+// The merged bytes must live until the outputs are built: string values of
+// an earlier example in a batch point into them (ASan checks this).
+TEST(ExampleParserTest, MergedStringValuesSurviveTheRestOfTheBatch) {
+  wire::Feature one, two;
+  one.mutable_bytes_list()->add_value("first");
+  two.mutable_bytes_list()->add_value("second");
+  const std::string entry =
+      Field(1, "b") + Field(2, one.SerializeAsString()) + Field(2, two.SerializeAsString());
+  const std::vector<std::string> batch = {Field(1, Field(1, entry)), Field(1, Field(1, entry)),
+                                          std::string()};
+  ExampleParserConfig config;
+  config.sparse = {{"b", DT_STRING}};
+  StatusOr<ExampleParser> parser = ExampleParser::Create(config);
+  ASSERT_TRUE(parser.ok()) << parser.status();
+  ParsedExamples out;
+  ASSERT_TRUE(parser->Parse(batch, {}, /*batched=*/true, DefaultCpuAllocator(), &out).ok());
+  const Tensor& values = out.sparse_values[0];
+  ASSERT_EQ(values.NumElements(), 4);
+  const std::string expected[] = {"first", "second", "first", "second"};
+  for (int j = 0; j < 4; ++j) EXPECT_EQ(values.data<std::string>()[j], expected[j]);
+}
+
 }  // namespace
 }  // namespace weir
