@@ -38,7 +38,7 @@ StatusOr<size_t> InputStream::ReadSource(char* out, size_t n) {
 }
 
 Status InputStream::Fill() {
-  start_ = 0;
+  start_ = limit_ = 0;  // nothing stale is left buffered if the read fails
   WEIR_ASSIGN_OR_RETURN(limit_, ReadSource(buffer_.get(), buffer_bytes_));
   return Status::OK();
 }

@@ -113,6 +113,10 @@ void QueueBase::TryEnqueueMany(Tuple tuple, OpKernelContext* context, DoneCallba
   }
   // Elements are slices sharing the batch's buffers: splitting copies nothing.
   const int64_t n = tuple[0].dim_size(0);
+  if (n == 0) {  // as TensorFlow: done at once, even on a closed or full queue
+    callback();
+    return;
+  }
   Attempt attempt;
   attempt.action = Action::kEnqueue;
   attempt.context = context;

@@ -172,6 +172,8 @@ TEST(QueueOpsTest, ClosedQueue) {
   Output q = ops::FIFOQueueV2(root.WithOpName("q"), {DT_INT64}, Shapes({PartialShape({})}));
   ops::QueueEnqueueManyV2(root.WithOpName("put3"), q,
                           {Input({int64_t{1}, int64_t{2}, int64_t{3}})});
+  ops::QueueEnqueueManyV2(root.WithOpName("put0"), q,
+                          {Input(Tensor(DT_INT64, TensorShape({0})))});
   ops::QueueCloseV2(root.WithOpName("close"), q);
   ops::QueueCloseV2(root.WithOpName("cancel_close"), q,
                     {{"cancel_pending_enqueues", AttrValue(true)}});
@@ -182,6 +184,7 @@ TEST(QueueOpsTest, ClosedQueue) {
   ASSERT_TRUE(RunTargets(session.get(), {"put3"}).ok());
   ASSERT_TRUE(RunTargets(session.get(), {"close"}).ok());
   ExpectError(RunTargets(session.get(), {"put3"}), Code::kCancelled, {"FIFOQueue '_q' is closed"});
+  EXPECT_TRUE(RunTargets(session.get(), {"put0"}).ok());  // no elements: done at once, as TF
   ExpectError(RunTargets(session.get(), {"close"}), Code::kCancelled, {"already closed"});  // as TF
   EXPECT_TRUE(RunTargets(session.get(), {"cancel_close"}).ok());
   // Too few for DequeueMany: OutOfRange, and the elements stay.
