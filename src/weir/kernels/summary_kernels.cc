@@ -133,7 +133,35 @@ class MergeSummaryOp : public OpKernel {
 
 }  // namespace
 
+class AssertOp final : public OpKernel {
+ public:
+  explicit AssertOp(OpKernelConstruction* context) : OpKernel(context) {
+    context->SetStatus(context->GetAttr("summarize", &summarize_));
+  }
+  void Compute(OpKernelContext* context) override {
+    const Tensor& condition = context->input(0);
+    OP_REQUIRES(context, condition.dims() == 0,
+                errors::InvalidArgument("Assert: the condition must be a bool scalar, got shape ",
+                                        condition.shape()));
+    if (condition.scalar<bool>()) return;
+    std::string message = "assertion failed: ";
+    for (int i = 1; i < context->num_inputs(); ++i) {
+      if (i > 1) message += " ";
+      const Tensor& t = context->input(i);
+      message += t.dtype() == DT_STRING && t.NumElements() == 1
+                     ? t.data<std::string>()[0]
+                     : t.DebugString(summarize_ < 0 ? static_cast<int>(t.NumElements())
+                                                    : static_cast<int>(summarize_));
+    }
+    context->SetStatus(errors::InvalidArgument(message));
+  }
+
+ private:
+  int64_t summarize_ = 3;
+};
+
 void RegisterSummaryKernels(KernelRegistry* registry) {
+  registry->Register(KernelBuilder("Assert"), MakeKernel<AssertOp>);
   ForEachType<float, double, int32_t, uint8_t, int16_t, int8_t, int64_t, Eigen::bfloat16, uint16_t,
               Eigen::half, uint32_t, uint64_t>([&]<typename T>() {
     registry->Register(KernelBuilder("ScalarSummary").TypeConstraint<T>("T"),

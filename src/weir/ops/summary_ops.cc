@@ -1,6 +1,7 @@
-// The summary family: ops that turn tensors into serialized Summary protos
-// (proto/summary.proto) for TensorBoard, with TensorFlow's declarations.
-// train/event_writer.h writes their outputs to event files.
+// The summary family (TensorFlow's logging ops): ops that turn tensors into
+// serialized Summary protos (proto/summary.proto) for TensorBoard, and
+// Assert, with TensorFlow's declarations. train/event_writer.h writes the
+// summaries to event files.
 #include "weir/framework/op_def.h"
 #include "weir/ops/all_ops.h"
 #include "weir/ops/array_shape_fns.h"
@@ -41,6 +42,16 @@ void RegisterSummaryOps(OpRegistry* registry) {
           .SetShapeFn(ScalarShape)
           .Doc("One Summary holding the values of every serialized Summary in `inputs` (of "
                "any shape), in order. A tag seen twice is InvalidArgument."));
+  registry->Register(
+      OpDefBuilder("Assert")
+          .Input("condition: bool")
+          .Input("data: T")
+          .Attr("T: list(type)")
+          .Attr("summarize: int = 3")
+          .SetIsStateful()
+          .Doc("InvalidArgument 'assertion failed' with the first `summarize` entries of each "
+               "`data` tensor when the scalar `condition` is false; nothing otherwise. Run it "
+               "as a control input of what it guards."));
 }
 
 }  // namespace weir

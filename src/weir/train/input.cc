@@ -92,7 +92,16 @@ StatusOr<InputProducer> StringInputProducer(const Scope& scope, const Output& st
       ops::FIFOQueueV2(s.WithOpName("fifo_queue"), {DT_STRING},
                        {{"shapes", std::vector<PartialShape>{PartialShape(std::vector<int64_t>{})}},
                         {"capacity", options.capacity}});
-  Operation enqueue = ops::QueueEnqueueManyV2(s.WithOpName("enqueue"), queue, {epoch});
+  // As TensorFlow: an empty list is an error when it runs (its size may be
+  // known only then, as MatchingFiles' is), not an endless loop of empty
+  // enqueues that leaves the readers waiting.
+  Operation non_empty = ops::Assert(
+      s.WithOpName("assert_non_empty"),
+      ops::Greater(s, ops::Size(s, strings), ops::Const(s, 0)),
+      {Input(ops::Const(s, Tensor::Scalar<std::string>(StrCat(
+                               "StringInputProducer '", options.name, "': the string list is empty"))))});
+  Operation enqueue = ops::QueueEnqueueManyV2(
+      s.WithOpName("enqueue").WithControlDependencies({non_empty}), queue, {epoch});
   QueueRunner runner = MakeRunner(s, queue, {enqueue.name()});
   WEIR_RETURN_IF_ERROR(scope.status());
   return InputProducer{queue, std::move(runner), local_init};

@@ -120,6 +120,28 @@ TEST(StringInputProducerTest, WithoutAnEpochLimitItKeepsProducing) {
   EXPECT_TRUE(coordinator.Join().ok());
 }
 
+// A list whose size is known only when it runs (as MatchingFiles') and
+// turns out empty is an error reaching Join, and the queue is closed for
+// its readers: not an endless loop of empty enqueues.
+TEST(StringInputProducerTest, AnEmptyListAtRunTimeIsAnErrorNotAHang) {
+  Scope root = Scope::NewRootScope();
+  Output names = ops::MatchingFiles(root, ops::Const(root, Tensor::Scalar<std::string>(
+                                                               "/nonexistent-weir-dir/*.none")));
+  auto made = StringInputProducer(root, names, {.shuffle = false});
+  ASSERT_TRUE(made.ok()) << made.status();
+  Output dequeue = ops::QueueDequeueV2(root.WithOpName("dequeue"), made->queue, {DT_STRING})
+                       .output(0);
+  auto session = NewSession(root);
+  Coordinator coordinator;
+  ASSERT_TRUE(made->runner.Start(session.get(), &coordinator).ok());
+  Status joined = coordinator.Join();
+  EXPECT_EQ(joined.code(), Code::kInvalidArgument) << joined;
+  EXPECT_NE(joined.message().find("the string list is empty"), std::string::npos) << joined;
+  std::vector<Tensor> out;
+  Status read = session->Run({}, {dequeue.name()}, {}, &out);
+  EXPECT_EQ(read.code(), Code::kOutOfRange) << read;
+}
+
 TEST(StringInputProducerTest, BadInputsAreErrorsNamingTheProducer) {
   Scope root = Scope::NewRootScope();
   Output names = ops::Const(root, StringVector(kNames));

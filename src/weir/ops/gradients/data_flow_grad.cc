@@ -134,7 +134,7 @@ void RegisterDataFlowGradients(GradientRegistry* registry) {
     registry->RegisterNoGradient(op);
   }
   // Summaries: serialized protos out, for TensorBoard only.
-  for (const char* op : {"ScalarSummary", "HistogramSummary", "MergeSummary"}) {
+  for (const char* op : {"ScalarSummary", "HistogramSummary", "MergeSummary", "Assert"}) {
     registry->RegisterNoGradient(op);
   }
 }
