@@ -151,8 +151,10 @@ StatusOr<std::unique_ptr<WritableFile>> WritableFile::CreateTemp(const std::stri
   return errors::AlreadyExists("could not find an unused temporary name for '", target, "'");
 }
 
-StatusOr<std::unique_ptr<WritableFile>> WritableFile::Create(const std::string& path) {
-  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+StatusOr<std::unique_ptr<WritableFile>> WritableFile::Create(const std::string& path,
+                                                             bool exclusive) {
+  const int flags = O_WRONLY | O_CREAT | O_CLOEXEC | (exclusive ? O_EXCL : O_TRUNC);
+  int fd = ::open(path.c_str(), flags, 0666);
   if (fd < 0) return IOError("could not create", path, errno);
   return std::unique_ptr<WritableFile>(new WritableFile(path, fd));
 }

@@ -35,8 +35,10 @@ class WritableFile {
   // `target`, so that readers never see a partial `target`.
   static StatusOr<std::unique_ptr<WritableFile>> CreateTemp(const std::string& target);
   // Creates (or truncates) the file at `path` itself, for files that readers
-  // follow as they grow (event files): what Flush() wrote is readable.
-  static StatusOr<std::unique_ptr<WritableFile>> Create(const std::string& path);
+  // follow as they grow (event files): what Flush() wrote is readable. With
+  // `exclusive`, an existing file is AlreadyExists instead (O_EXCL).
+  static StatusOr<std::unique_ptr<WritableFile>> Create(const std::string& path,
+                                                        bool exclusive = false);
   // Closes the file if Close() was not called; it stays on disk, unsynced.
   ~WritableFile();
   WritableFile(const WritableFile&) = delete;

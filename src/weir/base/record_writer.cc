@@ -20,7 +20,7 @@ StatusOr<std::unique_ptr<RecordWriter>> RecordWriter::Create(const std::string& 
   if (options.atomic) {
     WEIR_ASSIGN_OR_RETURN(file, WritableFile::CreateTemp(path));
   } else {
-    WEIR_ASSIGN_OR_RETURN(file, WritableFile::Create(path));
+    WEIR_ASSIGN_OR_RETURN(file, WritableFile::Create(path, options.exclusive));
   }
   std::unique_ptr<RecordWriter> writer(new RecordWriter(path, options, std::move(file)));
   if (options.compression != RecordCompression::kNone) {

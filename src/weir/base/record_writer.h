@@ -19,6 +19,9 @@ struct RecordWriterOptions {
   // (readers never see a partial file). false: written at `path` directly;
   // each Flush() makes the records so far readable (event files).
   bool atomic = true;
+  // Direct writers only: AlreadyExists if `path` exists, instead of
+  // truncating it (writers that must not take each other's file).
+  bool exclusive = false;
 };
 
 class RecordWriter {

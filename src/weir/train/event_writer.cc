@@ -48,14 +48,18 @@ StatusOr<std::unique_ptr<EventFileWriter>> EventFileWriter::Create(
   const std::string base =
       StrCat(logdir, "/events.out.tfevents.", seconds, ".", HostName(), options.filename_suffix);
   // TensorFlow would truncate the file of another writer started in the
-  // same second; a counter keeps both (TensorBoard reads every file whose
-  // name holds "tfevents").
-  std::string path = base;
-  for (int n = 1; FileExists(path); ++n) path = StrCat(base, ".", n);
+  // same second; an exclusive create and a counter keep both, even when
+  // they race (TensorBoard reads every file whose name holds "tfevents").
   RecordWriterOptions record_options;
   record_options.atomic = false;  // readers see each flushed event at once
-  WEIR_ASSIGN_OR_RETURN(std::unique_ptr<RecordWriter> records,
-                        RecordWriter::Create(path, record_options));
+  record_options.exclusive = true;
+  std::string path = base;
+  StatusOr<std::unique_ptr<RecordWriter>> created = RecordWriter::Create(path, record_options);
+  for (int n = 1; errors::IsAlreadyExists(created.status()) && n < 1000; ++n) {
+    path = StrCat(base, ".", n);
+    created = RecordWriter::Create(path, record_options);
+  }
+  WEIR_ASSIGN_OR_RETURN(std::unique_ptr<RecordWriter> records, std::move(created));
   wire::Event event;
   event.set_wall_time(now);
   event.set_file_version(kFileVersion);

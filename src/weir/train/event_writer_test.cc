@@ -106,6 +106,35 @@ TEST(EventFileWriterTest, WritersInOneSecondGetTheirOwnFiles) {
   }
 }
 
+// Writers created at once (racing for one name) still get a file each.
+TEST(EventFileWriterTest, WritersCreatedConcurrentlyGetTheirOwnFiles) {
+  const std::string logdir = NewTempDir();
+  constexpr int kWriters = 8;
+  std::vector<std::unique_ptr<EventFileWriter>> writers(kWriters);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kWriters; ++i) {
+    threads.emplace_back([&, i] {
+      auto writer = EventFileWriter::Create(logdir);
+      if (writer.ok()) writers[i] = std::move(writer).value();
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  std::vector<std::string> paths;
+  for (int i = 0; i < kWriters; ++i) {
+    ASSERT_NE(writers[i], nullptr) << i;
+    ASSERT_TRUE(writers[i]->AddScalar("writer", i, i).ok());
+    ASSERT_TRUE(writers[i]->Close().ok());
+    paths.push_back(writers[i]->path());
+  }
+  std::sort(paths.begin(), paths.end());
+  EXPECT_EQ(std::unique(paths.begin(), paths.end()), paths.end());
+  for (int i = 0; i < kWriters; ++i) {
+    std::vector<wire::Event> events = ReadEvents(writers[i]->path());
+    ASSERT_EQ(events.size(), 2u) << i;
+    EXPECT_EQ(events[1].summary().value(0).simple_value(), i);
+  }
+}
+
 TEST(EventFileWriterTest, ScalarsSummariesAndTheGraph) {
   Scope root = Scope::NewRootScope();
   auto x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT);
