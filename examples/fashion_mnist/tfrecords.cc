@@ -36,6 +36,14 @@ StatusOr<int64_t> WriteSplit(const std::string& dir, const std::string& split, c
     }
     WEIR_RETURN_IF_ERROR(writer->Close());
   }
+  // Shards of an earlier run with another shard count would match the
+  // training pattern too: remove them once the new ones are whole.
+  WEIR_ASSIGN_OR_RETURN(std::vector<std::string> existing,
+                        GetMatchingPaths(StrCat(dir, "/", split, "-*-of-*.tfrecord")));
+  const std::string suffix = ShardFileName(split, 0, shards).substr(split.size() + 6);  // -of-N...
+  for (const std::string& path : existing) {
+    if (!path.ends_with(suffix)) WEIR_RETURN_IF_ERROR(DeleteFile(path));
+  }
   return n;
 }
 
