@@ -252,7 +252,10 @@ void QueueBase::Cancel(CancellationManager* cancellation, CancellationToken toke
         }
         it->registered = false;  // its callback is this one, already removed
         it->failure = errors::Cancelled(
-            it->action == Action::kDequeue ? "dequeue from " : "enqueue to ", queue_name_,
+            it->action == Action::kDequeue   ? "dequeue from "
+            : it->action == Action::kEnqueue ? "enqueue to "
+                                             : "close of ",
+            queue_name_,
             " was cancelled (the step was cancelled, timed out or its session closed)");
         finished.splice(finished.end(), *attempts, it);
         FlushLocked(&finished);

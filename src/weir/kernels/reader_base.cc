@@ -163,10 +163,11 @@ Status ReaderBase::StartDequeuedWork(Request* request) {
     return failed;
   }
   if (tuple.size() != 1 || tuple[0].dtype() != DT_STRING || tuple[0].NumElements() != 1) {
-    return errors::InvalidArgument("reader '", name_,
-                                   "' needs a queue of single string file names, but dequeued ",
-                                   tuple.size(), " component(s), the first ", tuple[0].dtype(),
-                                   " of shape ", tuple[0].shape());
+    return errors::InvalidArgument(
+        "reader '", name_, "' needs a queue of single string file names, but dequeued ",
+        tuple.size(), " component(s)",
+        tuple.empty() ? std::string()
+                      : StrCat(", the first ", tuple[0].dtype(), " of shape ", tuple[0].shape()));
   }
   std::lock_guard<std::mutex> lock(mu_);
   if (has_work_) OnWorkFinishedLocked();  // a Reset raced with the dequeue
