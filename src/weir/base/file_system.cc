@@ -191,15 +191,27 @@ Status WritableFile::Close() {
   return Status::OK();
 }
 
-StatusOr<std::unique_ptr<RandomAccessFile>> RandomAccessFile::Open(const std::string& path) {
+namespace {
+
+// Opens a regular file (not a directory) for reading; returns its
+// descriptor, owned by the caller, and sets `size`.
+StatusOr<int> OpenForReading(const std::string& path, uint64_t* size) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return IOError("could not open", path, errno);
   FileCloser closer(fd);
   struct stat info;
   if (::fstat(fd, &info) != 0) return IOError("could not stat", path, errno);
   if (S_ISDIR(info.st_mode)) return IOError("could not read", path, EISDIR);
-  return std::unique_ptr<RandomAccessFile>(
-      new RandomAccessFile(path, closer.Release(), static_cast<uint64_t>(info.st_size)));
+  *size = static_cast<uint64_t>(info.st_size);
+  return closer.Release();
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<RandomAccessFile>> RandomAccessFile::Open(const std::string& path) {
+  uint64_t size = 0;
+  WEIR_ASSIGN_OR_RETURN(int fd, OpenForReading(path, &size));
+  return std::unique_ptr<RandomAccessFile>(new RandomAccessFile(path, fd, size));
 }
 
 RandomAccessFile::~RandomAccessFile() { ::close(fd_); }
@@ -223,16 +235,11 @@ Status RandomAccessFile::Read(uint64_t offset, size_t n, char* out) const {
 }
 
 StatusOr<std::unique_ptr<SequentialFile>> SequentialFile::Open(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return IOError("could not open", path, errno);
-  FileCloser closer(fd);
-  struct stat info;
-  if (::fstat(fd, &info) != 0) return IOError("could not stat", path, errno);
-  if (S_ISDIR(info.st_mode)) return IOError("could not read", path, EISDIR);
+  uint64_t size = 0;
+  WEIR_ASSIGN_OR_RETURN(int fd, OpenForReading(path, &size));
   // The file is read once, front to back: let the kernel read ahead further.
   ::posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-  return std::unique_ptr<SequentialFile>(
-      new SequentialFile(path, closer.Release(), static_cast<uint64_t>(info.st_size)));
+  return std::unique_ptr<SequentialFile>(new SequentialFile(path, fd, size));
 }
 
 SequentialFile::~SequentialFile() { ::close(fd_); }
