@@ -1,0 +1,7 @@
+#include "bindings.h"
+
+namespace weir::python {
+
+void DefineAll(nanobind::module_& m) {}
+
+}  // namespace weir::python

@@ -1,0 +1,12 @@
+// weir._C: the extension module. Each binding file adds its part through
+// one Define…() function, called here in order.
+#include <nanobind/nanobind.h>
+
+#include "bindings.h"
+#include "weir/runtime/standard_registration.h"
+
+NB_MODULE(_C, m) {
+  m.doc() = "Weir's C++ core, for the weir package (not a public API).";
+  weir::RegisterStandardOpsAndKernels();
+  weir::python::DefineAll(m);
+}
