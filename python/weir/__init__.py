@@ -1,0 +1,38 @@
+"""Weir: a dataflow machine-learning system. `import weir as wr` gives
+TensorFlow 1's graph API (tf.compat.v1): build a graph, run it in a Session.
+
+    import weir as wr
+    x = wr.placeholder(wr.float32, [None, 3])
+    y = wr.reduce_sum(x * 2.0, axis=1)
+    with wr.Session() as sess:
+        print(sess.run(y, {x: [[1, 2, 3]]}))   # [12.]
+
+Each module below defines __all__; their names are re-exported here.
+"""
+from weir.framework import errors  # noqa: F401  (registers the exception classes first)
+from weir.framework.dtypes import *  # noqa: F401,F403
+from weir.framework.tensor_shape import *  # noqa: F401,F403
+from weir.framework.ops import *  # noqa: F401,F403
+from weir.framework.constant_op import *  # noqa: F401,F403
+from weir.framework.importer import *  # noqa: F401,F403
+from weir.client.session import *  # noqa: F401,F403
+from weir.ops.array_ops import *  # noqa: F401,F403
+from weir.ops.math_ops import *  # noqa: F401,F403
+from weir.ops.nn_ops import *  # noqa: F401,F403
+from weir.ops.random_ops import *  # noqa: F401,F403
+from weir.ops.init_ops import *  # noqa: F401,F403
+from weir.ops.control_flow_ops import *  # noqa: F401,F403
+from weir.ops.check_ops import *  # noqa: F401,F403
+from weir.ops.clip_ops import *  # noqa: F401,F403
+from weir.ops.variables import *  # noqa: F401,F403
+from weir.ops.state_ops import *  # noqa: F401,F403
+from weir.ops.gradients_impl import *  # noqa: F401,F403
+from weir.ops.variable_scope import *  # noqa: F401,F403
+from weir.ops.data_flow_ops import *  # noqa: F401,F403
+from weir.ops.io_ops import *  # noqa: F401,F403
+from weir.ops.parsing_ops import *  # noqa: F401,F403
+from weir.ops.summary_ops import *  # noqa: F401,F403
+from weir import nn, math, random, layers, initializers, summary, linalg, train  # noqa: F401
+from weir import raw_ops  # noqa: F401
+
+__version__ = "0.1.0"

@@ -1,0 +1,15 @@
+"""weir.train: optimizers, learning-rate schedules, the global step, Saver and
+the input-pipeline runners (TensorFlow 1's tf.train)."""
+from weir.train.optimizer import *  # noqa: F401,F403
+from weir.train.gradient_descent import *  # noqa: F401,F403
+from weir.train.momentum import *  # noqa: F401,F403
+from weir.train.adagrad import *  # noqa: F401,F403
+from weir.train.rmsprop import *  # noqa: F401,F403
+from weir.train.adam import *  # noqa: F401,F403
+from weir.train.learning_rate_decay import *  # noqa: F401,F403
+from weir.train.training_util import *  # noqa: F401,F403
+from weir.train.saver import *  # noqa: F401,F403
+from weir.train.checkpoint_management import *  # noqa: F401,F403
+from weir.train.coordinator import *  # noqa: F401,F403
+from weir.train.queue_runner import *  # noqa: F401,F403
+from weir.train.input import *  # noqa: F401,F403
