@@ -19,7 +19,9 @@ DEBIAN_PACKAGES=(
   clang-format-16
 )
 # tensorboard: tests/tensorboard_test reads Weir's event files with it.
-PYTHON_PACKAGES=(numpy tensorboard)
+# nanobind and scikit-build-core build the Python package (python/);
+# pytest runs its tests; protobuf reads its GraphDefs.
+PYTHON_PACKAGES=(numpy tensorboard nanobind scikit_build_core pytest google.protobuf)
 
 missing=()
 for pkg in "${DEBIAN_PACKAGES[@]}"; do
@@ -54,7 +56,12 @@ if [[ ! -f $ONEDNN_ROOT/lib/cmake/dnnl/dnnl-config.cmake ]]; then
 fi
 for pkg in "${PYTHON_PACKAGES[@]}"; do
   if ! "$PYTHON" -c "import $pkg" 2>/dev/null; then
-    echo "install_deps: pip installing $pkg"
-    "$PYTHON" -m pip install -q "$pkg"
+    case $pkg in  # import name -> PyPI name
+      scikit_build_core) dist=scikit-build-core ;;
+      google.protobuf) dist=protobuf ;;
+      *) dist=$pkg ;;
+    esac
+    echo "install_deps: pip installing $dist"
+    "$PYTHON" -m pip install -q "$dist"
   fi
 done

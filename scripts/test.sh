@@ -41,7 +41,7 @@ if [[ -f build/asan/CMakeCache.txt ]] && ! grep -q '^CMAKE_CXX_COMPILER:[A-Z]*=.
   rm -rf build/asan
 fi
 echo "== ASan+UBSan build (clang) of the runtime tests and the fuzzers"
-configure build/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWEIR_SANITIZE=address -DWEIR_BUILD_BENCHMARKS=OFF \
+configure build/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWEIR_SANITIZE=address -DWEIR_BUILD_BENCHMARKS=OFF -DWEIR_BUILD_PYTHON=OFF \
   -DCMAKE_CXX_COMPILER=clang++-16 -DWEIR_FUZZ=ON
 cmake --build build/asan -j "$JOBS" --target "${SANITIZED_TESTS[@]}" weir_kernels_test \
   weir_fuzz_seeds "${FUZZERS[@]}"
@@ -55,7 +55,7 @@ echo "== fuzzing, ${FUZZ_SECONDS:-12} s per harness"
 scripts/fuzz.sh --ci --no-build --build build/asan --time "${FUZZ_SECONDS:-12}" --jobs "$JOBS"
 
 echo "== TSan build of the runtime tests"
-configure build/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWEIR_SANITIZE=thread -DWEIR_BUILD_BENCHMARKS=OFF
+configure build/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWEIR_SANITIZE=thread -DWEIR_BUILD_BENCHMARKS=OFF -DWEIR_BUILD_PYTHON=OFF
 cmake --build build/tsan -j "$JOBS" --target weir_base_test weir_runtime_test
 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
   ctest --test-dir build/tsan --output-on-failure -j "$JOBS" -R '^(weir_base_test|weir_runtime_test)$'
