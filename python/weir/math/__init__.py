@@ -1,1 +1,15 @@
-__all__ = []
+"""weir.math: TF1's tf.math names (re-exported from weir.ops.math_ops and friends)."""
+from weir.ops.array_ops import invert_permutation  # noqa: F401
+from weir.ops.math_ops import (  # noqa: F401
+    abs, accumulate_n, add, add_n, argmax, argmin, ceil, cos, count_nonzero, cumsum, divide, equal,
+    erf, exp, expm1, floor, floordiv, floormod, greater, greater_equal, is_finite, is_inf, is_nan,
+    l2_normalize, less, less_equal, log, log1p, log_sigmoid, logical_and, logical_not, logical_or,
+    logical_xor, maximum, minimum, mod, multiply, negative, not_equal, pow, reciprocal,
+    reduce_all, reduce_any, reduce_euclidean_norm, reduce_logsumexp, reduce_max, reduce_mean,
+    reduce_min, reduce_prod, reduce_std, reduce_sum, reduce_variance, rint, round, rsqrt,
+    scalar_mul, sigmoid, sign, sin, softplus, sqrt, square, squared_difference, subtract, tanh,
+    truediv, truncatediv, realdiv)
+
+floor_div = floordiv
+
+__all__ = [n for n in dir() if not n.startswith("_")]
