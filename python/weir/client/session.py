@@ -519,7 +519,7 @@ class _RunPlan:
 
 
 _CACHE_LIMIT = 256
-_LEAF_TYPES = (ops.Tensor, ops.Operation, str)
+_LEAF_TYPES = ()  # (Tensor, Operation, str), set by the first Session (ops may load later)
 
 
 # ---------------------------------------------------------------------------
@@ -530,6 +530,9 @@ class BaseSession:
     """The session machinery shared by Session and InteractiveSession."""
 
     def __init__(self, target="", graph=None, config=None, *, devices=None, threads=None):
+        global _LEAF_TYPES
+        if not _LEAF_TYPES:
+            _LEAF_TYPES = (ops.Tensor, ops.Operation, str)
         if graph is None:
             graph = ops.get_default_graph()
         elif not isinstance(graph, ops.Graph):
