@@ -13,3 +13,12 @@ from weir.train.checkpoint_management import *  # noqa: F401,F403
 from weir.train.coordinator import *  # noqa: F401,F403
 from weir.train.queue_runner import *  # noqa: F401,F403
 from weir.train.input import *  # noqa: F401,F403
+
+
+def __getattr__(name):
+    # tf.train.Example and its family: proto classes, loaded with protobuf
+    # only when asked for (weir.train.input).
+    from weir.train import input as _input
+    if name in _input.EXAMPLE_PROTOS:
+        return _input.proto_class(name)
+    raise AttributeError("module 'weir.train' has no attribute %r" % name)
