@@ -63,6 +63,9 @@ def test_message_parsing():
     assert e.source_location == "/home/u/model.py:42"
     e = errors.OutOfRangeError(None, None, "node 'q' (QueueDequeueV2): the queue is closed and empty")
     assert (e.node_name, e.op_type, e.source_location) == ("q", "QueueDequeueV2", None)
+    e = errors.InternalError(None, None, "node 'w/x' (Enter) created at /my dir/a.py:7 in frame 'w' "
+                             "iteration 2: bad")
+    assert (e.node_name, e.op_type, e.source_location) == ("w/x", "Enter", "/my dir/a.py:7")
     e = errors.UnknownError(None, None, "no node here")
     assert e.node_name is None and e.op_type is None and e.source_location is None
 

@@ -46,7 +46,7 @@ UNAUTHENTICATED = 16
 # "node 'NAME' (OP)" optionally followed by " created at FILE:LINE" — the
 # form of weir::NodeDef::Describe(). The first such mention is the node at
 # fault (the executor prefixes its errors with it).
-_NODE_RE = re.compile(r"node '([^']+)' \(([^)\s]+)\)(?: created at (\S+?:\d+))?")
+_NODE_RE = re.compile(r"node '([^']+)' \(([^)\s]+)\)(?: created at (.+?:\d+)(?=[:\s),]|$))?")
 
 
 class OpError(Exception):
