@@ -1,1 +1,314 @@
-__all__ = []
+"""Saver: TF1's tf.train.Saver on the SaveV2/RestoreV2 ops (TensorFlow's bundle format).
+
+The graph part, built under the scope "save" (or `name`): a filename
+constant ("save/Const", fed with the path at each save/restore), one SaveV2 of
+every variable's value under its checkpoint key, "save/control_dependency"
+(the path, after the save) and "save/restore_all" (RestoreV2 + one
+AssignVariableOp per variable). Keys are the variables' op names ("w", not
+"w:0"), or the keys of a dict var_list, so TensorFlow reads weir's checkpoints
+and weir reads TensorFlow's. A restored value must match the variable's
+declared shape and dtype (InvalidArgumentError naming the variable); a key
+missing from the checkpoint is a NotFoundError naming it.
+
+save() writes `<save_path>-<global_step>.index` / `.data-00000-of-00001`
+(SaveV2 writes temporaries and renames them), then the directory's
+"checkpoint" state file (checkpoint_management, atomic), then deletes the
+checkpoints beyond `max_to_keep` (keeping one per
+`keep_checkpoint_every_n_hours`). With write_meta_graph, `<prefix>.meta` is a
+minimal MetaGraphDef: the GraphDef and the SaverDef, no collections (weir has
+no MetaGraphDef support beyond that). `sharded` is accepted and ignored
+(SaveV2 writes one shard).
+"""
+import os
+import time
+
+import numpy as np
+
+from weir.framework import constant_op
+from weir.framework import dtypes
+from weir.framework import errors
+from weir.framework import ops
+from weir.framework.op_def_library import apply_op
+from weir.ops import variables
+from weir.train import checkpoint_management
+from weir.train import training_util
+
+__all__ = ["Saver", "export_meta_graph"]
+
+
+def _varint(n):
+    out = bytearray()
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        if n:
+            out.append(b | 0x80)
+        else:
+            out.append(b)
+            return bytes(out)
+
+
+def _field(number, payload):
+    return _varint((number << 3) | 2) + _varint(len(payload)) + payload
+
+
+def _saver_def_bytes(filename_tensor_name, save_tensor_name, restore_op_name, max_to_keep,
+                     keep_hours):
+    import struct
+    out = _field(1, filename_tensor_name.encode())
+    out += _field(2, save_tensor_name.encode())
+    out += _field(3, restore_op_name.encode())
+    out += _varint(4 << 3) + _varint(max(0, int(max_to_keep or 0)))
+    out += _varint((6 << 3) | 5) + struct.pack("<f", float(keep_hours))
+    out += _varint(7 << 3) + _varint(2)  # CheckpointFormatVersion V2
+    return out
+
+
+def export_meta_graph(filename, graph=None, saver_def=None):
+    """Writes a MetaGraphDef holding `graph`'s GraphDef (field 2) and the given
+    serialized SaverDef (field 3); returns the bytes written."""
+    graph = graph or ops.get_default_graph()
+    data = _field(2, graph._c_graph.to_graph_def())
+    if saver_def:
+        data += _field(3, saver_def)
+    tmp = filename + ".tmp%d" % os.getpid()
+    with open(tmp, "wb") as f:
+        f.write(data)
+    os.replace(tmp, filename)
+    return data
+
+
+class Saver:
+    """Saves and restores variables (TF1 signature)."""
+
+    def __init__(self, var_list=None, reshape=False, sharded=False, max_to_keep=5,
+                 keep_checkpoint_every_n_hours=10000.0, name=None, restore_sequentially=False,
+                 saver_def=None, builder=None, defer_build=False, allow_empty=False,
+                 write_version=2, pad_step_number=False, save_relative_paths=False,
+                 filename=None):
+        if saver_def is not None or builder is not None:
+            raise NotImplementedError("Saver(saver_def=..., builder=...) is not supported by "
+                                      "weir")
+        if write_version not in (2, None):
+            raise ValueError("weir writes V2 checkpoints only (write_version=%r)" % write_version)
+        self._var_list = var_list
+        self._max_to_keep = max_to_keep
+        self._keep_checkpoint_every_n_hours = keep_checkpoint_every_n_hours
+        self._next_checkpoint_time = time.time() + keep_checkpoint_every_n_hours * 3600
+        self._name = name
+        self._allow_empty = allow_empty
+        self._pad_step_number = pad_step_number
+        self._save_relative_paths = save_relative_paths
+        self._filename = filename
+        self._last_checkpoints = []
+        self._checkpoints_to_be_deleted = []
+        self._is_built = False
+        self._is_empty = False
+        if not defer_build:
+            self.build()
+
+    # --- graph ---------------------------------------------------------------
+
+    def _saveables(self):
+        var_list = self._var_list
+        if var_list is None:
+            var_list = variables.global_variables()
+            saveable_key = getattr(ops.GraphKeys, "SAVEABLE_OBJECTS", "saveable_objects")
+            var_list = var_list + [v for v in ops.get_collection(saveable_key)
+                                   if v not in var_list]
+        if isinstance(var_list, dict):
+            items = sorted(var_list.items())
+        else:
+            items = []
+            seen = {}
+            for v in var_list:
+                if not isinstance(v, variables.Variable):
+                    raise TypeError("Saver: var_list entries must be wr.Variable objects, got %r"
+                                    % (v,))
+                key = v.op.name
+                if key in seen:
+                    if seen[key] is v:
+                        continue
+                    raise ValueError("At least two variables have the same name: %s" % key)
+                seen[key] = v
+                items.append((key, v))
+            items.sort(key=lambda kv: kv[0])
+        for key, v in items:
+            if not isinstance(v, variables.Variable):
+                raise TypeError("Saver: the value of key %r must be a wr.Variable, got %r"
+                                % (key, v))
+        return items
+
+    def build(self):
+        if self._is_built:
+            return
+        self._is_built = True
+        items = self._saveables()
+        if not items:
+            if self._allow_empty:
+                self._is_empty = True
+                return
+            raise ValueError("No variables to save")
+        graph = items[0][1].graph
+        self._graph = graph
+        self._keys = [k for k, _ in items]
+        self._vars = [v for _, v in items]
+        with graph.as_default(), ops.control_dependencies(None), \
+                ops.name_scope(self._name, "save") as scope:
+            self._filename_tensor = constant_op.constant(self._filename or "model",
+                                                         dtype=dtypes.string)
+            names = constant_op.constant(np.array([k.encode() for k in self._keys], object),
+                                         dtype=dtypes.string, name="tensor_names")
+            slices = constant_op.constant(np.array([b""] * len(self._keys), object),
+                                          dtype=dtypes.string, name="shape_and_slices")
+            values = []
+            for v in self._vars:
+                with ops.colocate_with(v.op):
+                    values.append(v.value())
+            save = apply_op("SaveV2", "SaveV2", prefix=self._filename_tensor,
+                            tensor_names=names, shape_and_slices=slices, tensors=values)
+            with ops.control_dependencies([save]):
+                self._save_tensor = apply_op("Identity", "control_dependency",
+                                             input=self._filename_tensor)
+            rnames = constant_op.constant(np.array([k.encode() for k in self._keys], object),
+                                          dtype=dtypes.string, name="tensor_names")
+            rslices = constant_op.constant(np.array([b""] * len(self._keys), object),
+                                           dtype=dtypes.string,
+                                           name="shape_and_slices")
+            restored = apply_op("RestoreV2", "RestoreV2", prefix=self._filename_tensor,
+                                tensor_names=rnames, shape_and_slices=rslices,
+                                dtypes=[v.dtype for v in self._vars])
+            if isinstance(restored, ops.Tensor):
+                restored = [restored]
+            assigns = []
+            for i, (v, value) in enumerate(zip(self._vars, restored)):
+                with ops.colocate_with(v.op):
+                    assigns.append(apply_op("AssignVariableOp",
+                                            "Assign" if i == 0 else "Assign_%d" % i,
+                                            resource=v.handle, value=value))
+            with ops.control_dependencies(assigns):
+                self._restore_op = apply_op("NoOp", "restore_all")
+            self._scope = scope
+
+    @property
+    def saver_def(self):
+        """The SaverDef's fields as a dict (weir has no SaverDef message class)."""
+        if self._is_empty:
+            return None
+        return {"filename_tensor_name": self._filename_tensor.name,
+                "save_tensor_name": self._save_tensor.name,
+                "restore_op_name": self._restore_op.name, "max_to_keep": self._max_to_keep,
+                "keep_checkpoint_every_n_hours": self._keep_checkpoint_every_n_hours,
+                "version": 2}
+
+    # --- bookkeeping of checkpoints ---------------------------------------------
+
+    @property
+    def last_checkpoints(self):
+        return [p for p, _ in self._last_checkpoints]
+
+    def set_last_checkpoints(self, last_checkpoints):
+        self._last_checkpoints = [(p, None) for p in last_checkpoints]
+
+    def set_last_checkpoints_with_time(self, last_checkpoints_with_time):
+        self._last_checkpoints = list(last_checkpoints_with_time)
+
+    def recover_last_checkpoints(self, checkpoint_paths):
+        """Resumes keep-N bookkeeping from existing checkpoints (e.g. those of
+        get_checkpoint_state(...).all_model_checkpoint_paths)."""
+        existing = [p for p in checkpoint_paths if checkpoint_management.checkpoint_exists(p)]
+        mtimes = checkpoint_management.get_checkpoint_mtimes(existing)
+        self.set_last_checkpoints_with_time(list(zip(existing, mtimes)))
+
+    def _record_last_checkpoint(self, path):
+        if not self._max_to_keep:
+            # Keep all: no deletion, but remember the list for the state file.
+            self._last_checkpoints = [(p, t) for p, t in self._last_checkpoints if p != path]
+            self._last_checkpoints.append((path, time.time()))
+            return
+        self._last_checkpoints = [(p, t) for p, t in self._last_checkpoints if p != path]
+        self._last_checkpoints.append((path, time.time()))
+        while len(self._last_checkpoints) > self._max_to_keep:
+            self._checkpoints_to_be_deleted.append(self._last_checkpoints.pop(0))
+
+    def _delete_old_checkpoints(self, meta_graph_suffix):
+        while self._checkpoints_to_be_deleted:
+            path, stamp = self._checkpoints_to_be_deleted.pop(0)
+            if (self._keep_checkpoint_every_n_hours and stamp is not None
+                    and stamp > self._next_checkpoint_time):
+                self._next_checkpoint_time += self._keep_checkpoint_every_n_hours * 3600
+                continue
+            checkpoint_management.remove_checkpoint(path, meta_graph_suffix=meta_graph_suffix)
+
+    # --- save / restore -----------------------------------------------------------
+
+    def save(self, sess, save_path, global_step=None, latest_filename=None,
+             meta_graph_suffix="meta", write_meta_graph=True, write_state=True,
+             strip_default_attrs=False, save_debug_info=False):
+        """Writes a checkpoint; returns its prefix ("<save_path>-<step>")."""
+        if not self._is_built:
+            self.build()
+        if latest_filename is None:
+            latest_filename = "checkpoint"
+        if os.path.split(latest_filename)[0]:
+            raise ValueError("'latest_filename' must not contain path components")
+        if global_step is not None:
+            if not isinstance(global_step, (int, np.integer)):
+                global_step = training_util.global_step(sess, global_step)
+            fmt = "%s-%08d" if self._pad_step_number else "%s-%d"
+            checkpoint_file = fmt % (save_path, global_step)
+        else:
+            checkpoint_file = save_path
+            if os.path.basename(save_path) == latest_filename:
+                raise ValueError("'latest_filename' collides with 'save_path': '%s' and '%s'"
+                                 % (latest_filename, save_path))
+        save_dir = os.path.dirname(save_path)
+        if save_dir and not os.path.isdir(save_dir):
+            raise ValueError("Parent directory of %s doesn't exist, can't save." % save_path)
+        if self._is_empty:
+            return None
+        result = sess.run(self._save_tensor, {self._filename_tensor: checkpoint_file})
+        path = result.item() if hasattr(result, "item") else result
+        if isinstance(path, bytes):
+            path = path.decode()
+        if write_state:
+            self._record_last_checkpoint(path)
+            recorded = self.last_checkpoints
+            stamps = [t for _, t in self._last_checkpoints]
+            if self._save_relative_paths:
+                path_in_state = os.path.basename(path)
+                recorded = [os.path.basename(p) for p in recorded]
+            else:
+                path_in_state = path
+            checkpoint_management.update_checkpoint_state(
+                save_dir or ".", path_in_state, recorded, latest_filename=latest_filename,
+                all_model_checkpoint_timestamps=stamps if None not in stamps else None)
+            self._delete_old_checkpoints(meta_graph_suffix)
+        if write_meta_graph:
+            saver_def = _saver_def_bytes(self._filename_tensor.name, self._save_tensor.name,
+                                         self._restore_op.name, self._max_to_keep,
+                                         self._keep_checkpoint_every_n_hours)
+            export_meta_graph(path + "." + meta_graph_suffix, graph=self._graph,
+                              saver_def=saver_def)
+        return path
+
+    def restore(self, sess, save_path):
+        """Assigns every variable its value in the checkpoint `save_path`."""
+        if self._is_empty:
+            return
+        if save_path is None:
+            raise ValueError("Can't load save_path when it is None.")
+        if not checkpoint_management.checkpoint_exists(save_path):
+            raise errors.NotFoundError(
+                None, None, "Failed to find any matching files for %s: no checkpoint %s.index"
+                % (save_path, save_path))
+        sess.run(self._restore_op, {self._filename_tensor: save_path})
+
+    def as_saver_def(self):
+        return self.saver_def
+
+    def export_meta_graph(self, filename=None, **unused):
+        saver_def = _saver_def_bytes(self._filename_tensor.name, self._save_tensor.name,
+                                     self._restore_op.name, self._max_to_keep,
+                                     self._keep_checkpoint_every_n_hours)
+        return export_meta_graph(filename, graph=self._graph, saver_def=saver_def)
