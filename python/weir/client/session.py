@@ -444,7 +444,7 @@ class _FeedEntry:
 
     def convert(self, value):
         """The numpy array fed for `value` (TF's conversions and checks)."""
-        if type(value) is _ndarray and value.dtype == self.np_dtype:
+        if type(value) is _ndarray and (value.dtype is self.np_dtype or value.dtype == self.np_dtype):
             array = value
         else:
             if isinstance(value, ops.Tensor):
@@ -463,8 +463,8 @@ class _FeedEntry:
         if self.tensor.shape is not self.shape_obj:
             self.refresh_shape()
         dims = self.dims
-        if dims is not None:
-            shape = array.shape
+        shape = array.shape
+        if shape != dims and dims is not None:  # equal tuples: the common case, checked first
             if len(shape) != len(dims) or any(d is not None and d != s for d, s in zip(dims, shape)):
                 raise ValueError("Cannot feed value of shape %s for Tensor '%s', which has shape '%s'"
                                  % (shape, self.name, self.shape_obj))
@@ -717,6 +717,8 @@ class BaseSession:
         else:
             feeds = []
         fetch = plan.fetch
+        if not fetch.fetch_names and not fetch.targets:
+            return fetch.build([])  # nothing to run: TF returns the (empty) structure
         c_options = None
         if options is not None:
             c_options = options._to_c(self._default_timeout)
