@@ -9,7 +9,7 @@
 #
 # Each run trains one epoch of `steps` batches of 100 (the first 10 steps
 # untimed, as warm-up) and evaluates on 200 test examples, without checkpoints.
-# Needs build/release (the C++ trainer) and build/py (the Python package);
+# Needs the C++ trainer (build/release, else build/mainjob) and build/py (the Python package);
 # WEIR_BUILD_DIR / WEIR_PY_BUILD_DIR override them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,7 +23,11 @@ while [[ $# -gt 0 ]]; do
     *) echo "usage: $0 [--model cnn|mlp] [--reps N] [--steps N] [--threads N]" >&2; exit 2 ;;
   esac
 done
+# The C++ trainer of build/release, else of the main job's tree (scripts/main.sh builds it).
 cxx=${WEIR_BUILD_DIR:-build/release}/examples/weir-fashion-mnist
+if [[ -z ${WEIR_BUILD_DIR:-} && ! -x $cxx && -x build/mainjob/examples/weir-fashion-mnist ]]; then
+  cxx=build/mainjob/examples/weir-fashion-mnist
+fi
 py_path=${WEIR_PY_BUILD_DIR:-build/py}/python
 [[ -x $cxx ]] || { echo "missing $cxx (cmake --build build/release --target weir-fashion-mnist)" >&2; exit 1; }
 [[ -d $py_path/weir ]] || { echo "missing $py_path/weir (build the weir_python target)" >&2; exit 1; }
