@@ -1,0 +1,123 @@
+"""wr.gradients against analytic gradients and central finite differences
+(float64), unconnected xs, grad_ys, Variables as xs, and naming."""
+import numpy as np
+import pytest
+
+import weir as wr
+from weir.framework import ops
+
+
+@pytest.fixture
+def graph():
+    g = ops.Graph()
+    with g.as_default():
+        yield g
+
+
+def numeric_grad(sess, y, x, value, feeds, eps=1e-6):
+    """d(sum y)/dx by central differences, feeding x = value +- eps."""
+    grad = np.zeros_like(value)
+    flat = value.reshape(-1)
+    out = grad.reshape(-1)
+    for i in range(flat.size):
+        orig = flat[i]
+        flat[i] = orig + eps
+        plus = np.sum(sess.run(y, {**feeds, x: value}))
+        flat[i] = orig - eps
+        minus = np.sum(sess.run(y, {**feeds, x: value}))
+        flat[i] = orig
+        out[i] = (plus - minus) / (2 * eps)
+    return grad
+
+
+def check(y, xs_and_values, rtol=1e-5, atol=1e-6):
+    xs = [x for x, _ in xs_and_values]
+    grads = wr.gradients(y, xs)
+    feeds = {x: v for x, v in xs_and_values}
+    with wr.Session() as sess:
+        got = sess.run(grads, feeds)
+        for (x, v), g in zip(xs_and_values, got):
+            assert g.shape == v.shape
+            expected = numeric_grad(sess, y, x, v.copy(), feeds)
+            np.testing.assert_allclose(g, expected, rtol=rtol, atol=atol)
+    return got
+
+
+rng = np.random.default_rng(7)
+
+
+def test_matmul_analytic_and_numeric(graph):
+    a = wr.placeholder(wr.float64, [2, 3])
+    b = wr.placeholder(wr.float64, [3, 4])
+    c = rng.standard_normal((2, 4))
+    y = wr.reduce_sum(wr.matmul(a, b) * c)
+    av, bv = rng.standard_normal((2, 3)), rng.standard_normal((3, 4))
+    ga, gb = check(y, [(a, av), (b, bv)])
+    np.testing.assert_allclose(ga, c @ bv.T, rtol=1e-12)
+    np.testing.assert_allclose(gb, av.T @ c, rtol=1e-12)
+
+
+def test_conv2d_numeric(graph):
+    x = wr.placeholder(wr.float64, [1, 5, 5, 2])
+    f = wr.placeholder(wr.float64, [3, 3, 2, 3])
+    y = wr.nn.conv2d(x, f, strides=[1, 2, 2, 1], padding="SAME")
+    y = wr.reduce_sum(y * y)
+    check(y, [(x, rng.standard_normal((1, 5, 5, 2))), (f, rng.standard_normal((3, 3, 2, 3)))],
+          rtol=1e-5, atol=1e-5)
+
+
+def test_softmax_cross_entropy(graph):
+    logits = wr.placeholder(wr.float64, [3, 4])
+    labels = np.eye(4)[[0, 2, 3]]
+    loss = wr.reduce_sum(wr.nn.softmax_cross_entropy_with_logits_v2(labels=labels,
+                                                                    logits=logits))
+    lv = rng.standard_normal((3, 4))
+    (g,) = check(loss, [(logits, lv)])
+    softmax = np.exp(lv) / np.exp(lv).sum(axis=1, keepdims=True)
+    np.testing.assert_allclose(g, softmax - labels, rtol=1e-10)
+
+
+def test_reductions_and_broadcast(graph):
+    x = wr.placeholder(wr.float64, [3, 1])
+    z = wr.placeholder(wr.float64, [1, 4])
+    y = wr.reduce_mean(wr.square(x + z), axis=1) + wr.reduce_max(x * z, axis=0)[1]
+    check(y, [(x, rng.standard_normal((3, 1))), (z, rng.standard_normal((1, 4)))])
+    # analytic: d/dx sum(x + z) with broadcasting counts the broadcast copies
+    s = wr.reduce_sum(x + z)
+    gx, gz = wr.gradients(s, [x, z])
+    with wr.Session() as sess:
+        gxv, gzv = sess.run([gx, gz], {x: np.zeros((3, 1)), z: np.zeros((1, 4))})
+    np.testing.assert_array_equal(gxv, np.full((3, 1), 4.0))
+    np.testing.assert_array_equal(gzv, np.full((1, 4), 3.0))
+
+
+def test_unconnected_grad_ys_and_several_ys(graph):
+    x = wr.placeholder(wr.float32, [2])
+    unused = wr.placeholder(wr.float32, [2])
+    y = x * x
+    g_x, g_unused = wr.gradients(y, [x, unused])
+    assert g_unused is None
+    (zero,) = wr.gradients(y, [unused], unconnected_gradients="zero")
+    (seeded,) = wr.gradients(y, x, grad_ys=np.array([10.0, -1.0], np.float32))
+    (both,) = wr.gradients([y, 3.0 * x], [x])
+    xv = np.array([1.0, 2.0], np.float32)
+    with wr.Session() as sess:
+        np.testing.assert_allclose(sess.run(g_x, {x: xv}), 2 * xv)
+        np.testing.assert_array_equal(sess.run(zero, {x: xv, unused: xv}), [0.0, 0.0])
+        np.testing.assert_allclose(sess.run(seeded, {x: xv}), [20.0, -4.0])
+        np.testing.assert_allclose(sess.run(both, {x: xv}), 2 * xv + 3.0)
+
+
+def test_variable_xs_and_names(graph):
+    w = wr.Variable(np.array([1.0, -2.0, 3.0], np.float32), name="w")
+    # Two reads of w: the gradient sums both paths.
+    loss = wr.reduce_sum(w * w) + wr.reduce_sum(3.0 * w)
+    (g,) = wr.gradients(loss, [w])
+    (g2,) = wr.gradients(loss, w)
+    assert g.op.name.startswith("gradients/")
+    assert g2.op.name.startswith("gradients_1/")
+    with wr.Session() as sess:
+        sess.run(w.initializer)
+        np.testing.assert_allclose(sess.run(g), 2 * np.array([1.0, -2.0, 3.0]) + 3.0)
+    with pytest.raises(ValueError):
+        wr.gradients(loss, [w], stop_gradients=[w])

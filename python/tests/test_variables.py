@@ -1,0 +1,313 @@
+"""wr.Variable (resource variables with TF1's API), initialization, state ops,
+variable scopes / get_variable, and the global step."""
+import numpy as np
+import pytest
+
+import weir as wr
+from weir.framework import errors
+from weir.framework import ops
+from weir.ops import state_ops
+from weir.ops import variable_scope
+from weir.ops import variables
+from weir.train import training_util
+
+
+@pytest.fixture
+def graph():
+    g = ops.Graph()
+    with g.as_default():
+        yield g
+
+
+def test_variable_basics(graph):
+    init = np.array([[1.0, 2.0], [3.0, 4.0]], np.float32)
+    v = wr.Variable(init, name="v")
+    assert v.name == "v:0"
+    assert v.op.name == "v" and v.op.type == "VarHandleOp"
+    assert v.op.get_attr("shared_name") in (b"v", "v")
+    assert v.dtype == wr.float32
+    assert v.shape.as_list() == [2, 2] and v.get_shape().as_list() == [2, 2]
+    assert v.graph is graph
+    assert v.initializer.type == "AssignVariableOp"
+    assert v.initial_value.op.name == "v/initial_value"
+    assert variables.global_variables() == [v]
+    assert variables.trainable_variables() == [v]
+    with wr.Session() as sess:
+        sess.run(wr.global_variables_initializer())
+        np.testing.assert_array_equal(sess.run(v), init)
+        np.testing.assert_array_equal(v.eval(session=sess), init)
+        np.testing.assert_array_equal(sess.run(v.read_value()), init)
+        np.testing.assert_array_equal(sess.run(v.value()), init)
+
+
+def test_unique_names_and_scopes(graph):
+    a = wr.Variable(1.0)
+    b = wr.Variable(2.0)
+    with wr.name_scope("outer"):
+        c = wr.Variable(lambda: np.float32(3.0), name="w")
+    assert (a.name, b.name, c.name) == ("Variable:0", "Variable_1:0", "outer/w:0")
+    # a callable's ops are built under "<var>/Initializer"
+    assert c.initial_value.op.name.startswith("outer/w/")
+    assert "Initializer" in c.initial_value.op.name or c.initial_value.op.name == \
+        "outer/w/initial_value"
+
+
+def test_uninitialized_read_names_the_variable(graph):
+    v = wr.Variable(np.zeros([3], np.float32), name="never_initialized")
+    with wr.Session() as sess:
+        with pytest.raises(errors.FailedPreconditionError) as info:
+            sess.run(v)
+        assert "never_initialized" in str(info.value)
+
+
+def test_assign_family(graph):
+    v = wr.Variable(np.array([1.0, 2.0], np.float32), name="v")
+    assign = v.assign([5.0, 6.0])
+    add = v.assign_add(np.array([1.0, 1.0], np.float32))
+    sub = state_ops.assign_sub(v, [0.5, 0.5])
+    no_read = v.assign([0.0, 0.0], read_value=False)
+    assert isinstance(no_read, ops.Operation)
+    with wr.Session() as sess:
+        sess.run(v.initializer)
+        np.testing.assert_array_equal(sess.run(assign), [5.0, 6.0])
+        np.testing.assert_array_equal(sess.run(add), [6.0, 7.0])
+        np.testing.assert_array_equal(sess.run(sub), [5.5, 6.5])
+        np.testing.assert_array_equal(sess.run(state_ops.assign_add(v, [1.0, 2.0])), [6.5, 8.5])
+        assert sess.run(no_read) is None
+        np.testing.assert_array_equal(sess.run(v), [0.0, 0.0])
+        # load: sets the value by feeding the initializer
+        v.load(np.array([9.0, 8.0], np.float32), sess)
+        np.testing.assert_array_equal(sess.run(v), [9.0, 8.0])
+    with pytest.raises(TypeError):
+        state_ops.assign(wr.constant(1.0), 2.0)
+
+
+def test_assign_shape_mismatch_names_variable(graph):
+    v = wr.Variable(np.zeros([2], np.float32), name="shaped")
+    p = wr.placeholder(wr.float32)
+    bad = v.assign(p)
+    with wr.Session() as sess:
+        sess.run(v.initializer)
+        with pytest.raises(errors.InvalidArgumentError) as info:
+            sess.run(bad, {p: np.zeros([3], np.float32)})
+        assert "shaped" in str(info.value)
+
+
+def test_operators_and_conversion(graph):
+    v = wr.Variable(np.array([[1.0, 2.0], [3.0, 4.0]], np.float32), name="m")
+    x = wr.constant(np.array([[1.0, 0.0], [0.0, 2.0]], np.float32))
+    outs = [v * 2, 2 * v, v + v, -v, v - 1.0, v[0], v[:, 1], wr.matmul(x, v), x @ v,
+            wr.reduce_sum(v)]
+    with wr.Session() as sess:
+        sess.run(v.initializer)
+        got = sess.run(outs)
+    m = np.array([[1.0, 2.0], [3.0, 4.0]], np.float32)
+    xm = np.array([[1.0, 0.0], [0.0, 2.0]], np.float32)
+    expected = [m * 2, 2 * m, m + m, -m, m - 1, m[0], m[:, 1], xm @ m, xm @ m, m.sum()]
+    for g, e in zip(got, expected):
+        np.testing.assert_allclose(g, e)
+    t = ops.convert_to_tensor(v)
+    assert t.op.type == "ReadVariableOp" and t.dtype == wr.float32
+    with pytest.raises(ValueError):
+        ops.convert_to_tensor(v, dtype=wr.int32)
+    with pytest.raises(TypeError):
+        bool(v)
+
+
+def test_read_after_control_dependency(graph):
+    v = wr.Variable(1.0, name="counter")
+    inc = v.assign_add(1.0, read_value=False)
+    with wr.control_dependencies([inc]):
+        after = v * 10.0  # a new read, ordered after the increment
+    with wr.Session() as sess:
+        sess.run(v.initializer)
+        assert sess.run(after) == 20.0
+        assert sess.run(after) == 30.0
+
+
+def test_initializer_ignores_outer_control_dependencies(graph):
+    gate = wr.constant(1.0, name="gate")
+    with wr.control_dependencies([gate.op]):
+        v = wr.Variable(2.0, name="v")
+        w = v * 3.0
+    assert v.initializer.control_inputs == []
+    assert v.initial_value.op.control_inputs == []
+    assert gate.op in w.op.control_inputs or any(
+        gate.op in i.op.control_inputs for i in w.op.inputs)
+
+
+def test_collections_and_initializers(graph):
+    a = wr.Variable(1.0, name="a")
+    b = wr.Variable(2.0, name="b", trainable=False)
+    loc = wr.Variable(3.0, name="loc", collections=[wr.GraphKeys.LOCAL_VARIABLES])
+    assert variables.global_variables() == [a, b]
+    assert variables.trainable_variables() == [a]
+    assert variables.local_variables() == [loc]
+    assert wr.global_variables_initializer().type == "NoOp"
+    report = variables.report_uninitialized_variables()
+    only_a = variables.variables_initializer([a])
+    with wr.Session() as sess:
+        assert sorted(sess.run(report).tolist()) == [b"a", b"b", b"loc"]
+        assert not sess.run(variables.is_variable_initialized(a))
+        sess.run(only_a)
+        assert sess.run(variables.is_variable_initialized(a))
+        assert sorted(sess.run(report).tolist()) == [b"b", b"loc"]
+        sess.run(variables.local_variables_initializer())
+        assert sess.run(report).tolist() == [b"b"]
+        sess.run(variables.initialize_all_variables())
+        assert sess.run(report).tolist() == []
+        assert sess.run(loc) == 3.0
+
+
+def test_variable_from_other_variable_and_validate(graph):
+    a = wr.Variable(np.arange(4, dtype=np.float64), name="a")
+    b = wr.Variable(a.initial_value * 2, name="b")
+    assert b.dtype == wr.float64
+    with wr.Session() as sess:
+        sess.run(wr.global_variables_initializer())
+        np.testing.assert_array_equal(sess.run(b), np.arange(4) * 2.0)
+    with pytest.raises(ValueError):
+        wr.Variable(None)
+    p = wr.placeholder(wr.float32, [None])
+    with pytest.raises(ValueError):
+        wr.Variable(p)  # unknown shape with validate_shape=True
+    u = wr.Variable(p, validate_shape=False, name="unshaped")
+    assert u.shape.ndims is None
+
+
+def test_scatter_and_count_up_to(graph):
+    v = wr.Variable(np.zeros([4], np.float32), name="rows")
+    upd = state_ops.scatter_update(v, [1, 3], np.array([5.0, 7.0], np.float32))
+    add = state_ops.scatter_add(v, [1], np.array([1.0], np.float32))
+    c = wr.Variable(np.int64(0), name="count")
+    up = state_ops.count_up_to(c, 2)
+    gather = v.sparse_read([3, 1])
+    with wr.Session() as sess:
+        sess.run(wr.global_variables_initializer())
+        np.testing.assert_array_equal(sess.run(upd), [0, 5, 0, 7])
+        np.testing.assert_array_equal(sess.run(add), [0, 6, 0, 7])
+        np.testing.assert_array_equal(sess.run(gather), [7, 6])
+        assert sess.run(up) == 0
+        assert sess.run(up) == 1
+        with pytest.raises(errors.OutOfRangeError):
+            sess.run(up)
+
+
+# --- variable scopes ------------------------------------------------------------
+
+def test_get_variable_names_and_reuse(graph):
+    with variable_scope.variable_scope("layer"):
+        w = variable_scope.get_variable("w", [3, 4])
+        b = variable_scope.get_variable("b", [4], initializer=wr.zeros_initializer())
+    assert w.name == "layer/w:0" and b.name == "layer/b:0"
+    with variable_scope.variable_scope("layer", reuse=True):
+        assert variable_scope.get_variable("w", [3, 4]) is w
+        with variable_scope.variable_scope("inner"):  # reuse is inherited
+            assert variable_scope.get_variable_scope().reuse is True
+    with variable_scope.variable_scope("layer") as scope:
+        scope.reuse_variables()
+        assert variable_scope.get_variable("b") is b
+    with pytest.raises(ValueError, match="Variable layer/w already exists, disallowed. Did "
+                                         "you mean to set reuse=True"):
+        with variable_scope.variable_scope("layer"):
+            variable_scope.get_variable("w", [3, 4])
+    with pytest.raises(ValueError, match="Variable layer/missing does not exist, or was not "
+                                         "created with tf.get_variable()"):
+        with variable_scope.variable_scope("layer", reuse=True):
+            variable_scope.get_variable("missing", [1])
+    with pytest.raises(ValueError, match="Trying to share variable layer/w, but specified "
+                                         "shape"):
+        with variable_scope.variable_scope("layer", reuse=True):
+            variable_scope.get_variable("w", [4, 4])
+    with variable_scope.variable_scope("auto", reuse=variable_scope.AUTO_REUSE):
+        x1 = variable_scope.get_variable("x", [2])
+    with variable_scope.variable_scope("auto", reuse=variable_scope.AUTO_REUSE):
+        x2 = variable_scope.get_variable("x", [2])
+    assert x1 is x2
+
+
+def test_get_variable_initializers(graph):
+    w = variable_scope.get_variable("glorot", [20, 30])
+    i = variable_scope.get_variable("ints", [3], dtype=wr.int32)
+    c = variable_scope.get_variable("const", initializer=np.array([1.5, 2.5], np.float32))
+    with variable_scope.variable_scope("scoped", initializer=wr.constant_initializer(4.0)):
+        s = variable_scope.get_variable("s", [2])
+    with wr.Session() as sess:
+        sess.run(wr.global_variables_initializer())
+        wv, iv, cv, sv = sess.run([w, i, c, s])
+    limit = np.sqrt(6.0 / (20 + 30))
+    assert wv.shape == (20, 30) and np.abs(wv).max() <= limit
+    assert wv.std() > limit / 4  # not all zeros: uniform(-limit, limit) has std limit/sqrt(3)
+    np.testing.assert_array_equal(iv, [0, 0, 0])
+    assert i.dtype == wr.int32
+    np.testing.assert_array_equal(cv, [1.5, 2.5])
+    np.testing.assert_array_equal(sv, [4.0, 4.0])
+    with pytest.raises(ValueError, match="must be fully defined"):
+        variable_scope.get_variable("partial", [None, 3])
+
+
+def test_variable_scope_name_scopes_and_defaults(graph):
+    with variable_scope.variable_scope("foo") as scope:
+        v = variable_scope.get_variable("v", [1])
+        t = wr.constant(1.0, name="c")
+    assert scope.name == "foo"
+    assert t.op.name == "foo/c"
+    with variable_scope.variable_scope(scope):  # re-entering the scope object
+        t2 = wr.constant(1.0, name="d")
+        assert variable_scope.get_variable_scope().name == "foo"
+    assert t2.op.name == "foo/d"
+    with variable_scope.variable_scope("foo", reuse=True):
+        t3 = wr.constant(1.0, name="c")
+        assert variable_scope.get_variable("v") is v
+    assert t3.op.name == "foo_1/c"  # the name scope is made unique, the variable scope not
+    names = []
+    for _ in range(2):
+        with variable_scope.variable_scope(None, default_name="dense"):
+            names.append(variable_scope.get_variable("kernel", [1]).op.name)
+    assert names == ["dense/kernel", "dense_1/kernel"]
+    with variable_scope.variable_scope("a"):
+        with variable_scope.variable_scope("b"):
+            assert variable_scope.get_variable("w", [1]).name == "a/b/w:0"
+
+
+def test_regularizer_and_custom_getter(graph):
+    def l2(x):
+        return wr.reduce_sum(x * x)
+    with variable_scope.variable_scope("reg", regularizer=l2):
+        w = variable_scope.get_variable("w", initializer=np.array([1.0, 2.0], np.float32))
+        variable_scope.get_variable("free", [1], regularizer=variable_scope.no_regularizer)
+    losses = wr.get_collection(wr.GraphKeys.REGULARIZATION_LOSSES)
+    assert len(losses) == 1
+    seen = []
+
+    def getter(next_getter, name, *args, **kwargs):
+        seen.append(name)
+        return next_getter(name, *args, **kwargs)
+    with variable_scope.variable_scope("custom", custom_getter=getter):
+        variable_scope.get_variable("g", [2])
+    assert seen == ["custom/g"]
+    with wr.Session() as sess:
+        sess.run(w.initializer)
+        assert sess.run(losses[0]) == pytest.approx(5.0)
+
+
+# --- global step ------------------------------------------------------------------
+
+def test_global_step(graph):
+    assert training_util.get_global_step() is None
+    gs = training_util.get_or_create_global_step()
+    assert gs.op.name == "global_step" and gs.dtype == wr.int64
+    assert gs.shape.as_list() == []
+    assert training_util.get_global_step() is gs
+    assert training_util.get_or_create_global_step() is gs
+    assert gs in variables.global_variables() and gs not in variables.trainable_variables()
+    with pytest.raises(ValueError, match="already exists"):
+        training_util.create_global_step()
+    training_util.assert_global_step(gs)
+    with pytest.raises(TypeError):
+        training_util.assert_global_step(wr.constant(1.0))
+    with wr.Session() as sess:
+        sess.run(wr.global_variables_initializer())
+        assert training_util.global_step(sess, gs) == 0
+        sess.run(gs.assign_add(np.int64(5)))
+        assert training_util.global_step(sess, gs) == 5
