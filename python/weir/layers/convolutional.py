@@ -115,6 +115,10 @@ class Conv2D(Layer):
                                data_format=self.data_format)
         if self.activation is not None:
             outputs = self.activation(outputs)
+        static = getattr(self, "_static_output", None)
+        if static is not None:
+            # The C++ shape functions do not see a Python-side set_shape: set it last.
+            outputs.set_shape(static)
         return outputs
 
 
@@ -150,8 +154,6 @@ class Conv2DTranspose(Conv2D):
     def _convolve(self, inputs):
         static = inputs.shape.as_list()
         h_axis, w_axis = (2, 3) if self.data_format == "NCHW" else (1, 2)
-        shape = apply_op("Shape", None, input=inputs, out_type=dtypes.int32)
-        batch = apply_op("GatherV2", None, params=shape, indices=np.int32(0), axis=np.int32(0))
         out_h = _transposed_length(static[h_axis], self.kernel_size[0], self.strides[0],
                                    self.padding, self.dilation_rate[0])
         out_w = _transposed_length(static[w_axis], self.kernel_size[1], self.strides[1],
@@ -159,19 +161,21 @@ class Conv2DTranspose(Conv2D):
         if out_h is None or out_w is None:
             raise ValueError("conv2d_transpose needs the spatial dims of its input known, got %s"
                              % inputs.shape)
-        sizes = [batch, None, None, None]
         c_axis = 1 if self.data_format == "NCHW" else 3
-        sizes[h_axis] = np.int32(out_h)
-        sizes[w_axis] = np.int32(out_w)
-        sizes[c_axis] = np.int32(self.filters)
-        sizes = [ops.convert_to_tensor(s, dtype=dtypes.int32) for s in sizes]
-        output_shape = apply_op("Pack", None, values=sizes, axis=0)
+        sizes = [None] * 4
+        sizes[h_axis], sizes[w_axis], sizes[c_axis] = out_h, out_w, self.filters
+        if static[0] is not None:
+            output_shape = np.array([static[0]] + sizes[1:], np.int32)
+        else:
+            shape = apply_op("Shape", None, input=inputs, out_type=dtypes.int32)
+            batch = apply_op("GatherV2", None, params=shape, indices=np.int32(0),
+                             axis=np.int32(0))
+            parts = [batch] + [ops.convert_to_tensor(np.int32(d)) for d in sizes[1:]]
+            output_shape = apply_op("Pack", None, values=parts, axis=0)
         outputs = nn_ops.conv2d_transpose(inputs, self.kernel, output_shape,
                                           strides=list(self.strides), padding=self.padding,
                                           data_format=self.data_format)
-        static_out = [static[0], None, None, None]
-        static_out[h_axis], static_out[w_axis], static_out[c_axis] = out_h, out_w, self.filters
-        outputs.set_shape(static_out)
+        self._static_output = [static[0]] + sizes[1:]
         return outputs
 
 

@@ -92,18 +92,23 @@ class Dense(Layer):
             in_dim = self.kernel.shape.as_list()[0]
             flat = apply_op("Reshape", None, tensor=inputs, shape=_const([-1, in_dim]))
             product = apply_op("MatMul", None, a=flat, b=self.kernel)
-            leading = apply_op("Slice", None,
-                               input=apply_op("Shape", None, input=inputs, out_type=dtypes.int32),
-                               begin=_const([0]), size=_const([rank - 1]))
-            shape = apply_op("ConcatV2", None, values=[leading, _const([self.units])],
-                             axis=_const(0))
-            outputs = apply_op("Reshape", None, tensor=product, shape=shape)
             static = inputs.shape.as_list()
-            outputs.set_shape(static[:-1] + [self.units])
+            if all(d is not None for d in static[:-1]):
+                shape = _const(static[:-1] + [self.units])
+            else:
+                shape_of = apply_op("Shape", None, input=inputs, out_type=dtypes.int32)
+                leading = apply_op("Slice", None, input=shape_of, begin=_const([0]),
+                                   size=_const([rank - 1]))
+                shape = apply_op("ConcatV2", None, values=[leading, _const([self.units])],
+                                 axis=_const(0))
+            outputs = apply_op("Reshape", None, tensor=product, shape=shape)
         if self.use_bias:
             outputs = apply_op("BiasAdd", None, value=outputs, bias=self.bias)
         if self.activation is not None:
             outputs = self.activation(outputs)
+        if rank is not None and rank > 2:
+            # The C++ shape functions do not see a Python-side set_shape: set it last.
+            outputs.set_shape(inputs.shape.as_list()[:-1] + [self.units])
         return outputs
 
     def compute_output_shape(self, input_shape):

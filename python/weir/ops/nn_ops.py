@@ -326,6 +326,8 @@ def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  
 
 def _noise_shape(x, noise_shape):
     if noise_shape is None:
+        if x.shape.is_fully_defined():
+            return _const(x.shape.as_list(), dtypes.int32)  # static: shapes infer exactly
         return _shape(x)
     if isinstance(noise_shape, (list, tuple)) and any(d is None for d in noise_shape):
         # TF2's rule: a None entry takes x's (static) dim.
@@ -379,7 +381,10 @@ def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None
         kept = apply_op("Cast", None, x=_binary("GreaterEqual", random, rate_tensor),
                         DstT=x.dtype)
         scaled = _binary("RealDiv", x, keep)
-        return _binary("Mul", scaled, kept, name=name)
+        result = _binary("Mul", scaled, kept, name=name)
+        if noise_shape is None:
+            result.set_shape(x.shape)
+        return result
 
 
 # --- losses ---
