@@ -157,6 +157,8 @@ class Layer(object):
         return vs.variable_scope(None, default_name=self._base_name, reuse=self._reuse)
 
     def __call__(self, inputs, *args, **kwargs):
+        if not isinstance(inputs, (list, tuple)) and not isinstance(inputs, ops.Tensor):
+            inputs = ops.convert_to_tensor(inputs)  # once, not in build and again in call
         if not self.built:
             return self._first_call(inputs, *args, **kwargs)
         with ops.name_scope(self._name_scope):

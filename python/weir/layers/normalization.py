@@ -102,7 +102,7 @@ class BatchNormalization(Layer):
         self.built = True
 
     def _moving_update(self, variable, value, decay):
-        with ops.name_scope(None, "AssignMovingAvg", [variable, value]):
+        with ops.name_scope(None, "AssignMovingAvg"):
             current = ops.convert_to_tensor(variable)
             value = ops.convert_to_tensor(value, dtype=current.dtype)
             delta = apply_op("Mul", None, x=apply_op("Sub", None, x=current, y=value), y=decay)

@@ -98,8 +98,8 @@ def _float_dtype(dtype, what):
 
 def _scaled(raw, scale, shift, dtype, name):
     """raw * scale + shift, the last op named `name` (TF's layout of these functions)."""
-    scale = ops.convert_to_tensor(scale, dtype=dtype, name="stddev" if name else None)
-    shift = ops.convert_to_tensor(shift, dtype=dtype)
+    scale = ops.convert_to_tensor(scale, dtype=dtype, name="stddev")
+    shift = ops.convert_to_tensor(shift, dtype=dtype, name="mean")
     product = apply_op("Mul", None, x=raw, y=scale)
     return apply_op("AddV2", name, x=product, y=shift)
 
