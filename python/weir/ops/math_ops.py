@@ -565,14 +565,15 @@ def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
 def _binary_operator(fn, op_name):
     def forward(x, y):
         if not isinstance(y, ops.Tensor):
-            try:
-                y = ops.convert_to_tensor(y, dtype=x.dtype.base_dtype, name="y")
-            except TypeError:
-                return NotImplemented
+            if not ops._is_convertible(y):
+                return NotImplemented  # let y's own reflected operator try
+            y = ops.convert_to_tensor(y, dtype=x.dtype.base_dtype, name="y")
         return fn(x, y)
 
     def reverse(y, x):
         # x (the left operand) is not a Tensor: it takes y's dtype.
+        if not ops._is_convertible(x):
+            return NotImplemented
         x = ops.convert_to_tensor(x, dtype=y.dtype.base_dtype, name="x")
         return fn(x, y)
 
