@@ -2,6 +2,12 @@
 
 namespace weir::python {
 
-void DefineAll(nanobind::module_& m) {}
+void DefineAll(nanobind::module_& m) {
+  DefineStatusExceptions(m);
+  DefineOpDefs(m);
+  DefineGraph(m);
+  DefineSession(m);
+  DefineRecords(m);
+}
 
 }  // namespace weir::python

@@ -3,10 +3,12 @@
 #include <nanobind/nanobind.h>
 
 #include "bindings.h"
+#include "common.h"
 #include "weir/runtime/standard_registration.h"
 
 NB_MODULE(_C, m) {
   m.doc() = "Weir's C++ core, for the weir package (not a public API).";
+  weir::python::InitTensorConversion();
   weir::RegisterStandardOpsAndKernels();
   weir::python::DefineAll(m);
 }

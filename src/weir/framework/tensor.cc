@@ -1,6 +1,7 @@
 #include "weir/framework/tensor.h"
 
 #include <Eigen/Core>
+#include <algorithm>
 #include <limits>
 #include <new>
 #include <sstream>
@@ -27,7 +28,22 @@ TensorBuffer* TensorBuffer::Create(Allocator* allocator, DType dtype, int64_t nu
   return new TensorBuffer(allocator, dtype, num_elements, data, bytes);
 }
 
+TensorBuffer* TensorBuffer::Borrow(DType dtype, int64_t num_elements, void* data, size_t size,
+                                   ReleaseFn release, void* release_arg) {
+  CHECK(dtype != DT_STRING && dtype != DT_RESOURCE) << "cannot borrow " << dtype << " memory";
+  CHECK(release != nullptr);
+  auto* buffer = new TensorBuffer(nullptr, dtype, num_elements, data, size);
+  buffer->release_ = release;
+  buffer->release_arg_ = release_arg;
+  return buffer;
+}
+
 void TensorBuffer::Destroy() {
+  if (release_ != nullptr) {
+    release_(release_arg_);
+    delete this;
+    return;
+  }
   if (dtype_ == DT_STRING) {
     std::destroy_n(static_cast<std::string*>(data_), num_elements_);
   } else if (dtype_ == DT_RESOURCE) {
@@ -56,6 +72,30 @@ StatusOr<Tensor> Tensor::Allocate(Allocator* allocator, DType dtype, const Tenso
                                      shape, " from allocator ", allocator->Name());
   }
   return t;
+}
+
+Tensor Tensor::Borrow(DType dtype, const TensorShape& shape, void* data,
+                      TensorBuffer::ReleaseFn release, void* release_arg) {
+  Tensor t;
+  t.dtype_ = dtype;
+  t.shape_ = shape;
+  t.buffer_ = TensorBuffer::Borrow(dtype, shape.num_elements(), data,
+                                   shape.num_elements() * DTypeSize(dtype), release, release_arg);
+  return t;
+}
+
+StatusOr<Tensor> Tensor::DeepCopy(Allocator* allocator) const {
+  if (!IsInitialized()) return *this;
+  WEIR_ASSIGN_OR_RETURN(Tensor copy, Allocate(allocator, dtype_, shape_));
+  if (dtype_ == DT_STRING) {
+    std::copy(data<std::string>(), data<std::string>() + NumElements(), copy.data<std::string>());
+  } else if (dtype_ == DT_RESOURCE) {
+    std::copy(data<ResourceHandle>(), data<ResourceHandle>() + NumElements(),
+              copy.data<ResourceHandle>());
+  } else if (TotalBytes() > 0) {
+    std::memcpy(copy.raw_data(), raw_data(), TotalBytes());
+  }
+  return copy;
 }
 
 Tensor& Tensor::operator=(const Tensor& other) {

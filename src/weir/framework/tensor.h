@@ -30,11 +30,22 @@ class TensorBuffer {
   // Returns nullptr when the allocator is out of memory.
   static TensorBuffer* Create(Allocator* allocator, DType dtype, int64_t num_elements);
 
+  // Wraps memory weir does not own (a numpy array fed from Python): no
+  // allocator; `release(arg)` runs when the last reference goes. Only POD
+  // dtypes.
+  using ReleaseFn = void (*)(void* arg);
+  static TensorBuffer* Borrow(DType dtype, int64_t num_elements, void* data, size_t size,
+                              ReleaseFn release, void* release_arg);
+
   void Ref() { refs_.fetch_add(1, std::memory_order_relaxed); }
   void Unref() {
     if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) Destroy();
   }
-  bool RefCountIsOne() const { return refs_.load(std::memory_order_acquire) == 1; }
+  // Never true for borrowed memory, so no kernel reuses it in place.
+  bool RefCountIsOne() const {
+    return release_ == nullptr && refs_.load(std::memory_order_acquire) == 1;
+  }
+  bool is_borrowed() const { return release_ != nullptr; }
 
   void* data() const { return data_; }
   size_t size() const { return size_; }
@@ -52,6 +63,8 @@ class TensorBuffer {
   int64_t num_elements_;
   void* data_;
   size_t size_;
+  ReleaseFn release_ = nullptr;  // set for borrowed memory
+  void* release_arg_ = nullptr;
 };
 
 class Tensor {
@@ -65,6 +78,12 @@ class Tensor {
   Tensor(Allocator* allocator, DType dtype, const TensorShape& shape);
   // Like the constructor, but out-of-memory is a ResourceExhausted Status.
   static StatusOr<Tensor> Allocate(Allocator* allocator, DType dtype, const TensorShape& shape);
+  // A tensor over memory weir does not own (TensorBuffer::Borrow), for
+  // zero-copy feeds. Weir never writes into it, and whatever keeps a value
+  // past the step (a variable's assign, a queue's enqueue) takes DeepCopy().
+  // REQUIRES: a POD dtype; `data` holds shape.num_elements() elements.
+  static Tensor Borrow(DType dtype, const TensorShape& shape, void* data,
+                       TensorBuffer::ReleaseFn release, void* release_arg);
 
   Tensor(const Tensor& other) : dtype_(other.dtype_), shape_(other.shape_), buffer_(other.buffer_), offset_(other.offset_) {
     if (buffer_) buffer_->Ref();
@@ -140,6 +159,11 @@ class Tensor {
   // A tensor with `shape` sharing this buffer; false if the element counts
   // differ (the reshape of Reshape, without a copy).
   bool CopyFrom(const Tensor& other, const TensorShape& shape);
+
+  // Whether the buffer is borrowed memory (see Borrow).
+  bool IsBorrowed() const { return buffer_ != nullptr && buffer_->is_borrowed(); }
+  // The same values in a buffer of its own from `allocator`.
+  StatusOr<Tensor> DeepCopy(Allocator* allocator) const;
 
   bool SharesBufferWith(const Tensor& other) const {
     return buffer_ != nullptr && buffer_ == other.buffer_;

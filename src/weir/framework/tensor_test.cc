@@ -245,5 +245,40 @@ TEST(TensorTest, DispatchNumericDType) {
   EXPECT_EQ(size, 2u);
 }
 
+TEST(TensorTest, BorrowedMemoryIsReleasedOnceAndNeverReusedInPlace) {
+  static int released = 0;
+  released = 0;
+  float memory[4] = {1, 2, 3, 4};
+  {
+    Tensor t = Tensor::Borrow(DT_FLOAT, TensorShape({2, 2}), memory,
+                              [](void* arg) { ++*static_cast<int*>(arg); }, &released);
+    EXPECT_TRUE(t.IsBorrowed());
+    EXPECT_EQ(t.raw_data(), memory);
+    EXPECT_EQ(t.flat<float>()[3], 4.f);
+    // The only reference, yet not reusable: the memory is the lender's.
+    EXPECT_FALSE(t.RefCountIsOne());
+    Tensor copy = t;
+    Tensor row = t.Slice(1, 2);
+    EXPECT_TRUE(row.IsBorrowed());
+    StatusOr<Tensor> owned = t.DeepCopy(DefaultCpuAllocator());
+    ASSERT_TRUE(owned.ok());
+    EXPECT_FALSE(owned->IsBorrowed());
+    EXPECT_NE(owned->raw_data(), static_cast<void*>(memory));
+    EXPECT_TRUE(owned->ContentEquals(t));
+    memory[0] = 9;  // the copy is independent of the lender's memory
+    EXPECT_EQ(owned->flat<float>()[0], 1.f);
+    EXPECT_EQ(released, 0);
+  }
+  EXPECT_EQ(released, 1);
+}
+
+TEST(TensorTest, DeepCopyOfStrings) {
+  Tensor t = Tensor::FromVector<std::string>({"a", "bc"});
+  StatusOr<Tensor> copy = t.DeepCopy(DefaultCpuAllocator());
+  ASSERT_TRUE(copy.ok());
+  EXPECT_FALSE(copy->SharesBufferWith(t));
+  EXPECT_TRUE(copy->ContentEquals(t));
+}
+
 }  // namespace
 }  // namespace weir

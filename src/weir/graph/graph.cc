@@ -205,10 +205,11 @@ std::string Graph::NewName(std::string_view prefix) {
   return name;
 }
 
-GraphDef Graph::ToGraphDef() const {
+GraphDef Graph::ToGraphDef(int start_id) const {
   GraphDef def;
   def.producer = producer_;
-  for (const auto& node : nodes_) {
+  for (size_t id = std::max(start_id, 0); id < nodes_.size(); ++id) {
+    const auto& node = nodes_[id];
     if (!node) continue;
     NodeDef nd = *node->def_;
     nd.inputs.clear();

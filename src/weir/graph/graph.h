@@ -83,6 +83,9 @@ class Node {
 
   const std::string& requested_device() const { return def_->device; }
   void set_requested_device(std::string device) { MutableDef()->device = std::move(device); }
+  void set_source_location(std::string location) {
+    MutableDef()->source_location = std::move(location);
+  }
   // The device placement chose; empty before placement.
   const std::string& assigned_device() const { return assigned_device_; }
   void set_assigned_device(std::string device) { assigned_device_ = std::move(device); }
@@ -164,8 +167,9 @@ class Graph {
   std::string NewName(std::string_view prefix);
 
   // The graph as a GraphDef: nodes in id order, data inputs by slot, then
-  // control inputs in the order they were added.
-  GraphDef ToGraphDef() const;
+  // control inputs in the order they were added. With `start_id`, only the
+  // nodes with ids from it on (what Session::Extend needs after a Create).
+  GraphDef ToGraphDef(int start_id = 0) const;
   // Makes this graph a copy of `other` (same names, ids compacted).
   void CopyFrom(const Graph& other);
 

@@ -118,6 +118,23 @@ TEST_F(GraphTest, RollBackRestoresTheGraphExactly) {
   EXPECT_NE(Unary("m"), nullptr);
 }
 
+TEST_F(GraphTest, ToGraphDefFromAnIdHasOnlyTheNewerNodes) {
+  Node* a = Const("a");
+  Node* n = Unary("n");
+  graph_.AddEdge(a, 0, n, 0);
+  const int start = graph_.num_node_ids();
+  Node* m = Unary("m");
+  graph_.AddEdge(n, 0, m, 0);
+  graph_.AddControlEdge(a, m);
+  GraphDef tail = graph_.ToGraphDef(start);
+  ASSERT_EQ(tail.nodes.size(), 1u);
+  EXPECT_EQ(tail.nodes[0].name, "m");
+  // Inputs still name the older nodes, so the tail extends a session that has them.
+  EXPECT_EQ(tail.nodes[0].inputs, (std::vector<std::string>{"n", "^a"}));
+  EXPECT_EQ(graph_.ToGraphDef(0).nodes.size(), 3u);
+  EXPECT_TRUE(graph_.ToGraphDef(graph_.num_node_ids()).nodes.empty());
+}
+
 TEST_F(GraphTest, OneNodeWithManyControlInputsIsLinear) {
   Node* sink = Add("sink", "NoOp");
   std::vector<Node*> srcs;

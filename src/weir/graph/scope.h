@@ -132,6 +132,9 @@ class Scope {
   bool ok() const { return shared_->status.ok(); }
   // Keeps the first error.
   void UpdateStatus(const Status& status) const { shared_->status.Update(status); }
+  // Forgets the kept error: for a frontend that reports each call's error
+  // on its own and keeps building (the Python binding).
+  void ClearStatus() const { shared_->status = Status::OK(); }
 
   // The graph so far; check status() first.
   GraphDef ToGraphDef() const { return graph()->ToGraphDef(); }

@@ -143,7 +143,17 @@ class QueueEnqueueOp final : public AsyncOpKernel {
     OP_REQUIRES_OK_ASYNC(context, queue.status(), done);
     QueueInterface::Tuple tuple;
     tuple.reserve(context->num_inputs() - 1);
-    for (int i = 1; i < context->num_inputs(); ++i) tuple.push_back(context->input(i));
+    for (int i = 1; i < context->num_inputs(); ++i) {
+      const Tensor& value = context->input(i);
+      if (!value.IsBorrowed()) {
+        tuple.push_back(value);
+        continue;
+      }
+      // A fed numpy array's memory must not outlive the step in the queue.
+      StatusOr<Tensor> copy = value.DeepCopy(DefaultCpuAllocator());
+      OP_REQUIRES_OK_ASYNC(context, copy.status(), done);
+      tuple.push_back(std::move(copy).value());
+    }
     std::shared_ptr<QueueInterface> held = std::move(queue).value();
     QueueInterface* q = held.get();
     auto callback = [held = std::move(held), done = std::move(done)] { done(); };

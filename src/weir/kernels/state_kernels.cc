@@ -106,8 +106,15 @@ class AssignVariableOp final : public OpKernel {
                 errors::InvalidArgument("variable '", (*handle)->name(), "' has shape ",
                                         (*var)->declared_shape(), " but is assigned a value of shape ",
                                         value.shape()));
+    // A fed numpy array's memory (borrowed) must not become the variable's.
+    Tensor stored = value;
+    if (value.IsBorrowed()) {
+      StatusOr<Tensor> copy = value.DeepCopy(DefaultCpuAllocator());
+      OP_REQUIRES_OK(context, copy.status());
+      stored = std::move(copy).value();
+    }
     std::lock_guard<std::mutex> lock(*(*var)->mu());
-    (*var)->set(value);
+    (*var)->set(std::move(stored));
   }
 
  private:

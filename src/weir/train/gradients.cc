@@ -311,6 +311,13 @@ Status GradientPass::Run(GradContext* ctx, int region, const std::vector<Output>
 Status AddSymbolicGradients(const Scope& scope, const std::vector<Output>& ys,
                             const std::vector<Output>& xs, const std::vector<Output>& grad_ys,
                             std::vector<Gradient>* grad_xs) {
+  return AddSymbolicGradients(scope, ys, xs, grad_ys, SymbolicGradientsOptions(), grad_xs);
+}
+
+Status AddSymbolicGradients(const Scope& scope, const std::vector<Output>& ys,
+                            const std::vector<Output>& xs, const std::vector<Output>& grad_ys,
+                            const SymbolicGradientsOptions& options,
+                            std::vector<Gradient>* grad_xs) {
   RegisterAllGradients();
   WEIR_RETURN_IF_ERROR(scope.status());
   if (!grad_ys.empty() && grad_ys.size() != ys.size()) {
@@ -346,7 +353,7 @@ Status AddSymbolicGradients(const Scope& scope, const std::vector<Output>& ys,
   WEIR_RETURN_IF_ERROR(pass.Run(loops->root(), 0, ys, seeds, xs, grad_xs, &reached));
   WEIR_RETURN_IF_ERROR(loops->Finish());
   for (size_t i = 0; i < xs.size(); ++i) {
-    if ((*grad_xs)[i].valid()) continue;
+    if ((*grad_xs)[i].valid() || options.unreachable_is_invalid) continue;
     std::string why = !reached[i] ? "no y depends on it"
                                   : StrCat("every path passes through a non-differentiable op (",
                                            StrJoin(pass.blocked(), "; "), ")");

@@ -43,6 +43,16 @@ Status AddSymbolicGradients(const Scope& scope, const std::vector<Output>& ys,
                             const std::vector<Output>& xs, const std::vector<Output>& grad_ys,
                             std::vector<Gradient>* grad_xs);
 
+struct SymbolicGradientsOptions {
+  // An x that no gradient reaches gets an invalid gradient instead of the
+  // error (TensorFlow 1's tf.gradients returns None there).
+  bool unreachable_is_invalid = false;
+};
+Status AddSymbolicGradients(const Scope& scope, const std::vector<Output>& ys,
+                            const std::vector<Output>& xs, const std::vector<Output>& grad_ys,
+                            const SymbolicGradientsOptions& options,
+                            std::vector<Gradient>* grad_xs);
+
 // `grad_ys[i]` seeds the gradient of `ys[i]`; with no `grad_ys`, each y is
 // seeded with ones of its shape.
 Status AddSymbolicGradients(const Scope& scope, const std::vector<Output>& ys,

@@ -85,5 +85,27 @@ TEST(GradientsTest, UnreachableAndIntegerXsAreErrors) {
   EXPECT_NE(s.message().find("'x'"), std::string::npos) << s;
 }
 
+TEST(GradientsTest, UnreachableXsCanBeInvalidInsteadOfErrors) {
+  Scope root = Scope::NewRootScope();
+  auto x = ops::Placeholder(root.WithOpName("x"), DT_DOUBLE);
+  auto unrelated = ops::Placeholder(root.WithOpName("unrelated"), DT_DOUBLE);
+  auto y = ops::Mul(root.WithOpName("y"), x, x);
+  SymbolicGradientsOptions options;
+  options.unreachable_is_invalid = true;
+  std::vector<Gradient> grads;
+  ASSERT_TRUE(AddSymbolicGradients(root, {y}, {unrelated, x}, {}, options, &grads).ok());
+  ASSERT_EQ(grads.size(), 2u);
+  EXPECT_FALSE(grads[0].valid());
+  ASSERT_TRUE(grads[1].valid());
+  auto session = Session::New(SessionOptions());
+  ASSERT_TRUE(session.ok());
+  ASSERT_TRUE((*session)->Create(root.ToGraphDef()).ok());
+  std::vector<Tensor> out;
+  ASSERT_TRUE((*session)->Run({{"x", Tensor::Scalar<double>(3)}}, {grads[1].dense.name()}, {}, &out).ok());
+  EXPECT_EQ(out[0].scalar<double>(), 6.0);  // d(x*x)/dx at 3
+  // Without the option the same call is still the error.
+  EXPECT_FALSE(AddSymbolicGradients(root, {y}, {unrelated}, {}, &grads).ok());
+}
+
 }  // namespace
 }  // namespace weir

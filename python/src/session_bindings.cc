@@ -1,0 +1,225 @@
+// _C.Session: an in-process weir Session driven from Python.
+//
+// Feeds come in as numpy arrays and are used without a copy where their
+// memory allows (tensor_conversion.cc); fetches go out as numpy arrays over
+// weir's buffers. The GIL is released while a step runs, while a session
+// closes and while it is destroyed (a step's teardown may drop the last
+// reference to a fed array, which takes the GIL on a worker thread).
+//
+// run(..., want_metadata=True) returns {"chrome_trace": str (Chrome trace
+// event JSON), "step_stats": [{"node_name", "op", "device", "thread_id",
+// "start_micros", "end_micros", "bytes_allocated", "frame_name",
+// "iteration"}]}; the stats are empty unless options asked for a trace
+// (trace_level > 0).
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <memory>
+
+#include "bindings.h"
+#include "common.h"
+#include "weir/graph/graph_def_io.h"
+#include "weir/runtime/session.h"
+
+namespace weir::python {
+namespace {
+
+class PySession {
+ public:
+  PySession(nb::bytes graph_def, nb::dict config) {
+    SessionOptions options;
+    for (auto [key, value] : config) {
+      std::string k = nb::cast<std::string>(key);
+      if (k == "devices") {
+        options.num_cpu_devices = nb::cast<int>(value);
+      } else if (k == "intra_op_threads") {
+        options.intra_op_threads = nb::cast<int>(value);
+      } else if (k == "inter_op_threads") {
+        options.inter_op_threads = nb::cast<int>(value);
+      } else if (k == "target") {
+        std::string target = nb::cast<std::string>(value);
+        if (!target.empty()) {
+          ThrowStatus(errors::Unimplemented("Session target '", target,
+                                            "': only the in-process session (target \"\") is "
+                                            "available from Python so far"));
+        }
+      } else {
+        ThrowInvalidArgument("Session config has no key '" + k +
+                             "' (devices, intra_op_threads, inter_op_threads, target)");
+      }
+    }
+    if (options.intra_op_threads < 0 || options.inter_op_threads < 0) {
+      ThrowInvalidArgument("Session config: thread counts must be >= 0");
+    }
+    session_ = Check(Session::New(options));
+    if (graph_def.size() > 0) Extend(graph_def);
+  }
+
+  ~PySession() {
+    nb::gil_scoped_release release;
+    session_.reset();
+  }
+
+  void Extend(nb::bytes graph_def) {
+    GraphDef def = Check(ParseGraphDef(std::string_view(graph_def.c_str(), graph_def.size())));
+    Status status;
+    {
+      nb::gil_scoped_release release;
+      status = created_ ? session_->Extend(def) : session_->Create(def);
+    }
+    Check(status);
+    created_ = true;
+  }
+
+  nb::tuple Run(nb::sequence feeds, const std::vector<std::string>& fetches,
+                const std::vector<std::string>& targets, nb::object options, bool want_metadata) {
+    std::vector<std::pair<std::string, Tensor>> inputs;
+    inputs.reserve(nb::len(feeds));
+    for (nb::handle feed : feeds) {
+      nb::tuple pair = nb::borrow<nb::tuple>(feed);
+      std::string name = nb::cast<std::string>(pair[0]);
+      Tensor value = TensorFromPython(pair[1], name);
+      inputs.emplace_back(std::move(name), std::move(value));
+    }
+    RunOptions run_options = RunOptionsFrom(options);
+    RunMetadata metadata;
+    std::vector<Tensor> outputs;
+    Status status;
+    {
+      nb::gil_scoped_release release;
+      status = session_->Run(inputs, fetches, targets, &outputs, run_options,
+                             want_metadata ? &metadata : nullptr);
+    }
+    Check(status);
+    nb::list values;
+    for (size_t i = 0; i < outputs.size(); ++i) values.append(TensorToNumpy(outputs[i], fetches[i]));
+    return nb::make_tuple(values, want_metadata ? MetadataToPython(metadata) : nb::none());
+  }
+
+  int64_t MakeCallable(const std::vector<std::string>& feeds, const std::vector<std::string>& fetches,
+                       const std::vector<std::string>& targets) {
+    CallableOptions options{feeds, fetches, targets};
+    StatusOr<CallableHandle> handle = [&] {
+      nb::gil_scoped_release release;
+      return session_->MakeCallable(options);
+    }();
+    int64_t h = Check(std::move(handle));
+    callables_[h] = options;
+    return h;
+  }
+
+  nb::list RunCallable(int64_t handle, nb::sequence feed_values) {
+    auto it = callables_.find(handle);
+    if (it == callables_.end()) {
+      ThrowInvalidArgument("no callable with handle " + std::to_string(handle) +
+                           " (released, or from another session)");
+    }
+    const CallableOptions& options = it->second;
+    const size_t n = nb::len(feed_values);
+    if (n != options.feeds.size()) {
+      ThrowInvalidArgument(StrCat("the callable takes ", options.feeds.size(), " feeds but ", n,
+                                  " were given"));
+    }
+    std::vector<Tensor> inputs;
+    inputs.reserve(n);
+    for (size_t i = 0; i < n; ++i) {
+      inputs.push_back(TensorFromPython(feed_values[i], options.feeds[i]));
+    }
+    std::vector<Tensor> outputs;
+    outputs.reserve(options.fetches.size());
+    Status status;
+    {
+      nb::gil_scoped_release release;
+      status = session_->RunCallable(handle, inputs, &outputs);
+    }
+    Check(status);
+    nb::list values;
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      values.append(TensorToNumpy(outputs[i], options.fetches[i]));
+    }
+    return values;
+  }
+
+  void ReleaseCallable(int64_t handle) {
+    Check(session_->ReleaseCallable(handle));
+    callables_.erase(handle);
+  }
+
+  std::vector<std::string> ListDevices() const {
+    std::vector<std::string> names;
+    for (const DeviceInfo& d : session_->ListDevices()) names.push_back(d.name);
+    return names;
+  }
+
+  void Close() {
+    Status status;
+    {
+      nb::gil_scoped_release release;
+      status = session_->Close();
+    }
+    Check(status);
+  }
+
+ private:
+  static RunOptions RunOptionsFrom(nb::handle options) {
+    RunOptions run_options;
+    if (options.is_none()) return run_options;
+    nb::dict d = nb::borrow<nb::dict>(options);
+    for (auto [key, value] : d) {
+      std::string k = nb::cast<std::string>(key);
+      if (k == "trace_level") {
+        run_options.trace = nb::cast<int64_t>(value) > 0;
+      } else if (k == "timeout_in_ms") {
+        run_options.timeout_ms = nb::cast<int64_t>(value);
+        if (run_options.timeout_ms < 0) ThrowInvalidArgument("timeout_in_ms must be >= 0");
+      } else {
+        ThrowInvalidArgument("run options have no key '" + k + "' (trace_level, timeout_in_ms)");
+      }
+    }
+    return run_options;
+  }
+
+  static nb::object MetadataToPython(const RunMetadata& metadata) {
+    nb::dict out;
+    out["chrome_trace"] = metadata.ChromeTrace();
+    nb::list stats;
+    for (const NodeExecStats& s : metadata.step_stats.nodes) {
+      nb::dict d;
+      d["node_name"] = s.node_name;
+      d["op"] = s.op;
+      d["device"] = s.device;
+      d["thread_id"] = s.thread_id;
+      d["start_micros"] = s.start_micros;
+      d["end_micros"] = s.end_micros;
+      d["bytes_allocated"] = s.bytes_allocated;
+      d["frame_name"] = s.frame_name;
+      d["iteration"] = s.iteration;
+      stats.append(d);
+    }
+    out["step_stats"] = stats;
+    return out;
+  }
+
+  std::unique_ptr<Session> session_;
+  bool created_ = false;
+  std::unordered_map<int64_t, CallableOptions> callables_;
+};
+
+}  // namespace
+
+void DefineSession(nb::module_& m) {
+  nb::class_<PySession>(m, "Session", "An in-process weir Session.")
+      .def(nb::init<nb::bytes, nb::dict>(), nb::arg("graph_def") = nb::bytes("", 0),
+           nb::arg("config") = nb::dict())
+      .def("extend", &PySession::Extend, nb::arg("graph_def"))
+      .def("run", &PySession::Run, nb::arg("feeds"), nb::arg("fetches"), nb::arg("targets"),
+           nb::arg("options") = nb::none(), nb::arg("want_metadata") = false)
+      .def("make_callable", &PySession::MakeCallable, nb::arg("feeds"), nb::arg("fetches"),
+           nb::arg("targets"))
+      .def("run_callable", &PySession::RunCallable, nb::arg("handle"), nb::arg("feed_values"))
+      .def("release_callable", &PySession::ReleaseCallable, nb::arg("handle"))
+      .def("list_devices", &PySession::ListDevices)
+      .def("close", &PySession::Close);
+}
+
+}  // namespace weir::python
