@@ -511,8 +511,13 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
     """A one-hot tensor: on_value (1) where the new `axis` (default last) equals
     the index, off_value (0) elsewhere; indices out of [0, depth) give all off."""
     with ops.name_scope(name, "one_hot", [indices, depth, on_value, off_value]) as scope:
-        on_dtype = on_value.dtype.base_dtype if isinstance(on_value, ops.Tensor) else None
-        off_dtype = off_value.dtype.base_dtype if isinstance(off_value, ops.Tensor) else None
+        # As TF: without `dtype`, the values' own dtypes decide (Python 5 is int32).
+        if on_value is not None and not isinstance(on_value, ops.Tensor):
+            on_value = ops.convert_to_tensor(on_value, dtype=dtype, name="on_value")
+        if off_value is not None and not isinstance(off_value, ops.Tensor):
+            off_value = ops.convert_to_tensor(off_value, dtype=dtype, name="off_value")
+        on_dtype = on_value.dtype.base_dtype if on_value is not None else None
+        off_dtype = off_value.dtype.base_dtype if off_value is not None else None
         if dtype is not None:
             dtype = dtypes.as_dtype(dtype)
         elif on_dtype is not None:
@@ -568,14 +573,14 @@ def boolean_mask(tensor, mask, name="boolean_mask", axis=None):
         tshape = shape(tensor)
         leading = _op("Prod", None, input=tshape[axis:axis + k], reduction_indices=[0], keep_dims=True)
         flat = reshape(tensor, concat([tshape[:axis], leading, tshape[axis + k:]], 0))
-        if r is not None:
-            dims = tensor.shape.as_list()
-            lead = None
-            if all(d is not None for d in dims[axis:axis + k]):
-                lead = int(np.prod(dims[axis:axis + k]))
-            flat.set_shape(dims[:axis] + [lead] + dims[axis + k:])
         indices = squeeze(_op("Where", None, input=reshape(mask, [-1])), axis=[1])
-        return gather(flat, indices, axis=axis, name=scope)
+        result = gather(flat, indices, axis=axis, name=scope)
+        if r is not None:
+            # The C++ shape functions cannot see through the computed shape; the
+            # kept dims are known here.
+            dims = tensor.shape.as_list()
+            result.set_shape(dims[:axis] + [None] + dims[axis + k:])
+        return result
 
 
 def sequence_mask(lengths, maxlen=None, dtype=dtypes.bool, name=None):
