@@ -359,7 +359,7 @@ def test_source_location_is_the_users_line():
         d = apply_op("Identity", None, input=c)
     assert c.op._source_location.endswith(f"test_framework.py:{line}")
     assert os.path.samefile(c.op._source_location.rpartition(":")[0], __file__)
-    assert d.op._source_location.endswith(f"test_framework.py:{line + 2}")
+    assert d.op._source_location.endswith(f"test_framework.py:{line + 3}")
     assert c.op.traceback[0][1] == line
 
 
@@ -483,7 +483,7 @@ def test_apply_op_type_inference_and_errors():
         # Attrs from the op declaration's defaults; lists infer N and T.
         p = apply_op("Pack", None, values=[1, x[0] if False else 2, 3], axis=0)
         assert p.op.get_attr("N") == 3 and p.op.get_attr("T") is wr.int32
-        q = apply_op("Pack", None, values=[x, 1.0])
+        q = apply_op("Pack", None, values=[x, [1.0, 2.0]])
         assert q.op.get_attr("T") is wr.float32 and q.shape.as_list() == [2, 2]
         with pytest.raises(ValueError, match="shorter than minimum length"):
             apply_op("Pack", None, values=[])
@@ -517,7 +517,7 @@ def test_apply_op_output_structures():
         u = apply_op("Unique", None, x=[3, 1, 3])
         assert type(u).__name__ == "Unique" and u._fields == ("y", "idx")
         assert u.idx.dtype is wr.int32
-        parts = apply_op("Split", None, axis=0, value=np.arange(6.0, dtype=np.float32),
+        parts = apply_op("Split", None, split_dim=0, value=np.arange(6.0, dtype=np.float32),
                          num_split=3)
         assert isinstance(parts, list) and len(parts) == 3
         n = apply_op("NoOp", None)

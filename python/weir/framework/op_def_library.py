@@ -336,12 +336,12 @@ def apply_op(op_type_name, name=None, **keywords):
                 continue
             if fixed is not None:
                 t = _convert(value, fixed, arg_name, op_type_name)
-            elif type_attr in attrs:
-                t = _convert(value, dtypes.as_dtype(attrs[type_attr]), arg_name, op_type_name)
             elif type_attr in inferred:
                 want, from_arg = inferred[type_attr]
                 t = _convert(value, want, arg_name, op_type_name,
                              expected_from=from_arg if from_arg != arg_name else None)
+            elif type_attr in attrs:
+                t = _convert(value, dtypes.as_dtype(attrs[type_attr]), arg_name, op_type_name)
             else:
                 default = attr_defs.get(type_attr, {})
                 preferred = None
