@@ -498,7 +498,9 @@ def linspace(start, stop, num, name=None, axis=0):
         idx = cast(range(0, num, dtype=num.dtype.base_dtype), dtype)
         values = add(start, multiply(idx, delta))
         # The last value is `stop` exactly, as NumPy and TF give it.
-        is_last = equal(range(0, num, dtype=num.dtype.base_dtype), subtract(num, constant(1, dtype=num.dtype)))
+        is_last = logical_and(
+            equal(range(0, num, dtype=num.dtype.base_dtype), subtract(num, constant(1, dtype=num.dtype))),
+            greater(num, constant(1, dtype=num.dtype)))
         return array_ops.where_v2(is_last, array_ops.fill(array_ops.shape(values), stop), values,
                                   name=scope)
 
@@ -507,8 +509,9 @@ lin_space = linspace
 
 
 def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
-    """Running sums along `axis`, as a matmul with a triangular 0/1 matrix
-    (Weir has no Cumsum op): O(n^2) in the axis length; needs a known rank."""
+    """Running sums along `axis`, as a product with a triangular 0/1 matrix
+    (Weir has no Cumsum op): O(n^2) work in the axis length; needs a known
+    rank. Integer sums are exact."""
     with ops.name_scope(name, "Cumsum", [x]) as scope:
         x = ops.convert_to_tensor(x, name="x")
         r = x.shape.ndims
@@ -529,13 +532,15 @@ def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
             tri = greater(rows, cols) if exclusive else greater_equal(rows, cols)
         else:
             tri = less(rows, cols) if exclusive else less_equal(rows, cols)
-        mat_dtype = x.dtype.base_dtype
-        if mat_dtype not in (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64,
-                             dtypes.int32, dtypes.int64, dtypes.complex64):
-            raise TypeError("cumsum supports float and int32/int64 tensors, got %s" % mat_dtype.name)
-        tri = cast(tri, mat_dtype)
-        flat = array_ops.reshape(moved, array_ops.stack([-1, n]))
-        summed = array_ops.reshape(matmul(flat, tri), array_ops.shape(moved))
+        dtype = x.dtype.base_dtype
+        tri = cast(tri, dtype)
+        if dtype in (dtypes.float32, dtypes.float64, dtypes.bfloat16):
+            flat = array_ops.reshape(moved, array_ops.stack([-1, n]))
+            summed = array_ops.reshape(matmul(flat, tri), array_ops.shape(moved))
+        else:
+            # Weir's MatMul is float-only: sum x[..., i, None] * tri[i, j] over i
+            # (exact for integers, n^2 memory per row).
+            summed = reduce_sum(multiply(array_ops.expand_dims(moved, -1), tri), axis=-2)
         if axis != r - 1:
             inv = [0] * r
             for i, p in enumerate(perm):
