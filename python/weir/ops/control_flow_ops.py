@@ -180,6 +180,9 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
         def make(fn, key):
             def run():
                 result = fn()
+                if structures:  # the other branch ran first: compare now, with TF's error
+                    (other_key, other), = structures.items()
+                    _assert_same_structure(other, result, "cond: %s and %s" % (other_key, key))
                 structures[key] = result
                 return [t._as_endpoint() for t in _branch_flat(result, key)]
             return run
@@ -326,8 +329,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         result = _pack_as(structure, outs)
         if single:
             return result[0]
-        if not return_same_structure and isinstance(result, (list, _builtin_tuple)) and len(
-                _flatten(result)) == 1 and len(result) == 1:
+        if not return_same_structure and isinstance(result, (list, _builtin_tuple)) and len(result) == 1:
             return result[0]
         return result
 
