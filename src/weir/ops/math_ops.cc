@@ -281,6 +281,10 @@ void RegisterMathOps(OpRegistry* registry) {
                          .Output("product: T")
                          .Attr("transpose_a: bool = false")
                          .Attr("transpose_b: bool = false")
+                         // TensorFlow 2.x writes these gradient-fusion hints on
+                         // every MatMul; declared so its graphs import. No effect.
+                         .Attr("grad_a: bool = false")
+                         .Attr("grad_b: bool = false")
                          .Attr("T: {bfloat16, half, float, double, int32, int64, complex64, "
                                "complex128}")
                          .SetShapeFn(MatMulShape)
