@@ -163,6 +163,7 @@ class Layer(object):
             return self._first_call(inputs, *args, **kwargs)
         with ops.name_scope(self._name_scope):
             outputs = self.call(inputs, *args, **kwargs)
+            self._set_static_shape(inputs, outputs)
             self._activity_loss(outputs)
             return outputs
 
@@ -179,8 +180,24 @@ class Layer(object):
             self.build(shape)
             self.built = True
             outputs = self.call(inputs, *args, **kwargs)
+            self._set_static_shape(inputs, outputs)
             self._activity_loss(outputs)
             return outputs
+
+    def _set_static_shape(self, inputs, outputs):
+        # The output's static shape from the input's (TF's compute_output_shape),
+        # for what C++ shape inference cannot see (a Python-side set_shape).
+        if not isinstance(inputs, ops.Tensor) or not isinstance(outputs, ops.Tensor):
+            return
+        dims = inputs.shape.as_list()
+        if dims is None:
+            return
+        try:
+            shape = self.compute_output_shape(list(dims))
+        except NotImplementedError:
+            return
+        if shape is not None:
+            outputs.set_shape(shape)
 
     def _activity_loss(self, outputs):
         if self._activity_regularizer is None:

@@ -103,16 +103,34 @@ class Conv2D(Layer):
         self.built = True
 
     def _convolve(self, inputs):
+        if self.data_format == "NCHW":
+            # Weir's CPU kernels are NHWC only: convolve a transposed copy.
+            return _to_nchw(nn_ops.conv2d(_to_nhwc(inputs), self.kernel,
+                                          strides=list(self.strides), padding=self.padding,
+                                          dilations=list(self.dilation_rate)))
         return nn_ops.conv2d(inputs, self.kernel, strides=list(self.strides),
-                             padding=self.padding, data_format=self.data_format,
-                             dilations=list(self.dilation_rate))
+                             padding=self.padding, dilations=list(self.dilation_rate))
+
+    def compute_output_shape(self, input_shape):
+        dims = list(input_shape)
+        if len(dims) != 4:
+            return None
+        h, w, c = _spatial_axes(self.data_format)
+        out = [dims[0], None, None, None]
+        out[h] = self._length(dims[h], 0)
+        out[w] = self._length(dims[w], 1)
+        out[c] = self.filters
+        return out
+
+    def _length(self, size, i):
+        return _conv_length(size, self.kernel_size[i], self.strides[i], self.padding,
+                            self.dilation_rate[i])
 
     def call(self, inputs):
         inputs = ops.convert_to_tensor(inputs, dtype=self.dtype)
         outputs = self._convolve(inputs)
         if self.use_bias:
-            outputs = apply_op("BiasAdd", None, value=outputs, bias=self.bias,
-                               data_format=self.data_format)
+            outputs = nn_ops.bias_add(outputs, self.bias, data_format=self.data_format)
         if self.activation is not None:
             outputs = self.activation(outputs)
         static = getattr(self, "_static_output", None)
@@ -120,6 +138,26 @@ class Conv2D(Layer):
             # The C++ shape functions do not see a Python-side set_shape: set it last.
             outputs.set_shape(static)
         return outputs
+
+
+def _conv_length(size, kernel, stride, padding, dilation=1):
+    if size is None:
+        return None
+    if padding == "SAME":
+        return -(-size // stride)
+    return max(-(-(size - (kernel - 1) * dilation) // stride), 0)
+
+
+def _to_nhwc(x):
+    return apply_op("Transpose", None, x=x, perm=np.array([0, 2, 3, 1], np.int32))
+
+
+def _to_nchw(x):
+    return apply_op("Transpose", None, x=x, perm=np.array([0, 3, 1, 2], np.int32))
+
+
+def _spatial_axes(data_format):
+    return (2, 3, 1) if data_format == "NCHW" else (1, 2, 3)
 
 
 def _transposed_length(size, kernel, stride, padding, dilation):
@@ -151,6 +189,10 @@ class Conv2DTranspose(Conv2D):
     def _kernel_shape(self, channels):
         return list(self.kernel_size) + [self.filters, channels]
 
+    def _length(self, size, i):
+        return _transposed_length(size, self.kernel_size[i], self.strides[i], self.padding,
+                                  self.dilation_rate[i])
+
     def _convolve(self, inputs):
         static = inputs.shape.as_list()
         h_axis, w_axis = (2, 3) if self.data_format == "NCHW" else (1, 2)
@@ -172,9 +214,20 @@ class Conv2DTranspose(Conv2D):
                              axis=np.int32(0))
             parts = [batch] + [ops.convert_to_tensor(np.int32(d)) for d in sizes[1:]]
             output_shape = apply_op("Pack", None, values=parts, axis=0)
-        outputs = nn_ops.conv2d_transpose(inputs, self.kernel, output_shape,
-                                          strides=list(self.strides), padding=self.padding,
-                                          data_format=self.data_format)
+        if self.data_format == "NCHW":
+            # NHWC kernels only: the transposed input, and output_shape in NHWC order.
+            if isinstance(output_shape, np.ndarray):
+                output_shape = output_shape[[0, 2, 3, 1]]
+            else:
+                output_shape = apply_op("GatherV2", None, params=output_shape,
+                                        indices=np.array([0, 2, 3, 1], np.int32),
+                                        axis=np.int32(0))
+            outputs = _to_nchw(nn_ops.conv2d_transpose(_to_nhwc(inputs), self.kernel,
+                                                       output_shape, strides=list(self.strides),
+                                                       padding=self.padding))
+        else:
+            outputs = nn_ops.conv2d_transpose(inputs, self.kernel, output_shape,
+                                              strides=list(self.strides), padding=self.padding)
         self._static_output = [static[0]] + sizes[1:]
         return outputs
 

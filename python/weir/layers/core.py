@@ -112,8 +112,7 @@ class Dense(Layer):
         return outputs
 
     def compute_output_shape(self, input_shape):
-        dims = input_shape.as_list()
-        return dims[:-1] + [self.units]
+        return list(input_shape)[:-1] + [self.units]
 
 
 def dense(inputs, units, activation=None, use_bias=True, kernel_initializer=None,
@@ -161,6 +160,14 @@ class Flatten(Layer):
         return apply_op("Reshape", None, tensor=inputs, shape=shape)
 
 
+    def compute_output_shape(self, input_shape):
+        dims = list(input_shape)
+        if len(dims) == 1:
+            return [dims[0], 1]
+        inner = dims[1:]
+        return [dims[0], int(np.prod(inner)) if all(d is not None for d in inner) else None]
+
+
 def flatten(inputs, name=None, data_format="channels_last"):
     """Flatten applied to `inputs`."""
     return Flatten(data_format=data_format, name=name).apply(inputs)
@@ -188,6 +195,10 @@ class Dropout(Layer):
             lambda: nn_ops.dropout(inputs, noise_shape=self.noise_shape, seed=self.seed,
                                    rate=self.rate),
             lambda: inputs)
+
+
+    def compute_output_shape(self, input_shape):
+        return list(input_shape)
 
 
 def dropout(inputs, rate=0.5, noise_shape=None, seed=None, training=False, name=None):

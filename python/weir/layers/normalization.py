@@ -10,10 +10,11 @@ through update ops in UPDATE_OPS (run them with the train op, TF1's pattern:
 In inference the moving statistics normalize. `training` is a Python bool or
 a bool tensor (then both are built and the update is a no-op when false).
 
-A 4-D input normalized over its channel axis (1 or 3) uses the
-FusedBatchNormV3 op (`fused=None` or True), like TF: its moving variance
-update uses the unbiased batch variance; other inputs are composed of
-moments and batch_normalization (biased variance, as TF's non-fused path).
+A 4-D input normalized over its last axis uses the FusedBatchNormV3 op
+(`fused=None` or True), like TF: its moving variance update uses the
+unbiased batch variance; other inputs (also channels-first ones: weir's CPU
+kernel is NHWC only) are composed of moments and batch_normalization (biased
+variance, as TF's non-fused path).
 """
 import numbers
 
@@ -74,9 +75,11 @@ class BatchNormalization(Layer):
                                  (input_shape,))
         param_shape = [dims[a] for a in self._axes]
         self._param_shape = param_shape
-        use_fused = self.fused is not False and rank == 4 and self._axes in ([1], [3])
+        # Weir's CPU FusedBatchNormV3 is NHWC only, so channels-first (axis 1)
+        # inputs take the composed path.
+        use_fused = self.fused is not False and rank == 4 and self._axes == [3]
         if self.fused and not use_fused:
-            raise ValueError("fused batch normalization needs a 4-D input and axis 1 or 3")
+            raise ValueError("fused batch normalization needs a 4-D input and axis 3 (or -1)")
         self._fused = use_fused
         # Parameters of a half-precision input are float32 (TF's rule).
         param_dtype = self.dtype if self.dtype in (dtypes.float32, dtypes.float64) \
@@ -119,7 +122,7 @@ class BatchNormalization(Layer):
                         shape=ops.convert_to_tensor(np.array(shape, np.int32)))
 
     def _fused_call(self, inputs, training):
-        data_format = "NCHW" if self._axes == [1] else "NHWC"
+        data_format = "NHWC"
         gamma = self.gamma if self.gamma is not None else \
             ops.convert_to_tensor(np.ones(self.moving_mean.shape.as_list(),
                                           self._param_dtype.as_numpy_dtype))
@@ -170,6 +173,10 @@ class BatchNormalization(Layer):
         variance_update = self._moving_update(self.moving_variance, variance, decay)
         self.add_update([mean_update, variance_update])
         return y
+
+
+    def compute_output_shape(self, input_shape):
+        return list(input_shape)
 
 
 BatchNorm = BatchNormalization

@@ -5,7 +5,8 @@ data_format "channels_last" (NHWC) or "channels_first" (NCHW). No variables.
 """
 from weir.framework import ops
 from weir.layers.base import Layer
-from weir.layers.convolutional import _format, _padding, _pair
+from weir.layers.convolutional import (_conv_length, _format, _padding, _pair, _spatial_axes,
+                                       _to_nchw, _to_nhwc)
 from weir.ops import nn_ops
 
 __all__ = ["MaxPooling2D", "AveragePooling2D", "MaxPool2D", "AvgPool2D", "max_pooling2d",
@@ -23,13 +24,27 @@ class _Pooling2D(Layer):
         self.padding = _padding(padding)
         self.data_format = _format(data_format)
 
+    def compute_output_shape(self, input_shape):
+        dims = list(input_shape)
+        if len(dims) != 4:
+            return None
+        h, w, _ = _spatial_axes(self.data_format)
+        out = list(dims)
+        out[h] = _conv_length(dims[h], self.pool_size[0], self.strides[0], self.padding)
+        out[w] = _conv_length(dims[w], self.pool_size[1], self.strides[1], self.padding)
+        return out
+
     def call(self, inputs):
         inputs = ops.convert_to_tensor(inputs)
         if inputs.shape.ndims is not None and inputs.shape.ndims != 4:
             raise ValueError("Input 0 of layer %s is incompatible with the layer: expected "
                              "ndim=4, found ndim=%d." % (self.name, inputs.shape.ndims))
-        return type(self)._pool(inputs, list(self.pool_size), list(self.strides), self.padding,
-                                self.data_format)
+        if self.data_format == "NCHW":
+            # Weir's CPU pooling is NHWC only: pool a transposed copy.
+            pooled = type(self)._pool(_to_nhwc(inputs), list(self.pool_size), list(self.strides),
+                                      self.padding)
+            return _to_nchw(pooled)
+        return type(self)._pool(inputs, list(self.pool_size), list(self.strides), self.padding)
 
 
 class MaxPooling2D(_Pooling2D):

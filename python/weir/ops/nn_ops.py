@@ -63,6 +63,12 @@ def _swap_last(rank, axis):
     return _const(perm, dtypes.int32)
 
 
+def _move_to_last(rank, axis):
+    # The other axes keep their order, so a reduction over the last axis
+    # leaves them as they were.
+    return _const([a for a in range(rank) if a != axis] + [axis], dtypes.int32)
+
+
 def _canonical_axis(axis, rank):
     if not -rank <= axis < rank:
         raise ValueError("axis %d is out of range for a tensor of rank %d" % (axis, rank))
@@ -185,6 +191,14 @@ def bias_add(value, bias, data_format=None, name=None):
     with ops.name_scope(name, "BiasAdd", [value, bias]) as name:
         value = _t(value, name="input")
         bias = _t(bias, dtype=value.dtype, name="bias")
+        if attrs.get("data_format") == "NCHW" and value.shape.ndims is not None \
+                and value.shape.ndims > 2:
+            # Weir's CPU BiasAdd is NHWC only (TensorFlow's CPU has both): a
+            # broadcast add of bias [C] as [C, 1, ..., 1], with the same value.
+            trailing = [1] * (value.shape.ndims - 2)
+            column = apply_op("Reshape", None, tensor=bias,
+                              shape=_const([-1] + trailing, dtypes.int32))
+            return _binary("AddV2", value, column, name=name)
         return apply_op("BiasAdd", name, value=value, bias=bias, **attrs)
 
 
@@ -435,7 +449,7 @@ def _softmax_xent(labels, logits, axis, name, stop_labels_gradient):
         axis = -1 if axis is None else axis
         axis = _canonical_axis(axis, rank)
         if axis != rank - 1:
-            perm = _swap_last(rank, axis)
+            perm = _move_to_last(rank, axis)
             logits = apply_op("Transpose", None, x=logits, perm=perm)
             labels = apply_op("Transpose", None, x=labels, perm=perm)
         flat = _flat_logits(logits, rank)
