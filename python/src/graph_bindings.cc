@@ -457,6 +457,17 @@ void DefineGraph(nb::module_& m) {
         if (i < 0 || i >= node->num_outputs()) ThrowInvalidArgument(StrCat("node ", node->Describe(), " has no output ", i));
         return ShapeToPython(node->output_shape(i));
       })
+      // Tensor.set_shape: the (already merged) shape replaces the inferred
+      // one, so the shape functions of nodes added later see it, as in TF.
+      .def("set_output_shape", [](const PyGraph& g, int id, int i, nb::handle shape) {
+        Node* node = g.NodeOrThrow(id);
+        if (i < 0 || i >= node->num_outputs()) ThrowInvalidArgument(StrCat("node ", node->Describe(), " has no output ", i));
+        std::vector<PartialShape> shapes;
+        shapes.reserve(node->num_outputs());
+        for (int k = 0; k < node->num_outputs(); ++k) shapes.push_back(node->output_shape(k));
+        shapes[i] = ShapeFromPython(shape, "set_shape");
+        node->set_output_shapes(std::move(shapes));
+      })
       .def("node_attrs", &PyGraph::NodeAttrs)
       .def("node_source_location", [](const PyGraph& g, int id) { return g.NodeOrThrow(id)->def().source_location; })
       .def("node_def", &PyGraph::NodeDefBytes)
