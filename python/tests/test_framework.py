@@ -201,6 +201,8 @@ def test_set_shape_merges_and_rejects():
         x = apply_op("Placeholder", None, dtype=wr.float32, shape=[None, 3])
         x.set_shape([5, None])
         assert x.shape.as_list() == [5, 3]
+        # Nodes added later infer from the refined shape (as TF's C API does).
+        assert apply_op("Identity", None, input=x).shape.as_list() == [5, 3]
         with pytest.raises(ValueError, match="not compatible"):
             x.set_shape([4, 3])
         u = apply_op("Placeholder", None, dtype=wr.float32)

@@ -258,14 +258,18 @@ class Tensor:
         return self.shape
 
     def set_shape(self, shape):
-        """Merges `shape` into the static shape (ValueError when incompatible).
-        Python-side only: the C++ shape functions of later nodes do not see it."""
+        """Merges `shape` into the static shape (ValueError when incompatible);
+        the shape functions of nodes added later see the merged shape."""
         shape = tensor_shape.as_shape(shape)
         current = self.shape
         if not current.is_compatible_with(shape):
             raise ValueError(f"Tensor's shape {current} is not compatible with supplied shape "
                              f"{shape}")
-        self._shape_val = current.merge_with(shape)
+        merged = current.merge_with(shape)
+        self._shape_val = merged
+        c_graph = self._op._graph._c_graph
+        if hasattr(c_graph, "set_output_shape"):  # extensions built before it lack it
+            c_graph.set_output_shape(self._op._id, self._value_index, merged._as_c_shape())
 
     def consumers(self):
         g = self._op._graph
