@@ -251,6 +251,30 @@ def test_dropout_with_a_fed_keep_prob():
     assert set(np.unique(half)) == {0.0, 2.0}
 
 
+def test_dropout_with_a_fed_rate():
+    rate = wr.placeholder(wr.float32, [])
+    y = wr.nn.dropout(wr.ones([2000]), rate=rate, seed=12)
+    with wr.Session() as sess:
+        quarter = sess.run(y, {rate: 0.25})
+    assert set(np.unique(quarter)) == {0.0, np.float32(1 / 0.75)}
+    assert abs((quarter == 0).mean() - 0.25) < 0.04
+
+
+def test_losses_of_unknown_rank_logits():
+    logits = wr.placeholder(wr.float32)  # no static shape at all
+    labels = wr.placeholder(wr.int32, [None])
+    dense_labels = wr.placeholder(wr.float32, [None, 3])
+    sparse = wr.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
+    dense = wr.nn.softmax_cross_entropy_with_logits_v2(labels=dense_labels, logits=logits)
+    values = rng(20).standard_normal((4, 3)).astype(np.float32)
+    targets = np.array([0, 2, 1, 1], np.int32)
+    got = run([sparse, dense], {logits: values, labels: targets,
+                                dense_labels: np.eye(3, dtype=np.float32)[targets]})
+    expected = -np_log_softmax(values)[np.arange(4), targets]
+    np.testing.assert_allclose(got[0], expected, rtol=1e-5)
+    np.testing.assert_allclose(got[1], expected, rtol=1e-5)
+
+
 def test_dropout_errors():
     x = wr.constant([1.0, 2.0])
     for bad in (0.0, 1.5, -0.1):

@@ -338,6 +338,12 @@ def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  
 
 # --- dropout ---
 
+def _cast_to(tensor, dtype):
+    if tensor.dtype.base_dtype == dtype.base_dtype:
+        return tensor
+    return apply_op("Cast", None, x=tensor, DstT=dtype)
+
+
 def _noise_shape(x, noise_shape):
     if noise_shape is None:
         if x.shape.is_fully_defined():
@@ -385,12 +391,14 @@ def dropout(x, keep_prob=None, noise_shape=None, seed=None, name=None, rate=None
         if isinstance(rate, numbers.Real) and rate == 0:
             return x
         if rate is None:
-            keep = apply_op("Cast", None, x=keep_prob, DstT=x.dtype) \
-                if keep_prob.dtype.base_dtype != x.dtype.base_dtype else keep_prob
+            keep = _cast_to(keep_prob, x.dtype)
             rate_tensor = _binary("Sub", _const(1, x.dtype), keep)
-        else:
+        elif isinstance(rate, numbers.Real):
             rate_tensor = _t(rate, dtype=x.dtype, name="rate")
             keep = _const(1 - rate, x.dtype)
+        else:
+            rate_tensor = _cast_to(_t(rate, name="rate"), x.dtype)
+            keep = _binary("Sub", _const(1, x.dtype), rate_tensor)
         random = random_ops.random_uniform(_noise_shape(x, noise_shape), dtype=x.dtype, seed=seed)
         kept = apply_op("Cast", None, x=_binary("GreaterEqual", random, rate_tensor),
                         DstT=x.dtype)
@@ -440,7 +448,10 @@ def _softmax_xent(labels, logits, axis, name, stop_labels_gradient):
             labels = apply_op("Cast", None, x=labels, DstT=logits.dtype)
         if stop_labels_gradient:
             labels = apply_op("StopGradient", None, input=labels)
-        rank = _rank(logits)
+        rank = logits.shape.ndims
+        if rank is None:
+            # Unknown statically: the labels' rank, else the op's own [batch, classes].
+            rank = labels.shape.ndims if labels.shape.ndims is not None else 2
         if rank == 0:
             raise ValueError("logits must have rank >= 1, got a scalar")
         if labels.shape.ndims is not None and labels.shape.ndims != rank:
@@ -496,7 +507,11 @@ def sparse_softmax_cross_entropy_with_logits(_sentinel=None, labels=None, logits
         if logits_rank is not None and labels_rank is not None and labels_rank != logits_rank - 1:
             raise ValueError("Rank mismatch: Rank of labels (received %s) should equal rank of "
                              "logits minus 1 (received %s)." % (labels_rank, logits_rank))
-        rank = _rank(logits)
+        if logits_rank is not None:
+            rank = logits_rank
+        else:
+            # Unknown statically: one more than the labels', else the op's own 2.
+            rank = labels_rank + 1 if labels_rank is not None else 2
         if rank == 2:
             return apply_op("SparseSoftmaxCrossEntropyWithLogits", name, features=logits,
                             labels=labels)[0]
