@@ -102,8 +102,8 @@ def test_session_attaches_op_and_location():
     g = ops.Graph()
     with g.as_default():
         x = raw_ops.Placeholder(dtype=wr.int32, name="x")
-        y = raw_ops.Reshape(tensor=x, shape=constant_op.constant([5], dtype=wr.int32),
-                            name="reshape"); line = sys._getframe().f_lineno  # noqa: E702
+        five = constant_op.constant([5], dtype=wr.int32)
+        y = raw_ops.Reshape(tensor=x, shape=five, name="reshape"); line = sys._getframe().f_lineno  # noqa
         with wr.Session() as sess:
             with pytest.raises(errors.InvalidArgumentError) as info:
                 sess.run(y, {x: np.arange(6, dtype=np.int32)})

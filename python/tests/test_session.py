@@ -195,7 +195,7 @@ def test_plan_cache_follows_changes(graph):
         np.testing.assert_array_equal(got[1], [-1.0, -2.0, -3.0])
         # feed key order is part of the signature
         w = placeholder(wr.float32, [], name="w")
-        s = raw_ops.Sub(x=raw_ops.Sum(input=x, axis=const(0)), y=w)
+        s = raw_ops.Sub(x=raw_ops.Sum(input=x, reduction_indices=const(0)), y=w)
         assert sess.run(s, {x: [1.0, 2.0, 3.0], w: 1.0}) == 5.0
         assert sess.run(s, {w: 1.0, x: [1.0, 2.0, 3.0]}) == 5.0
         assert sess.run(s, {w: 2.0, x: [1.0, 2.0, 4.0]}) == 5.0

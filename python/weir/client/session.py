@@ -339,7 +339,7 @@ class _FetchPlan:
     """A fetch structure flattened: unique tensor names to fetch, unique op
     names to run, and `build(outputs)` giving the user's structure back."""
 
-    __slots__ = ("fetch_names", "targets", "build", "single", "elements")
+    __slots__ = ("fetch_names", "targets", "build", "single", "elements", "empty")
 
     def __init__(self, graph, fetches):
         self.fetch_names = []
@@ -400,18 +400,26 @@ class _FetchPlan:
                         return dict(items)
 
                 return build_mapping
+            if getattr(type(fetch), "_as_fetches", None) is not None:
+                # A composite (SparseTensor): its tensors, rebuilt by its
+                # _fetch_result (a SparseTensorValue).
+                parts = [compile_(f) for f in fetch._as_fetches()]
+                rebuild = type(fetch)._fetch_result
+                return lambda outs: rebuild([p(outs) for p in parts])
             index = leaf(fetch)
             if index is None:
                 return lambda outs: None
             return lambda outs: _scalar_or_array(outs[index])
 
         self.single = None
-        if isinstance(fetches, (list, tuple, collections.abc.Mapping)):
+        if isinstance(fetches, (list, tuple, collections.abc.Mapping)) or getattr(
+                type(fetches), "_as_fetches", None) is not None:
             self.build = compile_(fetches)
         else:
             index = leaf(fetches)
             self.single = index
             self.build = (lambda outs: None) if index is None else None
+        self.empty = not self.fetch_names and not self.targets
 
 
 class _FeedEntry:
@@ -519,7 +527,7 @@ class _RunPlan:
 
 
 _CACHE_LIMIT = 256
-_LEAF_TYPES = ()  # (Tensor, Operation, str), set by the first Session (ops may load later)
+_leaf_types = (None, None)  # (Tensor, Operation), set by the first Session (ops may load later)
 
 
 # ---------------------------------------------------------------------------
@@ -530,9 +538,9 @@ class BaseSession:
     """The session machinery shared by Session and InteractiveSession."""
 
     def __init__(self, target="", graph=None, config=None, *, devices=None, threads=None):
-        global _LEAF_TYPES
-        if not _LEAF_TYPES:
-            _LEAF_TYPES = (ops.Tensor, ops.Operation, str)
+        global _leaf_types
+        if _leaf_types[0] is None:
+            _leaf_types = (ops.Tensor, ops.Operation)
         if graph is None:
             graph = ops.get_default_graph()
         elif not isinstance(graph, ops.Graph):
@@ -679,24 +687,40 @@ class BaseSession:
 
     def _plan(self, fetches, feed_dict):
         """The cached _RunPlan of this call signature (built on a miss)."""
-        feed_keys = tuple(feed_dict) if feed_dict else ()
-        try:
-            if isinstance(fetches, _LEAF_TYPES):
-                key = (fetches, feed_keys)
+        t = type(fetches)
+        if t is _leaf_types[0] or t is _leaf_types[1]:
+            # Tensors and Operations by id (hashing them runs Python code); the
+            # plan keeps them alive, so an id cannot come back as another object.
+            if not feed_dict:
+                key = id(fetches)
+            elif len(feed_dict) == 1:
+                for feed_key in feed_dict:  # the one key, without building an iterator object
+                    key = (id(fetches), id(feed_key))
             else:
-                # Containers by type and order: (a, b) and Point(a, b) are equal
-                # tuples but build different results.
-                key = (_freeze(fetches), feed_keys)
-            plan = self._cache.get(key)
-        except TypeError:  # an unhashable leaf (or feed key): no caching
+                key = (id(fetches), *map(id, feed_dict))
+        else:
             key = None
-            plan = None
-        if plan is not None:
-            return plan
+        plan = self._cache.get(key) if key is not None else None
+        if plan is None:
+            plan = self._build_plan(fetches, feed_dict, key)
+        return plan
+
+    def _build_plan(self, fetches, feed_dict, key):
+        feed_keys = tuple(feed_dict) if feed_dict else ()
+        if key is None:
+            try:
+                # Containers by type and order: (a, b) and Point(a, b) are equal
+                # tuples but build different results. Feed keys by id as above.
+                key = ("frozen", _freeze(fetches), *map(id, feed_keys))
+                plan = self._cache.get(key)
+                if plan is not None:
+                    return plan
+            except TypeError:  # an unhashable leaf: no caching
+                key = None
         graph = self._graph
         fetch = _FetchPlan(graph, fetches)
         feeds = [_FeedEntry(_resolve_feed_key(graph, k)) for k in feed_keys]
-        plan = _RunPlan(fetch, feeds, key)
+        plan = _RunPlan(fetch, feeds, (fetches, feed_keys))
         if key is not None:
             if len(self._cache) >= _CACHE_LIMIT:
                 self._cache.clear()
@@ -711,19 +735,23 @@ class BaseSession:
         if self._graph._c_graph.num_node_ids() != self._synced:
             self._extend()
         plan = self._plan(fetches, feed_dict)
+        feeds = []
         if feed_dict:
-            feeds = [(entry.name, entry.convert(value))
-                     for entry, value in zip(plan.feeds, feed_dict.values())]
-        else:
-            feeds = []
+            for entry, value in zip(plan.feeds, feed_dict.values()):
+                # The common case inline: an array of the right dtype and shape.
+                if (type(value) is not _ndarray or value.dtype is not entry.np_dtype
+                        or value.shape != entry.dims or entry.tensor.shape is not entry.shape_obj):
+                    value = entry.convert(value)
+                feeds.append((entry.name, value))
         fetch = plan.fetch
-        if not fetch.fetch_names and not fetch.targets:
+        index = fetch.single
+        if index is None and fetch.empty:
             return fetch.build([])  # nothing to run: TF returns the (empty) structure
-        c_options = None
-        if options is not None:
-            c_options = options._to_c(self._default_timeout)
-        elif self._default_timeout:
-            c_options = {"trace_level": 0, "timeout_in_ms": self._default_timeout}
+        if options is None and not self._default_timeout:
+            c_options = None
+        else:
+            c_options = (options._to_c(self._default_timeout) if options is not None else
+                         {"trace_level": 0, "timeout_in_ms": self._default_timeout})
         try:
             outputs, metadata = self._c.run(feeds, fetch.fetch_names, fetch.targets, c_options,
                                             run_metadata is not None)
@@ -732,8 +760,8 @@ class BaseSession:
             raise
         if run_metadata is not None:
             run_metadata._fill(metadata)
-        if fetch.single is not None:
-            value = outputs[0]
+        if index is not None:
+            value = outputs[index]
             return value[()] if value.ndim == 0 else value
         return fetch.build(outputs)
 
