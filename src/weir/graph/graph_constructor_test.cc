@@ -66,6 +66,26 @@ TEST_F(ImportTest, ValidGraphImportsWithEdgesAndShapes) {
   EXPECT_EQ(round.nodes[2].inputs, (std::vector<std::string>{"a", "b", "^a"}));
 }
 
+TEST_F(ImportTest, ReadVariableOpHasItsHandlesDeclaredShape) {
+  GraphDef def;
+  NodeDef handle;
+  handle.name = "v";
+  handle.op = "VarHandleOp";
+  handle.attrs["dtype"] = DT_FLOAT;
+  handle.attrs["shape"] = PartialShape({3, 4});
+  NodeDef read;
+  read.name = "read";
+  read.op = "ReadVariableOp";
+  read.inputs = {"v"};
+  read.attrs["dtype"] = DT_FLOAT;
+  NodeDef square = Binary("Mul", "square", "read", "read");
+  def.nodes = {handle, read, square};
+  Graph graph;
+  ASSERT_TRUE(ImportGraphDef(def, &graph).ok());
+  EXPECT_EQ(graph.FindNode("read")->output_shape(0), PartialShape({3, 4}));
+  EXPECT_EQ(graph.FindNode("square")->output_shape(0), PartialShape({3, 4}));
+}
+
 TEST_F(ImportTest, UnknownOp) {
   NodeDef bad;
   bad.name = "m";
