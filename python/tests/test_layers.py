@@ -157,6 +157,65 @@ def test_conv2d_channels_first_shapes_and_transpose():
         assert sess.run(up, {y: np.ones((2, 4, 4, 3), np.float32)}).shape == (2, 8, 8, 5)
 
 
+def test_channels_first_layers_match_channels_last():
+    # Weir's CPU kernels are NHWC; channels_first layers transpose around them.
+    data = rng(7).standard_normal((2, 5, 6, 3)).astype(np.float32)
+    last = wr.constant(data)
+    first = wr.constant(data.transpose(0, 3, 1, 2))
+    init = wr.random_normal_initializer(seed=5)
+    conv_last = wr.layers.conv2d(last, 4, 3, strides=(2, 1), padding="same",
+                                 kernel_initializer=init, bias_initializer=init, name="c")
+    conv_first = wr.layers.conv2d(first, 4, 3, strides=(2, 1), padding="same",
+                                  data_format="channels_first", name="c", reuse=True)
+    pool_first = wr.layers.max_pooling2d(conv_first, 2, 1, data_format="channels_first")
+    pool_last = wr.layers.max_pooling2d(conv_last, 2, 1)
+    up_first = wr.layers.conv2d_transpose(first, 2, 3, strides=2, padding="same",
+                                          data_format="channels_first", name="t")
+    up_last = wr.layers.conv2d_transpose(last, 2, 3, strides=2, padding="same", name="t",
+                                         reuse=True)
+    bn_first = wr.layers.batch_normalization(first, axis=1, training=True, name="bn")
+    bn_last = wr.layers.batch_normalization(last, training=True, name="bn", reuse=True)
+    flat_first = wr.layers.flatten(first, data_format="channels_first")
+    assert conv_first.shape.as_list() == [2, 4, 3, 6]
+    assert pool_first.shape.as_list() == [2, 4, 2, 5]
+    assert up_first.shape.as_list() == [2, 2, 10, 12]
+    with wr.Session() as sess:
+        sess.run(wr.global_variables_initializer())
+        got = sess.run([conv_first, conv_last, pool_first, pool_last, up_first, up_last,
+                        bn_first, bn_last, flat_first])
+    to_first = (0, 3, 1, 2)
+    np.testing.assert_allclose(got[0], got[1].transpose(to_first), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(got[2], got[3].transpose(to_first), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(got[4], got[5].transpose(to_first), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(got[6], got[7].transpose(to_first), rtol=1e-4, atol=1e-4)
+    np.testing.assert_array_equal(got[8], data.reshape(2, -1))  # TF's channels_last order
+
+
+def test_conv2d_transpose_layer_values():
+    data = rng(8).standard_normal((1, 3, 3, 2)).astype(np.float32)
+    y = wr.layers.conv2d_transpose(data, 1, 2, strides=2, use_bias=False,
+                                   kernel_initializer=wr.ones_initializer())
+    assert y.shape.as_list() == [1, 6, 6, 1]
+    with wr.Session() as sess:
+        sess.run(wr.global_variables_initializer())
+        got = sess.run(y)
+    # stride 2, kernel 2 of ones: each input pixel's channel sum fills a 2x2 block.
+    expected = np.kron(data.sum(-1)[0], np.ones((2, 2)))
+    np.testing.assert_allclose(got[0, :, :, 0], expected, rtol=1e-5)
+
+
+def test_dense_shapes_with_unknown_dims():
+    x = wr.placeholder(wr.float32, [None, 7, 3])
+    y = wr.layers.dense(x, 2)
+    assert y.shape.as_list() == [None, 7, 2]
+    z = wr.layers.dense(y, 5)  # builds from the static last dim
+    with wr.Session() as sess:
+        sess.run(wr.global_variables_initializer())
+        assert sess.run(z, {x: np.ones((4, 7, 3), np.float32)}).shape == (4, 7, 5)
+    with pytest.raises(ValueError, match="last dimension"):
+        wr.layers.dense(wr.placeholder(wr.float32, [None, None]), 3)
+
+
 def test_dropout_layer_training_flag():
     x = wr.constant(np.ones((100, 100), np.float32))
     off = wr.layers.dropout(x, 0.5)  # training=False by default, as TF
