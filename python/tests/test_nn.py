@@ -1,10 +1,8 @@
 """weir.nn against numpy references (and TensorFlow 2.21 from /opt/weir-peers
 for the padding rules of conv2d / pooling / conv2d_transpose and the
 cross-entropies): values, static shapes, errors and a few gradients."""
-import math
 import os
 import subprocess
-import sys
 import textwrap
 
 import numpy as np

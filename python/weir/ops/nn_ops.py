@@ -310,7 +310,8 @@ def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None,  
                                      dilations=dilations, name=name)
 
 
-def max_pool(value, ksize, strides, padding, data_format="NHWC", name=None, input=None):  # noqa: A002
+def max_pool(value, ksize, strides, padding, data_format="NHWC", name=None,
+             input=None):  # noqa: A002
     """The maximum of each ksize window (an int, or 1, 2 or 4 ints), stepping by strides."""
     value = input if value is None else value
     return apply_op("MaxPool", name, input=value,
@@ -319,7 +320,8 @@ def max_pool(value, ksize, strides, padding, data_format="NHWC", name=None, inpu
                     data_format=data_format, **_padding_attrs(padding, data_format))
 
 
-def avg_pool(value, ksize, strides, padding, data_format="NHWC", name=None, input=None):  # noqa: A002
+def avg_pool(value, ksize, strides, padding, data_format="NHWC", name=None,
+             input=None):  # noqa: A002
     """The mean of each ksize window over its elements inside the input."""
     value = input if value is None else value
     return apply_op("AvgPool", name, value=value,

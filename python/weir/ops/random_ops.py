@@ -84,7 +84,8 @@ def _shape_tensor(shape):
         return ops.convert_to_tensor(np.array([shape], dtype=np.int32))
     tensor = ops.convert_to_tensor(shape)
     if tensor.dtype.base_dtype not in (dtypes.int32, dtypes.int64):
-        raise TypeError("a random tensor's shape must be int32 or int64, not %s" % tensor.dtype.name)
+        raise TypeError("a random tensor's shape must be int32 or int64, not %s" %
+                        tensor.dtype.name)
     return tensor
 
 
