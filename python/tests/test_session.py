@@ -164,6 +164,10 @@ def test_feed_any_tensor_and_fetch_fed(graph):
         assert sess.run(b) == 6.0
         assert sess.run(b, {a: 5.0}) == 15.0  # a non-placeholder tensor can be fed
         assert sess.run(a, {a: 7.0}) == 7.0   # fetching a fed tensor gives the fed value
+        fed = np.array(8.0, np.float32)
+        assert sess.run(a, {a: fed}) is fed  # the fed array itself, as TF
+        got = sess.run([a, b], {a: fed})
+        assert got[0] is fed and got[1] == 24.0
 
 
 def test_graph_grows_between_runs(graph):
@@ -406,3 +410,115 @@ def test_concurrent_runs(graph):
         sess.run(enq)
         waiter.join(10)
         assert got == [9.0]
+
+
+def test_variables_as_fetches_and_graph_def(graph):
+    v = wr.Variable(np.array([1.0, 2.0], np.float32), name="v")
+    bump = v.assign_add([10.0, 10.0])
+    with wr.Session() as sess:
+        sess.run(wr.global_variables_initializer())
+        np.testing.assert_array_equal(sess.run(v), [1.0, 2.0])
+        out = sess.run({"v": v, "bump": bump.op if hasattr(bump, "op") else bump})
+        assert out["bump"] is None
+        np.testing.assert_array_equal(sess.run([v])[0], [11.0, 12.0])
+        names = {node.name for node in sess.graph_def.node}
+        assert "v" in names and len(names) == len(sess.graph_def.node)
+
+
+# The same TF1 program run by TensorFlow 2.21 (tf.compat.v1) and by Weir
+# (`import weir as tf1`): result structures, types and values, and the
+# exception class and text of each failure, must agree.
+_TWIN_PROGRAM = r'''
+import collections, json, sys
+import numpy as np
+
+def describe(value):
+    if isinstance(value, dict):
+        return {"dict": type(value).__name__, "items": [[k, describe(v)] for k, v in value.items()]}
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        return {"namedtuple": list(value._fields), "items": [describe(v) for v in value]}
+    if isinstance(value, (list, tuple)):
+        return {type(value).__name__: [describe(v) for v in value]}
+    if value is None:
+        return None
+    if isinstance(value, bytes):
+        return {"bytes": value.decode()}
+    array = np.asarray(value)
+    if array.dtype == object:
+        return {"np": type(value).__name__, "strings": [v.decode() for v in array.ravel()]}
+    return {"np": type(value).__name__, "dtype": str(array.dtype), "value": array.tolist()}
+
+def program(tf1, errors):
+    P = collections.namedtuple("P", ["first", "second"])
+    out = {}
+    a = tf1.constant(1.5)
+    b = tf1.constant([2.0, 3.0])
+    p = tf1.placeholder(tf1.float32, [None, 2], name="p")
+    s = tf1.add(b, p)
+    i = tf1.placeholder(tf1.int64, [], name="i")
+    names = tf1.constant([b"x", b"yz"])
+    with tf1.Session() as sess:
+        out["nested"] = describe(sess.run(
+            {"list": [a, (s, b.op)], "pt": P(a, s), "od": collections.OrderedDict([("z", i), ("a", a)])},
+            {p: [[1, 1], [2, 2]], i: 2**40 + 1}))
+        out["strings"] = describe(sess.run([names, tf1.constant(b"s")]))
+        out["dups"] = describe(sess.run([a, a, a.op]))
+        for case, call in [
+                ("shape", lambda: sess.run(s, {p: [[1, 2, 3]]})),
+                ("unknown_key", lambda: sess.run(s, {"nope:0": 1.0})),
+                ("none_fetch", lambda: sess.run([a, None])),
+                ("int_fetch", lambda: sess.run(7)),
+                ("unfed", lambda: sess.run(s))]:
+            try:
+                call()
+                out[case] = "no error"
+            except Exception as e:
+                out[case] = type(e).__name__
+        x = tf1.placeholder(tf1.float32, name="x")
+        y = tf1.placeholder(tf1.float32, name="y")
+        mm = tf1.matmul(x, y)
+        try:
+            sess.run(mm, {x: np.ones((2, 3)), y: np.ones((4, 5))})
+        except errors.OpError as e:
+            out["matmul"] = [type(e).__name__, e.op is mm.op]
+        q = tf1.FIFOQueue(3, [tf1.float32], shapes=[[]])
+        deq = q.dequeue()
+        try:
+            sess.run(deq, options=tf1.RunOptions(timeout_in_ms=50))
+        except errors.OpError as e:
+            out["timeout"] = type(e).__name__
+        sess.run(q.close())
+        try:
+            sess.run(deq)
+        except errors.OpError as e:
+            out["closed"] = [type(e).__name__, e.op is deq.op]
+    return out
+
+if __name__ == "__main__":
+    import os
+    os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
+    import tensorflow as tf
+    tf.compat.v1.disable_eager_execution()
+    print("RESULT " + json.dumps(program(tf.compat.v1, tf.errors)))
+'''
+
+
+def test_same_program_as_tensorflow(tmp_path):
+    import os
+    import subprocess
+    peers = "/opt/weir-peers/bin/python"
+    if not os.path.exists(peers):
+        pytest.skip("TensorFlow reference needs the peers venv /opt/weir-peers (missing)")
+    script = tmp_path / "twin.py"
+    script.write_text(_TWIN_PROGRAM)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    env["CUDA_VISIBLE_DEVICES"] = ""
+    proc = subprocess.run([peers, str(script)], capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    reference = json.loads([line for line in proc.stdout.splitlines()
+                            if line.startswith("RESULT ")][-1][len("RESULT "):])
+    namespace = {}
+    exec(compile(_TWIN_PROGRAM, str(script), "exec"), namespace)
+    with ops.Graph().as_default():
+        ours = json.loads(json.dumps(namespace["program"](wr, wr.errors)))
+    assert json.dumps(ours, sort_keys=True, indent=1) == json.dumps(reference, sort_keys=True, indent=1)

@@ -341,7 +341,7 @@ class _FetchPlan:
 
     __slots__ = ("fetch_names", "targets", "build", "single", "elements", "empty")
 
-    def __init__(self, graph, fetches):
+    def __init__(self, graph, fetches, fed_names=()):
         self.fetch_names = []
         self.targets = []
         self.elements = {}  # name -> Tensor/Operation (errors name them; tests read them)
@@ -409,6 +409,8 @@ class _FetchPlan:
             index = leaf(fetch)
             if index is None:
                 return lambda outs: None
+            if self.fetch_names[index] in fed_names:
+                return lambda outs: outs[index]  # the fed array itself, 0-d too (as TF)
             return lambda outs: _scalar_or_array(outs[index])
 
         self.single = None
@@ -417,8 +419,12 @@ class _FetchPlan:
             self.build = compile_(fetches)
         else:
             index = leaf(fetches)
-            self.single = index
-            self.build = (lambda outs: None) if index is None else None
+            if index is not None and self.fetch_names[index] in fed_names:
+                self.single = None
+                self.build = lambda outs: outs[index]
+            else:
+                self.single = index
+                self.build = (lambda outs: None) if index is None else None
         self.empty = not self.fetch_names and not self.targets
 
 
@@ -518,12 +524,17 @@ def _freeze(fetches):
 
 
 class _RunPlan:
-    __slots__ = ("fetch", "feeds", "key_refs")
+    __slots__ = ("fetch", "feeds", "key_refs", "fed")
 
     def __init__(self, fetch, feeds, key_refs):
         self.fetch = fetch
         self.feeds = feeds
         self.key_refs = key_refs  # keeps the keyed objects alive (no id reuse)
+        # (output index, feed position) of each fetched tensor that is also
+        # fed: TF returns the fed value as given (after dtype conversion).
+        position = {entry.name: j for j, entry in enumerate(feeds)}
+        self.fed = [(i, position[name]) for i, name in enumerate(fetch.fetch_names)
+                    if name in position]
 
 
 _CACHE_LIMIT = 256
@@ -718,8 +729,8 @@ class BaseSession:
             except TypeError:  # an unhashable leaf: no caching
                 key = None
         graph = self._graph
-        fetch = _FetchPlan(graph, fetches)
         feeds = [_FeedEntry(_resolve_feed_key(graph, k)) for k in feed_keys]
+        fetch = _FetchPlan(graph, fetches, {entry.name for entry in feeds})
         plan = _RunPlan(fetch, feeds, (fetches, feed_keys))
         if key is not None:
             if len(self._cache) >= _CACHE_LIMIT:
@@ -760,6 +771,10 @@ class BaseSession:
             raise
         if run_metadata is not None:
             run_metadata._fill(metadata)
+        if plan.fed:
+            outputs = list(outputs)
+            for i, j in plan.fed:
+                outputs[i] = feeds[j][1]
         if index is not None:
             value = outputs[index]
             return value[()] if value.ndim == 0 else value
