@@ -1,6 +1,7 @@
 """weir.nn against numpy references (and TensorFlow 2.21 from /opt/weir-peers
 for the padding rules of conv2d / pooling / conv2d_transpose and the
 cross-entropies): values, static shapes, errors and a few gradients."""
+import math
 import os
 import subprocess
 import textwrap
@@ -104,7 +105,8 @@ def test_activations_against_numpy():
         "relu": nn.relu(t), "relu6": nn.relu6(t), "elu": nn.elu(t), "selu": nn.selu(t),
         "softplus": nn.softplus(t), "leaky": nn.leaky_relu(t), "leaky2": nn.leaky_relu(t, 2.0),
         "softsign": nn.softsign(t), "swish": nn.swish(t), "sigmoid": nn.sigmoid(t),
-        "tanh": nn.tanh(t), "crelu": nn.crelu(t),
+        "tanh": nn.tanh(t), "crelu": nn.crelu(t), "gelu": nn.gelu(t),
+        "gelu_tanh": nn.gelu(t, approximate=True),
     })
     alpha, scale = 1.6732632423543772, 1.0507009873554805
     expected = {
@@ -115,6 +117,8 @@ def test_activations_against_numpy():
         "leaky": np.where(x >= 0, x, 0.2 * x), "leaky2": np.where(x >= 0, x, 2.0 * x),
         "softsign": x / (1 + np.abs(x)), "swish": x * np_sigmoid(x), "sigmoid": np_sigmoid(x),
         "tanh": np.tanh(x), "crelu": np.concatenate([np.maximum(x, 0), np.maximum(-x, 0)], -1),
+        "gelu": 0.5 * x * (1 + np.vectorize(math.erf)(x / np.sqrt(2))),
+        "gelu_tanh": 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x**3))),
     }
     for key, value in expected.items():
         np.testing.assert_allclose(got[key], value, rtol=1e-5, atol=1e-6, err_msg=key)
@@ -211,6 +215,30 @@ def test_conv2d_transpose_is_the_adjoint_of_conv2d():
     fx, by = run([forward, backward])
     assert fx.shape == y.shape
     np.testing.assert_allclose(np.sum(fx * y), np.sum(x * by), rtol=1e-9)
+
+
+def test_conv1d_pool1d_atrous_against_numpy():
+    x = rng(21).standard_normal((2, 9, 3)).astype(np.float32)
+    w = rng(22).standard_normal((3, 3, 4)).astype(np.float32)
+    w2 = rng(23).standard_normal((2, 2, 3, 2)).astype(np.float32)
+    img = rng(24).standard_normal((1, 7, 7, 3)).astype(np.float32)
+    c1 = wr.nn.conv1d(x, w, stride=2, padding="SAME")
+    c1d = wr.nn.conv1d(x, w, 1, "VALID", dilations=2)
+    got = run([c1, c1d, wr.nn.max_pool1d(x, 3, 2, "VALID"), wr.nn.avg_pool1d(x, 2, 2, "SAME"),
+               wr.nn.atrous_conv2d(img, w2, 2, "VALID")])
+    as_2d = x[:, None]
+    np.testing.assert_allclose(got[0], np_conv2d(as_2d, w[None], (1, 2), "SAME")[:, 0],
+                               rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(got[1], np_conv2d(as_2d, w[None], dilations=(1, 2))[:, 0],
+                               rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(got[2], np_pool(as_2d, (1, 3), (1, 2), "VALID", "max")[:, 0])
+    np.testing.assert_allclose(got[3], np_pool(as_2d, (1, 2), (1, 2), "SAME", "avg")[:, 0],
+                               rtol=1e-6)
+    np.testing.assert_allclose(got[4], np_conv2d(img, w2, dilations=(2, 2)), rtol=1e-4,
+                               atol=1e-5)
+    assert c1.shape.as_list() == [2, 5, 4]
+    with pytest.raises(ValueError, match="NWC"):
+        wr.nn.conv1d(x, w, 1, "SAME", data_format="NCW")
 
 
 # --- dropout ---
@@ -408,6 +436,26 @@ def test_moments():
     np.testing.assert_allclose(got[3], x.var(axis=1, keepdims=True), rtol=1e-5)
     assert mean.shape.as_list() == [4]
     assert kvar.shape.as_list() == [3, 1, 5]
+
+
+def test_weighted_and_normalized_moments():
+    x = rng(25).standard_normal((4, 3)).astype(np.float32)
+    weights = np.array([[1.0], [2.0], [0.0], [3.0]], np.float32)
+    mean, var = wr.nn.weighted_moments(x, [0], weights)
+    zero_mean, _ = wr.nn.weighted_moments(x, [0], np.zeros((4, 1), np.float32))
+    counts = np.float32(4)
+    shift = np.float32(0.5)
+    n_mean, n_var = wr.nn.normalize_moments(counts, (x - shift).sum(0), ((x - shift) ** 2).sum(0),
+                                            shift)
+    got = run([mean, var, zero_mean, n_mean, n_var])
+    w = np.broadcast_to(weights, x.shape)
+    expected_mean = (w * x).sum(0) / w.sum(0)
+    np.testing.assert_allclose(got[0], expected_mean, rtol=1e-5)
+    np.testing.assert_allclose(got[1], (w * (x - expected_mean) ** 2).sum(0) / w.sum(0),
+                               rtol=1e-5)
+    np.testing.assert_array_equal(got[2], np.zeros(3))  # div_no_nan: no weight, no NaN
+    np.testing.assert_allclose(got[3], x.mean(0), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got[4], x.var(0), rtol=1e-4, atol=1e-6)
 
 
 def test_batch_normalization_and_fused():

@@ -1,22 +1,24 @@
-"""weir.nn: tf.compat.v1.nn — activations, conv2d and pooling, dropout, the
-cross-entropy losses, moments and batch normalization, embedding_lookup,
+"""weir.nn: tf.compat.v1.nn — activations, conv1d/conv2d and pooling, dropout,
+the cross-entropy losses, moments and batch normalization, embedding_lookup,
 l2_normalize, in_top_k (see weir.ops.nn_ops for each contract)."""
 from weir.ops.nn_ops import (  # noqa: F401
-    avg_pool, avg_pool2d, batch_normalization, bias_add, conv2d, conv2d_backprop_filter,
-    conv2d_backprop_input, conv2d_transpose, crelu, dropout, elu, embedding_lookup,
-    fused_batch_norm, in_top_k, l2_loss, l2_normalize, leaky_relu, log_softmax, max_pool,
-    max_pool2d, moments, relu, relu6, relu_layer, selu, sigmoid, sigmoid_cross_entropy_with_logits,
-    silu, softmax, softmax_cross_entropy_with_logits, softmax_cross_entropy_with_logits_v2,
-    softplus, softsign, sparse_softmax_cross_entropy_with_logits, swish, tanh,
-    weighted_cross_entropy_with_logits, xw_plus_b, zero_fraction)
+    atrous_conv2d, avg_pool, avg_pool1d, avg_pool2d, batch_normalization, bias_add, conv1d, conv2d,
+    conv2d_backprop_filter, conv2d_backprop_input, conv2d_transpose, crelu, dropout, elu,
+    embedding_lookup, fused_batch_norm, gelu, in_top_k, l2_loss, l2_normalize, leaky_relu,
+    log_softmax, max_pool, max_pool1d, max_pool2d, moments, normalize_moments, relu, relu6,
+    relu_layer, selu, sigmoid, sigmoid_cross_entropy_with_logits, silu, softmax,
+    softmax_cross_entropy_with_logits, softmax_cross_entropy_with_logits_v2, softplus, softsign,
+    sparse_softmax_cross_entropy_with_logits, swish, tanh, weighted_cross_entropy_with_logits,
+    weighted_moments, xw_plus_b, zero_fraction)
 
 __all__ = [
-    "avg_pool", "avg_pool2d", "batch_normalization", "bias_add", "conv2d", "conv2d_backprop_filter",
-    "conv2d_backprop_input", "conv2d_transpose", "crelu", "dropout", "elu", "embedding_lookup",
-    "fused_batch_norm", "in_top_k", "l2_loss", "l2_normalize", "leaky_relu", "log_softmax",
-    "max_pool", "max_pool2d", "moments", "relu", "relu6", "relu_layer", "selu", "sigmoid",
-    "sigmoid_cross_entropy_with_logits", "silu", "softmax", "softmax_cross_entropy_with_logits",
-    "softmax_cross_entropy_with_logits_v2", "softplus", "softsign",
-    "sparse_softmax_cross_entropy_with_logits", "swish", "tanh",
-    "weighted_cross_entropy_with_logits", "xw_plus_b", "zero_fraction",
+    "atrous_conv2d", "avg_pool", "avg_pool1d", "avg_pool2d", "batch_normalization", "bias_add",
+    "conv1d", "conv2d", "conv2d_backprop_filter", "conv2d_backprop_input", "conv2d_transpose",
+    "crelu", "dropout", "elu", "embedding_lookup", "fused_batch_norm", "gelu", "in_top_k",
+    "l2_loss", "l2_normalize", "leaky_relu", "log_softmax", "max_pool", "max_pool1d",
+    "max_pool2d", "moments", "normalize_moments", "relu", "relu6", "relu_layer", "selu",
+    "sigmoid", "sigmoid_cross_entropy_with_logits", "silu", "softmax",
+    "softmax_cross_entropy_with_logits", "softmax_cross_entropy_with_logits_v2", "softplus",
+    "softsign", "sparse_softmax_cross_entropy_with_logits", "swish", "tanh",
+    "weighted_cross_entropy_with_logits", "weighted_moments", "xw_plus_b", "zero_fraction",
 ]

@@ -142,6 +142,23 @@ def crelu(features, name=None, axis=-1):
         return apply_op("ConcatV2", name, values=both, axis=_const(axis, dtypes.int32))
 
 
+def gelu(features, approximate=False, name=None):
+    """x * P(X <= x) for X ~ N(0, 1): 0.5 x (1 + erf(x / sqrt(2))), or the tanh
+    approximation 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))."""
+    with ops.name_scope(name, "Gelu", [features]) as name:
+        features = _t(features, name="features")
+        half = _binary("Mul", _const(0.5, features.dtype), features)
+        if approximate:
+            cube = _binary("Mul", _const(0.044715, features.dtype),
+                           _binary("Mul", features, _unary("Square", features)))
+            inner = _binary("Mul", _const(np.sqrt(2 / np.pi), features.dtype),
+                            _binary("AddV2", features, cube))
+            curve = _unary("Tanh", inner)
+        else:
+            curve = _unary("Erf", _binary("Mul", features, _const(1 / np.sqrt(2), features.dtype)))
+        return _binary("Mul", half, _binary("AddV2", _const(1, features.dtype), curve), name=name)
+
+
 def sigmoid(x, name=None):
     """1 / (1 + exp(-x))."""
     return _unary("Sigmoid", x, name=name)
@@ -336,6 +353,82 @@ def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  
 
 def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  # noqa: A002
     return avg_pool(input, ksize, strides, padding, data_format, name)
+
+
+def atrous_conv2d(value, filters, rate, padding, name=None):
+    """conv2d with the filter dilated by `rate` (stride 1)."""
+    return conv2d(value, filters, strides=1, padding=padding, dilations=rate, name=name)
+
+
+def _expand_1d(x, data_format):
+    # [batch, width, channels] -> [batch, 1, width, channels] (NWC; NCW: dim 2).
+    return apply_op("ExpandDims", None, input=x,
+                    dim=_const(2 if data_format == "NCW" else 1, dtypes.int32))
+
+
+def _squeeze_1d(x, data_format, name):
+    return apply_op("Squeeze", name, input=x, squeeze_dims=[2 if data_format == "NCW" else 1])
+
+
+def _width_entry(value, what):
+    """An int, or [w], or NWC's [1, w, 1], as the width entry w."""
+    if value is None:
+        return 1
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    value = [int(v) for v in value]
+    if len(value) == 1:
+        return value[0]
+    if len(value) == 3:
+        return value[1]
+    raise ValueError("%s should be an int or a list of 1 or 3 ints, got %r" % (what, value))
+
+
+def _check_1d_format(data_format):
+    data_format = data_format or "NWC"
+    if data_format not in ("NWC", "NHWC"):
+        raise ValueError("data_format %r is not supported on weir's CPU kernels (NWC only)" %
+                         (data_format,))
+    return "NWC"
+
+
+def conv1d(value=None, filters=None, stride=None, padding=None, use_cudnn_on_gpu=None,
+           data_format=None, name=None, input=None, dilations=None):  # noqa: A002
+    """1-D convolution of `value` [batch, width, in] with `filters` [fw, in, out],
+    as conv2d over a height of 1."""
+    value = input if value is None else value
+    data_format = _check_1d_format(data_format)
+    with ops.name_scope(name, "conv1d", [value, filters]) as name:
+        value = _expand_1d(_t(value, name="value"), data_format)
+        filters = apply_op("ExpandDims", None, input=_t(filters, name="filters"),
+                           dim=_const(0, dtypes.int32))
+        stride = _width_entry(stride, "stride")
+        dil = _width_entry(dilations, "dilations")
+        result = conv2d(value, filters, strides=[1, 1, stride, 1], padding=padding,
+                        dilations=[1, 1, dil, 1])
+        return _squeeze_1d(result, data_format, name)
+
+
+def max_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):  # noqa: A002
+    """max_pool over windows of `ksize` along the width of [batch, width, channels]."""
+    data_format = _check_1d_format(data_format)
+    with ops.name_scope(name, "MaxPool1d", [input]) as name:
+        k = _width_entry(ksize, "ksize")
+        s = _width_entry(strides, "strides")
+        pooled = max_pool(_expand_1d(_t(input, name="input"), data_format), [1, 1, k, 1],
+                          [1, 1, s, 1], padding)
+        return _squeeze_1d(pooled, data_format, name)
+
+
+def avg_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):  # noqa: A002
+    """avg_pool over windows of `ksize` along the width of [batch, width, channels]."""
+    data_format = _check_1d_format(data_format)
+    with ops.name_scope(name, "AvgPool1D", [input]) as name:
+        k = _width_entry(ksize, "ksize")
+        s = _width_entry(strides, "strides")
+        pooled = avg_pool(_expand_1d(_t(input, name="input"), data_format), [1, 1, k, 1],
+                          [1, 1, s, 1], padding)
+        return _squeeze_1d(pooled, data_format, name)
 
 
 # --- dropout ---
@@ -602,6 +695,50 @@ def moments(x, axes, shift=None, name=None, keep_dims=None, keepdims=None):
         squeeze = {"squeeze_dims": axes}
         return (apply_op("Squeeze", None, input=mean, **squeeze),
                 apply_op("Squeeze", None, input=variance, **squeeze))
+
+
+def weighted_moments(x, axes, frequency_weights, name=None, keep_dims=None, keepdims=None):
+    """(mean, variance) of x over `axes`, each element weighted by frequency_weights
+    (broadcast against x): sum(w x) / sum(w) and sum(w (x - mean)^2) / sum(w)."""
+    if keepdims is None:
+        keepdims = bool(keep_dims)
+    with ops.name_scope(name, "weighted_moments", [x, frequency_weights, axes]):
+        x = _t(x, name="x")
+        weights = _t(frequency_weights, dtype=x.dtype, name="frequency_weights")
+        axes = _axes_list(axes, x.shape.ndims)
+        weighted_sum = _reduce("Sum", _binary("Mul", weights, x), axes, True)
+        broadcast = _binary("Mul", weights, apply_op("OnesLike", None, x=x))
+        total = _reduce("Sum", broadcast, axes, True)
+        mean = _div_no_nan(weighted_sum, total)
+        deviation = _binary("SquaredDifference", x, mean)
+        variance = _div_no_nan(_reduce("Sum", _binary("Mul", weights, deviation), axes, True),
+                               total)
+        if keepdims:
+            return mean, variance
+        return (apply_op("Squeeze", None, input=mean, squeeze_dims=axes),
+                apply_op("Squeeze", None, input=variance, squeeze_dims=axes))
+
+
+def _div_no_nan(x, y):
+    # x / y, 0 where y is 0 (TF's div_no_nan; weir has no such op).
+    zero = _const(0, y.dtype)
+    is_zero = _binary("Equal", y, zero)
+    safe = apply_op("SelectV2", None, condition=is_zero, t=_const(1, y.dtype), e=y)
+    return apply_op("SelectV2", None, condition=is_zero, t=zero, e=_binary("RealDiv", x, safe))
+
+
+def normalize_moments(counts, mean_ss, variance_ss, shift, name=None):
+    """(mean, variance) from sufficient statistics: counts, sum(x - shift),
+    sum((x - shift)^2)."""
+    with ops.name_scope(name, "normalize", [counts, mean_ss, variance_ss, shift]):
+        counts = _t(counts, name="counts")
+        divisor = _unary("Reciprocal", counts)
+        shifted_mean = _binary("Mul", _t(mean_ss, dtype=counts.dtype), divisor)
+        mean = shifted_mean if shift is None else \
+            _binary("AddV2", shifted_mean, _t(shift, dtype=counts.dtype))
+        variance = _binary("Sub", _binary("Mul", _t(variance_ss, dtype=counts.dtype), divisor),
+                           _unary("Square", shifted_mean))
+        return mean, variance
 
 
 def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None):
