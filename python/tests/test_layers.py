@@ -317,3 +317,32 @@ def test_gradients_of_conv_dense_model_against_finite_differences():
                 numeric = (shifted[0] - shifted[1]) / (2 * eps)
                 assert grad.reshape(-1)[index] == pytest.approx(numeric, rel=1e-5, abs=1e-8), \
                     var.name
+
+
+@pytest.mark.parametrize("rank", [2, 4])
+def test_batch_normalization_gradients_against_finite_differences(rank):
+    shape = (6, 2) if rank == 2 else (2, 3, 2, 2)
+    data = rng(9).standard_normal(shape) * 2 + 1
+    x = wr.placeholder(wr.float64, shape)
+    y = wr.layers.batch_normalization(x, training=True,
+                                      gamma_initializer=wr.constant_initializer([1.5, 0.5]),
+                                      beta_initializer=wr.constant_initializer([0.2, -0.1]))
+    weights = rng(10).standard_normal(shape)
+    loss = wr.reduce_sum(y * weights)
+    gamma, beta = wr.trainable_variables()
+    grads = wr.gradients(loss, [x, gamma, beta])
+    eps = 1e-6
+    with wr.Session() as sess:
+        sess.run(wr.global_variables_initializer())
+        gx, ggamma, gbeta = sess.run(grads, {x: data})
+        for index in range(0, data.size, 5):
+            step = np.zeros(data.size)
+            step[index] = eps
+            step = step.reshape(shape)
+            numeric = (sess.run(loss, {x: data + step}) - sess.run(loss, {x: data - step})) / \
+                (2 * eps)
+            assert gx.flat[index] == pytest.approx(numeric, rel=1e-4, abs=1e-6)
+    axes = tuple(range(rank - 1))
+    normalized = (data - data.mean(axes)) / np.sqrt(data.var(axes) + 1e-3)
+    np.testing.assert_allclose(ggamma, (weights * normalized).sum(axes), rtol=1e-6)
+    np.testing.assert_allclose(gbeta, weights.sum(axes), rtol=1e-9)

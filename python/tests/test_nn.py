@@ -423,6 +423,48 @@ def test_sigmoid_cross_entropy_gradient_is_sigmoid_minus_labels():
     np.testing.assert_allclose(grad, np_sigmoid(np.array([-2.0, 0.0, 0.0, 1.5])) - z, rtol=1e-5)
 
 
+def _check_gradient(fn, x0, seed=0, eps=1e-6):
+    """d/dx of sum(fn(x) * r) from wr.gradients against central differences (float64)."""
+    x = wr.placeholder(wr.float64, x0.shape)
+    y = fn(x)
+    r = rng(seed).standard_normal([d if d is not None else 1 for d in y.shape.as_list()])
+    loss = wr.reduce_sum(y * r)
+    grad = wr.gradients(loss, [x])[0]
+    with wr.Session() as sess:
+        analytic = sess.run(grad, {x: x0})
+        numeric = np.zeros_like(x0)
+        for i in range(x0.size):
+            step = np.zeros(x0.size)
+            step[i] = eps
+            step = step.reshape(x0.shape)
+            numeric.flat[i] = (sess.run(loss, {x: x0 + step}) -
+                               sess.run(loss, {x: x0 - step})) / (2 * eps)
+    np.testing.assert_allclose(analytic, numeric, rtol=1e-5, atol=1e-7)
+
+
+@pytest.mark.parametrize("name,fn", [
+    ("leaky_relu", lambda x: wr.nn.leaky_relu(x, 0.3)),
+    ("softsign", wr.nn.softsign),
+    ("swish", wr.nn.swish),
+    ("gelu", wr.nn.gelu),
+    ("softmax_axis0", lambda x: wr.nn.softmax(x, axis=0)),
+    ("log_softmax", wr.nn.log_softmax),
+    ("l2_normalize", lambda x: wr.nn.l2_normalize(x, axis=1)),
+    ("sigmoid_xent", lambda x: wr.nn.sigmoid_cross_entropy_with_logits(
+        labels=np.array([[0.0, 1.0, 0.5], [1.0, 0.2, 0.0]]), logits=x)),
+    ("weighted_xent", lambda x: wr.nn.weighted_cross_entropy_with_logits(
+        labels=np.array([[0.0, 1.0, 0.5], [1.0, 0.2, 0.0]]), logits=x, pos_weight=2.0)),
+    ("softmax_xent_axis0", lambda x: wr.nn.softmax_cross_entropy_with_logits_v2(
+        labels=np.array([[0.3, 0.5, 0.1], [0.7, 0.5, 0.9]]), logits=x, axis=0)),
+    ("moments_variance", lambda x: wr.nn.moments(x, [0])[1]),
+    ("batch_normalization", lambda x: wr.nn.batch_normalization(
+        x, *wr.nn.moments(x, [0]), np.array([0.1, 0.2, 0.3]), np.array([1.0, 2.0, 0.5]), 1e-3)),
+])
+def test_gradients_of_composed_functions(name, fn):
+    x0 = np.array([[0.3, -1.2, 2.0], [-0.4, 0.8, 1.1]])
+    _check_gradient(fn, x0)
+
+
 # --- statistics and normalization ---
 
 def test_moments():
