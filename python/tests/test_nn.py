@@ -626,3 +626,16 @@ def test_against_tensorflow(tf_reference):
     for key, value in ref.items():
         assert got[key].shape == value.shape, key
         np.testing.assert_allclose(got[key], value, rtol=1e-4, atol=1e-4, err_msg=key)
+
+
+def test_errors_name_the_op_and_the_users_line():
+    x = wr.placeholder(wr.float32, [1, 5, 5, 3])
+    with pytest.raises(wr.errors.InvalidArgumentError) as built:
+        wr.nn.conv2d(x, np.zeros((3, 3, 4, 2), np.float32), 1, "SAME")  # in_channels 4 != 3
+    assert "Conv2D" in str(built.value) and "test_nn.py:" in str(built.value)
+    loss = wr.nn.sparse_softmax_cross_entropy_with_logits(labels=[5],
+                                                          logits=np.zeros((1, 3), np.float32))
+    with pytest.raises(wr.errors.InvalidArgumentError) as ran:
+        run(loss)
+    assert "SparseSoftmaxCrossEntropyWithLogits" in str(ran.value)
+    assert "test_nn.py:" in str(ran.value) and "5" in str(ran.value)
