@@ -16,6 +16,12 @@ D = np.array([1.0, -1.0, 0.25], np.float64)
 W0 = np.array([1.0, 2.0, -1.0], np.float64)
 
 
+def f32(x):
+    """A Python float hyperparameter as TF1 uses it: a float32 constant, cast
+    to the variable's dtype."""
+    return float(np.float32(x))
+
+
 def grad_of(w):
     # loss = sum(c * w^2 + d * w)
     return 2 * C * w + D
@@ -46,7 +52,7 @@ def test_gradient_descent(graph):
     _, train, values, _ = run_steps(wr.train.GradientDescentOptimizer(0.1))
     w = W0.copy()
     for got in values:
-        w = w - 0.1 * grad_of(w)
+        w = w - f32(0.1) * grad_of(w)
         np.testing.assert_allclose(got, w, rtol=1e-12)
     assert train.type == "NoOp" and train.name == "GradientDescent"
     assert train in wr.get_collection(wr.GraphKeys.TRAIN_OP)
@@ -59,8 +65,9 @@ def test_momentum(graph, nesterov):
     w, accum = W0.copy(), np.zeros(3)
     for got in values:
         g = grad_of(w)
-        accum = 0.9 * accum + g
-        w = w - 0.1 * (g + 0.9 * accum) if nesterov else w - 0.1 * accum
+        accum = f32(0.9) * accum + g
+        lr, mu = f32(0.1), f32(0.9)
+        w = w - lr * (g + mu * accum) if nesterov else w - lr * accum
         np.testing.assert_allclose(got, w, rtol=1e-12)
     assert opt.get_slot_names() == ["momentum"]
     assert opt.get_slot(w_var, "momentum").op.name == "w/Momentum"
@@ -87,13 +94,14 @@ def test_rmsprop(graph, centered, momentum):
     w, ms, mom, mg = W0.copy(), np.ones(3), np.zeros(3), np.zeros(3)  # TF1: rms starts at 1
     for got in values:
         g = grad_of(w)
-        ms = 0.8 * ms + 0.2 * g * g
+        rho, eps = f32(0.8), f32(1e-6)
+        ms = rho * ms + (1 - rho) * g * g
         if centered:
-            mg = 0.8 * mg + 0.2 * g
-            denom = np.sqrt(ms - mg * mg + 1e-6)
+            mg = rho * mg + (1 - rho) * g
+            denom = np.sqrt(ms - mg * mg + eps)
         else:
-            denom = np.sqrt(ms + 1e-6)
-        mom = momentum * mom + 0.01 * g / denom
+            denom = np.sqrt(ms + eps)
+        mom = f32(momentum) * mom + f32(0.01) * g / denom
         w = w - mom
         np.testing.assert_allclose(got, w, rtol=1e-10)
     assert opt.get_slot(w_var, "rms").op.name == "w/RMSProp"
@@ -134,7 +142,7 @@ def test_minimize_with_global_step_and_tensor_lr(graph):
         expected = W0.copy()
         for rate in (0.1, 0.2, 0.05):
             sess.run(train, {lr: rate})
-            expected = expected - rate * grad_of(expected)
+            expected = expected - rate * grad_of(expected)  # a float64 placeholder: exact
         np.testing.assert_allclose(sess.run(w), expected, rtol=1e-12)
         assert sess.run(gs) == 3
     assert callable_lr._call_if_callable(callable_lr._learning_rate) == 0.5
@@ -154,7 +162,7 @@ def test_compute_and_apply_gradients(graph):
     with wr.Session() as sess:
         sess.run(wr.global_variables_initializer())
         sess.run(train)
-        np.testing.assert_allclose(sess.run(w), W0 - 0.05 * grad_of(W0), rtol=1e-12)
+        np.testing.assert_allclose(sess.run(w), W0 - f32(0.1) * 0.5 * grad_of(W0), rtol=1e-12)
     with pytest.raises(ValueError, match="No gradients provided for any variable"):
         opt.minimize(loss, var_list=[frozen])
     with pytest.raises(ValueError, match="No variables provided"):
@@ -188,7 +196,7 @@ def test_custom_python_optimizer(graph):
     w_var, _, values, extra = run_steps(opt)
     w = W0.copy()
     for got in values:
-        w = w - 0.25 * np.sign(grad_of(w))
+        w = w - f32(0.25) * np.sign(grad_of(w))
         np.testing.assert_allclose(got, w, rtol=1e-12)
     np.testing.assert_array_equal(extra["w/SignSGD"], [3.0, 3.0, 3.0])
 

@@ -129,6 +129,23 @@ def test_restore_errors(graph, tmp_path):
             saver.save(sess, str(tmp_path / "no" / "dir" / "x"))
 
 
+def test_import_meta_graph(graph, tmp_path):
+    w, b, _ = make_model()
+    saver = wr.train.Saver()
+    with wr.Session() as sess:
+        sess.run(wr.global_variables_initializer())
+        path = saver.save(sess, str(tmp_path / "meta"), global_step=1)
+    with ops.Graph().as_default() as g2:
+        restored = wr.train.import_meta_graph(path + ".meta")
+        assert g2.get_operation_by_name("w").type == "VarHandleOp"
+        with wr.Session() as sess:
+            restored.restore(sess, path)
+            np.testing.assert_array_equal(sess.run("w/Read/ReadVariableOp:0"),
+                                          np.arange(6).reshape(2, 3))
+            again = restored.save(sess, str(tmp_path / "again"))
+        assert cm.checkpoint_exists(again)
+
+
 def test_checkpoint_state_text_round_trip(tmp_path):
     d = str(tmp_path)
     cm.update_checkpoint_state(d, os.path.join(d, 'we"ird\\ päth-2'),
@@ -153,53 +170,61 @@ def run_peer(script, tmp_path):
     return done.stdout
 
 
-def test_tensorflow_reads_weir_checkpoint(graph, tmp_path):
+def test_checkpoints_exchanged_with_tensorflow(graph, tmp_path):
+    """One TensorFlow run (its import dominates): it reads weir's checkpoint,
+    its state file and .meta, then writes a checkpoint with
+    tf.compat.v1.train.Saver that weir restores."""
+    weir_dir = tmp_path / "weir"
+    tf_dir = tmp_path / "tf"
+    weir_dir.mkdir()
+    tf_dir.mkdir()
     w, b, step = make_model()
     saver = wr.train.Saver()
     with wr.Session() as sess:
         sess.run(wr.global_variables_initializer())
         sess.run(w.assign_add(np.full([2, 3], 0.25, np.float32)))
-        saver.save(sess, str(tmp_path / "weir.ckpt"), global_step=5)
+        saver.save(sess, str(weir_dir / "weir.ckpt"), global_step=5)
     out = run_peer("""
         import sys, numpy as np, tensorflow as tf
         d = sys.argv[1]
-        path = tf.train.latest_checkpoint(d)
+        path = tf.train.latest_checkpoint(d + "/weir")
         r = tf.train.load_checkpoint(path)
-        shapes = r.get_variable_to_dtype_map()
+        types = r.get_variable_to_dtype_map()
         print(path)
-        print(sorted(shapes))
+        print(sorted(types))
         np.save(d + "/w.npy", r.get_tensor("w"))
         np.save(d + "/b.npy", r.get_tensor("layer/b"))
-        print(r.get_tensor("step"), shapes["w"].name, shapes["layer/b"].name, shapes["step"].name)
-    """, tmp_path)
-    lines = out.strip().splitlines()
-    assert lines[0] == str(tmp_path / "weir.ckpt-5")
-    assert lines[1] == "['layer/b', 'step', 'w']"
-    assert lines[2] == "7 float32 float64 int64"
-    np.testing.assert_array_equal(np.load(tmp_path / "w.npy"),
-                                  np.arange(6, dtype=np.float32).reshape(2, 3) + 0.25)
-    np.testing.assert_array_equal(np.load(tmp_path / "b.npy"), [1.5, -2.5])
+        print(r.get_tensor("step"), types["w"].name, types["layer/b"].name, types["step"].name)
+        meta = tf.compat.v1.MetaGraphDef()
+        meta.ParseFromString(open(path + ".meta", "rb").read())
+        print(meta.saver_def.restore_op_name, meta.saver_def.filename_tensor_name,
+              sorted(n.name for n in meta.graph_def.node if n.op == "VarHandleOp"))
 
-
-def test_weir_restores_tensorflow_checkpoint(graph, tmp_path):
-    run_peer("""
-        import sys, numpy as np, tensorflow as tf
         tf.compat.v1.disable_eager_execution()
-        d = sys.argv[1]
         w = tf.compat.v1.get_variable("w", initializer=np.full([2, 3], 3.5, np.float32))
         b = tf.compat.v1.get_variable("layer/b", initializer=np.array([9.0, 8.0]))
         step = tf.compat.v1.Variable(np.int64(42), name="step")
         saver = tf.compat.v1.train.Saver()
         with tf.compat.v1.Session() as sess:
             sess.run(tf.compat.v1.global_variables_initializer())
-            print(saver.save(sess, d + "/tf.ckpt", global_step=11))
+            print(saver.save(sess, d + "/tf/tf.ckpt", global_step=11))
     """, tmp_path)
-    w, b, step = make_model()
-    saver = wr.train.Saver()
-    latest = cm.latest_checkpoint(str(tmp_path))
-    assert latest == str(tmp_path / "tf.ckpt-11")
-    with wr.Session() as sess:
-        saver.restore(sess, latest)
-        np.testing.assert_array_equal(sess.run(w), np.full([2, 3], 3.5, np.float32))
-        np.testing.assert_array_equal(sess.run(b), [9.0, 8.0])
-        assert sess.run(step) == 42
+    lines = out.strip().splitlines()
+    assert lines[0] == str(weir_dir / "weir.ckpt-5")
+    assert lines[1] == "['layer/b', 'step', 'w']"
+    assert lines[2] == "7 float32 float64 int64"
+    assert lines[3] == "save/restore_all save/Const:0 ['layer/b', 'step', 'w']"
+    np.testing.assert_array_equal(np.load(tmp_path / "w.npy"),
+                                  np.arange(6, dtype=np.float32).reshape(2, 3) + 0.25)
+    np.testing.assert_array_equal(np.load(tmp_path / "b.npy"), [1.5, -2.5])
+
+    latest = cm.latest_checkpoint(str(tf_dir))  # TensorFlow's state file
+    assert latest == str(tf_dir / "tf.ckpt-11") == lines[4]
+    with ops.Graph().as_default():
+        w, b, step = make_model()
+        saver = wr.train.Saver()
+        with wr.Session() as sess:
+            saver.restore(sess, latest)
+            np.testing.assert_array_equal(sess.run(w), np.full([2, 3], 3.5, np.float32))
+            np.testing.assert_array_equal(sess.run(b), [9.0, 8.0])
+            assert sess.run(step) == 42

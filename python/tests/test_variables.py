@@ -139,7 +139,8 @@ def test_initializer_ignores_outer_control_dependencies(graph):
 def test_collections_and_initializers(graph):
     a = wr.Variable(1.0, name="a")
     b = wr.Variable(2.0, name="b", trainable=False)
-    loc = wr.Variable(3.0, name="loc", collections=[wr.GraphKeys.LOCAL_VARIABLES])
+    loc = wr.Variable(3.0, name="loc", trainable=False,
+                      collections=[wr.GraphKeys.LOCAL_VARIABLES])
     assert variables.global_variables() == [a, b]
     assert variables.trainable_variables() == [a]
     assert variables.local_variables() == [loc]

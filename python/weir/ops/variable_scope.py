@@ -23,7 +23,7 @@ from weir.framework import tensor_shape
 from weir.ops import variables
 
 __all__ = ["variable_scope", "get_variable", "get_local_variable", "get_variable_scope",
-           "VariableScope", "AUTO_REUSE", "no_regularizer", "variable_op_scope", "variable"]
+           "VariableScope", "AUTO_REUSE", "no_regularizer", "variable_op_scope"]
 
 
 class _ReuseMode(enum.Enum):

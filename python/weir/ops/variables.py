@@ -207,8 +207,7 @@ class Variable:
         """Sets the variable to `value` by running its initializer with the
         initial value fed (TF1's Variable.load)."""
         if session is None:
-            from weir.client import session as session_lib
-            session = session_lib.get_default_session()
+            session = ops.get_default_session()
             if session is None:
                 raise ValueError("Either session argument should be provided or default "
                                  "session should be established")

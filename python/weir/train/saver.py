@@ -16,8 +16,10 @@ save() writes `<save_path>-<global_step>.index` / `.data-00000-of-00001`
 checkpoints beyond `max_to_keep` (keeping one per
 `keep_checkpoint_every_n_hours`). With write_meta_graph, `<prefix>.meta` is a
 minimal MetaGraphDef: the GraphDef and the SaverDef, no collections (weir has
-no MetaGraphDef support beyond that). `sharded` is accepted and ignored
-(SaveV2 writes one shard).
+no MetaGraphDef support beyond that); import_meta_graph reads such a file (or
+TensorFlow's: collections, signatures and other fields are skipped) back into
+a graph and returns a Saver over its save/restore nodes. `sharded` is accepted
+and ignored (SaveV2 writes one shard).
 """
 import os
 import time
@@ -33,7 +35,7 @@ from weir.ops import variables
 from weir.train import checkpoint_management
 from weir.train import training_util
 
-__all__ = ["Saver", "export_meta_graph"]
+__all__ = ["Saver", "export_meta_graph", "import_meta_graph"]
 
 
 def _varint(n):
@@ -76,6 +78,98 @@ def export_meta_graph(filename, graph=None, saver_def=None):
         f.write(data)
     os.replace(tmp, filename)
     return data
+
+
+def _read_varint(data, pos):
+    result = shift = 0
+    while True:
+        if pos >= len(data):
+            raise ValueError("truncated varint")
+        b = data[pos]
+        pos += 1
+        result |= (b & 0x7F) << shift
+        if not b & 0x80:
+            return result, pos
+        shift += 7
+
+
+def _fields(data):
+    """(field number, wire type, value) of a serialized message's fields."""
+    import struct
+    pos = 0
+    while pos < len(data):
+        key, pos = _read_varint(data, pos)
+        number, wire = key >> 3, key & 7
+        if wire == 0:
+            value, pos = _read_varint(data, pos)
+        elif wire == 1:
+            value = struct.unpack("<d", data[pos:pos + 8])[0]
+            pos += 8
+        elif wire == 2:
+            n, pos = _read_varint(data, pos)
+            value = bytes(data[pos:pos + n])
+            if len(value) != n:
+                raise ValueError("truncated field %d" % number)
+            pos += n
+        elif wire == 5:
+            value = struct.unpack("<f", data[pos:pos + 4])[0]
+            pos += 4
+        else:
+            raise ValueError("unsupported wire type %d" % wire)
+        yield number, wire, value
+
+
+def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None, **unused):
+    """Imports a MetaGraphDef's graph into the default graph; returns a Saver
+    over its SaverDef's nodes (None when it has no SaverDef)."""
+    from weir.framework import importer
+    if isinstance(meta_graph_or_file, (bytes, bytearray)):
+        data = bytes(meta_graph_or_file)
+    elif hasattr(meta_graph_or_file, "SerializeToString"):
+        data = meta_graph_or_file.SerializeToString()
+    else:
+        with open(meta_graph_or_file, "rb") as f:
+            data = f.read()
+    graph_def = None
+    saver_fields = None
+    try:
+        for number, wire, value in _fields(data):
+            if number == 2 and wire == 2:
+                graph_def = value
+            elif number == 3 and wire == 2:
+                saver_fields = {n: v for n, _, v in _fields(value)}
+    except ValueError as e:
+        raise errors.DataLossError(None, None, "%s is not a MetaGraphDef: %s"
+                                   % (meta_graph_or_file if isinstance(meta_graph_or_file, str)
+                                      else "the data", e))
+    if graph_def is None:
+        raise ValueError("The MetaGraphDef has no graph_def")
+    if clear_devices:
+        from weir.core import protos
+        message = protos.GraphDef()
+        message.ParseFromString(graph_def)
+        for node in message.node:
+            node.device = ""
+        graph_def = message.SerializeToString()
+    importer.import_graph_def(graph_def, name=import_scope or "")
+    if not saver_fields:
+        return None
+    prefix = (import_scope + "/") if import_scope else ""
+    graph = ops.get_default_graph()
+
+    def element(field):
+        name = saver_fields.get(field, b"").decode()
+        return graph.as_graph_element(prefix + name)
+    saver = Saver.__new__(Saver)
+    Saver.__init__(saver, var_list=[], allow_empty=True, defer_build=True,
+                   max_to_keep=saver_fields.get(4, 5))
+    saver._is_built = True
+    saver._is_empty = False
+    saver._graph = graph
+    saver._filename_tensor = element(1)
+    saver._save_tensor = element(2)
+    saver._restore_op = element(3)
+    return saver
 
 
 class Saver:
