@@ -357,11 +357,17 @@ class Saver:
                 raise ValueError("'latest_filename' collides with 'save_path': '%s' and '%s'"
                                  % (latest_filename, save_path))
         save_dir = os.path.dirname(save_path)
-        if save_dir and not os.path.isdir(save_dir):
-            raise ValueError("Parent directory of %s doesn't exist, can't save." % save_path)
         if self._is_empty:
             return None
-        result = sess.run(self._save_tensor, {self._filename_tensor: checkpoint_file})
+        try:
+            result = sess.run(self._save_tensor, {self._filename_tensor: checkpoint_file})
+        except errors.OpError:
+            # As TF: SaveV2 creates the last directory level; a deeper missing
+            # parent is the caller's mistake, said plainly.
+            if save_dir and not os.path.isdir(save_dir):
+                raise ValueError("Parent directory of %s doesn't exist, can't save."
+                                 % save_path) from None
+            raise
         path = result.item() if hasattr(result, "item") else result
         if isinstance(path, bytes):
             path = path.decode()
