@@ -555,6 +555,26 @@ def test_embedding_lookup_single_and_sharded():
     np.testing.assert_allclose(got[3], rows * np.minimum(1.0, 10.0 / norms), rtol=1e-5)
 
 
+def test_top_k():
+    x = np.array([[3.0, 1.0, 3.0, 7.0, -np.inf], [0.5, 0.25, 2.0, 2.0, 1.0]], np.float32)
+    values, indices = wr.nn.top_k(x, 3)
+    result = wr.nn.top_k(x, k=1)
+    got = run([values, indices, result.values, result.indices])
+    np.testing.assert_array_equal(got[0], [[7, 3, 3], [2, 2, 1]])
+    np.testing.assert_array_equal(got[1], [[3, 0, 2], [2, 3, 4]])  # ties in index order
+    np.testing.assert_array_equal(got[2], [[7], [2]])
+    assert values.shape.as_list() == [2, 3] and indices.dtype == wr.int32
+    ints = run(wr.nn.top_k(np.array([4, 9, 1, 9]), 2))
+    np.testing.assert_array_equal(ints[0], [9, 9])
+    np.testing.assert_array_equal(ints[1], [1, 3])
+    with pytest.raises(ValueError):
+        wr.nn.top_k(x, 6)
+    # the gradient of the values goes to the picked entries
+    t = wr.constant(np.array([[1.0, 5.0, 2.0, 4.0]]))
+    grad = run(wr.gradients(wr.reduce_sum(wr.nn.top_k(t, 2).values * [[10.0, 1.0]]), [t])[0])
+    np.testing.assert_array_equal(grad, [[0, 10, 0, 1]])
+
+
 def test_in_top_k():
     predictions = np.array([[0.1, 0.8, 0.3, 0.5], [0.9, 0.2, 0.2, 0.1], [0.4, 0.4, 0.1, 0.0]],
                            np.float32)

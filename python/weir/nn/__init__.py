@@ -8,7 +8,7 @@ from weir.ops.nn_ops import (  # noqa: F401
     log_softmax, max_pool, max_pool1d, max_pool2d, moments, normalize_moments, relu, relu6,
     relu_layer, selu, sigmoid, sigmoid_cross_entropy_with_logits, silu, softmax,
     softmax_cross_entropy_with_logits, softmax_cross_entropy_with_logits_v2, softplus, softsign,
-    sparse_softmax_cross_entropy_with_logits, swish, tanh, weighted_cross_entropy_with_logits,
+    sparse_softmax_cross_entropy_with_logits, swish, tanh, top_k, weighted_cross_entropy_with_logits,
     weighted_moments, xw_plus_b, zero_fraction)
 
 __all__ = [
@@ -19,6 +19,6 @@ __all__ = [
     "max_pool2d", "moments", "normalize_moments", "relu", "relu6", "relu_layer", "selu",
     "sigmoid", "sigmoid_cross_entropy_with_logits", "silu", "softmax",
     "softmax_cross_entropy_with_logits", "softmax_cross_entropy_with_logits_v2", "softplus",
-    "softsign", "sparse_softmax_cross_entropy_with_logits", "swish", "tanh",
+    "softsign", "sparse_softmax_cross_entropy_with_logits", "swish", "tanh", "top_k",
     "weighted_cross_entropy_with_logits", "weighted_moments", "xw_plus_b", "zero_fraction",
 ]
