@@ -523,6 +523,17 @@ def test_batch_normalization_and_fused():
                                rtol=1e-4, atol=1e-5)
 
 
+def test_local_response_normalization():
+    x = rng(26).standard_normal((2, 3, 3, 7)).astype(np.float32)
+    got = run([wr.nn.lrn(x, depth_radius=2, bias=2.0, alpha=0.5, beta=0.75),
+               wr.nn.local_response_normalization(x)])
+    for value, (r, bias, alpha, beta) in zip(got, [(2, 2.0, 0.5, 0.75), (5, 1.0, 1.0, 0.5)]):
+        sq = np.pad(x ** 2, [(0, 0)] * 3 + [(r, r)])
+        window = sum(sq[..., i:i + 7] for i in range(2 * r + 1))
+        np.testing.assert_allclose(value, x / (bias + alpha * window) ** beta, rtol=1e-5)
+    _check_gradient(lambda t: wr.nn.lrn(t, 1, 1.0, 0.3, 0.75), rng(27).standard_normal((1, 1, 2, 4)))
+
+
 def test_l2_normalize():
     x = rng(16).standard_normal((3, 4)).astype(np.float32)
     got = run([wr.nn.l2_normalize(x, axis=1), wr.nn.l2_normalize(x, dim=0),
@@ -603,6 +614,8 @@ TF_SCRIPT = textwrap.dedent("""
     out["wce"] = tf.nn.weighted_cross_entropy_with_logits(labels=d["z"], logits=d["l"],
                                                           pos_weight=3.0).numpy()
     out["lrelu"] = tf.nn.leaky_relu(d["l"], 0.3).numpy()
+    out["lrn"] = tf.nn.lrn(x, 2, 2.0, 0.5, 0.75).numpy()
+    out["topk_values"], out["topk_indices"] = [t.numpy() for t in tf.nn.top_k(x, 3)]
     np.savez(sys.argv[2], **out)
 """)
 
@@ -642,6 +655,9 @@ def test_against_tensorflow(tf_reference):
         "wce": nn.weighted_cross_entropy_with_logits(labels=d["z"], logits=d["l"],
                                                      pos_weight=3.0),
         "lrelu": nn.leaky_relu(d["l"], 0.3),
+        "lrn": nn.lrn(x, 2, 2.0, 0.5, 0.75),
+        "topk_values": nn.top_k(x, 3).values,
+        "topk_indices": nn.top_k(x, 3).indices,
     })
     for key, value in ref.items():
         assert got[key].shape == value.shape, key

@@ -786,6 +786,33 @@ def fused_batch_norm(x, scale, offset=None, mean=None, variance=None, epsilon=0.
         return outputs[0], outputs[1], outputs[2]
 
 
+def local_response_normalization(input, depth_radius=5, bias=1, alpha=1, beta=0.5,  # noqa: A002
+                                 name=None):
+    """input / (bias + alpha * sqr_sum) ** beta, sqr_sum the sum of squares over the
+    2 * depth_radius + 1 channels around each (4-D NHWC input, channels known).
+    Weir has no LRN op: composed of Pad, Slice and Pow."""
+    with ops.name_scope(name, "LRN", [input]) as name:
+        x = _t(input, name="input")
+        if x.shape.ndims != 4 or x.shape.as_list()[-1] is None:
+            raise ValueError("local_response_normalization needs a 4-D input with a known "
+                             "channel dim, got %s" % (x.shape,))
+        channels = x.shape.as_list()[-1]
+        r = int(depth_radius)
+        padded = apply_op("Pad", None, input=_unary("Square", x),
+                          paddings=_const([[0, 0], [0, 0], [0, 0], [r, r]], dtypes.int32))
+        window = None
+        for i in range(2 * r + 1):
+            part = apply_op("Slice", None, input=padded, begin=_const([0, 0, 0, i], dtypes.int32),
+                            size=_const([-1, -1, -1, channels], dtypes.int32))
+            window = part if window is None else _binary("AddV2", window, part)
+        base = _binary("AddV2", _const(bias, x.dtype),
+                       _binary("Mul", _const(alpha, x.dtype), window))
+        return _binary("RealDiv", x, _binary("Pow", base, _const(beta, x.dtype)), name=name)
+
+
+lrn = local_response_normalization
+
+
 def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
     """x / sqrt(max(sum(x ** 2, axis), epsilon))."""
     axis = dim if axis is None else axis
