@@ -445,6 +445,8 @@ def _check_gradient(fn, x0, seed=0, eps=1e-6):
 @pytest.mark.parametrize("name,fn", [
     ("leaky_relu", lambda x: wr.nn.leaky_relu(x, 0.3)),
     ("softsign", wr.nn.softsign),
+    ("depthwise_conv2d", lambda x: wr.nn.depthwise_conv2d(
+        wr.reshape(x, [1, 1, 2, 3]), np.arange(12.0).reshape(1, 2, 3, 2) / 10, 1, "SAME")),
     ("swish", wr.nn.swish),
     ("gelu", wr.nn.gelu),
     ("softmax_axis0", lambda x: wr.nn.softmax(x, axis=0)),
@@ -531,7 +533,8 @@ def test_local_response_normalization():
         sq = np.pad(x ** 2, [(0, 0)] * 3 + [(r, r)])
         window = sum(sq[..., i:i + 7] for i in range(2 * r + 1))
         np.testing.assert_allclose(value, x / (bias + alpha * window) ** beta, rtol=1e-5)
-    _check_gradient(lambda t: wr.nn.lrn(t, 1, 1.0, 0.3, 0.75), rng(27).standard_normal((1, 1, 2, 4)))
+    _check_gradient(lambda t: wr.nn.lrn(t, 1, 1.0, 0.3, 0.75),
+                    rng(27).standard_normal((1, 1, 2, 4)))
 
 
 def test_l2_normalize():
@@ -615,6 +618,9 @@ TF_SCRIPT = textwrap.dedent("""
                                                           pos_weight=3.0).numpy()
     out["lrelu"] = tf.nn.leaky_relu(d["l"], 0.3).numpy()
     out["lrn"] = tf.nn.lrn(x, 2, 2.0, 0.5, 0.75).numpy()
+    out["depthwise"] = tf.nn.depthwise_conv2d(x, d["dw"], [1, 2, 2, 1], "SAME").numpy()
+    out["separable"] = tf.nn.separable_conv2d(x, d["dw"], d["pw"], [1, 1, 1, 1], "VALID",
+                                              dilations=[2, 2]).numpy()
     out["topk_values"], out["topk_indices"] = [t.numpy() for t in tf.nn.top_k(x, 3)]
     np.savez(sys.argv[2], **out)
 """)
@@ -630,7 +636,9 @@ def tf_reference(tmp_path_factory):
               "w": r.standard_normal((3, 3, 3, 4)).astype(np.float32),
               "y": r.standard_normal((2, 5, 4, 4)).astype(np.float32),
               "l": (r.standard_normal(20) * 4).astype(np.float32),
-              "z": r.uniform(size=20).astype(np.float32)}
+              "z": r.uniform(size=20).astype(np.float32),
+              "dw": r.standard_normal((3, 2, 3, 2)).astype(np.float32),
+              "pw": r.standard_normal((1, 1, 6, 4)).astype(np.float32)}
     np.savez(folder / "in.npz", **inputs)
     (folder / "ref.py").write_text(TF_SCRIPT)
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
@@ -656,6 +664,9 @@ def test_against_tensorflow(tf_reference):
                                                      pos_weight=3.0),
         "lrelu": nn.leaky_relu(d["l"], 0.3),
         "lrn": nn.lrn(x, 2, 2.0, 0.5, 0.75),
+        "depthwise": nn.depthwise_conv2d(x, d["dw"], [1, 2, 2, 1], "SAME"),
+        "separable": nn.separable_conv2d(x, d["dw"], d["pw"], [1, 1, 1, 1], "VALID",
+                                         dilations=[2, 2]),
         "topk_values": nn.top_k(x, 3).values,
         "topk_indices": nn.top_k(x, 3).indices,
     })

@@ -328,6 +328,48 @@ def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None,  
                                      dilations=dilations, name=name)
 
 
+def depthwise_conv2d(input, filter, strides, padding, rate=None, name=None,  # noqa: A002
+                     data_format=None, dilations=None):
+    """Each input channel k convolved with its own filters filter[:, :, k, :]
+    ([fh, fw, in, multiplier]); output channel k * multiplier + q. Weir has no
+    DepthwiseConv2dNative op: one Conv2D per input channel, concatenated (NHWC)."""
+    if data_format not in (None, "NHWC"):
+        raise ValueError("depthwise_conv2d supports data_format NHWC in weir, got %r" %
+                         (data_format,))
+    dilations = rate if dilations is None else dilations
+    with ops.name_scope(name, "depthwise", [input, filter]) as name:
+        x = _t(input, name="input")
+        w = _t(filter, dtype=x.dtype, name="filter")
+        channels = w.shape.as_list()[2] if w.shape.ndims == 4 else None
+        if channels is None:
+            raise ValueError("depthwise_conv2d needs a 4-D filter with known in_channels, got %s"
+                             % (w.shape,))
+        axis = _const(3, dtypes.int32)
+        if channels == 1:
+            inputs, filters = [x], [w]
+        else:
+            inputs = apply_op("Split", None, split_dim=axis, value=x, num_split=channels)
+            filters = apply_op("Split", None, split_dim=_const(2, dtypes.int32), value=w,
+                               num_split=channels)
+        outputs = [conv2d(inputs[k], filters[k], strides=strides, padding=padding,
+                          dilations=dilations) for k in range(channels)]
+        if len(outputs) == 1:
+            return apply_op("Identity", name, input=outputs[0])
+        return apply_op("ConcatV2", name, values=outputs, axis=axis)
+
+
+def separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding,  # noqa: A002
+                     rate=None, name=None, data_format=None, dilations=None):
+    """depthwise_conv2d followed by a 1x1 conv2d with pointwise_filter
+    [1, 1, in * multiplier, out]."""
+    with ops.name_scope(name, "separable_conv2d", [input, depthwise_filter,
+                                                   pointwise_filter]) as name:
+        depthwise = depthwise_conv2d(input, depthwise_filter, strides, padding, rate=rate,
+                                     data_format=data_format, dilations=dilations)
+        return conv2d(depthwise, _t(pointwise_filter, dtype=depthwise.dtype), 1, "VALID",
+                      name=name)
+
+
 def max_pool(value, ksize, strides, padding, data_format="NHWC", name=None,
              input=None):  # noqa: A002
     """The maximum of each ksize window (an int, or 1, 2 or 4 ints), stepping by strides."""
