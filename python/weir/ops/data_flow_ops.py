@@ -17,22 +17,13 @@ from weir.framework.op_def_library import apply_op
 
 __all__ = ["QueueBase", "FIFOQueue", "RandomShuffleQueue", "PaddingFIFOQueue", "PriorityQueue"]
 
-# TensorFlow's graph seed when only an op seed is given (random_seed.py).
-_DEFAULT_GRAPH_SEED = 87654321
-
 
 def _get_seed(op_seed):
-    """(seed, seed2) as TensorFlow derives them from the graph and op seeds."""
-    graph = ops.get_default_graph()
-    graph_seed = getattr(graph, "seed", None)
-    if graph_seed is not None:
-        if op_seed is None:
-            # A fresh op seed per op, fixed for a given graph construction.
-            op_seed = graph._c_graph.num_node_ids()
-        return int(graph_seed), int(op_seed)
-    if op_seed is not None:
-        return _DEFAULT_GRAPH_SEED, int(op_seed)
-    return 0, 0
+    """(seed, seed2) as TensorFlow derives them from the graph and op seeds
+    (0, 0: nondeterministic)."""
+    from weir.ops import random_ops
+    seed1, seed2 = random_ops.get_seed(op_seed)
+    return seed1 or 0, seed2 or 0
 
 
 def _first_tensor(result):
@@ -71,6 +62,8 @@ def _shape_attr(shape):
 
 
 def _as_type_list(dtypes):
+    if not isinstance(dtypes, (list, tuple)):
+        dtypes = [dtypes]  # one component
     return [_dtypes.as_dtype(d) for d in dtypes]
 
 
@@ -78,9 +71,13 @@ def _as_shape_list(shapes, dtypes, unknown_dim_allowed=False, unknown_rank_allow
     """The queue's shapes: one TensorShape per component (unknown if None)."""
     if shapes is None:
         return [tensor_shape.unknown_shape() for _ in dtypes]
-    if isinstance(shapes, (tuple, list)) and shapes and all(
-            s is None or isinstance(s, int) for s in shapes) and len(dtypes) == 1:
-        # One component given as a bare shape, as TF accepts.
+    if isinstance(shapes, tensor_shape.TensorShape):
+        shapes = [shapes]
+    if not isinstance(shapes, (tuple, list)):
+        raise TypeError("Shapes must be a TensorShape or a list or tuple of TensorShapes, got %r"
+                        % (shapes,))
+    if all(s is None or isinstance(s, int) for s in shapes):
+        # One component given as a bare shape (ints; [] is a scalar), as TF reads it.
         shapes = [shapes]
     shapes = [tensor_shape.as_shape(s) for s in shapes]
     if len(shapes) != len(dtypes):

@@ -13,13 +13,11 @@ Readers cannot serialize or restore their state (no ReaderSerializeStateV2).
 from weir.framework import dtypes as _dtypes
 from weir.framework import ops
 from weir.framework.op_def_library import apply_op
-from weir.io.tf_record import TFRecordCompressionType, TFRecordOptions  # noqa: F401
 from weir.ops.data_flow_ops import QueueBase, _as_op
 
 __all__ = [
     "ReaderBase", "TFRecordReader", "TextLineReader", "FixedLengthRecordReader",
-    "WholeFileReader", "matching_files", "read_file", "write_file", "TFRecordOptions",
-    "TFRecordCompressionType",
+    "WholeFileReader", "matching_files", "read_file", "write_file",
 ]
 
 
@@ -101,6 +99,8 @@ class TFRecordReader(ReaderBase):
     compression type) for GZIP / ZLIB files."""
 
     def __init__(self, name=None, options=None):
+        # Imported here: weir.io imports this module.
+        from weir.io.tf_record import TFRecordOptions
         compression = TFRecordOptions.get_compression_type_string(options)
         super().__init__(apply_op("TFRecordReaderV2", name or "TFRecordReaderV2",
                                   compression_type=compression))

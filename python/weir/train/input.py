@@ -149,12 +149,13 @@ def _as_tensor_list(tensors):
 
 
 def _as_original_type(original, tensors):
+    """The dequeued tensors as the caller passed them: a dict for a dict,
+    else the queue's result (as TF: one Tensor when there is one component,
+    even for a one-element list)."""
     if isinstance(original, dict):
-        if len(original) == 1:
-            tensors = [tensors] if not isinstance(tensors, list) else tensors
+        if not isinstance(tensors, list):
+            tensors = [tensors]
         return {k: tensors[i] for i, k in enumerate(sorted(original, key=str))}
-    if isinstance(original, (list, tuple)):
-        return tensors if isinstance(tensors, list) else [tensors]
     return tensors
 
 
@@ -202,10 +203,8 @@ def _enqueue(queue, tensor_list_list, threads_per_list, enqueue_many):
 
 def _dequeue(queue, batch_size, allow_smaller_final_batch):
     if allow_smaller_final_batch:
-        out = queue.dequeue_up_to(batch_size)
-    else:
-        out = queue.dequeue_many(batch_size)
-    return out if isinstance(out, list) else [out]
+        return queue.dequeue_up_to(batch_size)
+    return queue.dequeue_many(batch_size)
 
 
 def _batch(tensors_list, original, batch_size, capacity, enqueue_many, shapes, dynamic_pad,
