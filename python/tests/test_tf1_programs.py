@@ -86,7 +86,7 @@ def _():
 
     x = tf.placeholder(tf.float32, [None, 8, 8, 1])
     y = tf.placeholder(tf.int32, [None])
-    training = tf.placeholder_with_default(False, [], name="training")
+    training = tf.placeholder(tf.bool, [], name="training")
     conv = tf.layers.conv2d(x, 8, 3, padding="same", activation=tf.nn.relu,
                             kernel_initializer=tf.constant_initializer(k1))
     pool = tf.layers.max_pooling2d(conv, pool_size=2, strides=2)
@@ -100,12 +100,12 @@ def _():
 
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
-        eval_feed = {x: images, y: labels}
+        eval_feed = {x: images, y: labels, training: False}
         first = sess.run([loss, accuracy], eval_feed)
         for step in range(80):
             sess.run(train_op, {x: images, y: labels, training: True})
         last = sess.run([loss, accuracy], eval_feed)
-        # Dropout is off by default: evaluating twice gives the same loss.
+        # Dropout is off when not training: evaluating twice gives the same loss.
         again = sess.run(loss, eval_feed)
     assert last[0] < 0.5 * first[0] and last[0] == again, (first, last, again)
     RESULT = {"first_loss": float(first[0]), "first_accuracy": float(first[1]),
