@@ -4,6 +4,10 @@ TFRecordReader -> parse_single_example -> shuffle_batch) read by runner
 threads: every record exactly once per epoch, then OutOfRange, and a prompt
 clean shutdown."""
 import collections
+import json
+import os
+import subprocess
+import sys
 import threading
 import time
 
@@ -265,3 +269,121 @@ def test_pipeline_shutdown_mid_epoch_is_prompt(tmp_path):
         coord.request_stop()
         coord.join(threads, stop_grace_period_secs=10)
         assert time.monotonic() - start < 1.0
+
+
+# --- one TF1 program, run by TensorFlow 2.21 and by weir ---------------------
+
+PEERS_PYTHON = "/opt/weir-peers/bin/python"
+TF1_PROGRAM = r'''
+# A TF1 input-pipeline program; `tf` is tensorflow.compat.v1 or weir.
+def program(tf, np, tmpdir):
+    out = {}
+    tf.reset_default_graph()
+    q = tf.FIFOQueue(5, [tf.int32, tf.string], shapes=[[], [2]], names=["n", "s"])
+    enq = q.enqueue_many({"n": [1, 2, 3], "s": [[b"a", b"b"], [b"c", b"d"], [b"e", b"f"]]})
+    many = q.dequeue_many(2)
+    up_to = q.dequeue_up_to(4)
+    out["static"] = [many["n"].shape.as_list(), many["s"].shape.as_list(),
+                     up_to["s"].shape.as_list(), q.size().shape.as_list()]
+    pad = tf.PaddingFIFOQueue(4, [tf.int64], shapes=[[None, 2]])
+    x = tf.placeholder(tf.int64, [None, 2])
+    pad_enq = pad.enqueue([x])
+    pad_deq = pad.dequeue_many(2)
+    prio = tf.PriorityQueue(4, [tf.float32], shapes=[[]])
+    prio_enq = prio.enqueue_many([[3, 1, 2], [30.0, 10.0, 20.0]])
+    prio_deq = prio.dequeue_many(3)
+    counter = tf.train.range_input_producer(7, num_epochs=1, shuffle=False)
+    batched = tf.train.batch([counter.dequeue()], batch_size=3, allow_smaller_final_batch=True)
+    ex = tf.train.Example(features=tf.train.Features(feature={
+        "a": tf.train.Feature(int64_list=tf.train.Int64List(value=[5, 6])),
+        "b": tf.train.Feature(bytes_list=tf.train.BytesList(value=[b"xy"]))}))
+    parsed = tf.parse_single_example(ex.SerializeToString(), {
+        "a": tf.FixedLenFeature([2], tf.int64), "b": tf.VarLenFeature(tf.string),
+        "c": tf.FixedLenFeature([], tf.float32, default_value=1.5)})
+    tags = [tf.summary.scalar("loss", tf.constant(1.0)),
+            tf.summary.scalar("loss", tf.constant(2.0))]
+    hist = tf.summary.histogram("h", tf.constant(np.linspace(-3.0, 5.0, 101)))
+    out["summary_names"] = [t.op.name for t in tags] + [hist.op.name]
+    path = tmpdir + "/prog.tfrecord"
+    with tf.python_io.TFRecordWriter(path) as w:
+        for i in range(3):
+            w.write(b"record %d" % i)
+    files = tf.train.string_input_producer([path], num_epochs=2, shuffle=False)
+    key, value = tf.TFRecordReader().read(files)
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        sess.run(enq)
+        m = sess.run(many)
+        out["many"] = [m["n"].tolist(), m["s"].tolist()]
+        sess.run(q.close())
+        u = sess.run(up_to)
+        out["up_to"] = [u["n"].tolist(), u["s"].tolist()]
+        try:
+            sess.run(up_to)
+            out["after_close"] = "no error"
+        except tf.errors.OutOfRangeError:
+            out["after_close"] = "OutOfRange"
+        sess.run(pad_enq, {x: [[1, 2]]})
+        sess.run(pad_enq, {x: [[3, 4], [5, 6], [7, 8]]})
+        out["padded"] = sess.run(pad_deq).tolist()
+        sess.run(prio_enq)
+        p = sess.run(prio_deq)
+        out["priority"] = [p[0].tolist(), p[1].tolist()]
+        values = sess.run(parsed)
+        out["parsed"] = [values["a"].tolist(), values["b"].indices.tolist(),
+                         values["b"].values.tolist(), values["b"].dense_shape.tolist(),
+                         float(values["c"])]
+        s = sess.run(tags + [hist])
+        out["summaries"] = [v.hex() for v in s]
+        coord = tf.train.Coordinator()
+        threads = tf.train.start_queue_runners(sess, coord)
+        batches = []
+        try:
+            while True:
+                batches.append(sess.run(batched).tolist())
+        except tf.errors.OutOfRangeError:
+            pass
+        out["batches"] = batches
+        records = []
+        try:
+            while True:
+                k, v = sess.run([key, value])
+                records.append([k.decode().rsplit("/", 1)[-1], v.decode()])
+        except tf.errors.OutOfRangeError:
+            pass
+        out["records"] = records
+        coord.request_stop()
+        coord.join(threads)
+    return out
+'''
+RUN_UNDER_TF = """
+import json, sys
+import numpy as np
+import tensorflow.compat.v1 as tf
+tf.disable_eager_execution()
+namespace = {}
+exec(sys.stdin.read(), namespace)
+print(json.dumps(namespace["program"](tf, np, sys.argv[1]), default=lambda o: o.decode("latin-1")))
+"""
+
+
+@pytest.mark.skipif(not os.path.exists(PEERS_PYTHON), reason="TensorFlow peers venv "
+                    "/opt/weir-peers is missing")
+def test_tf1_program_matches_tensorflow(tmp_path):
+    """Queues with names, padding and priority, close semantics, a producer
+    and batcher with runner threads, a reader over a filename queue,
+    parse_single_example and summaries (their bytes): the same results."""
+    (tmp_path / "tf").mkdir()
+    (tmp_path / "weir").mkdir()
+    proc = subprocess.run([PEERS_PYTHON, "-c", RUN_UNDER_TF, str(tmp_path / "tf")],
+                          input=TF1_PROGRAM, capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3"))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    expected = json.loads(proc.stdout.strip().splitlines()[-1])
+    namespace = {}
+    exec(TF1_PROGRAM, namespace)
+    got = json.loads(json.dumps(namespace["program"](wr, np, str(tmp_path / "weir")),
+                                default=lambda o: o.decode("latin-1")))
+    assert sorted(got) == sorted(expected)
+    for key in expected:
+        assert got[key] == expected[key], key
