@@ -111,6 +111,9 @@ class Variable:
                 with ops.name_scope("Read"):
                     self._graph_element = apply_op("ReadVariableOp", None,
                                                    resource=self._handle, dtype=self._dtype)
+                    # ReadVariableOp's C++ shape function cannot see the handle's shape; TF
+                    # carries it as handle data. set_shape gives it to later shape functions.
+                    self._graph_element.set_shape(self._shape)
                 del device
         graph.add_to_collections(collections, self)
         self._save_slice_info = None
@@ -173,7 +176,9 @@ class Variable:
     # --- reads -------------------------------------------------------------
 
     def _read(self, name=None):
-        return apply_op("ReadVariableOp", name, resource=self._handle, dtype=self._dtype)
+        value = apply_op("ReadVariableOp", name, resource=self._handle, dtype=self._dtype)
+        value.set_shape(self._shape)
+        return value
 
     def value(self):
         """A new read of the variable (ordered after the caller's control deps)."""
