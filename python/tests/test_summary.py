@@ -96,7 +96,8 @@ def test_file_writer_tensorboard_reads_scalars_and_graph(tmp_path):
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
     x = wr.placeholder(wr.float32, [], name="x")
     loss = wr.square(x, name="loss_value")
-    summary = wr.summary.scalar("loss", loss)
+    summary = wr.summary.merge([wr.summary.scalar("loss", loss),
+                                wr.summary.histogram("spread", wr.stack([x, -x, 2 * x]))])
     logdir = str(tmp_path / "run")
     writer = wr.summary.FileWriter(logdir, graph=wr.get_default_graph(), flush_secs=60)
     with session() as sess:
@@ -117,12 +118,17 @@ def test_file_writer_tensorboard_reads_scalars_and_graph(tmp_path):
     writer.close()
     writer.close()
 
-    acc = EventAccumulator(logdir)
+    acc = EventAccumulator(logdir, size_guidance={"histograms": 0})  # 0: keep all
     acc.Reload()
     assert "loss" in acc.Tags()["scalars"]
     scalars = acc.Scalars("loss")
     assert [s.step for s in scalars] == [0, 1, 2, 3, 4]
     assert [s.value for s in scalars] == [0.0, 1.0, 4.0, 9.0, 16.0]
+    assert "spread" in acc.Tags()["histograms"]
+    histograms = acc.Histograms("spread")
+    assert [h.step for h in histograms] == [0, 1, 2, 3, 4]
+    last = histograms[-1].histogram_value
+    assert (last.min, last.max, last.num, last.sum) == (-4.0, 8.0, 3.0, 8.0)
     graph = acc.Graph()
     assert {"x", "loss_value", "loss"} <= {n.name for n in graph.node}
     assert {n.op for n in graph.node if n.name == "loss_value"} == {"Square"}
