@@ -108,6 +108,24 @@ def test_corrupt_record_is_data_loss_naming_file_and_offset(tmp_path):
     assert str(path) in str(info.value) and "byte offset 21" in str(info.value)
 
 
+def test_reader_reports_a_damaged_file_and_moves_on(tmp_path):
+    bad, good = tmp_path / "bad.tfrecord", tmp_path / "good.tfrecord"
+    write_records(bad, [b"ok", b"damaged"])
+    write_records(good, [b"next"])
+    data = bytearray(bad.read_bytes())
+    data[-1] ^= 0xFF  # the last record's data crc
+    bad.write_bytes(bytes(data))
+    q = wr.FIFOQueue(4, [wr.string], shapes=[[]])
+    _, value = wr.TFRecordReader().read(q)
+    with session() as sess:
+        sess.run(q.enqueue_many([[str(bad), str(good)]]))
+        assert sess.run(value) == b"ok"
+        with pytest.raises(wr.errors.DataLossError) as info:
+            sess.run(value)
+        assert str(bad) in str(info.value) and "byte offset 18" in str(info.value)
+        assert sess.run(value) == b"next"  # the damaged file was dropped
+
+
 def test_tfrecord_reader_keys_values_and_counters(tmp_path):
     files = [tmp_path / "a.tfrecord", tmp_path / "b.tfrecord"]
     write_records(files[0], [b"a0", b"a1"])
