@@ -5,7 +5,8 @@ writer took that name in the same second). The file is a TFRecord file whose
 first event has file_version "brain.Event:2", as TensorBoard's writers make.
 
 Events are written when added and become readable on flush(): every
-flush_secs (a background thread), on flush() and on close(). Thread-safe.
+flush_secs (a background thread), on flush() and on close(); as TF's, a
+closed writer drops what it is given until reopen(). Thread-safe.
 max_queue is accepted for TF's signature; weir writes without a queue.
 """
 import os
@@ -86,7 +87,7 @@ class FileWriter(object):
     def _write(self, serialized_event):
         with self._lock:
             if self._closed:
-                raise RuntimeError("FileWriter for %s is closed" % self._logdir)
+                return  # as TF's writer: events after close() are dropped
             self._writer.write(serialized_event)
 
     def add_event(self, event):
