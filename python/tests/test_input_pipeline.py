@@ -181,6 +181,30 @@ def test_slice_input_producer_and_batch_enqueue_many_dict():
     np.testing.assert_array_equal(second["label"], [40, 50])  # the smaller final batch
 
 
+def test_maybe_batch_keeps_only_the_kept_examples():
+    index = wr.train.range_input_producer(10, num_epochs=1, shuffle=False).dequeue()
+    evens = wr.train.maybe_batch([index], keep_input=wr.equal(index % 2, 0), batch_size=2,
+                                 allow_smaller_final_batch=True)
+    rows = wr.constant([[1, 1], [2, 2], [3, 3]])
+    kept = wr.train.maybe_batch([rows], keep_input=[True, False, True], batch_size=2,
+                                enqueue_many=True, name="rows")
+    assert kept.shape.as_list() == [2, 2]
+    with pytest.raises(ValueError):
+        wr.train.maybe_batch([index], keep_input=[True, False], batch_size=2)
+    coord = wr.train.Coordinator()
+    with session() as sess:
+        sess.run(wr.local_variables_initializer())
+        threads = wr.train.start_queue_runners(sess, coord)
+        got = []
+        with pytest.raises(wr.errors.OutOfRangeError):
+            while True:
+                got.extend(int(v) for v in sess.run(evens))
+        np.testing.assert_array_equal(sess.run(kept), [[1, 1], [3, 3]])
+        coord.request_stop()
+        coord.join(threads, stop_grace_period_secs=5)
+    assert got == [0, 2, 4, 6, 8]
+
+
 def test_batch_checks_shapes_at_build_time():
     x = wr.placeholder(wr.float32, [None])
     with pytest.raises(ValueError, match="fully defined"):

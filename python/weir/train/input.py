@@ -1,6 +1,7 @@
 """Input pipelines of queues (TF1's tf.train.string_input_producer,
 input_producer, range_input_producer, slice_input_producer, limit_epochs,
-batch, shuffle_batch, batch_join, shuffle_batch_join), and the
+batch, shuffle_batch, batch_join, shuffle_batch_join, maybe_batch,
+maybe_shuffle_batch), and the
 tf.train.Example family of proto classes (Example, Features, Feature,
 BytesList, FloatList, Int64List, SequenceExample, FeatureList(s)), reached as
 weir.train.<Name> and loaded with protobuf on first use.
@@ -23,6 +24,7 @@ from weir.train import queue_runner
 __all__ = [
     "limit_epochs", "input_producer", "string_input_producer", "range_input_producer",
     "slice_input_producer", "batch", "shuffle_batch", "batch_join", "shuffle_batch_join",
+    "maybe_batch", "maybe_shuffle_batch",
 ]
 
 # The proto classes of example.proto / feature.proto, as tf.train's.
@@ -193,10 +195,38 @@ def _dtypes_of(tensor_list_list):
     return types
 
 
-def _enqueue(queue, tensor_list_list, threads_per_list, enqueue_many):
+def _kept(tensor_list, keep_input, enqueue_many):
+    """tensor_list as a batch holding only the kept examples: keep_input is
+    a scalar bool (keep the example, or the whole batch with enqueue_many)
+    or, with enqueue_many, a vector (one bool per example). Enqueued with
+    enqueue_many; an empty batch enqueues nothing at once."""
+    from weir.ops import array_ops
+    keep = ops.convert_to_tensor(keep_input, dtype=_dtypes.bool, name="keep_input")
+    rank = keep.get_shape().ndims
+    if rank is None:
+        raise ValueError("keep_input dimensions must be known at graph construction.")
+    if rank > 1:
+        raise ValueError("keep_input must be a scalar or a vector, got shape %s"
+                         % keep.get_shape())
+    if rank == 1 and not enqueue_many:
+        raise ValueError("A vector keep_input needs enqueue_many=True (one bool per example)")
+    if not enqueue_many:
+        tensor_list = [array_ops.expand_dims(t, 0) for t in tensor_list]
+    if rank == 0:
+        batch = array_ops.shape(tensor_list[0], out_type=_dtypes.int32)[:1]
+        keep = apply_op("Fill", None, dims=batch, value=keep)
+    return [array_ops.boolean_mask(t, keep) for t in tensor_list]
+
+
+def _enqueue(queue, tensor_list_list, threads_per_list, enqueue_many, keep_input=None):
     enqueue_ops = []
     for tensor_list in tensor_list_list:
-        op = queue.enqueue_many(tensor_list) if enqueue_many else queue.enqueue(tensor_list)
+        if keep_input is not None:
+            op = queue.enqueue_many(_kept(tensor_list, keep_input, enqueue_many))
+        elif enqueue_many:
+            op = queue.enqueue_many(tensor_list)
+        else:
+            op = queue.enqueue(tensor_list)
         enqueue_ops.extend([op] * threads_per_list)
     queue_runner.add_queue_runner(queue_runner.QueueRunner(queue, enqueue_ops))
 
@@ -209,7 +239,7 @@ def _dequeue(queue, batch_size, allow_smaller_final_batch):
 
 def _batch(tensors_list, original, batch_size, capacity, enqueue_many, shapes, dynamic_pad,
            allow_smaller_final_batch, shared_name, name, threads_per_list, shuffle=False,
-           min_after_dequeue=0, seed=None, default_name="batch"):
+           min_after_dequeue=0, seed=None, default_name="batch", keep_input=None):
     if batch_size is None:
         raise ValueError("batch_size must be given")
     tensor_list_list = [_validate(_as_tensor_list(t)) for t in tensors_list]
@@ -226,7 +256,7 @@ def _batch(tensors_list, original, batch_size, capacity, enqueue_many, shapes, d
         else:
             queue = data_flow_ops.FIFOQueue(capacity=capacity, dtypes=types, shapes=shapes,
                                             shared_name=shared_name)
-        _enqueue(queue, tensor_list_list, threads_per_list, enqueue_many)
+        _enqueue(queue, tensor_list_list, threads_per_list, enqueue_many, keep_input)
         dequeued = _dequeue(queue, batch_size, allow_smaller_final_batch)
         return _as_original_type(original, dequeued)
 
@@ -265,3 +295,22 @@ def shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, se
                   shapes, False, allow_smaller_final_batch, shared_name, name, 1, shuffle=True,
                   min_after_dequeue=min_after_dequeue, seed=seed,
                   default_name="shuffle_batch_join")
+
+
+def maybe_batch(tensors, keep_input, batch_size, num_threads=1, capacity=32, enqueue_many=False,
+                shapes=None, dynamic_pad=False, allow_smaller_final_batch=False,
+                shared_name=None, name=None):
+    """batch of only the examples whose keep_input is true."""
+    return _batch([tensors], tensors, batch_size, capacity, enqueue_many, shapes, dynamic_pad,
+                  allow_smaller_final_batch, shared_name, name, num_threads,
+                  keep_input=keep_input)
+
+
+def maybe_shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, keep_input,
+                        num_threads=1, seed=None, enqueue_many=False, shapes=None,
+                        allow_smaller_final_batch=False, shared_name=None, name=None):
+    """shuffle_batch of only the examples whose keep_input is true."""
+    return _batch([tensors], tensors, batch_size, capacity, enqueue_many, shapes, False,
+                  allow_smaller_final_batch, shared_name, name, num_threads, shuffle=True,
+                  min_after_dequeue=min_after_dequeue, seed=seed, default_name="shuffle_batch",
+                  keep_input=keep_input)
