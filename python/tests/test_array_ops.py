@@ -306,3 +306,22 @@ def test_broadcast_static_shape():
     assert s.as_list() == [None, 4, 3]
     with pytest.raises(ValueError):
         wr.broadcast_static_shape(wr.TensorShape([2]), wr.TensorShape([3]))
+
+
+def test_getitem_index_dtypes():
+    t = wr.constant(X)
+    i64 = wr.constant(1, dtype=wr.int64)
+    cases = [
+        (t[i64], X[1]), (t[np.int64(1), ::np.int32(-1)], X[1, ::-1]),
+        (t[:2**31 + 5], X[:2**31 + 5]),        # a bound past int32: int64 indices
+        (t[:, i64:], X[:, 1:]), (t[()], X),
+    ]
+    out = run([c for c, _ in cases])
+    for got, (tensor, want) in zip(out, cases):
+        np.testing.assert_array_equal(got, want)
+    assert cases[0][0].shape.as_list() == [3, 4, 5]
+    assert cases[3][0].shape.as_list() == [2, None, 4, 5]  # a run-time begin: size unknown, as TF
+    with pytest.raises(TypeError):
+        t[True]
+    with pytest.raises(TypeError):
+        t[wr.constant([0, 1])]   # gather-style indexing is not basic indexing

@@ -70,9 +70,11 @@ def _index_dtype(values):
     return dtypes.int32
 
 
-def _pack_indices(values, name):
-    """A 1-D index tensor from a list of Python ints and scalar Tensors."""
-    dtype = _index_dtype(values)
+def _pack_indices(values, name, dtype=None):
+    """A 1-D index tensor (of `dtype`, else int32 unless a value needs int64)
+    from a list of Python ints and scalar Tensors."""
+    if dtype is None:
+        dtype = _index_dtype(values)
     if not any(isinstance(v, ops.Tensor) for v in values):
         return constant([int(v) for v in values], dtype=dtype.as_numpy_dtype, name=name)
     parts = []
@@ -478,7 +480,10 @@ def _slice_helper(tensor, slice_spec, var=None):
         begin, end, strides = [0], [0], [1]
         ellipsis_mask = 1
     with ops.name_scope(None, "strided_slice", [tensor]) as scope:
-        packed = [_pack_indices(v, n) for v, n in ((begin, "stack"), (end, "stack_1"), (strides, "stack_2"))]
+        # begin, end and strides share one index dtype (int64 if any part needs it).
+        dtype = _index_dtype(begin + end + strides)
+        packed = [_pack_indices(v, n, dtype)
+                  for v, n in ((begin, "stack"), (end, "stack_1"), (strides, "stack_2"))]
         return _op("StridedSlice", scope, input=tensor, begin=packed[0], end=packed[1],
                    strides=packed[2], begin_mask=begin_mask, end_mask=end_mask,
                    ellipsis_mask=ellipsis_mask, new_axis_mask=new_axis_mask,
