@@ -259,3 +259,14 @@ def test_math_gradients_against_finite_differences():
     check_gradient(lambda x: wr.matmul(x, wr.transpose(x)) / (1.0 + x * x)[:, :2], x0)
     check_gradient(lambda x: wr.reduce_max(x, axis=0) + wr.tanh(x) ** 2, x0)
     check_gradient(lambda x: wr.cumsum(x, axis=1) * x, x0)
+
+
+def test_cond_with_operation_branches():
+    p = wr.placeholder(wr.bool, [])
+    v = wr.placeholder(wr.float32, [])
+    r = wr.cond(p, lambda: wr.Assert(wr.greater(v, 0.0), ["true branch check"]), lambda: wr.no_op())
+    run(r, {p: False, v: -1.0})   # the Assert is in the untaken branch
+    run(r, {p: True, v: 1.0})
+    with pytest.raises(wr.errors.InvalidArgumentError) as e:
+        run(r, {p: True, v: -1.0})
+    assert "true branch check" in str(e.value)

@@ -315,3 +315,21 @@ def test_math_and_linalg_namespaces():
     assert wr.math.reduce_sum is wr.reduce_sum and wr.math.divide is wr.divide
     assert wr.linalg.matmul is wr.matmul and wr.linalg.eye is wr.eye
     np.testing.assert_allclose(run(wr.linalg.transpose(np.ones((2, 3, 4)))).shape, (2, 4, 3))
+
+
+def test_norm_div_no_nan_arg_max():
+    v = np.array([[3., -4.], [1., 2.]], dtype=np.float32)
+    cases = [
+        (wr.norm(v), np.linalg.norm(v)), (wr.norm(v, axis=1), np.linalg.norm(v, axis=1)),
+        (wr.norm(v, ord=1, axis=0), np.abs(v).sum(0)), (wr.norm(v, ord=np.inf, axis=1), np.abs(v).max(1)),
+        (wr.linalg.norm(v, ord="fro", axis=[0, 1], keepdims=True), np.linalg.norm(v, keepdims=True)),
+        (wr.norm(v, ord=3, axis=1), (np.abs(v) ** 3).sum(1) ** (1 / 3)),
+        (wr.div_no_nan([1., 0., -2.], [0., 0., 4.]), [0., 0., -0.5]),
+        (wr.arg_max(v, 1), [0, 1]), (wr.arg_min(v, 0), [1, 0]),
+    ]
+    assert cases[4][0].shape.as_list() == [1, 1]
+    out = run([t for t, _ in cases])
+    for k, (got, (_, want)) in enumerate(zip(out, cases)):
+        np.testing.assert_allclose(got, want, rtol=1e-6, err_msg=str(k))
+    with pytest.raises(ValueError):
+        wr.norm(v, ord=1, axis=[0, 1])

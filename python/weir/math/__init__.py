@@ -8,7 +8,7 @@ from weir.ops.math_ops import (  # noqa: F401
     reduce_all, reduce_any, reduce_euclidean_norm, reduce_logsumexp, reduce_max, reduce_mean,
     reduce_min, reduce_prod, reduce_std, reduce_sum, reduce_variance, rint, round, rsqrt,
     scalar_mul, sigmoid, sign, sin, softplus, sqrt, square, squared_difference, subtract, tanh,
-    truediv, truncatediv, realdiv)
+    truediv, truncatediv, realdiv, div_no_nan)
 
 floor_div = floordiv
 

@@ -32,10 +32,11 @@ __all__ = [
     "logical_not", "logical_xor", "range", "linspace", "lin_space", "cumsum", "round", "floor",
     "ceil", "reciprocal", "count_nonzero", "scalar_mul", "is_nan", "is_inf", "is_finite", "trace",
     "log_sigmoid", "softplus", "sub", "mul", "neg", "to_float", "cast", "reduce_variance",
-    "reduce_std", "rint", "l2_normalize",
+    "reduce_std", "rint", "l2_normalize", "arg_max", "arg_min", "div_no_nan", "norm",
 ]
 
 _builtin_range = range
+_builtin_tuple = tuple
 _builtin_abs = abs
 _builtin_pow = pow
 _builtin_round = round
@@ -455,6 +456,52 @@ def _arg_reduction(op_type):
 
 argmax = _arg_reduction("ArgMax")
 argmin = _arg_reduction("ArgMin")
+
+
+def arg_max(input, dimension, name=None, output_type=dtypes.int64):  # noqa: A002
+    """TF1's deprecated arg_max(input, dimension)."""
+    return argmax(input, axis=dimension, name=name, output_type=output_type)
+
+
+def arg_min(input, dimension, name=None, output_type=dtypes.int64):  # noqa: A002
+    """TF1's deprecated arg_min(input, dimension)."""
+    return argmin(input, axis=dimension, name=name, output_type=output_type)
+
+
+def div_no_nan(x, y, name=None):
+    """x / y, but 0 where y is 0 (even for x = 0 or inf)."""
+    with ops.name_scope(name, "div_no_nan", [x, y]) as scope:
+        x, y = _pair(x, y)
+        zero = array_ops.zeros_like(y)
+        y_zero = equal(y, zero)
+        # Divide by 1 where y is 0 so no inf/NaN is made (and none reaches a gradient).
+        safe_y = array_ops.where_v2(y_zero, array_ops.ones_like(y), y)
+        return array_ops.where_v2(y_zero, array_ops.zeros_like(truediv(x, safe_y)),
+                                  truediv(x, safe_y), name=scope)
+
+
+def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None, keep_dims=None):  # noqa: A002
+    """Vector norms over `axis` (an int, or None for the whole tensor as one
+    vector): ord "euclidean"/2, 1, or np.inf; with a pair of axes, the
+    Frobenius norm ("fro"/"euclidean"). Matrix 1/inf/2-norms are not supported."""
+    keep = _keep(keepdims, keep_dims)
+    with ops.name_scope(name, "norm", [tensor]) as scope:
+        x = ops.convert_to_tensor(tensor, name="tensor")
+        pair = isinstance(axis, (list, _builtin_tuple)) and len(axis) == 2
+        if pair and ord not in ("fro", "euclidean"):
+            raise ValueError("norm: matrix ord %r is not supported (only 'fro'/'euclidean')" % (ord,))
+        if not pair and ord == "fro":
+            raise ValueError("norm: 'fro' needs a pair of axes")
+        if ord in ("euclidean", "fro", 2, 2.0):
+            return sqrt(reduce_sum(square(x), axis, keepdims=keep), name=scope)
+        if ord in (1, 1.0):
+            return reduce_sum(abs(x), axis, keepdims=keep, name=scope)
+        if ord == np.inf:
+            return reduce_max(abs(x), axis, keepdims=keep, name=scope)
+        if isinstance(ord, (numbers.Real, np.floating)) and ord > 0:
+            p = constant(float(ord), dtype=x.dtype)
+            return pow(reduce_sum(pow(abs(x), p), axis, keepdims=keep), 1.0 / float(ord), name=scope)
+        raise ValueError("norm: ord must be 'euclidean', 'fro', a positive number or np.inf, got %r" % (ord,))
 
 
 # ---- sequences ----
