@@ -333,3 +333,74 @@ def test_norm_div_no_nan_arg_max():
         np.testing.assert_allclose(got, want, rtol=1e-6, err_msg=str(k))
     with pytest.raises(ValueError):
         wr.norm(v, ord=1, axis=[0, 1])
+
+
+# The same TF1 expressions evaluated by weir and by TensorFlow 2.21 (tf.compat.v1, graph mode).
+TF_EXPRESSIONS = [
+    "tf.constant([7, -7, 9]) / 2",
+    "tf.constant([7, -7, 9]) // tf.constant([2, 2, -4])",
+    "tf.constant([7, -7, 9]) % tf.constant([2, 2, -4])",
+    "tf.constant([-7.5, 7.5]) % 2.0",
+    "tf.round(tf.constant([0.5, 1.5, 2.5, -2.5]))",
+    "tf.constant(np.arange(24.).reshape(2, 3, 4))[1, ::-2, tf.newaxis, 1:]",
+    "tf.constant(np.arange(24.).reshape(2, 3, 4))[..., -1]",
+    "tf.reduce_logsumexp(tf.constant([[1., 2., 3.], [-1., 0., 1000.]]), axis=1, keepdims=True)",
+    "tf.cumsum(tf.constant([[1., 2., 3.], [4., 5., 6.]]), axis=1, exclusive=True, reverse=True)",
+    "tf.linspace(-1.0, 3.0, 7)",
+    "tf.one_hot([1, 0, 3], 3, on_value=2.0, off_value=-1.0, axis=0)",
+    "tf.sequence_mask([2, 0, 3], 4, dtype=tf.int32)",
+    "tf.clip_by_global_norm([tf.constant([3., 4.]), tf.constant([[12.]])], 6.5)[0][1]",
+    "tf.clip_by_norm(tf.constant([[3., 4.], [0., 1.]]), 2.0, axes=[1])",
+    "tf.count_nonzero(tf.constant([[0, 1], [2, 0]]), axis=0)",
+    "tf.argmax(tf.constant([[1, 5, 5], [7, 0, 7]]), axis=1)",
+    "tf.reduce_mean(tf.constant([1, 2, 4]))",
+    "tf.range(1, 2.0, 0.3)",
+    "tf.where(tf.constant([[True, False], [False, True]]))",
+    "tf.boolean_mask(tf.constant([[1, 2], [3, 4], [5, 6]]), [True, False, True])",
+    "tf.tensordot(tf.constant(np.arange(6.).reshape(2, 3)), tf.constant(np.arange(12.).reshape(3, 4)), 1)",
+    "tf.matmul(tf.ones([2, 1, 2, 3]), tf.ones([4, 3, 5]))",
+    "tf.pad(tf.constant([[1, 2], [3, 4]]), [[1, 0], [0, 1]], 'REFLECT')",
+    "tf.pad(tf.constant([[1, 2], [3, 4]]), [[1, 0], [0, 2]], 'SYMMETRIC')",
+    "tf.cast(tf.constant([-1.7, 2.9, 1e3]), tf.int32)",
+    "tf.squared_difference(tf.constant([1, 5]), 2)",
+    "tf.math.log_sigmoid(tf.constant([-50., 0., 50.]))",
+    "tf.while_loop(lambda i, s: i < 5, lambda i, s: (i + 1, s * 2), [0, 1])[1]",
+    "tf.cond(tf.constant(False), lambda: tf.constant(1.0), lambda: tf.constant(2.0))",
+]
+
+TF_SCRIPT = r"""
+import sys, numpy as np
+import tensorflow.compat.v1 as tf
+tf.disable_v2_behavior()
+exprs = %r
+out = {}
+with tf.Session() as sess:
+    for k, e in enumerate(exprs):
+        t = eval(e)
+        out["v%%d" %% k] = sess.run(t)
+np.savez(sys.argv[1], **out)
+"""
+
+
+def test_expressions_match_tensorflow(tmp_path):
+    import os
+    import subprocess
+    peer = "/opt/weir-peers/bin/python"
+    if not os.path.exists(peer):
+        pytest.skip("TensorFlow peer venv /opt/weir-peers is not installed")
+    script = tmp_path / "tf_exprs.py"
+    script.write_text(TF_SCRIPT % (TF_EXPRESSIONS,))
+    result = tmp_path / "tf.npz"
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
+    proc = subprocess.run([peer, str(script), str(result)], capture_output=True, text=True,
+                          env=env, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    want = np.load(result)
+    scope = {"tf": wr, "np": np}  # the expressions say `tf.`; their lambdas need it global
+    tensors = [eval(e, scope) for e in TF_EXPRESSIONS]
+    got = run(tensors)
+    for k, (e, g) in enumerate(zip(TF_EXPRESSIONS, got)):
+        w = want["v%d" % k]
+        assert g.dtype == w.dtype, (e, g.dtype, w.dtype)
+        assert g.shape == w.shape, (e, g.shape, w.shape)
+        np.testing.assert_allclose(g, w, rtol=1e-6, atol=1e-6, err_msg=e)
