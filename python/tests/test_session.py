@@ -300,9 +300,10 @@ def test_make_callable(graph):
 def test_run_metadata_trace(graph):
     a = placeholder(wr.float32, [3], name="trace_a")
     b = raw_ops.Neg(x=a, name="trace_neg")
+    b2 = raw_ops.Square(x=b, name="trace_square")
     with wr.Session() as sess:
         metadata = wr.RunMetadata()
-        sess.run(b, {a: [1.0, 2.0, 3.0]},
+        sess.run(b2, {a: [1.0, 2.0, 3.0]},
                  options=wr.RunOptions(trace_level=wr.RunOptions.FULL_TRACE), run_metadata=metadata)
         names = {n.node_name for n in metadata.step_stats}
         assert "trace_neg" in names
@@ -315,6 +316,12 @@ def test_run_metadata_trace(graph):
             show_memory=True))
         slices = [e for e in ours["traceEvents"] if e["ph"] == "X"]
         assert any(e["args"]["name"] == "trace_neg" and e["name"] == "Neg" for e in slices)
+        # a dataflow arrow from Neg's slice to Square's
+        square = [e for e in slices if e["args"]["name"] == "trace_square"][0]
+        starts = [e for e in ours["traceEvents"] if e["ph"] == "s"]
+        ends = [e for e in ours["traceEvents"] if e["ph"] == "f"]
+        assert len(starts) == len(ends) >= 1
+        assert any(e["ts"] == square["ts"] for e in ends)
         untraced = wr.RunMetadata()
         sess.run(b, {a: [1.0, 2.0, 3.0]}, run_metadata=untraced)
         assert "trace_neg" not in {n.node_name for n in untraced.step_stats}
