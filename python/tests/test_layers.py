@@ -88,6 +88,31 @@ def test_layer_objects_share_variables_across_calls():
     np.testing.assert_allclose(v2, 2 * v1, rtol=1e-5)  # zero bias: linear in x
 
 
+def test_a_user_layer_subclass():
+    class Scale(wr.layers.Layer):
+        def build(self, input_shape):
+            self.factor = self.add_weight("factor", [input_shape.as_list()[-1]],
+                                          initializer=wr.constant_initializer(3.0))
+            self.counter = self.add_variable("counter", [], trainable=False,
+                                             initializer=wr.zeros_initializer())
+            super().build(input_shape)
+
+        def call(self, inputs):
+            return inputs * self.factor
+
+        def compute_output_shape(self, input_shape):
+            return input_shape
+
+    layer = Scale()
+    y = layer(wr.constant([[1.0, 2.0]]))
+    assert layer.name == "scale" and names(layer.trainable_weights) == ["scale/factor:0"]
+    assert names(layer.non_trainable_weights) == ["scale/counter:0"]
+    assert Scale()(wr.constant([[1.0]])).op.name.startswith("scale_1/")
+    with wr.Session() as sess:
+        sess.run(wr.global_variables_initializer())
+        np.testing.assert_array_equal(sess.run(y), [[3.0, 6.0]])
+
+
 def test_regularizers_and_non_trainable():
     x = wr.constant(np.ones((1, 3), np.float32))
     wr.layers.dense(x, 2, kernel_initializer=wr.ones_initializer(),

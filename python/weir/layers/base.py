@@ -140,6 +140,8 @@ class Layer(object):
                 self.add_loss(loss)
         return variable
 
+    add_variable = add_weight  # TF1's older name
+
     # --- calling ---
 
     def build(self, input_shape):
