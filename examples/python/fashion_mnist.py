@@ -217,8 +217,10 @@ def train(options, on_epoch=None):
     graph.finalize()  # the loop below must not grow the graph
 
     results = []
-    session_args = {"threads": options.threads} if options.threads > 0 else {}
-    with wr.Session(graph=graph, **session_args) as sess:
+    # --threads sizes the intra-op pool only, as the C++ trainer's does (Session(threads=)
+    # would size the inter-op pool too).
+    config = wr.ConfigProto(intra_op_parallelism_threads=max(options.threads, 0))
+    with wr.Session(graph=graph, config=config) as sess:
         step = 0
         latest = wr.train.latest_checkpoint(options.checkpoint_dir) if options.checkpoint_dir else None
         if latest:
