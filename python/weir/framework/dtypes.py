@@ -254,6 +254,10 @@ def as_dtype(type_value):
     float32 as TF does, int -> int32, bool, str/bytes), or a name."""
     if isinstance(type_value, DType):
         return type_value
+    if type(type_value) is _builtin_int:  # the common case: an enum from _C
+        dt = _BY_ENUM.get(type_value)
+        if dt is not None:
+            return dt
     if isinstance(type_value, (_builtin_int, np.integer)) and not isinstance(type_value, _builtin_bool):
         dt = _BY_ENUM.get(int(type_value))
         if dt is None:

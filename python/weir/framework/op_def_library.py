@@ -20,6 +20,7 @@ from weir.framework import tensor_shape
 __all__ = ["apply_op"]
 
 _output_tuples = {}
+_attr_defs = {}  # op name -> {attr name: attr dict}
 
 
 def _op_def(op_type_name):
@@ -47,14 +48,23 @@ def _is_tensor_like(value):
     return False
 
 
+_allowed_cache = {}  # id(attr_def) -> (attr_def, list of DType or None)
+
+
 def _allowed(attr_def):
+    """The allowed dtypes of a type attr (None: any), computed once per attr."""
+    cached = _allowed_cache.get(id(attr_def))
+    if cached is not None and cached[0] is attr_def:
+        return cached[1]
     allowed = attr_def.get("allowed_values")
-    if not allowed:
-        return None
-    try:
-        return [dtypes.as_dtype(a) for a in allowed]
-    except TypeError:
-        return None
+    result = None
+    if allowed:
+        try:
+            result = [dtypes.as_dtype(a) for a in allowed]
+        except TypeError:
+            result = None
+    _allowed_cache[id(attr_def)] = (attr_def, result)
+    return result
 
 
 def _check_allowed_type(op_type, arg_name, attr_def, dtype):
@@ -202,7 +212,10 @@ def _output_structure(op_type, op_def, op):
 def apply_op(op_type_name, name=None, **keywords):
     """Adds a node of op `op_type_name` (see the module docstring)."""
     op_def = _op_def(op_type_name)
-    attr_defs = {a["name"]: a for a in op_def["attrs"]}
+    attr_defs = _attr_defs.get(op_type_name)
+    if attr_defs is None:
+        attr_defs = {a["name"]: a for a in op_def["attrs"]}
+        _attr_defs[op_type_name] = attr_defs
     input_args = op_def["inputs"]
     g = ops._get_graph_from_inputs(_flatten(keywords.values()))
 

@@ -72,10 +72,16 @@ def _infer_dtype(flat):
         return dtypes.complex128
     if any(isinstance(v, (float, np.floating)) for v in flat):
         return dtypes.float32
-    lo, hi = np.iinfo(np.int32).min, np.iinfo(np.int32).max
-    if all(lo <= int(v) <= hi for v in flat):
+    if all(_INT32_MIN <= int(v) <= _INT32_MAX for v in flat):
         return dtypes.int32
+    for v in flat:
+        if not _INT64_MIN <= int(v) <= _INT64_MAX:
+            raise ValueError(f"Can't convert Python int {int(v)} to int64: out of range")
     return dtypes.int64
+
+
+_INT32_MIN, _INT32_MAX = -2**31, 2**31 - 1
+_INT64_MIN, _INT64_MAX = -2**63, 2**63 - 1
 
 
 def _check_compatible(flat, dtype):
@@ -137,6 +143,13 @@ def to_numpy(values, dtype=None, shape=None, verify_shape=False, strict=False):
                 .reshape(arr.shape) if arr.size else np.empty(arr.shape, dtype=object)
         else:
             arr = arr.astype(dtype.as_numpy_dtype, copy=False)
+    elif shape is None and type(values) in (float, int, bool):  # fast path: one scalar
+        flat = [values]
+        if dtype is None:
+            dtype = _infer_dtype(flat)
+        else:
+            _check_compatible(flat, dtype)
+        return np.array(values, dtype=dtype.as_numpy_dtype)
     else:
         if values is None:
             raise ValueError("None values not supported.")
