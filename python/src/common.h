@@ -35,6 +35,8 @@ T Check(StatusOr<T> value) {
 }
 [[noreturn]] void ThrowInvalidArgument(const std::string& message);
 
+// Whether the interpreter is shutting down (no GIL games then).
+bool IsFinalizing();
 // Must run once at module init (imports numpy's C API).
 void InitTensorConversion();
 

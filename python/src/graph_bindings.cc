@@ -13,6 +13,7 @@
 //   under the scope it is given); while_loop's are "<name>/...".
 // - cond and while_loop take an optional `source_location` too.
 // - node_outputs lists each output's consumers in consumer-id order.
+// - set_output_shape(id, index, shape), beyond the spec: Tensor.set_shape.
 #include <nanobind/stl/function.h>
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/pair.h>
@@ -161,6 +162,28 @@ class PyGraph {
     Status shapes = InferShapes(node);
     if (!shapes.ok()) fail(shapes);
     return node->id();
+  }
+
+  // Refines an output's inferred shape (Tensor.set_shape, as TF's
+  // TF_GraphSetTensorShape): merged with what inference found (so passing
+  // the already merged shape is the same), and an incompatible shape is an
+  // InvalidArgument; shape functions of nodes added later see the result.
+  void SetOutputShape(int id, int index, nb::handle shape) {
+    Node* node = NodeOrThrow(id);
+    if (index < 0 || index >= node->num_outputs()) {
+      ThrowInvalidArgument(StrCat("node ", node->Describe(), " has no output ", index));
+    }
+    PartialShape given = ShapeFromPython(shape, "set_output_shape");
+    StatusOr<PartialShape> merged = node->output_shape(index).Merge(given);
+    if (!merged.ok()) {
+      ThrowInvalidArgument(StrCat("output ", index, " of node ", node->Describe(), " has shape ",
+                                  node->output_shape(index).DebugString(),
+                                  ", not compatible with ", given.DebugString()));
+    }
+    std::vector<PartialShape> shapes;
+    for (int i = 0; i < node->num_outputs(); ++i) shapes.push_back(node->output_shape(i));
+    shapes[index] = *merged;
+    node->set_output_shapes(std::move(shapes));
   }
 
   nb::list NodeInputs(int id) const {
@@ -457,17 +480,8 @@ void DefineGraph(nb::module_& m) {
         if (i < 0 || i >= node->num_outputs()) ThrowInvalidArgument(StrCat("node ", node->Describe(), " has no output ", i));
         return ShapeToPython(node->output_shape(i));
       })
-      // Tensor.set_shape: the (already merged) shape replaces the inferred
-      // one, so the shape functions of nodes added later see it, as in TF.
-      .def("set_output_shape", [](const PyGraph& g, int id, int i, nb::handle shape) {
-        Node* node = g.NodeOrThrow(id);
-        if (i < 0 || i >= node->num_outputs()) ThrowInvalidArgument(StrCat("node ", node->Describe(), " has no output ", i));
-        std::vector<PartialShape> shapes;
-        shapes.reserve(node->num_outputs());
-        for (int k = 0; k < node->num_outputs(); ++k) shapes.push_back(node->output_shape(k));
-        shapes[i] = ShapeFromPython(shape, "set_shape");
-        node->set_output_shapes(std::move(shapes));
-      })
+      .def("set_output_shape", &PyGraph::SetOutputShape, nb::arg("id"), nb::arg("index"),
+           nb::arg("shape"))
       .def("node_attrs", &PyGraph::NodeAttrs)
       .def("node_source_location", [](const PyGraph& g, int id) { return g.NodeOrThrow(id)->def().source_location; })
       .def("node_def", &PyGraph::NodeDefBytes)

@@ -56,6 +56,10 @@ class PySession {
   }
 
   ~PySession() {
+    if (IsFinalizing()) {
+      session_.reset();
+      return;
+    }
     nb::gil_scoped_release release;
     session_.reset();
   }

@@ -101,7 +101,9 @@ void DestroyTensorCapsule(PyObject* capsule) {
 // The array's reference, dropped when weir's last reference to a borrowed
 // buffer goes (on whichever thread that is).
 void ReleaseBorrowedArray(void* arg) {
-  if (!Py_IsInitialized()) return;  // interpreter gone: nothing to release
+  // At interpreter exit the array is freed with everything else; taking
+  // the GIL from a worker thread then could block forever.
+  if (!Py_IsInitialized() || IsFinalizing()) return;
   PyGILState_STATE state = PyGILState_Ensure();
   Py_DECREF(static_cast<PyObject*>(arg));
   PyGILState_Release(state);
@@ -164,6 +166,14 @@ Tensor StringsFromArray(PyArrayObject* array, const std::string& what) {
 }
 
 }  // namespace
+
+bool IsFinalizing() {
+#if PY_VERSION_HEX >= 0x030D0000
+  return Py_IsFinalizing();
+#else
+  return _Py_IsFinalizing();
+#endif
+}
 
 void InitTensorConversion() {
   if (_import_array() < 0) throw nb::python_error();

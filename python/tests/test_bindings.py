@@ -475,3 +475,14 @@ def test_while_loop_counts():
     names = [f"{b.g.node_name(t[0])}:{t[1]}" for t in (i_out, acc_out)]
     i, acc = run(sess, {"limit": np.int32(5)}, names)
     assert i == 5 and acc == 32.0
+
+
+def test_set_output_shape_refines_what_later_nodes_infer():
+    b = G()
+    x = b.placeholder("x", shape=[None, 3])
+    b.g.set_output_shape(x[0], 0, [5, None])
+    assert b.g.output_shape(x[0], 0) == [5, 3]
+    y = b.unary("Identity", "y", x)
+    assert b.g.output_shape(y[0], 0) == [5, 3]
+    with pytest.raises(errors.InvalidArgumentError, match="not compatible"):
+        b.g.set_output_shape(x[0], 0, [4, 3])
