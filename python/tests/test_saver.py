@@ -43,21 +43,26 @@ def test_save_restore_round_trip(graph, tmp_path):
         assert os.path.exists(path + ".meta")
         sess.run([w.assign(np.zeros([2, 3], np.float32)), b.assign([0.0, 0.0]),
                   step.assign(np.int64(0))])
+        # a global step given as a variable is read at save time
+        assert saver.save(sess, prefix, global_step=step, write_meta_graph=False) == \
+            prefix + "-0"
         saver.restore(sess, path)
         np.testing.assert_array_equal(sess.run(w), np.arange(6).reshape(2, 3))
         np.testing.assert_array_equal(sess.run(b), [1.5, -2.5])
         assert sess.run(step) == 7
-    assert cm.latest_checkpoint(str(tmp_path)) == path
+    assert cm.latest_checkpoint(str(tmp_path)) == prefix + "-0"
     state = cm.get_checkpoint_state(str(tmp_path))
-    assert state.model_checkpoint_path == path
-    assert state.all_model_checkpoint_paths == [path]
+    assert state.model_checkpoint_path == prefix + "-0"
+    assert state.all_model_checkpoint_paths == [path, prefix + "-0"]
     # restoring in a fresh session of a new graph: the values come from the file only
     with ops.Graph().as_default():
         w2, b2, step2 = make_model()
         saver2 = wr.train.Saver()
         with wr.Session() as sess:
-            saver2.restore(sess, cm.latest_checkpoint(str(tmp_path)))
+            saver2.restore(sess, path)
             np.testing.assert_array_equal(sess.run(b2), [1.5, -2.5])
+            saver2.restore(sess, cm.latest_checkpoint(str(tmp_path)))
+            np.testing.assert_array_equal(sess.run(b2), [0.0, 0.0])
             assert not os.path.exists(str(tmp_path / "checkpoint.tmp"))
 
 

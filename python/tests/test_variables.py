@@ -176,6 +176,19 @@ def test_variable_from_other_variable_and_validate(graph):
     assert u.shape.ndims is None
 
 
+def test_initialized_value(graph):
+    a = wr.Variable(np.float32(2.0), name="a")
+    # b's initial value reads a once a is initialized, else uses a's initial value
+    b = wr.Variable(a.initialized_value() * 3.0, name="b")
+    with wr.Session() as sess:
+        sess.run(b.initializer)  # a is not initialized: its initial value is used
+        assert sess.run(b) == 6.0
+        sess.run(a.initializer)
+        sess.run(a.assign(5.0))
+        sess.run(b.initializer)
+        assert sess.run(b) == 15.0
+
+
 def test_scatter_and_count_up_to(graph):
     v = wr.Variable(np.zeros([4], np.float32), name="rows")
     upd = state_ops.scatter_update(v, [1, 3], np.array([5.0, 7.0], np.float32))

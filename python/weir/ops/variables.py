@@ -113,7 +113,8 @@ class Variable:
                                                    resource=self._handle, dtype=self._dtype)
                     # ReadVariableOp's C++ shape function cannot see the handle's shape; TF
                     # carries it as handle data. set_shape gives it to later shape functions.
-                    self._graph_element.set_shape(self._shape)
+                    if self._shape.ndims is not None:
+                        self._graph_element.set_shape(self._shape)
                 del device
         graph.add_to_collections(collections, self)
         self._save_slice_info = None
@@ -177,7 +178,8 @@ class Variable:
 
     def _read(self, name=None):
         value = apply_op("ReadVariableOp", name, resource=self._handle, dtype=self._dtype)
-        value.set_shape(self._shape)
+        if self._shape.ndims is not None:  # nothing to add for an unknown rank
+            value.set_shape(self._shape)
         return value
 
     def value(self):
