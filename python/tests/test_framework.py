@@ -655,3 +655,9 @@ def test_eval_and_run_use_the_default_session():
             assert c.eval() == 3.0
             assert c.eval(session=sess) == 3.0
             assert n.run() is None
+
+
+def test_versions_match_what_graphs_carry():
+    g = wr.Graph()
+    assert g.as_graph_def().versions.producer == wr.GRAPH_DEF_VERSION
+    assert wr.VERSION == wr.__version__

@@ -15,6 +15,7 @@ from weir.framework.tensor_shape import *  # noqa: F401,F403
 from weir.framework.ops import *  # noqa: F401,F403
 from weir.framework.constant_op import *  # noqa: F401,F403
 from weir.framework.importer import *  # noqa: F401,F403
+from weir.framework.versions import *  # noqa: F401,F403
 from weir.client.session import *  # noqa: F401,F403
 from weir.ops.array_ops import *  # noqa: F401,F403
 from weir.ops.math_ops import *  # noqa: F401,F403
