@@ -11,6 +11,7 @@ Each module below defines __all__; their names are re-exported here.
 """
 from weir.framework import errors  # noqa: F401  (registers the exception classes first)
 from weir.framework.dtypes import *  # noqa: F401,F403
+from weir.framework import dtypes  # noqa: F401,E402  (wr.dtypes.float32, as tf.dtypes)
 from weir.framework.tensor_shape import *  # noqa: F401,F403
 from weir.framework.ops import *  # noqa: F401,F403
 from weir.framework.constant_op import *  # noqa: F401,F403
