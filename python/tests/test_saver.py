@@ -169,12 +169,30 @@ def test_checkpoint_state_text_round_trip(tmp_path):
 
 # --- TensorFlow interop ----------------------------------------------------------------
 
-def run_peer(script, tmp_path):
+W0 = np.array([1.0, 2.0, -1.0], np.float32)
+C = np.array([0.5, 1.0, 2.0], np.float32)
+D = np.array([1.0, -1.0, 0.25], np.float32)
+# Each optimizer as source, so TensorFlow's run builds the same ones.
+OPTIMIZER_SOURCE = """{
+    "sgd": lambda t: t.GradientDescentOptimizer(0.1),
+    "nesterov": lambda t: t.MomentumOptimizer(0.1, 0.9, use_nesterov=True),
+    "adagrad": lambda t: t.AdagradOptimizer(0.3, initial_accumulator_value=0.2),
+    "rmsprop": lambda t: t.RMSPropOptimizer(0.01, decay=0.8, momentum=0.5),
+    "centered": lambda t: t.RMSPropOptimizer(0.01, momentum=0.5, epsilon=1e-6, centered=True),
+    "adam": lambda t: t.AdamOptimizer(0.1, beta1=0.8, beta2=0.9),
+}"""
+OPTIMIZERS = eval(OPTIMIZER_SOURCE)
+
+
+def run_peer(script, tmp_path, substitutions=None):
     if not os.path.exists(PEER_PYTHON):
         pytest.skip("TensorFlow peer venv %s is missing" % PEER_PYTHON)
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
     env.pop("PYTHONPATH", None)
-    done = subprocess.run([PEER_PYTHON, "-c", textwrap.dedent(script), str(tmp_path)],
+    script = textwrap.dedent(script)
+    for key, value in (substitutions or {}).items():
+        script = script.replace(key, value)
+    done = subprocess.run([PEER_PYTHON, "-c", script, str(tmp_path)],
                           capture_output=True, text=True, env=env, timeout=120)
     assert done.returncode == 0, done.stderr[-3000:]
     return done.stdout
@@ -183,7 +201,9 @@ def run_peer(script, tmp_path):
 def test_checkpoints_exchanged_with_tensorflow(graph, tmp_path):
     """One TensorFlow run (its import dominates): it reads weir's checkpoint,
     its state file and .meta, then writes a checkpoint with
-    tf.compat.v1.train.Saver that weir restores."""
+    tf.compat.v1.train.Saver that weir restores; and, while it is loaded, it
+    trains 3 steps with each optimizer so weir's values and variable names
+    (slots, beta powers, global step) are checked against TensorFlow's own."""
     weir_dir = tmp_path / "weir"
     tf_dir = tmp_path / "tf"
     weir_dir.mkdir()
@@ -197,6 +217,9 @@ def test_checkpoints_exchanged_with_tensorflow(graph, tmp_path):
     out = run_peer("""
         import sys, numpy as np, tensorflow as tf
         d = sys.argv[1]
+        W0 = np.array([1.0, 2.0, -1.0], np.float32)
+        C = np.array([0.5, 1.0, 2.0], np.float32)
+        D = np.array([1.0, -1.0, 0.25], np.float32)
         path = tf.train.latest_checkpoint(d + "/weir")
         r = tf.train.load_checkpoint(path)
         types = r.get_variable_to_dtype_map()
@@ -218,7 +241,21 @@ def test_checkpoints_exchanged_with_tensorflow(graph, tmp_path):
         with tf.compat.v1.Session() as sess:
             sess.run(tf.compat.v1.global_variables_initializer())
             print(saver.save(sess, d + "/tf/tf.ckpt", global_step=11))
-    """, tmp_path)
+
+        # While TensorFlow is loaded: 3 steps of each optimizer, values and names.
+        for key, make in OPTIMIZERS.items():
+            with tf.Graph().as_default():
+                w = tf.compat.v1.get_variable("w", initializer=W0)
+                loss = tf.reduce_sum(C * w * w + D * w)
+                gs = tf.compat.v1.train.get_or_create_global_step()
+                train = make(tf.compat.v1.train).minimize(loss, global_step=gs)
+                with tf.compat.v1.Session() as sess:
+                    sess.run(tf.compat.v1.global_variables_initializer())
+                    for _ in range(3):
+                        sess.run(train)
+                    values = sess.run({v.op.name: v for v in tf.compat.v1.global_variables()})
+                np.savez(d + "/opt_" + key + ".npz", **values)
+    """, tmp_path, {"OPTIMIZERS": OPTIMIZER_SOURCE})
     lines = out.strip().splitlines()
     assert lines[0] == str(weir_dir / "weir.ckpt-5")
     assert lines[1] == "['layer/b', 'step', 'w']"
@@ -227,6 +264,25 @@ def test_checkpoints_exchanged_with_tensorflow(graph, tmp_path):
     np.testing.assert_array_equal(np.load(tmp_path / "w.npy"),
                                   np.arange(6, dtype=np.float32).reshape(2, 3) + 0.25)
     np.testing.assert_array_equal(np.load(tmp_path / "b.npy"), [1.5, -2.5])
+
+    for key, make in OPTIMIZERS.items():
+        expected = dict(np.load(tmp_path / ("opt_%s.npz" % key)))
+        assert {"w", "global_step"} <= set(expected), key
+        assert len(expected) >= (2 if key == "sgd" else 3), key
+        with ops.Graph().as_default():
+            w = wr.get_variable("w", initializer=W0)
+            loss = wr.reduce_sum(C * w * w + D * w)
+            gs = wr.train.get_or_create_global_step()
+            train = make(wr.train).minimize(loss, global_step=gs)
+            with wr.Session() as sess:
+                sess.run(wr.global_variables_initializer())
+                for _ in range(3):
+                    sess.run(train)
+                got = sess.run({v.op.name: v for v in wr.global_variables()})
+        assert sorted(got) == sorted(expected), key  # TF's slot and state variable names
+        for name in expected:
+            np.testing.assert_allclose(got[name], expected[name], rtol=2e-6, atol=1e-7,
+                                       err_msg="%s: %s" % (key, name))
 
     latest = cm.latest_checkpoint(str(tf_dir))  # TensorFlow's state file
     assert latest == str(tf_dir / "tf.ckpt-11") == lines[4]
