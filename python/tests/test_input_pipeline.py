@@ -64,7 +64,7 @@ def test_coordinator_clean_stop_and_stragglers():
     start = time.monotonic()
     with pytest.raises(RuntimeError, match="stuck-thread"):
         coord.join([stuck], stop_grace_period_secs=0.2)
-    assert time.monotonic() - start < 2
+    assert time.monotonic() - start < 3  # prompt (loose for loaded CI machines)
     release.set()
     stuck.join()
     # A later error is kept only if it came before the stop.
@@ -125,7 +125,7 @@ def test_shutdown_with_blocked_producers_is_prompt():
         start = time.monotonic()
         coord.request_stop()
         coord.join(threads, stop_grace_period_secs=10)
-        assert time.monotonic() - start < 1.0
+        assert time.monotonic() - start < 3  # prompt (loose for loaded CI machines)
     assert not any(t.is_alive() for t in threads)
 
 
@@ -270,7 +270,7 @@ def test_tfrecord_pipeline_reads_each_record_once_per_epoch(tmp_path):
             coord.request_stop()
         start = time.monotonic()
         coord.join(threads, stop_grace_period_secs=10)
-        assert time.monotonic() - start < 2
+        assert time.monotonic() - start < 3  # prompt (loose for loaded CI machines)
     assert seen == collections.Counter({i: epochs for i in range(60)})
     assert order != sorted(order)
 
@@ -292,7 +292,7 @@ def test_pipeline_shutdown_mid_epoch_is_prompt(tmp_path):
         start = time.monotonic()
         coord.request_stop()
         coord.join(threads, stop_grace_period_secs=10)
-        assert time.monotonic() - start < 1.0
+        assert time.monotonic() - start < 3  # prompt (loose for loaded CI machines)
 
 
 # --- one TF1 program, run by TensorFlow 2.21 and by weir ---------------------

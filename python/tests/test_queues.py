@@ -185,7 +185,7 @@ def test_close_cancels_a_blocked_enqueue_and_wakes_a_blocked_dequeue():
         sess.run(empty.close())
         for t in threads:
             t.join(5)
-        assert time.monotonic() - start < 2
+        assert time.monotonic() - start < 3  # prompt (loose for loaded CI machines)
         assert not any(t.is_alive() for t in threads)
     assert isinstance(errors["enqueue"], wr.errors.CancelledError)
     assert isinstance(errors["dequeue"], wr.errors.OutOfRangeError)
