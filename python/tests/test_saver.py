@@ -95,6 +95,25 @@ def test_keep_n_and_state_file(graph, tmp_path):
     assert cm.latest_checkpoint(str(tmp_path)) == paths[2]
 
 
+def test_keep_checkpoint_every_n_hours(graph, tmp_path):
+    make_model()
+    # A period of ~0 hours: every checkpoint pushed out of the newest 1 is kept.
+    saver = wr.train.Saver(max_to_keep=1, keep_checkpoint_every_n_hours=1e-9)
+    keep_none = wr.train.Saver(max_to_keep=None)
+    with wr.Session() as sess:
+        sess.run(wr.global_variables_initializer())
+        paths = [saver.save(sess, str(tmp_path / "k"), global_step=s, write_meta_graph=False)
+                 for s in (1, 2, 3)]
+        all_paths = [keep_none.save(sess, str(tmp_path / "all"), global_step=s,
+                                    latest_filename="all_state") for s in (1, 2, 3)]
+    assert saver.last_checkpoints == paths[2:]
+    assert all(cm.checkpoint_exists(p) for p in paths)
+    assert all(cm.checkpoint_exists(p) for p in all_paths)
+    assert cm.get_checkpoint_state(str(tmp_path), "all_state").all_model_checkpoint_paths == \
+        all_paths
+    assert cm.get_checkpoint_state(str(tmp_path)).all_model_checkpoint_paths == paths[2:]
+
+
 def test_pad_and_relative_paths(graph, tmp_path):
     make_model()
     saver = wr.train.Saver(pad_step_number=True, save_relative_paths=True)

@@ -155,8 +155,12 @@ def test_collections_and_initializers(graph):
         assert sorted(sess.run(report).tolist()) == [b"b", b"loc"]
         sess.run(variables.local_variables_initializer())
         assert sess.run(report).tolist() == [b"b"]
+        check = variables.assert_variables_initialized([a, b])
+        with pytest.raises(errors.InvalidArgumentError):
+            sess.run(check)
         sess.run(variables.initialize_all_variables())
         assert sess.run(report).tolist() == []
+        sess.run(check)
         assert sess.run(loc) == 3.0
 
 

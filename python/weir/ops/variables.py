@@ -416,6 +416,6 @@ def assert_variables_initialized(var_list=None):
         initialized = apply_op("Pack", None,
                                values=[is_variable_initialized(v) for v in var_list])
         all_initialized = apply_op("All", None, input=initialized,
-                                   axis=np.array([0], dtype=np.int32))
+                                   reduction_indices=np.array([0], dtype=np.int32))
         return apply_op("Assert", "Assert", condition=all_initialized,
                         data=[report_uninitialized_variables(var_list)])
