@@ -531,3 +531,27 @@ def test_same_program_as_tensorflow(tmp_path):
     with ops.Graph().as_default():
         ours = json.loads(json.dumps(namespace["program"](wr, wr.errors)))
     assert json.dumps(ours, sort_keys=True, indent=1) == json.dumps(reference, sort_keys=True, indent=1)
+
+
+def test_close_cancels_a_blocked_step(graph):
+    q = raw_ops.FIFOQueueV2(component_types=[wr.float32], shapes=[[]], capacity=1)
+    [deq] = raw_ops.QueueDequeueV2(handle=q, component_types=[wr.float32])
+    sess = wr.Session()
+    caught = []
+
+    def blocked():
+        try:
+            sess.run(deq)
+        except Exception as e:  # noqa: BLE001  (the test inspects whatever arrives)
+            caught.append(e)
+
+    thread = threading.Thread(target=blocked)
+    thread.start()
+    time.sleep(0.1)
+    assert thread.is_alive()  # waiting on the empty queue
+    sess.close()
+    thread.join(10)
+    assert not thread.is_alive()
+    assert len(caught) == 1 and isinstance(caught[0], errors.CancelledError)
+    with pytest.raises(RuntimeError, match="closed Session"):
+        sess.run(deq)
