@@ -29,7 +29,10 @@ def test_variable_basics(graph):
     assert v.shape.as_list() == [2, 2] and v.get_shape().as_list() == [2, 2]
     assert v.graph is graph
     assert v.initializer.type == "AssignVariableOp"
-    assert v.initial_value.op.name == "v/initial_value"
+    # TF's resource-variable names
+    assert v.initial_value.op.name == "v/Initializer/initial_value"
+    assert v.initializer.name == "v/Assign"
+    assert v._as_graph_element().name == "v/Read/ReadVariableOp:0"
     assert variables.global_variables() == [v]
     assert variables.trainable_variables() == [v]
     with wr.Session() as sess:
@@ -47,9 +50,7 @@ def test_unique_names_and_scopes(graph):
         c = wr.Variable(lambda: np.float32(3.0), name="w")
     assert (a.name, b.name, c.name) == ("Variable:0", "Variable_1:0", "outer/w:0")
     # a callable's ops are built under "<var>/Initializer"
-    assert c.initial_value.op.name.startswith("outer/w/")
-    assert "Initializer" in c.initial_value.op.name or c.initial_value.op.name == \
-        "outer/w/initial_value"
+    assert c.initial_value.op.name == "outer/w/Initializer/initial_value"
 
 
 def test_uninitialized_read_names_the_variable(graph):

@@ -77,13 +77,11 @@ class Variable:
             with ops.name_scope(name, "Variable",
                                 [] if init_from_fn else [initial_value]) as scope_name:
                 handle_name = scope_name[:-1] if scope_name.endswith("/") else scope_name
-                if init_from_fn:
-                    with ops.name_scope("Initializer"):
-                        value = initial_value()
+                # As TF's resource variables: "<name>/Initializer/initial_value",
+                # or the callable's ops under "<name>/Initializer/".
+                with ops.name_scope("Initializer"):
+                    value = initial_value() if init_from_fn else initial_value
                     value = ops.convert_to_tensor(value, dtype=dtype, name="initial_value")
-                else:
-                    value = ops.convert_to_tensor(initial_value, dtype=dtype,
-                                                  name="initial_value")
                 if isinstance(value, Variable):  # pragma: no cover (conversion gives a Tensor)
                     value = value.value()
                 self._initial_value = value
