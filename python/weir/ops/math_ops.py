@@ -85,15 +85,15 @@ def _unary(op_type, fn_name, arg="x"):
 
 def add(x, y, name=None):
     """x + y with NumPy broadcasting (strings concatenate)."""
-    with ops.name_scope(name, "add", [x, y]) as scope:
+    with ops.name_scope(name, "Add", [x, y]) as scope:
         x, y = _pair(x, y)
         return _op("Add" if x.dtype == dtypes.string else "AddV2", scope, x=x, y=y)
 
 
 add_v2 = add
-subtract = _binary("Sub", "sub")
+subtract = _binary("Sub", "Sub")
 sub = subtract
-multiply = _binary("Mul", "mul")
+multiply = _binary("Mul", "Mul")
 mul = multiply
 maximum = _binary("Maximum", "Maximum")
 minimum = _binary("Minimum", "Minimum")
@@ -615,19 +615,23 @@ def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
 # ---- Tensor operators ----
 
 def _binary_operator(fn, op_name):
+    # As TF: the op is named op_name ("add", "add_1") and a converted
+    # operand lives under it ("add/y").
     def forward(x, y):
-        if not isinstance(y, ops.Tensor):
-            if not ops._is_convertible(y):
-                return NotImplemented  # let y's own reflected operator try
-            y = ops.convert_to_tensor(y, dtype=x.dtype.base_dtype, name="y")
-        return fn(x, y)
+        if not isinstance(y, ops.Tensor) and not ops._is_convertible(y):
+            return NotImplemented  # let y's own reflected operator try
+        with ops.name_scope(None, op_name, [x, y]) as scope:
+            if not isinstance(y, ops.Tensor):
+                y = ops.convert_to_tensor(y, dtype=x.dtype.base_dtype, name="y")
+            return fn(x, y, name=scope)
 
     def reverse(y, x):
         # x (the left operand) is not a Tensor: it takes y's dtype.
         if not ops._is_convertible(x):
             return NotImplemented
-        x = ops.convert_to_tensor(x, dtype=y.dtype.base_dtype, name="x")
-        return fn(x, y)
+        with ops.name_scope(None, op_name, [x, y]) as scope:
+            x = ops.convert_to_tensor(x, dtype=y.dtype.base_dtype, name="x")
+            return fn(x, y, name=scope)
 
     forward.__name__ = "__%s__" % op_name
     reverse.__name__ = "__r%s__" % op_name
