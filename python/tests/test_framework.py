@@ -554,6 +554,9 @@ def test_operator_hook_dispatch():
         z = 10.0 - x
         w = np.float32(3) * x  # numpy defers to Tensor (__array_priority__)
     assert isinstance(y, ops.Tensor) and isinstance(w, ops.Tensor)
+    # TensorFlow's names (checked against TF 2.21's tf.compat.v1 graph mode).
+    assert (y.op.name, y.op.inputs[1].op.name) == ("add", "add/y")
+    assert (z.op.name, z.op.inputs[0].op.name) == ("sub", "sub/x")
     out = run(g, [y, z, w])
     np.testing.assert_array_equal(out[0], [2.0, 3.0])
     np.testing.assert_array_equal(out[1], [9.0, 8.0])
