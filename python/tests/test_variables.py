@@ -266,27 +266,65 @@ def test_get_variable_initializers(graph):
 
 
 def test_variable_scope_name_scopes_and_defaults(graph):
-    with variable_scope.variable_scope("foo") as scope:
-        v = variable_scope.get_variable("v", [1])
-        t = wr.constant(1.0, name="c")
-    assert scope.name == "foo"
-    assert t.op.name == "foo/c"
-    with variable_scope.variable_scope(scope):  # re-entering the scope object
-        t2 = wr.constant(1.0, name="d")
-        assert variable_scope.get_variable_scope().name == "foo"
-    assert t2.op.name == "foo/d"
-    with variable_scope.variable_scope("foo", reuse=True):
-        t3 = wr.constant(1.0, name="c")
-        assert variable_scope.get_variable("v") is v
-    assert t3.op.name == "foo_1/c"  # the name scope is made unique, the variable scope not
+    # Every expected name below is what TensorFlow 2.21's tf.compat.v1 gives
+    # for the same code (checked side by side).
+    vs, get = variable_scope.variable_scope, variable_scope.get_variable
+    with vs("foo") as foo:
+        v = get("v", [1])
+        assert wr.constant(1.0, name="c").op.name == "foo/c"
+    assert foo.name == "foo" and foo.original_name_scope == "foo/"
+    with vs("foo", reuse=True):
+        assert get("v") is v
+        # the name scope is made unique, the variable scope not
+        assert wr.constant(1.0, name="c").op.name == "foo_1/c"
+        assert variable_scope.get_variable_scope().original_name_scope == "foo_1/"
+    with vs("a"):
+        with vs(foo):  # a scope object: its variable scope, a new name scope
+            assert get("x", [1]).name == "foo/x:0"
+            assert wr.constant(1.0, name="d").op.name == "a/foo/d"
+            assert variable_scope.get_variable_scope().original_name_scope == "foo/"
+    with vs(foo):
+        assert wr.constant(1.0, name="d").op.name == "foo_2/d"
+    with vs("r", reuse=True):
+        with vs("in", reuse=False):  # reuse cannot be turned off
+            assert variable_scope.get_variable_scope().reuse is True
+        with vs(foo):  # a scope object keeps its own reuse
+            assert variable_scope.get_variable_scope().reuse is False
+    with wr.name_scope("ns"):
+        assert get("z", [1]).name == "z:0"  # name scopes do not name variables
+    with vs("aux", auxiliary_name_scope=False):
+        assert wr.constant(1.0, name="f").op.name == "f"
+        assert get("g", [1]).name == "aux/g:0"
+    with vs("a"):
+        with vs("b"):
+            assert get("w", [1]).name == "a/b/w:0"
+    with pytest.raises(ValueError, match="reuse=True cannot be used without a name_or_scope"):
+        with vs(None, default_name="d", reuse=True):
+            pass
+
+
+def test_default_names_restart_when_a_scope_is_reentered(graph):
+    vs, get = variable_scope.variable_scope, variable_scope.get_variable
     names = []
-    for _ in range(2):
-        with variable_scope.variable_scope(None, default_name="dense"):
-            names.append(variable_scope.get_variable("kernel", [1]).op.name)
-    assert names == ["dense/kernel", "dense_1/kernel"]
-    with variable_scope.variable_scope("a"):
-        with variable_scope.variable_scope("b"):
-            assert variable_scope.get_variable("w", [1]).name == "a/b/w:0"
+    with vs("outer"):
+        for _ in range(2):
+            with vs(None, default_name="dense"):
+                names.append(get("k", [1]).name)
+    with vs("outer", reuse=True):  # as a model built twice with reuse=True
+        for _ in range(2):
+            with vs(None, default_name="dense"):
+                names.append(get("k", [1]).name)
+                names.append(wr.constant(1.0, name="e").name)
+    assert names == ["outer/dense/k:0", "outer/dense_1/k:0", "outer/dense/k:0",
+                     "outer_1/dense/e:0", "outer/dense_1/k:0", "outer_1/dense_1/e:0"]
+    with vs("foo"):
+        pass
+    with vs("foo"):
+        pass
+    with vs(None, default_name="foo"):
+        assert get("h", [1]).name == "foo_1/h:0"
+    with vs(None, default_name="outer"):
+        assert get("y", [1]).name == "outer_1/y:0"
 
 
 def test_regularizer_and_custom_getter(graph):

@@ -308,19 +308,68 @@ def variable(initial_value=None, trainable=None, collections=None, validate_shap
 
 
 def _unique_scope_name(state, name):
-    """`name`, or `name_1`, `name_2`, ... not yet opened in this graph (TF's
-    uniquifying of default_name scopes)."""
+    """`name`, or the first of `name_1`, `name_2`, ... whose scope under the
+    current one is not open in this graph (TF's default_name rule)."""
     parent = state.scope.name
     full = parent + "/" + name if parent else name
-    count = state.store.scope_counts.get(full, 0)
-    unique = name if count == 0 else "%s_%d" % (name, count)
-    return unique
+    counts = state.store.scope_counts
+    if counts.get(full, 0) == 0:
+        return name
+    i = 1
+    while counts.get("%s_%d" % (full, i), 0) > 0:
+        i += 1
+    return "%s_%d" % (name, i)
 
 
-def _count_scope(state, full_name):
-    # Every opened scope and its parents count, so a default_name never reuses
-    # a scope name opened explicitly.
-    state.store.scope_counts[full_name] = state.store.scope_counts.get(full_name, 0) + 1
+def _current_name_scope():
+    current = ops.get_name_scope()
+    return current + "/" if current else ""
+
+
+@contextlib.contextmanager
+def _pure_variable_scope(state, name_or_scope, old_name_scope, reuse, settings):
+    """Sets the current VariableScope (no name scope). Entering a scope counts
+    it as open; leaving a scope given by name closes (resets the counts of)
+    its sub-scopes, so default names restart when a scope is entered again,
+    as TF does; leaving a re-entered scope object restores the counts."""
+    old = state.scope
+    counts = state.store.scope_counts
+    if isinstance(name_or_scope, VariableScope):
+        base = name_or_scope
+        new_name = name_or_scope.name
+        new_reuse = reuse if reuse else name_or_scope.reuse
+        name_scope = name_or_scope.original_name_scope
+    else:
+        base = old
+        new_name = old.name + "/" + name_or_scope if old.name else name_or_scope
+        new_reuse = reuse or old.reuse
+        name_scope = old_name_scope
+    counts[new_name] = counts.get(new_name, 0) + 1
+    snapshot = dict(counts) if isinstance(name_or_scope, VariableScope) else None
+
+    def pick(key, current):
+        value = settings.get(key)
+        return value if value is not None else current
+    scope = VariableScope(
+        new_reuse, name=new_name, initializer=pick("initializer", base.initializer),
+        regularizer=pick("regularizer", base.regularizer),
+        caching_device=pick("caching_device", base.caching_device),
+        partitioner=pick("partitioner", base.partitioner),
+        custom_getter=_compose_getters(settings.get("custom_getter"), base.custom_getter),
+        name_scope=name_scope or "", dtype=pick("dtype", base.dtype),
+        constraint=pick("constraint", base.constraint))
+    state.scope = scope
+    try:
+        yield scope
+    finally:
+        state.scope = old
+        if snapshot is not None:
+            state.store.scope_counts = snapshot
+        else:
+            prefix = new_name + "/"
+            for key in counts:
+                if key.startswith(prefix):
+                    counts[key] = 0
 
 
 @contextlib.contextmanager
@@ -328,14 +377,21 @@ def variable_scope(name_or_scope, default_name=None, values=None, initializer=No
                    regularizer=None, caching_device=None, partitioner=None, custom_getter=None,
                    reuse=None, dtype=None, use_resource=None, constraint=None,
                    auxiliary_name_scope=True):
-    """Opens a variable scope (and, unless auxiliary_name_scope=False, a name
-    scope of the same name); yields the VariableScope."""
+    """Opens a variable scope and (unless auxiliary_name_scope=False) a name
+    scope: the given name, a scope object's last name component, or
+    default_name, made unique as name scopes are; the variable scope of a
+    default_name is made unique among variable scopes. Yields the VariableScope."""
     if default_name is None and name_or_scope is None:
         raise TypeError("If default_name is None then name_or_scope is required")
+    if name_or_scope is not None and not isinstance(name_or_scope, (VariableScope, str)):
+        raise TypeError("VariableScope: name_or_scope must be a string or VariableScope.")
     if reuse is False:
-        reuse = None  # TF1: False is the same as "inherit"
+        reuse = None  # TF1: scopes cannot turn reuse off; False means "inherit"
     if values is not None and not isinstance(values, (list, tuple)):
         raise TypeError("The values parameter to variable_scope must be a list or tuple.")
+    settings = dict(initializer=initializer, regularizer=regularizer,
+                    caching_device=caching_device, partitioner=partitioner,
+                    custom_getter=custom_getter, dtype=dtype, constraint=constraint)
     graph = None
     for v in values or []:
         g = getattr(v, "graph", None)
@@ -345,46 +401,28 @@ def variable_scope(name_or_scope, default_name=None, values=None, initializer=No
     graph_context = graph.as_default() if graph is not None else contextlib.nullcontext()
     with graph_context:
         state = _state()
-        old = state.scope
-        if isinstance(name_or_scope, VariableScope):
-            new_name = name_or_scope.name
-            base = name_or_scope
-            name_scope_name = name_or_scope.original_name_scope
-            inherited_reuse = name_or_scope.reuse if reuse is None else reuse
-            if old.reuse is True and reuse is None:
-                inherited_reuse = True
-        else:
-            if name_or_scope is not None:
-                if not isinstance(name_or_scope, str):
-                    raise TypeError("VariableScope: name_or_scope must be a string or "
-                                    "VariableScope.")
+        if name_or_scope is not None:
+            if isinstance(name_or_scope, str):
                 short = name_or_scope
             else:
-                short = _unique_scope_name(state, default_name)
-            new_name = old.name + "/" + short if old.name else short
-            base = old
-            name_scope_name = short
-            inherited_reuse = old.reuse if reuse is None else reuse
-        _count_scope(state, new_name)
-        name_ctx = (ops.name_scope(name_scope_name if name_scope_name else None)
-                    if auxiliary_name_scope else contextlib.nullcontext(None))
-        with name_ctx as opened:
-            opened_scope = opened if auxiliary_name_scope else base.original_name_scope
-            scope = VariableScope(
-                inherited_reuse, name=new_name,
-                initializer=initializer if initializer is not None else base.initializer,
-                regularizer=regularizer if regularizer is not None else base.regularizer,
-                caching_device=caching_device or base.caching_device,
-                partitioner=partitioner if partitioner is not None else base.partitioner,
-                custom_getter=_compose_getters(custom_getter, base.custom_getter),
-                name_scope=opened_scope or "",
-                dtype=dtype if dtype is not None else base.dtype,
-                constraint=constraint if constraint is not None else base.constraint)
-            state.scope = scope
-            try:
-                yield scope
-            finally:
-                state.scope = old
+                short = name_or_scope.name.split("/")[-1]
+            if auxiliary_name_scope and short:
+                name_ctx = ops.name_scope(short)
+            else:
+                name_ctx = contextlib.nullcontext(_current_name_scope())
+            with name_ctx as opened:
+                with _pure_variable_scope(state, name_or_scope, opened, reuse,
+                                          settings) as scope:
+                    yield scope
+        else:
+            if reuse:
+                raise ValueError("reuse=True cannot be used without a name_or_scope")
+            name_ctx = ops.name_scope(default_name) if auxiliary_name_scope else \
+                contextlib.nullcontext(_current_name_scope())
+            with name_ctx as opened:
+                unique = _unique_scope_name(state, default_name)
+                with _pure_variable_scope(state, unique, opened, reuse, settings) as scope:
+                    yield scope
 
 
 def _compose_getters(new, old):
