@@ -121,3 +121,17 @@ def test_variable_xs_and_names(graph):
         np.testing.assert_allclose(sess.run(g), 2 * np.array([1.0, -2.0, 3.0]) + 3.0)
     with pytest.raises(ValueError):
         wr.gradients(loss, [w], stop_gradients=[w])
+
+
+def test_gather_gradients_are_densified(graph):
+    params = wr.Variable(np.arange(6, dtype=np.float32).reshape(3, 2), name="table")
+    c = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], np.float32)
+    via_read = wr.reduce_sum(wr.gather(params, [0, 2, 0]) * c)
+    via_handle = wr.reduce_sum(params.sparse_read([0, 2, 0]) * c)
+    (g_read,) = wr.gradients(via_read, [params])
+    (g_handle,) = wr.gradients(via_handle, [params])
+    expected = np.array([[6.0, 8.0], [0.0, 0.0], [3.0, 4.0]])  # row 0 is gathered twice
+    with wr.Session() as sess:
+        sess.run(params.initializer)
+        np.testing.assert_array_equal(sess.run(g_read), expected)
+        np.testing.assert_array_equal(sess.run(g_handle), expected)
