@@ -162,7 +162,8 @@ def _attr_doc(attr):
         text = _ATTR_TYPE_TEXT.get(kind, kind)
         article = "An" if text.strip("`")[0] in "aeiou" else "A"
     if attr["has_default"]:
-        s = f"An optional {text}. Defaults to `{py_literal(attr['default'], kind)}`."
+        shown = py_literal(attr["default"], kind).replace("_dtypes.", "weir.")
+        s = f"An optional {text}. Defaults to `{shown}`."
     else:
         s = f"{article} {text}."
     if attr.get("allowed_values"):
@@ -186,7 +187,10 @@ def _output_doc(op_def, arg):
     else:
         t = ""
     if arg["number_attr"]:
-        return f"A list of `{arg['number_attr']}` `Tensor` objects" + (f" {t}." if t else ".")
+        lead = f"A list of `{arg['number_attr']}` `Tensor` objects"
+        if t.startswith("Has the same type as "):
+            return f"{lead} with the same type as {t[len('Has the same type as '):]}."
+        return lead + (f" {t[0].lower() + t[1:]}." if t else ".")
     if arg["type_list_attr"]:
         return f"A list of `Tensor` objects of types `{arg['type_list_attr']}`."
     return "A `Tensor`" + (f" {t}." if t.startswith("of") else f". {t}." if t else ".")
