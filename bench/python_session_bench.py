@@ -12,7 +12,11 @@ work as one PyTorch eager op (torch.add(x, 1) on a one-element tensor):
 The peers run in /opt/weir-peers/bin/python (WEIR_PEERS_PYTHON overrides):
 this script re-executes itself there with --peer. Each figure is the median
 over rounds of (time of `number` calls) / number, in microseconds, with
-the minimum and the median process CPU time (all threads) per call.
+the minimum and the median process CPU time (all threads) per call. The
+"_C" lines are the extension alone (no Python session layer): the floor
+each Python path adds to. On a shared, loaded machine wall time includes
+time the process waited for a core; the CPU column is then the figure to
+read (a weir step of this graph runs wholly on the calling thread).
 """
 import argparse
 import json
@@ -60,6 +64,9 @@ def bench_weir(rounds, number):
         fn = sess.make_callable(y, [x])
         results["weir make_callable"] = measure(lambda: fn(value), rounds, number)
         c_sess = sess._c
+        c_feeds = [("x:0", value)]
+        results["weir _C Session.run (floor of sess.run)"] = measure(
+            lambda: c_sess.run(c_feeds, ["y:0"], [], None, False), rounds, number)
         handle = c_sess.make_callable(["x:0"], ["y:0"], [])
         values = [value]
         results["weir _C run_callable (floor)"] = measure(
