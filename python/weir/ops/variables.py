@@ -82,8 +82,6 @@ class Variable:
                 with ops.name_scope("Initializer"):
                     value = initial_value() if init_from_fn else initial_value
                     value = ops.convert_to_tensor(value, dtype=dtype, name="initial_value")
-                if isinstance(value, Variable):  # pragma: no cover (conversion gives a Tensor)
-                    value = value.value()
                 self._initial_value = value
                 self._dtype = value.dtype.base_dtype
                 if shape is not None:
@@ -97,9 +95,8 @@ class Variable:
                 if validate_shape and not var_shape.is_fully_defined():
                     raise ValueError("initial_value must have a shape specified: %s" % value)
                 self._shape = var_shape
-                device = caching_device
                 self._handle = apply_op("VarHandleOp", scope_name, dtype=self._dtype,
-                                        shape=var_shape, shared_name=handle_name, container="")
+                                        shape=var_shape, shared_name=handle_name)
                 self._handle_name = handle_name
                 with ops.name_scope("IsInitialized"):
                     self._is_initialized_op = apply_op("VarIsInitializedOp", None,
@@ -113,7 +110,6 @@ class Variable:
                     # carries it as handle data. set_shape gives it to later shape functions.
                     if self._shape.ndims is not None:
                         self._graph_element.set_shape(self._shape)
-                del device
         graph.add_to_collections(collections, self)
         self._save_slice_info = None
 

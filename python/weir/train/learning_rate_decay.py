@@ -15,7 +15,6 @@ Python float) computed from `global_step` (cast to that dtype):
 """
 import math
 
-from weir.framework import dtypes
 from weir.framework import ops
 from weir.framework.op_def_library import apply_op
 
