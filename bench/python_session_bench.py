@@ -23,7 +23,6 @@ import json
 import os
 import statistics
 import subprocess
-import sys
 import time
 import timeit
 
