@@ -179,6 +179,16 @@ def test_variable_from_other_variable_and_validate(graph):
         wr.Variable(p)  # unknown shape with validate_shape=True
     u = wr.Variable(p, validate_shape=False, name="unshaped")
     assert u.shape.ndims is None
+    grows = wr.Variable(np.zeros([2], np.float32), shape=[None], name="grows")
+    assert grows.shape.as_list() == [None]
+    longer = grows.assign(np.ones([3], np.float32))
+    with wr.Session() as sess:
+        sess.run(grows.initializer)
+        np.testing.assert_array_equal(sess.run(longer), [1.0, 1.0, 1.0])
+        sess.run(u.initializer, {p: np.ones([4], np.float32)})
+        assert sess.run(u).shape == (4,)
+    with pytest.raises(ValueError):
+        wr.Variable(np.zeros([2], np.float32), shape=[3])
 
 
 def test_initialized_value(graph):

@@ -85,14 +85,17 @@ class Variable:
                 self._initial_value = value
                 self._dtype = value.dtype.base_dtype
                 if shape is not None:
+                    # An explicit shape may be partial ([None] grows); the value must fit it.
                     var_shape = tensor_shape.as_shape(shape)
+                    if validate_shape:
+                        value.shape.assert_is_compatible_with(var_shape)
                 elif validate_shape:
                     var_shape = value.shape
                 else:
                     var_shape = tensor_shape.unknown_shape()
                 if expected_shape is not None and validate_shape:
                     var_shape.assert_is_compatible_with(tensor_shape.as_shape(expected_shape))
-                if validate_shape and not var_shape.is_fully_defined():
+                if validate_shape and shape is None and not var_shape.is_fully_defined():
                     raise ValueError("initial_value must have a shape specified: %s" % value)
                 self._shape = var_shape
                 self._handle = apply_op("VarHandleOp", scope_name, dtype=self._dtype,
