@@ -135,3 +135,22 @@ def test_gather_gradients_are_densified(graph):
         sess.run(params.initializer)
         np.testing.assert_array_equal(sess.run(g_read), expected)
         np.testing.assert_array_equal(sess.run(g_handle), expected)
+
+
+def test_variable_read_inside_while_loop_and_cond(graph):
+    v = wr.Variable(1.5, name="v")
+    w = wr.Variable(np.array([1.0, 2.0], np.float32), name="w")
+    # acc = 3 * (2 v) = 6 v: the read of v is captured into the loop frame
+    _, acc = wr.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a + v * 2.0),
+                           [wr.constant(0), wr.constant(0.0)])
+    y = wr.cond(acc > 5.0, lambda: v * 10.0, lambda: v * 100.0)
+    loss = wr.reduce_sum(w * w) * acc
+    g_w, g_v = wr.gradients(loss, [w, v])
+    (g_y,) = wr.gradients(y, [v])
+    with wr.Session() as sess:
+        sess.run(wr.global_variables_initializer())
+        acc_v, y_v, gw, gv, gy = sess.run([acc, y, g_w, g_v, g_y])
+    assert acc_v == pytest.approx(9.0) and y_v == pytest.approx(15.0)
+    np.testing.assert_allclose(gw, 2 * np.array([1.0, 2.0]) * 9.0)
+    assert gv == pytest.approx(5.0 * 6.0)  # d(|w|^2 * 6v)/dv
+    assert gy == pytest.approx(10.0)  # only the taken branch
