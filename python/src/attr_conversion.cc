@@ -193,7 +193,7 @@ AttrValue AttrFromPythonUntyped(nb::handle value, const std::string& what) {
     nb::sequence seq = nb::borrow<nb::sequence>(value);
     std::string element = "string";
     if (nb::len(seq) > 0) {
-      nb::handle first = seq[0];
+      nb::object first = seq[0];
       element = PyBool_Check(first.ptr()) ? "bool" : IsPyInt(first) ? "int"
                 : PyFloat_Check(first.ptr()) ? "float" : "string";
     }

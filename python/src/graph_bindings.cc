@@ -107,7 +107,7 @@ class PyGraph {
     std::vector<Output> flat;
     for (size_t a = 0; a < num_args; ++a) {
       const ArgDef& arg = op->inputs[a];
-      nb::handle value = inputs[a];
+      nb::object value = inputs[a];
       const std::string what = what_node + ", input '" + arg.name + "'";
       const bool list_arg = !arg.number_attr.empty() || !arg.type_list_attr.empty();
       std::vector<Output> values;
@@ -309,7 +309,7 @@ class PyGraph {
     for (nb::handle v : grad_ys) any_grad_y |= !v.is_none();
     if (any_grad_y) {
       for (size_t i = 0; i < num_grad_ys; ++i) {
-        nb::handle v = grad_ys[i];
+        nb::object v = grad_ys[i];
         dy.push_back(v.is_none() ? AddOp(scope.WithOpName("OnesLike"), "OnesLike", {y[i]}).output(0)
                                  : OutputOf(v, "grad_ys"));
       }

@@ -80,9 +80,14 @@ class PySession {
     std::vector<std::pair<std::string, Tensor>> inputs;
     inputs.reserve(nb::len(feeds));
     for (nb::handle feed : feeds) {
-      nb::tuple pair = nb::borrow<nb::tuple>(feed);
-      std::string name = nb::cast<std::string>(pair[0]);
-      Tensor value = TensorFromPython(pair[1], name);
+      PyObject* item = feed.ptr();
+      const bool is_pair = (PyTuple_Check(item) && PyTuple_GET_SIZE(item) == 2) ||
+                           (PyList_Check(item) && PyList_GET_SIZE(item) == 2);
+      if (!is_pair) ThrowInvalidArgument("run: each feed must be a (name, value) pair");
+      nb::handle first(PyTuple_Check(item) ? PyTuple_GET_ITEM(item, 0) : PyList_GET_ITEM(item, 0));
+      nb::handle second(PyTuple_Check(item) ? PyTuple_GET_ITEM(item, 1) : PyList_GET_ITEM(item, 1));
+      std::string name = nb::cast<std::string>(first);
+      Tensor value = TensorFromPython(second, name);
       inputs.emplace_back(std::move(name), std::move(value));
     }
     RunOptions run_options = RunOptionsFrom(options);
@@ -168,6 +173,7 @@ class PySession {
   static RunOptions RunOptionsFrom(nb::handle options) {
     RunOptions run_options;
     if (options.is_none()) return run_options;
+    if (!PyDict_Check(options.ptr())) ThrowInvalidArgument("run: options must be a dict or None");
     nb::dict d = nb::borrow<nb::dict>(options);
     for (auto [key, value] : d) {
       std::string k = nb::cast<std::string>(key);

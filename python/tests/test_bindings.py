@@ -486,3 +486,23 @@ def test_set_output_shape_refines_what_later_nodes_infer():
     assert b.g.output_shape(y[0], 0) == [5, 3]
     with pytest.raises(errors.InvalidArgumentError, match="not compatible"):
         b.g.set_output_shape(x[0], 0, [4, 3])
+
+
+def test_malformed_arguments_are_errors_not_crashes():
+    b = G()
+    b.placeholder("x")
+    sess = b.session()
+    with pytest.raises(errors.InvalidArgumentError, match="pair"):
+        sess.run([["x"]], [], [])
+    with pytest.raises(errors.InvalidArgumentError, match="options"):
+        sess.run([], [], [], [1, 2])
+    with pytest.raises(errors.InvalidArgumentError, match="config has no key"):
+        _C.Session(b"", {"bogus": 1})
+    with pytest.raises(errors.InvalidArgumentError):
+        b.add("Identity", "i", ["not an endpoint"])
+    with pytest.raises(errors.InvalidArgumentError):
+        b.add("Identity", "i", [(10 ** 6, 0)])
+    with pytest.raises(errors.InvalidArgumentError, match="no weir dtype"):
+        run(sess, {"x": np.array([object()], dtype=object)[:0].astype("M8[s]")}, ["x"])
+    (out,) = run(sess, {"x": np.ones(3, np.float32)}, ["x"])  # list-shaped feed pairs work too
+    np.testing.assert_array_equal(sess.run([["x", np.ones(2, np.float32)]], ["x"], [])[0][0], [1, 1])
