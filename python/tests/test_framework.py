@@ -664,3 +664,21 @@ def test_versions_match_what_graphs_carry():
     g = wr.Graph()
     assert g.as_graph_def().versions.producer == wr.GRAPH_DEF_VERSION
     assert wr.VERSION == wr.__version__
+
+
+def test_tf1_frozen_graph_pattern():
+    # graph_def = tf.GraphDef(); graph_def.ParseFromString(...); tf.import_graph_def(...)
+    g = wr.Graph()
+    with g.as_default():
+        wr.constant([1.0, 2.0], name="c")
+    data = g.as_graph_def().SerializeToString()
+    graph_def = wr.GraphDef()
+    graph_def.ParseFromString(data)
+    g2 = wr.Graph()
+    with g2.as_default():
+        c, = wr.import_graph_def(graph_def, return_elements=["c:0"], name="")
+    assert run(g2, c).tolist() == [1.0, 2.0]
+    proto = wr.make_tensor_proto([[1, 2]], dtype=wr.int64)
+    assert wr.make_ndarray(proto).tolist() == [[1, 2]] and isinstance(proto, wr.TensorProto)
+    with pytest.raises(AttributeError):
+        wr.NoSuchThing

@@ -17,6 +17,7 @@ from weir.framework.ops import *  # noqa: F401,F403
 from weir.framework.constant_op import *  # noqa: F401,F403
 from weir.framework.importer import *  # noqa: F401,F403
 from weir.framework.versions import *  # noqa: F401,F403
+from weir.framework.tensor_util import make_tensor_proto, make_ndarray  # noqa: F401
 from weir.client.session import *  # noqa: F401,F403
 from weir.ops.array_ops import *  # noqa: F401,F403
 from weir.ops.math_ops import *  # noqa: F401,F403
@@ -39,3 +40,16 @@ from weir import io, python_io  # noqa: F401
 from weir import raw_ops  # noqa: F401
 
 __version__ = "0.1.0"
+
+
+_PROTO_NAMES = ("GraphDef", "NodeDef", "AttrValue", "NameAttrList", "TensorProto",
+                "TensorShapeProto", "VersionDef")
+
+
+def __getattr__(name):
+    # tf.GraphDef & co. (TF1 scripts parse frozen graphs with them); protobuf
+    # is imported on first use only.
+    if name in _PROTO_NAMES:
+        from weir.core import protos
+        return getattr(protos, name)
+    raise AttributeError(f"module 'weir' has no attribute {name!r}")
