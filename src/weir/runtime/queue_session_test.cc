@@ -104,6 +104,25 @@ int64_t Size(Session* session) {
   return out.empty() ? -1 : out[0].scalar<int32_t>();
 }
 
+// Enqueued fed memory weir does not own (a numpy array) is copied: the
+// queue keeps no reference to it past the step.
+TEST(QueueSessionTest, BorrowedFeedsAreCopiedIntoTheQueue) {
+  QueueGraph g;
+  auto session = g.NewSession();
+  static int released = 0;
+  released = 0;
+  int64_t memory[2] = {21, 22};
+  auto release = [](void* arg) { ++*static_cast<int*>(arg); };
+  std::vector<Tensor> out;
+  ASSERT_TRUE(session->Run({{"value", Tensor::Borrow(DT_INT64, TensorShape(), memory, release, &released)}},
+                           {}, {"enqueue"}, &out).ok());
+  ASSERT_TRUE(session->Run({{"values", Tensor::Borrow(DT_INT64, TensorShape({2}), memory, release, &released)}},
+                           {}, {"enqueue_many"}, &out).ok());
+  EXPECT_EQ(released, 2);
+  memory[0] = memory[1] = -1;
+  EXPECT_EQ(*DequeueMany(session.get(), 3), (std::vector<int64_t>{21, 21, 22}));
+}
+
 TEST(QueueSessionTest, EnqueueDequeueCloseSizeInOrder) {
   QueueGraph g;
   auto session = g.NewSession();

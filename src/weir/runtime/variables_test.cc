@@ -154,5 +154,36 @@ TEST(VariablesTest, OpsUsingAHandleRunWhereTheVariableLives) {
   EXPECT_EQ(Values(out[0]), (std::vector<float>{1, 2, 3}));
 }
 
+// A fed tensor over memory weir does not own (a numpy array from Python)
+// must not become the variable's storage, nor be written by an update.
+TEST(VariablesTest, BorrowedFeedsAreCopiedIntoTheVariableAndNeverWritten) {
+  Scope root = Scope::NewRootScope();
+  auto handle = ops::VarHandleOp(root.WithOpName("v"), DT_FLOAT, PartialShape({3}));
+  auto x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT);
+  ops::AssignVariableOp(root.WithOpName("assign"), handle, x);
+  ops::AssignAddVariableOp(root.WithOpName("assign_add"), handle, x);
+  ops::ReadVariableOp(root.WithOpName("read"), handle, DT_FLOAT);
+  ASSERT_TRUE(root.ok()) << root.status();
+  auto session = Session::New(SessionOptions());
+  ASSERT_TRUE(session.ok());
+  ASSERT_TRUE((*session)->Create(root.ToGraphDef()).ok());
+  static int released = 0;
+  released = 0;
+  float memory[3] = {1, 2, 3};
+  auto borrowed = [&] {
+    return Tensor::Borrow(DT_FLOAT, TensorShape({3}), memory,
+                          [](void* arg) { ++*static_cast<int*>(arg); }, &released);
+  };
+  std::vector<Tensor> out;
+  ASSERT_TRUE((*session)->Run({{"x", borrowed()}}, {}, {"assign"}, &out).ok());
+  ASSERT_TRUE((*session)->Run({{"x", borrowed()}}, {}, {"assign_add"}, &out).ok());
+  EXPECT_EQ(memory[0], 1.f);  // not written into
+  EXPECT_EQ(released, 2);     // nothing kept a reference past the steps
+  memory[0] = -100;
+  ASSERT_TRUE((*session)->Run({}, {"read"}, {}, &out).ok());
+  EXPECT_EQ(out[0].flat<float>()[0], 2.f);
+  EXPECT_EQ(out[0].flat<float>()[2], 6.f);
+}
+
 }  // namespace
 }  // namespace weir
