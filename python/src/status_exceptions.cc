@@ -44,8 +44,13 @@ void ThrowStatus(const Status& status) {
     // Codes the registry lacks (or before registration): as TF, UNKNOWN's class.
     cls = error_classes[static_cast<int>(Code::kUnknown)];
   }
-  if (cls == nullptr) throw std::runtime_error(message);
-  nb::object text = nb::str(message.data(), message.size());
+  // Messages may quote user bytes (string values, paths): never fail on them.
+  nb::object text = nb::steal(PyUnicode_DecodeUTF8(message.data(), message.size(), "replace"));
+  if (!text.is_valid()) throw nb::python_error();
+  if (cls == nullptr) {
+    PyErr_SetObject(PyExc_RuntimeError, text.ptr());
+    throw nb::python_error();
+  }
   PyObject* instance = PyObject_CallFunctionObjArgs(cls, Py_None, Py_None, text.ptr(), nullptr);
   if (instance == nullptr) throw nb::python_error();  // the class's own error
   PyErr_SetObject(cls, instance);

@@ -506,3 +506,12 @@ def test_malformed_arguments_are_errors_not_crashes():
         run(sess, {"x": np.array([object()], dtype=object)[:0].astype("M8[s]")}, ["x"])
     (out,) = run(sess, {"x": np.ones(3, np.float32)}, ["x"])  # list-shaped feed pairs work too
     np.testing.assert_array_equal(sess.run([["x", np.ones(2, np.float32)]], ["x"], [])[0][0], [1, 1])
+
+
+def test_error_messages_quoting_invalid_utf8_still_raise_the_right_class():
+    b = G()
+    x = b.placeholder("x", dtype=DT_STRING)
+    b.add("StringToNumber", "n", [x], {})
+    sess = b.session()
+    with pytest.raises(errors.InvalidArgumentError, match="'n'.*abc"):
+        run(sess, {"x": np.array([b"\xff\xfeabc"], dtype=object)}, ["n"])
