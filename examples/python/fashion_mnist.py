@@ -213,7 +213,7 @@ def train(options, on_epoch=None):
         wr.set_random_seed(options.seed)
         m = build_model(options.model, options.learning_rate)
         init = wr.global_variables_initializer()
-        saver = wr.train.Saver(max_to_keep=3)
+        saver = wr.train.Saver(max_to_keep=3)  # the C++ trainer keeps 3 too
     graph.finalize()  # the loop below must not grow the graph
 
     results = []
@@ -225,6 +225,9 @@ def train(options, on_epoch=None):
         latest = wr.train.latest_checkpoint(options.checkpoint_dir) if options.checkpoint_dir else None
         if latest:
             saver.restore(sess, latest)
+            # The earlier run's checkpoints count towards max_to_keep, as in the C++ trainer.
+            state = wr.train.get_checkpoint_state(options.checkpoint_dir)
+            saver.recover_last_checkpoints(list(state.all_model_checkpoint_paths))
             step = int(sess.run(m["global_step"]))
             print(f"resuming from {latest} (step {step})", file=sys.stderr)
         else:
@@ -264,7 +267,8 @@ def train(options, on_epoch=None):
                            (seen - untimed) / max(time.perf_counter() - start, 1e-9))
                 if (options.checkpoint_dir and i + 1 < steps_per_epoch and options.save_every_seconds > 0
                         and time.monotonic() - last_save >= options.save_every_seconds):
-                    saver.save(sess, os.path.join(options.checkpoint_dir, "model.ckpt"), global_step=step)
+                    saver.save(sess, os.path.join(options.checkpoint_dir, "model.ckpt"), global_step=step,
+                               write_meta_graph=False)
                     last_save = time.monotonic()
             elapsed = time.perf_counter() - start
             bar.finish()
@@ -273,7 +277,8 @@ def train(options, on_epoch=None):
                           test_accuracy=evaluate(eval_step, test_images, test_labels),
                           examples_per_sec=(seen - untimed) / max(elapsed, 1e-9))
             if options.checkpoint_dir:
-                saver.save(sess, os.path.join(options.checkpoint_dir, "model.ckpt"), global_step=step)
+                saver.save(sess, os.path.join(options.checkpoint_dir, "model.ckpt"), global_step=step,
+                               write_meta_graph=False)
                 last_save = time.monotonic()
             results.append(result)
             print("epoch {epoch} loss={loss:.4f} train_accuracy={train_accuracy:.4f} "
