@@ -211,6 +211,40 @@ def test_set_shape_merges_and_rejects():
         assert u.shape.as_list() == [2]
 
 
+def test_set_shape_of_unknown_rank_is_a_merge_not_a_type_error():
+    # Reviewer's find: an unknown-rank set_shape (TF's no-op merge) used to pass
+    # None to _C.Graph.set_output_shape and raise TypeError.
+    with wr.Graph().as_default():
+        u = wr.placeholder(wr.float32)
+        u.set_shape(None)
+        u.set_shape(wr.TensorShape(None))
+        assert u.shape.ndims is None
+        u.set_shape([2, None])
+        u.set_shape(None)  # merging unknown rank into a known shape keeps it
+        assert u.shape.as_list() == [2, None]
+        assert wr.identity(u).shape.as_list() == [2, None]
+
+
+def test_huge_constant_shapes_are_value_errors_not_memory_errors():
+    # Element counts are exact Python ints: 2^80 elements no longer wrap to 0
+    # ("Needed at most 0") and a constant past GraphDef's 2 GB is refused.
+    with wr.Graph().as_default():
+        with pytest.raises(ValueError, match="more than the 2 GB"):
+            wr.constant(0.0, shape=[1 << 40, 1 << 40])
+        with pytest.raises(ValueError, match="more than the 2 GB"):
+            wr.constant(0.0, shape=[1 << 30])  # 4 GB of float32
+        with pytest.raises(ValueError, match="must be >= 0"):
+            wr.constant(0.0, shape=[-2, 3])
+        # zeros/ones of a huge static shape become Fill (TF's choice past 1000
+        # elements), whose shape function names the overflow.
+        with pytest.raises(wr.errors.InvalidArgumentError, match="more than 2\\^63 - 1"):
+            wr.zeros([1 << 40, 1 << 40])
+        with wr.Session() as sess:
+            np.testing.assert_array_equal(sess.run(wr.constant(1.5, shape=[2, 2])),
+                                          np.full([2, 2], 1.5, np.float32))
+            assert sess.run(wr.ones([2000], wr.int64)).sum() == 2000
+
+
 def test_lookup_errors_match_tf():
     g = wr.Graph()
     with g.as_default():

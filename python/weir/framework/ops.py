@@ -267,9 +267,10 @@ class Tensor:
                              f"{shape}")
         merged = current.merge_with(shape)
         self._shape_val = merged
-        c_graph = self._op._graph._c_graph
-        if hasattr(c_graph, "set_output_shape"):  # extensions built before it lack it
-            c_graph.set_output_shape(self._op._id, self._value_index, merged._as_c_shape())
+        if merged.ndims is None:
+            return  # both unknown-rank: nothing the C++ shape store could learn
+        self._op._graph._c_graph.set_output_shape(self._op._id, self._value_index,
+                                                  merged._as_c_shape())
 
     def consumers(self):
         g = self._op._graph

@@ -8,6 +8,7 @@ values must fit it (1.5 for int32 is a TypeError, as in TF); numpy arrays are
 cast. A `shape` with more elements than the value repeats the last element
 (TF1's constant semantics); fewer is a ValueError.
 """
+import math
 import numbers
 
 import numpy as np
@@ -16,6 +17,23 @@ from weir.framework import dtypes
 from weir.framework import tensor_shape
 
 __all__ = ["make_tensor_proto", "make_ndarray", "MakeNdarray", "constant_value"]
+
+# A constant lives in a serialized GraphDef, which protobuf caps at 2 GB (TF's
+# limit too): a larger one is a ValueError here, never a MemoryError.
+_MAX_CONSTANT_BYTES = (1 << 31) - 1
+
+
+def _checked_num_elements(shape, itemsize, what):
+    """The element count of a fully defined `shape` (exact Python ints, so a
+    product past int64 never wraps); ValueError past the constant limit."""
+    if any(d < 0 for d in shape):
+        raise ValueError(f"{what} shape {shape} has a negative dimension")
+    num = math.prod(shape)
+    if num * max(itemsize, 1) > _MAX_CONSTANT_BYTES:
+        raise ValueError(f"{what} of shape {shape} would hold {num} elements "
+                         f"({num * max(itemsize, 1)} bytes): more than the 2 GB a "
+                         f"constant may hold")
+    return num
 
 
 def _flatten_nested(values, out):
@@ -175,7 +193,7 @@ def to_numpy(values, dtype=None, shape=None, verify_shape=False, strict=False):
     shape = [int(d) for d in tensor_shape.as_shape(shape).as_list()]
     if any(d < 0 for d in shape):
         raise ValueError(f"Constant shape {shape} must be fully defined")
-    size = int(np.prod(shape, dtype=np.int64))
+    size = _checked_num_elements(shape, arr.dtype.itemsize, "Constant")
     if verify_shape and list(arr.shape) != shape:
         raise TypeError(f"Expected Tensor's shape: {tuple(shape)}, got {tuple(arr.shape)}.")
     if arr.size == size:
@@ -217,7 +235,7 @@ def make_ndarray(tensor):
     """The numpy array of a TensorProto (weir's or TensorFlow's message)."""
     dt = dtypes.as_dtype(int(tensor.dtype))
     shape = [d.size for d in tensor.tensor_shape.dim]
-    num = int(np.prod(shape, dtype=np.int64))
+    num = _checked_num_elements(shape, 1, "TensorProto")
     if dt == dtypes.string:
         vals = list(tensor.string_val)
         out = np.empty(num, dtype=object)

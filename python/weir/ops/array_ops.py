@@ -140,7 +140,7 @@ def _filled(shape, dtype, fill_value, name, default_name):
             shape = [int(shape)]
         ints = _static_ints(shape)
         value = np.array(fill_value, dtype=dtype.as_numpy_dtype) if dtype != dtypes.string else b""
-        if ints is not None and int(np.prod(ints, dtype=np.int64)) <= 1000:
+        if ints is not None and int(np.prod(ints, dtype=object)) <= 1000:  # exact, no wrap
             # Small static shapes are one Const, as TF builds them.
             return constant(np.full(ints, value), dtype=dtype, name=scope)
         return _op("Fill", scope, dims=_shape_arg(shape, "shape_as_tensor"),
