@@ -199,7 +199,8 @@ class ReshapeOp : public OpKernel {
 void RegisterArrayKernels(KernelRegistry* registry) {
   registry->Register(KernelBuilder("Const"), MakeKernel<ConstOp>);
   registry->Register(KernelBuilder("Placeholder"), MakeKernel<PlaceholderOp>);
-  for (const char* op : {"Identity", "IdentityN", "StopGradient", "PreventGradient"}) {
+  for (const char* op :
+       {"Identity", "IdentityN", "StopGradient", "PreventGradient", "PlaceholderWithDefault"}) {
     registry->Register(KernelBuilder(op), MakeKernel<IdentityOp>);
   }
   ForEachType<int32_t, int64_t>([&]<typename Index>() {

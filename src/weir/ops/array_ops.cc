@@ -31,6 +31,20 @@ Status PlaceholderShape(InferenceContext* c) {
   return Status::OK();
 }
 
+// The `shape` attr, which the default value must be compatible with (the
+// output may be fed any value of that shape, so it is the attr, not the
+// default's shape).
+Status PlaceholderWithDefaultShape(InferenceContext* c) {
+  PartialShape shape;
+  WEIR_RETURN_IF_ERROR(c->GetAttr("shape", &shape));
+  if (!shape.IsCompatibleWith(c->input(0))) {
+    return errors::InvalidArgument("PlaceholderWithDefault: the default value has shape ",
+                                   c->input(0), ", not compatible with the shape attr ", shape);
+  }
+  c->set_output(0, std::move(shape));
+  return Status::OK();
+}
+
 Status ShapeShape(InferenceContext* c) {
   const PartialShape& input = c->input(0);
   c->set_output(0, PartialShape({input.known_rank() ? input.rank() : PartialShape::kUnknown}));
@@ -385,6 +399,13 @@ void RegisterArrayOps(OpRegistry* registry) {
                          .AttrDefault("shape", PartialShape::UnknownRank())
                          .SetShapeFn(PlaceholderShape)
                          .Doc("A value the client must feed; running it unfed is an error."));
+  registry->Register(OpDefBuilder("PlaceholderWithDefault")
+                         .Input("input: dtype")
+                         .Output("output: dtype")
+                         .Attr("dtype: type")
+                         .Attr("shape: shape")
+                         .SetShapeFn(PlaceholderWithDefaultShape)
+                         .Doc("A value the client may feed; unfed, it is `input`."));
   registry->Register(OpDefBuilder("Identity")
                          .Input("input: T")
                          .Output("output: T")

@@ -151,6 +151,28 @@ TEST_F(SessionTest, FeedOverridesANodesOutputAndCutsItsInputs) {
   EXPECT_EQ(out[0].scalar<float>(), 7.f);
 }
 
+TEST_F(SessionTest, PlaceholderWithDefaultIsItsInputUnlessFed) {
+  Scope root = Scope::NewRootScope();
+  auto x = ops::PlaceholderWithDefault(root.WithOpName("x"), ops::Const(root, {1.f, 2.f}),
+                                       PartialShape({-1}));
+  EXPECT_EQ(x.shape(), PartialShape({-1})) << "the shape attr, not the default's";
+  ops::Mul(root.WithOpName("y"), x, 3.f);
+  auto session = NewSession(root);
+  std::vector<Tensor> out;
+  ASSERT_TRUE(session->Run({}, {"y"}, {}, &out).ok());
+  EXPECT_EQ(std::vector<float>(out[0].flat<float>().begin(), out[0].flat<float>().end()),
+            (std::vector<float>{3, 6}));
+  ASSERT_TRUE(session->Run({{"x", Tensor::FromVector<float>({1, 1, 1})}}, {"y"}, {}, &out).ok());
+  EXPECT_EQ(out[0].NumElements(), 3);
+  EXPECT_EQ(out[0].flat<float>()[2], 3.f);
+
+  Scope bad = Scope::NewRootScope();
+  ops::PlaceholderWithDefault(bad.WithOpName("z"), ops::Const(bad, {1.f, 2.f}), PartialShape({3}));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("not compatible with the shape attr"), std::string::npos)
+      << bad.status();
+}
+
 TEST_F(SessionTest, ConcurrentRunsFromEightThreads) {
   Scope root = Scope::NewRootScope();
   auto x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT);

@@ -264,6 +264,7 @@ Status GatherV2SparseGrad(const Scope& scope, const Operation& op, const Grads& 
 
 void RegisterArrayGradients(GradientRegistry* registry) {
   registry->Register("Identity", IdentityGrad);
+  registry->Register("PlaceholderWithDefault", IdentityGrad);
   registry->Register("IdentityN", IdentityNGrad);
   registry->Register("PreventGradient", PreventGradientGrad);
   for (const char* op : {"Reshape", "ExpandDims", "Squeeze"}) registry->Register(op, ReshapeLikeGrad);
