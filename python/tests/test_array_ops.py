@@ -325,3 +325,15 @@ def test_getitem_index_dtypes():
         t[True]
     with pytest.raises(TypeError):
         t[wr.constant([0, 1])]   # gather-style indexing is not basic indexing
+
+
+def test_placeholder_with_default_is_its_input_unless_fed():
+    with wr.Graph().as_default():
+        x = wr.placeholder_with_default([1.0, 2.0], shape=[None])
+        assert x.shape.as_list() == [None]
+        y = x * 3.0
+        with wr.Session() as sess:
+            np.testing.assert_allclose(sess.run(y), [3.0, 6.0])
+            np.testing.assert_allclose(sess.run(y, {x: [1.0, 1.0, 1.0]}), [3.0, 3.0, 3.0])
+        with pytest.raises(wr.errors.InvalidArgumentError, match="not compatible"):
+            wr.placeholder_with_default([1.0, 2.0], shape=[3])

@@ -22,7 +22,7 @@ from weir.framework.constant_op import constant
 from weir.framework.op_def_library import apply_op
 
 __all__ = [
-    "placeholder", "zeros", "ones", "zeros_like", "ones_like", "fill", "reshape", "transpose",
+    "placeholder", "placeholder_with_default", "zeros", "ones", "zeros_like", "ones_like", "fill", "reshape", "transpose",
     "concat", "stack", "pack", "unstack", "unpack", "split", "squeeze", "expand_dims", "shape",
     "shape_n", "size", "rank", "slice", "strided_slice", "gather", "gather_nd", "scatter_nd",
     "tile", "pad", "one_hot", "where", "where_v2", "boolean_mask", "identity", "identity_n",
@@ -123,6 +123,15 @@ def placeholder(dtype, shape=None, name=None):
         shape = tensor_shape.as_shape(shape)
         shape = None if shape.ndims is None else [d for d in shape.as_list()]
     return _op("Placeholder", name, dtype=dtype, shape=shape)
+
+
+def placeholder_with_default(input, shape, name=None):  # noqa: A002 (TF's name)
+    """`input` unless a value is fed; a fed value may have any shape
+    compatible with `shape` (None entries free)."""
+    input = ops.convert_to_tensor(input)  # noqa: A001
+    shape = tensor_shape.as_shape(shape)
+    shape = None if shape.ndims is None else shape.as_list()
+    return _op("PlaceholderWithDefault", name, input=input, dtype=input.dtype, shape=shape)
 
 
 def fill(dims, value, name=None):
