@@ -65,3 +65,18 @@ for pkg in "${PYTHON_PACKAGES[@]}"; do
     "$PYTHON" -m pip install -q "$dist"
   fi
 done
+
+# The peers' virtualenv: TensorFlow 2.21 from PyPI, which the Python tests run
+# in a subprocess as their reference (graphs and checkpoints it writes, TF1
+# programs run by both). tf-keras gives TF 2.21 its tf.compat.v1.layers. The
+# benchmarks add torch to the same venv (bench/train_bench.sh). A venv cannot
+# be moved once made, so a half-made one (no imports) is removed and redone.
+PEERS=${WEIR_PEERS:-/opt/weir-peers}
+if ! "$PEERS/bin/python" -c "import tensorflow, tf_keras" 2>/dev/null; then
+  echo "install_deps: making the peers' virtualenv $PEERS (tensorflow-cpu 2.21, tf-keras)"
+  if [[ ! -x $PEERS/bin/python ]]; then
+    rm -rf "$PEERS"
+    "$PYTHON" -m venv "$PEERS"
+  fi
+  "$PEERS/bin/python" -m pip install -q tensorflow-cpu==2.21.0 tf-keras==2.21.0
+fi
