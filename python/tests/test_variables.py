@@ -378,3 +378,20 @@ def test_global_step(graph):
         assert training_util.global_step(sess, gs) == 0
         sess.run(gs.assign_add(np.int64(5)))
         assert training_util.global_step(sess, gs) == 5
+
+
+def test_assign_of_an_incompatible_shape_is_a_value_error_when_built():
+    # Reviewer's find: assign([1, 2, 3]) to a [2] variable used to build and fail
+    # only at run time; TF raises ValueError when the graph is built.
+    with wr.Graph().as_default():
+        v = wr.Variable([1, 2], name="iv")
+        with pytest.raises(ValueError, match="Shape mismatch"):
+            v.assign([1, 2, 3])
+        with pytest.raises(ValueError, match="Shape mismatch"):
+            v.assign_add([[1, 2]])
+        grow = wr.Variable([1.0], shape=[None], name="grow")  # a partial shape may change size
+        bigger = grow.assign([1.0, 2.0, 3.0])
+        with wr.Session() as sess:
+            sess.run(wr.global_variables_initializer())
+            np.testing.assert_array_equal(sess.run(v.assign([5, 6])), [5, 6])
+            np.testing.assert_array_equal(sess.run(bigger), [1.0, 2.0, 3.0])

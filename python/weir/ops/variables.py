@@ -223,8 +223,14 @@ class Variable:
         return ops.convert_to_tensor(value, dtype=self._dtype)
 
     def _update(self, op_type, value, name, read_value):
-        assign = apply_op(op_type, name, resource=self._handle,
-                          value=self._convert_value(value))
+        value = self._convert_value(value)
+        if not self._shape.is_compatible_with(value.shape):
+            # TF checks when the graph is built (the kernel would only at run time).
+            raise ValueError(
+                "Cannot assign value to variable ' %s': Shape mismatch.The variable shape %s, "
+                "and the assigned value shape %s are incompatible." %
+                (self.name, self._shape, value.shape))
+        assign = apply_op(op_type, name, resource=self._handle, value=value)
         if not read_value:
             return assign
         with ops.control_dependencies([assign]):

@@ -399,9 +399,9 @@ class Saver:
         if save_path is None:
             raise ValueError("Can't load save_path when it is None.")
         if not checkpoint_management.checkpoint_exists(save_path):
-            raise errors.NotFoundError(
-                None, None, "Failed to find any matching files for %s: no checkpoint %s.index"
-                % (save_path, save_path))
+            # TF1's Saver (since 1.13, and TF 2.21's compat.v1): a ValueError.
+            raise ValueError("The passed save_path is not a valid checkpoint: %s (no %s.index)"
+                             % (save_path, save_path))
         sess.run(self._restore_op, {self._filename_tensor: save_path})
 
     def as_saver_def(self):
