@@ -555,3 +555,27 @@ def test_close_cancels_a_blocked_step(graph):
     assert len(caught) == 1 and isinstance(caught[0], errors.CancelledError)
     with pytest.raises(RuntimeError, match="closed Session"):
         sess.run(deq)
+
+
+def test_device_and_thread_counts_are_checked_before_the_runtime_starts():
+    # Reviewer's find: devices=100000 crashed the process (SIGSEGV: 100000 intra-op
+    # pools), threads=10**6 hung for minutes, 2**40 was "std::bad_cast" and "4"
+    # or 2.5 were accepted. Now each is a clear error, raised before any thread.
+    for kwargs, cls, text in [
+            ({"devices": 100000}, wr.errors.InvalidArgumentError, "devices must be in"),
+            ({"devices": 0}, wr.errors.InvalidArgumentError, "devices must be in"),
+            ({"threads": 10 ** 6}, wr.errors.InvalidArgumentError, "intra_op_threads"),
+            ({"threads": 2 ** 40}, wr.errors.InvalidArgumentError, "1099511627776"),
+            ({"threads": -3}, wr.errors.InvalidArgumentError, "got -3"),
+            ({"devices": 1024, "threads": 64}, wr.errors.InvalidArgumentError, "65600 threads"),
+            ({"threads": "4"}, TypeError, "must be an int"),
+            ({"devices": 2.5}, TypeError, "must be an int"),
+            ({"config": wr.ConfigProto(inter_op_parallelism_threads=100000)},
+             wr.errors.InvalidArgumentError, "inter_op_threads")]:
+        with pytest.raises(cls, match=text):
+            wr.Session(graph=wr.Graph(), **kwargs)
+    with wr.Graph().as_default() as g:
+        c = wr.constant(2.0) * 3
+        with wr.Session(graph=g, devices=np.int64(3), threads=2) as sess:
+            assert sess.run(c) == 6.0
+            assert len(sess.list_devices()) == 3

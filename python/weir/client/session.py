@@ -35,6 +35,7 @@ and `RunMetadata.chrome_trace()` gives Weir's Chrome trace JSON.
 """
 import collections.abc
 import contextlib
+import os
 import threading
 import weakref
 
@@ -267,12 +268,46 @@ class ConfigProto:
         config = {}
         cpus = self.device_count.get("CPU")
         if cpus is not None:
-            config["devices"] = int(cpus)
+            config["devices"] = cpus  # checked with the thread counts by _check_counts
         if self.intra_op_parallelism_threads:
             config["intra_op_threads"] = self.intra_op_parallelism_threads
         if self.inter_op_parallelism_threads:
             config["inter_op_threads"] = self.inter_op_parallelism_threads
         return config
+
+
+# Every device owns an intra-op pool: devices x threads OS threads. Past these
+# bounds thread creation fails inside the C++ runtime (a crash or a minutes-long
+# hang), so they are refused here with the numbers.
+_MAX_DEVICES = 1024
+_MAX_POOL_THREADS = 4096
+_MAX_TOTAL_THREADS = 1 << 15
+
+
+def _check_counts(c_config):
+    """Validates the device and thread counts of a _C.Session config in place:
+    ints (TypeError for str/float), non-negative, within the bounds above
+    (InvalidArgumentError)."""
+    for key in ("devices", "intra_op_threads", "inter_op_threads"):
+        if key not in c_config:
+            continue
+        value = c_config[key]
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+            raise TypeError("Session %s must be an int, got %r" % (key, value))
+        c_config[key] = value = int(value)
+        limit = _MAX_DEVICES if key == "devices" else _MAX_POOL_THREADS
+        if not (0 <= value <= limit) or (key == "devices" and value == 0):
+            raise errors.InvalidArgumentError(
+                None, None, "Session config: %s must be in [%d, %d], got %d"
+                % (key, int(key == "devices"), limit, value))
+    intra = c_config.get("intra_op_threads") or (os.cpu_count() or 1)
+    inter = c_config.get("inter_op_threads") or (os.cpu_count() or 1)
+    total = c_config.get("devices", 1) * intra + inter
+    if total > _MAX_TOTAL_THREADS:
+        raise errors.InvalidArgumentError(
+            None, None, "Session config: %d devices x %d intra-op threads + %d inter-op threads "
+            "= %d threads, more than %d" % (c_config.get("devices", 1), intra, inter, total,
+                                             _MAX_TOTAL_THREADS))
 
 
 # ---------------------------------------------------------------------------
@@ -562,10 +597,11 @@ class BaseSession:
             target = target.decode()
         c_config = config._to_c() if config is not None else {}
         if devices is not None:
-            c_config["devices"] = int(devices)
+            c_config["devices"] = devices
         if threads is not None:
-            c_config["intra_op_threads"] = int(threads)
-            c_config["inter_op_threads"] = int(threads)
+            c_config["intra_op_threads"] = threads
+            c_config["inter_op_threads"] = threads
+        _check_counts(c_config)
         if target:
             c_config["target"] = target
         self._graph = graph
