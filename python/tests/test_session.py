@@ -579,3 +579,25 @@ def test_device_and_thread_counts_are_checked_before_the_runtime_starts():
         with wr.Session(graph=g, devices=np.int64(3), threads=2) as sess:
             assert sess.run(c) == 6.0
             assert len(sess.list_devices()) == 3
+
+
+def test_allow_soft_placement_places_unsatisfiable_requests():
+    # Reviewer's find: ConfigProto(allow_soft_placement=True) was ignored, so the
+    # common TF1 `with tf.device("/gpu:0")` script failed on Weir's CPU devices.
+    with wr.Graph().as_default() as g:
+        c = wr.constant(2.0)
+        with wr.device("/device:GPU:0"):
+            on_gpu = wr.identity(c, name="on_gpu") * 3
+        with wr.device("/job:worker/task:3/cpu:0"):
+            remote = wr.identity(c, name="remote") + 1
+        with wr.device("/cpu:1"):
+            second = wr.identity(c, name="second") - 1
+        with wr.device("/cpu:5"):
+            past = wr.identity(c, name="past") * 0
+        assert on_gpu.op.inputs[0].device == "/device:GPU:0"  # the request is kept
+        soft = wr.ConfigProto(allow_soft_placement=True, device_count={"CPU": 2})
+        with wr.Session(graph=g, config=soft) as sess:
+            assert sess.run([on_gpu, remote, second, past]) == [6.0, 3.0, 1.0, 0.0]
+        with wr.Session(graph=g, config=wr.ConfigProto(device_count={"CPU": 2})) as sess:
+            with pytest.raises(wr.errors.InvalidArgumentError, match="cannot place.*GPU:0"):
+                sess.run(on_gpu)

@@ -238,10 +238,12 @@ class ConfigProto:
     intra_op_parallelism_threads: threads per device for one op (0: one per core).
     inter_op_parallelism_threads: threads running independent ops (0: one per core).
     operation_timeout_in_ms: the default RunOptions.timeout_in_ms of every call.
-    allow_soft_placement, log_device_placement, gpu_options, graph_options,
-      use_per_session_threads, isolate_session_state: accepted, no effect
-      (Weir's placer always falls back to a feasible device and explains its
-      choices through its own tools).
+    allow_soft_placement: a node whose requested device this session lacks
+      (a GPU, another job or task, a CPU index past the count) is placed as if
+      it requested none, as TF's soft placement (without it, an error naming
+      the node).
+    log_device_placement, gpu_options, graph_options, use_per_session_threads,
+      isolate_session_state: accepted, no effect.
     """
 
     _FIELDS = ("device_count", "intra_op_parallelism_threads", "inter_op_parallelism_threads",
@@ -308,6 +310,30 @@ def _check_counts(c_config):
             None, None, "Session config: %d devices x %d intra-op threads + %d inter-op threads "
             "= %d threads, more than %d" % (c_config.get("devices", 1), intra, inter, total,
                                              _MAX_TOTAL_THREADS))
+
+
+def _soften_devices(graph_def_bytes, num_devices):
+    """TF's soft placement on a serialized GraphDef: device requests this
+    in-process session cannot satisfy are cleared (the placer then chooses)."""
+    from weir.core import protos
+    graph_def = protos.GraphDef()
+    graph_def.ParseFromString(graph_def_bytes)
+    changed = False
+    for node in graph_def.node:
+        if not node.device:
+            continue
+        try:
+            spec = ops.DeviceSpec.from_string(node.device)
+        except ValueError:
+            continue  # left for the placer's own error
+        feasible = (spec.job in (None, "localhost") and spec.replica in (None, 0)
+                    and spec.task in (None, 0) and spec.device_type in (None, "CPU")
+                    and (not isinstance(spec.device_index, int)
+                         or spec.device_index < num_devices))
+        if not feasible:
+            node.device = ""
+            changed = True
+    return graph_def.SerializeToString() if changed else graph_def_bytes
 
 
 # ---------------------------------------------------------------------------
@@ -608,6 +634,9 @@ class BaseSession:
         self._target = target
         self._config = config
         self._default_timeout = config.operation_timeout_in_ms if config is not None else 0
+        self._soft_devices = None  # the device count, when allow_soft_placement
+        if config is not None and config.allow_soft_placement:
+            self._soft_devices = c_config.get("devices", 1)
         self._closed = False
         self._c = None  # set last: __del__ of a half-built session must not fail
         self._synced = 0  # nodes with id < _synced are in the C++ session
@@ -705,6 +734,8 @@ class BaseSession:
                 # so that no node is sent twice or never.
                 if c_graph.num_node_ids() != count:
                     continue
+                if self._soft_devices is not None:
+                    data = _soften_devices(data, self._soft_devices)
                 try:
                     self._c.extend(data)
                 except errors.OpError as e:
