@@ -395,3 +395,21 @@ def test_assign_of_an_incompatible_shape_is_a_value_error_when_built():
             sess.run(wr.global_variables_initializer())
             np.testing.assert_array_equal(sess.run(v.assign([5, 6])), [5, 6])
             np.testing.assert_array_equal(sess.run(bigger), [1.0, 2.0, 3.0])
+
+
+def test_get_variable_shape_rules_match_tf():
+    # Reviewer's find: get_variable("v") without a shape made a scalar and a
+    # constant initializer with a shape was accepted; TF raises ValueError for
+    # both (checked against TF 2.21's tf.compat.v1.get_variable).
+    with wr.Graph().as_default():
+        with pytest.raises(ValueError, match="must be fully defined, but instead was <unknown>"):
+            wr.get_variable("no_shape")
+        with pytest.raises(ValueError, match="must be fully defined"):
+            wr.get_variable("no_shape_init", initializer=wr.zeros_initializer())
+        for value in ([1.0, 2.0], np.ones(2, np.float32), wr.constant([1.0, 2.0])):
+            with pytest.raises(ValueError, match="If initializer is a constant, do not specify"):
+                wr.get_variable("const_and_shape", [2], initializer=value)
+        assert wr.get_variable("from_value", initializer=np.ones([2, 3], np.float32)).shape == [2, 3]
+        assert wr.get_variable("scalar", [], initializer=wr.ones_initializer()).shape == []
+        step = wr.train.get_or_create_global_step()
+        assert (step.dtype, step.shape.as_list()) == (wr.int64, [])

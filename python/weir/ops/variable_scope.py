@@ -202,16 +202,13 @@ class _VariableStore:
                              "VarScope?" % name)
         if init_is_value:
             value = initializer
-            if isinstance(value, ops.Tensor) or isinstance(value, variables.Variable):
-                init_tensor = ops.convert_to_tensor(value)
-                if shape is not None and validate_shape and \
-                        not shape.is_compatible_with(init_tensor.shape):
-                    raise ValueError("If initializer is a constant, do not specify shape.")
+            if shape is not None:  # TF: even a compatible shape is refused
+                raise ValueError("If initializer is a constant, do not specify shape.")
             initial_value = value
             var_dtype = None if isinstance(value, (ops.Tensor, variables.Variable)) else dtype
         else:
-            if shape is None:
-                shape = tensor_shape.TensorShape([])
+            if shape is None:  # TF1: no scalar default; the shape must be given
+                shape = tensor_shape.unknown_shape()
             if not shape.is_fully_defined():
                 raise ValueError("Shape of a new variable (%s) must be fully defined, but "
                                  "instead was %s." % (name, shape))

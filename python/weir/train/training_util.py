@@ -5,7 +5,6 @@ GLOBAL_STEP and GLOBAL_VARIABLES collections, zero-initialized and not
 trainable; Optimizer.apply_gradients(global_step=...) adds 1 to it after its
 updates.
 """
-import numpy as np
 
 from weir.framework import dtypes
 from weir.framework import ops
@@ -34,11 +33,12 @@ def create_global_step(graph=None):
     graph = _graph(graph)
     if get_global_step(graph) is not None:
         raise ValueError('"global_step" already exists.')
+    from weir.ops import init_ops
     from weir.ops import variable_scope
     with graph.as_default(), ops.name_scope(None):
         return variable_scope.get_variable(
             ops.GraphKeys.GLOBAL_STEP, shape=[], dtype=dtypes.int64,
-            initializer=np.zeros([], np.int64), trainable=False,
+            initializer=init_ops.zeros_initializer(), trainable=False,
             collections=[ops.GraphKeys.GLOBAL_VARIABLES, ops.GraphKeys.GLOBAL_STEP])
 
 
