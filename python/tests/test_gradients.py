@@ -154,3 +154,19 @@ def test_variable_read_inside_while_loop_and_cond(graph):
     np.testing.assert_allclose(gw, 2 * np.array([1.0, 2.0]) * 9.0)
     assert gv == pytest.approx(5.0 * 6.0)  # d(|w|^2 * 6v)/dv
     assert gy == pytest.approx(10.0)  # only the taken branch
+
+
+def test_integer_values_get_none_gradients_as_in_tf():
+    # Reviewer's find: tf.gradients with respect to an int tensor raised
+    # InvalidArgumentError; TF1 answers None (only float/complex backpropagate).
+    with wr.Graph().as_default():
+        i = wr.constant(3)
+        x = wr.placeholder(wr.float32, [2])
+        iv = wr.Variable([1, 2], name="int_var")
+        y = wr.reduce_sum(x * x) + wr.cast(i * 2, wr.float32)
+        assert wr.gradients(wr.constant(3) * 2, [i]) == [None]
+        assert wr.gradients(i * 2, [x]) == [None]  # an int y contributes nothing
+        gx, gi, gv = wr.gradients(y, [x, i, iv])
+        assert gi is None and gv is None
+        with wr.Session() as sess:
+            np.testing.assert_allclose(sess.run(gx, {x: [1.0, -2.0]}), [2.0, -4.0])

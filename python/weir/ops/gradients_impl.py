@@ -44,6 +44,11 @@ def _is_variable(x):
     return isinstance(x, variables.Variable)
 
 
+def _differentiable(dtype):
+    base = dtype.base_dtype
+    return base.is_floating or base.is_complex
+
+
 def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_ops=False,
               gate_gradients=False, aggregation_method=None, stop_gradients=None,
               unconnected_gradients=UnconnectedGradients.NONE):
@@ -81,11 +86,21 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                 continue
             g = ops.convert_to_tensor(g, dtype=y.dtype)
             seeds.append(g._as_endpoint())
+        # TF1: only float and complex values backpropagate; an integer (or
+        # bool, string) y contributes nothing and an integer x gets None.
+        pairs = [(y, g) for y, g in zip(ys, seeds) if _differentiable(y.dtype)]
+        wanted = [i for i, x in enumerate(xs_given)
+                  if _differentiable(x.dtype if _is_variable(x) else xs_tensors[i].dtype)]
         with ops.name_scope(name) as scope:
             prefix = scope[:-1] if scope.endswith("/") else scope
-            results = graph._c_graph.add_gradients(
-                [y._as_endpoint() for y in ys], [x._as_endpoint() for x in xs_tensors], seeds,
-                prefix, ops._user_source_location())
+            results = [None] * len(xs_given)
+            if pairs and wanted:
+                found = graph._c_graph.add_gradients(
+                    [y._as_endpoint() for y, _ in pairs],
+                    [xs_tensors[i]._as_endpoint() for i in wanted], [g for _, g in pairs],
+                    prefix, ops._user_source_location())
+                for i, r in zip(wanted, found):
+                    results[i] = r
             out = []
             for x, r in zip(xs_given, results):
                 if r is not None:
