@@ -452,26 +452,25 @@ def conv1d(value=None, filters=None, stride=None, padding=None, use_cudnn_on_gpu
         return _squeeze_1d(result, data_format, name)
 
 
-def max_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):  # noqa: A002
-    """max_pool over windows of `ksize` along the width of [batch, width, channels]."""
+def _pool1d(pool, default_name, input, ksize, strides, padding, data_format, name):  # noqa: A002
+    """`pool` (max_pool / avg_pool) as a 2-D pool over a height of 1."""
     data_format = _check_1d_format(data_format)
-    with ops.name_scope(name, "MaxPool1d", [input]) as name:
+    with ops.name_scope(name, default_name, [input]) as name:
         k = _width_entry(ksize, "ksize")
         s = _width_entry(strides, "strides")
-        pooled = max_pool(_expand_1d(_t(input, name="input"), data_format), [1, 1, k, 1],
-                          [1, 1, s, 1], padding)
+        pooled = pool(_expand_1d(_t(input, name="input"), data_format), [1, 1, k, 1],
+                      [1, 1, s, 1], padding)
         return _squeeze_1d(pooled, data_format, name)
+
+
+def max_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):  # noqa: A002
+    """max_pool over windows of `ksize` along the width of [batch, width, channels]."""
+    return _pool1d(max_pool, "MaxPool1d", input, ksize, strides, padding, data_format, name)
 
 
 def avg_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):  # noqa: A002
     """avg_pool over windows of `ksize` along the width of [batch, width, channels]."""
-    data_format = _check_1d_format(data_format)
-    with ops.name_scope(name, "AvgPool1D", [input]) as name:
-        k = _width_entry(ksize, "ksize")
-        s = _width_entry(strides, "strides")
-        pooled = avg_pool(_expand_1d(_t(input, name="input"), data_format), [1, 1, k, 1],
-                          [1, 1, s, 1], padding)
-        return _squeeze_1d(pooled, data_format, name)
+    return _pool1d(avg_pool, "AvgPool1D", input, ksize, strides, padding, data_format, name)
 
 
 # --- dropout ---
