@@ -413,3 +413,15 @@ def test_get_variable_shape_rules_match_tf():
         assert wr.get_variable("scalar", [], initializer=wr.ones_initializer()).shape == []
         step = wr.train.get_or_create_global_step()
         assert (step.dtype, step.shape.as_list()) == (wr.int64, [])
+
+
+def test_string_get_variable_defaults_to_empty_strings():
+    # TF1's default initializer for a string variable is zeros (b""); weir
+    # raised "An initializer ... is required" and zeros_initializer failed.
+    with wr.Graph().as_default():
+        v = wr.get_variable("names", [2], dtype=wr.string)
+        with wr.Session() as sess:
+            sess.run(wr.global_variables_initializer())
+            assert sess.run(v).tolist() == [b"", b""]
+            assert sess.run(v.assign(["a", "bc"])).tolist() == [b"a", b"bc"]
+            assert sess.run(wr.zeros_initializer()([1], dtype=wr.string)).tolist() == [b""]

@@ -78,14 +78,15 @@ class Initializer(object):
 
 
 class Zeros(Initializer):
-    """Tensors of zeros (any dtype)."""
+    """Tensors of zeros (any dtype; empty strings for string)."""
 
     def __init__(self, dtype=dtypes.float32):
         self.dtype = dtypes.as_dtype(dtype)
 
     def __call__(self, shape, dtype=None, partition_info=None):
         dtype = dtypes.as_dtype(dtype or self.dtype)
-        return _fill(_as_dims(shape), 0 if not dtype.is_bool else False, dtype)
+        zero = b"" if dtype == dtypes.string else (False if dtype.is_bool else 0)
+        return _fill(_as_dims(shape), zero, dtype)
 
     def get_config(self):
         return {"dtype": self.dtype.name}

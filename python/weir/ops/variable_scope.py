@@ -239,7 +239,7 @@ def _default_initializer(name, dtype):
     from weir.ops import init_ops
     if dtype.is_floating:
         return init_ops.glorot_uniform_initializer()
-    if dtype.is_integer or dtype.is_unsigned or dtype.is_bool:
+    if dtype.is_integer or dtype.is_unsigned or dtype.is_bool or dtype == dtypes.string:
         return init_ops.zeros_initializer()
     raise ValueError("An initializer for variable %s of %s is required" % (name, dtype.name))
 
