@@ -354,8 +354,8 @@ class PyGraph {
     };
     root_.ClearStatus();
     std::vector<Output> outputs;
-    Status status = ops::Cond(root_.NewSubScope(name), p, branch(then_fn, "then_fn's result"),
-                              branch(else_fn, "else_fn's result"), &outputs);
+    Status status = ops::Cond(root_, p, branch(then_fn, "then_fn's result"),
+                              branch(else_fn, "else_fn's result"), &outputs, name);
     return Finish(status, raised, outputs, first, location);
   }
 

@@ -270,3 +270,14 @@ def test_cond_with_operation_branches():
     with pytest.raises(wr.errors.InvalidArgumentError) as e:
         run(r, {p: True, v: -1.0})
     assert "true branch check" in str(e.value)
+
+
+def test_cond_nodes_are_named_as_tensorflow_names_them():
+    x = wr.placeholder(wr.float32, [3])
+    first = wr.cond(wr.constant(True), lambda: x + 1, lambda: x - 1)
+    with wr.name_scope("outer"):
+        second = wr.cond(wr.constant(True), lambda: x + 1, lambda: x - 1)
+    assert first.name == "cond/Merge:0"
+    assert second.name == "outer/cond/Merge:0"
+    names = {op.name for op in wr.get_default_graph().get_operations()}
+    assert {"cond/Switch", "cond/pred_id", "cond/add", "cond/sub"} <= names, sorted(names)

@@ -85,10 +85,10 @@ Status Built(const Scope& scope) { return scope.status(); }
 
 class CondBuilder {
  public:
-  explicit CondBuilder(const Scope& scope)
+  CondBuilder(const Scope& scope, std::string_view name)
       : graph_(scope.graph()),
         first_id_(graph_->num_node_ids()),
-        scope_(scope.NewSubScope("cond")) {}
+        scope_(scope.NewSubScope(name)) {}
 
   Status Build(const Output& pred, const BranchFn& then_fn, const BranchFn& else_fn,
                std::vector<Output>* outputs) {
@@ -495,10 +495,10 @@ class LoopBuilder {
 }  // namespace
 
 Status Cond(const Scope& scope, const Output& pred, const BranchFn& then_fn,
-            const BranchFn& else_fn, std::vector<Output>* outputs) {
+            const BranchFn& else_fn, std::vector<Output>* outputs, std::string_view name) {
   CHECK(outputs != nullptr);
   if (!scope.ok()) return scope.status();
-  Status status = CondBuilder(scope).Build(pred, then_fn, else_fn, outputs);
+  Status status = CondBuilder(scope, name).Build(pred, then_fn, else_fn, outputs);
   scope.UpdateStatus(status);
   return status;
 }

@@ -25,6 +25,7 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "weir/base/status.h"
@@ -39,9 +40,11 @@ using BranchFn = std::function<Status(const Scope&, std::vector<Output>* outputs
 
 // outputs[i] is then_fn's i-th result where `pred` (a bool scalar) is true,
 // else else_fn's, through Merge(else, then). The branches must return the
-// same number (at least one) of results, with the same dtypes.
+// same number (at least one) of results, with the same dtypes. Its nodes
+// are named "<name>/..." within `scope` (made unique: "cond_1").
 Status Cond(const Scope& scope, const Output& pred, const BranchFn& then_fn,
-            const BranchFn& else_fn, std::vector<Output>* outputs);
+            const BranchFn& else_fn, std::vector<Output>* outputs,
+            std::string_view name = "cond");
 
 // Computes the loop condition (a bool scalar) from the loop variables.
 using LoopCondFn =

@@ -6,6 +6,7 @@
 #include <condition_variable>
 #include <nlohmann/json.hpp>
 #include <thread>
+#include <tuple>
 
 #include "weir/base/cancellation.h"
 #include "weir/framework/kernel_registry.h"
@@ -149,6 +150,19 @@ TEST_F(SessionTest, FeedOverridesANodesOutputAndCutsItsInputs) {
   // Fetching a fed tensor returns the fed value.
   ASSERT_TRUE(session->Run({{"c", Tensor::Scalar<float>(7.f)}}, {"c"}, {}, &out).ok());
   EXPECT_EQ(out[0].scalar<float>(), 7.f);
+}
+
+TEST_F(SessionTest, OutOfRangeDeviceAndThreadCountsAreRefused) {
+  for (auto [devices, intra, inter] :
+       {std::tuple{0, 0, 0}, {100000, 0, 0}, {1, -1, 0}, {1, 0, 1 << 20}}) {
+    SessionOptions options;
+    options.num_cpu_devices = devices;
+    options.intra_op_threads = intra;
+    options.inter_op_threads = inter;
+    auto session = Session::New(options);
+    ASSERT_FALSE(session.ok()) << devices << " " << intra << " " << inter;
+    EXPECT_EQ(session.status().code(), Code::kInvalidArgument) << session.status();
+  }
 }
 
 TEST_F(SessionTest, PlaceholderWithDefaultIsItsInputUnlessFed) {
