@@ -9,8 +9,7 @@
 // this graph; their nodes get the caller's source location.
 //
 // Deviations from the spec, all small:
-// - cond's own nodes are named "<name>/cond/..." (ops::Cond adds "cond"
-//   under the scope it is given); while_loop's are "<name>/...".
+// - cond's and while_loop's own nodes are named "<name>/..." exactly.
 // - cond and while_loop take an optional `source_location` too.
 // - node_outputs lists each output's consumers in consumer-id order.
 // - set_output_shape(id, index, shape), beyond the spec: Tensor.set_shape.
