@@ -14,6 +14,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <cstdint>
 #include <memory>
 
 #include "bindings.h"
@@ -24,6 +25,21 @@
 namespace weir::python {
 namespace {
 
+// A config count as an int, or an InvalidArgumentError naming the key (a
+// bare nb::cast<int> of 2**40 is std::bad_cast); Session::New checks ranges.
+int ConfigCount(nb::handle value, const std::string& key) {
+  if (!nb::isinstance<nb::int_>(value) || nb::isinstance<nb::bool_>(value)) {
+    ThrowInvalidArgument("Session config '" + key + "' must be an int, got " +
+                         nb::cast<std::string>(nb::str(nb::type_name(value.type()))));
+  }
+  long long count = 0;
+  if (!nb::try_cast<long long>(value, count) || count < INT32_MIN || count > INT32_MAX) {
+    ThrowInvalidArgument("Session config '" + key + "' is out of range: " +
+                         nb::cast<std::string>(nb::str(value)));
+  }
+  return static_cast<int>(count);
+}
+
 class PySession {
  public:
   PySession(nb::bytes graph_def, nb::dict config) {
@@ -31,11 +47,11 @@ class PySession {
     for (auto [key, value] : config) {
       std::string k = nb::cast<std::string>(key);
       if (k == "devices") {
-        options.num_cpu_devices = nb::cast<int>(value);
+        options.num_cpu_devices = ConfigCount(value, k);
       } else if (k == "intra_op_threads") {
-        options.intra_op_threads = nb::cast<int>(value);
+        options.intra_op_threads = ConfigCount(value, k);
       } else if (k == "inter_op_threads") {
-        options.inter_op_threads = nb::cast<int>(value);
+        options.inter_op_threads = ConfigCount(value, k);
       } else if (k == "target") {
         std::string target = nb::cast<std::string>(value);
         if (!target.empty()) {
@@ -47,9 +63,6 @@ class PySession {
         ThrowInvalidArgument("Session config has no key '" + k +
                              "' (devices, intra_op_threads, inter_op_threads, target)");
       }
-    }
-    if (options.intra_op_threads < 0 || options.inter_op_threads < 0) {
-      ThrowInvalidArgument("Session config: thread counts must be >= 0");
     }
     session_ = Check(Session::New(options));
     if (graph_def.size() > 0) Extend(graph_def);

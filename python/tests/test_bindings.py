@@ -515,3 +515,11 @@ def test_error_messages_quoting_invalid_utf8_still_raise_the_right_class():
     sess = b.session()
     with pytest.raises(errors.InvalidArgumentError, match="'n'.*abc"):
         run(sess, {"x": np.array([b"\xff\xfeabc"], dtype=object)}, ["n"])
+
+
+@pytest.mark.parametrize("config", [{"devices": 2**40}, {"devices": "4"}, {"devices": True},
+                                    {"devices": 100000}, {"intra_op_threads": -1},
+                                    {"inter_op_threads": 1 << 20}])
+def test_session_config_counts_out_of_range_are_invalid_argument(config):
+    with pytest.raises(errors.InvalidArgumentError, match="devices|thread"):
+        _C.Session(b"", config)
