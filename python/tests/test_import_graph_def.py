@@ -12,7 +12,7 @@ import pytest
 import weir as wr
 from weir.core import protos
 
-PEERS_PYTHON = "/opt/weir-peers/bin/python"
+from peers import PEERS_PYTHON  # noqa: E402
 
 TF_SCRIPT = textwrap.dedent(r'''
     import os, sys

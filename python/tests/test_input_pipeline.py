@@ -297,7 +297,7 @@ def test_pipeline_shutdown_mid_epoch_is_prompt(tmp_path):
 
 # --- one TF1 program, run by TensorFlow 2.21 and by weir ---------------------
 
-PEERS_PYTHON = "/opt/weir-peers/bin/python"
+from peers import PEERS_PYTHON  # noqa: E402
 TF1_PROGRAM = r'''
 # A TF1 input-pipeline program; `tf` is tensorflow.compat.v1 or weir.
 def program(tf, np, tmpdir):

@@ -385,7 +385,7 @@ np.savez(sys.argv[1], **out)
 def test_expressions_match_tensorflow(tmp_path):
     import os
     import subprocess
-    peer = "/opt/weir-peers/bin/python"
+    from peers import PEERS_PYTHON as peer
     if not os.path.exists(peer):
         pytest.skip("TensorFlow peer venv /opt/weir-peers is not installed")
     script = tmp_path / "tf_exprs.py"

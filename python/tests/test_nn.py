@@ -11,7 +11,7 @@ import pytest
 
 import weir as wr
 
-PEER_PYTHON = "/opt/weir-peers/bin/python"
+from peers import PEERS_PYTHON as PEER_PYTHON  # noqa: E402
 
 
 @pytest.fixture(autouse=True)

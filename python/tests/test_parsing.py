@@ -12,7 +12,7 @@ import pytest
 
 import weir as wr
 
-PEERS_PYTHON = "/opt/weir-peers/bin/python"
+from peers import PEERS_PYTHON  # noqa: E402
 
 
 @pytest.fixture(autouse=True)

@@ -13,7 +13,7 @@ from weir.framework import errors
 from weir.framework import ops
 from weir.train import checkpoint_management as cm
 
-PEER_PYTHON = "/opt/weir-peers/bin/python"
+from peers import PEERS_PYTHON as PEER_PYTHON  # noqa: E402
 
 
 @pytest.fixture

@@ -515,7 +515,7 @@ if __name__ == "__main__":
 def test_same_program_as_tensorflow(tmp_path):
     import os
     import subprocess
-    peers = "/opt/weir-peers/bin/python"
+    from peers import PEERS_PYTHON as peers
     if not os.path.exists(peers):
         pytest.skip("TensorFlow reference needs the peers venv /opt/weir-peers (missing)")
     script = tmp_path / "twin.py"

@@ -16,7 +16,8 @@ import textwrap
 import numpy as np
 import pytest
 
-TF_PYTHON = pathlib.Path("/opt/weir-peers/bin/python")
+from peers import PEERS_PYTHON  # noqa: E402
+TF_PYTHON = pathlib.Path(PEERS_PYTHON)
 TF_HEADER = "import tensorflow.compat.v1 as tf\ntf.disable_eager_execution()\n"
 WEIR_HEADER = "import weir as tf\n"
 
