@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "proto/graph.pb.h"
+#include "proto/op_def.pb.h"
 #include "weir/base/file_system.h"
 #include "weir/framework/tensor_proto.h"
 
@@ -272,6 +273,130 @@ void GraphDefToProto(const GraphDef& graph, wire::GraphDef* proto) {
   proto->mutable_versions()->set_producer(graph.producer);
   proto->mutable_versions()->set_min_consumer(graph.min_consumer);
   for (int bad : graph.bad_consumers) proto->mutable_versions()->add_bad_consumers(bad);
+}
+
+namespace {
+
+Status ArgFromWire(const wire::OpDef::ArgDef& proto, ArgDef* out) {
+  out->name = proto.name();
+  out->type = DT_INVALID;
+  if (proto.type() != 0) WEIR_RETURN_IF_ERROR(DTypeFromWire(proto.type(), &out->type));
+  out->type_attr = proto.type_attr();
+  out->number_attr = proto.number_attr();
+  out->type_list_attr = proto.type_list_attr();
+  return Status::OK();
+}
+
+void ArgToWire(const ArgDef& arg, wire::OpDef::ArgDef* proto) {
+  proto->set_name(arg.name);
+  proto->set_type(static_cast<wire::DataType>(arg.type));
+  proto->set_type_attr(arg.type_attr);
+  proto->set_number_attr(arg.number_attr);
+  proto->set_type_list_attr(arg.type_list_attr);
+}
+
+Status AttrDefFromWire(const wire::OpDef::AttrDef& proto, AttrDef* out) {
+  out->name = proto.name();
+  out->type = proto.type();
+  out->has_default = proto.has_default_value();
+  if (out->has_default) WEIR_RETURN_IF_ERROR(AttrFromWire(proto.default_value(), &out->default_value));
+  out->has_minimum = proto.has_minimum();
+  out->minimum = proto.minimum();
+  if (proto.has_allowed_values()) {
+    AttrValue allowed;
+    WEIR_RETURN_IF_ERROR(AttrFromWire(proto.allowed_values(), &allowed));
+    if (allowed.is_list()) {
+      out->allowed_types = allowed.list().type;
+      out->allowed_strings = allowed.list().s;
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Status OpDefFromProto(const wire::OpDef& proto, OpDef* out) {
+  OpDef op;
+  op.name = proto.name();
+  auto context = [&](std::string_view what, const std::string& name) {
+    return StrCat("op '", op.name, "' ", what, " '", name, "'");
+  };
+  for (const auto& arg : proto.input_arg()) {
+    Status status = ArgFromWire(arg, &op.inputs.emplace_back());
+    if (!status.ok()) return status.WithContext(context("input", arg.name()));
+  }
+  for (const auto& arg : proto.output_arg()) {
+    Status status = ArgFromWire(arg, &op.outputs.emplace_back());
+    if (!status.ok()) return status.WithContext(context("output", arg.name()));
+  }
+  for (const auto& attr : proto.attr()) {
+    Status status = AttrDefFromWire(attr, &op.attrs.emplace_back());
+    if (!status.ok()) return status.WithContext(context("attr", attr.name()));
+  }
+  op.is_stateful = proto.is_stateful();
+  op.doc = proto.description().empty() ? proto.summary()
+                                        : StrCat(proto.summary(), "\n\n", proto.description());
+  *out = std::move(op);
+  return Status::OK();
+}
+
+void OpDefToProto(const OpDef& op, wire::OpDef* proto) {
+  proto->Clear();
+  proto->set_name(op.name);
+  for (const ArgDef& arg : op.inputs) ArgToWire(arg, proto->add_input_arg());
+  for (const ArgDef& arg : op.outputs) ArgToWire(arg, proto->add_output_arg());
+  for (const AttrDef& attr : op.attrs) {
+    wire::OpDef::AttrDef* a = proto->add_attr();
+    a->set_name(attr.name);
+    a->set_type(attr.type);
+    if (attr.has_default) AttrToWire(attr.default_value, a->mutable_default_value());
+    a->set_has_minimum(attr.has_minimum);
+    a->set_minimum(attr.minimum);
+    if (!attr.allowed_types.empty() || !attr.allowed_strings.empty()) {
+      wire::AttrValue::ListValue* list = a->mutable_allowed_values()->mutable_list();
+      for (DType t : attr.allowed_types) list->add_type(static_cast<wire::DataType>(t));
+      for (const std::string& s : attr.allowed_strings) list->add_s(s);
+    }
+  }
+  proto->set_is_stateful(op.is_stateful);
+  size_t newline = op.doc.find('\n');
+  proto->set_summary(op.doc.substr(0, newline));
+  if (newline != std::string::npos) {
+    size_t start = op.doc.find_first_not_of('\n', newline);
+    if (start != std::string::npos) proto->set_description(op.doc.substr(start));
+  }
+}
+
+StatusOr<std::vector<OpDef>> ParseOpList(std::string_view binary) {
+  if (binary.size() > kMaxGraphDefBytes) {
+    return errors::InvalidArgument("OpList of ", binary.size(),
+                                   " bytes is larger than protobuf can parse (2 GiB)");
+  }
+  wire::OpList proto;
+  try {
+    google::protobuf::io::CodedInputStream coded(reinterpret_cast<const uint8_t*>(binary.data()),
+                                                 static_cast<int>(binary.size()));
+    coded.SetRecursionLimit(kMaxNesting);
+    if (!proto.ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage()) {
+      return errors::InvalidArgument("could not parse an OpList from ", binary.size(), " bytes");
+    }
+    std::vector<OpDef> ops(proto.op_size());
+    for (int i = 0; i < proto.op_size(); ++i) {
+      WEIR_RETURN_IF_ERROR(OpDefFromProto(proto.op(i), &ops[i]));
+    }
+    return ops;
+  } catch (const std::bad_alloc&) {
+    return errors::ResourceExhausted("out of memory parsing an OpList of ", binary.size(),
+                                     " bytes");
+  }
+}
+
+std::string SerializeOpList(const std::vector<const OpDef*>& ops) {
+  wire::OpList proto;
+  for (const OpDef* op : ops) OpDefToProto(*op, proto.add_op());
+  std::string bytes;
+  CHECK(proto.SerializeToString(&bytes)) << "could not serialize an OpList";
+  return bytes;
 }
 
 StatusOr<GraphDef> ParseGraphDef(std::string_view binary) {

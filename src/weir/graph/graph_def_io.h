@@ -9,12 +9,15 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "weir/base/status.h"
 #include "weir/framework/node_def.h"
+#include "weir/framework/op_def.h"
 
 namespace weir::wire {
 class GraphDef;
+class OpDef;
 }  // namespace weir::wire
 
 namespace weir {
@@ -43,5 +46,17 @@ Status WriteGraphDefFile(const std::string& path, const GraphDef& graph);
 // GraphDef in another message (distributed runtime).
 Status GraphDefFromProto(const wire::GraphDef& proto, GraphDef* out);
 void GraphDefToProto(const GraphDef& graph, wire::GraphDef* proto);
+
+// OpDefs on the wire (proto/op_def.proto): producers' op lists, function
+// signatures. From the wire, `doc` is summary + "\n\n" + description, there
+// is no shape function, and is_ref args are read as plain ones (Weir has no
+// reference tensors). InvalidArgument, naming the op and attr, for bad
+// dtypes or default values. The OpDef is not checked for consistency (that
+// arg types name attrs of the right kind): callers that run it do that.
+Status OpDefFromProto(const wire::OpDef& proto, OpDef* out);
+void OpDefToProto(const OpDef& op, wire::OpDef* proto);
+// A binary OpList (TensorFlow's registry dump, a stripped_op_list).
+StatusOr<std::vector<OpDef>> ParseOpList(std::string_view binary);
+std::string SerializeOpList(const std::vector<const OpDef*>& ops);
 
 }  // namespace weir

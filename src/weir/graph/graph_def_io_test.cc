@@ -11,6 +11,7 @@
 
 #include "proto/graph.pb.h"
 #include "weir/base/file_system.h"
+#include "weir/ops/all_ops.h"
 
 namespace weir {
 namespace {
@@ -433,6 +434,62 @@ TEST_F(GraphDefFileTest, ErrorsNameThePath) {
   Status s = WriteGraphDefFile(dir_ + "/no/such/dir/g.pb", EveryAttrKind());
   EXPECT_TRUE(errors::IsNotFound(s)) << s;
   EXPECT_NE(s.message().find(dir_ + "/no/such/dir/g.pb"), std::string::npos) << s;
+}
+
+}  // namespace
+}  // namespace weir
+
+namespace weir {
+namespace {
+
+TEST(OpDefIoTest, RegisteredOpsRoundTripThroughTheWire) {
+  RegisterAllOps();
+  std::vector<const OpDef*> registered = OpRegistry::Global()->ListOps();
+  ASSERT_GT(registered.size(), 100u);
+  StatusOr<std::vector<OpDef>> parsed = ParseOpList(SerializeOpList(registered));
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  ASSERT_EQ(parsed->size(), registered.size());
+  for (size_t i = 0; i < registered.size(); ++i) {
+    const OpDef& want = *registered[i];
+    const OpDef& got = (*parsed)[i];
+    EXPECT_EQ(got.name, want.name);
+    EXPECT_EQ(got.is_stateful, want.is_stateful) << want.name;
+    EXPECT_EQ(got.doc, want.doc) << want.name;
+    ASSERT_EQ(got.inputs.size(), want.inputs.size()) << want.name;
+    for (size_t j = 0; j < want.inputs.size(); ++j) {
+      EXPECT_EQ(got.inputs[j].type, want.inputs[j].type) << want.name;
+      EXPECT_EQ(got.inputs[j].type_attr, want.inputs[j].type_attr) << want.name;
+      EXPECT_EQ(got.inputs[j].number_attr, want.inputs[j].number_attr) << want.name;
+      EXPECT_EQ(got.inputs[j].type_list_attr, want.inputs[j].type_list_attr) << want.name;
+    }
+    ASSERT_EQ(got.outputs.size(), want.outputs.size()) << want.name;
+    ASSERT_EQ(got.attrs.size(), want.attrs.size()) << want.name;
+    for (size_t j = 0; j < want.attrs.size(); ++j) {
+      const AttrDef& a = want.attrs[j];
+      const AttrDef& b = got.attrs[j];
+      EXPECT_EQ(b.name, a.name) << want.name;
+      EXPECT_EQ(b.type, a.type) << want.name << "." << a.name;
+      EXPECT_EQ(b.has_default, a.has_default) << want.name << "." << a.name;
+      if (a.has_default) {
+        EXPECT_EQ(b.default_value, a.default_value) << want.name << "." << a.name;
+      }
+      EXPECT_EQ(b.allowed_types, a.allowed_types) << want.name << "." << a.name;
+      EXPECT_EQ(b.allowed_strings, a.allowed_strings) << want.name << "." << a.name;
+      EXPECT_EQ(b.has_minimum, a.has_minimum) << want.name << "." << a.name;
+      EXPECT_EQ(b.minimum, a.minimum) << want.name << "." << a.name;
+    }
+  }
+}
+
+TEST(OpDefIoTest, RejectsBadOpLists) {
+  EXPECT_EQ(ParseOpList("\xff\xff garbage").status().code(), Code::kInvalidArgument);
+  // OpList { op { name: "X" input_arg { name: "a" type: 999 } } }: an unknown dtype.
+  std::string arg = std::string("\x0a\x01" "a" "\x18\xe7\x07", 6);
+  std::string op = std::string("\x0a\x01X\x12", 4) + static_cast<char>(arg.size()) + arg;
+  std::string list = std::string("\x0a", 1) + static_cast<char>(op.size()) + op;
+  Status status = ParseOpList(list).status();
+  EXPECT_EQ(status.code(), Code::kInvalidArgument);
+  EXPECT_NE(status.message().find("op 'X' input 'a'"), std::string::npos) << status;
 }
 
 }  // namespace
