@@ -6,14 +6,20 @@ namespace weir {
 
 bool AttrValue::List::operator==(const List& o) const {
   if (s != o.s || i != o.i || f != o.f || b != o.b || type != o.type || shape != o.shape ||
-      tensor.size() != o.tensor.size()) {
+      tensor.size() != o.tensor.size() || func.size() != o.func.size()) {
     return false;
   }
   for (size_t k = 0; k < tensor.size(); ++k) {
     if (!tensor[k].ContentEquals(o.tensor[k])) return false;
   }
+  for (size_t k = 0; k < func.size(); ++k) {
+    if (!(*func[k] == *o.func[k])) return false;
+  }
   return true;
 }
+
+AttrValue::AttrValue(NameAttrList func)
+    : value_(std::make_shared<const NameAttrList>(std::move(func))) {}
 
 bool AttrValue::operator==(const AttrValue& other) const {
   if (value_.index() != other.value_.index()) return false;
@@ -23,6 +29,8 @@ bool AttrValue::operator==(const AttrValue& other) const {
         const V& theirs = std::get<V>(other.value_);
         if constexpr (std::is_same_v<V, Tensor>) {
           return mine.ContentEquals(theirs);
+        } else if constexpr (std::is_same_v<V, Func>) {
+          return *mine == *theirs;
         } else if constexpr (std::is_same_v<V, std::monostate>) {
           return true;
         } else {
@@ -40,6 +48,8 @@ std::string AttrValue::KindName() const {
   if (is_type()) return "type";
   if (is_shape()) return "shape";
   if (is_tensor()) return "tensor";
+  if (is_func()) return "func";
+  if (is_placeholder()) return "placeholder";
   if (is_list()) {
     const List& l = list();
     if (!l.s.empty()) return "list(string)";
@@ -49,10 +59,28 @@ std::string AttrValue::KindName() const {
     if (!l.type.empty()) return "list(type)";
     if (!l.shape.empty()) return "list(shape)";
     if (!l.tensor.empty()) return "list(tensor)";
+    if (!l.func.empty()) return "list(func)";
     return "list";
   }
   return "none";
 }
+
+namespace {
+
+// "name[attr=value, ...]", as TensorFlow prints a func attr.
+std::string FuncDebugString(const NameAttrList& func) {
+  std::string out = func.name;
+  if (func.attr.empty()) return out;
+  out += "[";
+  bool first = true;
+  for (const auto& [key, value] : func.attr) {
+    out += StrCat(first ? "" : ", ", key, "=", value.DebugString());
+    first = false;
+  }
+  return out + "]";
+}
+
+}  // namespace
 
 std::string AttrValue::DebugString() const {
   std::ostringstream os;
@@ -63,6 +91,8 @@ std::string AttrValue::DebugString() const {
   else if (is_type()) os << type();
   else if (is_shape()) os << shape();
   else if (is_tensor()) os << tensor().DebugString(4);
+  else if (is_func()) os << FuncDebugString(func());
+  else if (is_placeholder()) os << '$' << placeholder();
   else if (is_list()) {
     const List& l = list();
     os << "[";
@@ -73,6 +103,7 @@ std::string AttrValue::DebugString() const {
     if (!l.type.empty()) os << StrJoin(l.type, ", ");
     if (!l.shape.empty()) os << StrJoin(l.shape, ", ");
     for (size_t k = 0; k < l.tensor.size(); ++k) os << (k ? ", " : "") << l.tensor[k].DebugString(4);
+    for (size_t k = 0; k < l.func.size(); ++k) os << (k ? ", " : "") << FuncDebugString(*l.func[k]);
     os << "]";
   } else {
     os << "<none>";
@@ -110,7 +141,8 @@ Status GetList(const AttrMap& attrs, const std::string& name, std::vector<T>* ou
   const auto& values = v->list().*field;
   const AttrValue::List& l = v->list();
   bool other_kind = (!l.s.empty() || !l.i.empty() || !l.f.empty() || !l.b.empty() ||
-                     !l.type.empty() || !l.shape.empty() || !l.tensor.empty()) &&
+                     !l.type.empty() || !l.shape.empty() || !l.tensor.empty() ||
+                     !l.func.empty()) &&
                     values.empty();
   if (other_kind) return WrongKind(name, *v, expected);
   out->assign(values.begin(), values.end());
@@ -174,6 +206,20 @@ Status GetAttr(const AttrMap& a, const std::string& n, std::vector<std::string>*
 }
 Status GetAttr(const AttrMap& a, const std::string& n, std::vector<PartialShape>* v) {
   return GetList(a, n, v, &AttrValue::List::shape, "list(shape)");
+}
+
+Status GetAttr(const AttrMap& a, const std::string& n, NameAttrList* v) {
+  WEIR_ASSIGN_OR_RETURN(const AttrValue* value, Find(a, n));
+  if (!value->is_func()) return WrongKind(n, *value, "func");
+  *v = value->func();
+  return Status::OK();
+}
+Status GetAttr(const AttrMap& a, const std::string& n, std::vector<NameAttrList>* v) {
+  std::vector<AttrValue::Func> funcs;
+  WEIR_RETURN_IF_ERROR(GetList(a, n, &funcs, &AttrValue::List::func, "list(func)"));
+  v->clear();
+  for (const AttrValue::Func& f : funcs) v->push_back(*f);
+  return Status::OK();
 }
 
 }  // namespace weir

@@ -1,9 +1,12 @@
 // AttrValue: the value of one attribute of a node (TensorFlow's AttrValue,
 // in memory, without protobuf). AttrMap: a node's attributes by name.
+// NameAttrList: a function and the attrs it is instantiated with, the value
+// of a "func" attr (the branches of If, the body of While).
 #pragma once
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <variant>
 #include <vector>
@@ -15,8 +18,18 @@
 
 namespace weir {
 
+struct NameAttrList;
+
 class AttrValue {
  public:
+  // Inside a function body, "$T": the value of the calling node's attr T.
+  struct Placeholder {
+    std::string name;
+    bool operator==(const Placeholder& o) const { return name == o.name; }
+  };
+  // A "func" value. Shared and immutable, so copies are cheap.
+  using Func = std::shared_ptr<const NameAttrList>;
+
   struct List {
     std::vector<std::string> s;
     std::vector<int64_t> i;
@@ -25,6 +38,7 @@ class AttrValue {
     std::vector<DType> type;
     std::vector<PartialShape> shape;
     std::vector<Tensor> tensor;
+    std::vector<Func> func;  // never null
     bool operator==(const List& o) const;
   };
 
@@ -41,6 +55,8 @@ class AttrValue {
   AttrValue(const TensorShape& shape) : value_(PartialShape(shape)) {}  // NOLINT
   AttrValue(Tensor t) : value_(std::move(t)) {}  // NOLINT
   AttrValue(List list) : value_(std::move(list)) {}  // NOLINT
+  AttrValue(Placeholder p) : value_(std::move(p)) {}  // NOLINT
+  AttrValue(NameAttrList func);  // NOLINT
   AttrValue(std::vector<int64_t> ints) { List l; l.i = std::move(ints); value_ = std::move(l); }  // NOLINT
   AttrValue(std::vector<int> ints) { List l; l.i.assign(ints.begin(), ints.end()); value_ = std::move(l); }  // NOLINT
   AttrValue(std::vector<float> fs) { List l; l.f = std::move(fs); value_ = std::move(l); }  // NOLINT
@@ -57,6 +73,8 @@ class AttrValue {
   bool is_shape() const { return std::holds_alternative<PartialShape>(value_); }
   bool is_tensor() const { return std::holds_alternative<Tensor>(value_); }
   bool is_list() const { return std::holds_alternative<List>(value_); }
+  bool is_func() const { return std::holds_alternative<Func>(value_); }
+  bool is_placeholder() const { return std::holds_alternative<Placeholder>(value_); }
 
   // REQUIRES: the matching is_*().
   const std::string& s() const { return std::get<std::string>(value_); }
@@ -67,6 +85,8 @@ class AttrValue {
   const PartialShape& shape() const { return std::get<PartialShape>(value_); }
   const Tensor& tensor() const { return std::get<Tensor>(value_); }
   const List& list() const { return std::get<List>(value_); }
+  const NameAttrList& func() const { return *std::get<Func>(value_); }
+  const std::string& placeholder() const { return std::get<Placeholder>(value_).name; }
   List* mutable_list() {
     if (!is_list()) value_ = List();
     return &std::get<List>(value_);
@@ -81,11 +101,17 @@ class AttrValue {
 
  private:
   std::variant<std::monostate, std::string, int64_t, float, bool, DType, PartialShape, Tensor,
-               List>
+               List, Func, Placeholder>
       value_;
 };
 
 using AttrMap = std::map<std::string, AttrValue>;
+
+struct NameAttrList {
+  std::string name;
+  AttrMap attr;
+  bool operator==(const NameAttrList& o) const { return name == o.name && attr == o.attr; }
+};
 
 // Typed lookups with errors that name the attr and what was found.
 Status GetAttr(const AttrMap& attrs, const std::string& name, std::string* value);
@@ -102,5 +128,7 @@ Status GetAttr(const AttrMap& attrs, const std::string& name, std::vector<float>
 Status GetAttr(const AttrMap& attrs, const std::string& name, std::vector<DType>* value);
 Status GetAttr(const AttrMap& attrs, const std::string& name, std::vector<std::string>* value);
 Status GetAttr(const AttrMap& attrs, const std::string& name, std::vector<PartialShape>* value);
+Status GetAttr(const AttrMap& attrs, const std::string& name, NameAttrList* value);
+Status GetAttr(const AttrMap& attrs, const std::string& name, std::vector<NameAttrList>* value);
 
 }  // namespace weir

@@ -290,5 +290,34 @@ TEST(GetAttrTest, Int32Overflow) {
   EXPECT_EQ(ints32, (std::vector<int32_t>{9}));
 }
 
+TEST(AttrValueTest, FuncAndPlaceholder) {
+  AttrValue body(NameAttrList{"body_fn", {{"T", DT_FLOAT}}});
+  EXPECT_TRUE(body.is_func());
+  EXPECT_EQ(body.KindName(), "func");
+  EXPECT_EQ(body.func().name, "body_fn");
+  EXPECT_EQ(body.DebugString(), "body_fn[T=float]");
+  AttrValue copy = body;
+  EXPECT_EQ(copy, body);
+  EXPECT_NE(copy, AttrValue(NameAttrList{"body_fn", {{"T", DT_INT32}}}));
+  AttrMap attrs{{"body", body}, {"T", AttrValue(AttrValue::Placeholder{"T"})}};
+  NameAttrList got;
+  ASSERT_TRUE(GetAttr(attrs, "body", &got).ok());
+  EXPECT_EQ(got.name, "body_fn");
+  EXPECT_EQ(attrs["T"].KindName(), "placeholder");
+  EXPECT_EQ(attrs["T"].placeholder(), "T");
+  EXPECT_EQ(attrs["T"].DebugString(), "$T");
+  EXPECT_FALSE(GetAttr(attrs, "T", &got).ok());
+  AttrValue::List branches;
+  branches.func.push_back(std::make_shared<const NameAttrList>(NameAttrList{"a", {}}));
+  branches.func.push_back(std::make_shared<const NameAttrList>(NameAttrList{"b", {}}));
+  attrs["branches"] = AttrValue(branches);
+  EXPECT_EQ(attrs["branches"].KindName(), "list(func)");
+  std::vector<NameAttrList> list;
+  ASSERT_TRUE(GetAttr(attrs, "branches", &list).ok());
+  ASSERT_EQ(list.size(), 2u);
+  EXPECT_EQ(list[1].name, "b");
+  EXPECT_FALSE(GetAttr(attrs, "body", &list).ok());
+}
+
 }  // namespace
 }  // namespace weir

@@ -4,6 +4,7 @@
 
 #include "weir/base/logging.h"
 #include "weir/framework/node_def_util.h"
+#include "weir/graph/function_library.h"
 
 namespace weir {
 
@@ -223,7 +224,11 @@ GraphDef Graph::ToGraphDef(int start_id) const {
   return def;
 }
 
+Graph::Graph() : function_library_(std::make_unique<FunctionLibrary>()) {}
+Graph::~Graph() = default;
+
 void Graph::CopyFrom(const Graph& other) {
+  *function_library_ = *other.function_library_;
   nodes_.clear();
   edges_.clear();
   by_name_.clear();

@@ -26,6 +26,7 @@
 
 namespace weir {
 
+class FunctionLibrary;  // graph/function_library.h
 class Node;
 
 class Edge {
@@ -122,7 +123,8 @@ class Node {
 
 class Graph {
  public:
-  Graph() = default;
+  Graph();
+  ~Graph();
   Graph(const Graph&) = delete;
   Graph& operator=(const Graph&) = delete;
 
@@ -176,6 +178,11 @@ class Graph {
   int producer() const { return producer_; }
   void set_producer(int producer) { producer_ = producer; }
 
+  // The functions this graph's nodes may call (a GraphDef's library).
+  // CopyFrom copies it.
+  const FunctionLibrary& function_library() const { return *function_library_; }
+  FunctionLibrary* mutable_function_library() { return function_library_.get(); }
+
  private:
   std::vector<std::unique_ptr<Node>> nodes_;  // by id; null after removal
   std::vector<std::unique_ptr<Edge>> edges_;  // by id; null after removal
@@ -189,6 +196,7 @@ class Graph {
   int num_nodes_ = 0;
   int num_edges_ = 0;
   int producer_ = 0;
+  std::unique_ptr<FunctionLibrary> function_library_;  // never null
 };
 
 }  // namespace weir
