@@ -252,6 +252,65 @@ def stale_missing_dtypes(missing, tf_ops, weir):
     return out
 
 
+def self_test(tf_ops):
+    """The comparison must see each kind of difference: each mutation of a
+    copy of TensorFlow's OpDef must give exactly the expected field."""
+    from tensorflow.core.framework import types_pb2
+
+    def mutated(name, change):
+        op = type(tf_ops[name])()
+        op.CopyFrom(tf_ops[name])
+        change(op)
+        return op
+
+    def attr(op, name):
+        return next(a for a in op.attr if a.name == name)
+
+    def drop_attr(op, name):
+        keep = [a for a in op.attr if a.name != name]
+        del op.attr[:]
+        op.attr.extend(keep)
+
+    def swap_attrs(op, x, y):
+        attrs = list(op.attr)
+        i, j = [k for k, a in enumerate(attrs) if a.name in (x, y)]
+        attrs[i], attrs[j] = attrs[j], attrs[i]
+        del op.attr[:]
+        op.attr.extend(attrs)
+
+    def narrow(op, name, dtype):
+        kept = [t for t in attr(op, name).allowed_values.list.type if t != dtype]
+        attr(op, name).allowed_values.list.ClearField("type")
+        attr(op, name).allowed_values.list.type.extend(kept)
+
+    qint8 = types_pb2.DT_QINT8
+    cases = [
+        ("MatMul", lambda op: drop_attr(op, "grad_a"), "attr.grad_a"),
+        ("MatMul", lambda op: setattr(attr(op, "transpose_a").default_value, "b", True),
+         "attr.transpose_a.default"),
+        ("MatMul", lambda op: narrow(op, "T", types_pb2.DT_HALF), "attr.T.allowed_values"),
+        ("MatMul", lambda op: swap_attrs(op, "transpose_a", "transpose_b"), "attr_order"),
+        ("MatMul", lambda op: setattr(op.input_arg[1], "name", "c"), "inputs"),
+        ("MatMul", lambda op: setattr(op, "is_stateful", True), "is_stateful"),
+        ("AddN", lambda op: setattr(attr(op, "N"), "minimum", 2), "attr.N.minimum"),
+        ("AddN", lambda op: setattr(op.input_arg[0], "number_attr", ""),
+         "input.inputs.number_attr"),
+        ("Shape", lambda op: setattr(op.output_arg[0], "type_attr", "T"),
+         "output.output.type_attr"),
+        ("Squeeze", lambda op: setattr(attr(op, "squeeze_dims"), "type", "list(float)"),
+         "attr.squeeze_dims.type"),
+        ("BiasAdd", lambda op: narrow(op, "T", qint8), None),  # qint8 is a missing dtype
+    ]
+    for name, change, field in cases:
+        missing = frozenset([qint8] if field is None else [])
+        got = [d[0] for d in compare_op(tf_ops[name], mutated(name, change), missing)]
+        want = [field] if field else []
+        if got != want:
+            sys.exit(f"op_def_parity: FAIL: self-test: a changed {name} gave {got}, not {want}")
+    if compare_op(tf_ops["MatMul"], tf_ops["MatMul"], frozenset()):
+        sys.exit("op_def_parity: FAIL: self-test: MatMul differs from itself")
+
+
 def read_differences(path):
     """[(op_pattern, field_pattern, reason, line_number)]"""
     entries = []
@@ -277,6 +336,7 @@ def main():
     ensure_tensorflow()
 
     tf_ops = tensorflow_ops()
+    self_test(tf_ops)
     weir = weir_ops(args.tool)
     entries = read_differences(args.differences)
     from tensorflow.core.framework import types_pb2
