@@ -243,9 +243,19 @@ class PyGraph {
     return nb::bytes(wire.data(), wire.size());
   }
 
+  // producer_op_list: None, or a binary OpList (TensorFlow's forward-
+  // compatibility rule, ImportGraphDefOptions::producer_op_list).
   std::vector<int> ImportGraphDefBytes(nb::bytes data, const std::string& prefix,
-                                       nb::dict input_map, const std::string& location) {
+                                       nb::dict input_map, const std::string& location,
+                                       nb::object producer_op_list) {
     GraphDef def = Check(ParseGraphDef(std::string_view(data.c_str(), data.size())));
+    ImportGraphDefOptions options;
+    std::vector<OpDef> producer_ops;
+    if (!producer_op_list.is_none()) {
+      nb::bytes list = nb::cast<nb::bytes>(producer_op_list);
+      producer_ops = Check(ParseOpList(std::string_view(list.c_str(), list.size())));
+      options.producer_op_list = &producer_ops;
+    }
     std::unordered_map<std::string, std::string> mapped;  // "name:idx" / "^name" -> input text
     for (auto [key, value] : input_map) {
       std::string k = nb::cast<std::string>(key);
@@ -285,7 +295,7 @@ class PyGraph {
       }
     }
     const int first = graph_->num_node_ids();
-    Check(ImportGraphDef(def, graph_));
+    Check(ImportGraphDef(def, graph_, options));
     std::vector<int> ids;
     ids.reserve(graph_->num_node_ids() - first);
     for (int id = first; id < graph_->num_node_ids(); ++id) ids.push_back(id);
@@ -486,7 +496,8 @@ void DefineGraph(nb::module_& m) {
       .def("node_def", &PyGraph::NodeDefBytes)
       .def("to_graph_def", &PyGraph::ToGraphDefBytes, nb::arg("start_id") = 0)
       .def("import_graph_def", &PyGraph::ImportGraphDefBytes, nb::arg("data"), nb::arg("prefix") = "",
-           nb::arg("input_map") = nb::dict(), nb::arg("source_location") = "")
+           nb::arg("input_map") = nb::dict(), nb::arg("source_location") = "",
+           nb::arg("producer_op_list") = nb::none())
       .def("add_gradients", &PyGraph::AddGradients, nb::arg("ys"), nb::arg("xs"),
            nb::arg("grad_ys") = nb::list(), nb::arg("name_prefix") = "gradients",
            nb::arg("source_location") = "")

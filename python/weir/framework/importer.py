@@ -5,6 +5,10 @@ input_map replaces imported tensors ("name:idx", "name" = ":0") or control
 inputs ("^name") by existing ones; return_elements names the imported
 Operations ("name") and Tensors ("name:idx") to return. The C++ importer
 validates every node (unknown op or attr, bad input) with an error naming it.
+producer_op_list (an OpList message or its bytes: the OpDefs of the graph's
+producer, as in a MetaGraphDef's stripped_op_list) applies TensorFlow's
+forward-compatibility rule: an attr weir's op does not declare is dropped when
+its value is the producer's default for it, and is an error otherwise.
 """
 from weir.framework import ops
 
@@ -31,12 +35,25 @@ def _graph_def_bytes(graph_def):
     return serialize()
 
 
+def _op_list_bytes(op_list):
+    if op_list is None:
+        return None
+    if isinstance(op_list, (bytes, bytearray, memoryview)):
+        return bytes(op_list)
+    serialize = getattr(op_list, "SerializeToString", None)
+    if serialize is None:
+        raise TypeError(f"producer_op_list must be an OpList proto (or its bytes), not "
+                        f"{type(op_list).__name__}.")
+    return serialize()
+
+
 def import_graph_def(graph_def, input_map=None, return_elements=None, name=None, op_dict=None,
                      producer_op_list=None):
     """Imports `graph_def` into the default graph; returns the elements
     `return_elements` names (None when it is None)."""
-    del op_dict, producer_op_list  # TF's deprecated arguments; defaults come from the registry
+    del op_dict  # TF's deprecated argument; defaults come from the registry
     data = _graph_def_bytes(graph_def)
+    producer = _op_list_bytes(producer_op_list)
     input_map = dict(input_map or {})
     for key in input_map:
         if not isinstance(key, str):
@@ -69,7 +86,7 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
         prefix = scope[:-1] if scope else ""
         g._check_not_finalized()
         location = ops._user_source_location()
-        new_ids = g._c_graph.import_graph_def(data, prefix, mapped, location)
+        new_ids = g._c_graph.import_graph_def(data, prefix, mapped, location, producer)
         for node_id in new_ids:
             g._op_for_id(node_id)  # registers the names as taken
 

@@ -18,7 +18,8 @@ checkpoints beyond `max_to_keep` (keeping one per
 minimal MetaGraphDef: the GraphDef and the SaverDef, no collections (weir has
 no MetaGraphDef support beyond that); import_meta_graph reads such a file (or
 TensorFlow's: collections, signatures and other fields are skipped) back into
-a graph and returns a Saver over its save/restore nodes. `sharded` is accepted
+a graph and returns a Saver over its save/restore nodes (its stripped_op_list is
+import_graph_def's producer_op_list). `sharded` is accepted
 and ignored (SaveV2 writes one shard).
 """
 import os
@@ -132,9 +133,14 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
             data = f.read()
     graph_def = None
     saver_fields = None
+    stripped_op_list = None  # meta_info_def.stripped_op_list: the producer's OpDefs
     try:
         for number, wire, value in _fields(data):
-            if number == 2 and wire == 2:
+            if number == 1 and wire == 2:
+                for n, w, v in _fields(value):
+                    if n == 2 and w == 2:
+                        stripped_op_list = v
+            elif number == 2 and wire == 2:
                 graph_def = value
             elif number == 3 and wire == 2:
                 saver_fields = {n: v for n, _, v in _fields(value)}
@@ -151,7 +157,8 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
         for node in message.node:
             node.device = ""
         graph_def = message.SerializeToString()
-    importer.import_graph_def(graph_def, name=import_scope or "")
+    importer.import_graph_def(graph_def, name=import_scope or "",
+                              producer_op_list=stripped_op_list)
     if not saver_fields:
         return None
     prefix = (import_scope + "/") if import_scope else ""

@@ -12,11 +12,12 @@ namespace weir {
 
 class Tensor;
 
-// The values of an int32 or int64 tensor of rank 0 or 1, as int64.
+// The values of an int8, int16, int32 or int64 tensor of rank 0 or 1, as
+// int64.
 // `what` names the tensor in the error ("Sum: axes").
 StatusOr<std::vector<int64_t>> IntTensorValues(const Tensor& t, std::string_view what);
 
-// The values of an int32 or int64 tensor of any rank, flattened, as int64.
+// The same for a tensor of any rank, flattened.
 StatusOr<std::vector<int64_t>> IntTensorElements(const Tensor& t, std::string_view what);
 
 }  // namespace weir

@@ -3,6 +3,7 @@
 #include <new>
 #include <stdexcept>
 #include <string_view>
+#include <unordered_map>
 
 #include "weir/framework/shape_inference.h"
 #include "weir/graph/algorithm.h"
@@ -65,6 +66,66 @@ bool ParseInput(std::string_view text, InputRef* out) {
   return true;
 }
 
+// The producer's OpDefs by name, built on first use.
+class ProducerOps {
+ public:
+  explicit ProducerOps(const std::vector<OpDef>* list) : list_(list) {}
+  bool available() const { return list_ != nullptr; }
+  const OpDef* Find(const std::string& op) {
+    if (by_name_.empty()) {
+      for (const OpDef& def : *list_) by_name_.emplace(def.name, &def);
+    }
+    auto it = by_name_.find(op);
+    return it == by_name_.end() ? nullptr : it->second;
+  }
+
+ private:
+  const std::vector<OpDef>* list_;
+  std::unordered_map<std::string_view, const OpDef*> by_name_;
+};
+
+// TensorFlow's forward-compatibility rule: removes from `attrs` each attr
+// (not internal, '_') that `nd`'s op in Weir does not declare but whose
+// value is the default of the producer's OpDef; any other undeclared attr
+// is an error here, saying why it could not be dropped. An unknown op is
+// left to AddNode, which says so.
+Status DropNewDefaultAttrs(const NodeDef& nd, ProducerOps* producer, AttrMap* attrs) {
+  StatusOr<const OpDef*> op = OpRegistry::Global()->LookUp(nd.op);
+  if (!op.ok()) return Status::OK();
+  for (auto it = attrs->begin(); it != attrs->end();) {
+    const std::string& name = it->first;
+    if ((!name.empty() && name[0] == '_') || (*op)->FindAttr(name) != nullptr) {
+      ++it;
+      continue;
+    }
+    auto fail = [&](auto&&... why) {
+      return errors::InvalidArgument(
+          "node ", nd.Describe(), " has attr '", name, "' (", it->second.DebugString(),
+          "), which Weir's op ", nd.op, " does not declare; the graph may come from a newer "
+          "producer, and the attr could not be dropped: ", why...);
+    };
+    if (!producer->available()) {
+      return fail("no producer op list was given (TensorFlow drops such an attr only when "
+                  "the producer's OpDef gives its value as the default)");
+    }
+    const OpDef* producer_op = producer->Find(nd.op);
+    if (producer_op == nullptr) return fail("the producer's op list has no op ", nd.op);
+    const AttrDef* producer_attr = producer_op->FindAttr(name);
+    if (producer_attr == nullptr) {
+      return fail("the producer's OpDef of ", nd.op, " does not declare it either");
+    }
+    if (!producer_attr->has_default) {
+      return fail("the producer's OpDef of ", nd.op, " gives it no default");
+    }
+    if (!(producer_attr->default_value == it->second)) {
+      return fail("its value differs from the producer's default ",
+                  producer_attr->default_value.DebugString());
+    }
+    it = attrs->erase(it);
+  }
+  return Status::OK();
+}
+
 // The node being imported, for errors raised where no node is at hand.
 struct Progress {
   const NodeDef* node = nullptr;
@@ -76,6 +137,7 @@ Status Import(const GraphDef& def, const ImportGraphDefOptions& options, Graph* 
               Progress* progress) {
   WEIR_RETURN_IF_ERROR(CheckGraphDefVersions(def));
   progress->phase = "adding nodes";
+  ProducerOps producer(options.producer_op_list);
   std::vector<Node*> added;
   added.reserve(def.nodes.size());
   for (const NodeDef& nd : def.nodes) {
@@ -103,6 +165,7 @@ Status Import(const GraphDef& def, const ImportGraphDefOptions& options, Graph* 
     copy.device = nd.device;
     copy.attrs = nd.attrs;
     copy.source_location = nd.source_location;
+    WEIR_RETURN_IF_ERROR(DropNewDefaultAttrs(nd, &producer, &copy.attrs));
     StatusOr<Node*> node = graph->AddNode(std::move(copy));
     if (!node.ok()) {
       if (errors::IsNotFound(node.status())) {

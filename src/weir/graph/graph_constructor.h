@@ -3,7 +3,10 @@
 // the node.
 #pragma once
 
+#include <vector>
+
 #include "weir/framework/node_def.h"
+#include "weir/framework/op_def.h"
 #include "weir/graph/graph.h"
 
 namespace weir {
@@ -26,13 +29,22 @@ struct ImportGraphDefOptions {
   // runtime's own rewrites (session feeds and fetches, partitions) set it;
   // in a user's graph such a node could write another fetch's result.
   bool allow_internal_ops = false;
+  // The producer's op list (a MetaGraphDef's stripped_op_list, or
+  // import_graph_def's producer_op_list; ParseOpList reads one). With it,
+  // TensorFlow's forward-compatibility rule applies: an attr that Weir's op
+  // does not declare is dropped if its value equals the default in the
+  // producer's OpDef of the op (a newer producer added the attr with a
+  // default). Any other undeclared attr is an InvalidArgument naming the
+  // node, op and attr. Borrowed; may be null.
+  const std::vector<OpDef>* producer_op_list = nullptr;
 };
 
 // Adds the nodes of `def` to `graph` (which may already hold nodes: that is
 // Session::Extend). Checks, each an InvalidArgument (NotFound for an
 // unregistered op) naming the node: versions (CheckGraphDefVersions), empty
 // or duplicate names, internal ops or names unless allowed, unknown ops,
-// missing, ill-typed or disallowed attrs, malformed "name:port" inputs,
+// undeclared attrs (but see producer_op_list), missing, ill-typed or
+// disallowed attrs, malformed "name:port" inputs,
 // inputs naming missing nodes or ports, control inputs before data inputs,
 // the wrong number of inputs, input dtype mismatches, cycles not through
 // NextIteration, and shape-function errors. Running out of memory is

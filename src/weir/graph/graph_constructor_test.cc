@@ -348,6 +348,105 @@ TEST_F(ImportTest, VersionsAreChecked) {
       << negative;
 }
 
+// TensorFlow's forward-compatibility rule: a newer producer's MatMul with an
+// attr "fast_path: bool = false" that Weir's MatMul lacks.
+class ProducerOpListTest : public ImportTest {
+ protected:
+  void SetUp() override {
+    ImportTest::SetUp();
+    OpDef matmul = **OpRegistry::Global()->LookUp("MatMul");
+    AttrDef extra;
+    extra.name = "fast_path";
+    extra.type = "bool";
+    extra.has_default = true;
+    extra.default_value = AttrValue(false);
+    matmul.attrs.push_back(extra);
+    matmul.shape_fn = nullptr;
+    producer_.push_back(matmul);
+    producer_.push_back(**OpRegistry::Global()->LookUp("Const"));
+  }
+  // Two constants and their MatMul, which has fast_path = `value`.
+  static GraphDef MatMulGraph(const AttrValue& value) {
+    GraphDef def;
+    NodeDef a = Const("a", 1), b = Const("b", 2);
+    a.attrs["value"] = Tensor(DT_FLOAT, TensorShape({2, 2}));
+    b.attrs["value"] = Tensor(DT_FLOAT, TensorShape({2, 2}));
+    NodeDef mm = Binary("MatMul", "mm", "a", "b");
+    mm.attrs["fast_path"] = value;
+    mm.attrs["_class"] = AttrValue(std::vector<std::string>{"loc:@a"});  // internal: kept
+    def.nodes = {a, b, mm};
+    return def;
+  }
+  static Status Import(const GraphDef& def, const std::vector<OpDef>* producer,
+                       weir::Graph* graph) {
+    ImportGraphDefOptions options;
+    options.producer_op_list = producer;
+    return ImportGraphDef(def, graph, options);
+  }
+  static void ExpectRefused(const Status& status, const weir::Graph& graph,
+                            std::vector<std::string> mentions) {
+    ASSERT_FALSE(status.ok());
+    EXPECT_EQ(status.code(), Code::kInvalidArgument) << status;
+    for (std::string m : {"'mm'", "MatMul", "'fast_path'", "newer producer"}) mentions.push_back(m);
+    for (const std::string& m : mentions) {
+      EXPECT_NE(status.message().find(m), std::string::npos)
+          << "'" << m << "' not in: " << status.message();
+    }
+    EXPECT_EQ(graph.num_nodes(), 0);
+  }
+  std::vector<OpDef> producer_;
+};
+
+TEST_F(ProducerOpListTest, AttrWithTheProducersDefaultIsDropped) {
+  weir::Graph graph;
+  Status status = Import(MatMulGraph(AttrValue(false)), &producer_, &graph);
+  ASSERT_TRUE(status.ok()) << status;
+  Node* mm = graph.FindNode("mm");
+  ASSERT_NE(mm, nullptr);
+  EXPECT_EQ(mm->def().attrs.count("fast_path"), 0u);
+  EXPECT_EQ(mm->def().attrs.count("_class"), 1u);
+  EXPECT_EQ(mm->def().attrs.count("transpose_a"), 1u);  // Weir's own defaults still added
+  EXPECT_EQ(mm->output_shape(0), PartialShape({2, 2}));
+}
+
+TEST_F(ProducerOpListTest, AttrWithAnotherValueIsRefused) {
+  weir::Graph graph;
+  ExpectRefused(Import(MatMulGraph(AttrValue(true)), &producer_, &graph), graph,
+                {"differs from the producer's default"});
+  // Equal means equal kind too: an int 0 is not the bool default false.
+  ExpectRefused(Import(MatMulGraph(AttrValue(int64_t{0})), &producer_, &graph), graph,
+                {"differs from the producer's default"});
+}
+
+TEST_F(ProducerOpListTest, WithoutAProducerListTheAttrIsRefused) {
+  weir::Graph graph;
+  ExpectRefused(Import(MatMulGraph(AttrValue(false)), nullptr, &graph), graph,
+                {"no producer op list"});
+}
+
+TEST_F(ProducerOpListTest, AProducerListWithoutTheOpOrAttrOrDefaultRefuses) {
+  weir::Graph graph;
+  std::vector<OpDef> no_matmul = {producer_[1]};
+  ExpectRefused(Import(MatMulGraph(AttrValue(false)), &no_matmul, &graph), graph,
+                {"the producer's op list has no op MatMul"});
+  std::vector<OpDef> no_attr = {**OpRegistry::Global()->LookUp("MatMul")};
+  ExpectRefused(Import(MatMulGraph(AttrValue(false)), &no_attr, &graph), graph,
+                {"does not declare it either"});
+  std::vector<OpDef> no_default = producer_;
+  no_default[0].attrs.back().has_default = false;
+  ExpectRefused(Import(MatMulGraph(AttrValue(false)), &no_default, &graph), graph,
+                {"gives it no default"});
+}
+
+TEST_F(ProducerOpListTest, UnknownOpIsStillNotFound) {
+  GraphDef def = MatMulGraph(AttrValue(false));
+  def.nodes[2].op = "MatMulV9";
+  weir::Graph graph;
+  Status status = Import(def, &producer_, &graph);
+  EXPECT_EQ(status.code(), Code::kNotFound) << status;
+  EXPECT_NE(status.message().find("MatMulV9"), std::string::npos) << status;
+}
+
 TEST(AlgorithmTest, PruneKeepsOnlyAncestorsOfRoots) {
   RegisterAllOps();
   GraphDef def;

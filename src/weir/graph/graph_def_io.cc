@@ -302,13 +302,19 @@ Status AttrDefFromWire(const wire::OpDef::AttrDef& proto, AttrDef* out) {
   if (out->has_default) WEIR_RETURN_IF_ERROR(AttrFromWire(proto.default_value(), &out->default_value));
   out->has_minimum = proto.has_minimum();
   out->minimum = proto.minimum();
-  if (proto.has_allowed_values()) {
-    AttrValue allowed;
-    WEIR_RETURN_IF_ERROR(AttrFromWire(proto.allowed_values(), &allowed));
-    if (allowed.is_list()) {
-      out->allowed_types = allowed.list().type;
-      out->allowed_strings = allowed.list().s;
+  if (proto.has_allowed_values() && proto.allowed_values().has_list()) {
+    // Allowed dtypes that Weir lacks (TensorFlow's quantized types in every
+    // numbertype list) are left out: no Weir tensor has them, and a
+    // producer's op list must still parse.
+    const wire::AttrValue::ListValue& allowed = proto.allowed_values().list();
+    for (int number : allowed.type()) {
+      if (IsValidDType(number)) out->allowed_types.push_back(static_cast<DType>(number));
     }
+    if (allowed.type_size() > 0 && out->allowed_types.empty()) {
+      return errors::InvalidArgument("allows only dtypes Weir does not support (",
+                                     WireDTypeName(allowed.type(0)), "...)");
+    }
+    out->allowed_strings.assign(allowed.s().begin(), allowed.s().end());
   }
   return Status::OK();
 }

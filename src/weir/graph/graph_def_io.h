@@ -49,8 +49,8 @@ void GraphDefToProto(const GraphDef& graph, wire::GraphDef* proto);
 
 // OpDefs on the wire (proto/op_def.proto): producers' op lists, function
 // signatures. From the wire, `doc` is summary + "\n\n" + description, there
-// is no shape function, and is_ref args are read as plain ones (Weir has no
-// reference tensors). InvalidArgument, naming the op and attr, for bad
+// is no shape function, is_ref args are read as plain ones (Weir has no
+// reference tensors), and allowed dtypes Weir lacks (quantized) are left out. InvalidArgument, naming the op and attr, for bad
 // dtypes or default values. The OpDef is not checked for consistency (that
 // arg types name attrs of the right kind): callers that run it do that.
 Status OpDefFromProto(const wire::OpDef& proto, OpDef* out);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "proto/graph.pb.h"
+#include "proto/op_def.pb.h"
 #include "weir/base/file_system.h"
 #include "weir/ops/all_ops.h"
 
@@ -479,6 +480,28 @@ TEST(OpDefIoTest, RegisteredOpsRoundTripThroughTheWire) {
       EXPECT_EQ(b.minimum, a.minimum) << want.name << "." << a.name;
     }
   }
+}
+
+// TensorFlow's numbertype lists hold quantized dtypes, which Weir lacks:
+// they are left out, so TensorFlow's op lists parse.
+TEST(OpDefIoTest, AllowedDtypesWeirLacksAreLeftOut) {
+  wire::OpDef proto;
+  proto.set_name("BiasAddLike");
+  wire::OpDef::AttrDef* t = proto.add_attr();
+  t->set_name("T");
+  t->set_type("type");
+  for (int dtype : {1, 11, 3, 13}) {  // float, qint8, int32, qint32
+    t->mutable_allowed_values()->mutable_list()->add_type(static_cast<wire::DataType>(dtype));
+  }
+  OpDef op;
+  ASSERT_TRUE(OpDefFromProto(proto, &op).ok());
+  EXPECT_EQ(op.attrs[0].allowed_types, (std::vector<DType>{DT_FLOAT, DT_INT32}));
+
+  t->mutable_allowed_values()->mutable_list()->clear_type();
+  t->mutable_allowed_values()->mutable_list()->add_type(static_cast<wire::DataType>(11));
+  Status status = OpDefFromProto(proto, &op);
+  EXPECT_EQ(status.code(), Code::kInvalidArgument);
+  EXPECT_NE(status.message().find("op 'BiasAddLike' attr 'T'"), std::string::npos) << status;
 }
 
 TEST(OpDefIoTest, RejectsBadOpLists) {

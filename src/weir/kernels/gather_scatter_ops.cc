@@ -38,6 +38,7 @@ std::vector<int64_t> IndexValues(const Tensor& t) {
   switch (t.dtype()) {
     case DT_UINT8: copy.template operator()<uint8_t>(); break;
     case DT_INT8: copy.template operator()<int8_t>(); break;
+    case DT_INT16: copy.template operator()<int16_t>(); break;  // ScatterNd's Tindices
     case DT_INT32: copy.template operator()<int32_t>(); break;
     case DT_INT64: copy.template operator()<int64_t>(); break;
     default: LOG(Fatal) << "index dtype " << t.dtype();

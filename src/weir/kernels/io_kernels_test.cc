@@ -79,11 +79,12 @@ TEST_F(IoKernelsTest, SaveThenRestoreWholeTensors) {
   EXPECT_TRUE((*out)[3].ContentEquals(step));
 }
 
-TEST_F(IoKernelsTest, SaveWithNoTensorsWritesAnEmptyCheckpoint) {
-  ASSERT_TRUE(Save({}, {}).ok());
-  auto reader = BundleReader::Open(prefix_);
-  ASSERT_TRUE(reader.ok()) << reader.status();
-  EXPECT_TRUE((*reader)->ListTensors().empty());
+// SaveV2's dtypes has at least one entry, as TensorFlow declares it.
+TEST_F(IoKernelsTest, SaveWithNoTensorsIsRefused) {
+  Status status = Save({}, {}).status();
+  EXPECT_EQ(status.code(), Code::kInvalidArgument) << status;
+  EXPECT_NE(status.message().find("dtypes"), std::string::npos) << status;
+  EXPECT_FALSE(BundleReader::Open(prefix_).ok());
 }
 
 TEST_F(IoKernelsTest, RestoreSlices) {

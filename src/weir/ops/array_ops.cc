@@ -140,7 +140,7 @@ void RegisterShapeOps(OpRegistry* registry) {
                          .Input("delta: Tidx")
                          .Output("output: Tidx")
                          .Attr("Tidx: {bfloat16, half, float, double, int8, int16, int32, int64, "
-                               "uint16, uint32} = int32")
+                               "uint16, uint32, uint64} = int32")
                          .SetShapeFn(RangeShape)
                          .Doc("[start, start + delta, ...) up to but excluding `limit`; delta 0 "
                               "or pointing away from `limit` is an error."));
@@ -221,14 +221,16 @@ void RegisterRearrangingOps(OpRegistry* registry) {
                          .Input("axis: Tidx")
                          .Output("output: T")
                          .Attr("Tidx: {int32, int64} = int32")
-                         .Attr("T: type")
+                         .Attr("T: {uint8, int8, uint16, int16, int32, uint32, int64, uint64, bool, "
+                               "bfloat16, half, float, double, complex64, complex128, string}")
                          .SetShapeFn(ReverseV2Shape)
                          .Doc("`tensor` with the dims in `axis` reversed."));
   registry->Register(OpDefBuilder("Reverse")
                          .Input("tensor: T")
                          .Input("dims: bool")
                          .Output("output: T")
-                         .Attr("T: type")
+                         .Attr("T: {uint8, int8, uint16, int16, int32, uint32, int64, uint64, bool, "
+                               "bfloat16, half, float, double, complex64, complex128, string}")
                          .SetShapeFn(ReverseShape)
                          .Doc("`tensor` with dim i reversed where dims[i] is true."));
   registry->Register(OpDefBuilder("ExpandDims")
@@ -243,7 +245,7 @@ void RegisterRearrangingOps(OpRegistry* registry) {
                          .Input("input: T")
                          .Output("output: T")
                          .Attr("T: type")
-                         .Attr("squeeze_dims: list(int) = []")
+                         .Attr("squeeze_dims: list(int) >= 0 = []")
                          .SetShapeFn(SqueezeShape)
                          .Doc("`input` without the listed dims of size 1 (all of them when none "
                               "are listed), sharing the buffer."));
@@ -266,7 +268,7 @@ void RegisterSlicingOps(OpRegistry* registry) {
                          .Output("output: num_split * T")
                          .Attr("num_split: int >= 1")
                          .Attr("T: type")
-                         .Attr("Tlen: {int32, int64} = int64")
+                         .Attr("Tlen: {int8, int32, int64} = int64")
                          .SetShapeFn(SplitVShape)
                          .Doc("`value` cut along `split_dim` into parts of the given sizes (one "
                               "may be -1: the rest)."));
@@ -286,7 +288,7 @@ void RegisterSlicingOps(OpRegistry* registry) {
                          .Input("strides: Index")
                          .Output("output: T")
                          .Attr("T: type")
-                         .Attr("Index: {int32, int64}")
+                         .Attr("Index: {int16, int32, int64}")
                          .Attr("begin_mask: int = 0")
                          .Attr("end_mask: int = 0")
                          .Attr("ellipsis_mask: int = 0")
@@ -306,7 +308,7 @@ void RegisterIndexingOps(OpRegistry* registry) {
                          .Output("output: Tparams")
                          .Attr("batch_dims: int = 0")
                          .Attr("Tparams: type")
-                         .Attr("Tindices: {int32, int64}")
+                         .Attr("Tindices: {int16, int32, int64}")
                          .Attr("Taxis: {int32, int64}")
                          .SetShapeFn(GatherV2Shape)
                          .Doc("Slices of `params` along `axis` at `indices`; an index out of "
@@ -316,7 +318,7 @@ void RegisterIndexingOps(OpRegistry* registry) {
                          .Input("indices: Tindices")
                          .Output("output: Tparams")
                          .Attr("Tparams: type")
-                         .Attr("Tindices: {int32, int64}")
+                         .Attr("Tindices: {int16, int32, int64}")
                          .Attr("bad_indices_policy: string = ''")
                          .SetShapeFn(GatherNdShape)
                          .Doc("The slices of `params` at the index tuples in the last dim of "
@@ -328,7 +330,7 @@ void RegisterIndexingOps(OpRegistry* registry) {
                          .Input("shape: Tindices")
                          .Output("output: T")
                          .Attr("T: type")
-                         .Attr("Tindices: {int32, int64}")
+                         .Attr("Tindices: {int16, int32, int64}")
                          .Attr("bad_indices_policy: string = ''")
                          .SetShapeFn(ScatterNdShape)
                          .Doc("Zeros of `shape` with `updates` added at `indices` (duplicates "

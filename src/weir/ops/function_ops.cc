@@ -11,6 +11,7 @@ void RegisterFunctionOps(OpRegistry* registry) {
                          .Output("output: T")
                          .Attr("T: type")
                          .Attr("index: int >= 0")
+                         .SetIsStateful()  // as TensorFlow's: never folded or merged
                          .Doc("Reads argument `index` of the step's call frame (a feed)."));
   registry->Register(OpDefBuilder("_Retval")
                          .Input("input: T")

@@ -55,7 +55,7 @@ void RegisterIoOps(OpRegistry* registry) {
           .Input("tensor_names: string")
           .Input("shape_and_slices: string")
           .Input("tensors: dtypes")
-          .Attr("dtypes: list(type)")
+          .Attr("dtypes: list(type) >= 1")
           .SetIsStateful()
           .SetShapeFn(SaveV2Shape)
           .Doc("Saves `tensors` under `tensor_names` in the checkpoint `prefix` (files "

@@ -285,8 +285,8 @@ void RegisterMathOps(OpRegistry* registry) {
                          // every MatMul; declared so its graphs import. No effect.
                          .Attr("grad_a: bool = false")
                          .Attr("grad_b: bool = false")
-                         .Attr("T: {bfloat16, half, float, double, int32, int64, complex64, "
-                               "complex128}")
+                         .Attr("T: {bfloat16, half, float, double, int32, int64, uint8, "
+                               "uint16, uint32, uint64, complex64, complex128}")
                          .SetShapeFn(MatMulShape)
                          .Doc("The matrix product op(a) * op(b), op transposing when asked."));
   registry->Register(OpDefBuilder("Sum")

@@ -288,8 +288,9 @@ void RegisterConvOps(OpRegistry* registry) {
                          .SetShapeFn(Conv2DBackpropFilterShape)
                          .Doc("The gradient of Conv2D with respect to its filter, whose shape "
                               "is `filter_sizes`."));
-  // TensorFlow's name and attrs. The runtime creates it (graph/fuse_ops.h);
-  // graphs imported from TensorFlow's optimizers may carry it too.
+  // TensorFlow's name, Weir's own signature (no TArgs or host args): only
+  // the runtime's fusion pass creates it (graph/fuse_ops.h); TensorFlow's
+  // optimizers never export theirs in a GraphDef.
   registry->Register(AddConv2DAttrs(OpDefBuilder("_FusedConv2D")
                                         .Input("input: T")
                                         .Input("filter: T")
@@ -359,8 +360,9 @@ void RegisterSoftmaxAndLossOps(OpRegistry* registry) {
 }
 
 void RegisterBatchNormOps(OpRegistry* registry) {
-  // TensorFlow allows T in {half, bfloat16, float} and U float; double for
-  // both is Weir's addition, for gradient checks in double.
+  // TensorFlow allows T in {half, bfloat16, float} and U in {bfloat16, float}
+  // (float only for the gradient); double for both is Weir's addition, for
+  // gradient checks in double (tests/tf_compat/op_def_differences.txt).
   registry->Register(OpDefBuilder("FusedBatchNormV3")
                          .Input("x: T")
                          .Input("scale: U")
@@ -374,7 +376,7 @@ void RegisterBatchNormOps(OpRegistry* registry) {
                          .Output("reserve_space_2: U")
                          .Output("reserve_space_3: U")
                          .Attr("T: {half, bfloat16, float, double}")
-                         .Attr("U: {float, double}")
+                         .Attr("U: {bfloat16, float, double}")
                          .Attr("epsilon: float = 0.0001")
                          .Attr("exponential_avg_factor: float = 1.0")
                          .Attr("data_format: {'NHWC', 'NCHW', 'NDHWC', 'NCDHW'} = 'NHWC'")

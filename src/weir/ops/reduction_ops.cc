@@ -3,6 +3,7 @@
 // axis, and the batched matrix product, whose inner dimension is reduced.
 // Type sets follow TensorFlow's declarations so imported graphs validate;
 // which of those types have CPU kernels is up to kernels/.
+#include "weir/base/str_util.h"
 #include "weir/framework/axes.h"
 #include "weir/framework/broadcast_shape.h"
 #include "weir/framework/int_tensor_values.h"
@@ -102,14 +103,17 @@ void RegisterBoolReduction(OpRegistry* registry, const char* name, const char* d
                          .Doc(doc));
 }
 
-void RegisterArgReduction(OpRegistry* registry, const char* name, const char* doc) {
+// TensorFlow's index types differ: ArgMax takes int16 axes and gives int16
+// or uint16 indices too, ArgMin does not.
+void RegisterArgReduction(OpRegistry* registry, const char* name, const char* index_types,
+                          const char* output_types, const char* doc) {
   registry->Register(OpDefBuilder(name)
                          .Input("input: T")
                          .Input("dimension: Tidx")
                          .Output("output: output_type")
-                         .Attr("T: {numbertype, bool}")
-                         .Attr("Tidx: {int16, int32, int64} = int32")
-                         .Attr("output_type: {int16, uint16, int32, int64} = int64")
+                         .Attr("T: {realnumbertype, bool}")
+                         .Attr(StrCat("Tidx: ", index_types, " = int32"))
+                         .Attr(StrCat("output_type: ", output_types, " = int64"))
                          .SetShapeFn(ArgReductionShape)
                          .Doc(doc));
 }
@@ -135,11 +139,12 @@ void RegisterReductionOps(OpRegistry* registry) {
   RegisterBoolReduction(registry, "Any",
                         "Logical or of `input` over the axes in `reduction_indices`; false "
                         "over nothing.");
-  RegisterArgReduction(registry, "ArgMax",
+  RegisterArgReduction(registry, "ArgMax", "{int16, int32, int64}",
+                       "{int16, uint16, int32, int64}",
                        "Index of the largest value along axis `dimension`; ties give the "
                        "first index and a NaN counts as larger than any number (the first "
                        "NaN wins). The axis must not be empty.");
-  RegisterArgReduction(registry, "ArgMin",
+  RegisterArgReduction(registry, "ArgMin", "{int32, int64}", "{int32, int64}",
                        "Index of the smallest value along axis `dimension`; ties give the "
                        "first index and a NaN counts as smaller than any number (the first "
                        "NaN wins). The axis must not be empty.");
@@ -151,6 +156,9 @@ void RegisterReductionOps(OpRegistry* registry) {
                                "uint16, uint32, uint64, complex64, complex128}")
                          .Attr("adj_x: bool = false")
                          .Attr("adj_y: bool = false")
+                         // Gradient-fusion hints TensorFlow writes; no effect.
+                         .Attr("grad_x: bool = false")
+                         .Attr("grad_y: bool = false")
                          .SetShapeFn(BatchMatMulV2Shape)
                          .Doc("Matrix products of the last two dims of x and y (adj_x / adj_y "
                               "take the adjoint of an operand), over batch dims that broadcast "

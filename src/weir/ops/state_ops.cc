@@ -2,6 +2,8 @@
 // VarHandleOp names (and creates, uninitialized) a variable; the other ops
 // read and update it. All are stateful, and the placer colocates every op
 // that takes a handle with the op that made it.
+#include <string_view>
+
 #include "weir/framework/op_def.h"
 #include "weir/framework/shape_inference.h"
 #include "weir/ops/all_ops.h"
@@ -24,6 +26,7 @@ void RegisterStateOps(OpRegistry* registry) {
           .Output("resource: resource")
           .Attr("container: string = ''")
           .Attr("shared_name: string = ''")
+          .Attr("debug_name: string = ''")  // the Python variable's name; no effect
           .Attr("dtype: type")
           .Attr("shape: shape")
           .Attr("allowed_devices: list(string) = []")
@@ -80,11 +83,12 @@ void RegisterStateOps(OpRegistry* registry) {
                          .SetIsStateful()
                          .Doc("Rows `indices` of the variable."));
   for (const char* op : {"ResourceScatterAdd", "ResourceScatterSub", "ResourceScatterUpdate"}) {
+    const bool arithmetic = std::string_view(op) != "ResourceScatterUpdate";
     registry->Register(OpDefBuilder(op)
                            .Input("resource: resource")
                            .Input("indices: Tindices")
                            .Input("updates: dtype")
-                           .Attr("dtype: type")
+                           .Attr(arithmetic ? "dtype: numbertype" : "dtype: type")
                            .Attr("Tindices: {int32, int64}")
                            .SetIsStateful()
                            .SetShapeFn(NoOutputs)

@@ -46,7 +46,7 @@ void RegisterSummaryOps(OpRegistry* registry) {
       OpDefBuilder("Assert")
           .Input("condition: bool")
           .Input("data: T")
-          .Attr("T: list(type)")
+          .Attr("T: list(type) >= 1")
           .Attr("summarize: int = 3")
           .SetIsStateful()
           .Doc("InvalidArgument 'assertion failed' with the first `summarize` entries of each "
