@@ -24,6 +24,7 @@ void RegisterStateOps(OpRegistry* registry) {
           .Output("resource: resource")
           .Attr("container: string = ''")
           .Attr("shared_name: string = ''")
+          .Attr("debug_name: string = ''")
           .Attr("dtype: type")
           .Attr("shape: shape")
           .Attr("allowed_devices: list(string) = []")
