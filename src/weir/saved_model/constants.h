@@ -27,5 +27,7 @@ inline constexpr char kInitOpSignatureKey[] = "__saved_model_init_op";
 // main op, or (older) the legacy init op.
 inline constexpr char kMainOpCollectionKey[] = "saved_model_main_op";
 inline constexpr char kLegacyInitOpCollectionKey[] = "legacy_init_op";
+// TF1 exports list their assets (AssetFileDef messages) in this collection.
+inline constexpr char kAssetsCollectionKey[] = "saved_model_assets";
 
 }  // namespace weir::saved_model

@@ -221,12 +221,55 @@ std::vector<OpDef> ProducerOpsFromProto(const wire::MetaGraphDef& meta) {
   return ops;
 }
 
-// Runs `init_op` (and the restore) with every asset's tensor fed its path.
+// True for "a.txt" or "dir/a.txt"; false for "", absolute paths and any
+// ".." component, which would reach outside assets/.
+bool IsPlainRelativePath(const std::string& path) {
+  if (path.empty() || path[0] == '/') return false;
+  for (size_t start = 0; start <= path.size();) {
+    size_t end = path.find('/', start);
+    if (end == std::string::npos) end = path.size();
+    if (path.compare(start, end - start, "..") == 0 && end - start == 2) return false;
+    start = end + 1;
+  }
+  return true;
+}
+
+// The assets: MetaGraphDef.asset_file_def, or in TF1 exports the
+// "saved_model_assets" collection of AssetFileDef messages.
+StatusOr<std::vector<wire::AssetFileDef>> AssetsOf(const wire::MetaGraphDef& meta) {
+  std::vector<wire::AssetFileDef> assets(meta.asset_file_def().begin(),
+                                         meta.asset_file_def().end());
+  auto collection = meta.collection_def().find(saved_model::kAssetsCollectionKey);
+  if (collection == meta.collection_def().end()) return assets;
+  if (collection->second.kind_case() != wire::CollectionDef::kAnyList) {
+    return errors::InvalidArgument("collection '", saved_model::kAssetsCollectionKey,
+                                   "' must be a list of AssetFileDef messages");
+  }
+  for (const wire::Any& any : collection->second.any_list().value()) {
+    wire::AssetFileDef asset;
+    if (!any.type_url().ends_with("/tensorflow.AssetFileDef") ||
+        !asset.ParseFromString(any.value())) {
+      return errors::InvalidArgument("collection '", saved_model::kAssetsCollectionKey,
+                                     "' holds a '", any.type_url(),
+                                     "' that is not a valid AssetFileDef");
+    }
+    assets.push_back(std::move(asset));
+  }
+  return assets;
+}
+
+// The feeds of the restore and the init op: every asset's tensor gets the
+// path of its file under assets/.
 Status FeedAssets(const wire::MetaGraphDef& meta, const std::string& dir,
                   std::vector<std::pair<std::string, Tensor>>* feeds) {
-  for (const wire::AssetFileDef& asset : meta.asset_file_def()) {
+  WEIR_ASSIGN_OR_RETURN(std::vector<wire::AssetFileDef> assets, AssetsOf(meta));
+  for (const wire::AssetFileDef& asset : assets) {
     if (asset.tensor_info().encoding_case() != wire::TensorInfo::kName) {
       return errors::InvalidArgument("asset '", asset.filename(), "' names no tensor");
+    }
+    if (!IsPlainRelativePath(asset.filename())) {
+      return errors::InvalidArgument("asset file name '", asset.filename(),
+                                     "' is not a plain name under assets/");
     }
     std::string path = dir + "/" + saved_model::kAssetsDirectory + "/" + asset.filename();
     feeds->emplace_back(asset.tensor_info().name(), Tensor::Scalar<std::string>(path));
@@ -278,7 +321,10 @@ Status LoadInto(const std::string& dir, const std::set<std::string>& tags,
   }
   std::vector<std::pair<std::string, Tensor>> asset_feeds;
   WEIR_RETURN_IF_ERROR(FeedAssets(*meta, dir, &asset_feeds));
-  for (const auto& [name, value] : asset_feeds) roots.push_back(name);
+  for (const auto& [name, value] : asset_feeds) {
+    WEIR_RETURN_IF_ERROR(CheckTensorInGraph(name, "an asset's tensor", nodes));
+    roots.push_back(name);
+  }
   PruneGraph(roots, &bundle->graph);
 
   WEIR_ASSIGN_OR_RETURN(bundle->session, Session::New(options));
