@@ -80,7 +80,8 @@ Status SignatureTensorFromProto(const wire::TensorInfo& proto, const std::string
                                  "signature tensors are not supported yet)");
   }
   out->name = proto.name();
-  if (!IsValidDType(proto.dtype())) {
+  // DT_INVALID (0): the exporter gave no dtype; any is accepted.
+  if (proto.dtype() != 0 && !IsValidDType(proto.dtype())) {
     return errors::InvalidArgument(where, " ('", proto.name(), "') has dtype ",
                                    WireDTypeName(proto.dtype()), ", which Weir does not support");
   }
@@ -112,6 +113,8 @@ Status SignaturesFromProto(const wire::MetaGraphDef& meta,
                            const std::unordered_set<std::string>& nodes,
                            std::map<std::string, Signature>* out) {
   for (const auto& [key, proto] : meta.signature_def()) {
+    // Not a function to call: it names the op the loader runs (FindInitOp).
+    if (key == saved_model::kInitOpSignatureKey) continue;
     Signature signature;
     signature.method_name = proto.method_name();
     for (const auto& [name, info] : proto.inputs()) {
@@ -404,7 +407,7 @@ StatusOr<std::map<std::string, Tensor>> RunSignature(const SavedModelBundle& bun
                                      DTypeName(tensor.dtype), tensor.shape.DebugString(),
                                      ", tensor '", tensor.name, "'), which was not given");
     }
-    if (value->dtype() != tensor.dtype) {
+    if (tensor.dtype != DT_INVALID && value->dtype() != tensor.dtype) {
       return errors::InvalidArgument("input '", name, "' of signature '", key, "' must be ",
                                      DTypeName(tensor.dtype), ", got ", DTypeName(value->dtype()),
                                      value->shape().DebugString());

@@ -30,7 +30,7 @@ namespace weir {
 // One named tensor of a signature (TensorFlow's TensorInfo, dense encoding).
 struct SignatureTensor {
   std::string name;  // "node:port" in the graph
-  DType dtype = DT_INVALID;
+  DType dtype = DT_INVALID;  // DT_INVALID: not given by the exporter, any accepted
   PartialShape shape;  // unknown rank when the exporter gave none
 };
 
@@ -54,6 +54,8 @@ struct SavedModelBundle {
   GraphDef graph;
   // The producer's declarations of the ops (MetaInfoDef.stripped_op_list).
   std::vector<OpDef> producer_ops;
+  // By key; the "__saved_model_init_op" entry, which names the init op
+  // rather than a callable signature, is left out.
   std::map<std::string, Signature> signatures;
   std::unique_ptr<Session> session;
 };
