@@ -12,6 +12,7 @@
 #include "weir/base/file_system.h"
 #include "weir/framework/sstable.h"
 #include "weir/framework/tensor_proto.h"
+#include "weir/framework/tensor_slice.h"
 
 namespace weir {
 namespace {
@@ -236,37 +237,96 @@ Status BundleReader::ReadEntries(const std::string& index_path) {
     return corrupt("the header says ", num_shards, " data files");
   }
 
-  for (const auto& [key, value] : table->entries()) {
-    if (key.empty() || IsSliceKey(key)) continue;
-    wire::BundleEntryProto proto;
-    if (!proto.ParseFromString(value)) return corrupt("the entry of tensor '", key, "' does not parse");
-    Entry entry;
-    entry.wire_dtype = proto.dtype();
+  // Every entry, a tensor's or a slice piece's, says where its bytes are
+  // unless it is a sliced tensor's (whose pieces do).
+  auto parse = [&](const std::string& key, const std::string& value, Entry* entry,
+                   wire::BundleEntryProto* proto) -> Status {
+    if (!proto->ParseFromString(value)) return corrupt("the entry of tensor '", key, "' does not parse");
+    entry->wire_dtype = proto->dtype();
     PartialShape partial;
-    Status shape_status = ShapeFromProto(proto.shape(), &partial);
+    Status shape_status = ShapeFromProto(proto->shape(), &partial);
     if (!shape_status.ok() || !partial.IsFullyDefined()) {
       return corrupt("tensor '", key, "' has an invalid shape");
     }
     StatusOr<TensorShape> shape = TensorShape::FromDims(partial.dim_sizes());
     if (!shape.ok()) return corrupt("tensor '", key, "': ", shape.status().message());
-    entry.shape = *shape;
-    entry.sliced = proto.slices_size() > 0;
-    if (!entry.sliced) {
-      if (proto.shard_id() < 0 || proto.shard_id() >= num_shards || proto.offset() < 0 ||
-          proto.size() < 0) {
-        return corrupt("tensor '", key, "' has shard ", proto.shard_id(), ", offset ",
-                       proto.offset(), " and size ", proto.size(), " (", num_shards,
+    entry->shape = *shape;
+    entry->sliced = proto->slices_size() > 0;
+    if (!entry->sliced) {
+      if (proto->shard_id() < 0 || proto->shard_id() >= num_shards || proto->offset() < 0 ||
+          proto->size() < 0) {
+        return corrupt("tensor '", key, "' has shard ", proto->shard_id(), ", offset ",
+                       proto->offset(), " and size ", proto->size(), " (", num_shards,
                        " data files)");
       }
-      entry.shard = proto.shard_id();
-      entry.offset = static_cast<uint64_t>(proto.offset());
-      entry.size = static_cast<uint64_t>(proto.size());
-      entry.masked_crc32c = proto.crc32c();
+      entry->shard = proto->shard_id();
+      entry->offset = static_cast<uint64_t>(proto->offset());
+      entry->size = static_cast<uint64_t>(proto->size());
+      entry->masked_crc32c = proto->crc32c();
     }
+    return Status::OK();
+  };
+  std::vector<std::pair<std::string, wire::BundleEntryProto>> sliced;
+  for (const auto& [key, value] : table->entries()) {
+    if (key.empty()) continue;
+    Entry entry;
+    wire::BundleEntryProto proto;
+    WEIR_RETURN_IF_ERROR(parse(key, value, &entry, &proto));
+    if (IsSliceKey(key)) {
+      if (entry.sliced) return corrupt("a slice piece of a tensor is itself sliced");
+      piece_entries_.emplace(key, std::move(entry));
+      continue;
+    }
+    if (entry.sliced) sliced.emplace_back(key, std::move(proto));
     const DType dtype =
         IsValidDType(entry.wire_dtype) ? static_cast<DType>(entry.wire_dtype) : DT_INVALID;
     tensors_.push_back({key, dtype, entry.shape});
     entries_.emplace(key, std::move(entry));
+  }
+  // A sliced tensor's pieces: boxes inside its shape, disjoint, each stored
+  // under its slice key with the box's shape and the tensor's dtype.
+  for (const auto& [name, proto] : sliced) {
+    Entry& entry = entries_.at(name);
+    const int rank = entry.shape.dims();
+    for (const wire::TensorSliceProto& slice : proto.slices()) {
+      if (slice.extent_size() != rank) {
+        return corrupt("a slice of tensor '", name, "' has ", slice.extent_size(),
+                       " extents for rank ", rank);
+      }
+      Piece piece;
+      std::vector<int64_t> key_lengths;
+      for (int d = 0; d < rank; ++d) {
+        const wire::TensorSliceProto::Extent& extent = slice.extent(d);
+        const int64_t dim = entry.shape.dim_size(d);
+        const bool whole = extent.has_length_case() == wire::TensorSliceProto::Extent::HAS_LENGTH_NOT_SET;
+        const int64_t length = whole ? dim - extent.start() : extent.length();
+        if (extent.start() < 0 || extent.start() > dim || length < 0 ||
+            length > dim - extent.start()) {
+          return corrupt("a slice of tensor '", name, "' leaves dim ", d, " of size ", dim);
+        }
+        piece.starts.push_back(extent.start());
+        piece.lengths.push_back(length);
+        key_lengths.push_back(whole ? -1 : length);
+      }
+      piece.key = TensorSliceKey(name, piece.starts, key_lengths);
+      auto stored = piece_entries_.find(piece.key);
+      if (stored == piece_entries_.end()) {
+        return corrupt("tensor '", name, "' lists a slice whose bytes are not in the index");
+      }
+      if (stored->second.wire_dtype != entry.wire_dtype ||
+          !std::ranges::equal(stored->second.shape.dim_sizes(), piece.lengths)) {
+        return corrupt("a slice of tensor '", name, "' is stored with another dtype or shape");
+      }
+      for (const Piece& other : entry.pieces) {
+        bool overlap = true;
+        for (int d = 0; d < rank; ++d) {
+          overlap &= piece.starts[d] < other.starts[d] + other.lengths[d] &&
+                     other.starts[d] < piece.starts[d] + piece.lengths[d];
+        }
+        if (overlap) return corrupt("two slices of tensor '", name, "' overlap");
+      }
+      entry.pieces.push_back(std::move(piece));
+    }
   }
 
   for (int shard = 0; shard < num_shards; ++shard) {
@@ -279,13 +339,15 @@ Status BundleReader::ReadEntries(const std::string& index_path) {
     WEIR_RETURN_IF_ERROR(file.status());
     data_files_.push_back(std::move(file).value());
   }
-  for (const auto& [name, entry] : entries_) {
-    if (entry.sliced) continue;
-    const RandomAccessFile& file = *data_files_[entry.shard];
-    if (entry.offset > file.size() || entry.size > file.size() - entry.offset) {
-      return errors::DataLoss("checkpoint data file '", file.path(), "' is truncated: it has ",
-                              file.size(), " bytes but tensor '", name, "' ends at byte ",
-                              entry.offset + entry.size);
+  for (const auto* entries : {&entries_, &piece_entries_}) {
+    for (const auto& [name, entry] : *entries) {
+      if (entry.sliced) continue;
+      const RandomAccessFile& file = *data_files_[entry.shard];
+      if (entry.offset > file.size() || entry.size > file.size() - entry.offset) {
+        return errors::DataLoss("checkpoint data file '", file.path(), "' is truncated: it has ",
+                                file.size(), " bytes but tensor '", name, "' ends at byte ",
+                                entry.offset + entry.size);
+      }
     }
   }
   return Status::OK();
@@ -305,9 +367,31 @@ StatusOr<Tensor> BundleReader::Lookup(const std::string& name) const {
   }
   const Entry& entry = it->second;
   if (entry.sliced) {
-    return errors::Unimplemented("tensor '", name, "' of checkpoint '", prefix_,
-                                 "' was saved in slices, which Weir does not read");
+    const auto dims = entry.shape.dim_sizes();
+    return Assemble(name, entry, std::vector<int64_t>(dims.size(), 0),
+                    std::vector<int64_t>(dims.begin(), dims.end()));
   }
+  return ReadStored(name, entry);
+}
+
+StatusOr<Tensor> BundleReader::LookupSlice(const std::string& name,
+                                           const ShapeAndSlice& slice) const {
+  auto it = entries_.find(name);
+  if (it == entries_.end()) {
+    return errors::NotFound("tensor '", name, "' is not in checkpoint '", prefix_, "'");
+  }
+  const Entry& entry = it->second;
+  if (slice.full_shape != entry.shape) {
+    return errors::InvalidArgument("tensor '", name, "' of checkpoint '", prefix_,
+                                   "' has shape ", entry.shape, ", not the requested slice's ",
+                                   slice.full_shape);
+  }
+  if (entry.sliced) return Assemble(name, entry, slice.starts, slice.lengths);
+  WEIR_ASSIGN_OR_RETURN(Tensor whole, ReadStored(name, entry));
+  return ExtractSlice(whole, slice);
+}
+
+StatusOr<Tensor> BundleReader::ReadStored(const std::string& name, const Entry& entry) const {
   if (!IsValidDType(entry.wire_dtype) || !CanStore(static_cast<DType>(entry.wire_dtype))) {
     return errors::Unimplemented("tensor '", name, "' of checkpoint '", prefix_,
                                  "' has dtype ", WireDTypeName(entry.wire_dtype),
@@ -315,6 +399,45 @@ StatusOr<Tensor> BundleReader::Lookup(const std::string& name) const {
   }
   if (entry.wire_dtype == DT_STRING) return ReadStrings(name, entry);
   return ReadNumeric(name, entry);
+}
+
+StatusOr<Tensor> BundleReader::Assemble(const std::string& name, const Entry& entry,
+                                        const std::vector<int64_t>& starts,
+                                        const std::vector<int64_t>& lengths) const {
+  if (!IsValidDType(entry.wire_dtype) || !CanStore(static_cast<DType>(entry.wire_dtype))) {
+    return ReadStored(name, entry);  // the dtype error
+  }
+  const DType dtype = static_cast<DType>(entry.wire_dtype);
+  WEIR_ASSIGN_OR_RETURN(TensorShape shape, TensorShape::FromDims(lengths));
+  WEIR_ASSIGN_OR_RETURN(Tensor out, Tensor::Allocate(DefaultCpuAllocator(), dtype, shape));
+  const int rank = entry.shape.dims();
+  // The pieces are disjoint (checked on Open), so the box is covered when
+  // their overlaps with it add up to its size.
+  int64_t covered = 0;
+  for (const Piece& piece : entry.pieces) {
+    std::vector<int64_t> lo(rank), box(rank);
+    int64_t count = 1;
+    for (int d = 0; d < rank; ++d) {
+      lo[d] = std::max(starts[d], piece.starts[d]);
+      int64_t hi = std::min(starts[d] + lengths[d], piece.starts[d] + piece.lengths[d]);
+      box[d] = std::max<int64_t>(0, hi - lo[d]);
+      count *= box[d];
+    }
+    if (count == 0) continue;
+    const std::string what = StrCat(name, " (slice ", StrJoin(piece.starts, ","), " + ",
+                                    StrJoin(piece.lengths, ","), ")");
+    WEIR_ASSIGN_OR_RETURN(Tensor stored, ReadStored(what, piece_entries_.at(piece.key)));
+    CopyBox(stored, piece.starts, &out, starts, lo, box);
+    covered += count;
+  }
+  if (covered != out.NumElements()) {
+    return errors::InvalidArgument(DescribeTensor(name, dtype, entry.shape),
+                                   " of checkpoint '", prefix_, "' was saved in ",
+                                   entry.pieces.size(), " slices that cover ", covered, " of the ",
+                                   out.NumElements(), " elements asked for (from ",
+                                   StrJoin(starts, ","), ", lengths ", StrJoin(lengths, ","), ")");
+  }
+  return out;
 }
 
 StatusOr<Tensor> BundleReader::ReadNumeric(const std::string& name, const Entry& entry) const {

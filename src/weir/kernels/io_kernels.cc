@@ -84,20 +84,22 @@ class RestoreV2Op : public OpKernel {
                   errors::InvalidArgument("RestoreV2: tensor '", name, "' of checkpoint '",
                                           prefix, "' is ", info->dtype, " ", info->shape,
                                           " but dtypes[", i, "] expects ", dtypes_[i]));
-      StatusOr<Tensor> tensor = (*reader)->Lookup(name);
-      OP_REQUIRES_OK(context, tensor.status().WithContext("RestoreV2"));
-      if (!spec.empty()) {
+      StatusOr<Tensor> tensor;
+      if (spec.empty()) {
+        tensor = (*reader)->Lookup(name);
+      } else {
         StatusOr<ShapeAndSlice> slice = ParseShapeAndSlice(spec);
         OP_REQUIRES_OK(context, slice.status().WithContext(
                                     StrCat("RestoreV2: tensor '", name, "'")));
-        OP_REQUIRES(context, slice->full_shape == tensor->shape(),
+        OP_REQUIRES(context, slice->full_shape == info->shape,
                     errors::InvalidArgument("RestoreV2: tensor '", name, "' of checkpoint '",
-                                            prefix, "' has shape ", tensor->shape(),
+                                            prefix, "' has shape ", info->shape,
                                             " but its shape_and_slices '", spec,
                                             "' says ", slice->full_shape));
-        tensor = ExtractSlice(*tensor, *slice);
-        OP_REQUIRES_OK(context, tensor.status().WithContext("RestoreV2"));
+        // Reads only the saved pieces that overlap the slice.
+        tensor = (*reader)->LookupSlice(name, *slice);
       }
+      OP_REQUIRES_OK(context, tensor.status().WithContext("RestoreV2"));
       context->set_output(i, std::move(tensor).value());
     }
   }
