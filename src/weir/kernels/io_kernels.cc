@@ -84,21 +84,21 @@ class RestoreV2Op : public OpKernel {
                   errors::InvalidArgument("RestoreV2: tensor '", name, "' of checkpoint '",
                                           prefix, "' is ", info->dtype, " ", info->shape,
                                           " but dtypes[", i, "] expects ", dtypes_[i]));
-      StatusOr<Tensor> tensor;
-      if (spec.empty()) {
-        tensor = (*reader)->Lookup(name);
-      } else {
-        StatusOr<ShapeAndSlice> slice = ParseShapeAndSlice(spec);
-        OP_REQUIRES_OK(context, slice.status().WithContext(
+      ShapeAndSlice slice;
+      if (!spec.empty()) {
+        StatusOr<ShapeAndSlice> parsed = ParseShapeAndSlice(spec);
+        OP_REQUIRES_OK(context, parsed.status().WithContext(
                                     StrCat("RestoreV2: tensor '", name, "'")));
-        OP_REQUIRES(context, slice->full_shape == info->shape,
+        slice = std::move(parsed).value();
+        OP_REQUIRES(context, slice.full_shape == info->shape,
                     errors::InvalidArgument("RestoreV2: tensor '", name, "' of checkpoint '",
                                             prefix, "' has shape ", info->shape,
                                             " but its shape_and_slices '", spec,
-                                            "' says ", slice->full_shape));
-        // Reads only the saved pieces that overlap the slice.
-        tensor = (*reader)->LookupSlice(name, *slice);
+                                            "' says ", slice.full_shape));
       }
+      // A slice reads only the saved pieces that overlap it.
+      StatusOr<Tensor> tensor =
+          spec.empty() ? (*reader)->Lookup(name) : (*reader)->LookupSlice(name, slice);
       OP_REQUIRES_OK(context, tensor.status().WithContext("RestoreV2"));
       context->set_output(i, std::move(tensor).value());
     }
