@@ -84,7 +84,7 @@ BundleWriter::~BundleWriter() {
   if (!finished_ || !status_.ok()) RemoveTemporaryFiles();
 }
 
-Status BundleWriter::Add(const std::string& name, const Tensor& tensor) {
+Status BundleWriter::CheckAddable(const std::string& name, const Tensor& tensor) {
   if (!status_.ok()) return status_;
   if (finished_) {
     return errors::FailedPrecondition("checkpoint '", prefix_, "': Add of tensor '", name,
@@ -94,8 +94,6 @@ Status BundleWriter::Add(const std::string& name, const Tensor& tensor) {
   if (name.empty()) {
     status_ = errors::InvalidArgument(where, "a tensor name cannot be empty (the empty key "
                                       "holds the checkpoint's header)");
-  } else if (entries_.count(name)) {
-    status_ = errors::InvalidArgument(where, "tensor '", name, "' is added twice");
   } else if (!tensor.IsInitialized()) {
     status_ = errors::InvalidArgument(where, "tensor '", name, "' has no value");
   } else if (!CanStore(tensor.dtype())) {
@@ -103,10 +101,60 @@ Status BundleWriter::Add(const std::string& name, const Tensor& tensor) {
                                       " cannot be saved: a checkpoint holds no ",
                                       tensor.dtype(), " values");
   }
-  if (!status_.ok()) return status_;
+  return status_;
+}
 
+Status BundleWriter::Add(const std::string& name, const Tensor& tensor) {
+  WEIR_RETURN_IF_ERROR(CheckAddable(name, tensor));
+  if (entries_.count(name) || sliced_.count(name)) {
+    status_ = errors::InvalidArgument("checkpoint '", prefix_, "': tensor '", name,
+                                      "' is added twice");
+    return status_;
+  }
+  StatusOr<std::string> entry = AppendData(tensor);
+  if (!entry.ok()) return status_ = entry.status();
+  entries_[name] = std::move(entry).value();
+  return Status::OK();
+}
+
+Status BundleWriter::AddSlice(const std::string& name, const ShapeAndSlice& slice,
+                              const Tensor& piece) {
+  WEIR_RETURN_IF_ERROR(CheckAddable(name, piece));
+  const std::string where = StrCat("checkpoint '", prefix_, "': tensor '", name, "' ");
+  auto fail = [&](const auto&... why) { return status_ = errors::InvalidArgument(where, why...); };
+  if (piece.shape() != slice.slice_shape()) {
+    return fail("gets a slice of shape ", slice.slice_shape(), " from a tensor of shape ",
+                piece.shape());
+  }
+  if (entries_.count(name)) return fail("was added whole, so it cannot get slices");
+  auto [it, added] = sliced_.try_emplace(name, SlicedTensor{piece.dtype(), slice.full_shape, {}, {}});
+  SlicedTensor& sliced = it->second;
+  if (sliced.dtype != piece.dtype() || sliced.full_shape != slice.full_shape) {
+    return fail("has slices of ", sliced.dtype, " ", sliced.full_shape, "; this one is ",
+                piece.dtype(), " ", slice.full_shape);
+  }
+  for (size_t k = 0; k < sliced.starts.size(); ++k) {
+    bool overlap = true;
+    for (size_t d = 0; d < slice.starts.size(); ++d) {
+      overlap &= slice.starts[d] < sliced.starts[k][d] + sliced.lengths[k][d] &&
+                 sliced.starts[k][d] < slice.starts[d] + slice.lengths[d];
+    }
+    if (overlap) return fail("gets overlapping slices");
+  }
+  StatusOr<std::string> entry = AppendData(piece);
+  if (!entry.ok()) return status_ = entry.status();
+  // Whole extents are written as explicit lengths, as TensorFlow's
+  // partitioned variables are: the key and the listed slice agree either way.
+  entries_[TensorSliceKey(name, slice.starts, slice.lengths)] = std::move(entry).value();
+  sliced.starts.push_back(slice.starts);
+  sliced.lengths.push_back(slice.lengths);
+  return Status::OK();
+}
+
+StatusOr<std::string> BundleWriter::AppendData(const Tensor& tensor) {
   uint32_t crc = 0;
   uint64_t size = 0;
+  Status appended;
   if (tensor.dtype() == DT_STRING) {
     std::string lengths;
     for (const std::string& s : tensor.flat<std::string>()) {
@@ -116,12 +164,12 @@ Status BundleWriter::Add(const std::string& name, const Tensor& tensor) {
     std::string length_crc;
     PutFixed32(&length_crc, crc32c::Mask(crc));
     crc = crc32c::Extend(crc, length_crc.data(), length_crc.size());
-    status_.Update(data_file_->Append(lengths));
-    status_.Update(data_file_->Append(length_crc));
+    appended.Update(data_file_->Append(lengths));
+    appended.Update(data_file_->Append(length_crc));
     size = lengths.size() + length_crc.size();
     for (const std::string& s : tensor.flat<std::string>()) {
-      if (!status_.ok()) break;
-      status_.Update(data_file_->Append(s));
+      if (!appended.ok()) break;
+      appended.Update(data_file_->Append(s));
       crc = crc32c::Extend(crc, s.data(), s.size());
       size += s.size();
     }
@@ -129,9 +177,9 @@ Status BundleWriter::Add(const std::string& name, const Tensor& tensor) {
     const char* data = static_cast<const char*>(tensor.raw_data());
     size = tensor.TotalBytes();
     crc = crc32c::Value(data, size);
-    status_ = data_file_->Append(std::string_view(data, size));
+    appended = data_file_->Append(std::string_view(data, size));
   }
-  if (!status_.ok()) return status_;
+  WEIR_RETURN_IF_ERROR(appended);
 
   wire::BundleEntryProto entry;
   entry.set_dtype(static_cast<wire::DataType>(tensor.dtype()));
@@ -140,9 +188,8 @@ Status BundleWriter::Add(const std::string& name, const Tensor& tensor) {
   entry.set_offset(static_cast<int64_t>(data_size_));
   entry.set_size(static_cast<int64_t>(size));
   entry.set_crc32c(crc32c::Mask(crc));
-  entries_[name] = entry.SerializeAsString();
   data_size_ += size;
-  return Status::OK();
+  return entry.SerializeAsString();
 }
 
 Status BundleWriter::Finish() {
@@ -165,6 +212,21 @@ Status BundleWriter::WriteAndRename() {
   header.mutable_version()->set_producer(kBundleVersion);
   header.mutable_version()->set_min_consumer(0);
   builder.Add("", header.SerializeAsString());
+  // A sliced tensor's entry: dtype, full shape and its slices, no bytes.
+  for (const auto& [name, sliced] : sliced_) {
+    wire::BundleEntryProto entry;
+    entry.set_dtype(static_cast<wire::DataType>(sliced.dtype));
+    ShapeToProto(PartialShape(sliced.full_shape), entry.mutable_shape());
+    for (size_t k = 0; k < sliced.starts.size(); ++k) {
+      wire::TensorSliceProto* slice = entry.add_slices();
+      for (size_t d = 0; d < sliced.starts[k].size(); ++d) {
+        wire::TensorSliceProto::Extent* extent = slice->add_extent();
+        extent->set_start(sliced.starts[k][d]);
+        extent->set_length(sliced.lengths[k][d]);
+      }
+    }
+    entries_[name] = entry.SerializeAsString();
+  }
   for (const auto& [name, entry] : entries_) builder.Add(name, entry);
 
   const std::string index_path = BundleIndexFilename(prefix_);

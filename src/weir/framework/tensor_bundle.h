@@ -65,6 +65,14 @@ class BundleWriter {
   // hold (resource). The first error sticks: later calls return it.
   Status Add(const std::string& name, const Tensor& tensor);
 
+  // Appends `piece` as the part `slice` of tensor `name` (of shape
+  // slice.full_shape), as TensorFlow saves partitioned variables: several
+  // calls give the tensor's slices, which must not overlap. InvalidArgument,
+  // besides Add's cases, when piece's shape is not the slice's, when `name`
+  // was added whole, or when an earlier slice of it has another dtype or
+  // full shape or overlaps this one. Sticky like Add.
+  Status AddSlice(const std::string& name, const ShapeAndSlice& slice, const Tensor& piece);
+
   // Writes the index and moves both files into place (see above). Returns
   // the first error of the writer's life; on any error the temporary files
   // are gone and the checkpoint names are untouched. Call once.
@@ -73,8 +81,18 @@ class BundleWriter {
   const std::string& prefix() const { return prefix_; }
 
  private:
+  Status CheckAddable(const std::string& name, const Tensor& tensor);
+  // Appends the tensor's bytes to the data file; returns its entry.
+  StatusOr<std::string> AppendData(const Tensor& tensor);
   Status WriteAndRename();
   void RemoveTemporaryFiles();
+
+  struct SlicedTensor {
+    DType dtype;
+    TensorShape full_shape;
+    std::vector<std::vector<int64_t>> starts, lengths;  // per slice
+  };
+  std::map<std::string, SlicedTensor> sliced_;
 
   std::string prefix_;
   Status status_;
