@@ -6,6 +6,9 @@ refuses sliced string tensors, so for "words" the expected values are the
 saved ones.)
 
     python export_sliced_checkpoint.py OUT_DIR     # a python with tensorflow
+    python export_sliced_checkpoint.py --read OUT.json PREFIX NAME SPEC DTYPE ...
+        writes, as JSON, what TensorFlow's RestoreV2 reads for each
+        (NAME, SPEC, DTYPE) from the checkpoint PREFIX (Weir-written ones)
 
 Variables: "emb" float32 [70, 3] in 3 partitions (rows 24/23/23), "ids"
 int64 [10] in 4 partitions, "words" string [5, 2] in 2 partitions, and
@@ -46,7 +49,21 @@ def encode(value):
             "values": value.reshape(-1).tolist()}
 
 
+def read(out, prefix, triples):
+    values = []
+    for name, spec, dtype in triples:
+        value = tf.raw_ops.RestoreV2(prefix=prefix, tensor_names=[name], shape_and_slices=[spec],
+                                     dtypes=[tf.as_dtype(dtype)])[0].numpy()
+        values.append(encode(value))
+    with open(out, "w") as f:
+        json.dump(values, f)
+
+
 def main():
+    if sys.argv[1] == "--read":
+        args = sys.argv[4:]
+        read(sys.argv[2], sys.argv[3], [tuple(args[i:i + 3]) for i in range(0, len(args), 3)])
+        return
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
     prefix = os.path.join(out, "ckpt")

@@ -30,6 +30,18 @@ std::string PeersPython() {
   return std::string(peers != nullptr ? peers : "/opt/weir-peers") + "/bin/python";
 }
 
+// Runs `command`; its exit code and what it printed.
+std::pair<int, std::string> Shell(const std::string& command) {
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+  if (pipe == nullptr) return {-1, "popen failed"};
+  std::string output;
+  std::array<char, 4096> buffer;
+  size_t n;
+  while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) output.append(buffer.data(), n);
+  int status = pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, output};
+}
+
 class TfSlicedCheckpointTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -41,16 +53,8 @@ class TfSlicedCheckpointTest : public ::testing::Test {
                 "' is missing: install the peers (scripts/install_deps.sh) or set WEIR_PEERS";
       return;
     }
-    std::string command = PeersPython() + " " + WEIR_EXPORT_SCRIPT + " " + dir_->string() + " 2>&1";
-    FILE* pipe = popen(command.c_str(), "r");
-    std::string output;
-    std::array<char, 4096> buffer;
-    size_t n;
-    while (pipe != nullptr && (n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) {
-      output.append(buffer.data(), n);
-    }
-    int status = pipe != nullptr ? pclose(pipe) : -1;
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    auto [code, output] = Shell(PeersPython() + " " + WEIR_EXPORT_SCRIPT + " " + dir_->string());
+    if (code != 0) {
       *error_ = "export_sliced_checkpoint.py failed:\n" + output;
       return;
     }
@@ -159,6 +163,38 @@ TEST_F(TfSlicedCheckpointTest, RestoreV2ReadsWholeAndSlices) {
   ASSERT_TRUE(ran.ok()) << ran;
   ExpectEquals(outputs[0], expected_->at("slices")[1].at("value"), "RestoreV2 emb slice");
   ExpectEquals(outputs[1], expected_->at("whole").at("ids"), "RestoreV2 ids");
+}
+
+// The other way: TensorFlow reads the slices Weir writes, whole and by slice.
+TEST_F(TfSlicedCheckpointTest, TensorFlowReadsSlicesWeirWrites) {
+  Tensor m(DT_FLOAT, TensorShape({5, 3}));
+  for (int i = 0; i < 15; ++i) m.data<float>()[i] = 0.25f * i - 1.f;
+  const std::string prefix = Prefix("weir_sliced");
+  {
+    BundleWriter writer(prefix);
+    for (const char* spec : {"5 3 0,2:-", "5 3 2,3:-"}) {
+      StatusOr<ShapeAndSlice> slice = ParseShapeAndSlice(spec);
+      ASSERT_TRUE(slice.ok());
+      StatusOr<Tensor> piece = ExtractSlice(m, *slice);
+      ASSERT_TRUE(piece.ok());
+      ASSERT_TRUE(writer.AddSlice("m", *slice, *piece).ok());
+    }
+    ASSERT_TRUE(writer.Finish().ok());
+  }
+  const std::string json_path = Prefix("tf_read.json");
+  auto [code, output] = Shell(PeersPython() + " " + WEIR_EXPORT_SCRIPT + " --read " + json_path +
+                              " " + prefix + " m '' float32 m '5 3 1,3:1,2' float32");
+  ASSERT_EQ(code, 0) << output;
+  std::ifstream in(json_path);
+  std::stringstream text;
+  text << in.rdbuf();
+  nlohmann::json read = nlohmann::json::parse(text.str());
+  ExpectEquals(m, read[0], "TF reads m whole");
+  StatusOr<ShapeAndSlice> middle = ParseShapeAndSlice("5 3 1,3:1,2");
+  ASSERT_TRUE(middle.ok());
+  StatusOr<Tensor> want = ExtractSlice(m, *middle);
+  ASSERT_TRUE(want.ok());
+  ExpectEquals(*want, read[1], "TF reads a slice across Weir's pieces");
 }
 
 }  // namespace
