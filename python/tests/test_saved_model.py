@@ -109,3 +109,113 @@ def test_tf2_model_needs_functions(models):
         with pytest.raises((wr.errors.UnimplementedError, wr.errors.NotFoundError),
                            match="StatefulPartitionedCall"):
             wr.saved_model.load(sess, ["serve"], str(out / "tf2_module"))
+
+
+TF_LOAD = r'''
+import json, os, sys
+os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
+import numpy as np, tensorflow as tf
+tf.compat.v1.disable_eager_execution()
+export_dir, tag, key, feeds = sys.argv[1], sys.argv[2], sys.argv[3], json.loads(sys.argv[4])
+with tf.compat.v1.Session(graph=tf.Graph()) as sess:
+    meta = tf.compat.v1.saved_model.loader.load(sess, [tag], export_dir)
+    sig = meta.signature_def[key]
+    names = sorted(sig.outputs)
+    values = sess.run([sig.outputs[n].name for n in names],
+                      {sig.inputs[k].name: np.array(v, np.float32) for k, v in feeds.items()})
+    out = {}
+    for n, v in zip(names, values):
+        out[n] = v.decode() if isinstance(v, bytes) else np.asarray(v).tolist()
+    print(json.dumps(out))
+'''
+
+
+def tensorflow_runs(export_dir, tag, key, feeds):
+    """TensorFlow's loader's outputs of signature `key` on `feeds`."""
+    if not os.path.exists(PEERS_PYTHON):
+        pytest.skip(f"TensorFlow's interpreter {PEERS_PYTHON} is missing")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    proc = subprocess.run([PEERS_PYTHON, "-c", TF_LOAD, str(export_dir), tag, key,
+                           json.dumps({k: np.asarray(v).tolist() for k, v in feeds.items()})],
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def build_dense(graph):
+    with graph.as_default():
+        x = wr.placeholder(wr.float32, [None, 3], name="x")
+        w = wr.get_variable("w", initializer=wr.constant(
+            np.arange(6, dtype=np.float32).reshape(3, 2) - 2.0), use_resource=True)
+        y = wr.nn.relu(wr.matmul(x, w) + 0.5, name="y")
+    return x, y
+
+
+def test_simple_save_loads_in_tensorflow_and_weir(tmp_path):
+    export_dir = tmp_path / "simple"
+    x_value = np.array([[1, 2, 3], [-1, 0.5, 2]], np.float32)
+    graph = wr.Graph()
+    x, y = build_dense(graph)
+    with wr.Session(graph=graph) as sess:
+        sess.run(wr.global_variables_initializer())
+        want = sess.run(y, {x: x_value})
+        wr.saved_model.simple_save(sess, str(export_dir), {"x": x}, {"y": y})
+    assert (export_dir / "saved_model.pb").exists()
+    assert (export_dir / "variables" / "variables.index").exists()
+    got = tensorflow_runs(export_dir, "serve", "serving_default", {"x": x_value})
+    np.testing.assert_allclose(got["y"], want, rtol=1e-6)
+    with wr.Session(graph=wr.Graph()) as sess:
+        meta = wr.saved_model.load(sess, [wr.saved_model.SERVING], str(export_dir))
+        sig = meta.signature_def["serving_default"]
+        assert sig.method_name == signature_constants.PREDICT_METHOD_NAME
+        assert list(sig.inputs["x"].tensor_shape.dim)[1].size == 3
+        np.testing.assert_allclose(
+            sess.run(sig.outputs["y"].name, {sig.inputs["x"].name: x_value}), want)
+    with pytest.raises(AssertionError, match="already exists"):
+        wr.saved_model.Builder(str(export_dir))
+
+
+def test_builder_with_tag_sets_main_op_and_asset(tmp_path):
+    vocab = tmp_path / "vocab.txt"
+    vocab.write_text("a\nb\n")
+    export_dir = tmp_path / "built"
+    graph = wr.Graph()
+    x, y = build_dense(graph)
+    with graph.as_default():
+        offset = wr.get_variable("offset", initializer=wr.constant(100.0), use_resource=True,
+                                 collections=[wr.GraphKeys.LOCAL_VARIABLES])
+        asset = wr.constant(str(vocab), name="asset_path")
+        path_var = wr.get_variable("path", initializer=asset, use_resource=True,
+                                   collections=[wr.GraphKeys.LOCAL_VARIABLES])
+        shifted = wr.identity(y + offset.read_value(), name="shifted")
+        path_out = wr.identity(path_var.read_value(), name="path_out")
+        main_op = wr.group(wr.local_variables_initializer(), name="main_op")
+        info = wr.saved_model.utils.build_tensor_info
+        serving = wr.saved_model.signature_def_utils.build_signature_def(
+            {"x": info(x)}, {"shifted": info(shifted), "path": info(path_out)},
+            signature_constants.PREDICT_METHOD_NAME)
+    x_value = np.array([[1, 1, 1]], np.float32)
+    with wr.Session(graph=graph) as sess:
+        sess.run([wr.global_variables_initializer(), wr.local_variables_initializer()])
+        want = sess.run(shifted, {x: x_value})
+        builder = wr.saved_model.Builder(str(export_dir))
+        builder.add_meta_graph_and_variables(sess, [tag_constants.SERVING],
+                                             signature_def_map={"serving_default": serving},
+                                             assets_collection=[asset], main_op=main_op)
+        builder.add_meta_graph([tag_constants.TRAINING], signature_def_map={"s": serving},
+                               main_op=main_op, assets_collection=[asset])
+        builder.save()
+    assert (export_dir / "assets" / "vocab.txt").read_text() == "a\nb\n"
+    asset_path = str(export_dir / "assets" / "vocab.txt")
+    for tag, key in (("serve", "serving_default"), ("train", "s")):
+        got = tensorflow_runs(export_dir, tag, key, {"x": x_value})
+        np.testing.assert_allclose(got["shifted"], want, rtol=1e-6)
+        assert got["path"] == asset_path
+        with wr.Session(graph=wr.Graph()) as sess:
+            meta = wr.saved_model.load(sess, [tag], str(export_dir))
+            sig = meta.signature_def[key]
+            shifted_value, path_value = sess.run(
+                [sig.outputs["shifted"].name, sig.outputs["path"].name],
+                {sig.inputs["x"].name: x_value})
+        np.testing.assert_allclose(shifted_value, want)
+        assert path_value == asset_path.encode()
