@@ -407,11 +407,6 @@ TEST_F(TensorBundleTest, BoolBytesAreNormalized) {
   EXPECT_TRUE(got->ContentEquals(Tensor::FromVector<bool>({false, true, true})));
 }
 
-}  // namespace
-}  // namespace weir
-
-namespace weir {
-namespace {
 
 // Slices as TensorFlow saves partitioned variables: listed under the
 // tensor's name with its full shape, read whole or by any slice.

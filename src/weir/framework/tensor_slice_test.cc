@@ -77,11 +77,6 @@ TEST(ExtractSliceTest, StringsAndShapeMismatch) {
   EXPECT_TRUE(errors::IsInvalidArgument(got.status())) << got.status();
 }
 
-}  // namespace
-}  // namespace weir
-
-namespace weir {
-namespace {
 
 // Keys as TensorFlow 2.21 wrote them into checkpoints of partitioned
 // variables and of SaveV2 with slice specs (read from their .index files).

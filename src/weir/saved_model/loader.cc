@@ -15,6 +15,7 @@
 #include "weir/framework/node_def_util.h"
 #include "weir/framework/tensor_proto.h"
 #include "weir/graph/graph_def_io.h"
+#include "weir/runtime/standard_registration.h"
 #include "weir/saved_model/constants.h"
 
 namespace weir {
@@ -367,6 +368,9 @@ std::string Keys(const std::map<std::string, SignatureTensor>& tensors) {
 StatusOr<SavedModelBundle> LoadSavedModel(const std::string& export_dir,
                                           const std::set<std::string>& tags,
                                           const SessionOptions& options) {
+  // The op registry fills in stripped default attrs before the session
+  // (which would register it too) exists.
+  RegisterStandardOpsAndKernels();
   SavedModelBundle bundle;
   Status loaded = LoadInto(export_dir, tags, options, &bundle);
   if (!loaded.ok()) {

@@ -221,5 +221,19 @@ TEST_F(LoaderTest, RunSignatureChecksKeysAndInputs) {
       Code::kInvalidArgument, {"must have shape", "[1,2]"});
 }
 
+
+TEST_F(LoaderTest, StrippedDefaultAttrsAreAddedBack) {
+  Serve()->mutable_meta_info_def()->set_stripped_default_attrs(true);
+  StatusOr<SavedModelBundle> bundle = Load();
+  ASSERT_TRUE(bundle.ok()) << bundle.status();
+  const NodeDef* v = nullptr;
+  for (const NodeDef& node : bundle->graph.nodes) {
+    if (node.name == "v") v = &node;
+  }
+  ASSERT_NE(v, nullptr);
+  EXPECT_EQ(v->attrs.count("container"), 1u);  // VarHandleOp's default ''
+  EXPECT_EQ(v->attrs.count("allowed_devices"), 1u);
+}
+
 }  // namespace
 }  // namespace weir
