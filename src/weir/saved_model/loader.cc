@@ -1,6 +1,8 @@
 #include "weir/saved_model/loader.h"
 
 #include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/tokenizer.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/text_format.h>
 
 #include <algorithm>
@@ -25,6 +27,20 @@ namespace {
 // protobuf limit is 2 GiB, and nesting is bounded like GraphDef parsing.
 constexpr int kMaxNesting = 200;
 
+// Keeps the text parser's first error for the Status (instead of
+// protobuf's log line).
+class FirstErrorCollector : public google::protobuf::io::ErrorCollector {
+ public:
+  void AddError(int line, google::protobuf::io::ColumnNumber column,
+                const std::string& message) override {
+    if (first_.empty()) first_ = StrCat("line ", line + 1, " column ", column + 1, ": ", message);
+  }
+  const std::string& first() const { return first_; }
+
+ private:
+  std::string first_;
+};
+
 std::string TagSetString(const std::set<std::string>& tags) {
   return StrCat("{", StrJoin(tags, ", "), "}");
 }
@@ -48,8 +64,17 @@ StatusOr<wire::SavedModel> ReadSavedModelProto(const std::string& dir) {
     }
   } else if (FileExists(txt_path)) {
     WEIR_ASSIGN_OR_RETURN(std::string text, ReadFileToString(txt_path));
-    if (!google::protobuf::TextFormat::ParseFromString(text, &proto)) {
-      return errors::DataLoss("could not parse '", txt_path, "' as a text SavedModel");
+    if (text.size() > static_cast<size_t>(INT32_MAX)) {
+      return errors::InvalidArgument("'", txt_path, "' is over protobuf's 2 GiB limit");
+    }
+    FirstErrorCollector collector;
+    google::protobuf::TextFormat::Parser parser;
+    parser.RecordErrorsTo(&collector);
+    parser.SetRecursionLimit(kMaxNesting);
+    google::protobuf::io::ArrayInputStream stream(text.data(), static_cast<int>(text.size()));
+    if (!parser.Parse(&stream, &proto)) {
+      return errors::DataLoss("could not parse '", txt_path, "' as a text SavedModel: ",
+                              collector.first());
     }
   } else {
     return errors::NotFound("no SavedModel in '", dir, "': neither ",

@@ -1,5 +1,6 @@
 #include "weir/saved_model/loader.h"
 
+#include <google/protobuf/text_format.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -221,6 +222,18 @@ TEST_F(LoaderTest, RunSignatureChecksKeysAndInputs) {
       Code::kInvalidArgument, {"must have shape", "[1,2]"});
 }
 
+
+TEST_F(LoaderTest, ReadsTheTextFormat) {
+  std::string text;
+  ASSERT_TRUE(google::protobuf::TextFormat::PrintToString(model_, &text));
+  ASSERT_TRUE(WriteStringToFileAtomic(Path("saved_model.pbtxt"), text).ok());
+  StatusOr<SavedModelBundle> bundle = LoadSavedModel(dir_.string(), {"serve"}, {});
+  ASSERT_TRUE(bundle.ok()) << bundle.status();
+  EXPECT_EQ(bundle->signatures.size(), 1u);
+  ASSERT_TRUE(WriteStringToFileAtomic(Path("saved_model.pbtxt"), "meta_graphs {{").ok());
+  ExpectError(LoadSavedModel(dir_.string(), {"serve"}, {}).status(), Code::kDataLoss,
+              {"saved_model.pbtxt", "line 1 column"});
+}
 
 TEST_F(LoaderTest, StrippedDefaultAttrsAreAddedBack) {
   Serve()->mutable_meta_info_def()->set_stripped_default_attrs(true);
