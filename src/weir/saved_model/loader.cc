@@ -317,9 +317,11 @@ Status LoadInto(const std::string& dir, const std::set<std::string>& tags,
   }
   WEIR_RETURN_IF_ERROR(GraphDefFromProto(meta->graph_def(), &bundle->graph));
   bundle->producer_ops = ProducerOpsFromProto(*meta);
-  // Hook for issue 15's forward-compatibility rule: when
-  // ImportGraphDefOptions::producer_op_list exists, the session's import
-  // of bundle->graph must receive bundle->producer_ops.
+  // PRODUCER_OP_LIST HOOK (issue 15, to wire at merge): TF's forward-
+  // compatibility rule needs the producer's op list at import. When
+  // ImportGraphDefOptions::producer_op_list exists, the import of
+  // bundle->graph (Session::Create below, or ImportGraphDef) must receive
+  // bundle->producer_ops.
   if (meta->meta_info_def().stripped_default_attrs()) AddStrippedDefaults(&bundle->graph);
 
   std::unordered_set<std::string> nodes;
