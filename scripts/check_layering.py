@@ -29,6 +29,8 @@ ALLOWED = {
     "runtime": {"base", "framework", "graph", "ops", "kernels", "runtime"},
     "distributed": {"base", "framework", "graph", "ops", "kernels", "runtime", "distributed"},
     "train": {"base", "framework", "graph", "ops", "kernels", "runtime", "distributed", "train"},
+    "saved_model": {"base", "framework", "graph", "ops", "kernels", "runtime", "distributed", "train",
+                    "saved_model"},
 }
 
 # Test files and their helpers are built into test binaries that link higher

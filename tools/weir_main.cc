@@ -1,6 +1,8 @@
 // `weir`: run and inspect graphs from the command line.
 //
 //   weir run GRAPH.pb --feed x=x.npy --fetch y:0 [--out DIR] [--trace t.json]
+//   weir run --saved-model DIR [--tag serve] [--signature serving_default]
+//            --feed INPUT_KEY=x.npy [--out DIR]
 //   weir inspect GRAPH.pb [--devices N] [--explain]
 //   weir inspect GRAPH.pb --passes [--feed x] [--fetch y:0] [--devices N]
 //
@@ -9,6 +11,8 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <map>
+#include <set>
 
 #include "weir/base/file_system.h"
 #include "weir/framework/npy.h"
@@ -19,12 +23,16 @@
 #include "weir/runtime/graph_compiler.h"
 #include "weir/runtime/session.h"
 #include "weir/runtime/standard_registration.h"
+#include "weir/saved_model/loader.h"
 
 namespace weir {
 namespace {
 
 struct RunArgs {
   std::string graph;
+  std::string saved_model;          // a SavedModel directory instead of `graph`
+  std::vector<std::string> tags;    // its MetaGraphDef's tag set (default: serve)
+  std::string signature = "serving_default";
   std::vector<std::string> feeds;
   std::vector<std::string> fetches;
   std::vector<std::string> targets;
@@ -44,8 +52,7 @@ std::string FetchFileName(const std::string& fetch) {
   return out + ".npy";
 }
 
-Status RunCommand(const RunArgs& args) {
-  WEIR_ASSIGN_OR_RETURN(GraphDef graph, ReadGraphDefFile(args.graph));
+StatusOr<std::vector<std::pair<std::string, Tensor>>> ReadFeeds(const RunArgs& args) {
   std::vector<std::pair<std::string, Tensor>> feeds;
   for (const std::string& feed : args.feeds) {
     size_t eq = feed.find('=');
@@ -55,6 +62,45 @@ Status RunCommand(const RunArgs& args) {
     WEIR_ASSIGN_OR_RETURN(Tensor value, ReadNpy(feed.substr(eq + 1)));
     feeds.emplace_back(feed.substr(0, eq), std::move(value));
   }
+  return feeds;
+}
+
+// Loads a SavedModel, runs one signature on the --feed inputs (by input
+// key) and prints every output by its key.
+Status RunSavedModelCommand(const RunArgs& args) {
+  WEIR_ASSIGN_OR_RETURN(auto feeds, ReadFeeds(args));
+  std::map<std::string, Tensor> inputs;
+  for (auto& [name, value] : feeds) {
+    if (!inputs.emplace(name, std::move(value)).second) {
+      return errors::InvalidArgument("--feed '", name, "' given twice");
+    }
+  }
+  std::set<std::string> tags(args.tags.begin(), args.tags.end());
+  if (tags.empty()) tags.insert("serve");
+  SessionOptions options;
+  options.num_cpu_devices = args.devices;
+  auto start = std::chrono::steady_clock::now();
+  WEIR_ASSIGN_OR_RETURN(SavedModelBundle bundle, LoadSavedModel(args.saved_model, tags, options));
+  auto loaded = std::chrono::steady_clock::now();
+  WEIR_ASSIGN_OR_RETURN(auto outputs, RunSignature(bundle, args.signature, inputs));
+  auto ran = std::chrono::steady_clock::now();
+  for (const auto& [name, value] : outputs) {
+    std::cout << name << ": " << value.DebugString(20) << "\n";
+    if (!args.out_dir.empty()) {
+      WEIR_RETURN_IF_ERROR(RecursivelyCreateDir(args.out_dir));
+      WEIR_RETURN_IF_ERROR(WriteNpy(args.out_dir + "/" + FetchFileName(name), value));
+    }
+  }
+  std::cout << "load: " << std::chrono::duration<double, std::milli>(loaded - start).count()
+            << " ms, first run (with compilation): "
+            << std::chrono::duration<double, std::milli>(ran - loaded).count() << " ms\n";
+  return Status::OK();
+}
+
+Status RunCommand(const RunArgs& args) {
+  if (!args.saved_model.empty()) return RunSavedModelCommand(args);
+  WEIR_ASSIGN_OR_RETURN(GraphDef graph, ReadGraphDefFile(args.graph));
+  WEIR_ASSIGN_OR_RETURN(auto feeds, ReadFeeds(args));
   SessionOptions options;
   options.num_cpu_devices = args.devices;
   WEIR_ASSIGN_OR_RETURN(std::unique_ptr<Session> session, Session::New(options));
@@ -160,7 +206,16 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   weir::RunArgs run_args;
   CLI::App* run = app.add_subcommand("run", "run a graph and print the fetched tensors");
-  run->add_option("graph", run_args.graph, "GraphDef file (.pb binary or .pbtxt text)")->required();
+  CLI::Option* run_graph =
+      run->add_option("graph", run_args.graph, "GraphDef file (.pb binary or .pbtxt text)");
+  CLI::Option* run_saved_model = run->add_option(
+      "--saved-model", run_args.saved_model, "run a signature of this SavedModel directory");
+  run_graph->excludes(run_saved_model);
+  run->add_option("--tag", run_args.tags,
+                  "with --saved-model: a tag of the MetaGraphDef to load, repeatable (default: "
+                  "serve)");
+  run->add_option("--signature", run_args.signature,
+                  "with --saved-model: the signature key (default: serving_default)");
   run->add_option("--feed", run_args.feeds, "NAME=FILE.npy, repeatable");
   run->add_option("--fetch", run_args.fetches, "tensor to fetch (NAME or NAME:PORT), repeatable");
   run->add_option("--target", run_args.targets, "node to run without fetching, repeatable");
@@ -191,7 +246,11 @@ int main(int argc, char** argv) {
 
   weir::Status status;
   if (run->parsed()) {
-    if (run_args.fetches.empty() && run_args.targets.empty()) {
+    if (run_args.graph.empty() && run_args.saved_model.empty()) {
+      std::cerr << "weir run: give a GraphDef file or --saved-model DIR\n";
+      return 2;
+    }
+    if (run_args.saved_model.empty() && run_args.fetches.empty() && run_args.targets.empty()) {
       std::cerr << "weir run: give at least one --fetch or --target\n";
       return 2;
     }

@@ -293,6 +293,13 @@ class PyGraph {
           input = renamed(id->node) + ":" + std::to_string(id->port);
         }
       }
+      // Colocation with imported nodes follows their new names, as in TF.
+      auto classes = nd.attrs.find("_class");
+      if (!prefix.empty() && classes != nd.attrs.end() && classes->second.is_list()) {
+        for (std::string& c : classes->second.mutable_list()->s) {
+          if (c.starts_with("loc:@") && names.count(c.substr(5))) c = "loc:@" + renamed(c.substr(5));
+        }
+      }
     }
     const int first = graph_->num_node_ids();
     Check(ImportGraphDef(def, graph_, options));

@@ -12,6 +12,7 @@
 #include "weir/base/file_system.h"
 #include "weir/framework/sstable.h"
 #include "weir/framework/tensor_proto.h"
+#include "weir/framework/tensor_slice.h"
 
 namespace weir {
 namespace {
@@ -83,7 +84,7 @@ BundleWriter::~BundleWriter() {
   if (!finished_ || !status_.ok()) RemoveTemporaryFiles();
 }
 
-Status BundleWriter::Add(const std::string& name, const Tensor& tensor) {
+Status BundleWriter::CheckAddable(const std::string& name, const Tensor& tensor) {
   if (!status_.ok()) return status_;
   if (finished_) {
     return errors::FailedPrecondition("checkpoint '", prefix_, "': Add of tensor '", name,
@@ -93,8 +94,6 @@ Status BundleWriter::Add(const std::string& name, const Tensor& tensor) {
   if (name.empty()) {
     status_ = errors::InvalidArgument(where, "a tensor name cannot be empty (the empty key "
                                       "holds the checkpoint's header)");
-  } else if (entries_.count(name)) {
-    status_ = errors::InvalidArgument(where, "tensor '", name, "' is added twice");
   } else if (!tensor.IsInitialized()) {
     status_ = errors::InvalidArgument(where, "tensor '", name, "' has no value");
   } else if (!CanStore(tensor.dtype())) {
@@ -102,10 +101,60 @@ Status BundleWriter::Add(const std::string& name, const Tensor& tensor) {
                                       " cannot be saved: a checkpoint holds no ",
                                       tensor.dtype(), " values");
   }
-  if (!status_.ok()) return status_;
+  return status_;
+}
 
+Status BundleWriter::Add(const std::string& name, const Tensor& tensor) {
+  WEIR_RETURN_IF_ERROR(CheckAddable(name, tensor));
+  if (entries_.count(name) || sliced_.count(name)) {
+    status_ = errors::InvalidArgument("checkpoint '", prefix_, "': tensor '", name,
+                                      "' is added twice");
+    return status_;
+  }
+  StatusOr<std::string> entry = AppendData(tensor);
+  if (!entry.ok()) return status_ = entry.status();
+  entries_[name] = std::move(entry).value();
+  return Status::OK();
+}
+
+Status BundleWriter::AddSlice(const std::string& name, const ShapeAndSlice& slice,
+                              const Tensor& piece) {
+  WEIR_RETURN_IF_ERROR(CheckAddable(name, piece));
+  const std::string where = StrCat("checkpoint '", prefix_, "': tensor '", name, "' ");
+  auto fail = [&](const auto&... why) { return status_ = errors::InvalidArgument(where, why...); };
+  if (piece.shape() != slice.slice_shape()) {
+    return fail("gets a slice of shape ", slice.slice_shape(), " from a tensor of shape ",
+                piece.shape());
+  }
+  if (entries_.count(name)) return fail("was added whole, so it cannot get slices");
+  auto [it, added] = sliced_.try_emplace(name, SlicedTensor{piece.dtype(), slice.full_shape, {}, {}});
+  SlicedTensor& sliced = it->second;
+  if (sliced.dtype != piece.dtype() || sliced.full_shape != slice.full_shape) {
+    return fail("has slices of ", sliced.dtype, " ", sliced.full_shape, "; this one is ",
+                piece.dtype(), " ", slice.full_shape);
+  }
+  for (size_t k = 0; k < sliced.starts.size(); ++k) {
+    bool overlap = true;
+    for (size_t d = 0; d < slice.starts.size(); ++d) {
+      overlap &= slice.starts[d] < sliced.starts[k][d] + sliced.lengths[k][d] &&
+                 sliced.starts[k][d] < slice.starts[d] + slice.lengths[d];
+    }
+    if (overlap) return fail("gets overlapping slices");
+  }
+  StatusOr<std::string> entry = AppendData(piece);
+  if (!entry.ok()) return status_ = entry.status();
+  // Whole extents are written as explicit lengths, as TensorFlow's
+  // partitioned variables are: the key and the listed slice agree either way.
+  entries_[TensorSliceKey(name, slice.starts, slice.lengths)] = std::move(entry).value();
+  sliced.starts.push_back(slice.starts);
+  sliced.lengths.push_back(slice.lengths);
+  return Status::OK();
+}
+
+StatusOr<std::string> BundleWriter::AppendData(const Tensor& tensor) {
   uint32_t crc = 0;
   uint64_t size = 0;
+  Status appended;
   if (tensor.dtype() == DT_STRING) {
     std::string lengths;
     for (const std::string& s : tensor.flat<std::string>()) {
@@ -115,12 +164,12 @@ Status BundleWriter::Add(const std::string& name, const Tensor& tensor) {
     std::string length_crc;
     PutFixed32(&length_crc, crc32c::Mask(crc));
     crc = crc32c::Extend(crc, length_crc.data(), length_crc.size());
-    status_.Update(data_file_->Append(lengths));
-    status_.Update(data_file_->Append(length_crc));
+    appended.Update(data_file_->Append(lengths));
+    appended.Update(data_file_->Append(length_crc));
     size = lengths.size() + length_crc.size();
     for (const std::string& s : tensor.flat<std::string>()) {
-      if (!status_.ok()) break;
-      status_.Update(data_file_->Append(s));
+      if (!appended.ok()) break;
+      appended.Update(data_file_->Append(s));
       crc = crc32c::Extend(crc, s.data(), s.size());
       size += s.size();
     }
@@ -128,9 +177,9 @@ Status BundleWriter::Add(const std::string& name, const Tensor& tensor) {
     const char* data = static_cast<const char*>(tensor.raw_data());
     size = tensor.TotalBytes();
     crc = crc32c::Value(data, size);
-    status_ = data_file_->Append(std::string_view(data, size));
+    appended = data_file_->Append(std::string_view(data, size));
   }
-  if (!status_.ok()) return status_;
+  WEIR_RETURN_IF_ERROR(appended);
 
   wire::BundleEntryProto entry;
   entry.set_dtype(static_cast<wire::DataType>(tensor.dtype()));
@@ -139,9 +188,8 @@ Status BundleWriter::Add(const std::string& name, const Tensor& tensor) {
   entry.set_offset(static_cast<int64_t>(data_size_));
   entry.set_size(static_cast<int64_t>(size));
   entry.set_crc32c(crc32c::Mask(crc));
-  entries_[name] = entry.SerializeAsString();
   data_size_ += size;
-  return Status::OK();
+  return entry.SerializeAsString();
 }
 
 Status BundleWriter::Finish() {
@@ -164,6 +212,21 @@ Status BundleWriter::WriteAndRename() {
   header.mutable_version()->set_producer(kBundleVersion);
   header.mutable_version()->set_min_consumer(0);
   builder.Add("", header.SerializeAsString());
+  // A sliced tensor's entry: dtype, full shape and its slices, no bytes.
+  for (const auto& [name, sliced] : sliced_) {
+    wire::BundleEntryProto entry;
+    entry.set_dtype(static_cast<wire::DataType>(sliced.dtype));
+    ShapeToProto(PartialShape(sliced.full_shape), entry.mutable_shape());
+    for (size_t k = 0; k < sliced.starts.size(); ++k) {
+      wire::TensorSliceProto* slice = entry.add_slices();
+      for (size_t d = 0; d < sliced.starts[k].size(); ++d) {
+        wire::TensorSliceProto::Extent* extent = slice->add_extent();
+        extent->set_start(sliced.starts[k][d]);
+        extent->set_length(sliced.lengths[k][d]);
+      }
+    }
+    entries_[name] = entry.SerializeAsString();
+  }
   for (const auto& [name, entry] : entries_) builder.Add(name, entry);
 
   const std::string index_path = BundleIndexFilename(prefix_);
@@ -236,37 +299,96 @@ Status BundleReader::ReadEntries(const std::string& index_path) {
     return corrupt("the header says ", num_shards, " data files");
   }
 
-  for (const auto& [key, value] : table->entries()) {
-    if (key.empty() || IsSliceKey(key)) continue;
-    wire::BundleEntryProto proto;
-    if (!proto.ParseFromString(value)) return corrupt("the entry of tensor '", key, "' does not parse");
-    Entry entry;
-    entry.wire_dtype = proto.dtype();
+  // Every entry, a tensor's or a slice piece's, says where its bytes are
+  // unless it is a sliced tensor's (whose pieces do).
+  auto parse = [&](const std::string& key, const std::string& value, Entry* entry,
+                   wire::BundleEntryProto* proto) -> Status {
+    if (!proto->ParseFromString(value)) return corrupt("the entry of tensor '", key, "' does not parse");
+    entry->wire_dtype = proto->dtype();
     PartialShape partial;
-    Status shape_status = ShapeFromProto(proto.shape(), &partial);
+    Status shape_status = ShapeFromProto(proto->shape(), &partial);
     if (!shape_status.ok() || !partial.IsFullyDefined()) {
       return corrupt("tensor '", key, "' has an invalid shape");
     }
     StatusOr<TensorShape> shape = TensorShape::FromDims(partial.dim_sizes());
     if (!shape.ok()) return corrupt("tensor '", key, "': ", shape.status().message());
-    entry.shape = *shape;
-    entry.sliced = proto.slices_size() > 0;
-    if (!entry.sliced) {
-      if (proto.shard_id() < 0 || proto.shard_id() >= num_shards || proto.offset() < 0 ||
-          proto.size() < 0) {
-        return corrupt("tensor '", key, "' has shard ", proto.shard_id(), ", offset ",
-                       proto.offset(), " and size ", proto.size(), " (", num_shards,
+    entry->shape = *shape;
+    entry->sliced = proto->slices_size() > 0;
+    if (!entry->sliced) {
+      if (proto->shard_id() < 0 || proto->shard_id() >= num_shards || proto->offset() < 0 ||
+          proto->size() < 0) {
+        return corrupt("tensor '", key, "' has shard ", proto->shard_id(), ", offset ",
+                       proto->offset(), " and size ", proto->size(), " (", num_shards,
                        " data files)");
       }
-      entry.shard = proto.shard_id();
-      entry.offset = static_cast<uint64_t>(proto.offset());
-      entry.size = static_cast<uint64_t>(proto.size());
-      entry.masked_crc32c = proto.crc32c();
+      entry->shard = proto->shard_id();
+      entry->offset = static_cast<uint64_t>(proto->offset());
+      entry->size = static_cast<uint64_t>(proto->size());
+      entry->masked_crc32c = proto->crc32c();
     }
+    return Status::OK();
+  };
+  std::vector<std::pair<std::string, wire::BundleEntryProto>> sliced;
+  for (const auto& [key, value] : table->entries()) {
+    if (key.empty()) continue;
+    Entry entry;
+    wire::BundleEntryProto proto;
+    WEIR_RETURN_IF_ERROR(parse(key, value, &entry, &proto));
+    if (IsSliceKey(key)) {
+      if (entry.sliced) return corrupt("a slice piece of a tensor is itself sliced");
+      piece_entries_.emplace(key, std::move(entry));
+      continue;
+    }
+    if (entry.sliced) sliced.emplace_back(key, std::move(proto));
     const DType dtype =
         IsValidDType(entry.wire_dtype) ? static_cast<DType>(entry.wire_dtype) : DT_INVALID;
     tensors_.push_back({key, dtype, entry.shape});
     entries_.emplace(key, std::move(entry));
+  }
+  // A sliced tensor's pieces: boxes inside its shape, disjoint, each stored
+  // under its slice key with the box's shape and the tensor's dtype.
+  for (const auto& [name, proto] : sliced) {
+    Entry& entry = entries_.at(name);
+    const int rank = entry.shape.dims();
+    for (const wire::TensorSliceProto& slice : proto.slices()) {
+      if (slice.extent_size() != rank) {
+        return corrupt("a slice of tensor '", name, "' has ", slice.extent_size(),
+                       " extents for rank ", rank);
+      }
+      Piece piece;
+      std::vector<int64_t> key_lengths;
+      for (int d = 0; d < rank; ++d) {
+        const wire::TensorSliceProto::Extent& extent = slice.extent(d);
+        const int64_t dim = entry.shape.dim_size(d);
+        const bool whole = extent.has_length_case() == wire::TensorSliceProto::Extent::HAS_LENGTH_NOT_SET;
+        const int64_t length = whole ? dim - extent.start() : extent.length();
+        if (extent.start() < 0 || extent.start() > dim || length < 0 ||
+            length > dim - extent.start()) {
+          return corrupt("a slice of tensor '", name, "' leaves dim ", d, " of size ", dim);
+        }
+        piece.starts.push_back(extent.start());
+        piece.lengths.push_back(length);
+        key_lengths.push_back(whole ? -1 : length);
+      }
+      piece.key = TensorSliceKey(name, piece.starts, key_lengths);
+      auto stored = piece_entries_.find(piece.key);
+      if (stored == piece_entries_.end()) {
+        return corrupt("tensor '", name, "' lists a slice whose bytes are not in the index");
+      }
+      if (stored->second.wire_dtype != entry.wire_dtype ||
+          !std::ranges::equal(stored->second.shape.dim_sizes(), piece.lengths)) {
+        return corrupt("a slice of tensor '", name, "' is stored with another dtype or shape");
+      }
+      for (const Piece& other : entry.pieces) {
+        bool overlap = true;
+        for (int d = 0; d < rank; ++d) {
+          overlap &= piece.starts[d] < other.starts[d] + other.lengths[d] &&
+                     other.starts[d] < piece.starts[d] + piece.lengths[d];
+        }
+        if (overlap) return corrupt("two slices of tensor '", name, "' overlap");
+      }
+      entry.pieces.push_back(std::move(piece));
+    }
   }
 
   for (int shard = 0; shard < num_shards; ++shard) {
@@ -279,13 +401,15 @@ Status BundleReader::ReadEntries(const std::string& index_path) {
     WEIR_RETURN_IF_ERROR(file.status());
     data_files_.push_back(std::move(file).value());
   }
-  for (const auto& [name, entry] : entries_) {
-    if (entry.sliced) continue;
-    const RandomAccessFile& file = *data_files_[entry.shard];
-    if (entry.offset > file.size() || entry.size > file.size() - entry.offset) {
-      return errors::DataLoss("checkpoint data file '", file.path(), "' is truncated: it has ",
-                              file.size(), " bytes but tensor '", name, "' ends at byte ",
-                              entry.offset + entry.size);
+  for (const auto* entries : {&entries_, &piece_entries_}) {
+    for (const auto& [name, entry] : *entries) {
+      if (entry.sliced) continue;
+      const RandomAccessFile& file = *data_files_[entry.shard];
+      if (entry.offset > file.size() || entry.size > file.size() - entry.offset) {
+        return errors::DataLoss("checkpoint data file '", file.path(), "' is truncated: it has ",
+                                file.size(), " bytes but tensor '", name, "' ends at byte ",
+                                entry.offset + entry.size);
+      }
     }
   }
   return Status::OK();
@@ -305,9 +429,31 @@ StatusOr<Tensor> BundleReader::Lookup(const std::string& name) const {
   }
   const Entry& entry = it->second;
   if (entry.sliced) {
-    return errors::Unimplemented("tensor '", name, "' of checkpoint '", prefix_,
-                                 "' was saved in slices, which Weir does not read");
+    const auto dims = entry.shape.dim_sizes();
+    return Assemble(name, entry, std::vector<int64_t>(dims.size(), 0),
+                    std::vector<int64_t>(dims.begin(), dims.end()));
   }
+  return ReadStored(name, entry);
+}
+
+StatusOr<Tensor> BundleReader::LookupSlice(const std::string& name,
+                                           const ShapeAndSlice& slice) const {
+  auto it = entries_.find(name);
+  if (it == entries_.end()) {
+    return errors::NotFound("tensor '", name, "' is not in checkpoint '", prefix_, "'");
+  }
+  const Entry& entry = it->second;
+  if (slice.full_shape != entry.shape) {
+    return errors::InvalidArgument("tensor '", name, "' of checkpoint '", prefix_,
+                                   "' has shape ", entry.shape, ", not the requested slice's ",
+                                   slice.full_shape);
+  }
+  if (entry.sliced) return Assemble(name, entry, slice.starts, slice.lengths);
+  WEIR_ASSIGN_OR_RETURN(Tensor whole, ReadStored(name, entry));
+  return ExtractSlice(whole, slice);
+}
+
+StatusOr<Tensor> BundleReader::ReadStored(const std::string& name, const Entry& entry) const {
   if (!IsValidDType(entry.wire_dtype) || !CanStore(static_cast<DType>(entry.wire_dtype))) {
     return errors::Unimplemented("tensor '", name, "' of checkpoint '", prefix_,
                                  "' has dtype ", WireDTypeName(entry.wire_dtype),
@@ -315,6 +461,45 @@ StatusOr<Tensor> BundleReader::Lookup(const std::string& name) const {
   }
   if (entry.wire_dtype == DT_STRING) return ReadStrings(name, entry);
   return ReadNumeric(name, entry);
+}
+
+StatusOr<Tensor> BundleReader::Assemble(const std::string& name, const Entry& entry,
+                                        const std::vector<int64_t>& starts,
+                                        const std::vector<int64_t>& lengths) const {
+  if (!IsValidDType(entry.wire_dtype) || !CanStore(static_cast<DType>(entry.wire_dtype))) {
+    return ReadStored(name, entry);  // the dtype error
+  }
+  const DType dtype = static_cast<DType>(entry.wire_dtype);
+  WEIR_ASSIGN_OR_RETURN(TensorShape shape, TensorShape::FromDims(lengths));
+  WEIR_ASSIGN_OR_RETURN(Tensor out, Tensor::Allocate(DefaultCpuAllocator(), dtype, shape));
+  const int rank = entry.shape.dims();
+  // The pieces are disjoint (checked on Open), so the box is covered when
+  // their overlaps with it add up to its size.
+  int64_t covered = 0;
+  for (const Piece& piece : entry.pieces) {
+    std::vector<int64_t> lo(rank), box(rank);
+    int64_t count = 1;
+    for (int d = 0; d < rank; ++d) {
+      lo[d] = std::max(starts[d], piece.starts[d]);
+      int64_t hi = std::min(starts[d] + lengths[d], piece.starts[d] + piece.lengths[d]);
+      box[d] = std::max<int64_t>(0, hi - lo[d]);
+      count *= box[d];
+    }
+    if (count == 0) continue;
+    const std::string what = StrCat(name, " (slice ", StrJoin(piece.starts, ","), " + ",
+                                    StrJoin(piece.lengths, ","), ")");
+    WEIR_ASSIGN_OR_RETURN(Tensor stored, ReadStored(what, piece_entries_.at(piece.key)));
+    CopyBox(stored, piece.starts, &out, starts, lo, box);
+    covered += count;
+  }
+  if (covered != out.NumElements()) {
+    return errors::InvalidArgument(DescribeTensor(name, dtype, entry.shape),
+                                   " of checkpoint '", prefix_, "' was saved in ",
+                                   entry.pieces.size(), " slices that cover ", covered, " of the ",
+                                   out.NumElements(), " elements asked for (from ",
+                                   StrJoin(starts, ","), ", lengths ", StrJoin(lengths, ","), ")");
+  }
+  return out;
 }
 
 StatusOr<Tensor> BundleReader::ReadNumeric(const std::string& name, const Entry& entry) const {

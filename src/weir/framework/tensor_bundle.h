@@ -36,6 +36,7 @@ namespace weir {
 
 class RandomAccessFile;
 class WritableFile;
+struct ShapeAndSlice;
 
 // "P.index" and "P.data-00003-of-00008".
 std::string BundleIndexFilename(const std::string& prefix);
@@ -64,6 +65,14 @@ class BundleWriter {
   // hold (resource). The first error sticks: later calls return it.
   Status Add(const std::string& name, const Tensor& tensor);
 
+  // Appends `piece` as the part `slice` of tensor `name` (of shape
+  // slice.full_shape), as TensorFlow saves partitioned variables: several
+  // calls give the tensor's slices, which must not overlap. InvalidArgument,
+  // besides Add's cases, when piece's shape is not the slice's, when `name`
+  // was added whole, or when an earlier slice of it has another dtype or
+  // full shape or overlaps this one. Sticky like Add.
+  Status AddSlice(const std::string& name, const ShapeAndSlice& slice, const Tensor& piece);
+
   // Writes the index and moves both files into place (see above). Returns
   // the first error of the writer's life; on any error the temporary files
   // are gone and the checkpoint names are untouched. Call once.
@@ -72,8 +81,18 @@ class BundleWriter {
   const std::string& prefix() const { return prefix_; }
 
  private:
+  Status CheckAddable(const std::string& name, const Tensor& tensor);
+  // Appends the tensor's bytes to the data file; returns its entry.
+  StatusOr<std::string> AppendData(const Tensor& tensor);
   Status WriteAndRename();
   void RemoveTemporaryFiles();
+
+  struct SlicedTensor {
+    DType dtype;
+    TensorShape full_shape;
+    std::vector<std::vector<int64_t>> starts, lengths;  // per slice
+  };
+  std::map<std::string, SlicedTensor> sliced_;
 
   std::string prefix_;
   Status status_;
@@ -107,15 +126,28 @@ class BundleReader {
   // The listing of `name`, or null when the checkpoint does not hold it.
   const BundleTensorInfo* FindTensor(const std::string& name) const;
 
-  // The tensor stored under `name`, read and checked. NotFound naming the
-  // tensor and the prefix; DataLoss naming the data file and the tensor when
-  // its size or checksum does not match the index; Unimplemented for
-  // tensors saved in slices or of dtypes Weir does not support.
+  // The tensor stored under `name`, read and checked; a tensor saved in
+  // slices (partitioned variables) is assembled from its pieces. NotFound
+  // naming the tensor and the prefix; DataLoss naming the data file and the
+  // tensor when its size or checksum does not match the index;
+  // InvalidArgument when the saved slices do not cover the whole tensor;
+  // Unimplemented for dtypes Weir does not support.
   StatusOr<Tensor> Lookup(const std::string& name) const;
+  // The part `slice` of tensor `name`, whether it was saved whole or in
+  // slices (only the pieces that overlap `slice` are read). Errors as
+  // Lookup's; InvalidArgument when slice.full_shape is not the tensor's
+  // shape or the saved slices do not cover `slice`.
+  StatusOr<Tensor> LookupSlice(const std::string& name, const ShapeAndSlice& slice) const;
 
   const std::string& prefix() const { return prefix_; }
 
  private:
+  // One saved slice of a sliced tensor: its box and the key of its bytes.
+  struct Piece {
+    std::vector<int64_t> starts;
+    std::vector<int64_t> lengths;
+    std::string key;
+  };
   struct Entry {
     int wire_dtype = 0;
     TensorShape shape;
@@ -124,14 +156,21 @@ class BundleReader {
     uint64_t size = 0;
     uint32_t masked_crc32c = 0;
     bool sliced = false;
+    std::vector<Piece> pieces;  // when sliced
   };
   BundleReader() = default;
   Status ReadEntries(const std::string& index_path);
   StatusOr<Tensor> ReadNumeric(const std::string& name, const Entry& entry) const;
   StatusOr<Tensor> ReadStrings(const std::string& name, const Entry& entry) const;
+  StatusOr<Tensor> ReadStored(const std::string& name, const Entry& entry) const;
+  // The box starts/lengths of the sliced tensor `name`, from its pieces.
+  StatusOr<Tensor> Assemble(const std::string& name, const Entry& entry,
+                            const std::vector<int64_t>& starts,
+                            const std::vector<int64_t>& lengths) const;
 
   std::string prefix_;
   std::map<std::string, Entry, std::less<>> entries_;
+  std::map<std::string, Entry, std::less<>> piece_entries_;  // by slice key
   std::vector<BundleTensorInfo> tensors_;
   std::vector<std::unique_ptr<RandomAccessFile>> data_files_;  // by shard
 };

@@ -6,6 +6,7 @@
 #include <Eigen/Core>
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@
 #include "weir/base/crc32c.h"
 #include "weir/base/file_system.h"
 #include "weir/framework/sstable.h"
+#include "weir/framework/tensor_slice.h"
 
 namespace weir {
 namespace {
@@ -403,6 +405,121 @@ TEST_F(TensorBundleTest, BoolBytesAreNormalized) {
   StatusOr<Tensor> got = (*reader)->Lookup("b");
   ASSERT_TRUE(got.ok()) << got.status();
   EXPECT_TRUE(got->ContentEquals(Tensor::FromVector<bool>({false, true, true})));
+}
+
+
+// Slices as TensorFlow saves partitioned variables: listed under the
+// tensor's name with its full shape, read whole or by any slice.
+class SlicedBundleTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / "weir_sliced_bundle.XXXXXX").string();
+    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+    dir_ = pattern;
+    prefix_ = dir_ + "/ckpt";
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  static ShapeAndSlice Spec(const std::string& spec) {
+    StatusOr<ShapeAndSlice> slice = ParseShapeAndSlice(spec);
+    EXPECT_TRUE(slice.ok()) << slice.status();
+    return *slice;
+  }
+  std::string dir_, prefix_;
+};
+
+TEST_F(SlicedBundleTest, SlicesRoundTripWholeAndBySlice) {
+  // m is the 6x4 matrix 0..23 in three row blocks; s a string vector in two.
+  Tensor m(DT_INT32, TensorShape({6, 4}));
+  for (int i = 0; i < 24; ++i) m.data<int32_t>()[i] = i;
+  {
+    BundleWriter writer(prefix_);
+    for (const char* spec : {"6 4 4,2:-", "6 4 0,1:-", "6 4 1,3:-"}) {
+      StatusOr<Tensor> piece = ExtractSlice(m, Spec(spec));
+      ASSERT_TRUE(piece.ok());
+      ASSERT_TRUE(writer.AddSlice("m", Spec(spec), *piece).ok()) << spec;
+    }
+    ASSERT_TRUE(writer.AddSlice("s", Spec("3 0,2"), Tensor::FromVector<std::string>({"a", ""})).ok());
+    ASSERT_TRUE(writer.AddSlice("s", Spec("3 2,1"), Tensor::FromVector<std::string>({"ccc"})).ok());
+    ASSERT_TRUE(writer.Add("whole", Tensor::FromVector<float>({1, 2, 3})).ok());
+    ASSERT_TRUE(writer.Finish().ok());
+  }
+  auto reader = BundleReader::Open(prefix_);
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  ASSERT_EQ((*reader)->ListTensors().size(), 3u);
+  EXPECT_EQ((*reader)->FindTensor("m")->shape, TensorShape({6, 4}));
+  StatusOr<Tensor> whole = (*reader)->Lookup("m");
+  ASSERT_TRUE(whole.ok()) << whole.status();
+  EXPECT_EQ(std::vector<int32_t>(whole->flat<int32_t>().begin(), whole->flat<int32_t>().end()),
+            std::vector<int32_t>(m.flat<int32_t>().begin(), m.flat<int32_t>().end()));
+  for (const char* spec : {"6 4 0,6:1,2", "6 4 3,2:-", "6 4 1,3:-", "6 4 5,0:-"}) {
+    StatusOr<Tensor> got = (*reader)->LookupSlice("m", Spec(spec));
+    ASSERT_TRUE(got.ok()) << spec << ": " << got.status();
+    StatusOr<Tensor> want = ExtractSlice(m, Spec(spec));
+    EXPECT_EQ(std::vector<int32_t>(got->flat<int32_t>().begin(), got->flat<int32_t>().end()),
+              std::vector<int32_t>(want->flat<int32_t>().begin(), want->flat<int32_t>().end()))
+        << spec;
+  }
+  StatusOr<Tensor> s = (*reader)->Lookup("s");
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(std::vector<std::string>(s->flat<std::string>().begin(), s->flat<std::string>().end()),
+            (std::vector<std::string>{"a", "", "ccc"}));
+  // A whole tensor reads by slice too.
+  StatusOr<Tensor> part = (*reader)->LookupSlice("whole", Spec("3 1,2"));
+  ASSERT_TRUE(part.ok()) << part.status();
+  EXPECT_EQ(std::vector<float>(part->flat<float>().begin(), part->flat<float>().end()),
+            (std::vector<float>{2, 3}));
+  EXPECT_TRUE(errors::IsInvalidArgument((*reader)->LookupSlice("whole", Spec("4 1,2")).status()));
+}
+
+TEST_F(SlicedBundleTest, BadSlicesAreInvalidArgumentAndStick) {
+  BundleWriter writer(prefix_);
+  Tensor two_rows(DT_FLOAT, TensorShape({2, 3}));
+  ASSERT_TRUE(writer.AddSlice("w", Spec("4 3 0,2:-"), two_rows).ok());
+  Status overlap = writer.AddSlice("w", Spec("4 3 1,2:-"), two_rows);
+  EXPECT_TRUE(errors::IsInvalidArgument(overlap)) << overlap;
+  EXPECT_NE(overlap.message().find("tensor 'w'"), std::string::npos) << overlap;
+  EXPECT_EQ(writer.Finish(), overlap);
+  EXPECT_FALSE(std::filesystem::exists(prefix_ + ".index"));
+
+  for (auto add : std::vector<std::function<Status(BundleWriter&)>>{
+           [&](BundleWriter& w) { return w.AddSlice("w", Spec("4 3 0,1:-"), two_rows); },
+           [&](BundleWriter& w) {
+             EXPECT_TRUE(w.AddSlice("w", Spec("4 3 0,2:-"), two_rows).ok());
+             return w.AddSlice("w", Spec("5 3 2,2:-"), two_rows);
+           },
+           [&](BundleWriter& w) {
+             EXPECT_TRUE(w.Add("w", two_rows).ok());
+             return w.AddSlice("w", Spec("4 3 0,2:-"), two_rows);
+           },
+           [&](BundleWriter& w) {
+             EXPECT_TRUE(w.AddSlice("w", Spec("4 3 0,2:-"), two_rows).ok());
+             return w.Add("w", two_rows);
+           }}) {
+    BundleWriter w(prefix_);
+    Status s = add(w);
+    EXPECT_TRUE(errors::IsInvalidArgument(s)) << s;
+    EXPECT_NE(s.message().find("'w'"), std::string::npos) << s;
+  }
+}
+
+TEST_F(SlicedBundleTest, MissingPieceIsDataLoss) {
+  {
+    BundleWriter writer(prefix_);
+    ASSERT_TRUE(writer.AddSlice("w", Spec("4 0,2"), Tensor::FromVector<float>({1, 2})).ok());
+    ASSERT_TRUE(writer.Finish().ok());
+  }
+  // Drop the piece's key from the index: the listed slice has no bytes.
+  StatusOr<SSTable> table = SSTable::Open(BundleIndexFilename(prefix_));
+  ASSERT_TRUE(table.ok());
+  SSTableBuilder builder;
+  for (const auto& [key, value] : table->entries()) {
+    if (key.empty() || key[0] != '\0') builder.Add(key, value);
+  }
+  ASSERT_TRUE(WriteStringToFileAtomic(BundleIndexFilename(prefix_), builder.Finish()).ok());
+  auto reader = BundleReader::Open(prefix_);
+  EXPECT_TRUE(errors::IsDataLoss(reader.status())) << reader.status();
+  EXPECT_NE(reader.status().message().find("tensor 'w'"), std::string::npos) << reader.status();
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -36,5 +37,20 @@ StatusOr<ShapeAndSlice> ParseShapeAndSlice(std::string_view spec);
 // InvalidArgument when tensor's shape is not slice.full_shape, or for
 // resource tensors.
 StatusOr<Tensor> ExtractSlice(const Tensor& tensor, const ShapeAndSlice& slice);
+
+// Copies the box `starts` + `lengths` (in the coordinates of one full
+// tensor) from `from`, which holds the box at `from_origin`, into `to`,
+// which holds the box at `to_origin`. REQUIRES: same dtype and rank, not
+// resource, the box inside both.
+void CopyBox(const Tensor& from, const std::vector<int64_t>& from_origin, Tensor* to,
+             const std::vector<int64_t>& to_origin, const std::vector<int64_t>& starts,
+             const std::vector<int64_t>& lengths);
+
+// The key under which a TensorFlow checkpoint (tensor_bundle.h) keeps the
+// piece `starts`/`lengths` of the sliced tensor `name`: an order-preserving
+// encoding of 0, the name, the rank and each extent's start and length
+// (length -1 for an extent the slice left as the whole dim).
+std::string TensorSliceKey(std::string_view name, const std::vector<int64_t>& starts,
+                           const std::vector<int64_t>& lengths);
 
 }  // namespace weir

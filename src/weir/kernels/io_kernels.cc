@@ -40,17 +40,19 @@ class SaveV2Op : public OpKernel {
     OP_REQUIRES_OK(context, CheckCommonInputs("SaveV2", context->input(0), names, specs,
                                               num_tensors));
     const std::string& prefix = context->input(0).scalar<std::string>();
-    for (int i = 0; i < num_tensors; ++i) {
-      const std::string& spec = specs.data<std::string>()[i];
-      OP_REQUIRES(context, spec.empty(),
-                  errors::Unimplemented("SaveV2: tensor '", names.data<std::string>()[i],
-                                        "' has shape_and_slices '", spec,
-                                        "'; Weir saves whole tensors only (empty specs)"));
-    }
     BundleWriter writer(prefix);
     for (int i = 0; i < num_tensors; ++i) {
-      OP_REQUIRES_OK(context, writer.Add(names.data<std::string>()[i], context->input(3 + i))
-                                  .WithContext("SaveV2"));
+      const std::string& name = names.data<std::string>()[i];
+      const std::string& spec = specs.data<std::string>()[i];
+      if (spec.empty()) {
+        OP_REQUIRES_OK(context, writer.Add(name, context->input(3 + i)).WithContext("SaveV2"));
+        continue;
+      }
+      // A slice of a partitioned variable: the tensor is that slice.
+      StatusOr<ShapeAndSlice> slice = ParseShapeAndSlice(spec);
+      OP_REQUIRES_OK(context, slice.status().WithContext(StrCat("SaveV2: tensor '", name, "'")));
+      OP_REQUIRES_OK(context,
+                     writer.AddSlice(name, *slice, context->input(3 + i)).WithContext("SaveV2"));
     }
     OP_REQUIRES_OK(context, writer.Finish().WithContext("SaveV2"));
   }
@@ -84,20 +86,22 @@ class RestoreV2Op : public OpKernel {
                   errors::InvalidArgument("RestoreV2: tensor '", name, "' of checkpoint '",
                                           prefix, "' is ", info->dtype, " ", info->shape,
                                           " but dtypes[", i, "] expects ", dtypes_[i]));
-      StatusOr<Tensor> tensor = (*reader)->Lookup(name);
-      OP_REQUIRES_OK(context, tensor.status().WithContext("RestoreV2"));
+      ShapeAndSlice slice;
       if (!spec.empty()) {
-        StatusOr<ShapeAndSlice> slice = ParseShapeAndSlice(spec);
-        OP_REQUIRES_OK(context, slice.status().WithContext(
+        StatusOr<ShapeAndSlice> parsed = ParseShapeAndSlice(spec);
+        OP_REQUIRES_OK(context, parsed.status().WithContext(
                                     StrCat("RestoreV2: tensor '", name, "'")));
-        OP_REQUIRES(context, slice->full_shape == tensor->shape(),
+        slice = std::move(parsed).value();
+        OP_REQUIRES(context, slice.full_shape == info->shape,
                     errors::InvalidArgument("RestoreV2: tensor '", name, "' of checkpoint '",
-                                            prefix, "' has shape ", tensor->shape(),
+                                            prefix, "' has shape ", info->shape,
                                             " but its shape_and_slices '", spec,
-                                            "' says ", slice->full_shape));
-        tensor = ExtractSlice(*tensor, *slice);
-        OP_REQUIRES_OK(context, tensor.status().WithContext("RestoreV2"));
+                                            "' says ", slice.full_shape));
       }
+      // A slice reads only the saved pieces that overlap it.
+      StatusOr<Tensor> tensor =
+          spec.empty() ? (*reader)->Lookup(name) : (*reader)->LookupSlice(name, slice);
+      OP_REQUIRES_OK(context, tensor.status().WithContext("RestoreV2"));
       context->set_output(i, std::move(tensor).value());
     }
   }

@@ -145,11 +145,38 @@ TEST_F(IoKernelsTest, DtypeMismatchNamesTensorAndBothDtypes) {
   EXPECT_TRUE(Mentions(out.status(), "expects int32")) << out.status();
 }
 
-TEST_F(IoKernelsTest, SavingSlicesIsUnimplemented) {
-  auto out = Save({"w"}, {Tensor(DT_FLOAT, TensorShape({2, 5}))}, {"4 5 0,2:-"});
-  EXPECT_TRUE(errors::IsUnimplemented(out.status())) << out.status();
-  EXPECT_TRUE(Mentions(out.status(), "'w'")) << out.status();
+TEST_F(IoKernelsTest, SavesSlicesAndRestoresThemWholeOrBySlice) {
+  // w is 4x5 of 0..19, saved as rows 0..1 and rows 2..3 (as a partitioned
+  // variable's two parts are).
+  Tensor top(DT_FLOAT, TensorShape({2, 5})), bottom(DT_FLOAT, TensorShape({2, 5}));
+  std::iota(top.data<float>(), top.data<float>() + 10, 0.f);
+  std::iota(bottom.data<float>(), bottom.data<float>() + 10, 10.f);
+  ASSERT_TRUE(Save({"w", "w"}, {top, bottom}, {"4 5 0,2:-", "4 5 2,2:-"}).ok());
+  auto whole = Restore({"w"}, {DT_FLOAT});
+  ASSERT_TRUE(whole.ok()) << whole.status();
+  ASSERT_EQ((*whole)[0].shape(), TensorShape({4, 5}));
+  for (int i = 0; i < 20; ++i) EXPECT_EQ((*whole)[0].data<float>()[i], i);
+  auto across = Restore({"w"}, {DT_FLOAT}, {"4 5 1,2:3,2"});
+  ASSERT_TRUE(across.ok()) << across.status();
+  std::vector<float> got((*across)[0].data<float>(), (*across)[0].data<float>() + 4);
+  EXPECT_EQ(got, (std::vector<float>{8, 9, 13, 14}));
+}
+
+TEST_F(IoKernelsTest, BadSlicesAreInvalidArgument) {
+  Tensor rows(DT_FLOAT, TensorShape({2, 5}));
+  auto overlap = Save({"w", "w"}, {rows, rows}, {"4 5 0,2:-", "4 5 1,2:-"});
+  EXPECT_TRUE(errors::IsInvalidArgument(overlap.status())) << overlap.status();
+  EXPECT_TRUE(Mentions(overlap.status(), "'w'")) << overlap.status();
+  EXPECT_TRUE(Mentions(overlap.status(), "overlapping")) << overlap.status();
   EXPECT_FALSE(fs::exists(prefix_ + ".index"));
+  auto wrong = Save({"w"}, {rows}, {"4 5 0,3:-"});
+  EXPECT_TRUE(errors::IsInvalidArgument(wrong.status())) << wrong.status();
+  EXPECT_TRUE(Mentions(wrong.status(), "[3,5]")) << wrong.status();
+  // Only half of w saved: restoring it whole names what is missing.
+  ASSERT_TRUE(Save({"w"}, {rows}, {"4 5 0,2:-"}).ok());
+  auto half = Restore({"w"}, {DT_FLOAT});
+  EXPECT_TRUE(errors::IsInvalidArgument(half.status())) << half.status();
+  EXPECT_TRUE(Mentions(half.status(), "cover 10 of the 20")) << half.status();
 }
 
 TEST_F(IoKernelsTest, BadInputShapesAreInvalidArgument) {

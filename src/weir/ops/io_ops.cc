@@ -60,7 +60,8 @@ void RegisterIoOps(OpRegistry* registry) {
           .SetShapeFn(SaveV2Shape)
           .Doc("Saves `tensors` under `tensor_names` in the checkpoint `prefix` (files "
                "<prefix>.index and <prefix>.data-00000-of-00001), replacing it atomically. "
-               "`shape_and_slices` entries must be empty: each tensor is saved whole."));
+               "An empty `shape_and_slices` entry saves its tensor whole; a spec saves it as "
+               "that slice of a larger tensor (several entries may name one tensor)."));
   registry->Register(
       OpDefBuilder("RestoreV2")
           .Input("prefix: string")
