@@ -126,6 +126,18 @@ Status DropNewDefaultAttrs(const NodeDef& nd, ProducerOps* producer, AttrMap* at
   return Status::OK();
 }
 
+}  // namespace
+
+Status RemoveNewDefaultAttrs(const std::vector<OpDef>& producer_op_list, GraphDef* def) {
+  ProducerOps producer(&producer_op_list);
+  for (NodeDef& node : def->nodes) {
+    WEIR_RETURN_IF_ERROR(DropNewDefaultAttrs(node, &producer, &node.attrs));
+  }
+  return Status::OK();
+}
+
+namespace {
+
 // The node being imported, for errors raised where no node is at hand.
 struct Progress {
   const NodeDef* node = nullptr;

@@ -53,6 +53,13 @@ struct ImportGraphDefOptions {
 Status ImportGraphDef(const GraphDef& def, Graph* graph,
                       const ImportGraphDefOptions& options = {});
 
+// TensorFlow's forward-compatibility rule (see producer_op_list) applied to
+// `def` ahead of an import that takes no options (a SavedModel's graph on
+// its way to Session::Create): drops each undeclared attr that has the
+// producer's default value; any other undeclared attr is the error
+// ImportGraphDef would give.
+Status RemoveNewDefaultAttrs(const std::vector<OpDef>& producer_op_list, GraphDef* def);
+
 // Runs the shape function of `node` from its inputs' inferred shapes (and
 // constant input values) and stores the result on the node.
 Status InferShapes(Node* node);

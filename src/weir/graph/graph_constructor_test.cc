@@ -409,6 +409,19 @@ TEST_F(ProducerOpListTest, AttrWithTheProducersDefaultIsDropped) {
   EXPECT_EQ(mm->output_shape(0), PartialShape({2, 2}));
 }
 
+TEST_F(ProducerOpListTest, RemoveNewDefaultAttrsRewritesTheGraphDef) {
+  GraphDef def = MatMulGraph(AttrValue(false));
+  ASSERT_TRUE(RemoveNewDefaultAttrs(producer_, &def).ok());
+  EXPECT_EQ(def.nodes[2].attrs.count("fast_path"), 0u);
+  EXPECT_EQ(def.nodes[2].attrs.count("_class"), 1u);
+  weir::Graph graph;
+  EXPECT_TRUE(Import(def, nullptr, &graph).ok());  // nothing left to drop
+  GraphDef other = MatMulGraph(AttrValue(true));
+  weir::Graph unused;
+  ExpectRefused(RemoveNewDefaultAttrs(producer_, &other), unused,
+                {"differs from the producer's default"});
+}
+
 TEST_F(ProducerOpListTest, AttrWithAnotherValueIsRefused) {
   weir::Graph graph;
   ExpectRefused(Import(MatMulGraph(AttrValue(true)), &producer_, &graph), graph,

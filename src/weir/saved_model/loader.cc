@@ -16,6 +16,7 @@
 #include "weir/base/str_util.h"
 #include "weir/framework/node_def_util.h"
 #include "weir/framework/tensor_proto.h"
+#include "weir/graph/graph_constructor.h"
 #include "weir/graph/graph_def_io.h"
 #include "weir/runtime/standard_registration.h"
 #include "weir/saved_model/constants.h"
@@ -317,11 +318,11 @@ Status LoadInto(const std::string& dir, const std::set<std::string>& tags,
   }
   WEIR_RETURN_IF_ERROR(GraphDefFromProto(meta->graph_def(), &bundle->graph));
   bundle->producer_ops = ProducerOpsFromProto(*meta);
-  // PRODUCER_OP_LIST HOOK (issue 15, to wire at merge): TF's forward-
-  // compatibility rule needs the producer's op list at import. When
-  // ImportGraphDefOptions::producer_op_list exists, the import of
-  // bundle->graph (Session::Create below, or ImportGraphDef) must receive
-  // bundle->producer_ops.
+  // TensorFlow's forward-compatibility rule: attrs a newer producer added,
+  // at their defaults, are dropped.
+  if (!bundle->producer_ops.empty()) {
+    WEIR_RETURN_IF_ERROR(RemoveNewDefaultAttrs(bundle->producer_ops, &bundle->graph));
+  }
   if (meta->meta_info_def().stripped_default_attrs()) AddStrippedDefaults(&bundle->graph);
 
   std::unordered_set<std::string> nodes;
