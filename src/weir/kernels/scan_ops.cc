@@ -1,7 +1,8 @@
 // Cumsum and Cumprod: one O(n) scan template with a combine parameter. The
 // input is viewed as [outer, length, inner] around the scan axis; each
 // task scans a band of inner columns of one outer slice row by row, so the
-// inner loop runs over contiguous memory and bands run in parallel.
+// inner loop runs over contiguous memory and bands run in parallel; a scan
+// along the last dim (inner of 1) runs each row with its sum in a register.
 // Half and bfloat16 accumulate in float (one rounding per output);
 // integers wrap (computed unsigned).
 #include <algorithm>
@@ -92,6 +93,27 @@ class ScanOp : public OpKernel {
     const T* src = x.data<T>();
     T* dst = out->data<T>();
     const bool exclusive = exclusive_, reverse = reverse_;
+    if (inner == 1) {
+      // Scans along the last dim: one contiguous row per outer index, its
+      // running value kept in a register.
+      context->device()->intra_op_pool()->ParallelFor(
+          outer, length, [&](int64_t first, int64_t last) {
+            for (int64_t o = first; o < last; ++o) {
+              const T* in = src + o * length;
+              T* row = dst + o * length;
+              const int64_t start = reverse ? length - 1 : 0;
+              const int64_t step = reverse ? -1 : 1;
+              A running = Scan::template Identity<A>();
+              for (int64_t n = 0, i = start; n < length; ++n, i += step) {
+                const A value = static_cast<A>(in[i]);
+                if (exclusive) row[i] = static_cast<T>(running);
+                running = Scan::Combine(running, value);
+                if (!exclusive) row[i] = static_cast<T>(running);
+              }
+            }
+          });
+      return;
+    }
     context->device()->intra_op_pool()->ParallelFor(
         outer * bands, length * std::min(inner, kBand), [&](int64_t first, int64_t last) {
           std::vector<A> running(std::min(inner, kBand));
