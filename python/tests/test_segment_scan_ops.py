@@ -177,3 +177,48 @@ def test_values_and_gradients_match_tensorflow(tmp_path):
         np.testing.assert_allclose(v, expected[k], rtol=1e-12, err_msg=k)
     for k, v in zip(("dx", "ddata", "dtopk"), got[len(names):]):
         np.testing.assert_allclose(v, expected[k], rtol=1e-10, atol=1e-12, err_msg=k)
+
+
+# --- a tf.gradients graph that TensorFlow built uses these ops as helpers ---
+
+_TF_GRADIENT_GRAPH = textwrap.dedent(r'''
+    import os, sys
+    os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
+    import numpy as np
+    import tensorflow as tf
+    v1 = tf.compat.v1
+    g = tf.Graph()
+    with g.as_default():
+        x = v1.placeholder(tf.float64, [3, 4], name="x")
+        perm = v1.placeholder(tf.int32, [2], name="perm")
+        ids = tf.constant([1, 0, 1], name="ids")
+        t = tf.transpose(x, perm)                          # grad: InvertPermutation
+        c = tf.concat([x, 2.0 * x], axis=1)                # grad: ConcatOffset
+        rows = tf.gather(x, [2, 0, 2])                     # IndexedSlices, densified
+        s = tf.math.unsorted_segment_max(x, ids, 2)
+        k = tf.math.top_k(c, 3).values
+        y = (tf.reduce_sum(t * t) + tf.reduce_sum(tf.math.cumsum(c, axis=1) * c)
+             + tf.reduce_sum(rows * rows) + tf.reduce_sum(s * s) + tf.reduce_sum(k))
+        tf.identity(tf.gradients(y, x)[0], name="dx")
+    xv = np.cos(np.arange(12.0)).reshape(3, 4)
+    with v1.Session(graph=g) as sess:
+        dx = sess.run("dx:0", {"x:0": xv, "perm:0": [1, 0]})
+    with open(os.path.join(sys.argv[1], "grad.pb"), "wb") as f:
+        f.write(g.as_graph_def().SerializeToString())
+    np.save(os.path.join(sys.argv[1], "x.npy"), xv)
+    np.save(os.path.join(sys.argv[1], "dx.npy"), dx)
+    print(sorted({n.op for n in g.as_graph_def().node}))
+''')
+
+
+@pytest.mark.skipif(not os.path.exists(PEERS_PYTHON), reason="TensorFlow 2.21 not installed")
+def test_tensorflow_gradient_graph_runs(tmp_path):
+    proc = subprocess.run([PEERS_PYTHON, "-c", _TF_GRADIENT_GRAPH, str(tmp_path)],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    for op in ("InvertPermutation", "ConcatOffset", "UnsortedSegmentSum", "TopKV2", "Cumsum"):
+        assert "'%s'" % op in proc.stdout, (op, proc.stdout)
+    dx, = wr.import_graph_def((tmp_path / "grad.pb").read_bytes(), return_elements=["dx:0"],
+                              name="")
+    got = run(dx, {"x:0": np.load(tmp_path / "x.npy"), "perm:0": [1, 0]})
+    np.testing.assert_allclose(got, np.load(tmp_path / "dx.npy"), rtol=1e-12)
