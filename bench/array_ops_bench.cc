@@ -157,7 +157,12 @@ void BM_UnsortedSegmentSumRows(benchmark::State& state) {
   });
   runner.Run(state, kBytes + 64 * kCols * 4);
 }
-BENCHMARK(BM_UnsortedSegmentSumRows)->Arg(1)->Arg(2)->Arg(8)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_UnsortedSegmentSumRows)
+    ->Arg(1)
+    ->Arg(2)
+    ->Arg(8)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace weir

@@ -49,9 +49,9 @@ class InvertPermutationOp final : public OpKernel {
   using OpKernel::OpKernel;
   void Compute(OpKernelContext* context) override {
     const Tensor& x = context->input(0);
-    OP_REQUIRES(context, x.dims() == 1,
-                errors::InvalidArgument("InvertPermutation: x must be a vector but has shape ",
-                                        x.shape()));
+    OP_REQUIRES(
+        context, x.dims() == 1,
+        errors::InvalidArgument("InvertPermutation: x must be a vector but has shape ", x.shape()));
     const int64_t n = x.NumElements();
     Tensor* y;
     OP_REQUIRES_OK(context, context->allocate_output(0, x.shape(), &y));
@@ -61,8 +61,8 @@ class InvertPermutationOp final : public OpKernel {
     for (int64_t i = 0; i < n; ++i) {
       const T v = in[i];
       OP_REQUIRES(context, v >= 0 && v < n,
-                  errors::InvalidArgument("InvertPermutation: x[", i, "] = ", v,
-                                          " is not in [0, ", n, "), so x is not a permutation"));
+                  errors::InvalidArgument("InvertPermutation: x[", i, "] = ", v, " is not in [0, ",
+                                          n, "), so x is not a permutation"));
       OP_REQUIRES(context, !seen[v],
                   errors::InvalidArgument("InvertPermutation: x[", i, "] = ", v,
                                           " appears twice, so x is not a permutation"));
@@ -106,8 +106,8 @@ class ConcatOffsetOp final : public OpKernel {
       for (int64_t d = 0; d < rank; ++d) {
         OP_REQUIRES(context, d == axis || dims[d] == base[d],
                     errors::InvalidArgument(
-                        "ConcatOffset: all dims except ", axis, " must match, but shape ", i,
-                        " [", StrJoin(shape.flat<T>(), ","), "] differs from shape 0 [",
+                        "ConcatOffset: all dims except ", axis, " must match, but shape ", i, " [",
+                        StrJoin(shape.flat<T>(), ","), "] differs from shape 0 [",
                         StrJoin(first.flat<T>(), ","), "] in dim ", d));
       }
       Tensor* out;
@@ -118,9 +118,9 @@ class ConcatOffsetOp final : public OpKernel {
       int64_t next;
       OP_REQUIRES_OK(context, CheckedAdd(offset, dims[axis], &next, "ConcatOffset offset"));
       offset = static_cast<T>(next);
-      OP_REQUIRES(context, static_cast<int64_t>(offset) == next,
-                  errors::InvalidArgument("ConcatOffset: offset ", next, " overflows ",
-                                          shape.dtype()));
+      OP_REQUIRES(
+          context, static_cast<int64_t>(offset) == next,
+          errors::InvalidArgument("ConcatOffset: offset ", next, " overflows ", shape.dtype()));
     }
   }
 };

@@ -36,17 +36,17 @@ TEST(InvertPermutationTest, NotAPermutation) {
               "x[2] = 3 is not in [0, 3)");
   ExpectError(RunKernel("InvertPermutation", {}, {Tensor::FromVector<int32_t>({-1, 0})}),
               "x[0] = -1 is not in [0, 2)");
-  ExpectError(RunKernel("InvertPermutation", {},
-                        {Tensor::FromVector<int32_t>({0}, TensorShape({1, 1}))}),
-              "must be a vector");
+  ExpectError(
+      RunKernel("InvertPermutation", {}, {Tensor::FromVector<int32_t>({0}, TensorShape({1, 1}))}),
+      "must be a vector");
 }
 
 TEST(ConcatOffsetTest, OffsetsAlongTheAxis) {
   for (int axis : {1, -2}) {
-    auto out = RunKernel("ConcatOffset", {{"N", 3}},
-                         {Tensor::Scalar<int32_t>(axis), Tensor::FromVector<int32_t>({2, 3, 5}),
-                          Tensor::FromVector<int32_t>({2, 7, 5}),
-                          Tensor::FromVector<int32_t>({2, 1, 5})});
+    auto out =
+        RunKernel("ConcatOffset", {{"N", 3}},
+                  {Tensor::Scalar<int32_t>(axis), Tensor::FromVector<int32_t>({2, 3, 5}),
+                   Tensor::FromVector<int32_t>({2, 7, 5}), Tensor::FromVector<int32_t>({2, 1, 5})});
     ASSERT_TRUE(out.ok()) << out.status();
     ASSERT_EQ(out->size(), 3u);
     EXPECT_EQ(ToDoubles((*out)[0]), (std::vector<double>{0, 0, 0}));

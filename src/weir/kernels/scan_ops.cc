@@ -5,10 +5,9 @@
 // along the last dim (inner of 1) runs each row with its sum in a register.
 // Half and bfloat16 accumulate in float (one rounding per output);
 // integers wrap (computed unsigned).
+#include <Eigen/Core>
 #include <algorithm>
 #include <type_traits>
-
-#include <Eigen/Core>
 
 #include "weir/base/threadpool.h"
 #include "weir/framework/int_tensor_values.h"
@@ -42,17 +41,25 @@ struct ScanAccumulator<Eigen::bfloat16> {
 struct SumScan {
   static constexpr const char* kName = "Cumsum";
   template <typename A>
-  static A Identity() { return A(0); }
+  static A Identity() {
+    return A(0);
+  }
   template <typename A>
-  static A Combine(A a, A b) { return a + b; }
+  static A Combine(A a, A b) {
+    return a + b;
+  }
 };
 
 struct ProdScan {
   static constexpr const char* kName = "Cumprod";
   template <typename A>
-  static A Identity() { return A(1); }
+  static A Identity() {
+    return A(1);
+  }
   template <typename A>
-  static A Combine(A a, A b) { return a * b; }
+  static A Combine(A a, A b) {
+    return a * b;
+  }
 };
 
 // Columns per task: enough contiguous work to be worth a thread.
@@ -71,9 +78,9 @@ class ScanOp : public OpKernel {
     const char* op = Scan::kName;
     const Tensor& x = context->input(0);
     const Tensor& axis_tensor = context->input(1);
-    OP_REQUIRES(context, axis_tensor.dims() == 0,
-                errors::InvalidArgument(op, ": axis must be a scalar but has shape ",
-                                        axis_tensor.shape()));
+    OP_REQUIRES(
+        context, axis_tensor.dims() == 0,
+        errors::InvalidArgument(op, ": axis must be a scalar but has shape ", axis_tensor.shape()));
     StatusOr<std::vector<int64_t>> axis_values = IntTensorValues(axis_tensor, StrCat(op, ": axis"));
     OP_REQUIRES_OK(context, axis_values.status());
     const int64_t rank = x.dims();

@@ -63,10 +63,9 @@ TEST(ScanTest, EveryAxisAndMode) {
       for (int axis = -3; axis < 3; ++axis) {
         for (bool exclusive : {false, true}) {
           for (bool reverse : {false, true}) {
-            auto out = RunKernel(op,
-                                 {{"T", dtype}, {"exclusive", exclusive}, {"reverse", reverse}},
-                                 {MakeOf(dtype, x, TensorShape({2, 3, 4})),
-                                  Tensor::Scalar<int32_t>(axis)});
+            auto out = RunKernel(
+                op, {{"T", dtype}, {"exclusive", exclusive}, {"reverse", reverse}},
+                {MakeOf(dtype, x, TensorShape({2, 3, 4})), Tensor::Scalar<int32_t>(axis)});
             ASSERT_TRUE(out.ok()) << out.status();
             std::vector<double> want =
                 Reference(product, x, dims, axis < 0 ? axis + 3 : axis, exclusive, reverse);
@@ -102,9 +101,9 @@ TEST(ScanTest, WideRowsSplitIntoBands) {
   const std::vector<int64_t> dims = {3, 5, 2500};
   std::vector<double> x(3 * 5 * 2500);
   for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<double>((i * 11) % 13) - 6;
-  auto out = RunKernel("Cumsum", {{"T", DT_DOUBLE}, {"reverse", true}},
-                       {MakeOf(DT_DOUBLE, x, TensorShape({3, 5, 2500})),
-                        Tensor::Scalar<int32_t>(1)});
+  auto out =
+      RunKernel("Cumsum", {{"T", DT_DOUBLE}, {"reverse", true}},
+                {MakeOf(DT_DOUBLE, x, TensorShape({3, 5, 2500})), Tensor::Scalar<int32_t>(1)});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(ToDoubles((*out)[0]), Reference(false, x, dims, 1, false, true));
 }
@@ -115,8 +114,7 @@ TEST(ScanTest, EmptyInputAndBadAxes) {
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ((*out)[0].shape(), TensorShape({0, 3}));
   const Tensor x = Tensor::FromVector<float>({1, 2, 3, 4, 5, 6}, TensorShape({2, 3}));
-  for (const auto& [axis, part] :
-       std::vector<std::pair<Tensor, std::string>>{
+  for (const auto& [axis, part] : std::vector<std::pair<Tensor, std::string>>{
            {Tensor::Scalar<int32_t>(2), "axis 2 is not in [-2, 2)"},
            {Tensor::Scalar<int32_t>(-3), "axis -3 is not in [-2, 2)"},
            {Tensor::FromVector<int32_t>({0}), "axis must be a scalar"}}) {
@@ -125,7 +123,8 @@ TEST(ScanTest, EmptyInputAndBadAxes) {
     EXPECT_EQ(out.status().code(), Code::kInvalidArgument) << out.status();
     EXPECT_NE(out.status().message().find(part), std::string::npos) << out.status();
   }
-  out = RunKernel("Cumsum", {{"T", DT_FLOAT}}, {Tensor::Scalar<float>(1), Tensor::Scalar<int32_t>(0)});
+  out = RunKernel("Cumsum", {{"T", DT_FLOAT}},
+                  {Tensor::Scalar<float>(1), Tensor::Scalar<int32_t>(0)});
   ASSERT_FALSE(out.ok());
   EXPECT_NE(out.status().message().find("not in [0, 0)"), std::string::npos) << out.status();
 }

@@ -5,11 +5,10 @@
 // any element moves. Work is split over the columns of a row (each thread
 // owns a band of columns for all rows), so no two threads touch one output
 // element and the order of combination is the rows' order.
+#include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
 #include <type_traits>
-
-#include <Eigen/Core>
 
 #include "weir/base/checked_math.h"
 #include "weir/base/threadpool.h"
@@ -100,15 +99,14 @@ void ReduceSegments(OpKernelContext* context, const T* data, const std::vector<i
   std::fill_n(out, segments * inner, Reducer::Identity());
   const int64_t rows = static_cast<int64_t>(ids.size());
   if (rows == 0 || inner == 0) return;
-  context->device()->intra_op_pool()->ParallelFor(
-      inner, rows, [&](int64_t first, int64_t last) {
-        for (int64_t r = 0; r < rows; ++r) {
-          if (ids[r] < 0) continue;
-          const T* src = data + r * inner;
-          T* dst = out + ids[r] * inner;
-          for (int64_t j = first; j < last; ++j) dst[j] = Reducer::Combine(dst[j], src[j]);
-        }
-      });
+  context->device()->intra_op_pool()->ParallelFor(inner, rows, [&](int64_t first, int64_t last) {
+    for (int64_t r = 0; r < rows; ++r) {
+      if (ids[r] < 0) continue;
+      const T* src = data + r * inner;
+      T* dst = out + ids[r] * inner;
+      for (int64_t j = first; j < last; ++j) dst[j] = Reducer::Combine(dst[j], src[j]);
+    }
+  });
 }
 
 template <typename T, template <typename> class Reducer>
@@ -127,9 +125,9 @@ class UnsortedSegmentOp : public OpKernel {
     StatusOr<std::vector<int64_t>> num = IntTensorValues(num_segments, op + ": num_segments");
     OP_REQUIRES_OK(context, num.status());
     const int64_t segments = num->front();
-    OP_REQUIRES(context, segments >= 0,
-                errors::InvalidArgument(op, ": num_segments = ", segments,
-                                        " must not be negative"));
+    OP_REQUIRES(
+        context, segments >= 0,
+        errors::InvalidArgument(op, ": num_segments = ", segments, " must not be negative"));
     bool prefix = segment_ids.dims() <= data.dims();
     for (int i = 0; prefix && i < segment_ids.dims(); ++i) {
       prefix = segment_ids.dim_size(i) == data.dim_size(i);
@@ -144,10 +142,10 @@ class UnsortedSegmentOp : public OpKernel {
     OP_REQUIRES_OK(context, shape.status());
     const std::vector<int64_t> ids = SegmentIds(segment_ids);
     for (int64_t r = 0; r < static_cast<int64_t>(ids.size()); ++r) {
-      OP_REQUIRES(context, ids[r] < segments,
-                  errors::InvalidArgument(op, ": segment_ids[", r, "] = ", ids[r],
-                                          " is out of range [0, ", segments,
-                                          ") (segment_ids shape ", segment_ids.shape(), ")"));
+      OP_REQUIRES(
+          context, ids[r] < segments,
+          errors::InvalidArgument(op, ": segment_ids[", r, "] = ", ids[r], " is out of range [0, ",
+                                  segments, ") (segment_ids shape ", segment_ids.shape(), ")"));
     }
     Tensor* out;
     OP_REQUIRES_OK(context, context->allocate_output(0, *shape, &out));
@@ -173,12 +171,12 @@ class SegmentSumOp : public OpKernel {
                                         " (", data.dtype(), ")"));
     const std::vector<int64_t> ids = SegmentIds(segment_ids);
     for (size_t r = 0; r < ids.size(); ++r) {
-      OP_REQUIRES(context, ids[r] >= 0,
-                  errors::InvalidArgument("SegmentSum: segment_ids[", r, "] = ", ids[r],
-                                          " is negative"));
+      OP_REQUIRES(
+          context, ids[r] >= 0,
+          errors::InvalidArgument("SegmentSum: segment_ids[", r, "] = ", ids[r], " is negative"));
       OP_REQUIRES(context, r == 0 || ids[r] >= ids[r - 1],
-                  errors::InvalidArgument("SegmentSum: segment_ids are not sorted: segment_ids[",
-                                          r, "] = ", ids[r], " follows ", ids[r - 1]));
+                  errors::InvalidArgument("SegmentSum: segment_ids are not sorted: segment_ids[", r,
+                                          "] = ", ids[r], " follows ", ids[r - 1]));
     }
     std::vector<int64_t> dims(data.shape().dim_sizes().begin(), data.shape().dim_sizes().end());
     dims[0] = 0;
@@ -190,8 +188,7 @@ class SegmentSumOp : public OpKernel {
     Tensor* out;
     OP_REQUIRES_OK(context, context->allocate_output(0, *shape, &out));
     const int64_t inner = DimProduct(data.shape(), 1, data.dims());
-    ReduceSegments<T, SumReducer<T>>(context, data.data<T>(), ids, dims[0], inner,
-                                     out->data<T>());
+    ReduceSegments<T, SumReducer<T>>(context, data.data<T>(), ids, dims[0], inner, out->data<T>());
   }
 };
 
@@ -216,10 +213,10 @@ void RegisterSegmentKernels(KernelRegistry* registry) {
       registry, "UnsortedSegmentProd");
   RegisterUnsorted<MaxReducer, float, double, Eigen::half, Eigen::bfloat16, int32_t, int64_t,
                    int8_t, int16_t, uint8_t, uint16_t, uint32_t, uint64_t>(registry,
-                                                                         "UnsortedSegmentMax");
+                                                                           "UnsortedSegmentMax");
   RegisterUnsorted<MinReducer, float, double, Eigen::half, Eigen::bfloat16, int32_t, int64_t,
                    int8_t, int16_t, uint8_t, uint16_t, uint32_t, uint64_t>(registry,
-                                                                         "UnsortedSegmentMin");
+                                                                           "UnsortedSegmentMin");
   ForEachType<float, double, Eigen::half, Eigen::bfloat16, int32_t, int64_t, int8_t, int16_t,
               uint8_t, uint16_t, uint32_t, uint64_t, complex64, complex128>([&]<typename T>() {
     registry->Register(KernelBuilder("SegmentSum").TypeConstraint<T>("T"),

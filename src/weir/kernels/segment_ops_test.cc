@@ -4,10 +4,9 @@
 // (the reducer's identity), and hostile shapes.
 #include <gtest/gtest.h>
 
+#include <Eigen/Core>
 #include <cmath>
 #include <limits>
-
-#include <Eigen/Core>
 
 #include "weir/kernels/kernel_test_util.h"
 
@@ -68,11 +67,11 @@ void CheckUnsorted(Kind kind) {
   std::vector<Index> typed_ids(ids.begin(), ids.end());
   for (DType num_type : {DT_INT32, DT_INT64}) {
     Tensor num = num_type == DT_INT32 ? Tensor::Scalar<int32_t>(4) : Tensor::Scalar<int64_t>(4);
-    auto out = RunKernel(OpName(kind),
-                         {{"T", kDTypeOf<T>}, {"Tindices", kDTypeOf<Index>},
-                          {"Tnumsegments", num_type}},
-                         {Make<T>(data, TensorShape({2, 3, 4})),
-                          Tensor::FromVector<Index>(typed_ids, TensorShape({2, 3})), num});
+    auto out =
+        RunKernel(OpName(kind),
+                  {{"T", kDTypeOf<T>}, {"Tindices", kDTypeOf<Index>}, {"Tnumsegments", num_type}},
+                  {Make<T>(data, TensorShape({2, 3, 4})),
+                   Tensor::FromVector<Index>(typed_ids, TensorShape({2, 3})), num});
     ASSERT_TRUE(out.ok()) << out.status();
     EXPECT_EQ((*out)[0].shape(), TensorShape({4, 4}));
     const double lowest = static_cast<double>(Eigen::NumTraits<T>::lowest());
@@ -139,8 +138,7 @@ TEST(UnsortedSegmentTest, BadInputsAreInvalidArgument) {
                "num_segments must be a scalar");
   // [2^62, 2, 2] elements overflow int64: an error, never an allocation.
   expect_error({Tensor::FromVector<float>({1, 2, 3, 4, 5, 6, 7, 8}, TensorShape({2, 2, 2})),
-                Tensor::FromVector<int32_t>({0, 1}),
-                Tensor::Scalar<int64_t>(int64_t{1} << 62)},
+                Tensor::FromVector<int32_t>({0, 1}), Tensor::Scalar<int64_t>(int64_t{1} << 62)},
                "UnsortedSegmentSum");
 }
 
@@ -157,8 +155,9 @@ TEST(SegmentSumTest, SortedIdsWithGaps) {
     EXPECT_EQ((*out)[0].shape(), TensorShape({4, 2}));
     EXPECT_EQ(ToDoubles((*out)[0]), (std::vector<double>{4, 6, 0, 0, 5, 6, 7, 8})) << dtype;
   }
-  auto empty = RunKernel("SegmentSum", {{"T", DT_FLOAT}, {"Tindices", DT_INT32}},
-                         {Tensor(DT_FLOAT, TensorShape({0, 3})), Tensor(DT_INT32, TensorShape({0}))});
+  auto empty =
+      RunKernel("SegmentSum", {{"T", DT_FLOAT}, {"Tindices", DT_INT32}},
+                {Tensor(DT_FLOAT, TensorShape({0, 3})), Tensor(DT_INT32, TensorShape({0}))});
   ASSERT_TRUE(empty.ok()) << empty.status();
   EXPECT_EQ((*empty)[0].shape(), TensorShape({0, 3}));
 }

@@ -3,11 +3,10 @@
 // indices (O(n log k)), or one pass when k is 1. Order: larger first, NaN
 // larger than any number, equal values by lower index first (as
 // TensorFlow), so the result is deterministic and always sorted.
+#include <Eigen/Core>
 #include <algorithm>
 #include <numeric>
 #include <type_traits>
-
-#include <Eigen/Core>
 
 #include "weir/base/threadpool.h"
 #include "weir/framework/kernel_registry.h"
@@ -55,9 +54,9 @@ class TopKOp : public OpKernel {
   void Compute(OpKernelContext* context) override {
     const Tensor& input = context->input(0);
     const Tensor& k_tensor = context->input(1);
-    OP_REQUIRES(context, k_tensor.dims() == 0,
-                errors::InvalidArgument("TopKV2: k must be a scalar but has shape ",
-                                        k_tensor.shape()));
+    OP_REQUIRES(
+        context, k_tensor.dims() == 0,
+        errors::InvalidArgument("TopKV2: k must be a scalar but has shape ", k_tensor.shape()));
     const int64_t k = ScalarInt(k_tensor);
     OP_REQUIRES(context, k >= 0,
                 errors::InvalidArgument("TopKV2: k = ", k, " must not be negative"));
@@ -65,15 +64,15 @@ class TopKOp : public OpKernel {
                 errors::InvalidArgument("TopKV2: input must have rank >= 1 but has shape ",
                                         input.shape(), " (", input.dtype(), ")"));
     const int64_t n = input.dim_size(input.dims() - 1);
-    OP_REQUIRES(context, n >= k,
-                errors::InvalidArgument("TopKV2: input of shape ", input.shape(), " (",
-                                        input.dtype(), ") has ", n,
-                                        " entries per row, fewer than k = ", k));
+    OP_REQUIRES(
+        context, n >= k,
+        errors::InvalidArgument("TopKV2: input of shape ", input.shape(), " (", input.dtype(),
+                                ") has ", n, " entries per row, fewer than k = ", k));
     const DType index_type = output_type(1);
     if (index_type == DT_INT16) {
-      OP_REQUIRES(context, n <= std::numeric_limits<int16_t>::max() + int64_t{1},
-                  errors::InvalidArgument("TopKV2: rows of ", n,
-                                          " entries do not fit index_type int16"));
+      OP_REQUIRES(
+          context, n <= std::numeric_limits<int16_t>::max() + int64_t{1},
+          errors::InvalidArgument("TopKV2: rows of ", n, " entries do not fit index_type int16"));
     }
     std::vector<int64_t> dims(input.shape().dim_sizes().begin(), input.shape().dim_sizes().end());
     dims.back() = k;

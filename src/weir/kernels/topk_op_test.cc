@@ -2,11 +2,10 @@
 // first; every index_type, k of 0, 1, some and all; bad k and short rows.
 #include <gtest/gtest.h>
 
+#include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
 #include <numeric>
-
-#include <Eigen/Core>
 
 #include "weir/kernels/kernel_test_util.h"
 
@@ -40,8 +39,9 @@ template <typename T>
 void CheckTopK(const std::vector<double>& x, int64_t rows, int64_t n) {
   for (int64_t k : {int64_t{0}, int64_t{1}, int64_t{3}, n}) {
     for (DType index_type : {DT_INT16, DT_INT32, DT_INT64}) {
-      auto out = RunKernel("TopKV2", {{"T", kDTypeOf<T>}, {"Tk", DT_INT64}, {"index_type", index_type}},
-                           {Make<T>(x, TensorShape({rows, n})), Tensor::Scalar<int64_t>(k)});
+      auto out =
+          RunKernel("TopKV2", {{"T", kDTypeOf<T>}, {"Tk", DT_INT64}, {"index_type", index_type}},
+                    {Make<T>(x, TensorShape({rows, n})), Tensor::Scalar<int64_t>(k)});
       ASSERT_TRUE(out.ok()) << out.status();
       EXPECT_EQ((*out)[0].shape(), TensorShape({rows, k}));
       EXPECT_EQ((*out)[1].dtype(), index_type);

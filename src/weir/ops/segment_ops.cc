@@ -40,8 +40,8 @@ Status UnsortedSegmentShape(InferenceContext* c) {
   for (int i = 0; i < ids.rank(); ++i) {
     int64_t merged;
     if (!InferenceContext::MergeDim(data.dim(i), ids.dim(i), &merged).ok()) {
-      return errors::InvalidArgument("data shape ", data,
-                                     " does not start with segment_ids shape ", ids);
+      return errors::InvalidArgument("data shape ", data, " does not start with segment_ids shape ",
+                                     ids);
     }
   }
   std::vector<int64_t> dims = {segments};
@@ -61,8 +61,8 @@ Status SortedSegmentShape(InferenceContext* c) {
   }
   int64_t rows;
   if (ids.known_rank() && !InferenceContext::MergeDim(data.dim(0), ids.dim(0), &rows).ok()) {
-    return errors::InvalidArgument("segment_ids shape ", ids,
-                                   " must have dim 0 of data shape ", data);
+    return errors::InvalidArgument("segment_ids shape ", ids, " must have dim 0 of data shape ",
+                                   data);
   }
   std::vector<int64_t> dims = data.dim_sizes();
   dims[0] = -1;

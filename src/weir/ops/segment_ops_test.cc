@@ -23,7 +23,8 @@ std::vector<PartialShape> Shapes(const std::string& op, AttrMap attrs,
 
 PartialShape Shape1(const std::string& op, AttrMap attrs, std::vector<PartialShape> inputs,
                     std::vector<const Tensor*> values = {}) {
-  std::vector<PartialShape> out = Shapes(op, std::move(attrs), std::move(inputs), std::move(values));
+  std::vector<PartialShape> out =
+      Shapes(op, std::move(attrs), std::move(inputs), std::move(values));
   return out.empty() ? PartialShape() : out[0];
 }
 
@@ -44,7 +45,8 @@ const AttrMap kSegmentAttrs = {{"T", DT_FLOAT}, {"Tindices", DT_INT32}};
 
 TEST(SegmentShapeTest, Unsorted) {
   const Tensor five = Tensor::Scalar<int32_t>(5);
-  EXPECT_EQ(Shape1("UnsortedSegmentSum", kSegmentAttrs, {{4, 3, 2}, {4, 3}, kScalar}, {nullptr, nullptr, &five}),
+  EXPECT_EQ(Shape1("UnsortedSegmentSum", kSegmentAttrs, {{4, 3, 2}, {4, 3}, kScalar},
+                   {nullptr, nullptr, &five}),
             PartialShape({5, 2}));
   EXPECT_EQ(Shape1("UnsortedSegmentMax", kSegmentAttrs, {{4, 3, 2}, {4}, kScalar}),
             PartialShape({kUnknown, 3, 2}));

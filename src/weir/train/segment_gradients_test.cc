@@ -20,8 +20,8 @@ Output Ints(const Scope& s, std::vector<int32_t> v) {
 
 TEST(SegmentGradientsTest, UnsortedSegmentReductions) {
   const Tensor x = DistinctValues({6, 3});
-  for (const char* op : {"UnsortedSegmentSum", "UnsortedSegmentMax", "UnsortedSegmentMin",
-                         "UnsortedSegmentProd"}) {
+  for (const char* op :
+       {"UnsortedSegmentSum", "UnsortedSegmentMax", "UnsortedSegmentMin", "UnsortedSegmentProd"}) {
     SCOPED_TRACE(op);
     // Row 2 dropped, segment 3 empty (max/min give the lowest/highest value
     // there, which the weights multiply but nothing differentiates).
@@ -30,7 +30,7 @@ TEST(SegmentGradientsTest, UnsortedSegmentReductions) {
     });
     // Ids of rank 2 over data [2, 3, 3].
     ExpectGradientsMatch({DistinctValues({2, 3, 3})}, [op](const Scope& s,
-                                                          const std::vector<Output>& in) {
+                                                           const std::vector<Output>& in) {
       return AddOp(s, op, {in[0], Ints(s, {1, 0, 1, -1, 0, 0}, {2, 3}), ops::Const(s, int64_t{2})})
           .output(0);
     });
@@ -54,8 +54,7 @@ TEST(SegmentGradientsTest, MaxTiesShareTheGradient) {
   auto session = Session::New(SessionOptions());
   ASSERT_TRUE((*session)->Create(root.ToGraphDef()).ok());
   std::vector<Tensor> out;
-  Status status =
-      (*session)->Run({{"x", Values({2, 1, 2, 5}, {4})}}, {grads[0].name()}, {}, &out);
+  Status status = (*session)->Run({{"x", Values({2, 1, 2, 5}, {4})}}, {grads[0].name()}, {}, &out);
   ASSERT_TRUE(status.ok()) << status;
   EXPECT_EQ(out[0].data<double>()[0], 0.5);
   EXPECT_EQ(out[0].data<double>()[1], 0.0);
@@ -75,15 +74,15 @@ TEST(SegmentGradientsTest, ScansInEveryMode) {
       for (int axis : {0, 1, -1}) {
         SCOPED_TRACE(StrCat("exclusive ", exclusive, " reverse ", reverse, " axis ", axis));
         AttrMap attrs = {{"exclusive", exclusive}, {"reverse", reverse}};
-        ExpectGradientsMatch({DistinctValues({3, 4})}, [&](const Scope& s,
-                                                          const std::vector<Output>& in) {
-          return ops::Cumsum(s, in[0], axis, attrs);
-        });
+        ExpectGradientsMatch({DistinctValues({3, 4})},
+                             [&](const Scope& s, const std::vector<Output>& in) {
+                               return ops::Cumsum(s, in[0], axis, attrs);
+                             });
         // Cumprod's formula divides by x: no zeros in DistinctValues.
-        ExpectGradientsMatch({DistinctValues({3, 4})}, [&](const Scope& s,
-                                                          const std::vector<Output>& in) {
-          return ops::Cumprod(s, in[0], axis, attrs);
-        });
+        ExpectGradientsMatch({DistinctValues({3, 4})},
+                             [&](const Scope& s, const std::vector<Output>& in) {
+                               return ops::Cumprod(s, in[0], axis, attrs);
+                             });
       }
     }
   }
@@ -92,17 +91,15 @@ TEST(SegmentGradientsTest, ScansInEveryMode) {
 TEST(SegmentGradientsTest, TopK) {
   for (int k : {1, 3, 5}) {
     SCOPED_TRACE(k);
-    ExpectGradientsMatch({DistinctValues({2, 3, 5})}, [k](const Scope& s,
-                                                         const std::vector<Output>& in) {
-      return ops::TopKV2(s, in[0], k).output(0);
-    });
+    ExpectGradientsMatch({DistinctValues({2, 3, 5})},
+                         [k](const Scope& s, const std::vector<Output>& in) {
+                           return ops::TopKV2(s, in[0], k).output(0);
+                         });
   }
-  ExpectFloatGradientsMatch({ToFloat(DistinctValues({4, 6}))},
-                            [](const Scope& s, const std::vector<Output>& in) {
-                              return ops::TopKV2(s, in[0], int64_t{2},
-                                                 {{"index_type", DT_INT64}})
-                                  .output(0);
-                            });
+  ExpectFloatGradientsMatch(
+      {ToFloat(DistinctValues({4, 6}))}, [](const Scope& s, const std::vector<Output>& in) {
+        return ops::TopKV2(s, in[0], int64_t{2}, {{"index_type", DT_INT64}}).output(0);
+      });
 }
 
 }  // namespace

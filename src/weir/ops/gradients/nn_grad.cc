@@ -198,18 +198,22 @@ Status TopKGrad(const Scope& scope, const Operation& op, const std::vector<Outpu
   Output indices = ops::Cast(scope, op.output(1), DT_INT64);
   Output in_shape = ops::Cast(scope, ops::Shape(scope, input), DT_INT64);
   Output row_length = ops::Reshape(
-      scope, ops::Slice(scope, in_shape, ops::Reshape(scope, ops::Sub(scope, ops::Rank(scope, input), 1), {1}),
-                        {1}),
+      scope,
+      ops::Slice(scope, in_shape,
+                 ops::Reshape(scope, ops::Sub(scope, ops::Rank(scope, input), 1), {1}), {1}),
       {-1});
   Output k = ops::Cast(scope, ForwardInput(op, 1), DT_INT64);
-  Output rows_by_k = ops::Reshape(scope, indices, ops::ConcatV2(scope, {Input(std::initializer_list<int64_t>{-1}), ops::Reshape(scope, k, {1})}, 0));
-  Output rows = ops::Reshape(scope, ops::Slice(scope, ops::Shape(scope, rows_by_k, {{"out_type", DT_INT64}}),
-                                               {0}, {1}),
-                             IntVector(scope, {}));
+  Output rows_by_k = ops::Reshape(
+      scope, indices,
+      ops::ConcatV2(scope, {Input(std::initializer_list<int64_t>{-1}), ops::Reshape(scope, k, {1})},
+                    0));
+  Output rows = ops::Reshape(
+      scope, ops::Slice(scope, ops::Shape(scope, rows_by_k, {{"out_type", DT_INT64}}), {0}, {1}),
+      IntVector(scope, {}));
   Output row_starts = ops::Mul(scope, ops::Range(scope, int64_t{0}, rows, int64_t{1}),
                                ops::Reshape(scope, row_length, IntVector(scope, {})));
-  Output flat = ops::Reshape(scope, ops::AddV2(scope, rows_by_k, ops::ExpandDims(scope, row_starts, -1)),
-                             {-1, 1});
+  Output flat = ops::Reshape(
+      scope, ops::AddV2(scope, rows_by_k, ops::ExpandDims(scope, row_starts, -1)), {-1, 1});
   Output size = ops::Reshape(scope, ops::Size(scope, input, {{"out_type", DT_INT64}}), {1});
   Output scattered = ops::ScatterNd(scope, flat, ops::Reshape(scope, g[0], {-1}), size);
   (*grads)[0] = ops::Reshape(scope, scattered, in_shape);

@@ -60,8 +60,7 @@ Status UnsortedSegmentMaxMinGrad(const Scope& scope, const Operation& op, const 
                                          ForwardInput(op, 2));
   // A segment with no selected row has count 0, but no row gathers it.
   Output rows = gather.Rows(scope, ops::RealDiv(scope, g[0], count));
-  *grads = {ops::SelectV2(scope, selected, rows, ops::ZerosLike(scope, rows)), Output(),
-            Output()};
+  *grads = {ops::SelectV2(scope, selected, rows, ops::ZerosLike(scope, rows)), Output(), Output()};
   return scope.status();
 }
 
@@ -74,8 +73,8 @@ Status UnsortedSegmentProdGrad(const Scope& scope, const Operation& op, const Gr
   SegmentGather gather(scope, ids, data);
   Output is_zero = ops::Equal(scope, data, ops::ZerosLike(scope, data));
   Output zeros = ops::UnsortedSegmentSum(scope, ops::Cast(scope, is_zero, DT_INT32), ids, num);
-  Output grad = ops::SelectV2(scope, ops::Greater(scope, zeros, 1), ops::ZerosLike(scope, g[0]),
-                              g[0]);
+  Output grad =
+      ops::SelectV2(scope, ops::Greater(scope, zeros, 1), ops::ZerosLike(scope, g[0]), g[0]);
   Output non_zero = ops::SelectV2(scope, is_zero, ops::OnesLike(scope, data), data);
   Output non_zero_prod = ops::UnsortedSegmentProd(scope, non_zero, ids, num);
   Output others = ops::SelectV2(scope, is_zero, gather.Rows(scope, non_zero_prod),
