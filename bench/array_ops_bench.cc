@@ -133,6 +133,37 @@ void BM_GatherRows(benchmark::State& state) {
 }
 BENCHMARK(BM_GatherRows)->Arg(1)->Arg(2)->Arg(8)->UseRealTime()->Unit(benchmark::kMillisecond);
 
+// Scans and segment sums read and write every element once, like a copy.
+void BM_CumsumAxis1(benchmark::State& state) {
+  OpRunner runner(state.range(0), TensorShape({kRows, kCols}),
+                  [](const Scope& s, Output x) { return ops::Cumsum(s, x, 1); });
+  runner.Run(state, 2 * kBytes);
+}
+BENCHMARK(BM_CumsumAxis1)->Arg(1)->Arg(2)->Arg(8)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+void BM_CumsumAxis0(benchmark::State& state) {
+  OpRunner runner(state.range(0), TensorShape({kRows, kCols}),
+                  [](const Scope& s, Output x) { return ops::Cumsum(s, x, 0); });
+  runner.Run(state, 2 * kBytes);
+}
+BENCHMARK(BM_CumsumAxis0)->Arg(1)->Arg(2)->Arg(8)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+// 2048 rows into 64 segments: reads 16 MiB, writes 0.5 MiB.
+void BM_UnsortedSegmentSumRows(benchmark::State& state) {
+  std::vector<int32_t> ids(kRows);
+  for (int64_t i = 0; i < kRows; ++i) ids[i] = static_cast<int32_t>((i * 7919) % 64);
+  OpRunner runner(state.range(0), TensorShape({kRows, kCols}), [&](const Scope& s, Output x) {
+    return ops::UnsortedSegmentSum(s, x, ops::Const(s, Tensor::FromVector(ids)), 64);
+  });
+  runner.Run(state, kBytes + 64 * kCols * 4);
+}
+BENCHMARK(BM_UnsortedSegmentSumRows)
+    ->Arg(1)
+    ->Arg(2)
+    ->Arg(8)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+
 }  // namespace
 }  // namespace weir
 

@@ -1,5 +1,6 @@
 """weir.math: TF1's tf.math names (re-exported from weir.ops.math_ops and friends)."""
 from weir.ops.array_ops import invert_permutation  # noqa: F401
+from weir.ops.nn_ops import top_k  # noqa: F401
 from weir.ops.math_ops import (  # noqa: F401
     abs, accumulate_n, add, add_n, argmax, argmin, ceil, cos, count_nonzero, cumsum, divide, equal,
     erf, exp, expm1, floor, floordiv, floormod, greater, greater_equal, is_finite, is_inf, is_nan,
@@ -9,6 +10,9 @@ from weir.ops.math_ops import (  # noqa: F401
     reduce_min, reduce_prod, reduce_std, reduce_sum, reduce_variance, rint, round, rsqrt,
     scalar_mul, sigmoid, sign, sin, softplus, sqrt, square, squared_difference, subtract, tanh,
     truediv, truncatediv, realdiv, div_no_nan)
+from weir.ops.math_ops import (  # noqa: F401
+    cumprod, segment_sum, unsorted_segment_max, unsorted_segment_min, unsorted_segment_prod,
+    unsorted_segment_sum)
 
 floor_div = floordiv
 

@@ -677,13 +677,8 @@ def unique(x, out_idx=dtypes.int32, name=None):
 
 
 def invert_permutation(x, name=None):
-    """y with y[x[i]] = i, built as a ScatterNd (Weir has no InvertPermutation op)."""
-    with ops.name_scope(name, "InvertPermutation", [x]) as scope:
-        x = ops.convert_to_tensor(x, name="x")
-        n = size(x, out_type=x.dtype)
-        values = _op("Range", None, start=constant(0, dtype=x.dtype), limit=n,
-                     delta=constant(1, dtype=x.dtype))
-        return _op("ScatterNd", scope, indices=expand_dims(x, 1), updates=values, shape=expand_dims(n, 0))
+    """y with y[x[i]] = i, for an int32/int64 vector x holding each of 0..n-1 once."""
+    return _op("InvertPermutation", name, x=x)
 
 
 def dynamic_partition(data, partitions, num_partitions, name=None):

@@ -30,6 +30,8 @@ __all__ = [
     "reduce_any", "reduce_logsumexp", "reduce_euclidean_norm", "argmax", "argmin", "equal",
     "not_equal", "less", "less_equal", "greater", "greater_equal", "logical_and", "logical_or",
     "logical_not", "logical_xor", "range", "linspace", "lin_space", "cumsum", "round", "floor",
+    "cumprod", "unsorted_segment_sum", "unsorted_segment_prod", "unsorted_segment_max",
+    "unsorted_segment_min", "segment_sum",
     "ceil", "reciprocal", "count_nonzero", "scalar_mul", "is_nan", "is_inf", "is_finite", "trace",
     "log_sigmoid", "softplus", "sub", "mul", "neg", "to_float", "cast", "reduce_variance",
     "reduce_std", "rint", "l2_normalize", "arg_max", "arg_min", "div_no_nan", "norm",
@@ -556,45 +558,75 @@ lin_space = linspace
 
 
 def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
-    """Running sums along `axis`, as a product with a triangular 0/1 matrix
-    (Weir has no Cumsum op): O(n^2) work in the axis length; needs a known
-    rank. Integer sums are exact."""
+    """Running sums along `axis` (a Python int or an int32/int64 scalar tensor):
+    out[i] = x[0] + ... + x[i]; `exclusive` stops before x[i], `reverse` runs
+    from the end."""
     with ops.name_scope(name, "Cumsum", [x]) as scope:
         x = ops.convert_to_tensor(x, name="x")
-        r = x.shape.ndims
-        if r is None:
-            raise ValueError("cumsum needs a tensor of known rank, got shape %s" % x.shape)
-        if r == 0:
-            raise ValueError("cumsum needs rank >= 1, got a scalar")
-        if not isinstance(axis, (numbers.Integral, np.integer)):
-            raise TypeError("cumsum takes a Python int axis here, got %r" % (axis,))
-        axis = int(axis) % r
-        perm = [i for i in _builtin_range(r) if i != axis] + [axis]
-        moved = array_ops.transpose(x, perm) if axis != r - 1 else x
-        n = array_ops.shape(moved)[-1]
-        idx = _builtin_range_tensor(n)
-        rows, cols = array_ops.expand_dims(idx, 1), array_ops.expand_dims(idx, 0)
-        # tri[i, j] = 1 where input position i adds into output position j.
-        if reverse:
-            tri = greater(rows, cols) if exclusive else greater_equal(rows, cols)
-        else:
-            tri = less(rows, cols) if exclusive else less_equal(rows, cols)
-        dtype = x.dtype.base_dtype
-        tri = cast(tri, dtype)
-        if dtype in (dtypes.float32, dtypes.float64, dtypes.bfloat16):
-            flat = array_ops.reshape(moved, array_ops.stack([-1, n]))
-            summed = array_ops.reshape(matmul(flat, tri), array_ops.shape(moved))
-        else:
-            # Weir's MatMul is float-only: sum x[..., i, None] * tri[i, j] over i
-            # (exact for integers, n^2 memory per row).
-            summed = reduce_sum(multiply(array_ops.expand_dims(moved, -1), tri), axis=-2)
-        if axis != r - 1:
-            inv = [0] * r
-            for i, p in enumerate(perm):
-                inv[p] = i
-            summed = array_ops.transpose(summed, inv)
-        summed.set_shape(x.shape)
-        return array_ops.identity(summed, name=scope)
+        return _op("Cumsum", scope, x=x, axis=_axis_tensor(axis), exclusive=bool(exclusive),
+                   reverse=bool(reverse))
+
+
+def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):
+    """Running products along `axis`, with cumsum's `exclusive` and `reverse`."""
+    with ops.name_scope(name, "Cumprod", [x]) as scope:
+        x = ops.convert_to_tensor(x, name="x")
+        return _op("Cumprod", scope, x=x, axis=_axis_tensor(axis), exclusive=bool(exclusive),
+                   reverse=bool(reverse))
+
+
+def _axis_tensor(axis):
+    if isinstance(axis, ops.Tensor):
+        return axis
+    return ops.convert_to_tensor(axis, dtype=dtypes.int32, name="axis")
+
+
+def _segment_ids(segment_ids):
+    if isinstance(segment_ids, ops.Tensor):
+        return segment_ids
+    return ops.convert_to_tensor(segment_ids, dtype=dtypes.int32, name="segment_ids")
+
+
+def _num_segments(num_segments):
+    if isinstance(num_segments, ops.Tensor):
+        return num_segments
+    return ops.convert_to_tensor(num_segments, dtype=dtypes.int32, name="num_segments")
+
+
+def _unsorted_segment(op_type, data, segment_ids, num_segments, name):
+    with ops.name_scope(name, op_type, [data, segment_ids, num_segments]) as scope:
+        return _op(op_type, scope, data=ops.convert_to_tensor(data, name="data"),
+                   segment_ids=_segment_ids(segment_ids),
+                   num_segments=_num_segments(num_segments))
+
+
+def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
+    """output[s] = sum of data[i] over the i with segment_ids[i] == s; segment_ids
+    shapes a prefix of data, negative ids are dropped, empty segments are 0."""
+    return _unsorted_segment("UnsortedSegmentSum", data, segment_ids, num_segments, name)
+
+
+def unsorted_segment_prod(data, segment_ids, num_segments, name=None):
+    """unsorted_segment_sum with a product; empty segments are 1."""
+    return _unsorted_segment("UnsortedSegmentProd", data, segment_ids, num_segments, name)
+
+
+def unsorted_segment_max(data, segment_ids, num_segments, name=None):
+    """unsorted_segment_sum with a maximum; empty segments are the dtype's lowest value."""
+    return _unsorted_segment("UnsortedSegmentMax", data, segment_ids, num_segments, name)
+
+
+def unsorted_segment_min(data, segment_ids, num_segments, name=None):
+    """unsorted_segment_sum with a minimum; empty segments are the dtype's highest value."""
+    return _unsorted_segment("UnsortedSegmentMin", data, segment_ids, num_segments, name)
+
+
+def segment_sum(data, segment_ids, name=None):
+    """output[s] = sum of the rows data[i] with segment_ids[i] == s, for sorted
+    (non-decreasing, non-negative) ids; last id + 1 rows."""
+    with ops.name_scope(name, "SegmentSum", [data, segment_ids]) as scope:
+        return _op("SegmentSum", scope, data=ops.convert_to_tensor(data, name="data"),
+                   segment_ids=_segment_ids(segment_ids))
 
 
 def _builtin_range_tensor(n):

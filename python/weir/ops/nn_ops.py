@@ -963,46 +963,14 @@ def _clip_rows(rows, ids, max_norm, name):
 
 def top_k(input, k=1, sorted=True, name=None):  # noqa: A002
     """(values, indices) of the k largest entries along the last axis, largest
-    first, equal values in index order. Weir has no TopK op: k rounds of ArgMax,
-    each masking the entry it picked, so `k` must be a Python int (small k is
-    the intended use); the values' gradient goes to the picked entries."""
-    if not isinstance(k, numbers.Integral) or k < 0:
-        raise ValueError("top_k needs a non-negative Python int k in weir, got %r" % (k,))
+    first, equal values in index order (k a Python int or an int32 scalar
+    tensor); the values' gradient goes to the picked entries."""
     with ops.name_scope(name, "TopKV2", [input]) as name:
         x = _t(input, name="input")
-        rank = _rank(x)
-        if rank < 1:
-            raise ValueError("top_k needs an input of rank >= 1, got a scalar")
-        depth = x.shape.as_list()[-1]
-        if depth is not None and k > depth:
-            raise ValueError("input must have at least k=%d columns, has %d" % (k, depth))
-        axis = _const(rank - 1, dtypes.int32)
-        lowest = _const(-np.inf if x.dtype.is_floating else x.dtype.min, x.dtype)
-        depth_tensor = _const(depth, dtypes.int32) if depth is not None else apply_op(
-            "GatherV2", None, params=_shape(x), indices=axis, axis=_const(0, dtypes.int32))
-        remaining = x
-        values, indices = [], []
-        for _ in range(k):
-            index = apply_op("ArgMax", None, input=remaining, dimension=axis,
-                             output_type=dtypes.int32)
-            picked = apply_op("OneHot", None, indices=index, depth=depth_tensor,
-                              on_value=_const(True, dtypes.bool),
-                              off_value=_const(False, dtypes.bool), axis=-1)
-            chosen = apply_op("SelectV2", None, condition=picked, t=x,
-                              e=apply_op("ZerosLike", None, x=x))
-            values.append(_reduce("Sum", chosen, [rank - 1], False))
-            indices.append(index)
-            remaining = apply_op("SelectV2", None, condition=picked, t=lowest, e=remaining)
-        if k == 0:
-            empty_shape = apply_op("ConcatV2", None, values=[
-                apply_op("Slice", None, input=_shape(x), begin=_const([0], dtypes.int32),
-                         size=_const([rank - 1], dtypes.int32)), _const([0], dtypes.int32)],
-                axis=_const(0, dtypes.int32))
-            return TopKV2(apply_op("Fill", None, dims=empty_shape, value=_const(0, x.dtype)),
-                          apply_op("Fill", None, dims=empty_shape, value=_const(0, dtypes.int32)))
-        stacked_values = apply_op("Pack", name, values=values, axis=rank - 1)
-        stacked_indices = apply_op("Pack", None, values=indices, axis=rank - 1)
-        return TopKV2(stacked_values, stacked_indices)
+        if not isinstance(k, ops.Tensor):
+            k = ops.convert_to_tensor(k, dtype=dtypes.int32, name="k")
+        values, indices = apply_op("TopKV2", name, input=x, k=k, sorted=bool(sorted))
+        return TopKV2(values, indices)
 
 
 # TF's result type: a namedtuple (values, indices).

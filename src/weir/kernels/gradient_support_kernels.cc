@@ -1,4 +1,7 @@
 // Kernels of ops/gradient_support_ops.cc.
+#include <vector>
+
+#include "weir/base/checked_math.h"
 #include "weir/framework/kernel_registry.h"
 #include "weir/kernels/all_kernels.h"
 #include "weir/kernels/type_list.h"
@@ -40,12 +43,98 @@ class BroadcastGradientArgsOp final : public OpKernel {
   }
 };
 
+template <typename T>
+class InvertPermutationOp final : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* context) override {
+    const Tensor& x = context->input(0);
+    OP_REQUIRES(
+        context, x.dims() == 1,
+        errors::InvalidArgument("InvertPermutation: x must be a vector but has shape ", x.shape()));
+    const int64_t n = x.NumElements();
+    Tensor* y;
+    OP_REQUIRES_OK(context, context->allocate_output(0, x.shape(), &y));
+    const T* in = x.data<T>();
+    T* out = y->data<T>();
+    std::vector<bool> seen(n, false);
+    for (int64_t i = 0; i < n; ++i) {
+      const T v = in[i];
+      OP_REQUIRES(context, v >= 0 && v < n,
+                  errors::InvalidArgument("InvertPermutation: x[", i, "] = ", v, " is not in [0, ",
+                                          n, "), so x is not a permutation"));
+      OP_REQUIRES(context, !seen[v],
+                  errors::InvalidArgument("InvertPermutation: x[", i, "] = ", v,
+                                          " appears twice, so x is not a permutation"));
+      seen[v] = true;
+      out[v] = static_cast<T>(i);
+    }
+  }
+};
+
+// offset[i] is 0 except along concat_dim, where it is the sum of the
+// extents of shapes 0..i-1 there.
+template <typename T>
+class ConcatOffsetOp final : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* context) override {
+    const Tensor& concat_dim = context->input(0);
+    OP_REQUIRES(context, concat_dim.dims() == 0,
+                errors::InvalidArgument("ConcatOffset: concat_dim must be a scalar but has shape ",
+                                        concat_dim.shape()));
+    const int n = context->num_inputs() - 1;
+    const Tensor& first = context->input(1);
+    OP_REQUIRES(context, first.dims() == 1,
+                errors::InvalidArgument("ConcatOffset: shape 0 must be a vector but has shape ",
+                                        first.shape()));
+    const int64_t rank = first.NumElements();
+    int64_t axis = concat_dim.scalar<int32_t>();
+    OP_REQUIRES(context, axis >= -rank && axis < rank,
+                errors::InvalidArgument("ConcatOffset: concat_dim ", axis, " is not in [", -rank,
+                                        ", ", rank, ") for shapes of rank ", rank));
+    if (axis < 0) axis += rank;
+    const T* base = first.data<T>();
+    T offset = 0;
+    for (int i = 0; i < n; ++i) {
+      const Tensor& shape = context->input(i + 1);
+      OP_REQUIRES(context, shape.dims() == 1 && shape.NumElements() == rank,
+                  errors::InvalidArgument("ConcatOffset: shape ", i, " has shape ", shape.shape(),
+                                          " but shape 0 is [", StrJoin(first.flat<T>(), ","),
+                                          "], a vector of ", rank, " elements"));
+      const T* dims = shape.data<T>();
+      for (int64_t d = 0; d < rank; ++d) {
+        OP_REQUIRES(context, d == axis || dims[d] == base[d],
+                    errors::InvalidArgument(
+                        "ConcatOffset: all dims except ", axis, " must match, but shape ", i, " [",
+                        StrJoin(shape.flat<T>(), ","), "] differs from shape 0 [",
+                        StrJoin(first.flat<T>(), ","), "] in dim ", d));
+      }
+      Tensor* out;
+      OP_REQUIRES_OK(context, context->allocate_output(i, TensorShape({rank}), &out));
+      std::fill_n(out->data<T>(), rank, T{0});
+      out->data<T>()[axis] = offset;
+      if (i + 1 == n) break;
+      int64_t next;
+      OP_REQUIRES_OK(context, CheckedAdd(offset, dims[axis], &next, "ConcatOffset offset"));
+      offset = static_cast<T>(next);
+      OP_REQUIRES(
+          context, static_cast<int64_t>(offset) == next,
+          errors::InvalidArgument("ConcatOffset: offset ", next, " overflows ", shape.dtype()));
+    }
+  }
+};
+
 }  // namespace
 
 void RegisterGradientSupportKernels(KernelRegistry* registry) {
   ForEachType<int32_t, int64_t>([&]<typename T>() {
     registry->Register(KernelBuilder("BroadcastGradientArgs").TypeConstraint<T>("T"),
                        MakeKernel<BroadcastGradientArgsOp<T>>);
+    registry->Register(KernelBuilder("InvertPermutation").TypeConstraint<T>("T"),
+                       MakeKernel<InvertPermutationOp<T>>);
+    registry->Register(KernelBuilder("ConcatOffset").TypeConstraint<T>("shape_type"),
+                       MakeKernel<ConcatOffsetOp<T>>);
   });
 }
 

@@ -4,6 +4,9 @@
 
 namespace weir {
 
+void RegisterSegmentKernels(KernelRegistry* registry);  // segment_ops.cc
+void RegisterScanKernels(KernelRegistry* registry);     // scan_ops.cc
+
 void RegisterMathKernels(KernelRegistry* registry) {
   RegisterCwiseBinaryKernels(registry);
   RegisterCwiseUnaryKernels(registry);
@@ -13,6 +16,8 @@ void RegisterMathKernels(KernelRegistry* registry) {
   RegisterAddNKernels(registry);
   RegisterMatMulKernels(registry);
   RegisterReductionKernels(registry);
+  RegisterSegmentKernels(registry);
+  RegisterScanKernels(registry);
   RegisterCastKernels(registry);
 }
 

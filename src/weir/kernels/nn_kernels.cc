@@ -4,12 +4,15 @@
 
 namespace weir {
 
+void RegisterTopKKernels(KernelRegistry* registry);  // topk_op.cc
+
 void RegisterNnKernels(KernelRegistry* registry) {
   RegisterBiasKernels(registry);
   RegisterConvKernels(registry);
   RegisterPoolingKernels(registry);
   RegisterSoftmaxKernels(registry);
   RegisterLossKernels(registry);
+  RegisterTopKKernels(registry);
   RegisterBatchNormKernels(registry);
 }
 

@@ -6,6 +6,10 @@
 
 namespace weir {
 
+// segment_ops.cc (math: segment reductions, scans); declared here rather
+// than in all_ops.h only to spare a rebuild of every includer.
+void RegisterSegmentOps(OpRegistry* registry);
+
 void RegisterAllOps() {
   static std::once_flag once;
   std::call_once(once, [] {
@@ -13,6 +17,7 @@ void RegisterAllOps() {
     RegisterArrayOps(registry);
     RegisterMathOps(registry);
     RegisterReductionOps(registry);
+    RegisterSegmentOps(registry);
     RegisterRandomOps(registry);
     RegisterNnOps(registry);
     RegisterRnnOps(registry);

@@ -3,8 +3,10 @@
 // TensorFlow's declarations so imported graphs validate (and get shapes for
 // either data_format); which of those have CPU kernels is up to kernels/.
 #include "weir/framework/broadcast_shape.h"
+#include "weir/framework/int_tensor_values.h"
 #include "weir/framework/op_def.h"
 #include "weir/framework/shape_inference.h"
+#include "weir/framework/tensor.h"
 #include "weir/ops/all_ops.h"
 #include "weir/ops/nn_shape_fns.h"
 
@@ -117,6 +119,38 @@ Status InTopKShape(InferenceContext* c) {
                                    "predictions ", predictions);
   }
   c->set_output(0, PartialShape({batch}));
+  return Status::OK();
+}
+
+// input [..., n] and scalar k give [..., k] twice (values and indices).
+Status TopKShape(InferenceContext* c) {
+  PartialShape input, k_shape;
+  WEIR_RETURN_IF_ERROR(c->WithRankAtLeast(0, 1, &input));
+  WEIR_RETURN_IF_ERROR(c->WithRank(1, 0, &k_shape));
+  int64_t k = -1;
+  if (const Tensor* t = c->input_tensor(1)) {
+    if (t->dtype() == DT_INT16) {
+      k = t->data<int16_t>()[0];
+    } else {
+      WEIR_ASSIGN_OR_RETURN(std::vector<int64_t> values, IntTensorValues(*t, "k"));
+      k = values.at(0);
+    }
+    if (k < 0) return errors::InvalidArgument("k = ", k, " must not be negative");
+  }
+  if (!input.known_rank()) {
+    c->set_output(0, PartialShape::UnknownRank());
+    c->set_output(1, PartialShape::UnknownRank());
+    return Status::OK();
+  }
+  std::vector<int64_t> dims = input.dim_sizes();
+  const int64_t last = dims.back();
+  if (k >= 0 && last >= 0 && last < k) {
+    return errors::InvalidArgument("input ", input, " must have at least k = ", k,
+                                   " entries in its last dim");
+  }
+  dims.back() = k;
+  c->set_output(0, PartialShape(dims));
+  c->set_output(1, PartialShape(std::move(dims)));
   return Status::OK();
 }
 
@@ -357,6 +391,20 @@ void RegisterSoftmaxAndLossOps(OpRegistry* registry) {
                          .Doc("Per row: whether fewer than k predictions are greater than "
                               "the target's (ties count as in). False for an out-of-range "
                               "target or a non-finite prediction."));
+  registry->Register(OpDefBuilder("TopKV2")
+                         .Input("input: T")
+                         .Input("k: Tk")
+                         .Output("values: T")
+                         .Output("indices: index_type")
+                         .Attr("sorted: bool = true")
+                         .Attr("T: realnumbertype")
+                         .Attr("Tk: {int16, int32, int64} = int32")
+                         .Attr("index_type: {int16, int32, int64} = int32")
+                         .SetShapeFn(TopKShape)
+                         .Doc("The k largest entries of each row (last dim) of `input` and "
+                              "their indices, largest first; equal values keep index order "
+                              "and NaN counts as the largest. `sorted` = false allows any "
+                              "order (Weir sorts anyway)."));
 }
 
 void RegisterBatchNormOps(OpRegistry* registry) {

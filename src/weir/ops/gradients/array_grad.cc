@@ -272,6 +272,8 @@ void RegisterArrayGradients(GradientRegistry* registry) {
   registry->Register("ReverseV2", ReverseV2Grad);
   registry->Register("Reverse", ReverseGrad);
   registry->Register("ConcatV2", ConcatV2Grad);
+  registry->RegisterNoGradient("ConcatOffset");
+  registry->RegisterNoGradient("InvertPermutation");
   registry->Register("Split", SplitGrad);
   registry->Register("SplitV", SplitVGrad);
   registry->Register("Pack", PackGrad);

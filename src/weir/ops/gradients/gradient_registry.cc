@@ -49,6 +49,8 @@ bool GradientRegistry::HasEntry(const std::string& op) const {
   return functions_.count(op) > 0;
 }
 
+void RegisterSegmentGradients(GradientRegistry* registry);  // segment_grad.cc
+
 void RegisterAllGradients() {
   RegisterAllOps();
   static std::once_flag once;
@@ -58,6 +60,7 @@ void RegisterAllGradients() {
     RegisterUnaryGradients(registry);
     RegisterArrayGradients(registry);
     RegisterReductionGradients(registry);
+    RegisterSegmentGradients(registry);
     RegisterNnGradients(registry);
     RegisterRnnGradients(registry);
     RegisterStatefulGradients(registry);

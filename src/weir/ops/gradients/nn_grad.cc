@@ -187,6 +187,39 @@ Status LogSoftmaxGrad(const Scope& scope, const Operation& op, const std::vector
   return scope.status();
 }
 
+// Each value of a TopKV2 row came from input[row, indices[row, j]]: the
+// gradient scatters back to those positions (flattened, int64), and the
+// other entries get zeros. The indices output has no gradient.
+Status TopKGrad(const Scope& scope, const Operation& op, const std::vector<Output>& g,
+                std::vector<Output>* grads) {
+  *grads = {Output(), Output()};
+  if (!g[0].valid()) return Status::OK();
+  Output input = ForwardInput(op, 0);
+  Output indices = ops::Cast(scope, op.output(1), DT_INT64);
+  Output in_shape = ops::Cast(scope, ops::Shape(scope, input), DT_INT64);
+  Output row_length = ops::Reshape(
+      scope,
+      ops::Slice(scope, in_shape,
+                 ops::Reshape(scope, ops::Sub(scope, ops::Rank(scope, input), 1), {1}), {1}),
+      {-1});
+  Output k = ops::Cast(scope, ForwardInput(op, 1), DT_INT64);
+  Output rows_by_k = ops::Reshape(
+      scope, indices,
+      ops::ConcatV2(scope, {Input(std::initializer_list<int64_t>{-1}), ops::Reshape(scope, k, {1})},
+                    0));
+  Output rows = ops::Reshape(
+      scope, ops::Slice(scope, ops::Shape(scope, rows_by_k, {{"out_type", DT_INT64}}), {0}, {1}),
+      IntVector(scope, {}));
+  Output row_starts = ops::Mul(scope, ops::Range(scope, int64_t{0}, rows, int64_t{1}),
+                               ops::Reshape(scope, row_length, IntVector(scope, {})));
+  Output flat = ops::Reshape(
+      scope, ops::AddV2(scope, rows_by_k, ops::ExpandDims(scope, row_starts, -1)), {-1, 1});
+  Output size = ops::Reshape(scope, ops::Size(scope, input, {{"out_type", DT_INT64}}), {1});
+  Output scattered = ops::ScatterNd(scope, flat, ops::Reshape(scope, g[0], {-1}), size);
+  (*grads)[0] = ops::Reshape(scope, scattered, in_shape);
+  return scope.status();
+}
+
 Status L2LossGrad(const Scope& scope, const Operation& op, const std::vector<Output>& g,
                   std::vector<Output>* grads) {
   *grads = {ops::Mul(scope, ForwardInput(op, 0), g[0])};
@@ -307,6 +340,7 @@ void RegisterNnGradients(GradientRegistry* registry) {
   registry->Register("SparseSoftmaxCrossEntropyWithLogits", SparseSoftmaxCrossEntropyGrad);
   registry->Register("FusedBatchNormV3", FusedBatchNormGrad);
   registry->RegisterNoGradient("InTopKV2");
+  registry->Register("TopKV2", TopKGrad);
   // Made by the runtime's fusion pass after gradients are built: a graph
   // being differentiated holds Conv2D, BiasAdd and Relu instead.
   registry->RegisterNoGradient("_FusedConv2D");
