@@ -79,7 +79,7 @@ def test_special_functions_against_math():
     numeric = [(math.lgamma(v + h) - math.lgamma(v - h)) / (2 * h) for v in positive]
     np.testing.assert_allclose(run(wr.math.digamma(wr.constant(positive))), numeric, rtol=1e-6)
     # polygamma(1, x) as the derivative of digamma, polygamma(0, x) = digamma.
-    pg = run(wr.math.polygamma(wr.constant([[0.0], [1.0]]), wr.constant(positive)))
+    pg = run(wr.math.polygamma(wr.constant(np.array([[0.0], [1.0]])), wr.constant(positive)))
     d = run(wr.digamma(wr.constant(positive)))
     np.testing.assert_allclose(pg[0], d, rtol=1e-12)
     dp = (run(wr.digamma(wr.constant(positive + 1e-5))) - run(wr.digamma(wr.constant(positive - 1e-5)))) / 2e-5

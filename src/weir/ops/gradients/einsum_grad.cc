@@ -31,11 +31,12 @@ Output Einsum(const Scope& scope, InputList inputs, const std::string& equation)
 }
 
 // The gradient of the operand `self` (term `self_term`), given the output's
-// gradient g and the other operand (absent for one operand).
+// gradient g and the other operand (absent for one operand); `out_rank` is
+// the output's rank, or -1 when unknown.
 StatusOr<Output> OperandGrad(const Scope& scope, const std::string& text, const Output& g,
                              const std::vector<int>& out_term, const Output& self,
                              const std::vector<int>& self_term, const Output* other,
-                             const std::vector<int>* other_term) {
+                             const std::vector<int>* other_term, int out_rank) {
   std::vector<int> left;
   bool reduced = false;
   for (int label : self_term) {
@@ -47,17 +48,10 @@ StatusOr<Output> OperandGrad(const Scope& scope, const std::string& text, const 
       reduced = true;
     }
   }
-  // "..." dims of the output the operand lacks are summed out of its gradient.
+  // "..." dims of the output the operand lacks are summed out of its
+  // gradient: computed first as leading dims (none when "..." is empty).
   const bool extra_ellipsis = Has(out_term, kEllipsis) && !Has(self_term, kEllipsis);
-  int extra_rank = 0;
-  if (extra_ellipsis) {
-    if (!g.shape().known_rank()) {
-      return errors::Unimplemented("the gradient of Einsum '", text,
-                                   "' for an operand without '...' needs a gradient of known rank");
-    }
-    extra_rank = g.shape().rank() - NamedCount(out_term);
-    if (extra_rank > 0) left.insert(left.begin(), kEllipsis);
-  }
+  if (extra_ellipsis) left.insert(left.begin(), kEllipsis);
   Output grad;
   if (other == nullptr) {
     grad = Einsum(scope, {g}, EinsumTerm(out_term) + "->" + EinsumTerm(left));
@@ -65,10 +59,15 @@ StatusOr<Output> OperandGrad(const Scope& scope, const std::string& text, const 
     grad = Einsum(scope, {g, *other},
                   EinsumTerm(out_term) + "," + EinsumTerm(*other_term) + "->" + EinsumTerm(left));
   }
-  if (extra_rank > 0) {
-    std::vector<int64_t> axes(extra_rank);
-    for (int i = 0; i < extra_rank; ++i) axes[i] = i;
-    grad = ops::Sum(scope, grad, IntVector(scope, axes));
+  if (extra_ellipsis) {
+    const int named = NamedCount(out_term);
+    if (out_rank >= 0) {
+      std::vector<int64_t> axes(out_rank - named);
+      for (int i = 0; i < out_rank - named; ++i) axes[i] = i;
+      if (!axes.empty()) grad = ops::Sum(scope, grad, IntVector(scope, axes));
+    } else {
+      grad = ops::Sum(scope, grad, ops::Range(scope, 0, ops::Sub(scope, ops::Rank(scope, g), named), 1));
+    }
     left.erase(left.begin());
   }
   if (reduced) {
@@ -121,17 +120,18 @@ Status EinsumGrad(const Scope& scope, const Operation& op, const std::vector<Out
                                  op.output(0).dtype());
   }
   const Output x = ForwardInput(op, 0);
+  const int out_rank = op.output(0).shape().rank();
   if (n == 1) {
     WEIR_ASSIGN_OR_RETURN(Output gx, OperandGrad(scope, text, g[0], equation.output, x,
-                                                 equation.inputs[0], nullptr, nullptr));
+                                                 equation.inputs[0], nullptr, nullptr, out_rank));
     *grads = {gx};
     return scope.status();
   }
   const Output y = ForwardInput(op, 1);
   const std::vector<int>& xt = equation.inputs[0];
   const std::vector<int>& yt = equation.inputs[1];
-  WEIR_ASSIGN_OR_RETURN(Output gx, OperandGrad(scope, text, g[0], equation.output, x, xt, &y, &yt));
-  WEIR_ASSIGN_OR_RETURN(Output gy, OperandGrad(scope, text, g[0], equation.output, y, yt, &x, &xt));
+  WEIR_ASSIGN_OR_RETURN(Output gx, OperandGrad(scope, text, g[0], equation.output, x, xt, &y, &yt, out_rank));
+  WEIR_ASSIGN_OR_RETURN(Output gy, OperandGrad(scope, text, g[0], equation.output, y, yt, &x, &xt, out_rank));
   WEIR_ASSIGN_OR_RETURN(gx, Unbroadcast(scope, text, gx, x, xt, y, yt, /*first=*/true));
   WEIR_ASSIGN_OR_RETURN(gy, Unbroadcast(scope, text, gy, y, yt, x, xt, /*first=*/false));
   *grads = {gx, gy};
