@@ -183,3 +183,60 @@ def test_against_tensorflow(tmp_path):
     got = run(fetch)
     for k, v in ref.items():
         np.testing.assert_allclose(got[k], v, rtol=1e-10, atol=1e-10, err_msg=k)
+
+
+TF_GRAPH_SCRIPT = r"""
+import sys, numpy as np, tensorflow as tf
+tf.compat.v1.disable_eager_execution()
+g = tf.Graph()
+with g.as_default():
+    x = tf.compat.v1.placeholder(tf.float32, [2, 3], name="x")
+    y = tf.compat.v1.placeholder(tf.float32, [3], name="y")
+    a = tf.compat.v1.placeholder(tf.float32, [2, 1, 3, 4], name="a")
+    b = tf.compat.v1.placeholder(tf.float32, [5, 4, 2], name="b")
+    z = tf.compat.v1.placeholder(tf.float32, [3, 3], name="z")
+    outs = {
+      "leaky": tf.nn.leaky_relu(x, alpha=0.3),
+      "atan2": tf.math.atan2(y, x),
+      "lgamma": tf.math.lgamma(tf.abs(x) + 0.5),
+      "digamma": tf.math.digamma(tf.abs(x) + 0.5),
+      "einsum": tf.einsum("...ij,...jk->...ik", a, b),
+      "trace": tf.einsum("ii->", z), "diag": tf.einsum("ij,jj->ij", x, tf.abs(z)),
+    }
+    loss = tf.add_n([tf.reduce_sum(v * v) for v in outs.values()])
+    grads = tf.gradients(loss, [x, y, a, b, z])
+    for n, gr in zip("xyabz", grads):
+        tf.identity(gr, name="grad_" + n)
+    for k, v in outs.items():
+        tf.identity(v, name="out_" + k)
+r = np.random.default_rng(3)
+feeds = {"x": r.standard_normal((2, 3)).astype(np.float32), "y": r.standard_normal(3).astype(np.float32),
+         "a": r.standard_normal((2, 1, 3, 4)).astype(np.float32), "b": r.standard_normal((5, 4, 2)).astype(np.float32), "z": r.standard_normal((3, 3)).astype(np.float32)}
+names = ["out_" + k for k in outs] + ["grad_" + n for n in "xyabz"]
+with tf.compat.v1.Session(graph=g) as s:
+    vals = s.run([n + ":0" for n in names], {k + ":0": v for k, v in feeds.items()})
+open(sys.argv[1], "wb").write(g.as_graph_def().SerializeToString())
+np.savez(sys.argv[2], **feeds, **dict(zip(names, vals)))
+print(sorted(set(n.op for n in g.as_graph_def().node)))
+"""
+
+
+def test_tensorflow_gradient_graph_runs_unchanged(tmp_path):
+    """A tf.compat.v1 graph with these ops and TensorFlow's own gradients of
+    them (its Einsum gradient fills diagonals and undoes '...' broadcasts
+    with Einsum, BroadcastTo, Reshape...), imported and run as is."""
+    if not os.path.exists(PEERS_PYTHON):
+        pytest.skip("TensorFlow peer interpreter %s is missing" % PEERS_PYTHON)
+    (tmp_path / "graph.py").write_text(TF_GRAPH_SCRIPT)
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
+    subprocess.run([PEERS_PYTHON, str(tmp_path / "graph.py"), str(tmp_path / "g.pb"),
+                    str(tmp_path / "ref.npz")], check=True, env=env, timeout=180,
+                   stdout=subprocess.DEVNULL)
+    ref = dict(np.load(tmp_path / "ref.npz"))
+    names = [k for k in ref if k.startswith(("out_", "grad_"))]
+    assert len(names) == 12
+    outs = wr.import_graph_def((tmp_path / "g.pb").read_bytes(),
+                               return_elements=[n + ":0" for n in names], name="")
+    got = run(outs, {k + ":0": ref[k] for k in "xyabz"})
+    for n, v in zip(names, got):
+        np.testing.assert_allclose(v, ref[n], rtol=1e-5, atol=1e-5, err_msg=n)
