@@ -1,6 +1,8 @@
 // The special and angular functions: Lgamma, Digamma (unary), Polygamma
-// (a, x) and Atan2 (y, x) (binary, NumPy broadcasting), float and double,
-// with Eigen's implementations (the ones TensorFlow's kernels use).
+// (a, x) and Atan2 (y, x) (binary, NumPy broadcasting), with Eigen's
+// implementations (the ones TensorFlow's kernels use): float and double, and
+// for all but Polygamma (which TensorFlow declares for those two only) half
+// and bfloat16, computed in float.
 #include <cmath>
 
 #include "weir/kernels/cwise_functors.h"
@@ -28,7 +30,13 @@ struct Polygamma : ei::scalar_polygamma_op<T>, BinaryBase<T> {};
 // zeros and infinities.
 template <typename T>
 struct Atan2 : BinaryBase<T> {
-  T operator()(const T& y, const T& x) const { return std::atan2(y, x); }
+  T operator()(const T& y, const T& x) const {
+    if constexpr (std::is_floating_point_v<T>) {
+      return std::atan2(y, x);
+    } else {
+      return T(std::atan2(static_cast<float>(y), static_cast<float>(x)));
+    }
+  }
 };
 
 }  // namespace
@@ -50,10 +58,10 @@ namespace weir {
 
 void RegisterCwiseSpecialKernels(KernelRegistry* registry) {
   using namespace functor;  // NOLINT: the functor names are the op names
-  RegisterUnary<Lgamma, float, double>(registry, "Lgamma");
-  RegisterUnary<Digamma, float, double>(registry, "Digamma");
+  RegisterUnary<Lgamma, float, double, Eigen::half, Eigen::bfloat16>(registry, "Lgamma");
+  RegisterUnary<Digamma, float, double, Eigen::half, Eigen::bfloat16>(registry, "Digamma");
   RegisterBinary<Polygamma, float, double>(registry, "Polygamma");
-  RegisterBinary<Atan2, float, double>(registry, "Atan2");
+  RegisterBinary<Atan2, float, double, Eigen::half, Eigen::bfloat16>(registry, "Atan2");
 }
 
 }  // namespace weir

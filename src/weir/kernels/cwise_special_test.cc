@@ -10,6 +10,8 @@
 #include <numbers>
 #include <vector>
 
+#include <Eigen/Core>
+
 #include "weir/kernels/cwise_test_util.h"
 #include "weir/kernels/kernel_test_util.h"
 
@@ -47,7 +49,8 @@ void ExpectAllClose(const Tensor& actual, const std::vector<double>& expected) {
 
 template <typename T>
 Tensor Of(const std::vector<double>& values, const TensorShape& shape) {
-  std::vector<T> cast(values.begin(), values.end());
+  std::vector<T> cast;
+  for (double v : values) cast.push_back(static_cast<T>(v));
   return Tensor::FromVector(cast, shape);
 }
 
@@ -135,6 +138,37 @@ void CheckLeakyRelu() {
 
 TEST(CwiseSpecialTest, LeakyReluFloat) { CheckLeakyRelu<float>(); }
 TEST(CwiseSpecialTest, LeakyReluDouble) { CheckLeakyRelu<double>(); }
+
+template <typename T>
+void CheckHalfTypes() {
+  // Computed in float and rounded once: within the type's half ulp.
+  const double rtol = std::is_same_v<T, Eigen::half> ? 1e-3 : 8e-3;
+  const std::vector<double> xs = {0.25, 0.5, 1.5, 3, 7.5, -0.5};
+  std::vector<double> rounded, expected_lgamma, expected_digamma, expected_atan2, expected_leaky;
+  for (double x : xs) rounded.push_back(static_cast<double>(static_cast<T>(x)));
+  for (double x : rounded) {
+    expected_lgamma.push_back(static_cast<double>(static_cast<T>(std::lgamma(x))));
+    expected_digamma.push_back(static_cast<double>(static_cast<T>(x > 0 ? DigammaReference(x) : 0)));
+    expected_atan2.push_back(static_cast<double>(static_cast<T>(std::atan2(x, 1.5))));
+    expected_leaky.push_back(x > 0 ? x : static_cast<double>(static_cast<T>(x * static_cast<double>(static_cast<T>(0.2f)))));
+  }
+  auto check = [&](const StatusOr<std::vector<Tensor>>& out, const std::vector<double>& expected,
+                   bool skip_last) {
+    ASSERT_TRUE(out.ok()) << out.status();
+    const std::vector<double> got = ToDoubles((*out)[0]);
+    for (size_t i = 0; i + (skip_last ? 1 : 0) < got.size(); ++i) {
+      EXPECT_TRUE(IsClose(got[i], expected[i], rtol, 1e-3)) << i << ": " << got[i] << " vs " << expected[i];
+    }
+  };
+  const AttrMap attrs = {{"T", kDTypeOf<T>}};
+  check(RunKernel("Lgamma", attrs, {Of<T>(xs, {6})}), expected_lgamma, false);
+  check(RunKernel("Digamma", attrs, {Of<T>(xs, {6})}), expected_digamma, true);
+  check(RunKernel("Atan2", attrs, {Of<T>(xs, {6}), Of<T>({1.5}, {})}), expected_atan2, false);
+  check(RunKernel("LeakyRelu", attrs, {Of<T>(xs, {6})}), expected_leaky, false);
+}
+
+TEST(CwiseSpecialTest, Half) { CheckHalfTypes<Eigen::half>(); }
+TEST(CwiseSpecialTest, BFloat16) { CheckHalfTypes<Eigen::bfloat16>(); }
 
 TEST(CwiseSpecialTest, BadInputsAreInvalidArgument) {
   auto grad = RunKernel("LeakyReluGrad", {{"T", DT_FLOAT}},

@@ -1,6 +1,7 @@
 // LeakyRelu (features where > 0, else alpha * features) and its gradient
 // op LeakyReluGrad (gradients where features > 0, else alpha * gradients),
-// float and double. The elementwise templates of cwise_ops.h build their
+// float and double, and half and bfloat16 (element by element, alpha
+// rounded to the type, as TensorFlow does). The elementwise templates of cwise_ops.h build their
 // functors without arguments, so these two carry alpha in kernels of their
 // own, sharded the same way.
 #include "weir/kernels/cwise_functors.h"
@@ -40,11 +41,17 @@ namespace Eigen::internal {
 
 template <typename T>
 struct functor_traits<weir::LeakyReluFunctor<T>> {
-  enum { Cost = 3, PacketAccess = kHasPackets<T> && packet_traits<T>::HasCmp };
+  enum {
+    Cost = 3,
+    PacketAccess = std::is_floating_point_v<T> && kHasPackets<T> && packet_traits<T>::HasCmp
+  };
 };
 template <typename T>
 struct functor_traits<weir::LeakyReluGradFunctor<T>> {
-  enum { Cost = 3, PacketAccess = kHasPackets<T> && packet_traits<T>::HasCmp };
+  enum {
+    Cost = 3,
+    PacketAccess = std::is_floating_point_v<T> && kHasPackets<T> && packet_traits<T>::HasCmp
+  };
 };
 
 }  // namespace Eigen::internal
@@ -117,7 +124,7 @@ class LeakyReluGradOp : public OpKernel {
 }  // namespace
 
 void RegisterLeakyReluKernels(KernelRegistry* registry) {
-  ForEachType<float, double>([&]<typename T>() {
+  ForEachType<float, double, Eigen::half, Eigen::bfloat16>([&]<typename T>() {
     registry->Register(KernelBuilder("LeakyRelu").TypeConstraint<T>("T"), MakeKernel<LeakyReluOp<T>>);
     registry->Register(KernelBuilder("LeakyReluGrad").TypeConstraint<T>("T"),
                        MakeKernel<LeakyReluGradOp<T>>);
