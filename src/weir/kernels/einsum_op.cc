@@ -137,54 +137,70 @@ class EinsumOp : public OpKernel {
 
     // x as [batch, free_x, contracted] (free_y is empty for one operand).
     Tensor x_packed, y_packed;
-    OP_REQUIRES_OK(context, Pack(context, 0, dims, {&batch, &free_x, &contracted}, sum_x, &x_packed));
+    bool x_transposed = false, y_transposed = false;
+    OP_REQUIRES_OK(context, Pack(context, 0, dims, batch, free_x, contracted, sum_x, &x_packed,
+                                 &x_transposed));
     Tensor product;
     std::vector<int> product_labels = batch;
     product_labels.insert(product_labels.end(), free_x.begin(), free_x.end());
     if (n == 1) {
-      product = x_packed;  // contracted is empty
+      product = x_packed;  // contracted is empty, so never transposed
     } else {
       product_labels.insert(product_labels.end(), free_y.begin(), free_y.end());
-      OP_REQUIRES_OK(context, Pack(context, 1, dims, {&batch, &contracted, &free_y}, sum_y, &y_packed));
+      OP_REQUIRES_OK(context, Pack(context, 1, dims, batch, contracted, free_y, sum_y, &y_packed,
+                                   &y_transposed));
       OP_REQUIRES_OK(context, context->allocate_temp(kDTypeOf<T>, TensorShape({b, m, nn}),
                                                      &product));
-      OP_REQUIRES_OK(context, Multiply(context, b, m, k, nn, x_packed.data<T>(), y_packed.data<T>(),
-                                       product.data<T>()));
+      OP_REQUIRES_OK(context, Multiply(context, b, m, k, nn, x_packed.data<T>(), x_transposed,
+                                       y_packed.data<T>(), y_transposed, product.data<T>()));
     }
     Unpack(dims, product_labels, product.data<T>(), out);
   }
 
  private:
-  // Operand i copied into the concatenated label `groups`, with `summed`
-  // (labels only it has) added up.
-  Status Pack(OpKernelContext* context, int i, const EinsumDims& dims,
-              std::initializer_list<const std::vector<int>*> groups, const std::vector<int>& summed,
-              Tensor* packed) {
+  // Operand i copied into the concatenated label groups [batch, rows,
+  // cols], with `summed` (labels only it has) added up. When nothing is
+  // summed and the operand already is [batch, rows, cols] or [batch, cols,
+  // rows] in memory, it is used in place, and `*transposed` says which.
+  Status Pack(OpKernelContext* context, int i, const EinsumDims& dims, const std::vector<int>& batch,
+              const std::vector<int>& rows, const std::vector<int>& cols,
+              const std::vector<int>& summed, Tensor* packed, bool* transposed) {
     const Tensor& input = context->input(i);
-    std::vector<int> labels;
-    for (const std::vector<int>* group : groups) labels.insert(labels.end(), group->begin(), group->end());
+    const std::vector<int64_t> label_strides =
+        LabelStrides(dims, dims.inputs[i], &dims.broadcast[i], input.shape());
+    auto concat = [](std::initializer_list<const std::vector<int>*> groups) {
+      std::vector<int> labels;
+      for (const std::vector<int>* group : groups) labels.insert(labels.end(), group->begin(), group->end());
+      return labels;
+    };
+    *transposed = false;
+    if (summed.empty()) {
+      // Row-major over `labels`, covering the whole operand once.
+      auto in_place = [&](const std::vector<int>& labels) {
+        int64_t stride = 1;
+        for (int j = static_cast<int>(labels.size()) - 1; j >= 0; --j) {
+          const int64_t size = dims.label_size[labels[j]];
+          if (size != 1 && label_strides[labels[j]] != stride) return false;
+          stride *= size;
+        }
+        return stride == input.NumElements();
+      };
+      for (bool swap : {false, true}) {
+        if (in_place(swap ? concat({&batch, &cols, &rows}) : concat({&batch, &rows, &cols}))) {
+          *packed = input;
+          *transposed = swap;
+          return Status::OK();
+        }
+      }
+    }
+    std::vector<int> labels = concat({&batch, &rows, &cols});
     std::vector<int64_t> kept_sizes;
     for (int label : labels) kept_sizes.push_back(dims.label_size[label]);
     labels.insert(labels.end(), summed.begin(), summed.end());
     std::vector<int64_t> sizes, strides;
-    const std::vector<int64_t> label_strides =
-        LabelStrides(dims, dims.inputs[i], &dims.broadcast[i], input.shape());
     for (int label : labels) {
       sizes.push_back(dims.label_size[label]);
       strides.push_back(label_strides[label]);
-    }
-    if (summed.empty()) {
-      // Already in this layout (row-major over `labels`): no copy.
-      bool contiguous = true;
-      int64_t stride = 1;
-      for (int j = static_cast<int>(sizes.size()) - 1; j >= 0; --j) {
-        if (sizes[j] != 1 && strides[j] != stride) contiguous = false;
-        stride *= sizes[j];
-      }
-      if (contiguous && stride == input.NumElements()) {
-        *packed = input;
-        return Status::OK();
-      }
     }
     WEIR_ASSIGN_OR_RETURN(int64_t kept, CheckedElementCount(kept_sizes, "an Einsum operand"));
     WEIR_ASSIGN_OR_RETURN(int64_t total, CheckedElementCount(sizes, "an Einsum operand"));
@@ -199,18 +215,19 @@ class EinsumOp : public OpKernel {
     Tensor spread;
     WEIR_RETURN_IF_ERROR(context->allocate_temp(kDTypeOf<T>, TensorShape({total}), &spread));
     StridedCopy<false>(src, spread.data<T>(), sizes, strides);
-    const T* rows = spread.data<T>();
+    const T* spread_rows = spread.data<T>();
     for (int64_t r = 0; r < kept; ++r) {
       T sum(0);
-      for (int64_t j = 0; j < run; ++j) sum += rows[r * run + j];
+      for (int64_t j = 0; j < run; ++j) sum += spread_rows[r * run + j];
       dst[r] = sum;
     }
     return Status::OK();
   }
 
-  // z[b] = x[b] (m x k) * y[b] (k x n), over the intra-op pool.
+  // z[b] = x[b] (m x k) * y[b] (k x n), over the intra-op pool; a
+  // transposed operand is stored as k x m (x) or n x k (y).
   Status Multiply(OpKernelContext* context, int64_t batches, int64_t m, int64_t k, int64_t n,
-                  const T* x, const T* y, T* z) {
+                  const T* x, bool tx, const T* y, bool ty, T* z) {
     if (k == 0) {
       std::fill_n(z, batches * m * n, T(0));
       return Status::OK();
@@ -221,19 +238,34 @@ class EinsumOp : public OpKernel {
     Status status;
     // Rows [begin, end) of product b.
     auto rows = [&](int64_t b, int64_t begin, int64_t end) {
-      const T* a = x + b * m * k + begin * k;
+      // Rows of op(x): a row offset in x, or a column offset when stored k x m.
+      const T* a = x + b * m * k + begin * (tx ? 1 : k);
+      const T* bb = y + b * k * n;
+      const int64_t lda = tx ? m : k, ldb = ty ? k : n;
       T* c = z + b * m * n + begin * n;
+      const int64_t r = end - begin;
       if constexpr (std::is_same_v<T, float>) {
         const ScopedOpenMpSingleThread single_thread;
-        const dnnl_status_t s = dnnl_sgemm('N', 'N', end - begin, n, k, 1.0f, a, k, y + b * k * n, n,
-                                           0.0f, c, n);
+        const dnnl_status_t s = dnnl_sgemm(tx ? 'T' : 'N', ty ? 'T' : 'N', r, n, k, 1.0f, a, lda, bb,
+                                           ldb, 0.0f, c, n);
         if (s != dnnl_success) {
           std::lock_guard<std::mutex> lock(mu);
           status.Update(errors::Internal("Einsum: dnnl_sgemm failed with status ", s));
         }
       } else {
-        Eigen::Map<Matrix>(c, end - begin, n).noalias() =
-            Eigen::Map<const Matrix>(a, end - begin, k) * Eigen::Map<const Matrix>(y + b * k * n, k, n);
+        using Strided = Eigen::Map<const Matrix, 0, Eigen::OuterStride<>>;
+        Eigen::Map<Matrix> out(c, r, n);
+        const Strided a_map(a, tx ? k : r, tx ? r : k, Eigen::OuterStride<>(lda));
+        const Strided b_map(bb, ty ? n : k, ty ? k : n, Eigen::OuterStride<>(ldb));
+        if (tx && ty) {
+          out.noalias() = a_map.transpose() * b_map.transpose();
+        } else if (tx) {
+          out.noalias() = a_map.transpose() * b_map;
+        } else if (ty) {
+          out.noalias() = a_map * b_map.transpose();
+        } else {
+          out.noalias() = a_map * b_map;
+        }
       }
     };
     if (batches >= pool->NumThreads()) {

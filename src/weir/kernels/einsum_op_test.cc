@@ -117,6 +117,10 @@ void CheckAgainstReference() {
       {"ab,bc->ac", {{0, 3}, {3, 4}}},           // empty output
       {"ij,jk->ik", {{300, 200}, {200, 100}}},   // one product split over the pool
       {"bij,bkj->bik", {{5, 40, 30}, {5, 20, 30}}},  // many products, one per task
+      // Operands used in place, stored transposed: x as [b, k, m], y as [b, n, k].
+      {"bji,bkj->bik", {{5, 30, 40}, {5, 20, 30}}},
+      {"ji,kj->ik", {{200, 300}, {100, 200}}},
+      {"ji,jk->ik", {{3, 4}, {3, 5}}},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.equation);
