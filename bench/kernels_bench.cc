@@ -119,6 +119,27 @@ BENCHMARK(BM_RawSgemm)->Apply(MatMulShapes);
 BENCHMARK(BM_MatMul)->Apply(MatMulShapes);
 BENCHMARK(BM_MatMulBFloat16)->Apply(MatMulShapes);
 
+// Attention's scores q k^T as TensorFlow graphs write them: Einsum
+// 'bhqd,bhkd->bhqk' (arg 0) against BatchMatMulV2 with adj_y (arg 1), on
+// [8, 4, 256, 64] operands. Items: flops.
+void BM_EinsumAttention(benchmark::State& state) {
+  const bool einsum = state.range(0) == 0;
+  const int64_t b = 8, h = 4, q = 256, d = 64;
+  Scope root = Scope::NewRootScope();
+  auto x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT);
+  auto y = ops::Placeholder(root.WithOpName("y"), DT_FLOAT);
+  if (einsum) {
+    ops::Einsum(root.WithOpName("z"), {x, y}, "bhqd,bhkd->bhqk");
+  } else {
+    ops::BatchMatMulV2(root.WithOpName("z"), x, y, {{"adj_y", true}});
+  }
+  auto session = MakeSession(root);
+  Feeds feeds = {{"x", RandomTensor({b, h, q, d})}, {"y", RandomTensor({b, h, q, d}, 2)}};
+  RunSteps(state, session.get(), feeds, "z");
+  state.counters["flops"] = Rate(static_cast<double>(state.iterations()) * 2 * b * h * q * q * d);
+}
+BENCHMARK(BM_EinsumAttention)->Arg(0)->Arg(1)->UseRealTime()->Unit(benchmark::kMillisecond);
+
 // One pass of a stride-1 SAME convolution of NHWC images with HWIO
 // filters. Args: batch, image size (rows = cols), in channels, window
 // (rows = cols), out channels. Items are examples (the batch).
@@ -286,6 +307,7 @@ void BM_Unary(benchmark::State& state, const char* op) {
 }
 BENCHMARK_CAPTURE(BM_Unary, Relu, "Relu")->Arg(1 << 24)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Unary, Neg, "Neg")->Arg(1 << 24)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Unary, LeakyRelu, "LeakyRelu")->Arg(1 << 24)->UseRealTime()->Unit(benchmark::kMillisecond);
 
 // Reductions: bytes = 1 read.
 void BM_Sum(benchmark::State& state) {

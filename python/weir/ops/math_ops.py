@@ -173,6 +173,42 @@ is_nan = _unary("IsNan", "is_nan")
 is_inf = _unary("IsInf", "is_inf")
 is_finite = _unary("IsFinite", "is_finite")
 softplus = _unary("Softplus", "softplus", arg="features")
+lgamma = _unary("Lgamma", "lgamma")
+digamma = _unary("Digamma", "digamma")
+
+
+def atan2(y, x, name=None):
+    """The angle of the point (x, y) in [-pi, pi], elementwise with broadcasting."""
+    with ops.name_scope(name, "Atan2", [y, x]) as scope:
+        y, x = _pair(y, x, "y", "x")
+        return _op("Atan2", scope, y=y, x=x)
+
+
+def polygamma(a, x, name=None):
+    """The a-th derivative of digamma at x (a a whole number >= 0), with broadcasting."""
+    with ops.name_scope(name, "Polygamma", [a, x]) as scope:
+        a, x = _pair(a, x, "a", "x")
+        return _op("Polygamma", scope, a=a, x=x)
+
+
+def einsum(equation, *inputs, **kwargs):
+    """Einstein summation of one or two tensors ('ij,jk->ik', '...ij->...ji',
+    'ii->i'); without '->' the output is NumPy's implicit one."""
+    name = kwargs.pop("name", None)
+    if kwargs:
+        raise TypeError("einsum: unexpected keyword arguments %s" % sorted(kwargs))
+    if len(inputs) == 1 and isinstance(inputs[0], (list, tuple)):
+        inputs = tuple(inputs[0])
+    if not inputs:
+        raise ValueError("einsum needs at least one operand")
+    with ops.name_scope(name, "einsum", list(inputs)) as scope:
+        first = ops.convert_to_tensor(inputs[0])
+        tensors = [first] + [ops.convert_to_tensor(x, dtype=first.dtype.base_dtype)
+                             for x in inputs[1:]]
+        return _op("Einsum", scope, inputs=tensors, equation=equation.replace(" ", ""))
+
+
+__all__ += ["lgamma", "digamma", "atan2", "polygamma", "einsum"]
 
 
 def abs(x, name=None):  # noqa: A001

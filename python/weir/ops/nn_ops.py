@@ -104,16 +104,12 @@ def softplus(features, name=None):
 
 
 def leaky_relu(features, alpha=0.2, name=None):
-    """features where >= 0, else alpha * features (max(alpha * x, x) for alpha <= 1)."""
+    """features where > 0, else alpha * features (op LeakyRelu)."""
     with ops.name_scope(name, "LeakyRelu", [features, alpha]) as name:
         features = _t(features, name="features")
         if features.dtype.is_integer:
             features = apply_op("Cast", None, x=features, DstT=dtypes.float32)
-        scaled = _binary("Mul", _t(alpha, dtype=features.dtype), features)
-        if isinstance(alpha, numbers.Real) and alpha <= 1:
-            return _binary("Maximum", scaled, features, name=name)
-        positive = _binary("GreaterEqual", features, _const(0, features.dtype))
-        return apply_op("SelectV2", name, condition=positive, t=features, e=scaled)
+        return apply_op("LeakyRelu", name, features=features, alpha=float(alpha))
 
 
 def softsign(features, name=None):

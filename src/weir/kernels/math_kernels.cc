@@ -12,9 +12,12 @@ void RegisterMathKernels(KernelRegistry* registry) {
   RegisterCwiseUnaryKernels(registry);
   RegisterCwiseCompareKernels(registry);
   RegisterCwiseGradKernels(registry);
+  RegisterCwiseSpecialKernels(registry);
+  RegisterLeakyReluKernels(registry);
   RegisterSelectKernels(registry);
   RegisterAddNKernels(registry);
   RegisterMatMulKernels(registry);
+  RegisterEinsumKernels(registry);
   RegisterReductionKernels(registry);
   RegisterSegmentKernels(registry);
   RegisterScanKernels(registry);

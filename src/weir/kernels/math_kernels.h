@@ -10,9 +10,12 @@ void RegisterCwiseBinaryKernels(KernelRegistry* registry);   // cwise_binary.cc
 void RegisterCwiseUnaryKernels(KernelRegistry* registry);    // cwise_unary.cc
 void RegisterCwiseCompareKernels(KernelRegistry* registry);  // cwise_compare.cc
 void RegisterCwiseGradKernels(KernelRegistry* registry);     // cwise_grad.cc
+void RegisterCwiseSpecialKernels(KernelRegistry* registry);  // cwise_special.cc
+void RegisterLeakyReluKernels(KernelRegistry* registry);     // leaky_relu_op.cc
 void RegisterSelectKernels(KernelRegistry* registry);        // select_op.cc
 void RegisterAddNKernels(KernelRegistry* registry);          // add_n_op.cc
 void RegisterMatMulKernels(KernelRegistry* registry);        // matmul_op.cc
+void RegisterEinsumKernels(KernelRegistry* registry);        // einsum_op.cc
 void RegisterReductionKernels(KernelRegistry* registry);     // reduction_ops.cc
 void RegisterCastKernels(KernelRegistry* registry);          // cast_op.cc
 

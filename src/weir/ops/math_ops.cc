@@ -127,6 +127,22 @@ void RegisterElementwiseOps(OpRegistry* registry) {
        }) {
     RegisterBinaryOp(registry, op);
   }
+  registry->Register(OpDefBuilder("Atan2")
+                         .Input("y: T")
+                         .Input("x: T")
+                         .Output("z: T")
+                         .Attr(kFloatTypes)
+                         .SetShapeFn(BroadcastBinaryOpShape)
+                         .Doc("The angle of the point (x, y) in [-pi, pi], elementwise with "
+                              "NumPy broadcasting."));
+  registry->Register(OpDefBuilder("Polygamma")
+                         .Input("a: T")
+                         .Input("x: T")
+                         .Output("z: T")
+                         .Attr("T: {float, double}")
+                         .SetShapeFn(BroadcastBinaryOpShape)
+                         .Doc("The a-th derivative of digamma at x, with NumPy broadcasting; "
+                              "NaN unless a is a whole number >= 0."));
 
   for (const OpSpec& op : std::initializer_list<OpSpec>{
            {"Neg", kSignedTypes, "-x, elementwise (integers wrap)."},
@@ -152,6 +168,8 @@ void RegisterElementwiseOps(OpRegistry* registry) {
            {"Tanh", kFloatComplexTypes, "Hyperbolic tangent, elementwise."},
            {"Sigmoid", kFloatComplexTypes, "1 / (1 + e^-x), elementwise."},
            {"Erf", kFloatTypes, "The error function, elementwise."},
+           {"Lgamma", kFloatTypes, "log |Gamma(x)|, elementwise; +inf at 0, -1, -2, ..."},
+           {"Digamma", kFloatTypes, "psi(x), the derivative of lgamma, elementwise."},
        }) {
     RegisterUnaryOp(registry, op);
   }
@@ -182,6 +200,22 @@ void RegisterActivationOps(OpRegistry* registry) {
        }) {
     RegisterActivation(registry, op);
   }
+  registry->Register(OpDefBuilder("LeakyRelu")
+                         .Input("features: T")
+                         .Output("activations: T")
+                         .Attr("alpha: float = 0.2")
+                         .Attr("T: {half, bfloat16, float, double} = float")
+                         .SetShapeFn(UnchangedShape)
+                         .Doc("features where > 0, else alpha * features."));
+  registry->Register(OpDefBuilder("LeakyReluGrad")
+                         .Input("gradients: T")
+                         .Input("features: T")
+                         .Output("backprops: T")
+                         .Attr("alpha: float = 0.2")
+                         .Attr("T: {half, bfloat16, float, double} = float")
+                         .SetShapeFn(MergeAllInputsShape)
+                         .Doc("LeakyRelu's gradient: gradients where features > 0, else alpha * "
+                              "gradients."));
   for (const OpSpec& op : std::initializer_list<OpSpec>{
            {"ReluGrad", "T: realnumbertype", "gradients where features > 0, else 0."},
            {"Relu6Grad", "T: realnumbertype", "gradients where 0 < features < 6, else 0."},

@@ -3,9 +3,13 @@
 // axis, and the batched matrix product, whose inner dimension is reduced.
 // Type sets follow TensorFlow's declarations so imported graphs validate;
 // which of those types have CPU kernels is up to kernels/.
+#include <algorithm>
+#include <string>
+
 #include "weir/base/str_util.h"
 #include "weir/framework/axes.h"
 #include "weir/framework/broadcast_shape.h"
+#include "weir/framework/einsum_spec.h"
 #include "weir/framework/int_tensor_values.h"
 #include "weir/framework/op_def.h"
 #include "weir/framework/shape_inference.h"
@@ -118,6 +122,32 @@ void RegisterArgReduction(OpRegistry* registry, const char* name, const char* in
                          .Doc(doc));
 }
 
+// The output of an Einsum equation on the operands' shapes; unknown rank
+// when a "..." covers an operand of unknown rank.
+Status EinsumShape(InferenceContext* c) {
+  std::string text;
+  WEIR_RETURN_IF_ERROR(c->GetAttr("equation", &text));
+  WEIR_ASSIGN_OR_RETURN(EinsumEquation equation, ParseEinsumEquation(text, c->num_inputs()));
+  std::vector<PartialShape> shapes;
+  for (int i = 0; i < c->num_inputs(); ++i) {
+    const std::vector<int>& term = equation.inputs[i];
+    if (c->input(i).known_rank()) {
+      shapes.push_back(c->input(i));
+    } else if (std::count(term.begin(), term.end(), EinsumEquation::kEllipsisLabel) == 0) {
+      shapes.push_back(PartialShape::UnknownDims(static_cast<int>(term.size())));
+    } else {
+      c->set_output(0, PartialShape::UnknownRank());
+      return Status::OK();
+    }
+  }
+  WEIR_ASSIGN_OR_RETURN(EinsumDims dims, ResolveEinsum(equation, text, shapes));
+  std::vector<int64_t> out;
+  for (int label : dims.output) out.push_back(dims.label_size[label]);
+  WEIR_ASSIGN_OR_RETURN(PartialShape output, PartialShape::FromDims(std::move(out)));
+  c->set_output(0, std::move(output));
+  return Status::OK();
+}
+
 }  // namespace
 
 void RegisterReductionOps(OpRegistry* registry) {
@@ -163,6 +193,17 @@ void RegisterReductionOps(OpRegistry* registry) {
                          .Doc("Matrix products of the last two dims of x and y (adj_x / adj_y "
                               "take the adjoint of an operand), over batch dims that broadcast "
                               "NumPy-style: [..., m, k] x [..., k, n] -> [..., m, n]."));
+  registry->Register(OpDefBuilder("Einsum")
+                         .Input("inputs: N * T")
+                         .Output("output: T")
+                         .Attr("equation: string")
+                         .Attr("N: int >= 1")
+                         .Attr("T: type")
+                         .SetShapeFn(EinsumShape)
+                         .Doc("Einstein summation over one or two operands, as the equation "
+                              "says: 'ij,jk->ik' is a matrix product, 'ii->i' a diagonal, "
+                              "'...ij->...ji' a batched transpose; labels missing from the "
+                              "output are summed."));
 }
 
 }  // namespace weir

@@ -57,6 +57,7 @@ void RegisterAllGradients() {
   std::call_once(once, [] {
     GradientRegistry* registry = GradientRegistry::Global();
     RegisterMathGradients(registry);
+    RegisterEinsumGradient(registry);
     RegisterUnaryGradients(registry);
     RegisterArrayGradients(registry);
     RegisterReductionGradients(registry);

@@ -72,6 +72,7 @@ class GradientRegistry {
 // Registers every family's gradient functions; idempotent.
 void RegisterAllGradients();
 void RegisterMathGradients(GradientRegistry* registry);
+void RegisterEinsumGradient(GradientRegistry* registry);  // einsum_grad.cc
 void RegisterUnaryGradients(GradientRegistry* registry);
 void RegisterArrayGradients(GradientRegistry* registry);
 void RegisterReductionGradients(GradientRegistry* registry);

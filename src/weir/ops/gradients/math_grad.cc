@@ -155,6 +155,26 @@ Status BatchMatMulGrad(const Scope& scope, const Operation& op, const std::vecto
   return scope.status();
 }
 
+// atan2(y, x): d/dy = x / (x^2 + y^2), d/dx = -y / (x^2 + y^2).
+Status Atan2Grad(const Scope& scope, const Operation& op, const std::vector<Output>& g,
+                 std::vector<Output>* grads) {
+  Output y = ForwardInput(op, 0), x = ForwardInput(op, 1);
+  Output scaled = ops::RealDiv(scope, g[0], ops::AddV2(scope, ops::Square(scope, x), ops::Square(scope, y)));
+  *grads = ReduceForBroadcast(scope, y, x, ops::Mul(scope, scaled, x),
+                              ops::Neg(scope, ops::Mul(scope, scaled, y)));
+  return scope.status();
+}
+
+// polygamma(a, x): d/dx = polygamma(a + 1, x); none for the order a, as in
+// TensorFlow.
+Status PolygammaGrad(const Scope& scope, const Operation& op, const std::vector<Output>& g,
+                     std::vector<Output>* grads) {
+  Output a = ForwardInput(op, 0), x = ForwardInput(op, 1);
+  Output gx = ops::Mul(scope, g[0], ops::Polygamma(scope, ops::AddV2(scope, a, 1.0), x));
+  *grads = ReduceForBroadcast(scope, a, x, Output(), gx);
+  return scope.status();
+}
+
 Status CastGrad(const Scope& scope, const Operation& op, const std::vector<Output>& g,
                 std::vector<Output>* grads) {
   DType src = ForwardInput(op, 0).dtype(), dst = op.output(0).dtype();
@@ -188,6 +208,8 @@ void RegisterMathGradients(GradientRegistry* registry) {
   registry->Register("Neg", NegGrad);
   registry->Register("MatMul", MatMulGrad);
   registry->Register("Cast", CastGrad);
+  registry->Register("Atan2", Atan2Grad);
+  registry->Register("Polygamma", PolygammaGrad);
   // Integer-valued or boolean results: nothing to differentiate.
   for (const char* op : {"BroadcastGradientArgs", "FloorDiv", "Less", "LessEqual", "Greater",
                          "GreaterEqual", "Equal", "NotEqual", "LogicalAnd", "LogicalOr",

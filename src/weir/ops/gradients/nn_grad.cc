@@ -72,6 +72,24 @@ Status ExponentialBackwardGrad(const Scope& scope, const Operation& op,
   return scope.status();
 }
 
+// LeakyRelu: LeakyReluGrad at the forward's input, with its alpha.
+Status LeakyReluGrad(const Scope& scope, const Operation& op, const std::vector<Output>& g,
+                     std::vector<Output>* grads) {
+  *grads = {AddOp(scope, "LeakyReluGrad", {g[0], ForwardInput(op, 0)}, ForwardAttrs(op, {"alpha"}))
+                .output(0)};
+  return scope.status();
+}
+
+// LeakyReluGrad is linear in its gradients and piecewise constant in its
+// features.
+Status LeakyReluGradGrad(const Scope& scope, const Operation& op, const std::vector<Output>& g,
+                         std::vector<Output>* grads) {
+  Output features = ForwardInput(op, 1);
+  *grads = {AddOp(scope, "LeakyReluGrad", {g[0], features}, ForwardAttrs(op, {"alpha"})).output(0),
+            ops::ZerosLike(scope, features)};
+  return scope.status();
+}
+
 // Gradient of SoftplusGrad = gradients * sigmoid(features).
 Status SoftplusBackwardGrad(const Scope& scope, const Operation& op, const std::vector<Output>& g,
                             std::vector<Output>* grads) {
@@ -321,6 +339,8 @@ void RegisterNnGradients(GradientRegistry* registry) {
     });
   }
   registry->Register("ReluGrad", PiecewiseLinearBackwardGrad);
+  registry->Register("LeakyRelu", LeakyReluGrad);
+  registry->Register("LeakyReluGrad", LeakyReluGradGrad);
   registry->Register("Relu6Grad", PiecewiseLinearBackwardGrad);
   registry->Register("EluGrad", ExponentialBackwardGrad);
   registry->Register("SeluGrad", ExponentialBackwardGrad);

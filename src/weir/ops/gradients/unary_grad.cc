@@ -67,6 +67,12 @@ const UnaryGradient kUnaryGradients[] = {
        Output density = ops::Exp(s, ops::Neg(s, ops::Square(s, x)));
        return ops::Mul(s, g, ops::Mul(s, density, 2.0 / std::sqrt(std::numbers::pi)));
      }},
+    {"Lgamma", [](const Scope& s, const Output& x, const Output&, const Output& g) {
+       return ops::Mul(s, g, ops::Digamma(s, x));
+     }},
+    {"Digamma", [](const Scope& s, const Output& x, const Output&, const Output& g) {
+       return ops::Mul(s, g, ops::Polygamma(s, ops::OnesLike(s, x), x));
+     }},
     // Piecewise constant: the derivative is zero wherever it exists. A zero
     // gradient (not "no gradient"), so a model through them still trains
     // its other paths and asking for it is not an error.
