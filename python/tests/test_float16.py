@@ -41,6 +41,17 @@ def test_numpy_float16_feeds_and_fetches_round_trip():
                                   .astype(np.float16))
 
 
+def test_half_shape_error_names_node_dtype_and_shapes():
+    a = wr.placeholder(wr.float16, [None])
+    b = wr.placeholder(wr.float16, [None])
+    total = wr.add(a, b, name="half_sum")
+    with pytest.raises(wr.errors.InvalidArgumentError) as caught:
+        run(total, {a: np.ones(2, np.float16), b: np.ones(3, np.float16)})
+    message = str(caught.value)
+    assert "half_sum" in message and "half" in message and "[2]" in message, message
+    assert "dtype float" not in message, message
+
+
 # Inputs shared by both frameworks (random halves; scale/offset float32).
 RNG = np.random.default_rng(16)
 INPUTS = {
@@ -105,6 +116,12 @@ EXPRESSIONS = [
     ("tf.gradients(tf.nn.conv2d(img, filt, [1, 1, 1, 1], 'SAME'), filt)[0]", 8),
     ("tf.gradients(tf.nn.conv2d(img, filt, [1, 1, 1, 1], 'SAME'), img)[0]", 8),
     ("tf.gradients(tf.nn.max_pool(img, [1, 2, 2, 1], [1, 2, 2, 1], 'VALID'), img)[0]", 0),
+    ("tf.gradients(tf.nn.avg_pool(img, [1, 2, 2, 1], [1, 2, 2, 1], 'VALID'), img)[0]", 2),
+    ("tf.gradients(tf.nn.fused_batch_norm(img, scale, offset)[0] * img, img)[0]", 2),
+    ("tf.gradients(tf.nn.softmax_cross_entropy_with_logits_v2(labels=p, logits=x), x)[0]", 2),
+    ("tf.gradients(tf.reduce_mean(tf.square(x)), x)[0]", 1),
+    ("tf.gradients(tf.nn.l2_loss(x) + tf.reduce_sum(tf.sigmoid(x)), x)[0]", 2),
+    ("tf.gradients(tf.matmul(bx, w) * 0.5, bx)[0]", 1),
 ]
 
 TF_SCRIPT = r"""
