@@ -1,7 +1,10 @@
 #include "weir/kernels/compute_in_float.h"
 
+#include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include <Eigen/Core>
@@ -63,8 +66,8 @@ Status AsNarrowError(const Status& status, DType narrow) {
 class ComputeInFloatKernel : public OpKernel {
  public:
   ComputeInFloatKernel(OpKernelConstruction* context, const KernelRegistry* registry,
-                       DType narrow, const std::vector<std::string>& attrs)
-      : OpKernel(context), narrow_(narrow) {
+                       DType narrow, const std::vector<std::string>& attrs, bool elementwise)
+      : OpKernel(context), narrow_(narrow), elementwise_(elementwise) {
     float_node_ = context->node();
     for (const std::string& attr : attrs) {
       auto it = float_node_.attrs.find(attr);
@@ -92,6 +95,7 @@ class ComputeInFloatKernel : public OpKernel {
   bool IsExpensive() const override { return float_kernel_->IsExpensive(); }
 
   void Compute(OpKernelContext* context) override {
+    if (elementwise_ && ComputeInChunks(context)) return;
     ThreadPool* pool = context->device()->intra_op_pool();
     std::vector<Tensor> inputs(context->num_inputs());
     for (int i = 0; i < context->num_inputs(); ++i) {
@@ -104,29 +108,9 @@ class ComputeInFloatKernel : public OpKernel {
       ToFloat(pool, narrow_, in, &inputs[i]);
     }
     std::vector<Tensor> outputs(context->num_outputs());
-    const StepContext step{
-        .step_id = context->step_id(),
-        .rendezvous = context->rendezvous(),
-        .cancellation = context->cancellation_manager(),
-        .call_frame = context->call_frame(),
-        .default_container = context->default_container(),
-        .step_resources = context->step_resources(),
-    };
-    OpKernelContext::Params params;
-    params.device = context->device();
-    params.kernel = float_kernel_.get();
-    params.step = &step;
-    params.frame_iter = context->frame_iter();
-    params.is_input_dead = context->is_input_dead();
-    params.inputs = inputs;
-    params.outputs = outputs;
-    OpKernelContext float_context(&params);
-    float_kernel_->Compute(&float_context);
-    inputs.clear();  // frees the float copies before the outputs are made
-    OP_REQUIRES_OK(context, float_context.status().ok()
-                                ? Status::OK()
-                                : AsNarrowError(float_context.status(), narrow_));
-    if (float_context.outputs_dead()) {
+    bool dead = false;
+    OP_REQUIRES_OK(context, RunFloat(context, &inputs, &outputs, &dead));
+    if (dead) {
       context->set_outputs_dead();
       return;
     }
@@ -142,7 +126,105 @@ class ComputeInFloatKernel : public OpKernel {
   }
 
  private:
+  // Elements per chunk: each chunk's float inputs and outputs stay in the
+  // core's L2 cache, where converting them costs little next to the
+  // memory traffic of whole-tensor float copies (and their page faults).
+  static constexpr int64_t kChunk = 8192;
+
+  // Runs the float kernel on `inputs` (moved from); the status in the
+  // node's 16-bit terms.
+  Status RunFloat(OpKernelContext* context, std::vector<Tensor>* inputs,
+                  std::vector<Tensor>* outputs, bool* dead) const {
+    const StepContext step{
+        .step_id = context->step_id(),
+        .rendezvous = context->rendezvous(),
+        .cancellation = context->cancellation_manager(),
+        .call_frame = context->call_frame(),
+        .default_container = context->default_container(),
+        .step_resources = context->step_resources(),
+    };
+    OpKernelContext::Params params;
+    params.device = context->device();
+    params.kernel = float_kernel_.get();
+    params.step = &step;
+    params.frame_iter = context->frame_iter();
+    params.is_input_dead = context->is_input_dead();
+    params.inputs = *inputs;
+    params.outputs = *outputs;
+    OpKernelContext float_context(&params);
+    float_kernel_->Compute(&float_context);
+    inputs->clear();  // frees the float copies before the outputs are made
+    *dead = float_context.outputs_dead();
+    return float_context.status().ok() ? Status::OK()
+                                       : AsNarrowError(float_context.status(), narrow_);
+  }
+
+  // An elementwise op whose inputs all have one shape (no broadcasting)
+  // and are all converted: its outputs have that shape too, and each range
+  // of elements is computed alone, in chunks spread over the intra-op pool.
+  // False (nothing done) when that does not apply.
+  bool ComputeInChunks(OpKernelContext* context) const {
+    const TensorShape shape = context->input(0).shape();
+    const int64_t n = shape.num_elements();
+    if (n <= kChunk) return false;
+    for (int i = 0; i < context->num_inputs(); ++i) {
+      if (!convert_input_[i] || context->input(i).shape() != shape) return false;
+    }
+    std::vector<Tensor*> outs(context->num_outputs());
+    for (int i = 0; i < context->num_outputs(); ++i) {
+      if (!context->allocate_output(i, shape, &outs[i]).ok()) return true;  // status is set
+    }
+    std::mutex mu;
+    Status first_error;
+    const int64_t chunks = (n + kChunk - 1) / kChunk;
+    auto run_chunks = [&](int64_t first, int64_t last) {
+      for (int64_t c = first; c < last; ++c) {
+        const int64_t begin = c * kChunk, len = std::min(kChunk, n - begin);
+        const TensorShape flat({len});
+        std::vector<Tensor> inputs;
+        for (int i = 0; i < context->num_inputs(); ++i) {
+          inputs.emplace_back(DT_FLOAT, flat);
+          const Tensor& in = context->input(i);
+          if (narrow_ == DT_HALF) {
+            HalfToFloat(in.data<Eigen::half>() + begin, inputs.back().data<float>(), len);
+          } else {
+            Bfloat16ToFloat(in.data<Eigen::bfloat16>() + begin, inputs.back().data<float>(), len);
+          }
+        }
+        std::vector<Tensor> outputs(context->num_outputs());
+        bool dead = false;
+        Status status = RunFloat(context, &inputs, &outputs, &dead);
+        for (int i = 0; status.ok() && i < context->num_outputs(); ++i) {
+          const Tensor& out = outputs[i];
+          if (!out.IsInitialized() || out.NumElements() != len) {
+            status = errors::Internal(type_string(), ": elementwise float kernel gave output ", i,
+                                      " of shape ", out.shape(), " for ", len, " elements");
+          } else if (convert_output_[i] && narrow_ == DT_HALF) {
+            FloatToHalf(out.data<float>(), outs[i]->data<Eigen::half>() + begin, len);
+          } else if (convert_output_[i]) {
+            FloatToBfloat16(out.data<float>(), outs[i]->data<Eigen::bfloat16>() + begin, len);
+          } else {
+            const size_t bytes = DTypeSize(out.dtype());
+            std::memcpy(static_cast<char*>(outs[i]->raw_data()) + begin * bytes, out.raw_data(),
+                        len * bytes);
+          }
+        }
+        if (!status.ok()) {
+          std::lock_guard<std::mutex> lock(mu);
+          first_error.Update(status);
+          return;
+        }
+      }
+    };
+    // Per chunk: the op's float work plus the conversions, a few cycles an
+    // element.
+    context->device()->intra_op_pool()->ParallelFor(chunks, kChunk * 4, run_chunks);
+    context->SetStatus(first_error);
+    return true;
+  }
+
   const DType narrow_;
+  const bool elementwise_;
   NodeDef float_node_;
   std::unique_ptr<OpKernel> float_kernel_;
   std::vector<bool> convert_input_;
@@ -165,7 +247,7 @@ NodeDef ProbeNode(const std::string& op, DType dtype, std::initializer_list<cons
 }  // namespace
 
 void RegisterComputeInFloat(KernelRegistry* registry, const std::string& op, DType dtype,
-                            std::initializer_list<const char*> attrs) {
+                            FloatCompute how, std::initializer_list<const char*> attrs) {
   CHECK(dtype == DT_HALF || dtype == DT_BFLOAT16) << DTypeName(dtype);
   CHECK(registry->HasKernel(kDeviceCpu, ProbeNode(op, DT_FLOAT, attrs)))
       << "no float kernel of " << op << " to compute " << DTypeName(dtype) << " with";
@@ -173,8 +255,9 @@ void RegisterComputeInFloat(KernelRegistry* registry, const std::string& op, DTy
   KernelBuilder builder(op);
   for (const char* attr : attrs) builder.TypeConstraint(attr, dtype);
   std::vector<std::string> names(attrs.begin(), attrs.end());
-  registry->Register(builder, [registry, dtype, names](OpKernelConstruction* context) {
-    return std::make_unique<ComputeInFloatKernel>(context, registry, dtype, names);
+  const bool elementwise = how == FloatCompute::kElementwise;
+  registry->Register(builder, [registry, dtype, names, elementwise](OpKernelConstruction* context) {
+    return std::make_unique<ComputeInFloatKernel>(context, registry, dtype, names, elementwise);
   });
 }
 

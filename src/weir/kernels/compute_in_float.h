@@ -24,11 +24,17 @@ namespace weir {
 
 class KernelRegistry;
 
+// kElementwise: output element i depends only on element i of each input,
+// so when all inputs have one shape the kernel converts and computes
+// cache-sized chunks instead of whole float copies (same results).
+enum class FloatCompute { kWhole, kElementwise };
+
 // Registers the float-computing kernel of `op` for T=`dtype` (DT_HALF or
 // DT_BFLOAT16) on CPU, unless a kernel for that dtype exists already.
 // REQUIRES: the op's float kernel is registered in `registry` first (the
 // float kernel is looked up there each time a kernel is built).
 void RegisterComputeInFloat(KernelRegistry* registry, const std::string& op, DType dtype,
+                            FloatCompute how = FloatCompute::kWhole,
                             std::initializer_list<const char*> attrs = {"T"});
 
 }  // namespace weir

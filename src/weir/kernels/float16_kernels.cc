@@ -11,7 +11,7 @@
 namespace weir {
 
 void RegisterFloat16Kernels(KernelRegistry* registry) {
-  const char* const kOps[] = {
+  const char* const kElementwiseOps[] = {
       // Elementwise binary (NumPy broadcasting) and comparisons.
       "Add", "AddV2", "Sub", "Mul", "RealDiv", "Div", "FloorDiv", "FloorMod", "Maximum",
       "Minimum", "Pow", "SquaredDifference", "Less", "LessEqual", "Greater", "GreaterEqual",
@@ -20,11 +20,12 @@ void RegisterFloat16Kernels(KernelRegistry* registry) {
       "Neg", "Abs", "Sign", "Square", "Relu", "Relu6", "Exp", "Expm1", "Log", "Log1p", "Sqrt",
       "Rsqrt", "Reciprocal", "Floor", "Ceil", "Round", "Sin", "Cos", "Tanh", "Sigmoid", "Elu",
       "Selu", "Softplus", "Erf", "IsNan", "IsInf", "IsFinite",
-      // Gradients of activations.
+      // Gradients of activations, and AddN.
       "ReluGrad", "Relu6Grad", "EluGrad", "SeluGrad", "SoftplusGrad", "SigmoidGrad", "TanhGrad",
-      "RsqrtGrad", "SqrtGrad", "ReciprocalGrad",
-      // Sums and reductions (accumulated in float).
-      "AddN", "Sum", "Mean", "Prod", "Max", "Min", "ArgMax", "ArgMin",
+      "RsqrtGrad", "SqrtGrad", "ReciprocalGrad", "AddN"};
+  const char* const kOps[] = {
+      // Reductions (accumulated in float).
+      "Sum", "Mean", "Prod", "Max", "Min", "ArgMax", "ArgMin",
       // Products.
       "MatMul", "BatchMatMulV2",
       // Neural-network layers and their gradients.
@@ -33,8 +34,11 @@ void RegisterFloat16Kernels(KernelRegistry* registry) {
       "Conv2DBackpropFilter", "MaxPool", "AvgPool", "MaxPoolGrad", "AvgPoolGrad",
       // x and y in 16 bits; scale, offset, mean and variance (U) stay float.
       "FusedBatchNormV3", "FusedBatchNormGradV3"};
-  for (const char* op : kOps) {
-    for (DType dtype : {DT_HALF, DT_BFLOAT16}) RegisterComputeInFloat(registry, op, dtype);
+  for (DType dtype : {DT_HALF, DT_BFLOAT16}) {
+    for (const char* op : kElementwiseOps) {
+      RegisterComputeInFloat(registry, op, dtype, FloatCompute::kElementwise);
+    }
+    for (const char* op : kOps) RegisterComputeInFloat(registry, op, dtype);
   }
 }
 

@@ -107,6 +107,27 @@ TEST(Float16KernelsTest, ElementwiseUnaryAndActivationGradients) {
   }
 }
 
+TEST(Float16KernelsTest, LargeElementwiseOpsComputedInChunksGiveTheSameBits) {
+  // Above 8192 elements of one shape the kernels convert and compute in
+  // cache-sized chunks on the pool; a ragged last chunk too.
+  for (DType dtype : kNarrowTypes) {
+    const TensorShape shape({3, 8192 + 7});
+    const Tensor x = Random(dtype, shape, -4, 4, 30);
+    const Tensor y = Random(dtype, shape, 0.5, 4, 31);
+    for (const char* op : {"AddV2", "Mul", "RealDiv", "Maximum", "SquaredDifference", "Less",
+                           "Equal", "ReluGrad", "TanhGrad"}) {
+      ExpectComputedInFloat(op, {}, {x, y}, dtype);
+    }
+    for (const char* op : {"Relu", "Exp", "Tanh", "Sigmoid", "IsFinite", "Round"}) {
+      ExpectComputedInFloat(op, {}, {x}, dtype);
+    }
+    ExpectComputedInFloat("AddN", {{"N", 3}}, {x, y, x}, dtype);
+    // Broadcasting takes the whole-tensor path.
+    ExpectComputedInFloat("AddV2", {}, {x, Random(dtype, TensorShape({8192 + 7}), -1, 1, 32)},
+                          dtype);
+  }
+}
+
 TEST(Float16KernelsTest, HalfOverflowsToInfinityAsIeeeSays) {
   // 300 * 300 = 90000 is above half's largest finite value 65504.
   StatusOr<std::vector<Tensor>> out =
