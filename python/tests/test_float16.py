@@ -92,6 +92,7 @@ EXPRESSIONS = [
     ("tf.exp(x)", 1), ("tf.log(y)", 1), ("tf.rsqrt(y)", 1), ("tf.reciprocal(y)", 0),
     ("tf.tanh(x)", 1), ("tf.sigmoid(x)", 1), ("tf.sin(x)", 1), ("tf.erf(x)", 1),
     ("tf.nn.relu(x)", 0), ("tf.nn.relu6(x)", 0), ("tf.nn.elu(x)", 1), ("tf.nn.softplus(x)", 1),
+    ("big * big - big", 0), ("tf.nn.relu(big - 1.0)", 0), ("tf.tanh(big)", 1),
     ("tf.reduce_sum(x, axis=1)", 2), ("tf.reduce_mean(x, axis=0)", 2),
     ("tf.reduce_sum(big)", 2), ("tf.reduce_mean(big, axis=1)", 2),
     ("tf.reduce_max(x, axis=1)", 0), ("tf.reduce_min(x, axis=0)", 0),
