@@ -6,6 +6,8 @@
 // 16-bit dtype and the shapes.
 #include <gtest/gtest.h>
 
+#include <bit>
+#include <cmath>
 #include <cstring>
 #include <random>
 
@@ -138,6 +140,22 @@ TEST(Float16KernelsTest, HalfOverflowsToInfinityAsIeeeSays) {
   out = RunKernel("IsFinite", {{"T", DT_HALF}}, {(*out)[0]});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(ToDoubles((*out)[0]), (std::vector<double>{0, 0}));
+}
+
+TEST(Float16KernelsTest, CastKeepsHalfSubnormalsUnderFlushedDenormals) {
+  // Cast flushes float denormals; half subnormals are normal floats and
+  // must survive both directions (the vector conversions run there too).
+  Tensor tiny(DT_HALF, TensorShape({20}));
+  for (int i = 0; i < 20; ++i) {
+    tiny.data<Eigen::half>()[i] = std::bit_cast<Eigen::half>(static_cast<uint16_t>(i + 1));
+  }
+  const Tensor wide = Cast(tiny, DT_FLOAT);
+  EXPECT_EQ(wide.data<float>()[0], std::ldexp(1.0f, -24));
+  EXPECT_EQ(wide.data<float>()[19], 20 * std::ldexp(1.0f, -24));
+  const Tensor back = Cast(wide, DT_HALF);
+  for (int i = 0; i < 20; ++i) {
+    EXPECT_EQ(std::bit_cast<uint16_t>(back.data<Eigen::half>()[i]), i + 1) << i;
+  }
 }
 
 TEST(Float16KernelsTest, ReductionsAccumulateInFloat) {
