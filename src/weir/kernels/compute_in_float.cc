@@ -232,7 +232,7 @@ class ComputeInFloatKernel : public OpKernel {
 };
 
 // A node with the attrs kernels of the families here constrain: `attrs` of
-// `dtype`, and the usual companions (index, label and scale types).
+// `dtype`, and the usual companions (index, label, scale and shape types).
 NodeDef ProbeNode(const std::string& op, DType dtype, std::initializer_list<const char*> attrs) {
   NodeDef node;
   node.op = op;
@@ -240,6 +240,7 @@ NodeDef ProbeNode(const std::string& op, DType dtype, std::initializer_list<cons
   node.attrs["Tlabels"] = AttrValue(DT_INT64);
   node.attrs["output_type"] = AttrValue(DT_INT64);
   node.attrs["U"] = AttrValue(DT_FLOAT);
+  node.attrs["T"] = AttrValue(DT_INT32);  // the shape's type, where T isn't converted
   for (const char* attr : attrs) node.attrs[attr] = AttrValue(dtype);
   return node;
 }

@@ -39,6 +39,11 @@ void RegisterFloat16Kernels(KernelRegistry* registry) {
       RegisterComputeInFloat(registry, op, dtype, FloatCompute::kElementwise);
     }
     for (const char* op : kOps) RegisterComputeInFloat(registry, op, dtype);
+    // Random normals: float normals rounded (uniforms are native:
+    // random_ops.cc).
+    for (const char* op : {"RandomStandardNormal", "TruncatedNormal"}) {
+      RegisterComputeInFloat(registry, op, dtype, FloatCompute::kWhole, {"dtype"});
+    }
   }
 }
 

@@ -287,6 +287,31 @@ TEST(Float16KernelsTest, FusedBatchNormKeepsFloatStatistics) {
                         {dy, x, scale, (*out)[3], (*out)[4], (*out)[5]}, DT_HALF);
 }
 
+TEST(Float16KernelsTest, RandomNormalsAreRoundedFloatNormalsAndUniformsStayBelowOne) {
+  Tensor shape(DT_INT32, TensorShape({1}));
+  shape.data<int32_t>()[0] = 5000;
+  for (DType dtype : kNarrowTypes) {
+    for (const char* op : {"RandomStandardNormal", "TruncatedNormal"}) {
+      ExpectComputedInFloat(op, {{"T", DT_INT32}, {"seed", 7}, {"seed2", 3}}, {shape}, dtype,
+                            {"dtype"});
+    }
+    StatusOr<std::vector<Tensor>> out = RunKernel(
+        "RandomUniform", {{"dtype", dtype}, {"T", DT_INT32}, {"seed", 7}, {"seed2", 3}}, {shape});
+    ASSERT_TRUE(out.ok()) << out.status();
+    ASSERT_EQ((*out)[0].dtype(), dtype);
+    const std::vector<double> values = ToDoubles((*out)[0]);
+    const double step = dtype == DT_HALF ? 1.0 / 1024 : 1.0 / 128;
+    double sum = 0;
+    for (double v : values) {
+      ASSERT_GE(v, 0);
+      ASSERT_LT(v, 1);
+      ASSERT_EQ(std::fmod(v, step), 0) << v;  // an exact multiple of the format's step
+      sum += v;
+    }
+    EXPECT_NEAR(sum / values.size(), 0.5 - step / 2, 0.02);  // 4+ standard errors
+  }
+}
+
 // (The executor adds the node's name to a kernel's error.)
 TEST(Float16KernelsTest, ErrorsNameTheSixteenBitTypeAndShapes) {
   StatusOr<std::vector<Tensor>> out =
