@@ -52,6 +52,21 @@ def test_half_shape_error_names_node_dtype_and_shapes():
     assert "dtype float" not in message, message
 
 
+def test_half_dropout_and_random_ops():
+    x = wr.constant(np.full((64, 64), 1.5, np.float16))
+    dropped = wr.nn.dropout(x, rate=0.25, seed=1)
+    uniform = wr.random_uniform([4096], dtype=wr.float16, seed=2)
+    normal = wr.random_normal([4096], dtype=wr.float16, seed=3)
+    d, u, n = run([dropped, uniform, normal])
+    assert d.dtype == u.dtype == n.dtype == np.float16
+    kept = d != 0
+    np.testing.assert_array_equal(d[kept], np.float16(2.0))  # 1.5 / 0.75
+    assert 0.70 < kept.mean() < 0.80
+    assert u.min() >= 0 and u.max() < 1
+    assert abs(float(n.astype(np.float32).mean())) < 0.1
+    assert 0.9 < float(n.astype(np.float32).std()) < 1.1
+
+
 # Inputs shared by both frameworks (random halves; scale/offset float32).
 RNG = np.random.default_rng(16)
 INPUTS = {
