@@ -1,13 +1,12 @@
 #include "weir/kernels/compute_in_float.h"
 
+#include <Eigen/Core>
 #include <algorithm>
 #include <cctype>
 #include <cstring>
 #include <memory>
 #include <mutex>
 #include <vector>
-
-#include <Eigen/Core>
 
 #include "weir/base/str_util.h"
 #include "weir/framework/kernel_registry.h"
@@ -26,8 +25,7 @@ void ToFloat(ThreadPool* pool, DType narrow, const Tensor& in, Tensor* out) {
     if (narrow == DT_HALF) {
       HalfToFloat(in.data<Eigen::half>() + begin, out->data<float>() + begin, end - begin);
     } else {
-      Bfloat16ToFloat(in.data<Eigen::bfloat16>() + begin, out->data<float>() + begin,
-                      end - begin);
+      Bfloat16ToFloat(in.data<Eigen::bfloat16>() + begin, out->data<float>() + begin, end - begin);
     }
   });
 }
@@ -37,8 +35,7 @@ void FromFloat(ThreadPool* pool, DType narrow, const Tensor& in, Tensor* out) {
     if (narrow == DT_HALF) {
       FloatToHalf(in.data<float>() + begin, out->data<Eigen::half>() + begin, end - begin);
     } else {
-      FloatToBfloat16(in.data<float>() + begin, out->data<Eigen::bfloat16>() + begin,
-                      end - begin);
+      FloatToBfloat16(in.data<float>() + begin, out->data<Eigen::bfloat16>() + begin, end - begin);
     }
   });
 }
@@ -65,8 +62,8 @@ Status AsNarrowError(const Status& status, DType narrow) {
 
 class ComputeInFloatKernel : public OpKernel {
  public:
-  ComputeInFloatKernel(OpKernelConstruction* context, const KernelRegistry* registry,
-                       DType narrow, const std::vector<std::string>& attrs, bool elementwise)
+  ComputeInFloatKernel(OpKernelConstruction* context, const KernelRegistry* registry, DType narrow,
+                       const std::vector<std::string>& attrs, bool elementwise)
       : OpKernel(context), narrow_(narrow), elementwise_(elementwise) {
     float_node_ = context->node();
     for (const std::string& attr : attrs) {

@@ -1,9 +1,8 @@
 #include "weir/kernels/float16_convert.h"
 
+#include <Eigen/Core>
 #include <bit>
 #include <cstring>
-
-#include <Eigen/Core>
 
 #if defined(__F16C__) || defined(__AVX512F__)
 #include <immintrin.h>

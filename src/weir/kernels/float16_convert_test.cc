@@ -6,13 +6,12 @@
 
 #include <gtest/gtest.h>
 
+#include <Eigen/Core>
 #include <bit>
 #include <cmath>
 #include <limits>
 #include <random>
 #include <vector>
-
-#include <Eigen/Core>
 
 namespace weir {
 namespace {
@@ -23,13 +22,25 @@ uint16_t Bits(T x) {
 }
 
 std::vector<float> InterestingFloats() {
-  std::vector<float> v = {0.0f, -0.0f, 1.0f, -1.0f, 65504.0f, 65519.0f, 65520.0f, 1e30f,
-                          -1e30f, std::numeric_limits<float>::infinity(),
+  std::vector<float> v = {0.0f,
+                          -0.0f,
+                          1.0f,
+                          -1.0f,
+                          65504.0f,
+                          65519.0f,
+                          65520.0f,
+                          1e30f,
+                          -1e30f,
+                          std::numeric_limits<float>::infinity(),
                           -std::numeric_limits<float>::infinity(),
                           std::numeric_limits<float>::quiet_NaN(),
                           -std::numeric_limits<float>::quiet_NaN(),
                           std::bit_cast<float>(0x7f800001u),  // signaling NaN
-                          5.96e-8f, 2.98e-8f, 2.99e-8f, 6.1e-5f, 1e-40f};
+                          5.96e-8f,
+                          2.98e-8f,
+                          2.99e-8f,
+                          6.1e-5f,
+                          1e-40f};
   // Ties and near-ties of both formats: floats whose dropped bits are
   // exactly half, or one unit either side.
   std::mt19937 rng(5);

@@ -13,9 +13,9 @@ namespace weir {
 void RegisterFloat16Kernels(KernelRegistry* registry) {
   const char* const kElementwiseOps[] = {
       // Elementwise binary (NumPy broadcasting) and comparisons.
-      "Add", "AddV2", "Sub", "Mul", "RealDiv", "Div", "FloorDiv", "FloorMod", "Maximum",
-      "Minimum", "Pow", "SquaredDifference", "Less", "LessEqual", "Greater", "GreaterEqual",
-      "Equal", "NotEqual",
+      "Add", "AddV2", "Sub", "Mul", "RealDiv", "Div", "FloorDiv", "FloorMod", "Maximum", "Minimum",
+      "Pow", "SquaredDifference", "Less", "LessEqual", "Greater", "GreaterEqual", "Equal",
+      "NotEqual",
       // Elementwise unary.
       "Neg", "Abs", "Sign", "Square", "Relu", "Relu6", "Exp", "Expm1", "Log", "Log1p", "Sqrt",
       "Rsqrt", "Reciprocal", "Floor", "Ceil", "Round", "Sin", "Cos", "Tanh", "Sigmoid", "Elu",

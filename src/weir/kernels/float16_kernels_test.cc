@@ -6,12 +6,11 @@
 // 16-bit dtype and the shapes.
 #include <gtest/gtest.h>
 
+#include <Eigen/Core>
 #include <bit>
 #include <cmath>
 #include <cstring>
 #include <random>
-
-#include <Eigen/Core>
 
 #include "weir/kernels/kernel_test_util.h"
 
@@ -78,9 +77,9 @@ TEST(Float16KernelsTest, ElementwiseBinaryWithBroadcasting) {
     const Tensor x = Random(dtype, TensorShape({4, 5}), -3, 3, 1);
     const Tensor y = Random(dtype, TensorShape({5}), 0.5, 4, 2);
     const Tensor s = Random(dtype, TensorShape({}), 1, 2, 3);
-    for (const char* op : {"Add", "AddV2", "Sub", "Mul", "RealDiv", "Div", "FloorDiv",
-                           "FloorMod", "Maximum", "Minimum", "Pow", "SquaredDifference", "Less",
-                           "LessEqual", "Greater", "GreaterEqual", "Equal", "NotEqual"}) {
+    for (const char* op : {"Add", "AddV2", "Sub", "Mul", "RealDiv", "Div", "FloorDiv", "FloorMod",
+                           "Maximum", "Minimum", "Pow", "SquaredDifference", "Less", "LessEqual",
+                           "Greater", "GreaterEqual", "Equal", "NotEqual"}) {
       ExpectComputedInFloat(op, {}, {x, y}, dtype);
       ExpectComputedInFloat(op, {}, {s, x}, dtype);
       ExpectComputedInFloat(op, {}, {x, x}, dtype);
@@ -93,17 +92,17 @@ TEST(Float16KernelsTest, ElementwiseUnaryAndActivationGradients) {
     const Tensor x = Random(dtype, TensorShape({3, 7}), -4, 4, 4);
     const Tensor positive = Random(dtype, TensorShape({3, 7}), 0.1, 4, 5);
     const Tensor g = Random(dtype, TensorShape({3, 7}), -1, 1, 6);
-    for (const char* op : {"Neg", "Abs", "Sign", "Square", "Relu", "Relu6", "Exp", "Expm1",
-                           "Floor", "Ceil", "Round", "Sin", "Cos", "Tanh", "Sigmoid", "Elu",
-                           "Selu", "Softplus", "Erf", "IsNan", "IsInf", "IsFinite"}) {
+    for (const char* op :
+         {"Neg",   "Abs",      "Sign",  "Square", "Relu",  "Relu6",   "Exp",     "Expm1",
+          "Floor", "Ceil",     "Round", "Sin",    "Cos",   "Tanh",    "Sigmoid", "Elu",
+          "Selu",  "Softplus", "Erf",   "IsNan",  "IsInf", "IsFinite"}) {
       ExpectComputedInFloat(op, {}, {x}, dtype);
     }
     for (const char* op : {"Log", "Log1p", "Sqrt", "Rsqrt", "Reciprocal"}) {
       ExpectComputedInFloat(op, {}, {positive}, dtype);
     }
     for (const char* op : {"ReluGrad", "Relu6Grad", "EluGrad", "SeluGrad", "SoftplusGrad",
-                           "SigmoidGrad", "TanhGrad", "RsqrtGrad", "SqrtGrad",
-                           "ReciprocalGrad"}) {
+                           "SigmoidGrad", "TanhGrad", "RsqrtGrad", "SqrtGrad", "ReciprocalGrad"}) {
       ExpectComputedInFloat(op, {}, {g, positive}, dtype);
     }
   }
@@ -133,8 +132,8 @@ TEST(Float16KernelsTest, LargeElementwiseOpsComputedInChunksGiveTheSameBits) {
 TEST(Float16KernelsTest, HalfOverflowsToInfinityAsIeeeSays) {
   // 300 * 300 = 90000 is above half's largest finite value 65504.
   StatusOr<std::vector<Tensor>> out =
-      RunKernel("Mul", {{"T", DT_HALF}}, {Filled(DT_HALF, TensorShape({2}), 300),
-                                          Filled(DT_HALF, TensorShape({2}), 300)});
+      RunKernel("Mul", {{"T", DT_HALF}},
+                {Filled(DT_HALF, TensorShape({2}), 300), Filled(DT_HALF, TensorShape({2}), 300)});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_TRUE(std::isinf(ToDoubles((*out)[0])[0]));
   out = RunKernel("IsFinite", {{"T", DT_HALF}}, {(*out)[0]});
@@ -180,8 +179,7 @@ TEST(Float16KernelsTest, ReductionsAccumulateInFloat) {
       ExpectComputedInFloat(op, {{"Tidx", DT_INT32}, {"keep_dims", false}}, {x, axis}, dtype);
     }
     for (const char* op : {"ArgMax", "ArgMin"}) {
-      ExpectComputedInFloat(op, {{"Tidx", DT_INT32}, {"output_type", DT_INT64}}, {x, axis},
-                            dtype);
+      ExpectComputedInFloat(op, {{"Tidx", DT_INT32}, {"output_type", DT_INT64}}, {x, axis}, dtype);
     }
     std::vector<Tensor> addends = {x, Random(dtype, TensorShape({6, 9}), -2, 2, 8),
                                    Random(dtype, TensorShape({6, 9}), -2, 2, 9)};
@@ -199,8 +197,7 @@ TEST(Float16KernelsTest, MatMulAccumulatesInFloat) {
 
   const Tensor a = Random(DT_HALF, TensorShape({5, 8}), -1, 1, 10);
   const Tensor b = Random(DT_HALF, TensorShape({5, 8}), -1, 1, 11);
-  ExpectComputedInFloat("MatMul", {{"transpose_a", false}, {"transpose_b", true}}, {a, b},
-                        DT_HALF);
+  ExpectComputedInFloat("MatMul", {{"transpose_a", false}, {"transpose_b", true}}, {a, b}, DT_HALF);
   ExpectComputedInFloat("BatchMatMulV2", {{"adj_x", true}, {"adj_y", false}},
                         {Random(DT_HALF, TensorShape({2, 3, 4}), -1, 1, 12),
                          Random(DT_HALF, TensorShape({3, 5}), -1, 1, 13)},
@@ -232,15 +229,18 @@ TEST(Float16KernelsTest, DenseAndConvolutionLayers) {
     ExpectComputedInFloat("MaxPool", pool, {image}, dtype);
     ExpectComputedInFloat("AvgPool", pool, {image}, dtype);
     const Tensor pooled_grad = Random(dtype, TensorShape({2, 3, 3, 3}), -1, 1, 18);
-    StatusOr<std::vector<Tensor>> max_pooled = RunKernel("MaxPool", [&] {
-      AttrMap attrs = pool;
-      attrs["T"] = dtype;
-      return attrs;
-    }(), {image});
+    StatusOr<std::vector<Tensor>> max_pooled = RunKernel("MaxPool",
+                                                         [&] {
+                                                           AttrMap attrs = pool;
+                                                           attrs["T"] = dtype;
+                                                           return attrs;
+                                                         }(),
+                                                         {image});
     ASSERT_TRUE(max_pooled.ok()) << max_pooled.status();
     ExpectComputedInFloat("MaxPoolGrad", pool, {image, (*max_pooled)[0], pooled_grad}, dtype);
     Tensor input_shape(DT_INT32, TensorShape({4}));
-    for (int i = 0; i < 4; ++i) input_shape.data<int32_t>()[i] = static_cast<int32_t>(image.dim_size(i));
+    for (int i = 0; i < 4; ++i)
+      input_shape.data<int32_t>()[i] = static_cast<int32_t>(image.dim_size(i));
     ExpectComputedInFloat("AvgPoolGrad", pool, {input_shape, pooled_grad}, dtype);
 
     if (dtype == DT_BFLOAT16) continue;  // Conv2D has a native bfloat16 kernel
@@ -251,7 +251,8 @@ TEST(Float16KernelsTest, DenseAndConvolutionLayers) {
     ExpectComputedInFloat("Conv2D", conv, {image, filter}, dtype);
     const Tensor conv_grad = Random(dtype, TensorShape({2, 6, 6, 4}), -1, 1, 20);
     Tensor filter_shape(DT_INT32, TensorShape({4}));
-    for (int i = 0; i < 4; ++i) filter_shape.data<int32_t>()[i] = static_cast<int32_t>(filter.dim_size(i));
+    for (int i = 0; i < 4; ++i)
+      filter_shape.data<int32_t>()[i] = static_cast<int32_t>(filter.dim_size(i));
     ExpectComputedInFloat("Conv2DBackpropInput", conv, {input_shape, filter, conv_grad}, dtype);
     ExpectComputedInFloat("Conv2DBackpropFilter", conv, {image, filter_shape, conv_grad}, dtype);
   }
@@ -270,21 +271,23 @@ TEST(Float16KernelsTest, FusedBatchNormKeepsFloatStatistics) {
                          {"is_training", true},
                          {"exponential_avg_factor", 1.0f},
                          {"data_format", "NHWC"}};
-  StatusOr<std::vector<Tensor>> out = RunKernel("FusedBatchNormV3", [&] {
-    AttrMap a = attrs;
-    a["T"] = DT_HALF;
-    return a;
-  }(), {x, scale, offset, empty, empty});
+  StatusOr<std::vector<Tensor>> out = RunKernel("FusedBatchNormV3",
+                                                [&] {
+                                                  AttrMap a = attrs;
+                                                  a["T"] = DT_HALF;
+                                                  return a;
+                                                }(),
+                                                {x, scale, offset, empty, empty});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ((*out)[0].dtype(), DT_HALF);
   for (size_t i = 1; i < out->size(); ++i) EXPECT_EQ((*out)[i].dtype(), DT_FLOAT) << i;
   ExpectComputedInFloat("FusedBatchNormV3", attrs, {x, scale, offset, empty, empty}, DT_HALF);
 
   const Tensor dy = Random(DT_HALF, TensorShape({2, 3, 3, 4}), -1, 1, 22);
-  ExpectComputedInFloat("FusedBatchNormGradV3",
-                        {{"U", DT_FLOAT}, {"epsilon", 0.001f}, {"is_training", true},
-                         {"data_format", "NHWC"}},
-                        {dy, x, scale, (*out)[3], (*out)[4], (*out)[5]}, DT_HALF);
+  ExpectComputedInFloat(
+      "FusedBatchNormGradV3",
+      {{"U", DT_FLOAT}, {"epsilon", 0.001f}, {"is_training", true}, {"data_format", "NHWC"}},
+      {dy, x, scale, (*out)[3], (*out)[4], (*out)[5]}, DT_HALF);
 }
 
 TEST(Float16KernelsTest, RandomNormalsAreRoundedFloatNormalsAndUniformsStayBelowOne) {
@@ -314,18 +317,18 @@ TEST(Float16KernelsTest, RandomNormalsAreRoundedFloatNormalsAndUniformsStayBelow
 
 // (The executor adds the node's name to a kernel's error.)
 TEST(Float16KernelsTest, ErrorsNameTheSixteenBitTypeAndShapes) {
-  StatusOr<std::vector<Tensor>> out =
-      RunKernel("AddV2", {{"T", DT_HALF}},
-                {Filled(DT_HALF, TensorShape({2}), 1), Filled(DT_HALF, TensorShape({3}), 1)},
-                "my_add");
+  StatusOr<std::vector<Tensor>> out = RunKernel(
+      "AddV2", {{"T", DT_HALF}},
+      {Filled(DT_HALF, TensorShape({2}), 1), Filled(DT_HALF, TensorShape({3}), 1)}, "my_add");
   ASSERT_FALSE(out.ok());
   EXPECT_TRUE(errors::IsInvalidArgument(out.status())) << out.status();
   EXPECT_NE(out.status().message().find("half"), std::string::npos) << out.status();
   EXPECT_EQ(out.status().message().find("dtype float"), std::string::npos) << out.status();
 
-  out = RunKernel("MatMul", {{"T", DT_HALF}, {"transpose_a", false}, {"transpose_b", false}},
-                  {Filled(DT_HALF, TensorShape({2, 3}), 1), Filled(DT_HALF, TensorShape({4, 2}), 1)},
-                  "my_matmul");
+  out =
+      RunKernel("MatMul", {{"T", DT_HALF}, {"transpose_a", false}, {"transpose_b", false}},
+                {Filled(DT_HALF, TensorShape({2, 3}), 1), Filled(DT_HALF, TensorShape({4, 2}), 1)},
+                "my_matmul");
   ASSERT_FALSE(out.ok());
   EXPECT_TRUE(errors::IsInvalidArgument(out.status())) << out.status();
   EXPECT_NE(out.status().message().find("[4,2]"), std::string::npos) << out.status();
