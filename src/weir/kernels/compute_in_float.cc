@@ -63,8 +63,8 @@ Status AsNarrowError(const Status& status, DType narrow) {
 class ComputeInFloatKernel : public OpKernel {
  public:
   ComputeInFloatKernel(OpKernelConstruction* context, const KernelRegistry* registry, DType narrow,
-                       const std::vector<std::string>& attrs, bool elementwise)
-      : OpKernel(context), narrow_(narrow), elementwise_(elementwise) {
+                       const std::vector<std::string>& attrs, FloatCompute how)
+      : OpKernel(context), narrow_(narrow), how_(how) {
     float_node_ = context->node();
     for (const std::string& attr : attrs) {
       auto it = float_node_.attrs.find(attr);
@@ -92,7 +92,7 @@ class ComputeInFloatKernel : public OpKernel {
   bool IsExpensive() const override { return float_kernel_->IsExpensive(); }
 
   void Compute(OpKernelContext* context) override {
-    if (elementwise_ && ComputeInChunks(context)) return;
+    if (how_ != FloatCompute::kWhole && ComputeInChunks(context)) return;
     ThreadPool* pool = context->device()->intra_op_pool();
     std::vector<Tensor> inputs(context->num_inputs());
     for (int i = 0; i < context->num_inputs(); ++i) {
@@ -156,72 +156,121 @@ class ComputeInFloatKernel : public OpKernel {
                                        : AsNarrowError(float_context.status(), narrow_);
   }
 
-  // An elementwise op whose inputs all have one shape (no broadcasting)
-  // and are all converted: its outputs have that shape too, and each range
-  // of elements is computed alone, in chunks spread over the intra-op pool.
-  // False (nothing done) when that does not apply.
+  // An op whose inputs all have one shape and are all converted, computed
+  // alone per element (kElementwise) or per row of dim 0 (kRows): each
+  // chunk of elements or rows runs through the float kernel on its own, the
+  // chunks spread over the intra-op pool. The first chunk runs first and
+  // its outputs give the outputs' shapes. False (no output set) when that
+  // does not apply.
   bool ComputeInChunks(OpKernelContext* context) const {
     const TensorShape shape = context->input(0).shape();
     const int64_t n = shape.num_elements();
-    if (n <= kChunk) return false;
+    const bool rows = how_ == FloatCompute::kRows;
+    if (n <= kChunk || (rows && shape.dims() < 2)) return false;
     for (int i = 0; i < context->num_inputs(); ++i) {
       if (!convert_input_[i] || context->input(i).shape() != shape) return false;
     }
+    const int64_t units = rows ? shape.dim_size(0) : n;
+    const int64_t unit_size = n / units;
+    const int64_t per_chunk = std::max<int64_t>(1, kChunk / unit_size);
+    const int64_t chunks = (units + per_chunk - 1) / per_chunk;
+    if (chunks < 2) return false;
+    auto length = [&](int64_t c) { return std::min(per_chunk, units - c * per_chunk); };
+    auto compute = [&](int64_t c, std::vector<Tensor>* outputs) {
+      const int64_t begin = c * per_chunk * unit_size, len = length(c);
+      TensorShape chunk_shape({len * unit_size});
+      if (rows) {
+        chunk_shape = shape;
+        chunk_shape.set_dim(0, len);
+      }
+      std::vector<Tensor> inputs;
+      for (int i = 0; i < context->num_inputs(); ++i) {
+        inputs.emplace_back(DT_FLOAT, chunk_shape);
+        const Tensor& in = context->input(i);
+        if (narrow_ == DT_HALF) {
+          HalfToFloat(in.data<Eigen::half>() + begin, inputs.back().data<float>(), len * unit_size);
+        } else {
+          Bfloat16ToFloat(in.data<Eigen::bfloat16>() + begin, inputs.back().data<float>(),
+                          len * unit_size);
+        }
+      }
+      outputs->assign(context->num_outputs(), Tensor());
+      bool dead = false;
+      return RunFloat(context, &inputs, outputs, &dead);
+    };
+    std::vector<Tensor> first;
+    Status status = compute(0, &first);
+    if (!status.ok()) {
+      context->SetStatus(status);
+      return true;
+    }
+    // Elements of output i per unit, and the outputs.
+    std::vector<int64_t> out_unit(context->num_outputs());
+    std::vector<TensorShape> out_shapes(context->num_outputs());
+    for (int i = 0; i < context->num_outputs(); ++i) {
+      const Tensor& out = first[i];
+      if (!out.IsInitialized()) return false;
+      if (rows) {
+        if (out.dims() < 1 || out.dim_size(0) != per_chunk) return false;
+        out_shapes[i] = out.shape();
+        out_shapes[i].set_dim(0, units);
+      } else {
+        if (out.NumElements() != per_chunk) return false;
+        out_shapes[i] = shape;
+      }
+      out_unit[i] = out.NumElements() / per_chunk;
+    }
     std::vector<Tensor*> outs(context->num_outputs());
     for (int i = 0; i < context->num_outputs(); ++i) {
-      if (!context->allocate_output(i, shape, &outs[i]).ok()) return true;  // status is set
+      if (!context->allocate_output(i, out_shapes[i], &outs[i]).ok()) return true;  // status set
     }
+    auto store = [&](int64_t c, const std::vector<Tensor>& outputs) {
+      for (int i = 0; i < context->num_outputs(); ++i) {
+        const Tensor& out = outputs[i];
+        const int64_t offset = c * per_chunk * out_unit[i], count = length(c) * out_unit[i];
+        if (!out.IsInitialized() || out.NumElements() != count) {
+          return errors::Internal(type_string(), ": float kernel gave output ", i, " of shape ",
+                                  out.shape(), " for a chunk of ", length(c), " of ", units);
+        }
+        if (convert_output_[i] && narrow_ == DT_HALF) {
+          FloatToHalf(out.data<float>(), outs[i]->data<Eigen::half>() + offset, count);
+        } else if (convert_output_[i]) {
+          FloatToBfloat16(out.data<float>(), outs[i]->data<Eigen::bfloat16>() + offset, count);
+        } else {
+          const size_t bytes = DTypeSize(out.dtype());
+          std::memcpy(static_cast<char*>(outs[i]->raw_data()) + offset * bytes, out.raw_data(),
+                      count * bytes);
+        }
+      }
+      return Status::OK();
+    };
+    status = store(0, first);
+    first.clear();
     std::mutex mu;
-    Status first_error;
-    const int64_t chunks = (n + kChunk - 1) / kChunk;
-    auto run_chunks = [&](int64_t first, int64_t last) {
-      for (int64_t c = first; c < last; ++c) {
-        const int64_t begin = c * kChunk, len = std::min(kChunk, n - begin);
-        const TensorShape flat({len});
-        std::vector<Tensor> inputs;
-        for (int i = 0; i < context->num_inputs(); ++i) {
-          inputs.emplace_back(DT_FLOAT, flat);
-          const Tensor& in = context->input(i);
-          if (narrow_ == DT_HALF) {
-            HalfToFloat(in.data<Eigen::half>() + begin, inputs.back().data<float>(), len);
-          } else {
-            Bfloat16ToFloat(in.data<Eigen::bfloat16>() + begin, inputs.back().data<float>(), len);
-          }
-        }
-        std::vector<Tensor> outputs(context->num_outputs());
-        bool dead = false;
-        Status status = RunFloat(context, &inputs, &outputs, &dead);
-        for (int i = 0; status.ok() && i < context->num_outputs(); ++i) {
-          const Tensor& out = outputs[i];
-          if (!out.IsInitialized() || out.NumElements() != len) {
-            status = errors::Internal(type_string(), ": elementwise float kernel gave output ", i,
-                                      " of shape ", out.shape(), " for ", len, " elements");
-          } else if (convert_output_[i] && narrow_ == DT_HALF) {
-            FloatToHalf(out.data<float>(), outs[i]->data<Eigen::half>() + begin, len);
-          } else if (convert_output_[i]) {
-            FloatToBfloat16(out.data<float>(), outs[i]->data<Eigen::bfloat16>() + begin, len);
-          } else {
-            const size_t bytes = DTypeSize(out.dtype());
-            std::memcpy(static_cast<char*>(outs[i]->raw_data()) + begin * bytes, out.raw_data(),
-                        len * bytes);
-          }
-        }
-        if (!status.ok()) {
+    auto run_chunks = [&](int64_t first_chunk, int64_t last_chunk) {
+      std::vector<Tensor> outputs;
+      for (int64_t c = first_chunk + 1; c < last_chunk + 1; ++c) {
+        Status chunk_status = compute(c, &outputs);
+        if (chunk_status.ok()) chunk_status = store(c, outputs);
+        if (!chunk_status.ok()) {
           std::lock_guard<std::mutex> lock(mu);
-          first_error.Update(status);
+          status.Update(chunk_status);
           return;
         }
       }
     };
     // Per chunk: the op's float work plus the conversions, a few cycles an
     // element.
-    context->device()->intra_op_pool()->ParallelFor(chunks, kChunk * 4, run_chunks);
-    context->SetStatus(first_error);
+    if (status.ok()) {
+      context->device()->intra_op_pool()->ParallelFor(chunks - 1, per_chunk * unit_size * 4,
+                                                      run_chunks);
+    }
+    context->SetStatus(status);
     return true;
   }
 
   const DType narrow_;
-  const bool elementwise_;
+  const FloatCompute how_;
   NodeDef float_node_;
   std::unique_ptr<OpKernel> float_kernel_;
   std::vector<bool> convert_input_;
@@ -253,9 +302,8 @@ void RegisterComputeInFloat(KernelRegistry* registry, const std::string& op, DTy
   KernelBuilder builder(op);
   for (const char* attr : attrs) builder.TypeConstraint(attr, dtype);
   std::vector<std::string> names(attrs.begin(), attrs.end());
-  const bool elementwise = how == FloatCompute::kElementwise;
-  registry->Register(builder, [registry, dtype, names, elementwise](OpKernelConstruction* context) {
-    return std::make_unique<ComputeInFloatKernel>(context, registry, dtype, names, elementwise);
+  registry->Register(builder, [registry, dtype, names, how](OpKernelConstruction* context) {
+    return std::make_unique<ComputeInFloatKernel>(context, registry, dtype, names, how);
   });
 }
 

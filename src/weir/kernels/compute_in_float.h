@@ -24,10 +24,11 @@ namespace weir {
 
 class KernelRegistry;
 
-// kElementwise: output element i depends only on element i of each input,
-// so when all inputs have one shape the kernel converts and computes
-// cache-sized chunks instead of whole float copies (same results).
-enum class FloatCompute { kWhole, kElementwise };
+// How the float kernel may be split (same results, converting cache-sized
+// chunks instead of whole float copies) when all inputs have one shape:
+// kElementwise: output element i depends only on element i of each input;
+// kRows: output row r (dim 0) depends only on row r of each input.
+enum class FloatCompute { kWhole, kElementwise, kRows };
 
 // Registers the float-computing kernel of `op` for T=`dtype` (DT_HALF or
 // DT_BFLOAT16) on CPU, unless a kernel for that dtype exists already.

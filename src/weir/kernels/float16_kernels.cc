@@ -29,9 +29,8 @@ void RegisterFloat16Kernels(KernelRegistry* registry) {
       // Products.
       "MatMul", "BatchMatMulV2",
       // Neural-network layers and their gradients.
-      "BiasAdd", "BiasAddGrad", "Softmax", "LogSoftmax", "SoftmaxCrossEntropyWithLogits",
-      "SparseSoftmaxCrossEntropyWithLogits", "L2Loss", "Conv2D", "Conv2DBackpropInput",
-      "Conv2DBackpropFilter", "MaxPool", "AvgPool", "MaxPoolGrad", "AvgPoolGrad",
+      "BiasAdd", "BiasAddGrad", "SparseSoftmaxCrossEntropyWithLogits", "L2Loss", "Conv2D",
+      "Conv2DBackpropInput", "Conv2DBackpropFilter", "MaxPoolGrad", "AvgPoolGrad",
       // x and y in 16 bits; scale, offset, mean and variance (U) stay float.
       "FusedBatchNormV3", "FusedBatchNormGradV3"};
   for (DType dtype : {DT_HALF, DT_BFLOAT16}) {
@@ -39,6 +38,11 @@ void RegisterFloat16Kernels(KernelRegistry* registry) {
       RegisterComputeInFloat(registry, op, dtype, FloatCompute::kElementwise);
     }
     for (const char* op : kOps) RegisterComputeInFloat(registry, op, dtype);
+    // Row r of the outputs from row r of the inputs alone (dim 0: the batch).
+    for (const char* op :
+         {"Softmax", "LogSoftmax", "SoftmaxCrossEntropyWithLogits", "MaxPool", "AvgPool"}) {
+      RegisterComputeInFloat(registry, op, dtype, FloatCompute::kRows);
+    }
     // Random normals: float normals rounded (uniforms are native:
     // random_ops.cc).
     for (const char* op : {"RandomStandardNormal", "TruncatedNormal"}) {

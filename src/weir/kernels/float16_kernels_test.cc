@@ -129,6 +129,27 @@ TEST(Float16KernelsTest, LargeElementwiseOpsComputedInChunksGiveTheSameBits) {
   }
 }
 
+TEST(Float16KernelsTest, LargeRowwiseOpsComputedInChunksGiveTheSameBits) {
+  // Softmax-like and pooling ops split by rows of dim 0 above 8192
+  // elements: one row per chunk, several rows per chunk, a ragged last.
+  for (DType dtype : kNarrowTypes) {
+    for (const TensorShape& shape : {TensorShape({5, 9000}), TensorShape({37, 1000})}) {
+      const Tensor logits = Random(dtype, shape, -5, 5, 40);
+      const Tensor labels = Random(dtype, shape, 0, 1, 41);
+      ExpectComputedInFloat("Softmax", {}, {logits}, dtype);
+      ExpectComputedInFloat("LogSoftmax", {}, {logits}, dtype);
+      ExpectComputedInFloat("SoftmaxCrossEntropyWithLogits", {}, {logits, labels}, dtype);
+    }
+    const AttrMap pool = {{"ksize", std::vector<int64_t>{1, 3, 3, 1}},
+                          {"strides", std::vector<int64_t>{1, 2, 2, 1}},
+                          {"padding", "SAME"},
+                          {"data_format", "NHWC"}};
+    const Tensor images = Random(dtype, TensorShape({9, 20, 20, 8}), -1, 1, 42);
+    ExpectComputedInFloat("MaxPool", pool, {images}, dtype);
+    ExpectComputedInFloat("AvgPool", pool, {images}, dtype);
+  }
+}
+
 TEST(Float16KernelsTest, HalfOverflowsToInfinityAsIeeeSays) {
   // 300 * 300 = 90000 is above half's largest finite value 65504.
   StatusOr<std::vector<Tensor>> out =
