@@ -5,6 +5,8 @@
 #include <limits>
 #include <utility>
 
+#include <Eigen/Core>
+
 #include "weir/graph/graph_constructor.h"
 
 namespace weir {
@@ -40,6 +42,17 @@ StatusOr<Tensor> ConvertLiteral(const std::vector<S>& values, DType from, DType 
                                 const TensorShape& shape) {
   Tensor t;
   Status status = errors::InvalidArgument("cannot convert a ", from, " literal to ", dtype);
+  // 16-bit floats (the scalars gradient code builds for half graphs): via
+  // float, rounding to nearest even; too large a value becomes infinity.
+  auto narrow = [&]<typename T>() {
+    t = Tensor(dtype, shape);
+    for (size_t i = 0; i < values.size(); ++i) {
+      t.data<T>()[i] = static_cast<T>(static_cast<float>(values[i]));
+    }
+    status = Status::OK();
+  };
+  if (dtype == DT_HALF) narrow.template operator()<Eigen::half>();
+  if (dtype == DT_BFLOAT16) narrow.template operator()<Eigen::bfloat16>();
   DispatchNumericDType(dtype, [&]<typename T>() {
     if constexpr (std::is_arithmetic_v<T>) {
       t = Tensor(dtype, shape);

@@ -5,9 +5,12 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
+
+#include <Eigen/Core>
 
 #include "weir/ops/all_ops.h"
 #include "weir/ops/const_op.h"
@@ -78,6 +81,19 @@ TEST_F(ScopeLiteralTest, IntegerLiteralsConvertExactly) {
   StatusOr<Tensor> as_float = Input(3).TensorAs(DT_FLOAT);
   ASSERT_TRUE(as_float.ok()) << as_float.status();
   EXPECT_EQ(as_float->data<float>()[0], 3.0f);
+}
+
+TEST_F(ScopeLiteralTest, LiteralsConvertToSixteenBitFloatsRoundingToNearest) {
+  // What gradient code builds for half graphs (1.0, 0.5, 2.0 scalars).
+  StatusOr<Tensor> half = Input({1.0, 1.0 / 3, 70000.0}).TensorAs(DT_HALF);
+  ASSERT_TRUE(half.ok()) << half.status();
+  ASSERT_EQ(half->dtype(), DT_HALF);
+  EXPECT_EQ(half->data<Eigen::half>()[0], Eigen::half(1.0f));
+  EXPECT_EQ(static_cast<float>(half->data<Eigen::half>()[1]), 0.333251953125f);  // nearest half
+  EXPECT_TRUE(std::isinf(static_cast<float>(half->data<Eigen::half>()[2])));  // > 65504
+  StatusOr<Tensor> bf16 = Input(2).TensorAs(DT_BFLOAT16);
+  ASSERT_TRUE(bf16.ok()) << bf16.status();
+  EXPECT_EQ(static_cast<float>(bf16->data<Eigen::bfloat16>()[0]), 2.0f);
 }
 
 TEST_F(ScopeLiteralTest, LiteralThatDoesNotFitIsAnError) {

@@ -28,6 +28,7 @@ void RegisterAllKernels() {
     RegisterReaderKernels(registry);
     RegisterParsingKernels(registry);
     RegisterSummaryKernels(registry);
+    RegisterFloat16Kernels(registry);
   });
 }
 

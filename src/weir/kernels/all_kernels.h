@@ -30,5 +30,8 @@ void RegisterQueueKernels(KernelRegistry* registry);   // data flow: queues
 void RegisterReaderKernels(KernelRegistry* registry);  // io: readers and files
 void RegisterParsingKernels(KernelRegistry* registry);
 void RegisterSummaryKernels(KernelRegistry* registry);
+// float16/bfloat16 computed in float32; after the families whose float
+// kernels it wraps.
+void RegisterFloat16Kernels(KernelRegistry* registry);  // float16_kernels.cc
 
 }  // namespace weir

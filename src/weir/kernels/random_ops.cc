@@ -164,6 +164,24 @@ struct UniformUnit {
   }
 };
 
+// Uniform 16-bit floats in [0, 1), one word each: the format's mantissa
+// bits (10 for half, 7 for bfloat16) under the exponent of [1, 2), minus 1
+// (exact). Rounding a float uniform instead could give 1.
+template <typename T>
+struct NarrowUniformUnit {
+  static constexpr int64_t kSize = kUnit;
+  static constexpr int64_t kCycles = 4 * kSize;
+  static constexpr int kMantissaBits = std::is_same_v<T, Eigen::half> ? 10 : 7;
+  static constexpr uint16_t kOne = std::is_same_v<T, Eigen::half> ? 0x3C00 : 0x3F80;
+  void operator()(PhiloxStream& stream, T* out) const {
+    const uint32_t* words = stream.NextBatch();
+    for (int64_t i = 0; i < kSize; ++i) {
+      const auto bits = static_cast<uint16_t>((words[i] >> (32 - kMantissaBits)) | kOne);
+      out[i] = T(static_cast<float>(std::bit_cast<T>(bits)) - 1.0f);
+    }
+  }
+};
+
 // Standard normals from one batch of the stream by the Box-Muller transform:
 // each pair of uniforms gives a pair of normals. Eigen's fixed-size arrays
 // compute the logs and sines in SIMD with no scalar remainder.
@@ -462,6 +480,15 @@ void RegisterRandomKernels(KernelRegistry* registry) {
                              .TypeConstraint("output_dtype", kDTypeOf<Out>),
                          MakeKernel<MultinomialOp<T, Out>>);
     });
+  });
+  // 16-bit normals are float normals rounded (float16_kernels.cc), as
+  // TensorFlow computes them; uniforms are drawn in the format itself.
+  ForEachType<Eigen::half, Eigen::bfloat16>([&]<typename T>() {
+    registry->Register(KernelBuilder("RandomUniform")
+                           .TypeConstraint("dtype", kDTypeOf<T>)
+                           .TypeConstraint("T", DT_INT32)
+                           .TypeConstraint("T", DT_INT64),
+                       MakeKernel<ShapedRandomOp<T, NarrowUniformUnit<T>>>);
   });
   ForEachType<int32_t, int64_t>([&]<typename T>() {
     registry->Register(KernelBuilder("RandomUniformInt")
