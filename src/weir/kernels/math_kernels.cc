@@ -4,9 +4,6 @@
 
 namespace weir {
 
-void RegisterSegmentKernels(KernelRegistry* registry);  // segment_ops.cc
-void RegisterScanKernels(KernelRegistry* registry);     // scan_ops.cc
-
 void RegisterMathKernels(KernelRegistry* registry) {
   RegisterCwiseBinaryKernels(registry);
   RegisterCwiseUnaryKernels(registry);

@@ -18,5 +18,7 @@ void RegisterMatMulKernels(KernelRegistry* registry);        // matmul_op.cc
 void RegisterEinsumKernels(KernelRegistry* registry);        // einsum_op.cc
 void RegisterReductionKernels(KernelRegistry* registry);     // reduction_ops.cc
 void RegisterCastKernels(KernelRegistry* registry);          // cast_op.cc
+void RegisterSegmentKernels(KernelRegistry* registry);       // segment_ops.cc
+void RegisterScanKernels(KernelRegistry* registry);          // scan_ops.cc
 
 }  // namespace weir

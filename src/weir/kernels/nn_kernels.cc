@@ -4,8 +4,6 @@
 
 namespace weir {
 
-void RegisterTopKKernels(KernelRegistry* registry);  // topk_op.cc
-
 void RegisterNnKernels(KernelRegistry* registry) {
   RegisterBiasKernels(registry);
   RegisterConvKernels(registry);

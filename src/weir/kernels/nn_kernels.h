@@ -12,5 +12,6 @@ void RegisterPoolingKernels(KernelRegistry* registry);    // pooling_ops.cc
 void RegisterSoftmaxKernels(KernelRegistry* registry);    // softmax_ops.cc
 void RegisterLossKernels(KernelRegistry* registry);       // loss_ops.cc
 void RegisterBatchNormKernels(KernelRegistry* registry);  // batch_norm_ops.cc
+void RegisterTopKKernels(KernelRegistry* registry);       // topk_op.cc
 
 }  // namespace weir

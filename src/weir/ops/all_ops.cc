@@ -6,10 +6,6 @@
 
 namespace weir {
 
-// segment_ops.cc (math: segment reductions, scans); declared here rather
-// than in all_ops.h only to spare a rebuild of every includer.
-void RegisterSegmentOps(OpRegistry* registry);
-
 void RegisterAllOps() {
   static std::once_flag once;
   std::call_once(once, [] {

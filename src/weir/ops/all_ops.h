@@ -12,6 +12,7 @@ void RegisterAllOps();
 void RegisterArrayOps(OpRegistry* registry);
 void RegisterMathOps(OpRegistry* registry);
 void RegisterReductionOps(OpRegistry* registry);
+void RegisterSegmentOps(OpRegistry* registry);  // segment reductions and scans
 void RegisterRandomOps(OpRegistry* registry);
 void RegisterNnOps(OpRegistry* registry);
 void RegisterRnnOps(OpRegistry* registry);

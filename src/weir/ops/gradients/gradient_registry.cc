@@ -49,8 +49,6 @@ bool GradientRegistry::HasEntry(const std::string& op) const {
   return functions_.count(op) > 0;
 }
 
-void RegisterSegmentGradients(GradientRegistry* registry);  // segment_grad.cc
-
 void RegisterAllGradients() {
   RegisterAllOps();
   static std::once_flag once;

@@ -73,6 +73,7 @@ class GradientRegistry {
 void RegisterAllGradients();
 void RegisterMathGradients(GradientRegistry* registry);
 void RegisterEinsumGradient(GradientRegistry* registry);  // einsum_grad.cc
+void RegisterSegmentGradients(GradientRegistry* registry);  // segment_grad.cc
 void RegisterUnaryGradients(GradientRegistry* registry);
 void RegisterArrayGradients(GradientRegistry* registry);
 void RegisterReductionGradients(GradientRegistry* registry);
