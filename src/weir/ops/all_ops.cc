@@ -15,6 +15,7 @@ void RegisterAllOps() {
     RegisterReductionOps(registry);
     RegisterRandomOps(registry);
     RegisterNnOps(registry);
+    RegisterImageOps(registry);
     RegisterRnnOps(registry);
     RegisterControlFlowOps(registry);
     RegisterDataFlowOps(registry);

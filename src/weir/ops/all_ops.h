@@ -14,6 +14,7 @@ void RegisterMathOps(OpRegistry* registry);
 void RegisterReductionOps(OpRegistry* registry);
 void RegisterRandomOps(OpRegistry* registry);
 void RegisterNnOps(OpRegistry* registry);
+void RegisterImageOps(OpRegistry* registry);  // image_ops.cc: resizing
 void RegisterRnnOps(OpRegistry* registry);
 void RegisterControlFlowOps(OpRegistry* registry);
 void RegisterDataFlowOps(OpRegistry* registry);

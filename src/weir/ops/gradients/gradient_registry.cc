@@ -59,6 +59,7 @@ void RegisterAllGradients() {
     RegisterArrayGradients(registry);
     RegisterReductionGradients(registry);
     RegisterNnGradients(registry);
+    RegisterImageGradients(registry);
     RegisterRnnGradients(registry);
     RegisterStatefulGradients(registry);
     RegisterDataFlowGradients(registry);
