@@ -38,6 +38,22 @@ TEST(ImageGradientsTest, ResizeBilinear) {
   }
 }
 
+TEST(ImageGradientsTest, ResizeGradientOpsAreDifferentiable) {
+  // Linear in grads: their gradient is the forward resize.
+  Tensor grads = DistinctValues({2, 5, 3, 2});
+  for (auto [ac, hp] : {std::pair{false, false}, {true, false}, {false, true}}) {
+    ExpectGradientsMatch({grads}, [&](const Scope& s, const std::vector<Output>& in) {
+      return ops::ResizeNearestNeighborGrad(
+          s, in[0], ops::Const(s, Tensor::FromVector<int32_t>({3, 4}, TensorShape({2}))),
+          ResizeAttrs(ac, hp));
+    });
+    ExpectFloatGradientsMatch({ToFloat(grads)}, [&](const Scope& s, const std::vector<Output>& in) {
+      Output original = ops::Const(s, Tensor(DT_FLOAT, TensorShape({2, 3, 4, 2})));
+      return ops::ResizeBilinearGrad(s, in[0], original, ResizeAttrs(ac, hp));
+    });
+  }
+}
+
 TEST(ImageGradientsTest, ResizeNearestNeighborOfUnknownShape) {
   // The gradient reads the image's rows and cols at run time.
   Scope root = Scope::NewRootScope();
