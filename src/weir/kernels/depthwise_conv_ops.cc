@@ -5,8 +5,8 @@
 // double in double; each result is rounded once.
 //
 // Work split: the forward pass and the input gradient by (image, row) of
-// the image they write, the filter gradient by filter tap; every element
-// is written by one task in a fixed order, so results do not depend on the
+// the image they write, the filter gradient by fixed blocks of output rows
+// whose partial sums are added in order; results do not depend on the
 // thread count. A oneDNN grouped convolution (groups = in_channels) would
 // be faster for large float problems; these loops are the reference path.
 #include <Eigen/Core>
@@ -18,6 +18,7 @@
 #include "weir/base/threadpool.h"
 #include "weir/framework/kernel_registry.h"
 #include "weir/framework/window_shape.h"
+#include "weir/kernels/channel_sums.h"
 #include "weir/kernels/image_layout.h"
 #include "weir/kernels/nn_kernels.h"
 #include "weir/kernels/type_list.h"
@@ -265,36 +266,40 @@ class DepthwiseConv2dNativeBackpropFilterOp : public DepthwiseConvOpBase<T> {
   }
 
  private:
-  // One task per filter tap (kh, kw), summing over every image and output
-  // pixel whose window reads an input pixel at that tap.
+  // Blocks of output rows (fixed by the shape, channel_sums.h), each
+  // adding every tap's terms into its own [taps, depth] sums, which are
+  // then added in block order: one pass over the images, and the same
+  // result for any thread count.
   void Backward(OpKernelContext* context, const DepthwiseConv2DDims& dd, const T* x, const T* g,
                 T* df) {
     const Window2DDims& d = dd.dims;
     const int64_t channels = d.in_depth, mult = dd.multiplier, depth = d.out_depth;
     const int64_t taps = d.rows.window * d.cols.window;
-    const int64_t cost = d.batch * d.rows.output * d.cols.output * depth * 2;
-    context->device()->intra_op_pool()->ParallelFor(taps, cost, [&](int64_t first, int64_t last) {
-      std::vector<Acc> acc(depth);
-      for (int64_t tap = first; tap < last; ++tap) {
-        const int64_t kh = tap / d.cols.window, kw = tap % d.cols.window;
-        std::fill(acc.begin(), acc.end(), Acc(0));
-        for (int64_t n = 0; n < d.batch; ++n) {
-          for (int64_t oh = 0; oh < d.rows.output; ++oh) {
-            const int64_t ih = oh * d.rows.stride - d.rows.pad_before + kh * d.rows.dilation;
-            if (ih < 0 || ih >= d.rows.input) continue;
+    std::vector<Acc> sums(taps * depth);
+    SumRowBlocks<Acc>(
+        context->device()->intra_op_pool(), d.batch * d.rows.output, taps * depth, 1,
+        [&](int64_t begin, int64_t end, Acc* acc) {
+          for (int64_t row = begin; row < end; ++row) {
+            const int64_t n = row / d.rows.output, oh = row % d.rows.output;
+            const auto [kh0, kh1] = this->ValidTaps(d.rows, oh);
             for (int64_t ow = 0; ow < d.cols.output; ++ow) {
-              const int64_t iw = ow * d.cols.stride - d.cols.pad_before + kw * d.cols.dilation;
-              if (iw < 0 || iw >= d.cols.input) continue;
-              const T* v = x + ((n * d.rows.input + ih) * d.cols.input + iw) * channels;
+              const auto [kw0, kw1] = this->ValidTaps(d.cols, ow);
               const T* go = g + ((n * d.rows.output + oh) * d.cols.output + ow) * depth;
-              MultiplyAccumulate(v, go, channels, mult, acc.data());
+              for (int64_t kh = kh0; kh < kh1; ++kh) {
+                const int64_t ih = oh * d.rows.stride - d.rows.pad_before + kh * d.rows.dilation;
+                for (int64_t kw = kw0; kw < kw1; ++kw) {
+                  const int64_t iw =
+                      ow * d.cols.stride - d.cols.pad_before + kw * d.cols.dilation;
+                  const T* v = x + ((n * d.rows.input + ih) * d.cols.input + iw) * channels;
+                  MultiplyAccumulate(v, go, channels, mult,
+                                     acc + (kh * d.cols.window + kw) * depth);
+                }
+              }
             }
           }
-        }
-        T* o = df + tap * depth;
-        for (int64_t k = 0; k < depth; ++k) o[k] = static_cast<T>(acc[k]);
-      }
-    });
+        },
+        sums.data());
+    for (int64_t k = 0; k < taps * depth; ++k) df[k] = static_cast<T>(sums[k]);
   }
 };
 
