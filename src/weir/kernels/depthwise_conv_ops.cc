@@ -22,7 +22,7 @@
 #include "weir/kernels/image_layout.h"
 #include "weir/kernels/nn_kernels.h"
 #include "weir/kernels/type_list.h"
-#include "weir/ops/depthwise_conv_dims.h"
+#include "weir/framework/depthwise_conv_dims.h"
 
 namespace weir {
 namespace {

@@ -18,7 +18,7 @@
 #include "weir/framework/kernel_registry.h"
 #include "weir/kernels/nn_kernels.h"
 #include "weir/kernels/type_list.h"
-#include "weir/ops/image_resize_shape.h"
+#include "weir/framework/image_resize_shape.h"
 
 namespace weir {
 namespace {

@@ -4,7 +4,7 @@
 #include "weir/framework/op_def.h"
 #include "weir/framework/shape_inference.h"
 #include "weir/ops/all_ops.h"
-#include "weir/ops/image_resize_shape.h"
+#include "weir/framework/image_resize_shape.h"
 
 namespace weir {
 namespace {

@@ -6,7 +6,7 @@
 #include "weir/framework/shape_inference.h"
 #include "weir/framework/tensor.h"
 #include "weir/framework/window_shape.h"
-#include "weir/ops/depthwise_conv_dims.h"
+#include "weir/framework/depthwise_conv_dims.h"
 
 namespace weir {
 Status Conv2DShape(InferenceContext* c) {

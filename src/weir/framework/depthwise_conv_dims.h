@@ -1,6 +1,6 @@
 // The problem of a depthwise convolution (DepthwiseConv2dNative and its
 // backprops) for known input and filter shapes, shared by the shape
-// functions and the kernels (header-only: kernels/ links only framework/).
+// functions and the kernels.
 // The filter is [rows, cols, in_channels, channel_multiplier]; output
 // channel c * channel_multiplier + m is input channel c convolved with
 // filter[:, :, c, m].

@@ -1,6 +1,5 @@
 // The checks ResizeBilinear, ResizeNearestNeighbor and their gradients
-// share between shape inference and the kernels (header-only, so kernels/
-// needs no link dependency on ops/), with TensorFlow's rules: NHWC images
+// share between shape inference and the kernels, with TensorFlow's rules: NHWC images
 // with non-empty rows and cols, a `size` of two positive int32 values, and
 // align_corners and half_pixel_centers not both true.
 #pragma once
