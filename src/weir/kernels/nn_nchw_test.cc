@@ -132,6 +132,23 @@ TEST(NchwTest, PoolingAndBiasMatchNhwc) {
   ExpectAllNear((*out)[0], {14, 22}, 0, "BiasAddGrad rank 3");
 }
 
+TEST(NchwTest, BatchNormMatchesNhwc) {
+  const Tensor x = RandomTensor(DT_FLOAT, TensorShape({2, 5, 4, 3}), 1);
+  const Tensor scale = RandomTensor(DT_FLOAT, TensorShape({3}), 2);
+  const Tensor offset = RandomTensor(DT_FLOAT, TensorShape({3}), 3);
+  const Tensor mean = RandomTensor(DT_FLOAT, TensorShape({3}), 4, -0.5, 0.5);
+  const Tensor variance = RandomTensor(DT_FLOAT, TensorShape({3}), 5, 0.5, 2);
+  for (bool training : {true, false}) {
+    const AttrMap attrs = {{"T", DT_FLOAT}, {"U", DT_FLOAT}, {"is_training", training}};
+    ExpectLayoutsAgree("FusedBatchNormV3", attrs, {x, scale, offset, mean, variance}, {0}, true);
+    auto forward = RunKernel("FusedBatchNormV3", attrs, {x, scale, offset, mean, variance});
+    ASSERT_TRUE(forward.ok()) << forward.status();
+    const Tensor dy = RandomTensor(DT_FLOAT, x.shape(), 6);
+    ExpectLayoutsAgree("FusedBatchNormGradV3", attrs,
+                       {dy, x, scale, (*forward)[3], (*forward)[4], (*forward)[5]}, {0, 1}, true);
+  }
+}
+
 TEST(NchwTest, BadNchwInputsAreInvalidArguments) {
   const AttrMap attrs = {{"T", DT_FLOAT},
                          {"strides", std::vector<int64_t>{1, 1, 1, 1}},

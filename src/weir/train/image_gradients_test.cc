@@ -1,5 +1,6 @@
 // Gradients of the resizes, the depthwise convolution and of NCHW
-// convolution, pooling and bias graphs against finite differences.
+// convolution, pooling, bias and batch-norm graphs against finite
+// differences.
 #include <gtest/gtest.h>
 
 #include "weir/ops/standard_ops.h"
@@ -124,6 +125,17 @@ TEST(ImageGradientsTest, NchwConvNet) {
     y = ops::MaxPool(s, y, {1, 1, 2, 2}, {1, 1, 2, 1}, "SAME", nchw);
     return ops::AvgPool(s, y, {1, 1, 2, 2}, {1, 1, 1, 1}, "VALID", nchw);
   });
+}
+
+TEST(ImageGradientsTest, NchwFusedBatchNormTraining) {
+  Tensor x = DistinctValues({2, 3, 2, 3});  // channels in dim 1
+  Tensor scale = Values({0.5, 1.5, -1}, {3}), offset = Values({0.1, 0.2, 0.3}, {3});
+  ExpectGradientsMatch({x, scale, offset}, [](const Scope& s, const std::vector<Output>& in) {
+    Tensor empty(DT_DOUBLE, TensorShape({0}));
+    return ops::FusedBatchNormV3(s, in[0], in[1], in[2], ops::Const(s, empty), ops::Const(s, empty),
+                                 {{"epsilon", 0.001f}, {"data_format", "NCHW"}})
+        .output(0);
+  }, 1e-5);
 }
 
 }  // namespace
