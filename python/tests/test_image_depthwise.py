@@ -262,11 +262,16 @@ def test_channels_first_layers_match_channels_last():
                                  bias_initializer=wr.constant_initializer(bias),
                                  activation=wr.nn.relu)
             y = wr.layers.max_pooling2d(y, 2, 1, data_format=fmt)
+            y = wr.layers.batch_normalization(y, axis=1 if fmt == "channels_first" else -1,
+                                              training=True)
             outs[fmt] = (y, wr.gradients(wr.reduce_sum(y * y), inp)[0])
     with wr.Session() as sess:
         sess.run(wr.global_variables_initializer())
         got = sess.run(outs)
     last, first = got["channels_last"], got["channels_first"]
+    ops = wr.get_default_graph().get_operations()
+    formats = {op.get_attr("data_format") for op in ops if op.type == "FusedBatchNormV3"}
+    assert formats == {b"NCHW", b"NHWC"} or formats == {"NCHW", "NHWC"}, formats
     np.testing.assert_allclose(first[0], to_nchw(last[0]), rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(first[1], to_nchw(last[1]), rtol=1e-4, atol=1e-4)
 
