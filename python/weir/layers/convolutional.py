@@ -103,13 +103,10 @@ class Conv2D(Layer):
         self.built = True
 
     def _convolve(self, inputs):
-        if self.data_format == "NCHW":
-            # Weir's CPU kernels are NHWC only: convolve a transposed copy.
-            return _to_nchw(nn_ops.conv2d(_to_nhwc(inputs), self.kernel,
-                                          strides=list(self.strides), padding=self.padding,
-                                          dilations=list(self.dilation_rate)))
+        # One Conv2D in the layer's data format, as TensorFlow builds it.
         return nn_ops.conv2d(inputs, self.kernel, strides=list(self.strides),
-                             padding=self.padding, dilations=list(self.dilation_rate))
+                             padding=self.padding, dilations=list(self.dilation_rate),
+                             data_format=self.data_format)
 
     def compute_output_shape(self, input_shape):
         dims = list(input_shape)
@@ -146,14 +143,6 @@ def _conv_length(size, kernel, stride, padding, dilation=1):
     if padding == "SAME":
         return -(-size // stride)
     return max(-(-(size - (kernel - 1) * dilation) // stride), 0)
-
-
-def _to_nhwc(x):
-    return apply_op("Transpose", None, x=x, perm=np.array([0, 2, 3, 1], np.int32))
-
-
-def _to_nchw(x):
-    return apply_op("Transpose", None, x=x, perm=np.array([0, 3, 1, 2], np.int32))
 
 
 def _spatial_axes(data_format):
@@ -214,20 +203,9 @@ class Conv2DTranspose(Conv2D):
                              axis=np.int32(0))
             parts = [batch] + [ops.convert_to_tensor(np.int32(d)) for d in sizes[1:]]
             output_shape = apply_op("Pack", None, values=parts, axis=0)
-        if self.data_format == "NCHW":
-            # NHWC kernels only: the transposed input, and output_shape in NHWC order.
-            if isinstance(output_shape, np.ndarray):
-                output_shape = output_shape[[0, 2, 3, 1]]
-            else:
-                output_shape = apply_op("GatherV2", None, params=output_shape,
-                                        indices=np.array([0, 2, 3, 1], np.int32),
-                                        axis=np.int32(0))
-            outputs = _to_nchw(nn_ops.conv2d_transpose(_to_nhwc(inputs), self.kernel,
-                                                       output_shape, strides=list(self.strides),
-                                                       padding=self.padding))
-        else:
-            outputs = nn_ops.conv2d_transpose(inputs, self.kernel, output_shape,
-                                              strides=list(self.strides), padding=self.padding)
+        outputs = nn_ops.conv2d_transpose(inputs, self.kernel, output_shape,
+                                          strides=list(self.strides), padding=self.padding,
+                                          data_format=self.data_format)
         self._static_output = [static[0]] + sizes[1:]
         return outputs
 

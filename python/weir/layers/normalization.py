@@ -75,11 +75,10 @@ class BatchNormalization(Layer):
                                  (input_shape,))
         param_shape = [dims[a] for a in self._axes]
         self._param_shape = param_shape
-        # Weir's CPU FusedBatchNormV3 is NHWC only, so channels-first (axis 1)
-        # inputs take the composed path.
-        use_fused = self.fused is not False and rank == 4 and self._axes == [3]
+        # FusedBatchNormV3 in NHWC (axis 3) or NCHW (axis 1), as TF fuses.
+        use_fused = self.fused is not False and rank == 4 and self._axes in ([3], [1])
         if self.fused and not use_fused:
-            raise ValueError("fused batch normalization needs a 4-D input and axis 3 (or -1)")
+            raise ValueError("fused batch normalization needs a 4-D input and axis 1 or 3")
         self._fused = use_fused
         # Parameters of a half-precision input are float32 (TF's rule).
         param_dtype = self.dtype if self.dtype in (dtypes.float32, dtypes.float64) \
@@ -122,7 +121,7 @@ class BatchNormalization(Layer):
                         shape=ops.convert_to_tensor(np.array(shape, np.int32)))
 
     def _fused_call(self, inputs, training):
-        data_format = "NHWC"
+        data_format = "NCHW" if self._axes == [1] else "NHWC"
         gamma = self.gamma if self.gamma is not None else \
             ops.convert_to_tensor(np.ones(self.moving_mean.shape.as_list(),
                                           self._param_dtype.as_numpy_dtype))

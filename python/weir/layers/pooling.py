@@ -5,8 +5,7 @@ data_format "channels_last" (NHWC) or "channels_first" (NCHW). No variables.
 """
 from weir.framework import ops
 from weir.layers.base import Layer
-from weir.layers.convolutional import (_conv_length, _format, _padding, _pair, _spatial_axes,
-                                       _to_nchw, _to_nhwc)
+from weir.layers.convolutional import _conv_length, _format, _padding, _pair, _spatial_axes
 from weir.ops import nn_ops
 
 __all__ = ["MaxPooling2D", "AveragePooling2D", "MaxPool2D", "AvgPool2D", "max_pooling2d",
@@ -39,12 +38,8 @@ class _Pooling2D(Layer):
         if inputs.shape.ndims is not None and inputs.shape.ndims != 4:
             raise ValueError("Input 0 of layer %s is incompatible with the layer: expected "
                              "ndim=4, found ndim=%d." % (self.name, inputs.shape.ndims))
-        if self.data_format == "NCHW":
-            # Weir's CPU pooling is NHWC only: pool a transposed copy.
-            pooled = type(self)._pool(_to_nhwc(inputs), list(self.pool_size), list(self.strides),
-                                      self.padding)
-            return _to_nchw(pooled)
-        return type(self)._pool(inputs, list(self.pool_size), list(self.strides), self.padding)
+        return type(self)._pool(inputs, list(self.pool_size), list(self.strides), self.padding,
+                                 data_format=self.data_format)
 
 
 class MaxPooling2D(_Pooling2D):

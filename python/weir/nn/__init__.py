@@ -4,6 +4,7 @@ l2_normalize, in_top_k (see weir.ops.nn_ops for each contract)."""
 from weir.ops.nn_ops import (  # noqa: F401
     atrous_conv2d, avg_pool, avg_pool1d, avg_pool2d, batch_normalization, bias_add, conv1d, conv2d,
     conv2d_backprop_filter, conv2d_backprop_input, conv2d_transpose, crelu, depthwise_conv2d,
+    depthwise_conv2d_native,
     dropout, elu, embedding_lookup, fused_batch_norm, gelu, in_top_k, l2_loss, l2_normalize,
     leaky_relu, local_response_normalization, log_softmax, lrn, max_pool, max_pool1d, max_pool2d,
     moments, normalize_moments, relu, relu6, relu_layer, selu, separable_conv2d, sigmoid,
@@ -15,7 +16,8 @@ from weir.ops.nn_ops import (  # noqa: F401
 __all__ = [
     "atrous_conv2d", "avg_pool", "avg_pool1d", "avg_pool2d", "batch_normalization", "bias_add",
     "conv1d", "conv2d", "conv2d_backprop_filter", "conv2d_backprop_input", "conv2d_transpose",
-    "crelu", "depthwise_conv2d", "dropout", "elu", "embedding_lookup", "fused_batch_norm", "gelu",
+    "crelu", "depthwise_conv2d", "depthwise_conv2d_native",
+    "dropout", "elu", "embedding_lookup", "fused_batch_norm", "gelu",
     "in_top_k", "l2_loss", "l2_normalize", "leaky_relu", "local_response_normalization",
     "log_softmax", "lrn", "max_pool", "max_pool1d", "max_pool2d", "moments", "normalize_moments",
     "relu", "relu6", "relu_layer", "selu", "separable_conv2d", "sigmoid",

@@ -205,14 +205,6 @@ def bias_add(value, bias, data_format=None, name=None):
     with ops.name_scope(name, "BiasAdd", [value, bias]) as name:
         value = _t(value, name="input")
         bias = _t(bias, dtype=value.dtype, name="bias")
-        if attrs.get("data_format") == "NCHW" and value.shape.ndims is not None \
-                and value.shape.ndims > 2:
-            # Weir's CPU BiasAdd is NHWC only (TensorFlow's CPU has both): a
-            # broadcast add of bias [C] as [C, 1, ..., 1], with the same value.
-            trailing = [1] * (value.shape.ndims - 2)
-            column = apply_op("Reshape", None, tensor=bias,
-                              shape=_const([-1] + trailing, dtypes.int32))
-            return _binary("AddV2", value, column, name=name)
         return apply_op("BiasAdd", name, value=value, bias=bias, **attrs)
 
 
@@ -324,34 +316,34 @@ def conv2d_transpose(value=None, filter=None, output_shape=None, strides=None,  
                                      dilations=dilations, name=name)
 
 
+def depthwise_conv2d_native(input, filter, strides, padding, data_format="NHWC",  # noqa: A002
+                            dilations=None, name=None):
+    """The DepthwiseConv2dNative op: input channel k convolved with its own filters
+    filter[:, :, k, :] ([fh, fw, in, multiplier]), giving output channel
+    k * multiplier + q. strides / dilations: 4 ints (or 1 or 2 spatial ones);
+    padding "SAME", "VALID" or explicit [before, after] pairs per dim."""
+    data_format = data_format or "NHWC"
+    attrs = {"strides": _spatial_list(strides, "strides", data_format),
+             "data_format": data_format}
+    attrs.update(_padding_attrs(padding, data_format))
+    if dilations is not None:
+        attrs["dilations"] = _spatial_list(dilations, "dilations", data_format)
+    return apply_op("DepthwiseConv2dNative", name, input=input, filter=filter, **attrs)
+
+
 def depthwise_conv2d(input, filter, strides, padding, rate=None, name=None,  # noqa: A002
                      data_format=None, dilations=None):
-    """Each input channel k convolved with its own filters filter[:, :, k, :]
-    ([fh, fw, in, multiplier]); output channel k * multiplier + q. Weir has no
-    DepthwiseConv2dNative op: one Conv2D per input channel, concatenated (NHWC)."""
-    if data_format not in (None, "NHWC"):
-        raise ValueError("depthwise_conv2d supports data_format NHWC in weir, got %r" %
-                         (data_format,))
+    """tf.compat.v1.nn.depthwise_conv2d: depthwise_conv2d_native with `rate`
+    (or `dilations`: 2 spatial ints) as the op's dilations."""
+    data_format = data_format or "NHWC"
     dilations = rate if dilations is None else dilations
+    if dilations is not None:
+        dilations = [int(d) for d in np.ravel(dilations)]
     with ops.name_scope(name, "depthwise", [input, filter]) as name:
         x = _t(input, name="input")
         w = _t(filter, dtype=x.dtype, name="filter")
-        channels = w.shape.as_list()[2] if w.shape.ndims == 4 else None
-        if channels is None:
-            raise ValueError("depthwise_conv2d needs a 4-D filter with known in_channels, got %s"
-                             % (w.shape,))
-        axis = _const(3, dtypes.int32)
-        if channels == 1:
-            inputs, filters = [x], [w]
-        else:
-            inputs = apply_op("Split", None, split_dim=axis, value=x, num_split=channels)
-            filters = apply_op("Split", None, split_dim=_const(2, dtypes.int32), value=w,
-                               num_split=channels)
-        outputs = [conv2d(inputs[k], filters[k], strides=strides, padding=padding,
-                          dilations=dilations) for k in range(channels)]
-        if len(outputs) == 1:
-            return apply_op("Identity", name, input=outputs[0])
-        return apply_op("ConcatV2", name, values=outputs, axis=axis)
+        return depthwise_conv2d_native(x, w, strides, padding, data_format=data_format,
+                                       dilations=dilations, name=name)
 
 
 def separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding,  # noqa: A002
@@ -363,7 +355,7 @@ def separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding
         depthwise = depthwise_conv2d(input, depthwise_filter, strides, padding, rate=rate,
                                      data_format=data_format, dilations=dilations)
         return conv2d(depthwise, _t(pointwise_filter, dtype=depthwise.dtype), 1, "VALID",
-                      name=name)
+                      data_format=data_format or "NHWC", name=name)
 
 
 def max_pool(value, ksize, strides, padding, data_format="NHWC", name=None,

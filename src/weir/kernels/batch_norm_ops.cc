@@ -1,5 +1,6 @@
 // FusedBatchNormV3 and FusedBatchNormGradV3 on channels-last data (NHWC,
-// NDHWC), viewed as [rows, channels]. Per-channel statistics are sums over
+// NDHWC), viewed as [rows, channels]; NCHW nodes transpose their images
+// around that (image_layout.h). Per-channel statistics are sums over
 // fixed row blocks accumulated in double (channel_sums.h): deterministic,
 // and the variance is a second pass over x - mean rather than
 // E[x^2] - E[x]^2, which loses everything when the mean is large.
@@ -14,6 +15,7 @@
 #include "weir/base/threadpool.h"
 #include "weir/framework/kernel_registry.h"
 #include "weir/kernels/channel_sums.h"
+#include "weir/kernels/image_layout.h"
 #include "weir/kernels/nn_kernels.h"
 #include "weir/kernels/type_list.h"
 
@@ -27,9 +29,13 @@ class BatchNormBase : public OpKernel {
     Status status = context->GetAttr("epsilon", &epsilon);
     status.Update(context->GetAttr("is_training", &is_training_));
     status.Update(context->GetAttr("data_format", &data_format_));
+    if (data_format_ == "NCHW") {
+      nchw_ = true;
+      data_format_ = "NHWC";  // what the loops see
+    }
     if (status.ok() && data_format_ != "NHWC" && data_format_ != "NDHWC") {
       status = errors::Unimplemented(context->node().op, ": data_format ", data_format_,
-                                     " is not supported on CPU; use NHWC or NDHWC");
+                                     " is not supported on CPU; use NHWC, NCHW or NDHWC");
     }
     epsilon_ = epsilon;
     context->SetStatus(status);
@@ -58,8 +64,16 @@ class BatchNormBase : public OpKernel {
     return Status::OK();
   }
 
+  // Image input `index` in NHWC (a copy for NCHW nodes).
+  StatusOr<Tensor> ImageIn(OpKernelContext* context, int index) const {
+    StatusOr<Tensor> nhwc = ImageAsNhwc(context, nchw_, context->input(index));
+    if (!nhwc.ok()) return nhwc.status().WithContext(StrCat(type_string(), " (data_format NCHW)"));
+    return nhwc;
+  }
+
   double epsilon_ = 0;
   bool is_training_ = true;
+  bool nchw_ = false;  // the node's images are NCHW
   std::string data_format_;
 };
 
@@ -74,7 +88,9 @@ class FusedBatchNormOp : public BatchNormBase {
 
   void Compute(OpKernelContext* context) override {
     ScopedFlushDenormals flush_denormals;
-    const Tensor& x = context->input(0);
+    StatusOr<Tensor> x_nhwc = ImageIn(context, 0);
+    OP_REQUIRES_OK(context, x_nhwc.status());
+    const Tensor& x = *x_nhwc;
     OP_REQUIRES_OK(context, CheckInput("x", x));
     OP_REQUIRES_OK(context, CheckVector("scale", context->input(1), x));
     OP_REQUIRES_OK(context, CheckVector("offset", context->input(2), x));
@@ -88,7 +104,8 @@ class FusedBatchNormOp : public BatchNormBase {
     const int64_t depth = x.dim_size(x.dims() - 1);
     const int64_t rows = depth == 0 ? 0 : x.NumElements() / depth;
     Tensor* y;
-    OP_REQUIRES_OK(context, context->allocate_output(0, x.shape(), &y));
+    NhwcImageOutput y_out(nchw_, 0);
+    OP_REQUIRES_OK(context, y_out.Allocate(context, x.dtype(), x.shape(), &y));
     Tensor* stats[4];
     for (int i = 0; i < 4; ++i) {
       OP_REQUIRES_OK(context, context->allocate_output(i + 1, TensorShape({depth}), &stats[i]));
@@ -169,6 +186,7 @@ class FusedBatchNormOp : public BatchNormBase {
       stats[2]->data<U>()[c] = static_cast<U>(mean[c]);
       stats[3]->data<U>()[c] = static_cast<U>(variance[c]);
     }
+    OP_REQUIRES_OK(context, y_out.Finish(context));
   }
 
  private:
@@ -182,8 +200,16 @@ class FusedBatchNormGradOp : public BatchNormBase {
 
   void Compute(OpKernelContext* context) override {
     ScopedFlushDenormals flush_denormals;
-    const Tensor& dy = context->input(0);
-    const Tensor& x = context->input(1);
+    OP_REQUIRES(context, context->input(0).shape() == context->input(1).shape(),
+                errors::InvalidArgument(type_string(), ": y_backprop ", context->input(0).shape(),
+                                        " and x ", context->input(1).shape(),
+                                        " must have the same shape"));
+    StatusOr<Tensor> dy_nhwc = ImageIn(context, 0);
+    OP_REQUIRES_OK(context, dy_nhwc.status());
+    StatusOr<Tensor> x_nhwc = ImageIn(context, 1);
+    OP_REQUIRES_OK(context, x_nhwc.status());
+    const Tensor& dy = *dy_nhwc;
+    const Tensor& x = *x_nhwc;
     OP_REQUIRES_OK(context, CheckInput("x", x));
     OP_REQUIRES(context, dy.shape() == x.shape(),
                 errors::InvalidArgument(type_string(), ": y_backprop ", dy.shape(), " and x ",
@@ -194,7 +220,8 @@ class FusedBatchNormGradOp : public BatchNormBase {
     const int64_t depth = x.dim_size(x.dims() - 1);
     const int64_t rows = depth == 0 ? 0 : x.NumElements() / depth;
     Tensor *dx, *dscale, *doffset, *reserve_4, *reserve_5;
-    OP_REQUIRES_OK(context, context->allocate_output(0, x.shape(), &dx));
+    NhwcImageOutput dx_out(nchw_, 0);
+    OP_REQUIRES_OK(context, dx_out.Allocate(context, x.dtype(), x.shape(), &dx));
     OP_REQUIRES_OK(context, context->allocate_output(1, TensorShape({depth}), &dscale));
     OP_REQUIRES_OK(context, context->allocate_output(2, TensorShape({depth}), &doffset));
     OP_REQUIRES_OK(context, context->allocate_output(3, TensorShape({0}), &reserve_4));
@@ -248,6 +275,7 @@ class FusedBatchNormGradOp : public BatchNormBase {
         }
       }
     });
+    OP_REQUIRES_OK(context, dx_out.Finish(context));
   }
 };
 

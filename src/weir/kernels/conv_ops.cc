@@ -1,7 +1,8 @@
 // Conv2D, Conv2DBackpropInput and Conv2DBackpropFilter on NHWC images and
 // HWIO filters: float and bfloat16 through oneDNN (conv_dnnl.h), double by
-// im2col and Eigen's GEMM (conv_im2col.h). NCHW is Unimplemented on CPU. Shapes and
-// attrs are checked by the rules the shape functions use (nn_shape_fns.h).
+// im2col and Eigen's GEMM (conv_im2col.h). NCHW nodes transpose their images
+// around the NHWC computation (image_layout.h). Shapes and attrs are
+// checked by the rules the shape functions use (nn_shape_fns.h).
 #include <Eigen/Core>
 #include <algorithm>
 #include <string>
@@ -13,6 +14,7 @@
 #include "weir/framework/window_shape.h"
 #include "weir/kernels/conv_dnnl.h"
 #include "weir/kernels/conv_im2col.h"
+#include "weir/kernels/image_layout.h"
 #include "weir/kernels/nn_kernels.h"
 #include "weir/kernels/type_list.h"
 
@@ -31,11 +33,10 @@ class ConvOpBase : public OpKernel {
       return;
     }
     attrs_ = *attrs;
-    if (!attrs_.layout.channels_last) {
-      context->SetStatus(errors::Unimplemented(context->node().op, ": data_format ",
-                                               attrs_.layout.name(),
-                                               " is not supported on CPU; use NHWC"));
-    }
+    // The spatial attrs are per dim already; only the images' layout
+    // differs, and NCHW images are transposed (ImageIn / SetImageOutput).
+    nchw_ = !attrs_.layout.channels_last;
+    attrs_.layout.channels_last = true;
   }
 
   // A convolution is worth a thread hop: independent ones overlap on the
@@ -43,21 +44,32 @@ class ConvOpBase : public OpKernel {
   bool IsExpensive() const override { return true; }
 
  protected:
+  // An image operand in NHWC: `image` itself, or an NHWC copy of it for
+  // an NCHW node.
+  StatusOr<Tensor> ImageIn(OpKernelContext* context, const Tensor& image) const {
+    StatusOr<Tensor> nhwc = ImageAsNhwc(context, nchw_, image);
+    if (!nhwc.ok()) return nhwc.status().WithContext(StrCat(type_string(), " (data_format NCHW)"));
+    return nhwc;
+  }
+
   // The problem for `input` and `filter` shapes, with `out_backprop` (when
   // given) checked against the output shape. Errors name the op, shapes
   // and dtype.
   StatusOr<Window2DDims> Dims(const TensorShape& input, const TensorShape& filter,
                               const TensorShape* out_backprop) const {
     auto context = [&] {
-      return StrCat(type_string(), " (input ", input, ", filter ", filter,
-                    out_backprop ? StrCat(", out_backprop ", *out_backprop) : "", ", dtype ",
-                    kDTypeOf<T>, ")");
+      auto image = [&](const TensorShape& s) { return nchw_ ? NhwcToNchwShape(s) : s; };
+      return StrCat(type_string(), " (input ", image(input), ", filter ", filter,
+                    out_backprop ? StrCat(", out_backprop ", image(*out_backprop)) : "",
+                    ", dtype ", kDTypeOf<T>, nchw_ ? ", data_format NCHW" : "", ")");
     };
     StatusOr<Window2DDims> dims = ComputeConv2DDims(attrs_, input, filter);
     if (!dims.ok()) return dims.status().WithContext(context());
     if (out_backprop && *out_backprop != dims->output_shape()) {
-      return errors::InvalidArgument(context(), ": out_backprop must have shape ",
-                                     dims->output_shape(), ", the output of the convolution");
+      return errors::InvalidArgument(
+          context(), ": out_backprop must have shape ",
+          nchw_ ? NhwcToNchwShape(dims->output_shape()) : dims->output_shape(),
+          ", the output of the convolution");
     }
     return dims;
   }
@@ -92,7 +104,8 @@ class ConvOpBase : public OpKernel {
     }
   }
 
-  Window2DAttrs attrs_;
+  Window2DAttrs attrs_;  // layout NHWC: what the computation sees
+  bool nchw_ = false;    // the node's images are NCHW
   DnnlConv2D dnnl_;  // float and bfloat16
 };
 
@@ -103,13 +116,16 @@ class Conv2DOp : public ConvOpBase<T> {
 
   void Compute(OpKernelContext* context) override {
     ScopedFlushDenormals flush_denormals;
-    const Tensor& input = context->input(0);
+    StatusOr<Tensor> input = this->ImageIn(context, context->input(0));
+    OP_REQUIRES_OK(context, input.status());
     const Tensor& filter = context->input(1);
-    StatusOr<Window2DDims> dims = this->Dims(input.shape(), filter.shape(), nullptr);
+    StatusOr<Window2DDims> dims = this->Dims(input->shape(), filter.shape(), nullptr);
     OP_REQUIRES_OK(context, dims.status());
+    NhwcImageOutput image_out(this->nchw_, 0);
     Tensor* out;
-    OP_REQUIRES_OK(context, context->allocate_output(0, dims->output_shape(), &out));
-    this->Run(context, Pass::kForward, *dims, input.data<T>(), filter.data<T>(), out);
+    OP_REQUIRES_OK(context, image_out.Allocate(context, kDTypeOf<T>, dims->output_shape(), &out));
+    this->Run(context, Pass::kForward, *dims, input->data<T>(), filter.data<T>(), out);
+    OP_REQUIRES_OK(context, image_out.Finish(context));
   }
 };
 
@@ -121,15 +137,22 @@ class Conv2DBackpropInputOp : public ConvOpBase<T> {
   void Compute(OpKernelContext* context) override {
     ScopedFlushDenormals flush_denormals;
     const Tensor& filter = context->input(1);
-    const Tensor& out_backprop = context->input(2);
-    StatusOr<TensorShape> input_shape = BackpropInputShape(context->input(0), this->attrs_.layout,
-                                                           filter.shape(), out_backprop.shape());
+    ImageLayout node_layout;
+    node_layout.channels_last = !this->nchw_;
+    StatusOr<TensorShape> input_shape = BackpropInputShape(
+        context->input(0), node_layout, filter.shape(), context->input(2).shape());
     OP_REQUIRES_OK(context, input_shape.status().WithContext("Conv2DBackpropInput"));
-    StatusOr<Window2DDims> dims = this->Dims(*input_shape, filter.shape(), &out_backprop.shape());
+    StatusOr<Tensor> out_backprop = this->ImageIn(context, context->input(2));
+    OP_REQUIRES_OK(context, out_backprop.status());
+    const TensorShape nhwc_input = this->nchw_ ? NchwToNhwcShape(*input_shape) : *input_shape;
+    StatusOr<Window2DDims> dims = this->Dims(nhwc_input, filter.shape(), &out_backprop->shape());
     OP_REQUIRES_OK(context, dims.status());
+    NhwcImageOutput image_out(this->nchw_, 0);
     Tensor* out;
-    OP_REQUIRES_OK(context, context->allocate_output(0, *input_shape, &out));
-    this->Run(context, Pass::kBackwardInput, *dims, out_backprop.data<T>(), filter.data<T>(), out);
+    OP_REQUIRES_OK(context, image_out.Allocate(context, kDTypeOf<T>, nhwc_input, &out));
+    this->Run(context, Pass::kBackwardInput, *dims, out_backprop->data<T>(), filter.data<T>(),
+              out);
+    OP_REQUIRES_OK(context, image_out.Finish(context));
   }
 };
 
@@ -140,15 +163,18 @@ class Conv2DBackpropFilterOp : public ConvOpBase<T> {
 
   void Compute(OpKernelContext* context) override {
     ScopedFlushDenormals flush_denormals;
-    const Tensor& input = context->input(0);
-    const Tensor& out_backprop = context->input(2);
     StatusOr<TensorShape> filter_shape = ShapeFromSizes(context->input(1), 4, "filter_sizes");
     OP_REQUIRES_OK(context, filter_shape.status().WithContext("Conv2DBackpropFilter"));
-    StatusOr<Window2DDims> dims = this->Dims(input.shape(), *filter_shape, &out_backprop.shape());
+    StatusOr<Tensor> input = this->ImageIn(context, context->input(0));
+    OP_REQUIRES_OK(context, input.status());
+    StatusOr<Tensor> out_backprop = this->ImageIn(context, context->input(2));
+    OP_REQUIRES_OK(context, out_backprop.status());
+    StatusOr<Window2DDims> dims = this->Dims(input->shape(), *filter_shape, &out_backprop->shape());
     OP_REQUIRES_OK(context, dims.status());
     Tensor* out;
     OP_REQUIRES_OK(context, context->allocate_output(0, *filter_shape, &out));
-    this->Run(context, Pass::kBackwardFilter, *dims, input.data<T>(), out_backprop.data<T>(), out);
+    this->Run(context, Pass::kBackwardFilter, *dims, input->data<T>(), out_backprop->data<T>(),
+              out);
   }
 };
 
@@ -171,6 +197,10 @@ class FusedConv2DOp : public ConvOpBase<T> {
                                        "] is not supported on CPU; supported: [BiasAdd], "
                                        "[BiasAdd, Relu]");
       }
+    }
+    if (status.ok() && this->nchw_) {
+      status = errors::Unimplemented("_FusedConv2D: data_format NCHW is not supported on CPU; "
+                                     "use NHWC (the fusion pass makes only NHWC ones)");
     }
     int64_t num_args = 0;
     status.Update(context->GetAttr("num_args", &num_args));

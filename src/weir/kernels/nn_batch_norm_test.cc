@@ -244,6 +244,7 @@ TEST(FusedBatchNormTest, Errors) {
   EXPECT_TRUE(errors::IsInvalidArgument(out.status())) << out.status();
   AttrMap nchw = Attrs(DT_FLOAT, true);
   nchw["data_format"] = std::string("NCHW");
+  nchw["data_format"] = std::string("NCDHW");
   out = RunKernel("FusedBatchNormV3", nchw, in.Tensors(DT_FLOAT));
   EXPECT_TRUE(errors::IsUnimplemented(out.status())) << out.status();
   out = RunKernel("FusedBatchNormGradV3", GradAttrs(DT_FLOAT, true),

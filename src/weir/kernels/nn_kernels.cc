@@ -7,6 +7,8 @@ namespace weir {
 void RegisterNnKernels(KernelRegistry* registry) {
   RegisterBiasKernels(registry);
   RegisterConvKernels(registry);
+  RegisterDepthwiseConvKernels(registry);
+  RegisterImageResizeKernels(registry);
   RegisterPoolingKernels(registry);
   RegisterSoftmaxKernels(registry);
   RegisterLossKernels(registry);

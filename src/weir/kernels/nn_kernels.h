@@ -8,6 +8,8 @@ class KernelRegistry;
 
 void RegisterBiasKernels(KernelRegistry* registry);       // bias_ops.cc
 void RegisterConvKernels(KernelRegistry* registry);       // conv_ops.cc
+void RegisterDepthwiseConvKernels(KernelRegistry* registry);  // depthwise_conv_ops.cc
+void RegisterImageResizeKernels(KernelRegistry* registry);    // image_resize_ops.cc
 void RegisterPoolingKernels(KernelRegistry* registry);    // pooling_ops.cc
 void RegisterSoftmaxKernels(KernelRegistry* registry);    // softmax_ops.cc
 void RegisterLossKernels(KernelRegistry* registry);       // loss_ops.cc

@@ -27,6 +27,7 @@
 #include "weir/base/threadpool.h"
 #include "weir/framework/kernel_registry.h"
 #include "weir/framework/window_shape.h"
+#include "weir/kernels/image_layout.h"
 #include "weir/kernels/nn_kernels.h"
 #include "weir/kernels/type_list.h"
 
@@ -56,7 +57,8 @@ std::pair<int64_t, int64_t> Covering(const WindowDim& dim, int64_t i) {
   return {first, last};
 }
 
-// The common part of every pooling kernel: NHWC only, attrs checked once.
+// The common part of every pooling kernel: attrs checked once, loops on
+// NHWC images.
 class PoolOpBase : public OpKernel {
  public:
   explicit PoolOpBase(OpKernelConstruction* context) : OpKernel(context) {
@@ -66,22 +68,33 @@ class PoolOpBase : public OpKernel {
       return;
     }
     attrs_ = *attrs;
-    if (!attrs_.layout.channels_last) {
-      context->SetStatus(errors::Unimplemented(context->node().op, ": data_format ",
-                                               attrs_.layout.name(),
-                                               " is not supported on CPU; use NHWC"));
-    }
+    // NCHW nodes transpose their images around the NHWC loops
+    // (image_layout.h); the spatial attrs are per dim already.
+    nchw_ = !attrs_.layout.channels_last;
+    attrs_.layout.channels_last = true;
   }
 
  protected:
-  // The dims for an input of `shape`, errors naming the op and dtype.
+  // The dims for an NHWC input of `shape`, errors naming the op and dtype.
   StatusOr<Window2DDims> Dims(const TensorShape& shape, DType dtype) const {
     StatusOr<Window2DDims> dims = ComputePool2DDims(attrs_, shape);
     if (!dims.ok()) {
-      return dims.status().WithContext(
-          StrCat(type_string(), " (input ", shape, ", dtype ", dtype, ")"));
+      return dims.status().WithContext(StrCat(type_string(), " (input ", Node(shape), ", dtype ",
+                                              dtype, nchw_ ? ", data_format NCHW" : "", ")"));
     }
     return dims;
+  }
+
+  // An NHWC shape in the node's layout, for messages.
+  TensorShape Node(const TensorShape& nhwc) const {
+    return nchw_ && nhwc.rank() == 4 ? NhwcToNchwShape(nhwc) : nhwc;
+  }
+
+  // An image input in NHWC (a copy for NCHW nodes).
+  StatusOr<Tensor> ImageIn(OpKernelContext* context, int index) const {
+    StatusOr<Tensor> nhwc = ImageAsNhwc(context, nchw_, context->input(index));
+    if (!nhwc.ok()) return nhwc.status().WithContext(StrCat(type_string(), " (data_format NCHW)"));
+    return nhwc;
   }
 
   // Runs fn(n, h) for every input row h of every image n on the pool,
@@ -96,7 +109,8 @@ class PoolOpBase : public OpKernel {
                                                     });
   }
 
-  Window2DAttrs attrs_;
+  Window2DAttrs attrs_;  // layout NHWC: what the loops see
+  bool nchw_ = false;    // the node's images are NCHW
 };
 
 template <typename T, bool kMax>
@@ -106,13 +120,21 @@ class PoolOp : public PoolOpBase {
 
   void Compute(OpKernelContext* context) override {
     ScopedFlushDenormals flush_denormals;
-    const Tensor& input = context->input(0);
+    StatusOr<Tensor> nhwc_input = ImageIn(context, 0);
+    OP_REQUIRES_OK(context, nhwc_input.status());
+    const Tensor& input = *nhwc_input;
     StatusOr<Window2DDims> dims = Dims(input.shape(), kDTypeOf<T>);
     OP_REQUIRES_OK(context, dims.status());
     const Window2DDims& d = *dims;
+    NhwcImageOutput image_out(nchw_, 0);
     Tensor* out;
-    OP_REQUIRES_OK(context, context->allocate_output(0, d.output_shape(), &out));
-    if (out->NumElements() == 0) return;
+    OP_REQUIRES_OK(context, image_out.Allocate(context, kDTypeOf<T>, d.output_shape(), &out));
+    if (out->NumElements() > 0) Pool(context, d, input, out);
+    OP_REQUIRES_OK(context, image_out.Finish(context));
+  }
+
+ private:
+  void Pool(OpKernelContext* context, const Window2DDims& d, const Tensor& input, Tensor* out) {
     const int64_t depth = d.in_depth;
     const T* x = input.data<T>();
     T* y = out->data<T>();
@@ -173,23 +195,40 @@ class MaxPoolGradOp : public PoolOpBase {
 
   void Compute(OpKernelContext* context) override {
     ScopedFlushDenormals flush_denormals;
-    const Tensor& input = context->input(0);
-    const Tensor& orig_output = context->input(1);
-    const Tensor& grad = context->input(2);
-    StatusOr<Window2DDims> dims = Dims(input.shape(), kDTypeOf<T>);
+    StatusOr<Window2DDims> dims = Dims(ImageShapeOf(context->input(0)), kDTypeOf<T>);
     OP_REQUIRES_OK(context, dims.status());
     const Window2DDims& d = *dims;
-    OP_REQUIRES(
-        context, orig_output.shape() == d.output_shape() && grad.shape() == d.output_shape(),
-        errors::InvalidArgument("MaxPoolGrad: orig_output ", orig_output.shape(), " and grad ",
-                                grad.shape(), " must have shape ", d.output_shape(),
-                                ", the output of pooling orig_input ", input.shape()));
+    const TensorShape want = Node(d.output_shape());
+    OP_REQUIRES(context,
+                context->input(1).shape() == want && context->input(2).shape() == want,
+                errors::InvalidArgument("MaxPoolGrad: orig_output ", context->input(1).shape(),
+                                        " and grad ", context->input(2).shape(),
+                                        " must have shape ", want,
+                                        ", the output of pooling orig_input ",
+                                        context->input(0).shape()));
     OP_REQUIRES(context, d.rows.input * d.cols.input <= std::numeric_limits<Pixel>::max(),
-                errors::InvalidArgument("MaxPoolGrad: orig_input ", input.shape(),
+                errors::InvalidArgument("MaxPoolGrad: orig_input ", context->input(0).shape(),
                                         " has too many pixels per image"));
+    StatusOr<Tensor> input = ImageIn(context, 0);
+    OP_REQUIRES_OK(context, input.status());
+    StatusOr<Tensor> grad = ImageIn(context, 2);
+    OP_REQUIRES_OK(context, grad.status());
+    NhwcImageOutput image_out(nchw_, 0);
     Tensor* out;
-    OP_REQUIRES_OK(context, context->allocate_output(0, input.shape(), &out));
-    if (out->NumElements() == 0) return;
+    OP_REQUIRES_OK(context, image_out.Allocate(context, kDTypeOf<T>, input->shape(), &out));
+    if (out->NumElements() > 0) Backward(context, d, *input, *grad, out);
+    OP_REQUIRES_OK(context, image_out.Finish(context));
+  }
+
+ private:
+  // The NHWC shape of a node's image input (left as it is when not rank 4,
+  // for the dims check to report).
+  TensorShape ImageShapeOf(const Tensor& t) const {
+    return nchw_ && t.dims() == 4 ? NchwToNhwcShape(t.shape()) : t.shape();
+  }
+
+  void Backward(OpKernelContext* context, const Window2DDims& d, const Tensor& input,
+                const Tensor& grad, Tensor* out) {
     const int64_t depth = d.in_depth;
     const T* x = input.data<T>();
     const T* g = grad.data<T>();
@@ -245,7 +284,6 @@ class MaxPoolGradOp : public PoolOpBase {
     });
   }
 
- private:
   // Writes to where[k] the pixel (h * cols + w) of window w's first maximal
   // element in channel k (the first NaN if any): where MaxPool's value came
   // from. `best` is scratch of depth elements.
@@ -340,19 +378,28 @@ class AvgPoolGradOp : public PoolOpBase {
 
   void Compute(OpKernelContext* context) override {
     ScopedFlushDenormals flush_denormals;
-    const Tensor& grad = context->input(1);
     StatusOr<TensorShape> input_shape = ShapeFromSizes(context->input(0), 4, "orig_input_shape");
     OP_REQUIRES_OK(context, input_shape.status().WithContext("AvgPoolGrad"));
-    StatusOr<Window2DDims> dims = Dims(*input_shape, kDTypeOf<T>);
+    const TensorShape nhwc_shape = nchw_ ? NchwToNhwcShape(*input_shape) : *input_shape;
+    StatusOr<Window2DDims> dims = Dims(nhwc_shape, kDTypeOf<T>);
     OP_REQUIRES_OK(context, dims.status());
     const Window2DDims& d = *dims;
-    OP_REQUIRES(context, grad.shape() == d.output_shape(),
-                errors::InvalidArgument("AvgPoolGrad: grad ", grad.shape(), " must have shape ",
-                                        d.output_shape(), ", the output of pooling an input ",
-                                        "of shape ", *input_shape));
+    OP_REQUIRES(context, context->input(1).shape() == Node(d.output_shape()),
+                errors::InvalidArgument("AvgPoolGrad: grad ", context->input(1).shape(),
+                                        " must have shape ", Node(d.output_shape()),
+                                        ", the output of pooling an input of shape ",
+                                        *input_shape));
+    StatusOr<Tensor> grad = ImageIn(context, 1);
+    OP_REQUIRES_OK(context, grad.status());
+    NhwcImageOutput image_out(nchw_, 0);
     Tensor* out;
-    OP_REQUIRES_OK(context, context->allocate_output(0, *input_shape, &out));
-    if (out->NumElements() == 0) return;
+    OP_REQUIRES_OK(context, image_out.Allocate(context, kDTypeOf<T>, nhwc_shape, &out));
+    if (out->NumElements() > 0) Backward(context, d, *grad, out);
+    OP_REQUIRES_OK(context, image_out.Finish(context));
+  }
+
+ private:
+  void Backward(OpKernelContext* context, const Window2DDims& d, const Tensor& grad, Tensor* out) {
     const T* g = grad.data<T>();
     T* dx = out->data<T>();
     const int64_t depth = d.in_depth;

@@ -16,6 +16,7 @@ void RegisterAllOps() {
     RegisterSegmentOps(registry);
     RegisterRandomOps(registry);
     RegisterNnOps(registry);
+    RegisterImageOps(registry);
     RegisterRnnOps(registry);
     RegisterControlFlowOps(registry);
     RegisterDataFlowOps(registry);

@@ -15,6 +15,7 @@ void RegisterReductionOps(OpRegistry* registry);
 void RegisterSegmentOps(OpRegistry* registry);  // segment reductions and scans
 void RegisterRandomOps(OpRegistry* registry);
 void RegisterNnOps(OpRegistry* registry);
+void RegisterImageOps(OpRegistry* registry);  // image_ops.cc: resizing
 void RegisterRnnOps(OpRegistry* registry);
 void RegisterControlFlowOps(OpRegistry* registry);
 void RegisterDataFlowOps(OpRegistry* registry);

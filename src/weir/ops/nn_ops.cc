@@ -227,6 +227,16 @@ OpDefBuilder AddConv2DAttrs(OpDefBuilder builder) {
   return builder;
 }
 
+OpDefBuilder AddDepthwiseConv2DAttrs(OpDefBuilder builder) {
+  builder.Attr("T: {half, bfloat16, float, double}")
+      .Attr("strides: list(int)")
+      .Attr("padding: {'SAME', 'VALID', 'EXPLICIT'}")
+      .Attr("explicit_paddings: list(int) = []")
+      .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
+      .Attr("dilations: list(int) = [1, 1, 1, 1]");
+  return builder;
+}
+
 // MaxPoolGrad's inputs, output and attrs, shared with _FusedMaxPoolGrad.
 OpDefBuilder MaxPoolGradSignature(OpDefBuilder builder) {
   builder.Input("orig_input: T")
@@ -339,6 +349,33 @@ void RegisterConvOps(OpRegistry* registry) {
                          .Doc("Conv2D followed by `fused_ops` in one kernel: [\"BiasAdd\"] adds "
                               "args[0] ([out_channels]), [\"BiasAdd\", \"Relu\"] then applies "
                               "Relu."));
+}
+
+void RegisterDepthwiseConvOps(OpRegistry* registry) {
+  registry->Register(AddDepthwiseConv2DAttrs(OpDefBuilder("DepthwiseConv2dNative")
+                                                 .Input("input: T")
+                                                 .Input("filter: T")
+                                                 .Output("output: T"))
+                         .SetShapeFn(DepthwiseConv2DShape)
+                         .Doc("Depthwise 2-D convolution: each input channel c is convolved "
+                              "with its own filters [rows, cols, c, :] (channel_multiplier of "
+                              "them), giving output channels c * channel_multiplier + m."));
+  registry->Register(AddDepthwiseConv2DAttrs(OpDefBuilder("DepthwiseConv2dNativeBackpropInput")
+                                                 .Input("input_sizes: int32")
+                                                 .Input("filter: T")
+                                                 .Input("out_backprop: T")
+                                                 .Output("output: T"))
+                         .SetShapeFn(DepthwiseConv2DBackpropInputShape)
+                         .Doc("The gradient of DepthwiseConv2dNative with respect to its "
+                              "input, whose shape is `input_sizes`."));
+  registry->Register(AddDepthwiseConv2DAttrs(OpDefBuilder("DepthwiseConv2dNativeBackpropFilter")
+                                                 .Input("input: T")
+                                                 .Input("filter_sizes: int32")
+                                                 .Input("out_backprop: T")
+                                                 .Output("output: T"))
+                         .SetShapeFn(DepthwiseConv2DBackpropFilterShape)
+                         .Doc("The gradient of DepthwiseConv2dNative with respect to its "
+                              "filter, whose shape is `filter_sizes`."));
 }
 
 void RegisterSoftmaxAndLossOps(OpRegistry* registry) {
@@ -477,6 +514,7 @@ void RegisterNnOps(OpRegistry* registry) {
                          .Doc("The gradient of BiasAdd for bias: out_backprop summed over "
                               "every dim but the channel dim."));
   RegisterConvOps(registry);
+  RegisterDepthwiseConvOps(registry);
   RegisterPoolOps(registry);
   RegisterSoftmaxAndLossOps(registry);
   RegisterBatchNormOps(registry);

@@ -6,6 +6,7 @@
 #include "weir/framework/shape_inference.h"
 #include "weir/framework/tensor.h"
 #include "weir/framework/window_shape.h"
+#include "weir/framework/depthwise_conv_dims.h"
 
 namespace weir {
 Status Conv2DShape(InferenceContext* c) {
@@ -111,6 +112,83 @@ Status Pool2DShape(InferenceContext* c) {
   const ImageLayout& layout = attrs.layout;
   c->set_output(0, ImageShape(layout, input.dim(layout.batch()), spatial[0], spatial[1],
                               input.dim(layout.channels())));
+  return Status::OK();
+}
+
+Status DepthwiseConv2DShape(InferenceContext* c) {
+  WEIR_ASSIGN_OR_RETURN(Window2DAttrs attrs, GetConv2DAttrs(c->attrs()));
+  PartialShape input, filter;
+  WEIR_RETURN_IF_ERROR(c->WithRank(0, 4, &input));
+  WEIR_RETURN_IF_ERROR(c->WithRank(1, 4, &filter));
+  const ImageLayout& layout = attrs.layout;
+  if (input.IsFullyDefined() && filter.IsFullyDefined()) {
+    WEIR_ASSIGN_OR_RETURN(DepthwiseConv2DDims d, ComputeDepthwiseConv2DDims(
+                                                     attrs, input.ToTensorShape(),
+                                                     filter.ToTensorShape()));
+    c->set_output(0, d.dims.output_shape());
+    return Status::OK();
+  }
+  const int64_t in_depth = input.dim(layout.channels());
+  if (in_depth >= 0 && filter.dim(2) >= 0 && in_depth != filter.dim(2)) {
+    return errors::InvalidArgument("input ", input, " has depth ", in_depth, " but filter ", filter,
+                                   " has in_channels ", filter.dim(2));
+  }
+  const int64_t depth = in_depth >= 0 ? in_depth : filter.dim(2);
+  int64_t out_depth = PartialShape::kUnknown;
+  if (depth >= 0 && filter.dim(3) >= 0) {
+    WEIR_RETURN_IF_ERROR(CheckedMultiply(depth, filter.dim(3), &out_depth,
+                                         "in_channels * channel_multiplier"));
+  }
+  WEIR_ASSIGN_OR_RETURN(auto spatial,
+                        PartialSpatialOutput(attrs, input, {filter.dim(0), filter.dim(1)}));
+  c->set_output(0, ImageShape(layout, input.dim(layout.batch()), spatial[0], spatial[1], out_depth));
+  return Status::OK();
+}
+
+Status DepthwiseConv2DBackpropInputShape(InferenceContext* c) {
+  WEIR_ASSIGN_OR_RETURN(Window2DAttrs attrs, GetConv2DAttrs(c->attrs()));
+  PartialShape filter, out_backprop;
+  WEIR_RETURN_IF_ERROR(c->WithRank(1, 4, &filter));
+  WEIR_RETURN_IF_ERROR(c->WithRank(2, 4, &out_backprop));
+  WEIR_RETURN_IF_ERROR(ShapeFromSizesInput(c, 0, 4, "input_sizes"));
+  const Tensor* sizes = c->input_tensor(0);
+  if (sizes == nullptr || !filter.IsFullyDefined() || !out_backprop.IsFullyDefined()) {
+    return Status::OK();
+  }
+  WEIR_ASSIGN_OR_RETURN(TensorShape input, ShapeFromSizes(*sizes, 4, "input_sizes"));
+  WEIR_ASSIGN_OR_RETURN(DepthwiseConv2DDims d,
+                        ComputeDepthwiseConv2DDims(attrs, input, filter.ToTensorShape()));
+  if (d.dims.output_shape() != out_backprop.ToTensorShape()) {
+    return errors::InvalidArgument("out_backprop ", out_backprop, " must have shape ",
+                                   d.dims.output_shape(), ", the output of convolving input ",
+                                   input, " with filter ", filter);
+  }
+  return Status::OK();
+}
+
+Status DepthwiseConv2DBackpropFilterShape(InferenceContext* c) {
+  WEIR_ASSIGN_OR_RETURN(Window2DAttrs attrs, GetConv2DAttrs(c->attrs()));
+  PartialShape input, out_backprop;
+  WEIR_RETURN_IF_ERROR(c->WithRank(0, 4, &input));
+  WEIR_RETURN_IF_ERROR(c->WithRank(2, 4, &out_backprop));
+  const Tensor* sizes = c->input_tensor(1);
+  if (sizes == nullptr) {
+    WEIR_RETURN_IF_ERROR(ShapeFromSizesInput(c, 1, 4, "filter_sizes"));
+    c->set_output(0, PartialShape({PartialShape::kUnknown, PartialShape::kUnknown,
+                                   input.dim(attrs.layout.channels()), PartialShape::kUnknown}));
+    return Status::OK();
+  }
+  WEIR_ASSIGN_OR_RETURN(TensorShape filter, ShapeFromSizes(*sizes, 4, "filter_sizes"));
+  if (input.IsFullyDefined() && out_backprop.IsFullyDefined()) {
+    WEIR_ASSIGN_OR_RETURN(DepthwiseConv2DDims d,
+                          ComputeDepthwiseConv2DDims(attrs, input.ToTensorShape(), filter));
+    if (d.dims.output_shape() != out_backprop.ToTensorShape()) {
+      return errors::InvalidArgument("out_backprop ", out_backprop, " must have shape ",
+                                     d.dims.output_shape(), ", the output of convolving input ",
+                                     input, " with filter ", filter);
+    }
+  }
+  c->set_output(0, filter);
   return Status::OK();
 }
 

@@ -96,7 +96,7 @@ TEST(NnGradientsTest, Conv2DFloat) {
 }
 
 TEST(NnGradientsTest, Conv2DBackpropsKeepTheDataFormat) {
-  // NCHW has no CPU kernel; the backprops must still carry every attr.
+  // The backprops must carry every attr, the data format included.
   Scope root = Scope::NewRootScope();
   auto x = ops::Placeholder(root, DT_FLOAT, {{"shape", PartialShape({1, 2, 5, 5})}});
   auto f = ops::Placeholder(root, DT_FLOAT, {{"shape", PartialShape({3, 3, 2, 4})}});

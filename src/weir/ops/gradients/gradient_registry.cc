@@ -61,6 +61,7 @@ void RegisterAllGradients() {
     RegisterReductionGradients(registry);
     RegisterSegmentGradients(registry);
     RegisterNnGradients(registry);
+    RegisterImageGradients(registry);
     RegisterRnnGradients(registry);
     RegisterStatefulGradients(registry);
     RegisterDataFlowGradients(registry);

@@ -78,6 +78,7 @@ void RegisterUnaryGradients(GradientRegistry* registry);
 void RegisterArrayGradients(GradientRegistry* registry);
 void RegisterReductionGradients(GradientRegistry* registry);
 void RegisterNnGradients(GradientRegistry* registry);
+void RegisterImageGradients(GradientRegistry* registry);  // image_grad.cc
 void RegisterRnnGradients(GradientRegistry* registry);
 void RegisterStatefulGradients(GradientRegistry* registry);
 void RegisterDataFlowGradients(GradientRegistry* registry);

@@ -167,6 +167,49 @@ Status Conv2DBackpropFilterGrad(const Scope& scope, const Operation& op,
   return scope.status();
 }
 
+// The depthwise convolution and its backprops, as the dense ones above.
+AttrMap DepthwiseAttrs(const Operation& op) {
+  return ForwardAttrs(op, {"strides", "padding", "explicit_paddings", "data_format", "dilations"});
+}
+
+Status DepthwiseConv2dNativeGrad(const Scope& scope, const Operation& op,
+                                 const std::vector<Output>& g, std::vector<Output>* grads) {
+  AttrMap attrs = DepthwiseAttrs(op);
+  Output input = ForwardInput(op, 0), filter = ForwardInput(op, 1);
+  *grads = {AddOp(scope, "DepthwiseConv2dNativeBackpropInput",
+                  {ShapeOf(scope, input), filter, g[0]}, attrs)
+                .output(0),
+            AddOp(scope, "DepthwiseConv2dNativeBackpropFilter",
+                  {input, ShapeOf(scope, filter), g[0]}, attrs)
+                .output(0)};
+  return scope.status();
+}
+
+Status DepthwiseConv2dNativeBackpropInputGrad(const Scope& scope, const Operation& op,
+                                              const std::vector<Output>& g,
+                                              std::vector<Output>* grads) {
+  AttrMap attrs = DepthwiseAttrs(op);
+  Output filter = ForwardInput(op, 1), out_backprop = ForwardInput(op, 2);
+  *grads = {Output(),
+            AddOp(scope, "DepthwiseConv2dNativeBackpropFilter",
+                  {g[0], ShapeOf(scope, filter), out_backprop}, attrs)
+                .output(0),
+            AddOp(scope, "DepthwiseConv2dNative", {g[0], filter}, attrs).output(0)};
+  return scope.status();
+}
+
+Status DepthwiseConv2dNativeBackpropFilterGrad(const Scope& scope, const Operation& op,
+                                               const std::vector<Output>& g,
+                                               std::vector<Output>* grads) {
+  AttrMap attrs = DepthwiseAttrs(op);
+  Output input = ForwardInput(op, 0), out_backprop = ForwardInput(op, 2);
+  *grads = {AddOp(scope, "DepthwiseConv2dNativeBackpropInput",
+                  {ShapeOf(scope, input), g[0], out_backprop}, attrs)
+                .output(0),
+            Output(), AddOp(scope, "DepthwiseConv2dNative", {input, g[0]}, attrs).output(0)};
+  return scope.status();
+}
+
 Status MaxPoolGrad(const Scope& scope, const Operation& op, const std::vector<Output>& g,
                    std::vector<Output>* grads) {
   AttrMap attrs =
@@ -351,6 +394,10 @@ void RegisterNnGradients(GradientRegistry* registry) {
   registry->Register("AvgPoolGrad", AvgPoolGradGrad);
   registry->Register("BiasAdd", BiasAddGrad);
   registry->Register("Conv2D", Conv2DGrad);
+  registry->Register("DepthwiseConv2dNative", DepthwiseConv2dNativeGrad);
+  registry->Register("DepthwiseConv2dNativeBackpropInput", DepthwiseConv2dNativeBackpropInputGrad);
+  registry->Register("DepthwiseConv2dNativeBackpropFilter",
+                     DepthwiseConv2dNativeBackpropFilterGrad);
   registry->Register("MaxPool", MaxPoolGrad);
   registry->Register("AvgPool", AvgPoolGrad);
   registry->Register("Softmax", SoftmaxGrad);

@@ -1,0 +1,168 @@
+// ResizeBilinear and ResizeNearestNeighbor against values TensorFlow 2.21
+// computed for the same image (tf.raw_ops, CPU; fixtures below), for each
+// attr combination TF allows; the gradient kernels by the adjoint identity
+// sum(resize(x) * g) == sum(x * grad(g)), which holds exactly for these
+// linear maps; and bad inputs as InvalidArgument naming op and shapes.
+#include <gtest/gtest.h>
+
+#include "weir/kernels/kernel_test_util.h"
+#include "weir/kernels/nn_test_util.h"
+
+namespace weir {
+namespace {
+
+// [1, 3, 4, 2]
+const std::vector<double> kImage = {7,   -5.5, -4,  2.5,  -1,  0.5,   -2,  3.5,
+                                    5,   -6.5, 8,   9.5,  -11, 12.5,  14,  -15.5,
+                                    17,  18.5, -20, 21.5, 23,  -24.5, 26,  27.5};
+
+struct Fixture {
+  const char* op;
+  bool align_corners, half_pixel_centers;
+  std::vector<double> want;  // resized to [5, 3]
+};
+
+const std::vector<Fixture>& Fixtures() {
+  static const std::vector<Fixture> fixtures = {
+      {"ResizeBilinear", false, false,
+       {7, -5.5, -3, 1.833333, -1.666667, 2.5, 5.8, -6.1, -0.2000003, 7.033334,
+        2.733334, -2.700001, 7.400001, -1.499999, 0.1999995, 9.633333, 9.533335, -2.899999,
+        14.6, 13.5, -4.199999, 7.033332, 21.13334, 6.900005, 17, 18.5, -5.666665, 6.166665, 25,
+        10.16667}},
+      {"ResizeBilinear", true, false,
+       {7, -5.5, -2.5, 1.5, -2, 3.5, 6, -6, -2, 6.25, 6, -6, 5, -6.5, -1.5, 11, 14, -15.5, 11, 6,
+        0, 4.75, 20, 6, 17, 18.5, 1.5, -1.5, 26, 27.5}},
+      {"ResizeBilinear", false, true,
+       {5.166667, -4.166667, -2.5, 1.5, -1.833333, 3, 5.3, -4.033333, -2.1, 5.3, 2.833335,
+        -2.533335, 5.5, -3.833333, -1.5, 11, 9.833338, -10.83334, 8.7, 9.86667, 0.3000004,
+        3.499998, 19.23334, 6.966675, 10.83333, 19, 1.5, -1.5, 25.5, 18.83334}},
+      {"ResizeNearestNeighbor", false, false,
+       {7, -5.5, -4, 2.5, -1, 0.5, 7, -5.5, -4, 2.5, -1, 0.5, 5, -6.5, 8, 9.5, -11, 12.5, 5,
+        -6.5, 8, 9.5, -11, 12.5, 17, 18.5, -20, 21.5, 23, -24.5}},
+      {"ResizeNearestNeighbor", true, false,
+       {7, -5.5, -1, 0.5, -2, 3.5, 5, -6.5, -11, 12.5, 14, -15.5, 5, -6.5, -11, 12.5, 14, -15.5,
+        17, 18.5, 23, -24.5, 26, 27.5, 17, 18.5, 23, -24.5, 26, 27.5}},
+      {"ResizeNearestNeighbor", false, true,
+       {7, -5.5, -1, 0.5, -2, 3.5, 7, -5.5, -1, 0.5, -2, 3.5, 5, -6.5, -11, 12.5, 14, -15.5, 17,
+        18.5, 23, -24.5, 26, 27.5, 17, 18.5, 23, -24.5, 26, 27.5}},
+  };
+  return fixtures;
+}
+
+AttrMap Attrs(DType dtype, bool align_corners, bool half_pixel_centers) {
+  return {{"T", dtype},
+          {"align_corners", align_corners},
+          {"half_pixel_centers", half_pixel_centers}};
+}
+
+TEST(ImageResizeTest, MatchesTensorFlow) {
+  for (const Fixture& f : Fixtures()) {
+    // The fixture's values are exact in every dtype here but int (the
+    // halves): int32 images are checked with nearest only.
+    for (DType dtype : {DT_FLOAT, DT_DOUBLE, DT_HALF, DT_BFLOAT16, DT_INT32}) {
+      const bool nearest = std::string(f.op) == "ResizeNearestNeighbor";
+      if (dtype == DT_INT32 && !nearest) continue;
+      SCOPED_TRACE(StrCat(f.op, " ", dtype, " align_corners ", f.align_corners,
+                          " half_pixel_centers ", f.half_pixel_centers));
+      std::vector<double> image = kImage, want = f.want;
+      if (dtype == DT_INT32) {
+        for (double& v : image) v = std::floor(v);
+        for (double& v : want) v = std::floor(v);
+      }
+      auto cast = RunKernel("Cast", {{"SrcT", DT_DOUBLE}, {"DstT", dtype}},
+                            {MakeTensor(DT_DOUBLE, TensorShape({1, 3, 4, 2}), image)});
+      ASSERT_TRUE(cast.ok()) << cast.status();
+      const Tensor images = (*cast)[0];
+      auto out = RunKernel(f.op, Attrs(dtype, f.align_corners, f.half_pixel_centers),
+                           {images, Int32Vector({5, 3})});
+      ASSERT_TRUE(out.ok()) << out.status();
+      EXPECT_EQ((*out)[0].shape(), TensorShape({1, 5, 3, 2}));
+      EXPECT_EQ((*out)[0].dtype(), nearest ? dtype : DT_FLOAT);
+      // bfloat16 rounds the image's 8.5-style values: 2^-8 relative.
+      const double tol = dtype == DT_BFLOAT16 ? 1e-2 : 2e-6;
+      const std::vector<double> got = ToDoubles((*out)[0]);
+      for (size_t i = 0; i < want.size(); ++i) {
+        EXPECT_NEAR(got[i], want[i], tol * (std::abs(want[i]) + 1)) << "element " << i;
+      }
+    }
+  }
+}
+
+// sum(resize(x) * g) == sum(x * grad(g)) for random x and g.
+TEST(ImageResizeTest, GradientsAreAdjoints) {
+  struct Case {
+    TensorShape image;
+    std::vector<int32_t> size;
+  };
+  for (const Case& c : std::vector<Case>{{TensorShape({2, 3, 4, 2}), {5, 7}},
+                                         {TensorShape({1, 6, 5, 3}), {4, 2}},
+                                         {TensorShape({1, 1, 1, 1}), {3, 3}},
+                                         {TensorShape({1, 4, 4, 1}), {1, 1}}}) {
+    for (bool ac : {false, true}) {
+      for (bool hp : {false, true}) {
+        if (ac && hp) continue;
+        SCOPED_TRACE(StrCat(c.image, " -> ", c.size[0], "x", c.size[1], " ", ac, hp));
+        const TensorShape resized({c.image.dim_size(0), c.size[0], c.size[1], c.image.dim_size(3)});
+        const std::vector<double> x = RandomValues(c.image.num_elements(), 1);
+        const std::vector<double> g = RandomValues(resized.num_elements(), 2);
+        // Bilinear: forward in double images (float math inside), grad in double.
+        auto y = RunKernel("ResizeBilinear", Attrs(DT_DOUBLE, ac, hp),
+                           {MakeTensor(DT_DOUBLE, c.image, x), Int32Vector(c.size)});
+        ASSERT_TRUE(y.ok()) << y.status();
+        auto dx = RunKernel("ResizeBilinearGrad", Attrs(DT_DOUBLE, ac, hp),
+                            {MakeTensor(DT_FLOAT, resized, g), MakeTensor(DT_DOUBLE, c.image, x)});
+        ASSERT_TRUE(dx.ok()) << dx.status();
+        EXPECT_EQ((*dx)[0].shape(), c.image);
+        const std::vector<double> gf = RoundTo(DT_FLOAT, g);
+        EXPECT_NEAR(Dot((*y)[0], gf), Dot((*dx)[0], x), 1e-4);
+        auto ny = RunKernel("ResizeNearestNeighbor", Attrs(DT_DOUBLE, ac, hp),
+                            {MakeTensor(DT_DOUBLE, c.image, x), Int32Vector(c.size)});
+        ASSERT_TRUE(ny.ok()) << ny.status();
+        auto ndx = RunKernel(
+            "ResizeNearestNeighborGrad", Attrs(DT_DOUBLE, ac, hp),
+            {MakeTensor(DT_DOUBLE, resized, g),
+             Int32Vector({static_cast<int32_t>(c.image.dim_size(1)),
+                          static_cast<int32_t>(c.image.dim_size(2))})});
+        ASSERT_TRUE(ndx.ok()) << ndx.status();
+        EXPECT_EQ((*ndx)[0].shape(), c.image);
+        EXPECT_NEAR(Dot((*ny)[0], g), Dot((*ndx)[0], x), 1e-10);
+      }
+    }
+  }
+}
+
+void ExpectInvalid(const std::string& op, const AttrMap& attrs, std::vector<Tensor> inputs,
+                   const std::vector<std::string>& parts) {
+  auto out = RunKernel(op, attrs, std::move(inputs));
+  ASSERT_FALSE(out.ok()) << op;
+  EXPECT_TRUE(errors::IsInvalidArgument(out.status())) << out.status();
+  for (const std::string& part : parts) {
+    EXPECT_NE(out.status().message().find(part), std::string::npos)
+        << "'" << part << "' not in: " << out.status();
+  }
+}
+
+TEST(ImageResizeTest, BadInputsAreInvalidArguments) {
+  const Tensor image = RandomTensor(DT_FLOAT, TensorShape({1, 3, 4, 2}), 1);
+  for (const char* op : {"ResizeBilinear", "ResizeNearestNeighbor"}) {
+    const AttrMap attrs = Attrs(DT_FLOAT, false, false);
+    ExpectInvalid(op, Attrs(DT_FLOAT, true, true), {image, Int32Vector({2, 2})},
+                  {op, "half_pixel_centers", "align_corners"});
+    ExpectInvalid(op, attrs, {RandomTensor(DT_FLOAT, TensorShape({3, 4, 2}), 1),
+                              Int32Vector({2, 2})},
+                  {op, "[3,4,2]", "rank 4"});
+    ExpectInvalid(op, attrs, {image, Int32Vector({2, 2, 2})}, {op, "size", "[3]"});
+    ExpectInvalid(op, attrs, {image, Int32Vector({0, 2})}, {op, "size [0,2]", "positive"});
+    ExpectInvalid(op, attrs, {image, Int32Vector({-3, 2})}, {op, "positive"});
+    ExpectInvalid(op, attrs, {Tensor(DT_FLOAT, TensorShape({1, 0, 4, 2})), Int32Vector({2, 2})},
+                  {op, "[1,0,4,2]"});
+  }
+  ExpectInvalid("ResizeBilinearGrad", Attrs(DT_FLOAT, false, false),
+                {RandomTensor(DT_FLOAT, TensorShape({1, 5, 5, 3}), 1), image},
+                {"ResizeBilinearGrad", "[1,5,5,3]", "[1,3,4,2]", "channels"});
+  ExpectInvalid("ResizeNearestNeighborGrad", Attrs(DT_FLOAT, false, false),
+                {image, Int32Vector({1})}, {"ResizeNearestNeighborGrad", "size"});
+}
+
+}  // namespace
+}  // namespace weir

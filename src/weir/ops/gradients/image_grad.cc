@@ -1,0 +1,71 @@
+// Gradients of the image family: the resizes go through their dedicated
+// backward kernels with the forward op's sampling attrs; `size` gets none.
+// The backward ops are linear in their gradient input, and their own
+// gradient is the forward resize back to that input's rows and cols.
+#include "weir/ops/gradients/gradient_registry.h"
+#include "weir/ops/gradients/gradient_util.h"
+#include "weir/ops/standard_ops.h"
+
+namespace weir {
+namespace {
+
+// The rows and cols of the image tensor `images`, as an int32 [2].
+Output ImageSize(const Scope& scope, const Output& images) {
+  const PartialShape& shape = images.shape();
+  if (shape.known_rank() && shape.rank() == 4 && shape.dim(1) >= 0 && shape.dim(2) >= 0) {
+    return IntVector(scope, {shape.dim(1), shape.dim(2)});
+  }
+  return ops::Slice(scope, ops::Shape(scope, images), IntVector(scope, {1}), IntVector(scope, {2}));
+}
+
+Status ResizeBilinearGrad(const Scope& scope, const Operation& op, const std::vector<Output>& g,
+                          std::vector<Output>* grads) {
+  AttrMap attrs = ForwardAttrs(op, {"align_corners", "half_pixel_centers"});
+  Output images = ForwardInput(op, 0);
+  *grads = {AddOp(scope, "ResizeBilinearGrad", {g[0], images}, attrs).output(0), Output()};
+  return scope.status();
+}
+
+Status ResizeNearestNeighborGrad(const Scope& scope, const Operation& op,
+                                 const std::vector<Output>& g, std::vector<Output>* grads) {
+  AttrMap attrs = ForwardAttrs(op, {"align_corners", "half_pixel_centers"});
+  Output images = ForwardInput(op, 0);
+  *grads = {AddOp(scope, "ResizeNearestNeighborGrad", {g[0], ImageSize(scope, images)}, attrs)
+                .output(0),
+            Output()};
+  return scope.status();
+}
+
+// ResizeBilinearGrad(grads, original_image): d/d grads is the bilinear
+// resize of g (original_image's shape) to grads' size; original_image only
+// gives the shape.
+Status ResizeBilinearGradGrad(const Scope& scope, const Operation& op,
+                              const std::vector<Output>& g, std::vector<Output>* grads) {
+  AttrMap attrs = ForwardAttrs(op, {"align_corners", "half_pixel_centers"});
+  Output resized = ForwardInput(op, 0);
+  *grads = {
+      AddOp(scope, "ResizeBilinear", {g[0], ImageSize(scope, resized)}, attrs).output(0),
+      Output()};
+  return scope.status();
+}
+
+Status ResizeNearestNeighborGradGrad(const Scope& scope, const Operation& op,
+                                     const std::vector<Output>& g, std::vector<Output>* grads) {
+  AttrMap attrs = ForwardAttrs(op, {"align_corners", "half_pixel_centers"});
+  Output resized = ForwardInput(op, 0);
+  *grads = {
+      AddOp(scope, "ResizeNearestNeighbor", {g[0], ImageSize(scope, resized)}, attrs).output(0),
+      Output()};
+  return scope.status();
+}
+
+}  // namespace
+
+void RegisterImageGradients(GradientRegistry* registry) {
+  registry->Register("ResizeBilinear", ResizeBilinearGrad);
+  registry->Register("ResizeNearestNeighbor", ResizeNearestNeighborGrad);
+  registry->Register("ResizeBilinearGrad", ResizeBilinearGradGrad);
+  registry->Register("ResizeNearestNeighborGrad", ResizeNearestNeighborGradGrad);
+}
+
+}  // namespace weir

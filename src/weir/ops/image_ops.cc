@@ -1,0 +1,116 @@
+// The image family: resizing by bilinear interpolation and by nearest
+// neighbour, and their gradients, with TensorFlow's names, attrs and type
+// sets. Images are NHWC [batch, rows, cols, channels].
+#include "weir/framework/op_def.h"
+#include "weir/framework/shape_inference.h"
+#include "weir/ops/all_ops.h"
+#include "weir/framework/image_resize_shape.h"
+
+namespace weir {
+namespace {
+
+constexpr int64_t kUnknown = PartialShape::kUnknown;
+
+Status ResizeAttrs(InferenceContext* c) {
+  bool align_corners = false, half_pixel_centers = false;
+  WEIR_RETURN_IF_ERROR(c->GetAttr("align_corners", &align_corners));
+  WEIR_RETURN_IF_ERROR(c->GetAttr("half_pixel_centers", &half_pixel_centers));
+  return CheckResizeAttrs(align_corners, half_pixel_centers);
+}
+
+// [batch, size[0], size[1], channels] of the image input at `image`, from
+// the size vector at `size_input`.
+Status ResizedShape(InferenceContext* c, int image, int size_input, const char* what) {
+  WEIR_RETURN_IF_ERROR(ResizeAttrs(c));
+  PartialShape images, size;
+  WEIR_RETURN_IF_ERROR(c->WithRank(image, 4, &images));
+  WEIR_RETURN_IF_ERROR(c->WithRank(size_input, 1, &size));
+  if (size.dim(0) >= 0 && size.dim(0) != 2) {
+    return errors::InvalidArgument("size ", size, " must be a vector of 2 values (rows, cols)");
+  }
+  if (images.IsFullyDefined()) {
+    WEIR_RETURN_IF_ERROR(CheckResizeImages(images.ToTensorShape(), what));
+  }
+  int64_t rows = kUnknown, cols = kUnknown;
+  if (const Tensor* t = c->input_tensor(size_input)) {
+    WEIR_ASSIGN_OR_RETURN(auto values, ResizeSizeValues(*t, "size"));
+    rows = values[0];
+    cols = values[1];
+  }
+  c->set_output(0, PartialShape({images.dim(0), rows, cols, images.dim(3)}));
+  return Status::OK();
+}
+
+Status ResizeShape(InferenceContext* c) { return ResizedShape(c, 0, 1, "images"); }
+
+Status ResizeNearestNeighborGradShape(InferenceContext* c) {
+  return ResizedShape(c, 0, 1, "grads");
+}
+
+// The gradient has original_image's shape; grads must be an image batch
+// with the same batch and channels.
+Status ResizeBilinearGradShape(InferenceContext* c) {
+  WEIR_RETURN_IF_ERROR(ResizeAttrs(c));
+  PartialShape grads, original;
+  WEIR_RETURN_IF_ERROR(c->WithRank(0, 4, &grads));
+  WEIR_RETURN_IF_ERROR(c->WithRank(1, 4, &original));
+  for (int dim : {0, 3}) {
+    int64_t merged;
+    if (!InferenceContext::MergeDim(grads.dim(dim), original.dim(dim), &merged).ok()) {
+      return errors::InvalidArgument("grads ", grads, " and original_image ", original,
+                                     " must have the same batch and channels");
+    }
+  }
+  c->set_output(0, original);
+  return Status::OK();
+}
+
+OpDefBuilder AddResizeAttrs(OpDefBuilder builder) {
+  builder.Attr("align_corners: bool = false").Attr("half_pixel_centers: bool = false");
+  return builder;
+}
+
+}  // namespace
+
+void RegisterImageOps(OpRegistry* registry) {
+  registry->Register(
+      AddResizeAttrs(OpDefBuilder("ResizeBilinear")
+                      .Input("images: T")
+                      .Input("size: int32")
+                      .Output("resized_images: float")
+                      .Attr("T: {int8, uint8, int16, uint16, int32, int64, bfloat16, half, "
+                            "float, double}"))
+          .SetShapeFn(ResizeShape)
+          .Doc("Resizes each image to `size` (rows, cols), each output pixel interpolated "
+               "linearly between the four input pixels around its center; align_corners maps "
+               "corner pixels onto corner pixels, half_pixel_centers samples at pixel centers."));
+  registry->Register(
+      AddResizeAttrs(OpDefBuilder("ResizeNearestNeighbor")
+                      .Input("images: T")
+                      .Input("size: int32")
+                      .Output("resized_images: T")
+                      .Attr("T: {int8, uint8, int16, uint16, int32, int64, half, float, double, "
+                            "bfloat16}"))
+          .SetShapeFn(ResizeShape)
+          .Doc("Resizes each image to `size` (rows, cols), each output pixel copying the input "
+               "pixel nearest to it."));
+  registry->Register(AddResizeAttrs(OpDefBuilder("ResizeBilinearGrad")
+                                     .Input("grads: float")
+                                     .Input("original_image: T")
+                                     .Output("output: T")
+                                     .Attr("T: {float, bfloat16, half, double}"))
+                         .SetShapeFn(ResizeBilinearGradShape)
+                         .Doc("The gradient of ResizeBilinear with respect to its images, "
+                              "shaped like original_image."));
+  registry->Register(AddResizeAttrs(OpDefBuilder("ResizeNearestNeighborGrad")
+                                     .Input("grads: T")
+                                     .Input("size: int32")
+                                     .Output("output: T")
+                                     .Attr("T: {uint8, int8, int32, half, float, double, "
+                                           "bfloat16}"))
+                         .SetShapeFn(ResizeNearestNeighborGradShape)
+                         .Doc("The gradient of ResizeNearestNeighbor: each pixel of `grads` "
+                              "added to the pixel of the `size` image it was copied from."));
+}
+
+}  // namespace weir
