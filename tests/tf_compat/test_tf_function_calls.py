@@ -63,10 +63,24 @@ save_arrays("calls", x=xv, n=np.int32(5), fetches=np.array(fetches), ops=np.arra
 '''
 
 
+def _without_unknown_debug_name(data):
+    """VarHandleOp's `debug_name` (TF 2.21) is the op-parity change's; until
+    Weir declares it, it is dropped here so that this file tests calls."""
+    from weir import _C
+    from weir.core import protos
+    if any(a["name"] == "debug_name" for a in _C.op_def("VarHandleOp")["attrs"]):
+        return data
+    graph_def = protos.GraphDef.FromString(data)
+    for node in graph_def.node:
+        if node.op == "VarHandleOp":
+            node.attr.pop("debug_name", None)
+    return graph_def.SerializeToString()
+
+
 def import_graph(path):
     graph = wr.Graph()
     with graph.as_default():
-        wr.import_graph_def(path.read_bytes(), name="")
+        wr.import_graph_def(_without_unknown_debug_name(path.read_bytes()), name="")
     return graph
 
 
@@ -95,13 +109,14 @@ def test_the_library_survives_export_and_reimport(run_tf):
     data = np.load(out / "calls.npz")
     graph = import_graph(out / "calls.pb")
     exported = graph.as_graph_def()
+    assert len(exported.library.function) >= 5
     again = wr.Graph()
     with again.as_default():
-        wr.import_graph_def(exported, name="copy")
-    fetches = ["copy/" + str(name) for name in data["fetches"]]
+        wr.import_graph_def(exported, name="")
+    fetches = [str(name) for name in data["fetches"]]
     with wr.Session(graph=again) as sess:
-        sess.run("copy/" + str(data["init"]))
-        got = sess.run(fetches[:2], {"copy/x:0": data["x"]})
+        sess.run(str(data["init"]))
+        got = sess.run(fetches[:2], {"x:0": data["x"]})
     for i, value in enumerate(got):
         np.testing.assert_allclose(value, data[f"arr_{i}"], rtol=1e-6, atol=1e-6)
 
