@@ -19,7 +19,9 @@ bool KindMatches(const AttrDef& def, const AttrValue& value) {
   if (t == "type") return value.is_type();
   if (t == "shape") return value.is_shape();
   if (t == "tensor") return value.is_tensor();
-  return true;  // func: not checked here
+  // Whether the function exists is for the graph, which holds the library.
+  if (t == "func") return value.is_func();
+  return true;
 }
 
 std::string AllowedTypesString(const AttrDef& def) {
@@ -82,7 +84,8 @@ Status ValidateNodeAttrs(const OpDef& op, const NodeDef& node) {
       if (value.is_list()) {
         const AttrValue::List& l = value.list();
         n = static_cast<int64_t>(l.s.size() + l.i.size() + l.f.size() + l.b.size() +
-                                 l.type.size() + l.shape.size() + l.tensor.size());
+                                 l.type.size() + l.shape.size() + l.tensor.size() +
+                                 l.func.size());
       }
       if (n < def.minimum) {
         return fail("attr '", def.name, "' = ", value.DebugString(), " is below its minimum ",

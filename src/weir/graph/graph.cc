@@ -16,6 +16,27 @@ constexpr size_t kControlScanLimit = 16;
 
 bool ById(const Edge* a, const Edge* b) { return a->id() < b->id(); }
 
+// Every func attr (the f of a call, the branches of If, the body of While)
+// must name a function of the graph's library (or a registered op, which
+// TensorFlow also accepts there).
+Status CheckFunctionAttrs(const FunctionLibrary& library, const NodeDef& def) {
+  auto check = [&](const std::string& attr, const NameAttrList& func) -> Status {
+    if (library.Find(func.name) != nullptr || OpRegistry::Global()->LookUp(func.name).ok()) {
+      return Status::OK();
+    }
+    return errors::InvalidArgument("node ", def.Describe(), ": attr '", attr,
+                                   "' names function '", func.name,
+                                   "', which is not in the graph's function library");
+  };
+  for (const auto& [name, value] : def.attrs) {
+    if (value.is_func()) WEIR_RETURN_IF_ERROR(check(name, value.func()));
+    if (value.is_list()) {
+      for (const AttrValue::Func& func : value.list().func) WEIR_RETURN_IF_ERROR(check(name, *func));
+    }
+  }
+  return Status::OK();
+}
+
 // Makes room for one more element with geometric growth, so that the
 // push_back that follows cannot throw: a failed allocation then leaves the
 // graph as it was.
@@ -58,9 +79,11 @@ StatusOr<Node*> Graph::AddNode(NodeDef def) {
       if (!keep) names->erase(entry);
     }
   } release{&by_name_, slot};
-  WEIR_ASSIGN_OR_RETURN(const OpDef* op, OpRegistry::Global()->LookUp(def.op));
+  // A registered op, or a call of one of the graph's functions.
+  WEIR_ASSIGN_OR_RETURN(const OpDef* op, function_library_->LookUpOp(def.op));
   AddDefaultAttrs(*op, &def);
   WEIR_RETURN_IF_ERROR(ValidateNodeAttrs(*op, def));
+  WEIR_RETURN_IF_ERROR(CheckFunctionAttrs(*function_library_, def));
   auto node = std::make_unique<Node>();
   WEIR_RETURN_IF_ERROR(InOutTypesForNode(*op, def, &node->input_types_, &node->output_types_));
   def.inputs.clear();
@@ -209,6 +232,7 @@ std::string Graph::NewName(std::string_view prefix) {
 GraphDef Graph::ToGraphDef(int start_id) const {
   GraphDef def;
   def.producer = producer_;
+  def.library = function_library_->ToLibrary();
   for (size_t id = std::max(start_id, 0); id < nodes_.size(); ++id) {
     const auto& node = nodes_[id];
     if (!node) continue;

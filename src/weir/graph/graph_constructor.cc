@@ -1,12 +1,15 @@
 #include "weir/graph/graph_constructor.h"
 
 #include <new>
+#include <optional>
 #include <stdexcept>
 #include <string_view>
 #include <unordered_map>
 
 #include "weir/framework/shape_inference.h"
 #include "weir/graph/algorithm.h"
+#include "weir/graph/function_inline.h"
+#include "weir/graph/function_library.h"
 
 namespace weir {
 namespace {
@@ -148,6 +151,11 @@ struct Progress {
 Status Import(const GraphDef& def, const ImportGraphDefOptions& options, Graph* graph,
               Progress* progress) {
   WEIR_RETURN_IF_ERROR(CheckGraphDefVersions(def));
+  // The functions first: nodes may call them.
+  progress->phase = "adding the function library";
+  if (!def.library.empty()) {
+    WEIR_RETURN_IF_ERROR(graph->mutable_function_library()->AddLibrary(def.library));
+  }
   progress->phase = "adding nodes";
   ProducerOps producer(options.producer_op_list);
   std::vector<Node*> added;
@@ -243,12 +251,16 @@ Status Import(const GraphDef& def, const ImportGraphDefOptions& options, Graph* 
   progress->node = nullptr;
   WEIR_ASSIGN_OR_RETURN(std::vector<Node*> order, TopologicalOrder(*graph));
   progress->phase = "inferring shapes";
+  const bool has_functions = graph->function_library().num_functions() > 0;
   // Nodes added by this import have ids from the first one up.
   int first_new = added.empty() ? graph->num_node_ids() : added.front()->id();
   for (Node* node : order) {
     if (node->id() < first_new) continue;
     progress->node = &def.nodes[node->id() - first_new];
     WEIR_RETURN_IF_ERROR(InferShapes(node));
+    // A call's shapes come from its function's body, which the op's shape
+    // function cannot see.
+    if (has_functions && IsFunctionCall(*graph, *node)) InferFunctionCallShapes(*graph, node);
   }
   if (def.producer != 0) graph->set_producer(def.producer);
   return Status::OK();
@@ -278,6 +290,10 @@ Status CheckGraphDefVersions(const GraphDef& def) {
 
 Status ImportGraphDef(const GraphDef& def, Graph* graph, const ImportGraphDefOptions& options) {
   const Graph::Mark mark = graph->GetMark();
+  // Entries are shared, so the copy is cheap; it restores the library when
+  // the import fails after adding functions.
+  std::optional<FunctionLibrary> library;
+  if (!def.library.empty()) library = graph->function_library();
   Progress progress;
   Status status;
   // The core throws nothing, but the standard containers can: a hostile
@@ -293,7 +309,10 @@ Status ImportGraphDef(const GraphDef& def, Graph* graph, const ImportGraphDefOpt
                                        "GraphDef while ", progress.phase,
                                        progress.node ? " at node " + progress.node->Describe() : "");
   }
-  if (!status.ok()) graph->RollBackTo(mark);
+  if (!status.ok()) {
+    graph->RollBackTo(mark);
+    if (library) *graph->mutable_function_library() = std::move(*library);
+  }
   return status;
 }
 

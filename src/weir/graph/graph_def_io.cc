@@ -5,11 +5,14 @@
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/text_format.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <limits>
 #include <new>
 #include <stdexcept>
 
+#include "proto/function.pb.h"
 #include "proto/graph.pb.h"
 #include "proto/op_def.pb.h"
 #include "weir/base/file_system.h"
@@ -48,9 +51,35 @@ Status DTypeFromWire(int number, DType* out) {
   return Status::OK();
 }
 
+Status AttrFromWire(const wire::AttrValue& proto, AttrValue* out);
+
+Status FuncFromWire(const wire::NameAttrList& proto, NameAttrList* out) {
+  out->name = proto.name();
+  out->attr.clear();
+  for (const auto& [name, value_proto] : proto.attr()) {
+    AttrValue value;
+    Status status = AttrFromWire(value_proto, &value);
+    if (!status.ok()) {
+      return status.WithContext(StrCat("func '", proto.name(), "' attr '", name, "'"));
+    }
+    out->attr.emplace(name, std::move(value));
+  }
+  return Status::OK();
+}
+
+void AttrToWire(const AttrValue& value, wire::AttrValue* proto);
+
+void FuncToWire(const NameAttrList& func, wire::NameAttrList* proto) {
+  proto->set_name(func.name);
+  auto* attrs = proto->mutable_attr();
+  for (const auto& [name, value] : func.attr) AttrToWire(value, &(*attrs)[name]);
+}
+
 Status ListFromWire(const wire::AttrValue::ListValue& proto, AttrValue::List* out) {
-  if (proto.func_size() > 0) {
-    return errors::Unimplemented("lists of functions are not supported yet");
+  for (const wire::NameAttrList& func_proto : proto.func()) {
+    NameAttrList func;
+    WEIR_RETURN_IF_ERROR(FuncFromWire(func_proto, &func));
+    out->func.push_back(std::make_shared<const NameAttrList>(std::move(func)));
   }
   out->s.assign(proto.s().begin(), proto.s().end());
   out->i.assign(proto.i().begin(), proto.i().end());
@@ -112,13 +141,15 @@ Status AttrFromWire(const wire::AttrValue& proto, AttrValue* out) {
       *out = AttrValue(std::move(list));
       return Status::OK();
     }
-    case wire::AttrValue::kFunc:
-      return errors::Unimplemented("function-valued attrs (func '", proto.func().name(),
-                                   "') are not supported yet");
+    case wire::AttrValue::kFunc: {
+      NameAttrList func;
+      WEIR_RETURN_IF_ERROR(FuncFromWire(proto.func(), &func));
+      *out = AttrValue(std::move(func));
+      return Status::OK();
+    }
     case wire::AttrValue::kPlaceholder:
-      return errors::Unimplemented("placeholder attrs (placeholder '", proto.placeholder(),
-                                   "') are only meaningful in function bodies, which are "
-                                   "not supported yet");
+      *out = AttrValue(AttrValue::Placeholder{proto.placeholder()});
+      return Status::OK();
     case wire::AttrValue::VALUE_NOT_SET:
       *out = AttrValue();
       return Status::OK();
@@ -154,6 +185,11 @@ void AttrToWire(const AttrValue& value, wire::AttrValue* proto) {
     for (DType t : l.type) list->add_type(static_cast<wire::DataType>(t));
     for (const PartialShape& shape : l.shape) ShapeToProto(shape, list->add_shape());
     for (const Tensor& tensor : l.tensor) TensorToProto(tensor, list->add_tensor());
+    for (const AttrValue::Func& func : l.func) FuncToWire(*func, list->add_func());
+  } else if (value.is_func()) {
+    FuncToWire(value.func(), proto->mutable_func());
+  } else if (value.is_placeholder()) {
+    proto->set_placeholder(value.placeholder());
   }
 }
 
@@ -194,6 +230,97 @@ void NodeToWire(const NodeDef& node, wire::NodeDef* proto) {
   for (const auto& [name, value] : node.attrs) AttrToWire(value, &(*attrs)[name]);
   if (!node.source_location.empty()) {
     (*attrs)[kSourceLocationAttr].set_s(node.source_location);
+  }
+}
+
+Status FunctionFromWire(const wire::FunctionDef& proto, FunctionDef* out) {
+  FunctionDef def;
+  WEIR_RETURN_IF_ERROR(OpDefFromProto(proto.signature(), &def.signature));
+  for (const auto& [attr_name, value_proto] : proto.attr()) {
+    AttrValue value;
+    Status status = AttrFromWire(value_proto, &value);
+    if (!status.ok()) return status.WithContext(StrCat("attr '", attr_name, "'"));
+    def.attr.emplace(attr_name, std::move(value));
+  }
+  // Argument indices are uint32 on the wire; anything past the signature's
+  // inputs cannot name an argument (and would not fit an int).
+  auto arg_index = [&](uint32_t index, const char* what) -> StatusOr<int> {
+    if (index >= def.signature.inputs.size()) {
+      return errors::InvalidArgument(what, " names argument ", index, " but the function has ",
+                                     def.signature.inputs.size(), " arguments");
+    }
+    return static_cast<int>(index);
+  };
+  for (const auto& [index, arg_attrs] : proto.arg_attr()) {
+    WEIR_ASSIGN_OR_RETURN(int i, arg_index(index, "arg_attr"));
+    AttrMap& attrs = def.arg_attr[i];
+    for (const auto& [attr_name, value_proto] : arg_attrs.attr()) {
+      AttrValue value;
+      Status status = AttrFromWire(value_proto, &value);
+      if (!status.ok()) {
+        return status.WithContext(StrCat("arg_attr ", index, " attr '", attr_name, "'"));
+      }
+      attrs.emplace(attr_name, std::move(value));
+    }
+  }
+  for (const auto& [index, id] : proto.resource_arg_unique_id()) {
+    WEIR_ASSIGN_OR_RETURN(int i, arg_index(index, "resource_arg_unique_id"));
+    def.resource_arg_unique_id[i] = static_cast<int>(std::min<uint32_t>(id, INT32_MAX));
+  }
+  def.node_def.resize(proto.node_def_size());
+  for (int i = 0; i < proto.node_def_size(); ++i) {
+    WEIR_RETURN_IF_ERROR(NodeFromWire(proto.node_def(i), &def.node_def[i]));
+  }
+  def.ret.insert(proto.ret().begin(), proto.ret().end());
+  def.control_ret.insert(proto.control_ret().begin(), proto.control_ret().end());
+  *out = std::move(def);
+  return Status::OK();
+}
+
+void FunctionToWire(const FunctionDef& def, wire::FunctionDef* proto) {
+  OpDefToProto(def.signature, proto->mutable_signature());
+  // The signature lists the control outputs that control_ret maps.
+  for (const auto& [output, node] : def.control_ret) {
+    proto->mutable_signature()->add_control_output(output);
+  }
+  auto* attrs = proto->mutable_attr();
+  for (const auto& [name, value] : def.attr) AttrToWire(value, &(*attrs)[name]);
+  for (const auto& [index, arg_attrs] : def.arg_attr) {
+    auto* wire_attrs = (*proto->mutable_arg_attr())[static_cast<uint32_t>(index)].mutable_attr();
+    for (const auto& [name, value] : arg_attrs) AttrToWire(value, &(*wire_attrs)[name]);
+  }
+  for (const auto& [index, id] : def.resource_arg_unique_id) {
+    (*proto->mutable_resource_arg_unique_id())[static_cast<uint32_t>(index)] =
+        static_cast<uint32_t>(id);
+  }
+  for (const NodeDef& node : def.node_def) NodeToWire(node, proto->add_node_def());
+  proto->mutable_ret()->insert(def.ret.begin(), def.ret.end());
+  proto->mutable_control_ret()->insert(def.control_ret.begin(), def.control_ret.end());
+}
+
+Status LibraryFromWire(const wire::FunctionDefLibrary& proto, FunctionDefLibrary* out) {
+  out->functions.resize(proto.function_size());
+  for (int i = 0; i < proto.function_size(); ++i) {
+    Status status = FunctionFromWire(proto.function(i), &out->functions[i]);
+    if (!status.ok()) {
+      return status.WithContext(StrCat("function '", proto.function(i).signature().name(),
+                                       "' of the GraphDef's library"));
+    }
+  }
+  for (const wire::GradientDef& gradient : proto.gradient()) {
+    out->gradients.push_back({gradient.function_name(), gradient.gradient_func()});
+  }
+  // registered_gradients name gradient functions of op types, which Weir
+  // takes from its own gradient registry; they are not kept.
+  return Status::OK();
+}
+
+void LibraryToWire(const FunctionDefLibrary& library, wire::FunctionDefLibrary* proto) {
+  for (const FunctionDef& def : library.functions) FunctionToWire(def, proto->add_function());
+  for (const GradientDef& gradient : library.gradients) {
+    wire::GradientDef* g = proto->add_gradient();
+    g->set_function_name(gradient.function_name);
+    g->set_gradient_func(gradient.gradient_func);
   }
 }
 
@@ -254,6 +381,13 @@ Status GraphDefFromProto(const wire::GraphDef& proto, GraphDef* out) {
     return errors::ResourceExhausted("a container grew past its maximum size converting GraphDef "
                                      "node ", i, " of ", proto.node_size());
   }
+  if (proto.has_library()) {
+    try {
+      WEIR_RETURN_IF_ERROR(LibraryFromWire(proto.library(), &graph.library));
+    } catch (const std::bad_alloc&) {
+      return errors::ResourceExhausted("out of memory converting the GraphDef's function library");
+    }
+  }
   if (proto.has_versions()) {
     graph.producer = proto.versions().producer();
     graph.min_consumer = proto.versions().min_consumer();
@@ -270,6 +404,7 @@ Status GraphDefFromProto(const wire::GraphDef& proto, GraphDef* out) {
 void GraphDefToProto(const GraphDef& graph, wire::GraphDef* proto) {
   proto->Clear();
   for (const NodeDef& node : graph.nodes) NodeToWire(node, proto->add_node());
+  if (!graph.library.empty()) LibraryToWire(graph.library, proto->mutable_library());
   proto->mutable_versions()->set_producer(graph.producer);
   proto->mutable_versions()->set_min_consumer(graph.min_consumer);
   for (int bad : graph.bad_consumers) proto->mutable_versions()->add_bad_consumers(bad);

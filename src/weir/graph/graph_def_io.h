@@ -2,9 +2,11 @@
 // and protobuf text format (.pbtxt), schemas in proto/graph.proto.
 //
 // A node's source_location travels as the string attr "_source_location".
-// Function-valued and placeholder attrs are not supported yet
-// (Unimplemented); the function library of an imported graph is ignored, so
-// a node that calls a function fails where its op is looked up.
+// The function library (GraphDef.library) travels with the graph: function
+// signatures as OpDefs, bodies as NodeDefs in function form, func,
+// list(func) and placeholder attrs. A signature's control_output list is
+// written from control_ret's keys; registered_gradients are not kept.
+// Nothing here checks that a function is well formed (FunctionLibrary does).
 #pragma once
 
 #include <string>
@@ -24,7 +26,7 @@ namespace weir {
 
 // Decodes a binary GraphDef. InvalidArgument if the bytes do not parse or a
 // value is not valid (unknown dtypes, bad shapes or tensors), naming the
-// node and attr; Unimplemented for function and placeholder attrs.
+// node (or function) and attr.
 StatusOr<GraphDef> ParseGraphDef(std::string_view binary);
 // The same for the text format; parse errors give line and column.
 StatusOr<GraphDef> ParseGraphDefText(std::string_view text);

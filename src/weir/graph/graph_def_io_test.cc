@@ -9,9 +9,12 @@
 #include <string>
 #include <vector>
 
+#include "proto/function.pb.h"
 #include "proto/graph.pb.h"
 #include "proto/op_def.pb.h"
 #include "weir/base/file_system.h"
+#include "weir/graph/function_library.h"
+#include "weir/graph/function_test_util.h"
 #include "weir/ops/all_ops.h"
 
 namespace weir {
@@ -193,9 +196,8 @@ TEST(GraphDefIoTest, ReadsDeprecatedVersionField) {
   EXPECT_EQ(g->producer, 9);
 }
 
-TEST(GraphDefIoTest, IgnoresFunctionLibraryAndDebugInfo) {
+TEST(GraphDefIoTest, IgnoresDebugInfo) {
   wire::GraphDef proto;
-  proto.mutable_library()->add_gradient()->set_function_name("f");
   wire::NodeDef* node = proto.add_node();
   node->set_name("n");
   node->set_op("NoOp");
@@ -263,25 +265,181 @@ TEST(GraphDefIoTest, RejectsBadText) {
               {"nmae"});
 }
 
-TEST(GraphDefIoTest, FunctionAndPlaceholderAttrsAreUnimplemented) {
-  ExpectError(ParseGraphDefText(R"pb(node {
-                                       name: "call"
-                                       op: "PartitionedCall"
-                                       attr { key: "f" value { func { name: "fn" } } }
-                                     })pb"),
-              Code::kUnimplemented, {"'call'", "PartitionedCall", "attr 'f'", "fn"});
-  ExpectError(ParseGraphDefText(R"pb(node {
-                                       name: "p"
-                                       op: "Cast"
-                                       attr { key: "DstT" value { placeholder: "T" } }
-                                     })pb"),
-              Code::kUnimplemented, {"'p'", "attr 'DstT'", "placeholder"});
-  ExpectError(ParseGraphDefText(R"pb(node {
-                                       name: "l"
-                                       op: "X"
-                                       attr { key: "fs" value { list { func { name: "g" } } } }
-                                     })pb"),
-              Code::kUnimplemented, {"'l'", "attr 'fs'"});
+TEST(GraphDefIoTest, FunctionAndPlaceholderAttrsRoundTrip) {
+  StatusOr<GraphDef> g = ParseGraphDefText(R"pb(node {
+                                                  name: "call"
+                                                  op: "PartitionedCall"
+                                                  attr {
+                                                    key: "f"
+                                                    value {
+                                                      func {
+                                                        name: "fn"
+                                                        attr { key: "T" value { type: DT_INT32 } }
+                                                        attr { key: "U" value { placeholder: "V" } }
+                                                      }
+                                                    }
+                                                  }
+                                                  attr { key: "DstT" value { placeholder: "T" } }
+                                                  attr {
+                                                    key: "fs"
+                                                    value { list { func { name: "g" } func { name: "h" } } }
+                                                  }
+                                                })pb");
+  ASSERT_TRUE(g.ok()) << g.status();
+  const AttrMap& attrs = g->nodes[0].attrs;
+  ASSERT_TRUE(attrs.at("f").is_func());
+  EXPECT_EQ(attrs.at("f").func().name, "fn");
+  EXPECT_EQ(attrs.at("f").func().attr.at("T").type(), DT_INT32);
+  EXPECT_EQ(attrs.at("f").func().attr.at("U").placeholder(), "V");
+  ASSERT_TRUE(attrs.at("DstT").is_placeholder());
+  EXPECT_EQ(attrs.at("DstT").placeholder(), "T");
+  ASSERT_EQ(attrs.at("fs").list().func.size(), 2u);
+  EXPECT_EQ(attrs.at("fs").list().func[1]->name, "h");
+  EXPECT_EQ(attrs.at("fs").KindName(), "list(func)");
+  for (bool text : {false, true}) {
+    StatusOr<GraphDef> back = text ? ParseGraphDefText(SerializeGraphDefText(*g))
+                                   : ParseGraphDef(SerializeGraphDef(*g));
+    ASSERT_TRUE(back.ok()) << back.status();
+    ExpectGraphsEqual(*g, *back);
+  }
+}
+
+// A library with every field set: signature with attrs, arg attrs, resource
+// ids, body nodes with placeholders and func attrs, ret and control_ret,
+// gradients.
+GraphDef GraphWithLibrary() {
+  GraphDef g;
+  g.producer = 1700;
+  FunctionDef f = test::SquareFunction();
+  f.signature.attrs[0].allowed_types = {DT_FLOAT, DT_INT32};
+  f.attr["_noinline"] = true;
+  f.arg_attr[0]["_user_specified_name"] = "x";
+  f.resource_arg_unique_id[0] = 3;
+  f.node_def[0].device = "/device:CPU:0";
+  NodeDef call = test::BodyNode("inner", "PartitionedCall", {"mul:z:0", "^mul"},
+                                {{"Tin", std::vector<DType>{DT_FLOAT}},
+                                 {"Tout", std::vector<DType>{DT_FLOAT}}});
+  NameAttrList inner;
+  inner.name = "add_one";
+  inner.attr["T"] = AttrValue(AttrValue::Placeholder{"T"});
+  call.attrs["f"] = AttrValue(inner);
+  f.node_def.push_back(call);
+  f.control_ret["side"] = "inner";
+  g.library.functions.push_back(f);
+  g.library.functions.push_back(test::AddOneFunction());
+  g.library.gradients.push_back({"square", "add_one"});
+  NodeDef node = test::CallNode("c", "square", {}, {}, {DT_FLOAT});
+  g.nodes.push_back(node);
+  return g;
+}
+
+TEST(GraphDefIoTest, FunctionLibraryRoundTripsInBothFormats) {
+  GraphDef g = GraphWithLibrary();
+  for (bool text : {false, true}) {
+    StatusOr<GraphDef> back = text ? ParseGraphDefText(SerializeGraphDefText(g))
+                                   : ParseGraphDef(SerializeGraphDef(g));
+    ASSERT_TRUE(back.ok()) << back.status();
+    ExpectGraphsEqual(g, *back);
+    ASSERT_EQ(back->library.functions.size(), 2u);
+    for (size_t i = 0; i < 2; ++i) {
+      EXPECT_TRUE(FunctionDefsEqual(g.library.functions[i], back->library.functions[i]))
+          << g.library.functions[i].signature.name << (text ? " (text)" : " (binary)");
+    }
+    ASSERT_EQ(back->library.gradients.size(), 1u);
+    EXPECT_EQ(back->library.gradients[0].function_name, "square");
+    EXPECT_EQ(back->library.gradients[0].gradient_func, "add_one");
+  }
+  // The signature lists its control outputs, as TensorFlow's does.
+  wire::GraphDef proto;
+  GraphDefToProto(g, &proto);
+  ASSERT_EQ(proto.library().function(0).signature().control_output_size(), 1);
+  EXPECT_EQ(proto.library().function(0).signature().control_output(0), "side");
+  EXPECT_EQ(proto.library().function(0).ret().at("y"), "mul:z:0");
+}
+
+TEST(GraphDefIoTest, ReadsTensorFlowFunctionText) {
+  // As TensorFlow 2 prints a tf.function's library (trimmed).
+  StatusOr<GraphDef> g = ParseGraphDefText(R"pb(
+    library {
+      function {
+        signature {
+          name: "__inference_f_12"
+          input_arg { name: "x" type: DT_FLOAT }
+          output_arg { name: "identity" type: DT_FLOAT }
+          control_output: "assign"
+        }
+        node_def {
+          name: "mul"
+          op: "Mul"
+          input: "x"
+          input: "x"
+          attr { key: "T" value { type: DT_FLOAT } }
+        }
+        ret { key: "identity" value: "mul:z:0" }
+        control_ret { key: "assign" value: "mul" }
+        arg_attr { key: 0 value { attr { key: "_user_specified_name" value { s: "x" } } } }
+      }
+    })pb");
+  ASSERT_TRUE(g.ok()) << g.status();
+  ASSERT_EQ(g->library.functions.size(), 1u);
+  const FunctionDef& f = g->library.functions[0];
+  EXPECT_EQ(f.signature.name, "__inference_f_12");
+  ASSERT_EQ(f.signature.inputs.size(), 1u);
+  EXPECT_EQ(f.signature.inputs[0].type, DT_FLOAT);
+  EXPECT_EQ(f.node_def[0].inputs, (std::vector<std::string>{"x", "x"}));
+  EXPECT_EQ(f.ret.at("identity"), "mul:z:0");
+  EXPECT_EQ(f.control_ret.at("assign"), "mul");
+  EXPECT_EQ(f.arg_attr.at(0).at("_user_specified_name").s(), "x");
+}
+
+TEST(GraphDefIoTest, BadFunctionsNameTheFunction) {
+  // A signature with a dtype Weir does not know.
+  wire::GraphDef proto;
+  wire::FunctionDef* f = proto.mutable_library()->add_function();
+  f->mutable_signature()->set_name("bad_sig");
+  wire::OpDef::ArgDef* arg = f->mutable_signature()->add_input_arg();
+  arg->set_name("x");
+  arg->set_type(static_cast<wire::DataType>(1234));
+  ExpectError(ParseGraphDef(proto.SerializeAsString()), Code::kInvalidArgument,
+              {"function 'bad_sig'", "input 'x'", "1234"});
+  // A body node with a bad attr.
+  arg->set_type(wire::DT_FLOAT);
+  wire::NodeDef* node = f->add_node_def();
+  node->set_name("body_cast");
+  node->set_op("Cast");
+  (*node->mutable_attr())["DstT"].set_type(static_cast<wire::DataType>(999));
+  ExpectError(ParseGraphDef(proto.SerializeAsString()), Code::kInvalidArgument,
+              {"function 'bad_sig'", "'body_cast'", "attr 'DstT'", "999"});
+  // Argument attrs for an argument the function lacks.
+  node->mutable_attr()->clear();
+  (*f->mutable_arg_attr())[7].mutable_attr();
+  ExpectError(ParseGraphDef(proto.SerializeAsString()), Code::kInvalidArgument,
+              {"function 'bad_sig'", "arg_attr", "argument 7", "1 arguments"});
+  f->mutable_arg_attr()->clear();
+  (*f->mutable_resource_arg_unique_id())[4000000000u] = 1;
+  ExpectError(ParseGraphDef(proto.SerializeAsString()), Code::kInvalidArgument,
+              {"function 'bad_sig'", "resource_arg_unique_id"});
+  f->mutable_resource_arg_unique_id()->clear();
+  // A bad default value of a signature attr.
+  wire::OpDef::AttrDef* attr = f->mutable_signature()->add_attr();
+  attr->set_name("T");
+  attr->set_type("type");
+  attr->mutable_default_value()->set_type(static_cast<wire::DataType>(77));
+  ExpectError(ParseGraphDef(proto.SerializeAsString()), Code::kInvalidArgument,
+              {"function 'bad_sig'", "attr 'T'", "77"});
+}
+
+TEST(GraphDefIoTest, DeeplyNestedFunctionBodiesAreAnError) {
+  // Func attrs nested inside a body node inside a library.
+  wire::GraphDef proto;
+  wire::FunctionDef* f = proto.mutable_library()->add_function();
+  f->mutable_signature()->set_name("deep");
+  wire::NodeDef* node = f->add_node_def();
+  node->set_name("n");
+  node->set_op("NoOp");
+  wire::AttrValue* value = &(*node->mutable_attr())["k"];
+  for (int i = 0; i < 200; ++i) value = &(*value->mutable_func()->mutable_attr())["k"];
+  ExpectError(ParseGraphDef(proto.SerializeAsString()), Code::kInvalidArgument, {"nested"});
 }
 
 TEST(GraphDefIoTest, UnknownDTypesInAttrsAreInvalid) {

@@ -19,6 +19,7 @@ void RegisterAllKernels() {
     RegisterStackKernels(registry);
     RegisterTensorArrayKernels(registry);
     RegisterFunctionKernels(registry);
+    RegisterFunctionalKernels(registry);
     RegisterSendRecvKernels(registry);
     RegisterStateKernels(registry);
     RegisterTrainingKernels(registry);

@@ -21,6 +21,7 @@ void RegisterControlFlowKernels(KernelRegistry* registry);
 void RegisterStackKernels(KernelRegistry* registry);        // data flow
 void RegisterTensorArrayKernels(KernelRegistry* registry);  // data flow
 void RegisterFunctionKernels(KernelRegistry* registry);
+void RegisterFunctionalKernels(KernelRegistry* registry);  // ToBool
 void RegisterSendRecvKernels(KernelRegistry* registry);
 void RegisterStateKernels(KernelRegistry* registry);
 void RegisterTrainingKernels(KernelRegistry* registry);

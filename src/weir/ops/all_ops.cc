@@ -21,6 +21,7 @@ void RegisterAllOps() {
     RegisterControlFlowOps(registry);
     RegisterDataFlowOps(registry);
     RegisterFunctionOps(registry);
+    RegisterFunctionalOps(registry);
     RegisterSendRecvOps(registry);
     RegisterStateOps(registry);
     RegisterTrainingOps(registry);

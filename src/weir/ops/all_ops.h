@@ -20,6 +20,7 @@ void RegisterRnnOps(OpRegistry* registry);
 void RegisterControlFlowOps(OpRegistry* registry);
 void RegisterDataFlowOps(OpRegistry* registry);
 void RegisterFunctionOps(OpRegistry* registry);
+void RegisterFunctionalOps(OpRegistry* registry);  // If, Case, While, ToBool
 void RegisterSendRecvOps(OpRegistry* registry);
 void RegisterStateOps(OpRegistry* registry);
 void RegisterTrainingOps(OpRegistry* registry);

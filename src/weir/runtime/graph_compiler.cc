@@ -3,7 +3,10 @@
 #include <chrono>
 #include <set>
 
+#include "weir/graph/algorithm.h"
 #include "weir/graph/cost_model.h"
+#include "weir/graph/function_inline.h"
+#include "weir/graph/function_library.h"
 #include "weir/graph/fuse_ops.h"
 #include "weir/graph/optimize_cse.h"
 #include "weir/graph/partition.h"
@@ -70,6 +73,35 @@ StatusOr<CompiledGraph> CompileGraph(const Graph& source, const StepSignature& s
   }));
   compiled.feeds = std::move(step.feeds);
   compiled.fetches = signature.fetches;
+
+  // Calls and functional control flow need a library; most graphs have none.
+  if (!graph->function_library().empty()) {
+    WEIR_RETURN_IF_ERROR(passes.Run("expand functions", [&](Changes changes) -> Status {
+      const int before = graph->num_nodes();
+      WEIR_RETURN_IF_ERROR(ExpandFunctions(graph.get()));
+      // What the step needs of the bodies (a fetched output needs only its
+      // part; side effects are kept through the call's node).
+      std::vector<Node*> roots;
+      for (const std::string& name : step.protected_nodes) {
+        Node* node = graph->FindNode(name);
+        if (node != nullptr && node->type_string() == "_Retval") roots.push_back(node);
+      }
+      for (const std::string& target : signature.targets) {
+        Node* node = graph->FindNode(target);
+        if (node == nullptr) {
+          StatusOr<TensorId> id = ParseTensorName(target);
+          if (id.ok()) node = graph->FindNode(id->node);
+        }
+        if (node != nullptr) roots.push_back(node);
+      }
+      const int expanded = graph->num_nodes();
+      const int pruned = PruneToRoots(graph.get(), roots);
+      if (changes != nullptr) {
+        changes->push_back(StrCat(before, " -> ", expanded, " nodes expanded; pruned ", pruned));
+      }
+      return Status::OK();
+    }));
+  }
 
   if (options.cse) {
     WEIR_RETURN_IF_ERROR(passes.Run("cse", [&](Changes changes) -> Status {

@@ -1,7 +1,8 @@
 // The graph compiler: from (graph, feeds, fetches, targets, devices) to one
 // optimized, placed graph per device, ready for an executor.
 //
-//   rewrite feeds/fetches -> prune -> CSE -> constant folding -> place
+//   rewrite feeds/fetches -> prune -> expand function calls (when the graph
+//     has a function library) -> CSE -> constant folding -> place
 //     -> fuse -> partition (+ Recv scheduling, lossy transfers)
 //
 // It is a function of its inputs and knows nothing of sessions, so the local

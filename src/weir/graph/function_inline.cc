@@ -1,0 +1,636 @@
+#include "weir/graph/function_inline.h"
+
+#include <deque>
+#include <memory>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "weir/framework/node_def_util.h"
+#include "weir/graph/algorithm.h"
+#include "weir/graph/function_library.h"
+#include "weir/graph/graph_constructor.h"
+#include "weir/graph/lower_functional_ops.h"
+
+namespace weir {
+namespace {
+
+constexpr char kPartitionedCall[] = "PartitionedCall";
+constexpr char kStatefulPartitionedCall[] = "StatefulPartitionedCall";
+
+// How deep InferFunctionCallShapes nests scratch instantiations (a body's
+// calls are instantiated for their shapes too), and the largest body it
+// instantiates: beyond either, shapes stay unknown.
+constexpr int kMaxShapeInferenceDepth = 4;
+constexpr size_t kMaxShapeInferenceBodyNodes = 4096;
+thread_local int shape_inference_depth = 0;
+
+// Replaces placeholders ("$T") in `value`, also inside func attrs, by the
+// bound attr values.
+Status BindPlaceholders(const AttrMap& bound, AttrValue* value) {
+  if (value->is_placeholder()) {
+    auto it = bound.find(value->placeholder());
+    if (it == bound.end()) {
+      return errors::InvalidArgument("placeholder $", value->placeholder(),
+                                     " names no attr of the function");
+    }
+    *value = it->second;
+    return Status::OK();
+  }
+  if (value->is_func()) {
+    NameAttrList func = value->func();
+    for (auto& [name, v] : func.attr) WEIR_RETURN_IF_ERROR(BindPlaceholders(bound, &v));
+    *value = AttrValue(std::move(func));
+    return Status::OK();
+  }
+  if (value->is_list() && !value->list().func.empty()) {
+    AttrValue::List list = value->list();
+    for (AttrValue::Func& f : list.func) {
+      NameAttrList func = *f;
+      for (auto& [name, v] : func.attr) WEIR_RETURN_IF_ERROR(BindPlaceholders(bound, &v));
+      f = std::make_shared<const NameAttrList>(std::move(func));
+    }
+    *value = AttrValue(std::move(list));
+  }
+  return Status::OK();
+}
+
+using Tensors = std::vector<std::pair<Node*, int>>;
+
+// The body being inlined: what names in function form resolve to.
+class BodyScope {
+ public:
+  BodyScope(const FunctionDef& def, const Tensors& inputs, const AttrMap& bound)
+      : inputs_(inputs) {
+    std::vector<int64_t> sizes = ArgSizes(def.signature.inputs, bound);
+    int64_t start = 0;
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      args_[def.signature.inputs[i].name] = {start, sizes[i]};
+      start += sizes[i];
+    }
+  }
+
+  void AddNode(const std::string& name, Node* node) { body_[name] = node; }
+  Node* FindBodyNode(const std::string& name) const {
+    auto it = body_.find(name);
+    return it == body_.end() ? nullptr : it->second;
+  }
+
+  // Appends the tensors `text` stands for.
+  Status Resolve(const FunctionInput& ref, std::string_view text, Tensors* out) const {
+    if (ref.output.empty()) {
+      auto it = args_.find(ref.node);
+      if (it == args_.end()) return errors::InvalidArgument("'", text, "' names no argument");
+      auto [start, size] = it->second;
+      if (ref.index >= size) {
+        return errors::InvalidArgument("'", text, "' asks for element ", ref.index,
+                                       " of an argument of ", size);
+      }
+      if (ref.index >= 0) {
+        out->push_back(inputs_[start + ref.index]);
+      } else {
+        out->insert(out->end(), inputs_.begin() + start, inputs_.begin() + start + size);
+      }
+      return Status::OK();
+    }
+    Node* node = FindBodyNode(ref.node);
+    if (node == nullptr) return errors::InvalidArgument("'", text, "' names no body node");
+    const std::vector<ArgDef>& outputs = node->op_def().outputs;
+    std::vector<int64_t> sizes = ArgSizes(outputs, node->def().attrs);
+    int64_t start = 0;
+    for (size_t k = 0; k < outputs.size(); ++k) {
+      if (outputs[k].name != ref.output) {
+        start += sizes[k];
+        continue;
+      }
+      if (ref.index >= sizes[k]) {
+        return errors::InvalidArgument("'", text, "' asks for element ", ref.index, " of output '",
+                                       ref.output, "', which has ", sizes[k]);
+      }
+      if (ref.index >= 0) {
+        out->push_back({node, static_cast<int>(start + ref.index)});
+      } else {
+        for (int64_t j = 0; j < sizes[k]; ++j) out->push_back({node, static_cast<int>(start + j)});
+      }
+      return Status::OK();
+    }
+    return errors::InvalidArgument("'", text, "': op ", node->type_string(), " has no output '",
+                                   ref.output, "'");
+  }
+
+  // The nodes a control input "^name" waits for: a body node, or the
+  // producers of an argument.
+  std::vector<Node*> ControlSources(const std::string& name) const {
+    if (Node* node = FindBodyNode(name)) return {node};
+    std::vector<Node*> out;
+    auto it = args_.find(name);
+    if (it == args_.end()) return out;
+    for (int64_t i = 0; i < it->second.second; ++i) out.push_back(inputs_[it->second.first + i].first);
+    return out;
+  }
+
+ private:
+  const Tensors& inputs_;
+  std::unordered_map<std::string, std::pair<int64_t, int64_t>> args_;  // start, size
+  std::unordered_map<std::string, Node*> body_;
+};
+
+// Orders the nodes added since `mark` (their inputs from before the mark
+// are ready); InvalidArgument naming a node on a cycle.
+StatusOr<std::vector<Node*>> OrderNewNodes(const Graph& graph, const Graph::Mark& mark) {
+  std::vector<Node*> nodes;
+  for (int id = mark.node_ids; id < graph.num_node_ids(); ++id) {
+    if (Node* node = graph.FindNodeId(id)) nodes.push_back(node);
+  }
+  std::vector<int> pending(nodes.size(), 0);
+  std::vector<Node*> ready;
+  auto index = [&](const Node* n) { return n->id() - mark.node_ids; };
+  for (Node* node : nodes) {
+    for (const Edge* e : node->in_edges()) {
+      if (e->src()->id() >= mark.node_ids && !IsBackEdge(e)) ++pending[index(node)];
+    }
+    if (pending[index(node)] == 0) ready.push_back(node);
+  }
+  std::vector<Node*> order;
+  order.reserve(nodes.size());
+  while (!ready.empty()) {
+    Node* node = ready.back();
+    ready.pop_back();
+    order.push_back(node);
+    for (const Edge* e : node->out_edges()) {
+      if (IsBackEdge(e)) continue;
+      if (--pending[index(e->dst())] == 0) ready.push_back(e->dst());
+    }
+  }
+  if (order.size() != nodes.size()) {
+    for (Node* node : nodes) {
+      if (pending[index(node)] > 0) {
+        return errors::InvalidArgument("the body has a cycle through ", node->Describe());
+      }
+    }
+  }
+  return order;
+}
+
+Status Inline(const FunctionDef& def, const NameAttrList& func, const Tensors& inputs,
+              const std::vector<Node*>& control_inputs, const std::string& prefix, Graph* graph,
+              InlinedFunction* result) {
+  const OpDef& sig = def.signature;
+  // The function's attrs, bound as a call node's would be.
+  NodeDef call;
+  call.name = prefix;
+  call.op = sig.name;
+  call.attrs = func.attr;
+  AddDefaultAttrs(sig, &call);
+  WEIR_RETURN_IF_ERROR(ValidateNodeAttrs(sig, call));
+  std::vector<DType> input_types, output_types;
+  WEIR_RETURN_IF_ERROR(InOutTypesForNode(sig, call, &input_types, &output_types));
+  if (inputs.size() != input_types.size()) {
+    return errors::InvalidArgument("it takes ", input_types.size(), " arguments but is given ",
+                                   inputs.size());
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    DType got = inputs[i].first->output_type(inputs[i].second);
+    if (got != input_types[i]) {
+      return errors::InvalidArgument("argument ", i, " must be ", input_types[i], " but ",
+                                     inputs[i].first->Describe(), " output ", inputs[i].second,
+                                     " is ", got);
+    }
+  }
+  BodyScope scope(def, inputs, call.attrs);
+  auto body_error = [&](const NodeDef& nd, const Status& status) {
+    return Status(status.code(), StrCat("body node '", nd.name, "' (", nd.op, "): ",
+                                                status.message()));
+  };
+  std::vector<Node*> added;
+  added.reserve(def.node_def.size());
+  for (const NodeDef& nd : def.node_def) {
+    NodeDef copy;
+    copy.name = StrCat(prefix, "/", nd.name);
+    copy.op = nd.op;
+    copy.device = nd.device;
+    copy.source_location = nd.source_location;
+    copy.attrs = nd.attrs;
+    for (auto& [name, value] : copy.attrs) {
+      Status status = BindPlaceholders(call.attrs, &value);
+      if (!status.ok()) return body_error(nd, status.WithContext(StrCat("attr '", name, "'")));
+    }
+    StatusOr<Node*> node = graph->AddNode(std::move(copy));
+    if (!node.ok()) return body_error(nd, node.status());
+    scope.AddNode(nd.name, *node);
+    added.push_back(*node);
+  }
+  for (size_t k = 0; k < added.size(); ++k) {
+    const NodeDef& nd = def.node_def[k];
+    Node* node = added[k];
+    int slot = 0;
+    Tensors sources;
+    for (const std::string& text : nd.inputs) {
+      StatusOr<FunctionInput> ref = ParseFunctionInput(text);
+      if (!ref.ok()) return body_error(nd, ref.status());
+      if (ref->control) {
+        for (Node* src : scope.ControlSources(ref->node)) graph->AddControlEdge(src, node);
+        continue;
+      }
+      sources.clear();
+      Status status = scope.Resolve(*ref, text, &sources);
+      if (!status.ok()) return body_error(nd, status.WithContext("input"));
+      for (const auto& [src, port] : sources) {
+        if (slot < node->num_inputs()) {
+          DType got = src->output_type(port);
+          if (got != node->input_type(slot)) {
+            return body_error(nd, errors::InvalidArgument("input ", slot, " ('", text, "') is ",
+                                                          got, " but the op expects ",
+                                                          node->input_type(slot)));
+          }
+          graph->AddEdge(src, port, node, slot);
+        }
+        ++slot;
+      }
+    }
+    if (slot != node->num_inputs()) {
+      return body_error(nd, errors::InvalidArgument("it has ", slot, " data inputs but op ", nd.op,
+                                                    " expects ", node->num_inputs()));
+    }
+    if (slot == 0) {
+      for (Node* gate : control_inputs) graph->AddControlEdge(gate, node);
+    }
+  }
+  result->outputs.clear();
+  result->control_outputs.clear();
+  std::vector<int64_t> output_sizes = ArgSizes(sig.outputs, call.attrs);
+  for (size_t i = 0; i < sig.outputs.size(); ++i) {
+    const ArgDef& arg = sig.outputs[i];
+    auto it = def.ret.find(arg.name);
+    if (it == def.ret.end()) {
+      return errors::InvalidArgument("output '", arg.name, "' has no ret");  // validated
+    }
+    StatusOr<FunctionInput> ref = ParseFunctionInput(it->second);
+    if (!ref.ok()) return ref.status().WithContext(StrCat("ret of output '", arg.name, "'"));
+    Tensors tensors;
+    WEIR_RETURN_IF_ERROR(scope.Resolve(*ref, it->second, &tensors)
+                             .WithContext(StrCat("ret of output '", arg.name, "'")));
+    if (static_cast<int64_t>(tensors.size()) != output_sizes[i]) {
+      return errors::InvalidArgument("output '", arg.name, "' stands for ", output_sizes[i],
+                                     " tensors but its ret '", it->second, "' gives ",
+                                     tensors.size());
+    }
+    for (const auto& tensor : tensors) {
+      size_t k = result->outputs.size();
+      DType got = tensor.first->output_type(tensor.second);
+      if (got != output_types[k]) {
+        return errors::InvalidArgument("output '", arg.name, "' must be ", output_types[k],
+                                       " but its ret '", it->second, "' is ", got);
+      }
+      result->outputs.push_back(tensor);
+    }
+  }
+  for (const auto& [output, name] : def.control_ret) {
+    Node* node = scope.FindBodyNode(name);
+    if (node == nullptr) {
+      return errors::InvalidArgument("control output '", output, "' names no body node");
+    }
+    result->control_outputs.push_back(node);
+  }
+  return Status::OK();
+}
+
+// The shapes of the nodes added since `mark`, in dependency order.
+Status InferNewShapes(Graph* graph, const Graph::Mark& mark) {
+  WEIR_ASSIGN_OR_RETURN(std::vector<Node*> order, OrderNewNodes(*graph, mark));
+  for (Node* node : order) {
+    Status status = InferShapes(node);
+    if (!status.ok()) return status;
+    if (shape_inference_depth > 0 && IsFunctionCall(*graph, *node)) {
+      InferFunctionCallShapes(*graph, node);
+    }
+  }
+  return Status::OK();
+}
+
+// The function that call node `node` calls, with its attrs.
+StatusOr<NameAttrList> CalledFunction(const Graph& graph, const Node& node) {
+  const std::string& op = node.type_string();
+  if (op == kPartitionedCall || op == kStatefulPartitionedCall) {
+    NameAttrList func;
+    WEIR_RETURN_IF_ERROR(GetAttr(node.def().attrs, "f", &func));
+    return func;
+  }
+  NameAttrList func;
+  func.name = op;
+  // The call's attrs are the function's (internal '_' annotations aside).
+  for (const AttrDef& attr : node.op_def().attrs) {
+    auto it = node.def().attrs.find(attr.name);
+    if (it != node.def().attrs.end()) func.attr[attr.name] = it->second;
+  }
+  (void)graph;
+  return func;
+}
+
+bool IsSwitch(const Node& node) {
+  const std::string& op = node.type_string();
+  return op == "Switch" || op == "RefSwitch" || op == "_SwitchN";
+}
+
+// A prefix under which no body node's name (nor the gate's) is taken.
+std::string FreePrefix(const Graph& graph, const std::string& name, const FunctionDef& def,
+                       const std::string& gate) {
+  auto is_free = [&](const std::string& prefix) {
+    if (graph.FindNode(StrCat(prefix, "/", gate)) != nullptr) return false;
+    for (const NodeDef& nd : def.node_def) {
+      if (graph.FindNode(StrCat(prefix, "/", nd.name)) != nullptr) return false;
+    }
+    return true;
+  };
+  if (is_free(name)) return name;
+  for (int k = 1;; ++k) {
+    std::string prefix = StrCat(name, "_inlined_", k);
+    if (graph.FindNode(prefix) == nullptr && is_free(prefix)) return prefix;
+  }
+}
+
+// Replaces call node `node` by the body of `func` (see the header).
+Status ExpandCall(Graph* graph, Node* node, const NameAttrList& func) {
+  const FunctionDef* def = graph->function_library().Find(func.name);
+  if (def == nullptr) {
+    return errors::InvalidArgument("calls function '", func.name,
+                                   "', which is not in the graph's function library");
+  }
+  const std::string name = node->name();
+  const std::string device = node->requested_device();
+  const std::string location = node->def().source_location;
+  const std::vector<DType> output_types = node->output_types();
+  const bool stateful = node->is_stateful() || def->signature.is_stateful;
+  Tensors inputs(node->num_inputs());
+  for (int i = 0; i < node->num_inputs(); ++i) {
+    const Edge* e = node->input_edge(i);
+    if (e == nullptr) return errors::InvalidArgument("input ", i, " is not connected");
+    inputs[i] = {e->src(), e->src_output()};
+  }
+  std::vector<Node*> control_sources;
+  for (const Edge* e : node->control_inputs()) control_sources.push_back(e->src());
+  struct OutEdge {
+    Node* dst;
+    int src_output;
+    int dst_input;
+  };
+  std::vector<OutEdge> out_edges;
+  for (const Edge* e : node->out_edges()) out_edges.push_back({e->dst(), e->src_output(), e->dst_input()});
+
+  // The gate: body nodes without data inputs (constants) wait for it, so
+  // they run when the call would, in its frame and branch.
+  std::string gate_name = "input_control_node";
+  bool body_has_sources = false;
+  std::unordered_set<std::string> body_names;
+  for (const NodeDef& nd : def->node_def) {
+    body_names.insert(nd.name);
+    if (NumDataInputs(nd) == 0) body_has_sources = true;
+  }
+  while (body_names.count(gate_name)) gate_name += "_";
+  const std::string prefix = FreePrefix(*graph, name, *def, gate_name);
+
+  graph->RemoveNode(node);
+  const Graph::Mark mark = graph->GetMark();
+  std::vector<Node*> gates;
+  if (body_has_sources && (!inputs.empty() || !control_sources.empty())) {
+    NodeDef noop;
+    noop.name = StrCat(prefix, "/", gate_name);
+    noop.op = "NoOp";
+    noop.device = device;
+    WEIR_ASSIGN_OR_RETURN(Node * gate, graph->AddNode(std::move(noop)));
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      auto [src, port] = inputs[i];
+      if (IsSwitch(*src)) {
+        // A Switch runs even on the untaken side; only its output there is
+        // dead, so the gate waits for that output, not for the Switch.
+        NodeDef identity;
+        identity.name = graph->NewName(StrCat(prefix, "/", gate_name, "/input_", i));
+        identity.op = "Identity";
+        identity.device = device;
+        identity.attrs["T"] = src->output_type(port);
+        WEIR_ASSIGN_OR_RETURN(Node * id, graph->AddNode(std::move(identity)));
+        graph->AddEdge(src, port, id, 0);
+        src = id;
+      }
+      graph->AddControlEdge(src, gate);
+    }
+    for (Node* src : control_sources) graph->AddControlEdge(src, gate);
+    gates.push_back(gate);
+  }
+  InlinedFunction result;
+  WEIR_RETURN_IF_ERROR(InlineFunctionBody(func, inputs, gates, prefix, graph, &result));
+
+  bool has_loops = false;
+  std::vector<Node*> side_effects;
+  for (int id = mark.node_ids; id < graph->num_node_ids(); ++id) {
+    Node* n = graph->FindNodeId(id);
+    if (n == nullptr) continue;
+    if (n->requested_device().empty() && !device.empty()) n->set_requested_device(device);
+    if (n->type_string() == "Enter") has_loops = true;
+    if (stateful && n->is_stateful()) side_effects.push_back(n);
+  }
+  NodeDef replacement;
+  replacement.name = name;
+  replacement.device = device;
+  replacement.source_location = location;
+  if (output_types.empty()) {
+    replacement.op = "NoOp";
+  } else {
+    replacement.op = "IdentityN";
+    replacement.attrs["T"] = output_types;
+  }
+  WEIR_ASSIGN_OR_RETURN(Node * outputs, graph->AddNode(std::move(replacement)));
+  if (result.outputs.size() != output_types.size()) {
+    return errors::InvalidArgument("the call has ", output_types.size(), " outputs but function '",
+                                   func.name, "' returns ", result.outputs.size());
+  }
+  for (size_t k = 0; k < result.outputs.size(); ++k) {
+    auto [src, port] = result.outputs[k];
+    if (src->output_type(port) != output_types[k]) {
+      return errors::InvalidArgument("output ", k, " of the call is ", output_types[k],
+                                     " but function '", func.name, "' returns ",
+                                     src->output_type(port));
+    }
+    graph->AddEdge(src, port, outputs, static_cast<int>(k));
+  }
+  for (Node* n : result.control_outputs) graph->AddControlEdge(n, outputs);
+  // Nodes inside a v1 loop frame cannot feed a node outside it; bodies made
+  // by TensorFlow 2 have no such loops (they use While) and list their side
+  // effects as control outputs anyway.
+  if (!has_loops) {
+    for (Node* n : side_effects) graph->AddControlEdge(n, outputs);
+  }
+  if (outputs->num_inputs() == 0 && outputs->in_edges().empty()) {
+    // Nothing to wait for in the body: the call still waits for its inputs.
+    for (const auto& [src, port] : inputs) graph->AddControlEdge(src, outputs);
+    for (Node* src : control_sources) graph->AddControlEdge(src, outputs);
+  }
+  WEIR_RETURN_IF_ERROR(InferShapes(outputs));
+  for (const OutEdge& e : out_edges) {
+    if (e.src_output == Edge::kControlSlot) {
+      graph->AddControlEdge(outputs, e.dst);
+    } else if (stateful) {
+      // Reading an output runs the call's side effects.
+      graph->AddEdge(outputs, e.src_output, e.dst, e.dst_input);
+    } else {
+      // Consumers read the body directly, so a step that needs one output
+      // of a pure call runs only that output's part of the body.
+      auto [src, port] = result.outputs[e.src_output];
+      graph->AddEdge(src, port, e.dst, e.dst_input);
+    }
+  }
+  return Status::OK();
+}
+
+// The functions a functional control-flow node instantiates.
+std::vector<std::string> BranchFunctions(const Node& node) {
+  std::vector<std::string> names;
+  for (const auto& [attr, value] : node.def().attrs) {
+    if (value.is_func()) names.push_back(value.func().name);
+    if (value.is_list()) {
+      for (const AttrValue::Func& f : value.list().func) names.push_back(f->name);
+    }
+  }
+  return names;
+}
+
+}  // namespace
+
+Status InlineFunctionBody(const NameAttrList& func, const std::vector<std::pair<Node*, int>>& inputs,
+                          const std::vector<Node*>& control_inputs, const std::string& prefix,
+                          Graph* graph, InlinedFunction* result) {
+  const FunctionDef* def = graph->function_library().Find(func.name);
+  if (def == nullptr) {
+    return errors::InvalidArgument("function '", func.name,
+                                   "' is not in the graph's function library");
+  }
+  const Graph::Mark mark = graph->GetMark();
+  Status status = Inline(*def, func, inputs, control_inputs, prefix, graph, result);
+  if (status.ok()) status = InferNewShapes(graph, mark);
+  if (!status.ok()) {
+    graph->RollBackTo(mark);
+    return status.WithContext(StrCat("function '", func.name, "'"));
+  }
+  return Status::OK();
+}
+
+bool IsFunctionCall(const Graph& graph, const Node& node) {
+  const std::string& op = node.type_string();
+  return op == kPartitionedCall || op == kStatefulPartitionedCall ||
+         graph.function_library().Find(op) != nullptr;
+}
+
+Status ExpandFunctions(Graph* graph) {
+  // The functions being expanded around each new node, outermost first: a
+  // call of one of them is recursion.
+  using Chain = std::shared_ptr<const std::vector<std::string>>;
+  std::unordered_map<int, Chain> chains;
+  auto needs_expansion = [&](const Node& node) {
+    return IsFunctionCall(*graph, node) || IsFunctionalControlFlow(node) ||
+           node.type_string() == "SymbolicGradient";
+  };
+  std::deque<int> work;
+  for (Node* node : graph->nodes()) {
+    if (needs_expansion(*node)) work.push_back(node->id());
+  }
+  while (!work.empty()) {
+    Node* node = graph->FindNodeId(work.front());
+    work.pop_front();
+    if (node == nullptr) continue;
+    const std::string described = node->Describe();
+    auto context = [&](const Status& status) {
+      return status.WithContext(StrCat("expanding call node ", described));
+    };
+    if (node->type_string() == "SymbolicGradient") {
+      return errors::Unimplemented("node ", described,
+                                   ": SymbolicGradient (gradients of functions computed at run "
+                                   "time) is not supported yet");
+    }
+    std::vector<std::string> called;
+    bool control_flow = IsFunctionalControlFlow(*node);
+    if (control_flow) {
+      called = BranchFunctions(*node);
+    } else {
+      StatusOr<NameAttrList> func = CalledFunction(*graph, *node);
+      if (!func.ok()) return context(func.status());
+      called.push_back(func->name);
+    }
+    auto chain_it = chains.find(node->id());
+    Chain chain = chain_it == chains.end() ? nullptr : chain_it->second;
+    if (chain) {
+      for (const std::string& f : called) {
+        for (size_t k = 0; k < chain->size(); ++k) {
+          if ((*chain)[k] != f) continue;
+          std::vector<std::string> cycle(chain->begin() + k, chain->end());
+          cycle.push_back(f);
+          return errors::InvalidArgument("node ", described, ": function '", f,
+                                         "' calls itself (", StrJoin(cycle, " -> "),
+                                         "); recursive functions cannot be inlined");
+        }
+      }
+    }
+    const Graph::Mark mark = graph->GetMark();
+    if (control_flow) {
+      Status status = LowerFunctionalControlFlow(graph, node);
+      if (!status.ok()) return status;
+    } else {
+      NameAttrList func = *CalledFunction(*graph, *node);
+      Status status = ExpandCall(graph, node, func);
+      if (!status.ok()) return context(status);
+    }
+    if (graph->num_nodes() > kMaxExpandedNodes) {
+      return errors::InvalidArgument("expanding function calls made the graph larger than ",
+                                     kMaxExpandedNodes, " nodes (at node ", described,
+                                     "): calls are nested too deep or too wide");
+    }
+    auto extended = std::make_shared<std::vector<std::string>>();
+    if (chain) *extended = *chain;
+    extended->insert(extended->end(), called.begin(), called.end());
+    Chain new_chain = std::move(extended);
+    for (int id = mark.node_ids; id < graph->num_node_ids(); ++id) {
+      Node* added = graph->FindNodeId(id);
+      if (added == nullptr) continue;
+      chains[id] = new_chain;
+      if (needs_expansion(*added)) work.push_back(id);
+    }
+  }
+  return Status::OK();
+}
+
+void InferFunctionCallShapes(const Graph& graph, Node* node) {
+  if (shape_inference_depth >= kMaxShapeInferenceDepth) return;
+  StatusOr<NameAttrList> func = CalledFunction(graph, *node);
+  if (!func.ok()) return;
+  const FunctionDef* def = graph.function_library().Find(func->name);
+  if (def == nullptr || def->node_def.size() > kMaxShapeInferenceBodyNodes) return;
+  ++shape_inference_depth;
+  struct Leave {
+    ~Leave() { --shape_inference_depth; }
+  } leave;
+  Graph scratch;
+  *scratch.mutable_function_library() = graph.function_library();
+  Tensors inputs;
+  for (int i = 0; i < node->num_inputs(); ++i) {
+    NodeDef placeholder;
+    placeholder.name = StrCat("input_", i);
+    placeholder.op = "Placeholder";
+    placeholder.attrs["dtype"] = node->input_type(i);
+    const Edge* e = node->input_edge(i);
+    PartialShape shape = e != nullptr ? e->src()->output_shape(e->src_output()) : PartialShape();
+    StatusOr<Node*> input = scratch.AddNode(std::move(placeholder));
+    if (!input.ok()) return;
+    (*input)->set_output_shapes({shape});
+    inputs.push_back({*input, 0});
+  }
+  InlinedFunction result;
+  if (!InlineFunctionBody(*func, inputs, {}, "body", &scratch, &result).ok()) return;
+  if (static_cast<int>(result.outputs.size()) != node->num_outputs()) return;
+  std::vector<PartialShape> shapes(node->num_outputs());
+  for (int k = 0; k < node->num_outputs(); ++k) {
+    const PartialShape& known = node->output_shape(k);
+    shapes[k] = known.known_rank() ? known
+                                   : result.outputs[k].first->output_shape(result.outputs[k].second);
+  }
+  node->set_output_shapes(std::move(shapes));
+}
+
+}  // namespace weir

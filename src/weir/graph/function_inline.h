@@ -1,0 +1,64 @@
+// Function calls, expanded in place: the body of a library function added
+// to the calling graph, and the step compiler's pass that does this for
+// every call (PartitionedCall, StatefulPartitionedCall, a node whose op is a
+// library function) and, through lower_functional_ops.h, for every
+// functional control-flow node, until none is left.
+//
+// A call's semantics, kept by the expansion:
+// - the body waits for what the call waited for (body nodes without data
+//   inputs get a control edge from a NoOp that waits for the call's inputs);
+// - a node with the call's name (an IdentityN of the outputs, a NoOp when
+//   there are none) replaces it, so feeds, fetches and targets of "call" or
+//   "call:i" still resolve; consumers of a stateful call's outputs read it,
+//   those of a pure call read the body's outputs directly (so pruning keeps
+//   only the part of the body a step needs);
+// - that node waits for the body's control outputs (control_ret) and, for a
+//   call that is stateful, for every stateful body node: fetching or
+//   targeting the call runs its side effects, and whatever waited for the
+//   call's control edge waits for them too.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "weir/base/status.h"
+#include "weir/graph/graph.h"
+
+namespace weir {
+
+struct InlinedFunction {
+  std::vector<std::pair<Node*, int>> outputs;
+  std::vector<Node*> control_outputs;
+};
+
+// Adds the body of `func` (a library function with the call's attrs;
+// placeholders "$T" bound from them) to `graph`, each body node named
+// `prefix` + "/" + its name, argument i read from inputs[i]; body nodes
+// without data inputs get `control_inputs` as control inputs, so the body
+// waits for what the call waited for. Body nodes get their shapes
+// inferred. Errors name the function and the body node; on error `graph` is
+// as it was.
+Status InlineFunctionBody(const NameAttrList& func, const std::vector<std::pair<Node*, int>>& inputs,
+                          const std::vector<Node*>& control_inputs, const std::string& prefix,
+                          Graph* graph, InlinedFunction* result);
+
+// True for PartitionedCall, StatefulPartitionedCall and nodes whose op is a
+// function of the graph's library.
+bool IsFunctionCall(const Graph& graph, const Node& node);
+
+// Expands every call and functional control-flow node of `graph` until none
+// is left (the compiler's pass). A function that calls itself, directly or
+// not, is InvalidArgument naming the cycle; so is an expansion past
+// kMaxExpandedNodes nodes. Errors name the call node and function.
+Status ExpandFunctions(Graph* graph);
+inline constexpr int kMaxExpandedNodes = 1 << 24;
+
+// Sets the output shapes of call node `node` from its function's body,
+// instantiated on the shapes of the node's inputs in a scratch graph, where
+// that is cheap (bodies of at most a few thousand nodes, calls nested a few
+// deep); outputs whose shape is already known keep it. Never fails: a body
+// that cannot be instantiated leaves the shapes as they are.
+void InferFunctionCallShapes(const Graph& graph, Node* node);
+
+}  // namespace weir
