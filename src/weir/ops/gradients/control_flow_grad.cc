@@ -111,14 +111,16 @@ Status LoopStructureGrad(const Scope&, const Operation& op, const std::vector<Ou
                                "with a NextIteration back edge)");
 }
 
-// If, Case and While are lowered to Switch/Merge and loop frames only when
-// a step is compiled, after AddSymbolicGradients ran: differentiating them
-// means lowering them first, which is not done yet.
-Status FunctionalControlFlowGrad(const Scope&, const Operation& op, const std::vector<Output>&,
-                                 std::vector<Output>*) {
+// Function calls and If, Case and While are inlined and lowered to
+// Switch/Merge and loop frames only when a step is compiled, after
+// AddSymbolicGradients ran: differentiating them means expanding them
+// first, which is not done yet.
+Status FunctionGrad(const Scope&, const Operation& op, const std::vector<Output>&,
+                    std::vector<Output>*) {
   return errors::Unimplemented("node ", op.node()->Describe(), ": gradients of ",
                                op.node()->type_string(),
-                               " (functional control flow) are not supported yet");
+                               " (function calls and functional control flow) are not supported "
+                               "yet");
 }
 
 }  // namespace
@@ -130,8 +132,9 @@ void RegisterControlFlowGradients(GradientRegistry* registry) {
     registry->Register(op, LoopStructureGrad);
   registry->RegisterNoGradient("LoopCond");
   registry->RegisterNoGradient("ControlTrigger");
-  for (const char* op : {"If", "StatelessIf", "Case", "StatelessCase", "While", "StatelessWhile"})
-    registry->Register(op, FunctionalControlFlowGrad);
+  for (const char* op : {"If", "StatelessIf", "Case", "StatelessCase", "While", "StatelessWhile",
+                         "PartitionedCall", "StatefulPartitionedCall"})
+    registry->Register(op, FunctionGrad);
   registry->RegisterNoGradient("ToBool");
 }
 
