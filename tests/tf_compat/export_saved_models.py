@@ -10,9 +10,12 @@ Models (graph mode, tf.compat.v1, resource variables):
                scaled); a main_op that initializes two local variables, one
                from an asset's path (assets/vocab.txt), so outputs are wrong
                or missing unless the loader runs it with the asset fed
-Model saved by TF2 eager code (needs function libraries):
-  tf2_module   tf.saved_model.save of a tf.Module with a tf.function
-               signature x [?,3] -> y
+Models saved by TF2 eager code (function libraries, StatefulPartitionedCall):
+  tf2_module     tf.saved_model.save of a tf.Module with a tf.function
+                 signature x [?,3] -> y
+  keras_convnet  tf.saved_model.save of a Keras (tf_keras) convnet: image
+                 [?,8,8,1] -> conv 3x3 + relu, max pool, flatten, dense
+                 softmax -> probs [?,4]
 """
 import json
 import os
@@ -126,15 +129,34 @@ def export_tf2_module(path):
     return {"y": tensor_json(module(tf.constant(X))["y"].numpy())}
 
 
+IMAGE = np.random.RandomState(7).randn(2, 8, 8, 1).astype(np.float32)
+
+
+def export_keras_convnet(path):
+    import tf_keras as keras
+    keras.utils.set_random_seed(3)
+    image = keras.Input(shape=(8, 8, 1), name="image")
+    h = keras.layers.Conv2D(4, 3, padding="same", activation="relu")(image)
+    h = keras.layers.MaxPooling2D(2)(h)
+    h = keras.layers.Flatten()(h)
+    probs = keras.layers.Dense(4, activation="softmax", name="probs")(h)
+    model = keras.Model(image, probs)
+    tf.saved_model.save(model, path)
+    return {"probs": tensor_json(model(IMAGE).numpy())}
+
+
 def main():
     if len(sys.argv) == 3 and sys.argv[1] == "--tf2":
-        json.dump(export_tf2_module(sys.argv[2]), sys.stdout)
+        json.dump({"tf2_module": export_tf2_module(os.path.join(sys.argv[2], "tf2_module")),
+                   "keras_convnet": export_keras_convnet(
+                       os.path.join(sys.argv[2], "keras_convnet"))}, sys.stdout)
         return
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
     # Eager mode is process-wide: the TF2 model comes from a child process.
-    tf2 = subprocess.run([sys.executable, __file__, "--tf2", os.path.join(out, "tf2_module")],
+    tf2 = subprocess.run([sys.executable, __file__, "--tf2", out],
                          check=True, capture_output=True, text=True)
+    tf2_outputs = json.loads(tf2.stdout)
     tf.compat.v1.disable_eager_execution()
     export_tf1_simple(os.path.join(out, "tf1_simple"))
     export_tf1_builder(os.path.join(out, "tf1_builder"))
@@ -148,7 +170,9 @@ def main():
     case("tf1_builder", ["serve"], "scale", {"x": X, "k": np.float32(-2.5)})
     case("tf1_builder", ["train"], "scale", {"x": X[:1], "k": np.float32(3.0)})
     cases.append({"model": "tf2_module", "tags": ["serve"], "signature": "serving_default",
-                  "inputs": {"x": tensor_json(X)}, "outputs": json.loads(tf2.stdout)})
+                  "inputs": {"x": tensor_json(X)}, "outputs": tf2_outputs["tf2_module"]})
+    cases.append({"model": "keras_convnet", "tags": ["serve"], "signature": "serving_default",
+                  "inputs": {"image": tensor_json(IMAGE)}, "outputs": tf2_outputs["keras_convnet"]})
     with open(os.path.join(out, "cases.json"), "w") as f:
         json.dump(cases, f, indent=1)
 

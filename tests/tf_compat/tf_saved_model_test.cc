@@ -101,10 +101,9 @@ void ExpectMatches(const Tensor& weir, const nlohmann::json& tf, const std::stri
   }
 }
 
-TEST_F(TfSavedModelTest, GraphModeModelsGiveTensorFlowsOutputs) {
+TEST_F(TfSavedModelTest, ModelsGiveTensorFlowsOutputs) {
   int checked = 0;
   for (const nlohmann::json& one : Cases()) {
-    if (one.at("model") == "tf2_module") continue;  // needs function libraries (below)
     std::string what = one.at("model").get<std::string>() + " " + one.at("signature").dump();
     std::vector<std::string> tag_list = one.at("tags");
     StatusOr<SavedModelBundle> bundle =
@@ -128,7 +127,7 @@ TEST_F(TfSavedModelTest, GraphModeModelsGiveTensorFlowsOutputs) {
     }
     ++checked;
   }
-  EXPECT_EQ(checked, 4);
+  EXPECT_EQ(checked, 6);  // 4 graph-mode cases, a TF2 tf.Module and a Keras convnet
 }
 
 TEST_F(TfSavedModelTest, BuilderModelListsItsTagSetsAndSignatures) {
@@ -144,18 +143,6 @@ TEST_F(TfSavedModelTest, BuilderModelListsItsTagSetsAndSignatures) {
       RunSignature(*train, "serving_default", {{"x", Tensor::Scalar<float>(1)}});
   ASSERT_EQ(wrong.status().code(), Code::kNotFound);
   EXPECT_NE(wrong.status().message().find("'scale'"), std::string::npos) << wrong.status();
-}
-
-// TF2 SavedModels call their functions through StatefulPartitionedCall; until
-// Weir reads function libraries, loading one must say so, naming that op.
-TEST_F(TfSavedModelTest, Tf2ModuleNeedsFunctionsAndSaysSo) {
-  StatusOr<SavedModelBundle> bundle = LoadSavedModel(Model("tf2_module"), {"serve"}, {});
-  ASSERT_FALSE(bundle.ok());
-  EXPECT_TRUE(bundle.status().code() == Code::kUnimplemented ||
-              bundle.status().code() == Code::kNotFound)
-      << bundle.status();
-  EXPECT_NE(bundle.status().message().find("StatefulPartitionedCall"), std::string::npos)
-      << bundle.status();
 }
 
 TEST_F(TfSavedModelTest, WeirRunRunsASignature) {
