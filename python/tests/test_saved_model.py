@@ -46,12 +46,10 @@ def test_constants():
     assert signature_constants.PREDICT_METHOD_NAME == "tensorflow/serving/predict"
 
 
-def test_graph_mode_models_give_tensorflows_outputs(models):
+def test_models_give_tensorflows_outputs(models):
     out, cases = models
     checked = 0
     for case in cases:
-        if case["model"] == "tf2_module":
-            continue
         export_dir = str(out / case["model"])
         with wr.Session(graph=wr.Graph()) as sess:
             meta = wr.saved_model.loader.load(sess, case["tags"], export_dir)
@@ -68,7 +66,7 @@ def test_graph_mode_models_give_tensorflows_outputs(models):
             else:
                 np.testing.assert_allclose(value, expected, rtol=1e-5, atol=1e-6, err_msg=name)
         checked += 1
-    assert checked == 4
+    assert checked == 6  # 4 graph-mode cases, a TF2 tf.Module, a Keras convnet
 
 
 def test_compat_load_with_import_scope(models):
@@ -100,15 +98,6 @@ def test_errors(models, tmp_path):
     with wr.Session(graph=wr.Graph()) as sess:
         with pytest.raises(wr.errors.NotFoundError, match="variables.index"):
             wr.saved_model.load(sess, ["serve"], str(no_vars))
-
-
-def test_tf2_model_needs_functions(models):
-    # Until function libraries land, the function-call op is named.
-    out, _ = models
-    with wr.Session(graph=wr.Graph()) as sess:
-        with pytest.raises((wr.errors.UnimplementedError, wr.errors.NotFoundError),
-                           match="StatefulPartitionedCall"):
-            wr.saved_model.load(sess, ["serve"], str(out / "tf2_module"))
 
 
 TF_LOAD = r'''

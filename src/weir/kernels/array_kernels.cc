@@ -73,6 +73,26 @@ class IdentityOp : public OpKernel {
   bool IsExpensive() const override { return false; }
 };
 
+// The unfed value of a PlaceholderWithDefault, which must have the shape the
+// attr promises (graph time may not have known the input's shape).
+class PlaceholderWithDefaultOp : public OpKernel {
+ public:
+  explicit PlaceholderWithDefaultOp(OpKernelConstruction* context) : OpKernel(context) {
+    context->SetStatus(context->GetAttr("shape", &shape_));
+  }
+  void Compute(OpKernelContext* context) override {
+    const Tensor& input = context->input(0);
+    OP_REQUIRES(context, shape_.IsCompatibleWith(PartialShape(input.shape())),
+                errors::InvalidArgument("node ", def().Describe(), ": the default value has shape ",
+                                        input.shape(), ", not the shape attr's ", shape_));
+    context->set_output(0, input);
+  }
+  bool IsExpensive() const override { return false; }
+
+ private:
+  PartialShape shape_;
+};
+
 // Output `output` of `context` is the dims of `shape` as a vector of Index.
 template <typename Index>
 void SetShapeOutput(OpKernelContext* context, int output, const TensorShape& shape) {
@@ -200,9 +220,11 @@ void RegisterArrayKernels(KernelRegistry* registry) {
   registry->Register(KernelBuilder("Const"), MakeKernel<ConstOp>);
   registry->Register(KernelBuilder("Placeholder"), MakeKernel<PlaceholderOp>);
   for (const char* op :
-       {"Identity", "IdentityN", "StopGradient", "PreventGradient", "PlaceholderWithDefault"}) {
+       {"Identity", "IdentityN", "StopGradient", "PreventGradient"}) {
     registry->Register(KernelBuilder(op), MakeKernel<IdentityOp>);
   }
+  registry->Register(KernelBuilder("PlaceholderWithDefault"),
+                     MakeKernel<PlaceholderWithDefaultOp>);
   ForEachType<int32_t, int64_t>([&]<typename Index>() {
     for (const char* op : {"Shape", "ShapeN"}) {
       registry->Register(KernelBuilder(op).TypeConstraint<Index>("out_type"),

@@ -185,6 +185,16 @@ TEST_F(SessionTest, PlaceholderWithDefaultIsItsInputUnlessFed) {
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("not compatible with the shape attr"), std::string::npos)
       << bad.status();
+
+  // A default of unknown shape at graph time is checked when it runs.
+  Scope late = Scope::NewRootScope();
+  auto v = ops::Placeholder(late.WithOpName("v"), DT_FLOAT);
+  ops::PlaceholderWithDefault(late.WithOpName("w"), v, PartialShape({3}));
+  auto late_session = NewSession(late);
+  Status status = late_session->Run({{"v", Tensor::FromVector<float>({1, 2})}}, {"w"}, {}, &out);
+  EXPECT_EQ(status.code(), Code::kInvalidArgument) << status;
+  EXPECT_NE(status.message().find("'w'"), std::string::npos) << status;
+  ASSERT_TRUE(late_session->Run({{"v", Tensor::FromVector<float>({1, 2, 3})}}, {"w"}, {}, &out).ok());
 }
 
 TEST_F(SessionTest, ConcurrentRunsFromEightThreads) {
