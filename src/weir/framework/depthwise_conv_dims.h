@@ -6,6 +6,8 @@
 // filter[:, :, c, m].
 #pragma once
 
+#include <array>
+
 #include "weir/base/checked_math.h"
 #include "weir/framework/window_shape.h"
 
@@ -36,7 +38,9 @@ inline StatusOr<DepthwiseConv2DDims> ComputeDepthwiseConv2DDims(const Window2DAt
                                        "in_channels * channel_multiplier"));
   // As a dense convolution's problem with out_depth outputs; its checks
   // and window arithmetic are the same.
-  const TensorShape dense_filter({filter.dim_size(0), filter.dim_size(1), in_depth, out_depth});
+  WEIR_ASSIGN_OR_RETURN(const TensorShape dense_filter,
+                        TensorShape::FromDims(std::array<int64_t, 4>{
+                            filter.dim_size(0), filter.dim_size(1), in_depth, out_depth}));
   WEIR_ASSIGN_OR_RETURN(out.dims, ComputeConv2DDims(attrs, input, dense_filter));
   return out;
 }

@@ -127,6 +127,12 @@ Status BundleWriter::AddSlice(const std::string& name, const ShapeAndSlice& slic
                 piece.shape());
   }
   if (entries_.count(name)) return fail("was added whole, so it cannot get slices");
+  for (size_t d = 0; d < slice.starts.size(); ++d) {
+    if (slice.starts[d] >= kMaxSliceExtent || slice.lengths[d] >= kMaxSliceExtent) {
+      return fail("gets a slice with an extent past 2^55 in dim ", d,
+                  ", more than a checkpoint key encodes");
+    }
+  }
   auto [it, added] = sliced_.try_emplace(name, SlicedTensor{piece.dtype(), slice.full_shape, {}, {}});
   SlicedTensor& sliced = it->second;
   if (sliced.dtype != piece.dtype() || sliced.full_shape != slice.full_shape) {
@@ -365,6 +371,9 @@ Status BundleReader::ReadEntries(const std::string& index_path) {
         if (extent.start() < 0 || extent.start() > dim || length < 0 ||
             length > dim - extent.start()) {
           return corrupt("a slice of tensor '", name, "' leaves dim ", d, " of size ", dim);
+        }
+        if (extent.start() >= kMaxSliceExtent || length >= kMaxSliceExtent) {
+          return corrupt("a slice of tensor '", name, "' has an extent past 2^55 in dim ", d);
         }
         piece.starts.push_back(extent.start());
         piece.lengths.push_back(length);

@@ -50,6 +50,8 @@ void CopyBox(const Tensor& from, const std::vector<int64_t>& from_origin, Tensor
 // piece `starts`/`lengths` of the sliced tensor `name`: an order-preserving
 // encoding of 0, the name, the rank and each extent's start and length
 // (length -1 for an extent the slice left as the whole dim).
+// REQUIRES: every start and length below kMaxSliceExtent.
+inline constexpr int64_t kMaxSliceExtent = int64_t{1} << 55;
 std::string TensorSliceKey(std::string_view name, const std::vector<int64_t>& starts,
                            const std::vector<int64_t>& lengths);
 

@@ -391,7 +391,9 @@ Status ExpandCall(Graph* graph, Node* node, const NameAttrList& func) {
   graph->RemoveNode(node);
   const Graph::Mark mark = graph->GetMark();
   std::vector<Node*> gates;
-  if (body_has_sources && (!inputs.empty() || !control_sources.empty())) {
+  // With control inputs the gate is needed even without sources: every
+  // argument then goes through it (below).
+  if ((body_has_sources && !inputs.empty()) || !control_sources.empty()) {
     NodeDef noop;
     noop.name = StrCat(prefix, "/", gate_name);
     noop.op = "NoOp";
@@ -415,6 +417,23 @@ Status ExpandCall(Graph* graph, Node* node, const NameAttrList& func) {
     }
     for (Node* src : control_sources) graph->AddControlEdge(src, gate);
     gates.push_back(gate);
+    if (!control_sources.empty()) {
+      // The call's control inputs order all of its body, as in TF's inliner:
+      // a body node reading an argument must not run before them either
+      // (`assign; y = f(v)` with ^assign on the call reads the new value).
+      for (size_t i = 0; i < inputs.size(); ++i) {
+        auto [src, port] = inputs[i];
+        NodeDef identity;
+        identity.name = graph->NewName(StrCat(prefix, "/", gate_name, "/arg_", i));
+        identity.op = "Identity";
+        identity.device = device;
+        identity.attrs["T"] = src->output_type(port);
+        WEIR_ASSIGN_OR_RETURN(Node * id, graph->AddNode(std::move(identity)));
+        graph->AddEdge(src, port, id, 0);
+        graph->AddControlEdge(gate, id);
+        inputs[i] = {id, 0};
+      }
+    }
   }
   InlinedFunction result;
   WEIR_RETURN_IF_ERROR(InlineFunctionBody(func, inputs, gates, prefix, graph, &result));

@@ -242,6 +242,12 @@ Status ValidateFunction(const FunctionDef& def, const OpLookup& lookup) {
     }
     if (args.count(node.name)) return fail("its name is also the name of an argument");
     if (node.op.empty()) return fail("it has no op");
+    if (node.op[0] == '_') {
+      // As in a user's graph: a body _Retval or _Recv could write another
+      // fetch's result or wait forever.
+      return fail("it uses op ", node.op, ", which is internal to Weir's runtime: ops whose "
+                  "names start with '_' may not appear in a function body");
+    }
     // An unknown op is reported when the function is instantiated: a
     // library often carries functions no step calls (savers, gradients).
     const OpDef* op = lookup(node.op);

@@ -109,6 +109,12 @@ TEST_F(FunctionLibraryTest, AFunctionMayNotShadowARegisteredOp) {
               {"'MatMul'", "registered op"});
 }
 
+TEST_F(FunctionLibraryTest, BodiesMayNotUseInternalOps) {
+  FunctionDef f = test::AddOneFunction();
+  f.node_def[0].op = "_Retval";
+  ExpectError(Add(f), Code::kInvalidArgument, {"'add_one'", "_Retval", "internal"});
+}
+
 TEST_F(FunctionLibraryTest, BadSignaturesNameTheFunction) {
   FunctionDef f = test::AddOneFunction();
   f.signature.inputs.push_back(Arg("x", DT_FLOAT));

@@ -129,6 +129,19 @@ Status DropNewDefaultAttrs(const NodeDef& nd, ProducerOps* producer, AttrMap* at
   return Status::OK();
 }
 
+// The same rule in function bodies, as TensorFlow applies it to a library.
+// A body node whose attr can't be dropped is left as it is: functions no
+// step calls (savers, gradients) may carry anything, and instantiating the
+// function reports it.
+void DropNewDefaultAttrsInBodies(ProducerOps* producer, FunctionDefLibrary* library) {
+  for (FunctionDef& function : library->functions) {
+    for (NodeDef& node : function.node_def) {
+      AttrMap attrs = node.attrs;
+      if (DropNewDefaultAttrs(node, producer, &attrs).ok()) node.attrs = std::move(attrs);
+    }
+  }
+}
+
 }  // namespace
 
 Status RemoveNewDefaultAttrs(const std::vector<OpDef>& producer_op_list, GraphDef* def) {
@@ -136,6 +149,7 @@ Status RemoveNewDefaultAttrs(const std::vector<OpDef>& producer_op_list, GraphDe
   for (NodeDef& node : def->nodes) {
     WEIR_RETURN_IF_ERROR(DropNewDefaultAttrs(node, &producer, &node.attrs));
   }
+  DropNewDefaultAttrsInBodies(&producer, &def->library);
   return Status::OK();
 }
 
@@ -151,13 +165,17 @@ struct Progress {
 Status Import(const GraphDef& def, const ImportGraphDefOptions& options, Graph* graph,
               Progress* progress) {
   WEIR_RETURN_IF_ERROR(CheckGraphDefVersions(def));
+  ProducerOps producer(options.producer_op_list);
   // The functions first: nodes may call them.
   progress->phase = "adding the function library";
-  if (!def.library.empty()) {
+  if (!def.library.empty() && options.producer_op_list != nullptr) {
+    FunctionDefLibrary library = def.library;
+    DropNewDefaultAttrsInBodies(&producer, &library);
+    WEIR_RETURN_IF_ERROR(graph->mutable_function_library()->AddLibrary(library));
+  } else if (!def.library.empty()) {
     WEIR_RETURN_IF_ERROR(graph->mutable_function_library()->AddLibrary(def.library));
   }
   progress->phase = "adding nodes";
-  ProducerOps producer(options.producer_op_list);
   std::vector<Node*> added;
   added.reserve(def.nodes.size());
   for (const NodeDef& nd : def.nodes) {

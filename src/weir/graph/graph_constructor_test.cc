@@ -416,6 +416,14 @@ TEST_F(ProducerOpListTest, RemoveNewDefaultAttrsRewritesTheGraphDef) {
   EXPECT_EQ(def.nodes[2].attrs.count("_class"), 1u);
   weir::Graph graph;
   EXPECT_TRUE(Import(def, nullptr, &graph).ok());  // nothing left to drop
+  // Function bodies too, as TensorFlow does for a library.
+  FunctionDef body;
+  body.signature.name = "f";
+  NodeDef inner = MatMulGraph(AttrValue(false)).nodes[2];
+  body.node_def = {inner};
+  def.library.functions = {body};
+  ASSERT_TRUE(RemoveNewDefaultAttrs(producer_, &def).ok());
+  EXPECT_EQ(def.library.functions[0].node_def[0].attrs.count("fast_path"), 0u);
   GraphDef other = MatMulGraph(AttrValue(true));
   weir::Graph unused;
   ExpectRefused(RemoveNewDefaultAttrs(producer_, &other), unused,

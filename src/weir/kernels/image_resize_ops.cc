@@ -11,6 +11,7 @@
 // scatter, by image, so no two tasks write one element.
 #include <Eigen/Core>
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <vector>
 
@@ -43,7 +44,8 @@ std::vector<LinearSample> LinearSamples(int64_t in, int64_t out, bool align_corn
     const float src = half_pixel_centers ? (static_cast<float>(i) + 0.5f) * scale - 0.5f
                                          : static_cast<float>(i) * scale;
     const float floor = std::floor(src);
-    samples[i].lower = std::max<int64_t>(static_cast<int64_t>(floor), 0);
+    // Clamped at both ends: in float, `in - 1` may round up to `in`.
+    samples[i].lower = std::clamp<int64_t>(static_cast<int64_t>(floor), 0, in - 1);
     samples[i].upper = std::min<int64_t>(static_cast<int64_t>(std::ceil(src)), in - 1);
     samples[i].lerp = src - floor;
   }
@@ -89,7 +91,10 @@ class ResizeOpBase : public OpKernel {
     if (!status.ok()) return status.WithContext(where());
     StatusOr<std::array<int64_t, 2>> size = ResizeSizeValues(context->input(size_index), "size");
     if (!size.ok()) return size.status().WithContext(where());
-    return TensorShape({images.dim_size(0), (*size)[0], (*size)[1], images.dim_size(3)});
+    StatusOr<TensorShape> shape = TensorShape::FromDims(std::array<int64_t, 4>{
+        images.dim_size(0), (*size)[0], (*size)[1], images.dim_size(3)});
+    if (!shape.ok()) return shape.status().WithContext(where());
+    return shape;
   }
 
   bool align_corners_ = false;

@@ -156,6 +156,10 @@ TEST(ImageResizeTest, BadInputsAreInvalidArguments) {
     ExpectInvalid(op, attrs, {image, Int32Vector({-3, 2})}, {op, "positive"});
     ExpectInvalid(op, attrs, {Tensor(DT_FLOAT, TensorShape({1, 0, 4, 2})), Int32Vector({2, 2})},
                   {op, "[1,0,4,2]"});
+    // An output whose element count overflows int64.
+    ExpectInvalid(op, attrs, {RandomTensor(DT_FLOAT, TensorShape({4, 1, 1, 1}), 1),
+                              Int32Vector({2147483647, 2147483647})},
+                  {op});
   }
   ExpectInvalid("ResizeBilinearGrad", Attrs(DT_FLOAT, false, false),
                 {RandomTensor(DT_FLOAT, TensorShape({1, 5, 5, 3}), 1), image},

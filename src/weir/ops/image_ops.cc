@@ -37,7 +37,9 @@ Status ResizedShape(InferenceContext* c, int image, int size_input, const char* 
     rows = values[0];
     cols = values[1];
   }
-  c->set_output(0, PartialShape({images.dim(0), rows, cols, images.dim(3)}));
+  WEIR_ASSIGN_OR_RETURN(PartialShape out,
+                        PartialShape::FromDims({images.dim(0), rows, cols, images.dim(3)}));
+  c->set_output(0, std::move(out));
   return Status::OK();
 }
 

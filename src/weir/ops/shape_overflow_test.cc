@@ -64,6 +64,15 @@ TEST(ShapeOverflowTest, Conv2DStridesNear2To63) {
             PartialShape({1, 1, 1, 4}));
 }
 
+TEST(ShapeOverflowTest, DepthwiseAndResizeWhoseCountOverflows) {
+  // in_channels * multiplier fits, the equivalent dense filter does not.
+  ExpectError("DepthwiseConv2dNative", ConvAttrs({1, 1, 1, 1}, "SAME"),
+              {{1, 1, 1, k2p32}, {1, 1, k2p32, int64_t{1} << 30}}, {}, {});
+  Tensor size = Tensor::FromVector<int32_t>({2147483647, 2147483647});
+  AttrMap resize{{"T", DT_FLOAT}, {"align_corners", false}, {"half_pixel_centers", false}};
+  ExpectError("ResizeBilinear", resize, {{4, 1, 1, 1}, {2}}, {nullptr, &size}, {});
+}
+
 TEST(ShapeOverflowTest, Conv2DHugeDilations) {
   AttrMap attrs = ConvAttrs({1, 1, 1, 1}, "VALID");
   attrs["dilations"] = std::vector<int64_t>{1, k2p62, k2p62, 1};  // (3 - 1) * 2^62 + 1 wraps

@@ -145,6 +145,29 @@ TEST_F(FunctionCallTest, AStatefulCallUpdatesAVariableWhenTargetedOrFetched) {
   EXPECT_EQ(out[0].scalar<float>(), 7.f);
 }
 
+// A call's control inputs order its whole body, not only its sources: the
+// read inside `read_var` sees the assignment the call waits for.
+TEST_F(FunctionCallTest, ControlInputsOfACallOrderTheBodysReads) {
+  FunctionDef read;
+  read.signature.name = "read_var";
+  read.signature.inputs = {test::Arg("v", DT_RESOURCE)};
+  read.signature.outputs = {test::Arg("y", DT_FLOAT)};
+  read.signature.is_stateful = true;
+  read.node_def = {BodyNode("r", "ReadVariableOp", {"v"}, {{"dtype", DT_FLOAT}})};
+  read.ret["y"] = "r:value:0";
+  GraphDef g;
+  g.library.functions = {read};
+  g.nodes = {BodyNode("v", "VarHandleOp", {}, {{"dtype", DT_FLOAT}, {"shape", PartialShape({})}}),
+             test::FloatConst("nine", 9),
+             BodyNode("assign", "AssignVariableOp", {"v", "nine"}, {{"dtype", DT_FLOAT}}),
+             CallNode("call", "read_var", {"v", "^assign"}, {DT_RESOURCE}, {DT_FLOAT}, true)};
+  auto session = NewSession(g);
+  std::vector<Tensor> out;
+  Status status = session->Run({}, {"call:0"}, {}, &out);
+  ASSERT_TRUE(status.ok()) << status;
+  EXPECT_EQ(out[0].scalar<float>(), 9.f);
+}
+
 TEST_F(FunctionCallTest, ACallInsideAWhileLoopBody) {
   // i, acc = 0, x; while i < n: acc = plus_two(acc)[0], i += 1.
   Scope root = Scope::NewRootScope();
