@@ -56,8 +56,8 @@ StatusOr<std::shared_ptr<const DnnlMatMul::Plan>> DnnlMatMul::GetPlan(const Gemm
     plan->matmul = dnnl::matmul(desc);
     plan->scratchpad = desc.scratchpad_desc();
   } catch (const std::exception& e) {
-    return DnnlErrorStatus(e, StrCat(s.is_float ? "float" : "bfloat16", " matmul [", s.m, ",",
-                                     s.k, "] x [", s.k, ",", s.n, "] setup"));
+    return DnnlErrorStatus(e, StrCat(s.is_float ? "float" : "bfloat16", " matmul [", s.m, ",", s.k,
+                                     "] x [", s.k, ",", s.n, "] setup"));
   }
   std::lock_guard<std::mutex> lock(mu_);
   if (plans_.size() >= kMaxPlans) plans_.clear();
