@@ -4,7 +4,10 @@
 # XLA), same model, batch 100, Adam 1e-3, same threads and data, in one run
 # on one machine; peak RSS from /usr/bin/time -v. Prints a Markdown table
 # for docs/performance.md. Needs the peers' virtualenv (/opt/weir-peers).
-#   [WEIR=build/release/examples/weir-fashion-mnist] bench/lstm_bench.sh [threads] [steps]
+#   [WEIR=build/release/examples/weir-fashion-mnist] [WEIR_BASE=other/weir-fashion-mnist] \
+#     bench/lstm_bench.sh [threads] [steps]
+# WEIR_BASE adds a row for a second Weir binary (a baseline build), run
+# right after the first, so a before/after pair shares the machine's load.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 THREADS=${1:-$(nproc)}
@@ -27,10 +30,17 @@ measure() {
 
 echo "| framework | settings | examples/s | peak RSS (MiB) |"
 echo "|---|---|---:|---:|"
-IFS=$'\t' read -r rss line < <(measure "$WEIR" --model lstm --epochs 1 --batch-size $BATCH \
-  --train-limit $(((WARMUP + STEPS) * BATCH)) --untimed-steps $WARMUP --test-limit 1000 \
-  --threads "$THREADS" --no-progress)
-echo "| Weir | WhileLoop + LSTMBlockCell, $THREADS intra-op threads | $(sed -E 's/.*examples_per_sec=([0-9.]+).*/\1/' <<<"$line") | $rss |"
+weir() {  # weir LABEL BINARY
+  IFS=$'\t' read -r rss line < <(measure "$2" --model lstm --epochs 1 --batch-size $BATCH \
+    --train-limit $(((WARMUP + STEPS) * BATCH)) --untimed-steps $WARMUP --test-limit 1000 \
+    --threads "$THREADS" --no-progress)
+  echo "| $1 | WhileLoop + LSTMBlockCell, $THREADS intra-op threads | $(sed -E 's/.*examples_per_sec=([0-9.]+).*/\1/' <<<"$line") | $rss |"
+}
+weir Weir "$WEIR"
+if [[ -n ${WEIR_BASE:-} ]]; then
+  [[ -x $WEIR_BASE ]] || { echo "no $WEIR_BASE" >&2; exit 1; }
+  weir "Weir ($WEIR_BASE)" "$WEIR_BASE"
+fi
 peer() {  # peer LABEL ARGS...
   local label=$1
   shift

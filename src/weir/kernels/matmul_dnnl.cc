@@ -21,8 +21,8 @@ constexpr size_t kMaxPlans = 32;
 
 // The logical rows x cols matrix stored row-major with leading dimension
 // `ld`, or transposed (stored cols x rows).
-memory::desc MatrixDesc(int64_t rows, int64_t cols, bool transposed, int64_t ld) {
-  return memory::desc({rows, cols}, memory::data_type::bf16,
+memory::desc MatrixDesc(int64_t rows, int64_t cols, bool transposed, int64_t ld, bool is_float) {
+  return memory::desc({rows, cols}, is_float ? memory::data_type::f32 : memory::data_type::bf16,
                       transposed ? memory::dims{1, ld} : memory::dims{ld, 1});
 }
 
@@ -37,7 +37,7 @@ DnnlMatMul::DnnlMatMul() = default;
 DnnlMatMul::~DnnlMatMul() = default;
 
 StatusOr<std::shared_ptr<const DnnlMatMul::Plan>> DnnlMatMul::GetPlan(const GemmShape& s) {
-  const Key key = {s.transpose_a, s.transpose_b, s.m, s.n, s.k, s.lda, s.ldb, s.ldc};
+  const Key key = {s.is_float, s.transpose_a, s.transpose_b, s.m, s.n, s.k, s.lda, s.ldb, s.ldc};
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = plans_.find(key);
@@ -47,17 +47,17 @@ StatusOr<std::shared_ptr<const DnnlMatMul::Plan>> DnnlMatMul::GetPlan(const Gemm
   // shape, and one of them is kept.
   auto plan = std::make_shared<Plan>();
   try {
-    plan->a = MatrixDesc(s.m, s.k, s.transpose_a, s.lda);
-    plan->b = MatrixDesc(s.k, s.n, s.transpose_b, s.ldb);
-    plan->c = MatrixDesc(s.m, s.n, false, s.ldc);
+    plan->a = MatrixDesc(s.m, s.k, s.transpose_a, s.lda, s.is_float);
+    plan->b = MatrixDesc(s.k, s.n, s.transpose_b, s.ldb, s.is_float);
+    plan->c = MatrixDesc(s.m, s.n, false, s.ldc, s.is_float);
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);  // thread-safe executions
     const dnnl::matmul::primitive_desc desc(DnnlCpuEngine(), plan->a, plan->b, plan->c, attr);
     plan->matmul = dnnl::matmul(desc);
     plan->scratchpad = desc.scratchpad_desc();
   } catch (const std::exception& e) {
-    return DnnlErrorStatus(
-        e, StrCat("bfloat16 matmul [", s.m, ",", s.k, "] x [", s.k, ",", s.n, "] setup"));
+    return DnnlErrorStatus(e, StrCat(s.is_float ? "float" : "bfloat16", " matmul [", s.m, ",", s.k,
+                                     "] x [", s.k, ",", s.n, "] setup"));
   }
   std::lock_guard<std::mutex> lock(mu_);
   if (plans_.size() >= kMaxPlans) plans_.clear();
@@ -66,6 +66,18 @@ StatusOr<std::shared_ptr<const DnnlMatMul::Plan>> DnnlMatMul::GetPlan(const Gemm
 
 Status DnnlMatMul::Run(const GemmShape& shape, const Eigen::bfloat16* a, const Eigen::bfloat16* b,
                        Eigen::bfloat16* c) {
+  GemmShape s = shape;
+  s.is_float = false;
+  return Execute(s, a, b, c);
+}
+
+Status DnnlMatMul::Run(const GemmShape& shape, const float* a, const float* b, float* c) {
+  GemmShape s = shape;
+  s.is_float = true;
+  return Execute(s, a, b, c);
+}
+
+Status DnnlMatMul::Execute(const GemmShape& shape, const void* a, const void* b, void* c) {
   const ScopedOpenMpSingleThread single_thread;
   WEIR_ASSIGN_OR_RETURN(std::shared_ptr<const Plan> plan, GetPlan(shape));
   const size_t scratch_bytes = plan->scratchpad.get_size();
@@ -74,8 +86,8 @@ Status DnnlMatMul::Run(const GemmShape& shape, const Eigen::bfloat16* a, const E
   try {
     const dnnl::engine& engine = DnnlCpuEngine();
     std::unordered_map<int, memory> args = {
-        {DNNL_ARG_SRC, memory(plan->a, engine, const_cast<Eigen::bfloat16*>(a))},
-        {DNNL_ARG_WEIGHTS, memory(plan->b, engine, const_cast<Eigen::bfloat16*>(b))},
+        {DNNL_ARG_SRC, memory(plan->a, engine, const_cast<void*>(a))},
+        {DNNL_ARG_WEIGHTS, memory(plan->b, engine, const_cast<void*>(b))},
         {DNNL_ARG_DST, memory(plan->c, engine, c)}};
     if (scratch_bytes > 0) {
       args.emplace(DNNL_ARG_SCRATCHPAD, memory(plan->scratchpad, engine, scratch.raw_data()));
@@ -84,7 +96,7 @@ Status DnnlMatMul::Run(const GemmShape& shape, const Eigen::bfloat16* a, const E
     plan->matmul.execute(stream, args);
     stream.wait();
   } catch (const std::exception& e) {
-    return DnnlErrorStatus(e, "bfloat16 matmul");
+    return DnnlErrorStatus(e, shape.is_float ? "float matmul" : "bfloat16 matmul");
   }
   return Status::OK();
 }

@@ -144,6 +144,7 @@ TEST(MatMulOpTest, StartsNoThreadsOfItsOwn) {
   const int before = ThreadsInProcess();
   CheckMatMul<float>(512, 512, 512, false, false);
   CheckMatMul<float>(8, 256, 4096, true, true);
+  CheckMatMul<float>(512, 512, 512, false, true);  // float's matmul primitive
   CheckMatMul<Eigen::bfloat16>(512, 512, 512, false, false);
   CheckMatMul<Eigen::bfloat16>(8, 256, 4096, true, true);
   EXPECT_EQ(ThreadsInProcess(), before);
@@ -157,6 +158,7 @@ TEST(MatMulOpTest, LeavesTheCallersOpenMpThreadCountAsItWas) {
   const int previous = omp_get_max_threads();
   omp_set_num_threads(3);
   CheckMatMul<float>(512, 512, 512, false, false);
+  CheckMatMul<float>(512, 512, 512, false, true);
   CheckMatMul<float>(16, 16, 16, false, false);
   CheckMatMul<Eigen::bfloat16>(64, 64, 64, false, false);
   EXPECT_EQ(omp_get_max_threads(), 3);
