@@ -2,9 +2,7 @@
 // the graph: the node is copied into a scratch graph with stand-ins for its
 // inputs, control inputs and consumers, ExpandFunctions runs there (so
 // nesting, recursion checks and the lowering are exactly the compiler's),
-// and the result is spliced back in place of the node. The stand-ins tell
-// where each consumer must now read from (a pure call's consumers read the
-// body directly).
+// and the result is spliced back in place of the node.
 #include "weir/graph/expand_node.h"
 
 #include <unordered_map>
@@ -92,35 +90,24 @@ Status ExpandFunctionalNode(Graph* graph, Node* node) {
     WEIR_ASSIGN_OR_RETURN(control_in, add(std::move(noop)));
     scratch.AddControlEdge(control_in, copy);
   }
-  // Consumers: an Identity per output read, a NoOp for control consumers.
+  // Consumers: data consumers read the node of `node`'s name (below); a
+  // NoOp stands in for the control consumers.
   struct OutEdge {
     Node* dst;
     int src_output;
     int dst_input;
   };
   std::vector<OutEdge> out_edges;
+  Node* control_sink = nullptr;
   for (const Edge* e : node->out_edges()) {
     out_edges.push_back({e->dst(), e->src_output(), e->dst_input()});
-  }
-  std::unordered_map<int, Node*> sinks;  // output (or kControlSlot) -> stand-in
-  for (const OutEdge& e : out_edges) {
-    if (sinks.count(e.src_output)) continue;
-    NodeDef sink;
-    if (e.src_output == Edge::kControlSlot) {
+    if (e->IsControlEdge() && control_sink == nullptr) {
+      NodeDef sink;
       sink.name = tag + "control_sink";
       sink.op = "NoOp";
-    } else {
-      sink.name = StrCat(tag, "sink_", e.src_output);
-      sink.op = "Identity";
-      sink.attrs["T"] = node->output_type(e.src_output);
+      WEIR_ASSIGN_OR_RETURN(control_sink, add(std::move(sink)));
+      scratch.AddControlEdge(copy, control_sink);
     }
-    WEIR_ASSIGN_OR_RETURN(Node * s, add(std::move(sink)));
-    if (e.src_output == Edge::kControlSlot) {
-      scratch.AddControlEdge(copy, s);
-    } else {
-      scratch.AddEdge(copy, e.src_output, s, 0);
-    }
-    sinks[e.src_output] = s;
   }
   const int first_new = scratch.num_node_ids();
   WEIR_RETURN_IF_ERROR(ExpandFunctions(&scratch));
@@ -137,7 +124,7 @@ Status ExpandFunctionalNode(Graph* graph, Node* node) {
   graph->RemoveNode(node);
   node = nullptr;
   std::unordered_map<int, Node*> copies;  // scratch id -> graph node
-  std::unordered_map<int, Node*> switch_outputs;  // input -> its Identity
+  std::unordered_map<int, Node*> arg_identities;  // input -> its Identity
   for (int id = first_new; id < scratch.num_node_ids(); ++id) {
     const Node* n = scratch.FindNodeId(id);
     if (n == nullptr) continue;
@@ -155,12 +142,12 @@ Status ExpandFunctionalNode(Graph* graph, Node* node) {
       const Tensor2& input = inputs[a->second];
       if (!e->IsControlEdge()) {
         out->push_back(input);
-      } else if (input.first->type_string() != "Switch") {
-        out->push_back({input.first, Edge::kControlSlot});
       } else {
-        // A Switch runs on the untaken side too; only its output there is
-        // dead, so what waits for an argument waits for that output.
-        Node*& identity = switch_outputs[a->second];
+        // What waits for an argument waits for an Identity of it, not for
+        // the node that makes it: feeding that tensor then leaves the node
+        // unneeded (a fed Placeholder must not run), and a Switch, which
+        // runs on the untaken side too, gates only through its live output.
+        Node*& identity = arg_identities[a->second];
         if (identity == nullptr) {
           NodeDef def;
           def.name = graph->NewName(StrCat(name, "/input_", a->second));
@@ -195,12 +182,25 @@ Status ExpandFunctionalNode(Graph* graph, Node* node) {
       for (const Tensor2& src : srcs) connect(src, e->IsControlEdge(), added, e->dst_input());
     }
   }
+  // Data consumers read the node that now has `node`'s name (its IdentityN),
+  // as they read `node` before: a feed of "node:i" still reaches them, and
+  // the gradients of "node:i" are those of its consumers. (The step
+  // compiler's own expansion, after feeds are in place, lets a pure call's
+  // consumers read the body directly.)
+  Node* named = graph->FindNode(name);
   for (const OutEdge& out : out_edges) {
-    for (const Edge* e : sinks[out.src_output]->in_edges()) {
+    if (out.src_output != Edge::kControlSlot) {
+      if (named == nullptr || out.src_output >= named->num_outputs()) {
+        return errors::Internal("expanding node ", described, ": no output ", out.src_output,
+                                " of '", name, "' after the expansion");
+      }
+      graph->AddEdge(named, out.src_output, out.dst, out.dst_input);
+      continue;
+    }
+    for (const Edge* e : control_sink->in_edges()) {
       std::vector<Tensor2> srcs;
       WEIR_RETURN_IF_ERROR(sources(e, &srcs));
-      const bool control = out.src_output == Edge::kControlSlot || e->IsControlEdge();
-      for (const Tensor2& src : srcs) connect(src, control, out.dst, out.dst_input);
+      for (const Tensor2& src : srcs) connect(src, true, out.dst, out.dst_input);
     }
   }
   return Status::OK();

@@ -14,10 +14,14 @@ bool NeedsFunctionExpansion(const Graph& graph, const Node& node);
 
 // Replaces `node` by what ExpandFunctions makes of it, with every call and
 // functional control-flow node inside it expanded too (recursively; a
-// recursive function is an error). A node of `node`'s name keeps its
-// outputs ("node:i" feeds and fetches still resolve) and the consumers of
-// `node` are reconnected as ExpandFunctions reconnects them. `node` is
-// deleted; on error the graph is unchanged. New nodes are named
+// recursive function is an error). A node of `node`'s name (an IdentityN of
+// its outputs, a NoOp when it has none) keeps its outputs, and `node`'s
+// consumers read it, so "node:i" feeds, fetches and consumers are
+// unchanged; what waited for `node`'s control edge waits for the expansion
+// as ExpandFunctions makes it wait. The body waits for an Identity of each
+// argument, not the argument's node, so feeding an input still works.
+// `node` is deleted; on an error in the expansion (a bad body, recursion)
+// the graph is unchanged. New nodes are named
 // "<node's name>/..." and never clash with existing nodes.
 // REQUIRES: NeedsFunctionExpansion(*graph, *node).
 Status ExpandFunctionalNode(Graph* graph, Node* node);

@@ -169,6 +169,15 @@ TEST_F(FunctionGradientsTest, PartitionedCallAndCallByName) {
   }
 }
 
+TEST_F(FunctionGradientsTest, FedInputOfACallWhoseBodyHasConstants) {
+  // The body's constants wait for the call's inputs; x is fed, so its
+  // Placeholder must not have to run.
+  for (double x : {0.4, -2.0}) {
+    Scope root = Build({test::CallNode("call", "cube_or_sine", {"x"}, {DT_DOUBLE}, {DT_DOUBLE})});
+    EXPECT_LT(Error(root, "call", x), 1e-6) << x;
+  }
+}
+
 TEST_F(FunctionGradientsTest, IfBothBranchesAndCaseWithEveryIndex) {
   for (double x : {0.9, -0.6}) {
     Scope root = Build({DoubleConst("zero", 0), Binary("pos", "Greater", {"x", "zero"}),
@@ -266,6 +275,12 @@ TEST_F(FunctionGradientsTest, GradientsWithRespectToAFunctionalNodesOutput) {
   EXPECT_NEAR(out[0].scalar<double>(), f, 1e-12);
   EXPECT_NEAR(out[1].scalar<double>(), 2 * f + 1, 1e-12);
   EXPECT_NEAR(out[2].scalar<double>(), (2 * f + 1) * 3 * x * x, 1e-12);
+  // "if:0" can still be fed: its consumers and their gradients see the feed.
+  s = (*session)->Run({{"x", Tensor::Scalar<double>(x)}, {"if:0", Tensor::Scalar<double>(2.0)}},
+                      {"y", grads[0].name()}, {}, &out);
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_EQ(out[0].scalar<double>(), 2.0 * 2.0 + 2.0);
+  EXPECT_EQ(out[1].scalar<double>(), 2 * 2.0 + 1);
 }
 
 TEST_F(FunctionGradientsTest, NodesOffThePathAreLeftAlone) {
