@@ -123,9 +123,9 @@ class StringFormatOp final : public OpKernel {
     pieces_.push_back(format.substr(start));
     const size_t inputs = context->input_types().size();
     if (pieces_.size() - 1 != inputs) {
-      context->SetStatus(errors::InvalidArgument(
-          "StringFormat: template '", format, "' has ", pieces_.size() - 1, " placeholders '",
-          placeholder, "' but there are ", inputs, " inputs"));
+      context->SetStatus(errors::InvalidArgument("StringFormat: template '", format, "' has ",
+                                                 pieces_.size() - 1, " placeholders '", placeholder,
+                                                 "' but there are ", inputs, " inputs"));
     }
   }
   void Compute(OpKernelContext* context) override {

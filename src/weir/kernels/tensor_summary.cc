@@ -76,8 +76,8 @@ class Elements {
 
 // Elements of one dimension and below (v1), from element `*next` until
 // `limit`: rows of the innermost dimension bracketed below the outermost.
-void PrintV1(const Elements& values, const TensorShape& shape, int dim,
-             int64_t limit, int64_t* next, std::string* out) {
+void PrintV1(const Elements& values, const TensorShape& shape, int dim, int64_t limit,
+             int64_t* next, std::string* out) {
   const int64_t n = shape.dim_size(dim);
   if (dim == shape.dims() - 1) {
     for (int64_t i = 0; i < n; ++i) {
@@ -99,9 +99,8 @@ void PrintV1(const Elements& values, const TensorShape& shape, int dim,
 }
 
 // The sub-tensor of dimension `dim` starting at element `offset` (v2).
-void PrintV2(const Elements& values, const TensorShape& shape,
-             const std::vector<int64_t>& strides, int dim, int64_t offset, int64_t summarize,
-             std::string* out) {
+void PrintV2(const Elements& values, const TensorShape& shape, const std::vector<int64_t>& strides,
+             int dim, int64_t offset, int64_t summarize, std::string* out) {
   const int64_t n = shape.dim_size(dim);
   const bool innermost = dim == shape.dims() - 1;
   // Between entries: a space in a row, else as many newlines as dimensions

@@ -37,8 +37,7 @@ TEST(TensorSummaryTest, V1FirstEntriesRowMajor) {
            {{3, 4, 5}, 3, "[[0 1 2...]]..."},
            {{3, 4, 5}, 5, "[[0 1 2 3 4]]..."},
            {{3, 4, 5}, 6, "[[0 1 2 3 4][5...]]..."},
-           {{3, 4, 5}, 21,
-            "[[0 1 2 3 4][5 6 7 8 9][10 11 12 13 14][15 16 17 18 19]][[20...]]..."},
+           {{3, 4, 5}, 21, "[[0 1 2 3 4][5 6 7 8 9][10 11 12 13 14][15 16 17 18 19]][[20...]]..."},
            {{2, 2, 2}, 5, "[[0 1][2 3]][[4...]]..."},
            {{2, 3, 1}, 5, "[[0][1][2]][[3][4]]..."},
            {{1}, 0, "..."},
@@ -46,7 +45,8 @@ TEST(TensorSummaryTest, V1FirstEntriesRowMajor) {
            {{2, 0, 3}, 2, ""},
            {{}, 3, "0"},
        }) {
-    EXPECT_EQ(SummarizeTensorV1(Range(c.dims), c.limit), c.expected) << c.dims.size() << " " << c.limit;
+    EXPECT_EQ(SummarizeTensorV1(Range(c.dims), c.limit), c.expected)
+        << c.dims.size() << " " << c.limit;
   }
 }
 
@@ -57,16 +57,17 @@ TEST(TensorSummaryTest, V2NumpyLike) {
   EXPECT_EQ(SummarizeTensorV2(Range({5}), 2), "[0 1 ... 3 4]");
   EXPECT_EQ(SummarizeTensorV2(Range({1}), 0), "[ ...]");
   EXPECT_EQ(SummarizeTensorV2(Range({7, 2}), 2), "[[0 1]\n [2 3]\n ...\n [10 11]\n [12 13]]");
-  EXPECT_EQ(SummarizeTensorV2(Range({3, 7, 6}), 1),
-            "[[[0 ... 5]\n  ...\n  [36 ... 41]]\n\n ...\n\n [[84 ... 89]\n  ...\n  [120 ... 125]]]");
+  EXPECT_EQ(
+      SummarizeTensorV2(Range({3, 7, 6}), 1),
+      "[[[0 ... 5]\n  ...\n  [36 ... 41]]\n\n ...\n\n [[84 ... 89]\n  ...\n  [120 ... 125]]]");
   EXPECT_EQ(SummarizeTensorV2(Range({2, 2}), -1), "[[0 1]\n [2 3]]");
   EXPECT_EQ(SummarizeTensorV2(Range({}), 3), "0");
 }
 
 TEST(TensorSummaryTest, ValuesAsTensorFlowWritesThem) {
-  Tensor f = Tensor::FromVector<float>({1e-7f, 123456789.0f, std::nanf(""),
-                                        -std::numeric_limits<float>::infinity(), 1.5f, 3.0f},
-                                       TensorShape({6}));
+  Tensor f = Tensor::FromVector<float>(
+      {1e-7f, 123456789.0f, std::nanf(""), -std::numeric_limits<float>::infinity(), 1.5f, 3.0f},
+      TensorShape({6}));
   EXPECT_EQ(SummarizeTensorV2(f, -1), "[1e-07 123456792 nan -inf 1.5 3]");
   Tensor d = Tensor::FromVector<double>({0.1, 1.0 / 3, 1e20}, TensorShape({3}));
   EXPECT_EQ(SummarizeTensorV2(d, -1), "[0.1 0.33333333333333331 1e+20]");

@@ -49,20 +49,20 @@ std::vector<FunctionDef> Library() {
                         {Binary("sq", "Mul", {"x", "x"}), Binary("cu", "Mul", {"sq:z:0", "x"})},
                         "cu:z:0"));
   fs.push_back(Function("sine", {"x"}, {BodyNode("s", "Sin", {"x"}, {{"T", DT_DOUBLE}})}, "s:y:0"));
-  fs.push_back(Function("negate", {"x"}, {BodyNode("n", "Neg", {"x"}, {{"T", DT_DOUBLE}})}, "n:y:0"));
+  fs.push_back(
+      Function("negate", {"x"}, {BodyNode("n", "Neg", {"x"}, {{"T", DT_DOUBLE}})}, "n:y:0"));
   // cube_or_sine(x) = x > 0 ? cube(x) : sine(x), through a StatelessIf.
-  fs.push_back(Function(
-      "cube_or_sine", {"x"},
-      {DoubleConst("zero", 0), Binary("pos", "Greater", {"x", "zero:output:0"}),
-       test::IfNode("if", "StatelessIf", {"pos:z:0", "x"}, DT_BOOL, {DT_DOUBLE}, {DT_DOUBLE},
-                    "cube", "sine")},
-      "if:output:0"));
+  fs.push_back(Function("cube_or_sine", {"x"},
+                        {DoubleConst("zero", 0), Binary("pos", "Greater", {"x", "zero:output:0"}),
+                         test::IfNode("if", "StatelessIf", {"pos:z:0", "x"}, DT_BOOL, {DT_DOUBLE},
+                                      {DT_DOUBLE}, "cube", "sine")},
+                        "if:output:0"));
   // Two-argument branches: a * b and a + sin(b).
   fs.push_back(Function("mul_ab", {"a", "b"}, {Binary("m", "Mul", {"a", "b"})}, "m:z:0"));
-  fs.push_back(Function("add_sin", {"a", "b"},
-                        {BodyNode("s", "Sin", {"b"}, {{"T", DT_DOUBLE}}),
-                         Binary("p", "AddV2", {"a", "s:y:0"})},
-                        "p:z:0"));
+  fs.push_back(Function(
+      "add_sin", {"a", "b"},
+      {BodyNode("s", "Sin", {"b"}, {{"T", DT_DOUBLE}}), Binary("p", "AddV2", {"a", "s:y:0"})},
+      "p:z:0"));
   // Loop (acc, x) while acc < 10: (acc * x, x); the trip count depends on x.
   {
     FunctionDef cond;
@@ -87,7 +87,8 @@ std::vector<FunctionDef> Library() {
     cond.signature.name = "i_below_4";
     cond.signature.inputs = {Arg("i", DT_INT32), Arg("acc", DT_DOUBLE), Arg("x", DT_DOUBLE)};
     cond.signature.outputs = {Arg("ok", DT_BOOL)};
-    cond.node_def = {test::IntConst("four", 4), Binary("less", "Less", {"i", "four:output:0"}, DT_INT32)};
+    cond.node_def = {test::IntConst("four", 4),
+                     Binary("less", "Less", {"i", "four:output:0"}, DT_INT32)};
     cond.ret["ok"] = "less:z:0";
     fs.push_back(cond);
     FunctionDef body;
@@ -96,8 +97,7 @@ std::vector<FunctionDef> Library() {
     body.signature.outputs = {Arg("i_next", DT_INT32), Arg("acc_next", DT_DOUBLE),
                               Arg("x_same", DT_DOUBLE)};
     body.node_def = {test::IntConst("one", 1),
-                     Binary("inc", "AddV2", {"i", "one:output:0"}, DT_INT32),
-                     DoubleConst("two", 2),
+                     Binary("inc", "AddV2", {"i", "one:output:0"}, DT_INT32), DoubleConst("two", 2),
                      Binary("small", "Less", {"acc", "two:output:0"}),
                      test::IfNode("if", "If", {"small:z:0", "acc", "x"}, DT_BOOL,
                                   {DT_DOUBLE, DT_DOUBLE}, {DT_DOUBLE}, "mul_ab", "add_sin")};
@@ -130,7 +130,8 @@ class FunctionGradientsTest : public ::testing::Test {
   // with Library() as its functions.
   Scope Build(std::vector<NodeDef> nodes) {
     GraphDef def;
-    def.nodes.push_back(BodyNode("x", "Placeholder", {}, {{"dtype", DT_DOUBLE}, {"shape", PartialShape({})}}));
+    def.nodes.push_back(
+        BodyNode("x", "Placeholder", {}, {{"dtype", DT_DOUBLE}, {"shape", PartialShape({})}}));
     for (NodeDef& n : nodes) def.nodes.push_back(std::move(n));
     def.library.functions = Library();
     Scope root = Scope::NewRootScope();
@@ -157,9 +158,10 @@ class FunctionGradientsTest : public ::testing::Test {
 
 TEST_F(FunctionGradientsTest, PartitionedCallAndCallByName) {
   for (double x : {0.7, -1.3}) {
-    Scope root = Build({test::CallNode("call", "cube", {"x"}, {DT_DOUBLE}, {DT_DOUBLE}),
-                        test::CallNode("stateful", "sine", {"call"}, {DT_DOUBLE}, {DT_DOUBLE}, true),
-                        BodyNode("by_name", "negate", {"stateful:0"})});
+    Scope root =
+        Build({test::CallNode("call", "cube", {"x"}, {DT_DOUBLE}, {DT_DOUBLE}),
+               test::CallNode("stateful", "sine", {"call"}, {DT_DOUBLE}, {DT_DOUBLE}, true),
+               BodyNode("by_name", "negate", {"stateful:0"})});
     EXPECT_LT(Error(root, "by_name", x), 1e-6) << x;
     // The expanded nodes keep their names, now IdentityNs of the outputs.
     for (const char* name : {"call", "stateful", "by_name"}) {
@@ -205,35 +207,35 @@ TEST_F(FunctionGradientsTest, WhileWithADataDependentTripCount) {
     EXPECT_LT(Error(root, "y", x), 1e-5 * std::pow(x, 6)) << x;
   }
   // The loop's output itself as y.
-  Scope root = Build({DoubleConst("one", 1),
-                      test::WhileNode("while", "While", {"one", "x"}, {DT_DOUBLE, DT_DOUBLE},
-                                      "acc_below_10", "times_x")});
+  Scope root = Build(
+      {DoubleConst("one", 1), test::WhileNode("while", "While", {"one", "x"},
+                                              {DT_DOUBLE, DT_DOUBLE}, "acc_below_10", "times_x")});
   EXPECT_LT(Error(root, "while", 1.5), 1e-4);
 }
 
 TEST_F(FunctionGradientsTest, IfNestedInWhileAndInACall) {
   // acc goes through both branches of the If across the iterations.
   for (double x : {0.5, 1.7}) {
-    Scope root = Build({test::IntConst("zero", 0), DoubleConst("acc", 0.3),
-                        test::WhileNode("while", "While", {"zero", "acc", "x"},
-                                        {DT_INT32, DT_DOUBLE, DT_DOUBLE}, "i_below_4",
-                                        "step_with_if"),
-                        test::CallNode("call", "cube_or_sine", {"while:1"}, {DT_DOUBLE},
-                                       {DT_DOUBLE})});
+    Scope root =
+        Build({test::IntConst("zero", 0), DoubleConst("acc", 0.3),
+               test::WhileNode("while", "While", {"zero", "acc", "x"},
+                               {DT_INT32, DT_DOUBLE, DT_DOUBLE}, "i_below_4", "step_with_if"),
+               test::CallNode("call", "cube_or_sine", {"while:1"}, {DT_DOUBLE}, {DT_DOUBLE})});
     EXPECT_LT(Error(root, "call", x), 1e-5) << x;
   }
 }
 
 TEST_F(FunctionGradientsTest, CallWhoseBodyReadsAVariable) {
-  Scope root = Build(
-      {BodyNode("v", "VarHandleOp", {}, {{"dtype", DT_DOUBLE}, {"shape", PartialShape({})}}),
-       DoubleConst("init_value", 2.5),
-       BodyNode("init", "AssignVariableOp", {"v", "init_value"}, {{"dtype", DT_DOUBLE}}),
-       test::CallNode("call", "scaled_by_variable", {"x", "v"}, {DT_DOUBLE, DT_RESOURCE},
-                      {DT_DOUBLE}, true)});
+  Scope root =
+      Build({BodyNode("v", "VarHandleOp", {}, {{"dtype", DT_DOUBLE}, {"shape", PartialShape({})}}),
+             DoubleConst("init_value", 2.5),
+             BodyNode("init", "AssignVariableOp", {"v", "init_value"}, {{"dtype", DT_DOUBLE}}),
+             test::CallNode("call", "scaled_by_variable", {"x", "v"}, {DT_DOUBLE, DT_RESOURCE},
+                            {DT_DOUBLE}, true)});
   std::vector<Output> grads;
-  ASSERT_TRUE(AddSymbolicGradients(root, {Get(root, "call")}, {Get(root, "x"), Get(root, "v")}, &grads)
-                  .ok());
+  ASSERT_TRUE(
+      AddSymbolicGradients(root, {Get(root, "call")}, {Get(root, "x"), Get(root, "v")}, &grads)
+          .ok());
   auto session = Session::New(SessionOptions());
   ASSERT_TRUE(session.ok());
   ASSERT_TRUE((*session)->Create(root.ToGraphDef()).ok());
@@ -249,27 +251,29 @@ TEST_F(FunctionGradientsTest, CallWhoseBodyReadsAVariable) {
   EXPECT_NEAR(out[2].scalar<double>(), x * x, 1e-12);
   std::vector<Tensor> plus, minus;
   ASSERT_TRUE((*session)->Run({{"x", Tensor::Scalar<double>(x + 1e-6)}}, {"call"}, {}, &plus).ok());
-  ASSERT_TRUE((*session)->Run({{"x", Tensor::Scalar<double>(x - 1e-6)}}, {"call"}, {}, &minus).ok());
-  EXPECT_NEAR((plus[0].scalar<double>() - minus[0].scalar<double>()) / 2e-6, out[1].scalar<double>(),
-              1e-6);
+  ASSERT_TRUE(
+      (*session)->Run({{"x", Tensor::Scalar<double>(x - 1e-6)}}, {"call"}, {}, &minus).ok());
+  EXPECT_NEAR((plus[0].scalar<double>() - minus[0].scalar<double>()) / 2e-6,
+              out[1].scalar<double>(), 1e-6);
 }
 
 TEST_F(FunctionGradientsTest, GradientsWithRespectToAFunctionalNodesOutput) {
   // y = sq(if(x)) + if(x): d y / d if = 2 if + 1, with "if:0" as x.
-  Scope root = Build({DoubleConst("zero", 0), Binary("pos", "Greater", {"x", "zero"}),
-                      test::IfNode("if", "If", {"pos", "x"}, DT_BOOL, {DT_DOUBLE}, {DT_DOUBLE},
-                                   "cube", "sine"),
-                      Binary("sq", "Mul", {"if", "if"}), Binary("y", "AddV2", {"sq", "if"})});
+  Scope root = Build(
+      {DoubleConst("zero", 0), Binary("pos", "Greater", {"x", "zero"}),
+       test::IfNode("if", "If", {"pos", "x"}, DT_BOOL, {DT_DOUBLE}, {DT_DOUBLE}, "cube", "sine"),
+       Binary("sq", "Mul", {"if", "if"}), Binary("y", "AddV2", {"sq", "if"})});
   std::vector<Output> grads;
-  Status s = AddSymbolicGradients(root, {Get(root, "y")}, {Get(root, "if"), Get(root, "x")}, &grads);
+  Status s =
+      AddSymbolicGradients(root, {Get(root, "y")}, {Get(root, "if"), Get(root, "x")}, &grads);
   ASSERT_TRUE(s.ok()) << s;
   auto session = Session::New(SessionOptions());
   ASSERT_TRUE(session.ok());
   ASSERT_TRUE((*session)->Create(root.ToGraphDef()).ok());
   std::vector<Tensor> out;
   const double x = 0.8;
-  s = (*session)->Run({{"x", Tensor::Scalar<double>(x)}}, {"if:0", grads[0].name(), grads[1].name()},
-                      {}, &out);
+  s = (*session)->Run({{"x", Tensor::Scalar<double>(x)}},
+                      {"if:0", grads[0].name(), grads[1].name()}, {}, &out);
   ASSERT_TRUE(s.ok()) << s;
   const double f = x * x * x;
   EXPECT_NEAR(out[0].scalar<double>(), f, 1e-12);

@@ -381,8 +381,8 @@ Status ExpandFunctionsOnPath(Graph* graph, const std::vector<Output>& ys,
     for (size_t i = 0; i < names[k].size(); ++i) {
       Node* node = graph->FindNode(names[k][i].node);
       if (node == nullptr || names[k][i].index >= node->num_outputs()) {
-        return errors::Internal("AddSymbolicGradients: '", names[k][i].node, ":",
-                                names[k][i].index, "' is gone after expanding function calls");
+        return errors::Internal("AddSymbolicGradients: '", names[k][i].node, ":", names[k][i].index,
+                                "' is gone after expanding function calls");
       }
       (*tensors[k])[i] = Output(node, names[k][i].index);
     }
@@ -452,9 +452,8 @@ Status AddSymbolicGradients(const Scope& scope, const std::vector<Output>& ys,
     if (!y.valid()) return errors::InvalidArgument("AddSymbolicGradients: a y is invalid");
   }
   std::vector<Output> ys_now = ys, xs_now = xs, grad_ys_now = grad_ys;
-  WEIR_RETURN_IF_ERROR(ExpandFunctionsOnPath(scope.graph(), ys, xs,
-                                             {&ys_now, &xs_now, &grad_ys_now},
-                                             options.expanded_nodes));
+  WEIR_RETURN_IF_ERROR(ExpandFunctionsOnPath(
+      scope.graph(), ys, xs, {&ys_now, &xs_now, &grad_ys_now}, options.expanded_nodes));
   return AddGradientsExpanded(scope, ys_now, xs_now, grad_ys_now, options, grad_xs);
 }
 
