@@ -39,6 +39,7 @@ bool NeedsFunctionExpansion(const Graph& graph, const Node& node) {
 Status ExpandFunctionalNode(Graph* graph, Node* node) {
   const std::string name = node->name();
   const std::string described = node->Describe();
+  const std::string location = node->def().source_location;
   Graph scratch;
   *scratch.mutable_function_library() = graph->function_library();
   // Stand-in names cannot start with the node's name, so they never clash
@@ -128,7 +129,10 @@ Status ExpandFunctionalNode(Graph* graph, Node* node) {
   for (int id = first_new; id < scratch.num_node_ids(); ++id) {
     const Node* n = scratch.FindNodeId(id);
     if (n == nullptr) continue;
-    WEIR_ASSIGN_OR_RETURN(Node * added, graph->AddNode(Detached(*n)));
+    NodeDef def = Detached(*n);
+    // Errors in the body point at the call in the user's code.
+    if (def.source_location.empty()) def.source_location = location;
+    WEIR_ASSIGN_OR_RETURN(Node * added, graph->AddNode(std::move(def)));
     added->set_output_shapes(OutputShapes(*n));
     copies[id] = added;
   }
