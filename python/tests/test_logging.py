@@ -132,6 +132,17 @@ def test_errors_name_the_problem():
             sess.run(bad_stream)  # a PrintV2 stream name is accepted as is
     with pytest.raises(ValueError, match="Unsupported output stream"):
         wr.print(1, output_stream="nowhere")
+    from weir.framework.op_def_library import apply_op
+    g = wr.Graph()
+    with g.as_default():
+        # The kernel refuses a stream it does not know, naming it.
+        bogus = apply_op("PrintV2", None, input=wr.constant("x"), output_stream="bogus")
+        with wr.Session() as sess:
+            with pytest.raises(wr.errors.InvalidArgumentError, match="'bogus'"):
+                sess.run(bogus)
+        # PrintV2 prints one string: a vector is refused when the graph is built.
+        with pytest.raises(wr.errors.InvalidArgumentError):
+            apply_op("PrintV2", None, input=wr.constant(["a", "b"]))
 
 
 def test_print_v2_appends_to_a_file(tmp_path):
