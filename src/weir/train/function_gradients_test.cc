@@ -257,6 +257,34 @@ TEST_F(FunctionGradientsTest, CallWhoseBodyReadsAVariable) {
               out[1].scalar<double>(), 1e-6);
 }
 
+TEST_F(FunctionGradientsTest, ControlInputsAndControlConsumersKeepTheirOrder) {
+  // The call waits for ^assign (so its body reads 4.0, never the first
+  // value), and ^call orders a later assign after the body's read.
+  Scope root = Build(
+      {BodyNode("v", "VarHandleOp", {}, {{"dtype", DT_DOUBLE}, {"shape", PartialShape({})}}),
+       DoubleConst("first", 1.0), DoubleConst("second", 4.0), DoubleConst("third", 9.0),
+       BodyNode("init", "AssignVariableOp", {"v", "first"}, {{"dtype", DT_DOUBLE}}),
+       BodyNode("assign", "AssignVariableOp", {"v", "second", "^init"}, {{"dtype", DT_DOUBLE}}),
+       test::CallNode("call", "scaled_by_variable", {"x", "v", "^assign"}, {DT_DOUBLE, DT_RESOURCE},
+                      {DT_DOUBLE}, true),
+       BodyNode("later", "AssignVariableOp", {"v", "third", "^call"}, {{"dtype", DT_DOUBLE}})});
+  std::vector<Output> grads;
+  Status s = AddSymbolicGradients(root, {Get(root, "call")}, {Get(root, "x")}, &grads);
+  ASSERT_TRUE(s.ok()) << s;
+  auto session = Session::New(SessionOptions());
+  ASSERT_TRUE(session.ok());
+  ASSERT_TRUE((*session)->Create(root.ToGraphDef()).ok());
+  const double x = 1.5;
+  for (int step = 0; step < 3; ++step) {
+    std::vector<Tensor> out;
+    s = (*session)->Run({{"x", Tensor::Scalar<double>(x)}}, {"call", grads[0].name()}, {"later"},
+                        &out);
+    ASSERT_TRUE(s.ok()) << s;
+    EXPECT_EQ(out[0].scalar<double>(), 4.0 * x * x) << step;
+    EXPECT_EQ(out[1].scalar<double>(), 2 * 4.0 * x) << step;
+  }
+}
+
 TEST_F(FunctionGradientsTest, GradientsWithRespectToAFunctionalNodesOutput) {
   // y = sq(if(x)) + if(x): d y / d if = 2 if + 1, with "if:0" as x.
   Scope root = Build(
