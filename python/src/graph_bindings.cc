@@ -332,6 +332,10 @@ class PyGraph {
     }
     SymbolicGradientsOptions options;
     options.unreachable_is_invalid = true;
+    // Calls and functional control flow on the path are expanded in place:
+    // their nodes get new ids (the Python side rebinds its Operations).
+    std::vector<std::pair<std::string, int>> expanded;
+    options.expanded_nodes = &expanded;
     std::vector<Gradient> grads;
     Status status = AddSymbolicGradients(scope, y, x, dy, options, &grads);
     std::vector<Output> dense;
@@ -343,6 +347,9 @@ class PyGraph {
     }
     root_.ClearStatus();
     SetLocations(first, location);
+    for (const auto& [name, old_id] : expanded) {
+      if (Node* node = graph_->FindNode(name)) rewritten_.push_back({name, old_id, node->id()});
+    }
     Check(status);
     nb::list out;
     for (const Output& g : dense) {
@@ -456,6 +463,16 @@ class PyGraph {
 
   Scope root_;
   Graph* graph_;
+
+ public:
+  // Every node add_gradients expanded in place, in order: its name, its
+  // former id and the id of the node that now has the name.
+  struct Rewrite {
+    std::string name;
+    int old_id;
+    int new_id;
+  };
+  std::vector<Rewrite> rewritten_;
 };
 
 }  // namespace
@@ -470,6 +487,16 @@ void DefineGraph(nb::module_& m) {
            nb::arg("device") = "", nb::arg("colocate_with") = std::vector<std::string>(),
            nb::arg("source_location") = "")
       .def("num_node_ids", [](const PyGraph& g) { return g.graph()->num_node_ids(); })
+      .def("node_exists", [](const PyGraph& g, int id) { return g.graph()->FindNodeId(id) != nullptr; })
+      .def("num_rewritten", [](const PyGraph& g) { return g.rewritten_.size(); })
+      .def("rewritten_nodes", [](const PyGraph& g, size_t start) {
+        nb::list out;
+        for (size_t i = start; i < g.rewritten_.size(); ++i) {
+          const auto& r = g.rewritten_[i];
+          out.append(nb::make_tuple(r.name, r.old_id, r.new_id));
+        }
+        return out;
+      }, nb::arg("start") = 0)
       .def("find_node", [](const PyGraph& g, const std::string& name) {
         Node* node = g.graph()->FindNode(name);
         return node ? node->id() : -1;

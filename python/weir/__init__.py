@@ -35,11 +35,13 @@ from weir.ops.data_flow_ops import *  # noqa: F401,F403
 from weir.ops.io_ops import *  # noqa: F401,F403
 from weir.ops.parsing_ops import *  # noqa: F401,F403
 from weir.ops.summary_ops import *  # noqa: F401,F403
+from weir.ops.logging_ops import *  # noqa: F401,F403  (wr.print shadows print only as wr.print)
 from weir import nn, math, random, layers, initializers, summary, linalg, train  # noqa: F401
 from weir import losses  # noqa: F401
 from weir import image  # noqa: F401
 from weir import io, python_io  # noqa: F401
 from weir import saved_model  # noqa: F401
+from weir import strings  # noqa: F401
 from weir import raw_ops  # noqa: F401
 
 __version__ = "0.1.0"

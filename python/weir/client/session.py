@@ -640,6 +640,7 @@ class BaseSession:
         self._closed = False
         self._c = None  # set last: __del__ of a half-built session must not fail
         self._synced = 0  # nodes with id < _synced are in the C++ session
+        self._rewrites_seen = 0  # graph rewrites by wr.gradients checked by _extend
         self._extend_lock = threading.Lock()
         self._cache = {}
         self._default_session_ctx = None
@@ -729,6 +730,7 @@ class BaseSession:
                 count = c_graph.num_node_ids()
                 if count <= start:
                     return
+                self._check_rewrites(c_graph)
                 data = c_graph.to_graph_def(start)
                 # A node added by another thread while exporting: export again,
                 # so that no node is sent twice or never.
@@ -743,6 +745,24 @@ class BaseSession:
                     raise
                 self._synced = count
                 return
+
+    def _check_rewrites(self, c_graph):
+        """wr.gradients through a function call or If/While/Case expands that
+        node in place; a session that already holds the node cannot take the
+        expansion (it would be a second node of the same name)."""
+        seen = self._rewrites_seen
+        total = c_graph.num_rewritten()
+        if total == seen:
+            return
+        for name, old_id, _ in c_graph.rewritten_nodes(seen):
+            if old_id < self._synced:
+                raise errors.FailedPreconditionError(
+                    None, None,
+                    "node '%s' was expanded in place by wr.gradients (gradients through a "
+                    "function call or If/While/Case) after this session was given the graph; "
+                    "build the gradients before the session first runs the graph, or use a "
+                    "new session" % name)
+        self._rewrites_seen = total
 
     # -- errors
 

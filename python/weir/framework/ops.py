@@ -430,7 +430,7 @@ class Operation:
         g = self._graph
         c = g._c_graph
         return [g._op_for_id(i) for i in range(c.num_node_ids())
-                if self._id in c.node_control_inputs(i)]
+                if c.node_exists(i) and self._id in c.node_control_inputs(i)]
 
     @property
     def _input_types(self):
@@ -700,7 +700,19 @@ class Graph:
         return self._op_for_id(node_id).outputs[index]
 
     def get_operations(self):
-        return [self._op_for_id(i) for i in range(self._c_graph.num_node_ids())]
+        c = self._c_graph
+        return [self._op_for_id(i) for i in range(c.num_node_ids()) if c.node_exists(i)]
+
+    def _rebind_rewritten(self, start):
+        """Points the Operations of nodes that add_gradients expanded in place
+        (function calls, If/While/Case) at the nodes that now hold their names
+        and outputs, from the `start`-th rewrite on."""
+        for _, old_id, new_id in self._c_graph.rewritten_nodes(start):
+            op = self._ops_by_id.pop(old_id, None)
+            if op is not None:
+                op._id = new_id
+                op._type = self._c_graph.node_op(new_id)
+                self._ops_by_id[new_id] = op
 
     def get_operation_by_name(self, name):
         if not isinstance(name, str):

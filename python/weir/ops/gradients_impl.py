@@ -15,6 +15,7 @@ ignored (the C++ driver sums partial gradients in a fixed order).
 """
 import enum
 
+from weir.framework import dtypes
 from weir.framework import ops
 from weir.framework.op_def_library import apply_op
 
@@ -89,16 +90,24 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
         # TF1: only float and complex values backpropagate; an integer (or
         # bool, string) y contributes nothing and an integer x gets None.
         pairs = [(y, g) for y, g in zip(ys, seeds) if _differentiable(y.dtype)]
+        # A resource tensor is a variable's handle: its value's gradient.
         wanted = [i for i, x in enumerate(xs_given)
-                  if _differentiable(x.dtype if _is_variable(x) else xs_tensors[i].dtype)]
+                  if _differentiable(x.dtype if _is_variable(x) else xs_tensors[i].dtype)
+                  or xs_tensors[i].dtype.base_dtype == dtypes.resource]
         with ops.name_scope(name) as scope:
             prefix = scope[:-1] if scope.endswith("/") else scope
             results = [None] * len(xs_given)
             if pairs and wanted:
-                found = graph._c_graph.add_gradients(
-                    [y._as_endpoint() for y, _ in pairs],
-                    [xs_tensors[i]._as_endpoint() for i in wanted], [g for _, g in pairs],
-                    prefix, ops._user_source_location())
+                rewrites = graph._c_graph.num_rewritten()
+                try:
+                    found = graph._c_graph.add_gradients(
+                        [y._as_endpoint() for y, _ in pairs],
+                        [xs_tensors[i]._as_endpoint() for i in wanted], [g for _, g in pairs],
+                        prefix, ops._user_source_location())
+                finally:
+                    # Calls and functional control flow on the path were
+                    # expanded in place: their nodes have new ids.
+                    graph._rebind_rewritten(rewrites)
                 for i, r in zip(wanted, found):
                     results[i] = r
             out = []

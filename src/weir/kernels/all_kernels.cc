@@ -29,6 +29,7 @@ void RegisterAllKernels() {
     RegisterReaderKernels(registry);
     RegisterParsingKernels(registry);
     RegisterSummaryKernels(registry);
+    RegisterLoggingKernels(registry);
     RegisterFloat16Kernels(registry);
   });
 }

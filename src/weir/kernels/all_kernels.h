@@ -31,6 +31,7 @@ void RegisterQueueKernels(KernelRegistry* registry);   // data flow: queues
 void RegisterReaderKernels(KernelRegistry* registry);  // io: readers and files
 void RegisterParsingKernels(KernelRegistry* registry);
 void RegisterSummaryKernels(KernelRegistry* registry);
+void RegisterLoggingKernels(KernelRegistry* registry);
 // float16/bfloat16 computed in float32; after the families whose float
 // kernels it wraps.
 void RegisterFloat16Kernels(KernelRegistry* registry);  // float16_kernels.cc

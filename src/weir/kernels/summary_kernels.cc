@@ -9,6 +9,7 @@
 #include "weir/framework/kernel_registry.h"
 #include "weir/kernels/all_kernels.h"
 #include "weir/kernels/summary_histogram.h"
+#include "weir/kernels/tensor_summary.h"
 #include "weir/kernels/type_list.h"
 
 namespace weir {
@@ -144,14 +145,11 @@ class AssertOp final : public OpKernel {
                 errors::InvalidArgument("Assert: the condition must be a bool scalar, got shape ",
                                         condition.shape()));
     if (condition.scalar<bool>()) return;
+    // TensorFlow's message: each data tensor's summary in brackets.
     std::string message = "assertion failed: ";
     for (int i = 1; i < context->num_inputs(); ++i) {
       if (i > 1) message += " ";
-      const Tensor& t = context->input(i);
-      message += t.dtype() == DT_STRING && t.NumElements() == 1
-                     ? t.data<std::string>()[0]
-                     : t.DebugString(summarize_ < 0 ? static_cast<int>(t.NumElements())
-                                                    : static_cast<int>(summarize_));
+      message += "[" + SummarizeTensorV1(context->input(i), summarize_) + "]";
     }
     context->SetStatus(errors::InvalidArgument(message));
   }

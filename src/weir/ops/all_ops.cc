@@ -31,6 +31,7 @@ void RegisterAllOps() {
     RegisterReaderOps(registry);
     RegisterParsingOps(registry);
     RegisterSummaryOps(registry);
+    RegisterLoggingOps(registry);
   });
 }
 

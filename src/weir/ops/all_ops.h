@@ -30,5 +30,6 @@ void RegisterQueueOps(OpRegistry* registry);    // data flow: queues
 void RegisterReaderOps(OpRegistry* registry);   // io: readers and files
 void RegisterParsingOps(OpRegistry* registry);
 void RegisterSummaryOps(OpRegistry* registry);
+void RegisterLoggingOps(OpRegistry* registry);
 
 }  // namespace weir

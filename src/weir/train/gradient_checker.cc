@@ -45,6 +45,10 @@ StatusOr<double> MaxGradientError(const Scope& scope, const std::vector<Output>&
   for (int i = 0; i < y.shape().rank(); ++i) all_axes[i] = i;
   Output projected = ops::Sum(check, ops::Mul(check, y, w), Tensor::FromVector<int32_t>(all_axes));
   std::vector<Output> grads;
+  // AddSymbolicGradients may replace y's node (a call it expands): y is
+  // used by name and dtype from here on.
+  const std::string y_name = y.name();
+  const DType y_dtype = y.dtype();
   // d(sum(w * y))/dx = J^T w: seed y's gradient with w.
   WEIR_RETURN_IF_ERROR(AddSymbolicGradients(check, {y}, xs, {w}, &grads));
   WEIR_RETURN_IF_ERROR(scope.status());
@@ -52,8 +56,8 @@ StatusOr<double> MaxGradientError(const Scope& scope, const std::vector<Output>&
   WEIR_ASSIGN_OR_RETURN(std::unique_ptr<Session> session, Session::New(SessionOptions()));
   WEIR_RETURN_IF_ERROR(session->Create(scope.ToGraphDef()));
   std::vector<Tensor> out;
-  WEIR_RETURN_IF_ERROR(session->Run(feeds, {y.name()}, {}, &out));
-  Tensor weights(y.dtype(), out[0].shape());
+  WEIR_RETURN_IF_ERROR(session->Run(feeds, {y_name}, {}, &out));
+  Tensor weights(y_dtype, out[0].shape());
   for (int64_t i = 0; i < weights.NumElements(); ++i) Set(&weights, i, 0.5 + 0.37 * ((i * 7) % 11) / 11.0);
   feeds.emplace_back(w.name(), weights);
 

@@ -4,6 +4,8 @@
 #include <map>
 #include <set>
 
+#include "weir/graph/expand_node.h"
+#include "weir/graph/function_library.h"
 #include "weir/ops/gradients/gradient_registry.h"
 #include "weir/ops/standard_ops.h"
 #include "weir/train/while_gradients.h"
@@ -306,6 +308,120 @@ Status GradientPass::Run(GradContext* ctx, int region, const std::vector<Output>
   return Status::OK();
 }
 
+// Expands every function call and functional control-flow node (If, Case,
+// While, ...) on a data path from `xs` to `ys` in place, so that the
+// gradients go through their bodies as through any v1 cond or loop. The
+// outputs in `tensors` are found again by name afterwards (an expanded
+// node's name now belongs to the IdentityN that keeps its outputs). A graph
+// with none on the path is left as it is.
+Status ExpandFunctionsOnPath(Graph* graph, const std::vector<Output>& ys,
+                             const std::vector<Output>& xs,
+                             std::vector<std::vector<Output>*> tensors,
+                             std::vector<std::pair<std::string, int>>* expanded) {
+  // Every expandable node calls a library function.
+  if (graph->function_library().num_functions() == 0) return Status::OK();
+  std::vector<bool> from_x(graph->num_node_ids()), to_y(graph->num_node_ids());
+  std::vector<Node*> stack;
+  for (const Output& x : xs) {
+    for (const Edge* e : x.node()->out_edges()) {
+      if (e->src_output() == x.index() && !from_x[e->dst()->id()]) {
+        from_x[e->dst()->id()] = true;
+        stack.push_back(e->dst());
+      }
+    }
+  }
+  while (!stack.empty()) {
+    Node* n = stack.back();
+    stack.pop_back();
+    for (const Edge* e : n->out_edges()) {
+      if (!e->IsControlEdge() && !from_x[e->dst()->id()]) {
+        from_x[e->dst()->id()] = true;
+        stack.push_back(e->dst());
+      }
+    }
+  }
+  std::vector<int> on_path;
+  for (const Output& y : ys) {
+    if (from_x[y.node()->id()] && !to_y[y.node()->id()]) {
+      to_y[y.node()->id()] = true;
+      stack.push_back(y.node());
+    }
+  }
+  while (!stack.empty()) {
+    Node* n = stack.back();
+    stack.pop_back();
+    if (NeedsFunctionExpansion(*graph, *n)) on_path.push_back(n->id());
+    for (const Edge* e : n->in_edges()) {
+      Node* src = e->src();
+      if (!e->IsControlEdge() && from_x[src->id()] && !to_y[src->id()]) {
+        to_y[src->id()] = true;
+        stack.push_back(src);
+      }
+    }
+  }
+  if (on_path.empty()) return Status::OK();
+  struct Named {
+    std::string node;
+    int index;
+  };
+  std::vector<std::vector<Named>> names;
+  for (const std::vector<Output>* list : tensors) {
+    names.emplace_back();
+    for (const Output& t : *list) names.back().push_back({t.node()->name(), t.index()});
+  }
+  for (int id : on_path) {
+    Node* node = graph->FindNodeId(id);
+    if (node == nullptr) continue;
+    const std::string name = node->name();
+    Status s = ExpandFunctionalNode(graph, node);
+    if (!s.ok()) return s.WithContext("differentiating through node '" + name + "'");
+    if (expanded != nullptr) expanded->push_back({name, id});
+  }
+  for (size_t k = 0; k < tensors.size(); ++k) {
+    for (size_t i = 0; i < names[k].size(); ++i) {
+      Node* node = graph->FindNode(names[k][i].node);
+      if (node == nullptr || names[k][i].index >= node->num_outputs()) {
+        return errors::Internal("AddSymbolicGradients: '", names[k][i].node, ":", names[k][i].index,
+                                "' is gone after expanding function calls");
+      }
+      (*tensors[k])[i] = Output(node, names[k][i].index);
+    }
+  }
+  return Status::OK();
+}
+
+// The gradients once no call or functional node lies between ys and xs.
+Status AddGradientsExpanded(const Scope& scope, const std::vector<Output>& ys,
+                            const std::vector<Output>& xs, const std::vector<Output>& grad_ys,
+                            const SymbolicGradientsOptions& options,
+                            std::vector<Gradient>* grad_xs) {
+  WEIR_ASSIGN_OR_RETURN(std::unique_ptr<WhileGradients> loops, WhileGradients::Create(scope));
+  for (const std::vector<Output>* list : {&ys, &xs}) {
+    for (const Output& t : *list) {
+      if (loops->OutputFrameOf(t.node()) != 0) {
+        return errors::InvalidArgument("AddSymbolicGradients: '", t.name(),
+                                       "' is inside a while loop; differentiate values outside it");
+      }
+    }
+  }
+  std::vector<Output> seeds;
+  for (size_t i = 0; i < ys.size(); ++i) {
+    seeds.push_back(grad_ys.empty() ? OnesLike(scope, ys[i]) : grad_ys[i]);
+  }
+  GradientPass pass(scope, loops.get());
+  std::vector<bool> reached;
+  WEIR_RETURN_IF_ERROR(pass.Run(loops->root(), 0, ys, seeds, xs, grad_xs, &reached));
+  WEIR_RETURN_IF_ERROR(loops->Finish());
+  for (size_t i = 0; i < xs.size(); ++i) {
+    if ((*grad_xs)[i].valid() || options.unreachable_is_invalid) continue;
+    std::string why = !reached[i] ? "no y depends on it"
+                                  : StrCat("every path passes through a non-differentiable op (",
+                                           StrJoin(pass.blocked(), "; "), ")");
+    return errors::InvalidArgument("no gradient reaches '", xs[i].name(), "': ", why);
+  }
+  return scope.status();
+}
+
 }  // namespace
 
 Status AddSymbolicGradients(const Scope& scope, const std::vector<Output>& ys,
@@ -335,31 +451,10 @@ Status AddSymbolicGradients(const Scope& scope, const std::vector<Output>& ys,
   for (const Output& y : ys) {
     if (!y.valid()) return errors::InvalidArgument("AddSymbolicGradients: a y is invalid");
   }
-  WEIR_ASSIGN_OR_RETURN(std::unique_ptr<WhileGradients> loops, WhileGradients::Create(scope));
-  for (const std::vector<Output>* list : {&ys, &xs}) {
-    for (const Output& t : *list) {
-      if (loops->OutputFrameOf(t.node()) != 0) {
-        return errors::InvalidArgument("AddSymbolicGradients: '", t.name(),
-                                       "' is inside a while loop; differentiate values outside it");
-      }
-    }
-  }
-  std::vector<Output> seeds;
-  for (size_t i = 0; i < ys.size(); ++i) {
-    seeds.push_back(grad_ys.empty() ? OnesLike(scope, ys[i]) : grad_ys[i]);
-  }
-  GradientPass pass(scope, loops.get());
-  std::vector<bool> reached;
-  WEIR_RETURN_IF_ERROR(pass.Run(loops->root(), 0, ys, seeds, xs, grad_xs, &reached));
-  WEIR_RETURN_IF_ERROR(loops->Finish());
-  for (size_t i = 0; i < xs.size(); ++i) {
-    if ((*grad_xs)[i].valid() || options.unreachable_is_invalid) continue;
-    std::string why = !reached[i] ? "no y depends on it"
-                                  : StrCat("every path passes through a non-differentiable op (",
-                                           StrJoin(pass.blocked(), "; "), ")");
-    return errors::InvalidArgument("no gradient reaches '", xs[i].name(), "': ", why);
-  }
-  return scope.status();
+  std::vector<Output> ys_now = ys, xs_now = xs, grad_ys_now = grad_ys;
+  WEIR_RETURN_IF_ERROR(ExpandFunctionsOnPath(
+      scope.graph(), ys, xs, {&ys_now, &xs_now, &grad_ys_now}, options.expanded_nodes));
+  return AddGradientsExpanded(scope, ys_now, xs_now, grad_ys_now, options, grad_xs);
 }
 
 Status AddSymbolicGradients(const Scope& scope, const std::vector<Output>& ys,

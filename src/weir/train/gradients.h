@@ -26,12 +26,27 @@
 // from stacks (train/while_gradients.h). ys and xs must be outside loops.
 // A step that fetches only forward values runs none of the additions.
 //
+// Function calls (PartitionedCall, StatefulPartitionedCall, a node whose op
+// is a library function) and functional control flow (If, Case, While and
+// their stateless forms) on a path from xs to ys are expanded in place
+// first, as the step compiler would expand them (graph/expand_node.h):
+// bodies inlined, If/Case/While lowered to Switch/Merge and loop frames,
+// so the gradients go through them like through any v1 cond or loop. The
+// expanded node's name then belongs to an IdentityN of its outputs, so
+// "node:i" still names the same values; ys, xs and grad_ys may name them.
+// Nodes off the path, and graphs with none on it, are left untouched. A
+// session that already holds the graph (Create/Extend) keeps the node as
+// it was: extending it with the rewritten part fails, so add gradients
+// through calls before giving the graph to a session.
+//
 // An x may be a variable's handle (DT_RESOURCE): its gradient is that of
 // the variable's value, through ReadVariableOp (dense) and ResourceGather
 // (sparse) alike. To get a sparse gradient for a GatherV2 of a read value,
 // pass the ReadVariableOp's output as x.
 #pragma once
 
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "weir/graph/scope.h"
@@ -47,6 +62,9 @@ struct SymbolicGradientsOptions {
   // An x that no gradient reaches gets an invalid gradient instead of the
   // error (TensorFlow 1's tf.gradients returns None there).
   bool unreachable_is_invalid = false;
+  // When set, receives the name and former id of each node expanded in
+  // place (below); the node of that name now has a new id.
+  std::vector<std::pair<std::string, int>>* expanded_nodes = nullptr;
 };
 Status AddSymbolicGradients(const Scope& scope, const std::vector<Output>& ys,
                             const std::vector<Output>& xs, const std::vector<Output>& grad_ys,

@@ -90,6 +90,8 @@ std::string Comment(const OpDef& op) {
   for (const AttrDef& attr : op.attrs) {
     std::string text = attr.name + ": " + attr.type;
     if (attr.has_default) text += " = " + attr.default_value.DebugString();
+    // A default with a line break (PrintV2's end = "\n") stays on the line.
+    for (size_t at; (at = text.find('\n')) != std::string::npos;) text.replace(at, 1, "\\n");
     attrs.push_back(text);
   }
   if (!attrs.empty()) os << "// Attrs: " << StrJoin(attrs, "; ") << "\n";

@@ -137,6 +137,15 @@ void RegisterDataFlowGradients(GradientRegistry* registry) {
   for (const char* op : {"ScalarSummary", "HistogramSummary", "MergeSummary", "Assert"}) {
     registry->RegisterNoGradient(op);
   }
+  // Logging: Print passes its input's gradient through (its data gets none);
+  // the strings of tf.print carry none.
+  registry->Register("Print", [](const Scope&, const Operation& op, const std::vector<Output>& g,
+                                 std::vector<Output>* grads) {
+    grads->assign(op.node()->num_inputs(), Output());
+    (*grads)[0] = g[0];
+    return Status::OK();
+  });
+  for (const char* op : {"PrintV2", "StringFormat"}) registry->RegisterNoGradient(op);
 }
 
 }  // namespace weir

@@ -1,0 +1,4 @@
+"""weir.strings: TF's tf.strings names that Weir has."""
+from weir.ops.logging_ops import string_format as format  # noqa: F401,A001  (tf.strings.format)
+
+__all__ = ["format"]
