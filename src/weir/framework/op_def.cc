@@ -366,12 +366,14 @@ std::pair<std::string, std::vector<std::string>> OpFamily(const std::string& op_
   auto collect = [&](auto&& matches) {
     family.clear();
     for (const std::string& name : names) {
-      if (!name.empty() && name[0] != '_' && name != op_name && matches(name)) family.push_back(name);
+      if (!name.empty() && name[0] != '_' && name != op_name && matches(name))
+        family.push_back(name);
     }
     return !family.empty();
   };
   for (size_t n = words.size() > 1 ? words.size() - 1 : 1; n >= 1 && !words.empty(); --n) {
-    const std::string prefix(op_name.substr(0, words[n - 1].data() + words[n - 1].size() - op_name.data()));
+    const std::string prefix(
+        op_name.substr(0, words[n - 1].data() + words[n - 1].size() - op_name.data()));
     if (collect([&](const std::string& name) { return name.starts_with(prefix); })) {
       return {prefix + "*", family};
     }

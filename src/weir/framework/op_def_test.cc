@@ -316,8 +316,8 @@ TEST(OpRegistryTest, LookUpMissing) {
 
 TEST(OpRegistryTest, LookUpMissingListsTheOpsOfItsFamily) {
   OpRegistry* registry = OpRegistry::Global();
-  for (const char* name : {"UnitFamilyListPush", "UnitFamilyListPop", "UnitFamilyMapGet",
-                           "_UnitFamilyListInternal"}) {
+  for (const char* name :
+       {"UnitFamilyListPush", "UnitFamilyListPop", "UnitFamilyMapGet", "_UnitFamilyListInternal"}) {
     registry->Register(OpDefBuilder(name));
   }
   EXPECT_NE(registry->Find("UnitFamilyMapGet"), nullptr);

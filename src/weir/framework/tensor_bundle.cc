@@ -52,9 +52,9 @@ std::string SliceText(const std::vector<int64_t>& starts, const std::vector<int6
 // all. For rank 3 and more each crossing slice is checked, which stays
 // O(n log n) for tensors sliced along one dim (partitioned variables) and
 // is O(n * crossing) at worst.
-std::optional<std::pair<size_t, size_t>> FindOverlap(const std::vector<std::vector<int64_t>>& starts,
-                                                     const std::vector<std::vector<int64_t>>& lengths,
-                                                     int rank) {
+std::optional<std::pair<size_t, size_t>> FindOverlap(
+    const std::vector<std::vector<int64_t>>& starts,
+    const std::vector<std::vector<int64_t>>& lengths, int rank) {
   struct Piece {
     const std::vector<int64_t>& starts;
     const std::vector<int64_t>& lengths;
@@ -84,12 +84,14 @@ std::optional<std::pair<size_t, size_t>> FindOverlap(const std::vector<std::vect
     std::vector<int64_t> starts;
     for (size_t i : order) starts.push_back(pieces[i].starts[d]);
     std::ranges::sort(starts);
-    distinct.push_back({static_cast<size_t>(std::ranges::unique(starts).begin() - starts.begin()), d});
+    distinct.push_back(
+        {static_cast<size_t>(std::ranges::unique(starts).begin() - starts.begin()), d});
   }
   std::ranges::sort(distinct, std::greater<>());
   const int a = distinct[0].second;
   const int b = rank > 1 ? distinct[1].second : a;
-  std::ranges::sort(order, [&](size_t x, size_t y) { return pieces[x].starts[a] < pieces[y].starts[a]; });
+  std::ranges::sort(order,
+                    [&](size_t x, size_t y) { return pieces[x].starts[a] < pieces[y].starts[a]; });
   std::set<std::pair<int64_t, size_t>> ends;     // (end in dim a, piece) of the crossing pieces
   std::set<std::pair<int64_t, size_t>> crossing;  // (start in dim b, piece)
   for (size_t i : order) {
@@ -501,7 +503,7 @@ Status BundleReader::ReadEntries(const std::string& index_path) {
           !std::ranges::equal(stored->second.shape.dim_sizes(), piece.lengths)) {
         return corrupt("a slice of tensor '", name, "' is stored with another dtype or shape");
       }
-        entry.pieces.push_back(std::move(piece));
+      entry.pieces.push_back(std::move(piece));
     }
     std::vector<std::vector<int64_t>> starts, lengths;
     for (const Piece& piece : entry.pieces) {

@@ -535,7 +535,8 @@ TEST_F(SlicedBundleTest, ManySlicesOpenAndAnOverlapAmongThemIsFound) {
     // the extents.
     for (int64_t i = kN - 1; i >= 0; --i) {
       ShapeAndSlice slice{TensorShape({kN}), {i}, {1}};
-      ASSERT_TRUE(writer.AddSlice("v", slice, Tensor::FromVector<float>({static_cast<float>(i)})).ok());
+      ASSERT_TRUE(
+          writer.AddSlice("v", slice, Tensor::FromVector<float>({static_cast<float>(i)})).ok());
     }
     for (int64_t r = 0; r < kRows; ++r) {
       for (int64_t c = 0; c < kCols; ++c) {
@@ -594,22 +595,33 @@ TEST_F(SlicedBundleTest, OverlapsAreFoundInEveryRank) {
   {
     BundleWriter writer(prefix_);
     for (int64_t i = 0; i < 100; ++i) {
-      ASSERT_TRUE(writer.AddSlice("w", {TensorShape({4, 5, 6}), {i % 4, (i / 4) % 5, i / 20}, {1, 1, 1}}, cell).ok());
+      ASSERT_TRUE(writer
+                      .AddSlice("w",
+                                {TensorShape({4, 5, 6}), {i % 4, (i / 4) % 5, i / 20}, {1, 1, 1}},
+                                cell)
+                      .ok());
     }
     // Covers (2..3, 3..4, 4..5): cell i = 2 + 4 * 3 + 20 * 4 = 94 among them.
     ASSERT_TRUE(writer.AddSlice("w", {TensorShape({4, 5, 6}), {2, 3, 4}, {2, 2, 2}}, block).ok());
     Status status = writer.Finish();
     EXPECT_TRUE(errors::IsInvalidArgument(status)) << status;
-    EXPECT_NE(status.message().find("tensor 'w' gets overlapping slices"), std::string::npos) << status;
+    EXPECT_NE(status.message().find("tensor 'w' gets overlapping slices"), std::string::npos)
+        << status;
   }
   {
     BundleWriter writer(prefix_);
     for (int64_t i = 0; i < 100; ++i) {
-      ASSERT_TRUE(writer.AddSlice("w", {TensorShape({4, 5, 6}), {i % 4, (i / 4) % 5, i / 20}, {1, 1, 1}}, cell).ok());
+      ASSERT_TRUE(writer
+                      .AddSlice("w",
+                                {TensorShape({4, 5, 6}), {i % 4, (i / 4) % 5, i / 20}, {1, 1, 1}},
+                                cell)
+                      .ok());
     }
-    // The cells not yet written, as one block each: disjoint from them.
-    ASSERT_TRUE(writer.AddSlice("w", {TensorShape({4, 5, 6}), {0, 0, 5}, {2, 2, 1}},
-                                Tensor(DT_FLOAT, TensorShape({2, 2, 1}))).ok());
+    // A block of cells not written yet: disjoint from them.
+    ASSERT_TRUE(writer
+                    .AddSlice("w", {TensorShape({4, 5, 6}), {0, 0, 5}, {2, 2, 1}},
+                              Tensor(DT_FLOAT, TensorShape({2, 2, 1})))
+                    .ok());
     EXPECT_TRUE(writer.Finish().ok());
   }
 }

@@ -33,7 +33,8 @@ ReplacedNode::ReplacedNode(const Node& node)
       device(node.requested_device()),
       source_location(node.def().source_location),
       output_types(node.output_types()) {
-  for (const Edge* e : node.out_edges()) out_edges.push_back({e->dst(), e->src_output(), e->dst_input()});
+  for (const Edge* e : node.out_edges())
+    out_edges.push_back({e->dst(), e->src_output(), e->dst_input()});
 }
 
 StatusOr<Node*> AddReplacement(Graph* graph, const ReplacedNode& replaced,

@@ -337,8 +337,7 @@ Status InferNewShapes(Graph* graph, const Graph::Mark& mark) {
   for (Node* node : order) {
     Status status = InferShapes(node);
     if (!status.ok()) return status;
-    if (shape_inference != nullptr && shape_inference->depth > 0 &&
-        IsFunctionCall(*graph, *node)) {
+    if (shape_inference != nullptr && shape_inference->depth > 0 && IsFunctionCall(*graph, *node)) {
       InferFunctionCallShapes(*graph, node);
     }
   }
@@ -569,7 +568,8 @@ class ExpansionSizer {
         const NodeDef& nd = frame.def->node_def[frame.node++];
         frame.callees.clear();
         frame.callee = 0;
-        frame.size = AddSizes(frame.size, Callees(nd.op, nd.attrs, NumDataInputs(nd), &frame.callees));
+        frame.size =
+            AddSizes(frame.size, Callees(nd.op, nd.attrs, NumDataInputs(nd), &frame.callees));
         continue;
       }
       sizes_[frame.def] = frame.size;
@@ -589,11 +589,11 @@ Status ExpansionBudgetError(const Node& node, const std::vector<std::string>& ca
                             int64_t node_size, int64_t total) {
   std::vector<std::string> quoted;
   for (const std::string& f : called) quoted.push_back(StrCat("'", f, "'"));
-  return errors::ResourceExhausted(
-      "expanding the graph's function calls would make it about ", total,
-      " nodes, more than the budget of ", kMaxExpandedNodes, " (kMaxExpandedNodes): node ",
-      node.Describe(), " alone expands function ", StrJoin(quoted, ", "), " to about ", node_size,
-      " nodes; calls are nested too deep or too wide");
+  return errors::ResourceExhausted("expanding the graph's function calls would make it about ",
+                                   total, " nodes, more than the budget of ", kMaxExpandedNodes,
+                                   " (kMaxExpandedNodes): node ", node.Describe(),
+                                   " alone expands function ", StrJoin(quoted, ", "), " to about ",
+                                   node_size, " nodes; calls are nested too deep or too wide");
 }
 
 }  // namespace
@@ -710,8 +710,8 @@ Status ExpandFunctions(Graph* graph) {
     }
     if (graph->num_nodes() > kMaxExpandedNodes) {
       return errors::ResourceExhausted("expanding function calls made the graph larger than ",
-                                     kMaxExpandedNodes, " nodes (at node ", described,
-                                     "): calls are nested too deep or too wide");
+                                       kMaxExpandedNodes, " nodes (at node ", described,
+                                       "): calls are nested too deep or too wide");
     }
     auto extended = std::make_shared<std::vector<std::string>>();
     if (chain) *extended = *chain;
@@ -795,7 +795,8 @@ void InferFunctionCallShapes(const Graph& graph, Node* node) {
     ok = ok && InlineFunctionBody(*func, inputs, {}, "body", &scratch, &result).ok();
     if (ok && static_cast<int>(result.outputs.size()) == node->num_outputs()) {
       body_shapes.emplace();
-      for (const auto& [src, port] : result.outputs) body_shapes->push_back(src->output_shape(port));
+      for (const auto& [src, port] : result.outputs)
+        body_shapes->push_back(src->output_shape(port));
     }
     // Found at most kMaxShapeInferenceDepth times per key, each time
     // shallower.
@@ -804,9 +805,9 @@ void InferFunctionCallShapes(const Graph& graph, Node* node) {
     const int depth = state.depth - 1;  // this call's, before the ++ above
     memo = state.memo.find(key);
     if (memo == state.memo.end()) {
-      state.memo.emplace(key, ShapeInferenceState::Memo{*func, std::move(input_types),
-                                                        std::move(input_shapes), body_shapes,
-                                                        depth});
+      state.memo.emplace(
+          key, ShapeInferenceState::Memo{*func, std::move(input_types), std::move(input_shapes),
+                                         body_shapes, depth});
     } else if (same) {
       memo->second.output_shapes = body_shapes;
       memo->second.depth = depth;

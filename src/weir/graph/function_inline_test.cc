@@ -351,11 +351,12 @@ TEST_F(FunctionInlineTest, LegitimateNestedCallsWithinTheBudgetExpand) {
 
 TEST_F(FunctionInlineTest, CallShapesAreMemoizedPerInputShape) {
   // The same function on two shapes in one import: each call gets its own.
-  NodeDef x = BodyNode("x", "Placeholder", {}, {{"dtype", DT_FLOAT}, {"shape", PartialShape({2, 3})}});
+  NodeDef x =
+      BodyNode("x", "Placeholder", {}, {{"dtype", DT_FLOAT}, {"shape", PartialShape({2, 3})}});
   NodeDef y = BodyNode("y", "Placeholder", {}, {{"dtype", DT_FLOAT}, {"shape", PartialShape({5})}});
   NodeDef z = BodyNode("z", "Placeholder", {}, {{"dtype", DT_INT32}, {"shape", PartialShape({7})}});
-  ASSERT_TRUE(Import({x, y, z, BodyNode("on_x", "plus_two", {"x"}), BodyNode("on_y", "plus_two", {"y"}),
-                      BodyNode("again_x", "plus_two", {"x"}),
+  ASSERT_TRUE(Import({x, y, z, BodyNode("on_x", "plus_two", {"x"}),
+                      BodyNode("on_y", "plus_two", {"y"}), BodyNode("again_x", "plus_two", {"x"}),
                       BodyNode("sq_y", "square", {"y"}, {{"T", DT_FLOAT}}),
                       BodyNode("sq_z", "square", {"z"}, {{"T", DT_INT32}})})
                   .ok());

@@ -97,7 +97,8 @@ class Lowering {
     def.device = device_;
     def.source_location = node_->def().source_location;
     def.attrs = std::move(attrs);
-    const std::string context = StrCat("lowering node ", described_, ": adding ", op, " '", def.name, "'");
+    const std::string context =
+        StrCat("lowering node ", described_, ": adding ", op, " '", def.name, "'");
     StatusOr<Node*> added = graph_->AddNode(std::move(def));
     if (!added.ok()) return added.status().WithContext(context);
     for (size_t i = 0; i < inputs.size(); ++i) {
@@ -194,10 +195,10 @@ class Lowering {
     Cond cond;
     WEIR_ASSIGN_OR_RETURN(Node * pred_switch,
                           Add("switch_pred", "Switch", {{"T", DT_BOOL}}, {pred, pred}, gates));
-    WEIR_ASSIGN_OR_RETURN(cond.pivot_t, Add("pivot_t", "Identity", {{"T", DT_BOOL}},
-                                            {{pred_switch, kThenPort}}));
-    WEIR_ASSIGN_OR_RETURN(cond.pivot_f, Add("pivot_f", "Identity", {{"T", DT_BOOL}},
-                                            {{pred_switch, kElsePort}}));
+    WEIR_ASSIGN_OR_RETURN(cond.pivot_t,
+                          Add("pivot_t", "Identity", {{"T", DT_BOOL}}, {{pred_switch, kThenPort}}));
+    WEIR_ASSIGN_OR_RETURN(cond.pivot_f,
+                          Add("pivot_f", "Identity", {{"T", DT_BOOL}}, {{pred_switch, kElsePort}}));
     for (const auto& input : inputs) {
       WEIR_ASSIGN_OR_RETURN(Node * sw,
                             Add("switch", "Switch", {{"T", TypeOf(input)}}, {input, pred}, gates));
@@ -241,8 +242,8 @@ class Lowering {
   // pred ? then_fn(inputs) : else_fn(inputs), as OpenCond and CloseCond.
   Status LowerCond(const std::pair<Node*, int>& pred, const Tensors& inputs,
                    const std::vector<Node*>& gates, const BranchFn& then_fn,
-                   const BranchFn& else_fn, std::string_view then_name,
-                   std::string_view else_name, Tensors* outputs, std::vector<Node*>* done) {
+                   const BranchFn& else_fn, std::string_view then_name, std::string_view else_name,
+                   Tensors* outputs, std::vector<Node*>* done) {
     WEIR_ASSIGN_OR_RETURN(Cond cond, OpenCond(pred, inputs, gates));
     Tensors then_out, else_out;
     std::vector<Node*> then_controls, else_controls;
@@ -310,10 +311,9 @@ class Lowering {
       WEIR_ASSIGN_OR_RETURN(level.cond, OpenCond({is_k, 0}, switched, gates));
       const Tensors args(level.cond.then_in.begin(), level.cond.then_in.end() - 1);
       WEIR_RETURN_IF_ERROR(Inline(branches[k], StrCat("branches[", k, "]"), StrCat("branch", k),
-                                  args, level.cond.pivot_t, &level.then_out,
-                                  &level.then_controls));
-      WEIR_RETURN_IF_ERROR(CheckBranchOutputs(StrCat("branch ", k, " '", branches[k].name, "'"),
-                                              level.then_out));
+                                  args, level.cond.pivot_t, &level.then_out, &level.then_controls));
+      WEIR_RETURN_IF_ERROR(
+          CheckBranchOutputs(StrCat("branch ", k, " '", branches[k].name, "'"), level.then_out));
       inputs.assign(level.cond.else_in.begin(), level.cond.else_in.end() - 1);
       index = level.cond.else_in.back();
       gates.clear();
@@ -323,8 +323,8 @@ class Lowering {
     const size_t last = branches.size() - 1;
     WEIR_RETURN_IF_ERROR(Inline(branches[last], StrCat("branches[", last, "]"),
                                 StrCat("branch", last), inputs, pivot, outputs, done));
-    WEIR_RETURN_IF_ERROR(CheckBranchOutputs(
-        StrCat("branch ", last, " '", branches[last].name, "'"), *outputs));
+    WEIR_RETURN_IF_ERROR(
+        CheckBranchOutputs(StrCat("branch ", last, " '", branches[last].name, "'"), *outputs));
     for (size_t k = levels.size(); k-- > 0;) {
       const Tensors else_out = std::move(*outputs);
       const std::vector<Node*> else_controls = std::move(*done);
@@ -488,7 +488,9 @@ class Lowering {
 
 }  // namespace
 
-bool IsFunctionalControlFlow(const Node& node) { return IsFunctionalControlFlowOp(node.type_string()); }
+bool IsFunctionalControlFlow(const Node& node) {
+  return IsFunctionalControlFlowOp(node.type_string());
+}
 
 bool IsFunctionalControlFlowOp(std::string_view op) {
   return op == "If" || op == "StatelessIf" || op == "Case" || op == "StatelessCase" ||
