@@ -1,17 +1,29 @@
 """Loading and serving a convnet SavedModel: Weir and TensorFlow 2.21 on the
 same model and inputs.
 
-    PYTHONPATH=build/lead/python python3 bench/saved_model_bench.py [--rounds 5]
+    PYTHONPATH=build/lead/python python3 bench/saved_model_bench.py [--rounds 5] \
+        [--model graph|keras|both]
 
 TensorFlow (in /opt/weir-peers/bin/python; WEIR_PEERS_PYTHON overrides; this
-script re-executes itself there with --peer) writes a graph-mode
-(tf.compat.v1, resource variables, simple_save) convnet for 28x28x1 images:
-conv 5x5x32 + relu, max pool 2, conv 5x5x64 + relu, max pool 2, dense 1024 +
-relu, dense 10, softmax. Then each system, in its own process:
+script re-executes itself there with --peer, one process per model) writes
+the SavedModel of one convnet for 28x28x1 images: conv 5x5x32 + relu, max
+pool 2, conv 5x5x64 + relu, max pool 2, dense 1024 + relu, dense 10, softmax,
+in one of two forms:
+- graph: graph mode (tf.compat.v1, resource variables, simple_save);
+- keras: a tf_keras functional model saved by TF2's tf.saved_model.save (the
+  serving signature calls the model's functions through
+  StatefulPartitionedCall, which Weir inlines at load).
+Then each system, in its own process:
 - load: a fresh graph and session, loader.load of the SavedModel (parse,
-  import, restore the variables), median of `rounds` loads, in ms;
-- batch 1: median latency of one sess.run of the signature, in ms;
-- batch 256: median time of one sess.run on 256 images, in ms, and images/s.
+  import, restore the variables; for Weir's keras model also the function
+  library and the calls' shape inference), median of `rounds` loads, in ms.
+  TensorFlow loads the keras model the TF2 way, tf.saved_model.load (which
+  also restores the object graph), and the graph one with tf.compat.v1's
+  loader;
+- batch 1: median latency of one call of the serving signature, in ms
+  (Weir: sess.make_callable; TensorFlow: make_callable, or the keras model's
+  signature function on a tf.constant);
+- batch 256: median time of one call on 256 images, in ms, and images/s.
 Both check that their outputs agree (max abs difference printed).
 """
 import argparse
@@ -55,6 +67,22 @@ def export_convnet(export_dir):
                                                  {"probs": probs})
 
 
+def export_keras_convnet(export_dir):
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    import tensorflow as tf
+    import tf_keras as keras
+    keras.utils.set_random_seed(0)
+    image = keras.Input(shape=(28, 28, 1), name="images")
+    h = keras.layers.Conv2D(32, 5, padding="same", activation="relu")(image)
+    h = keras.layers.MaxPooling2D(2)(h)
+    h = keras.layers.Conv2D(64, 5, padding="same", activation="relu")(h)
+    h = keras.layers.MaxPooling2D(2)(h)
+    h = keras.layers.Flatten()(h)
+    h = keras.layers.Dense(1024, activation="relu")(h)
+    probs = keras.layers.Dense(10, activation="softmax", name="probs")(h)
+    tf.saved_model.save(keras.Model(image, probs), export_dir)
+
+
 def median_ms(fn, rounds):
     times = []
     for _ in range(rounds):
@@ -89,41 +117,76 @@ def measure(wr, export_dir, rounds, images):
             "images_per_s": len(many) / batch256 * 1e3, "probs": run(many).tolist()}
 
 
-def main():
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--peer", nargs=2, metavar=("EXPORT_DIR", "IMAGES"))
-    args = parser.parse_args()
-    if args.peer:
-        export_dir, images_path = args.peer
-        export_convnet(export_dir)
-        import tensorflow as tf
-        result = measure(tf.compat.v1, export_dir, args.rounds, np.load(images_path))
-        print(json.dumps(result))
-        return
+def measure_tf2(export_dir, rounds, images):
+    """TensorFlow's figures for the TF2 SavedModel, loaded and called the TF2
+    way."""
+    import tensorflow as tf
+    loaded = []
+    load_ms = median_ms(lambda: loaded.append(tf.saved_model.load(export_dir)), rounds)
+    model = loaded[-1]
+    del loaded[:-1]
+    fn = model.signatures["serving_default"]
 
-    import weir as wr
-    with tempfile.TemporaryDirectory() as tmp:
-        images = np.random.default_rng(1).random((256, 28, 28, 1), dtype=np.float32)
-        images_path = os.path.join(tmp, "images.npy")
-        np.save(images_path, images)
-        export_dir = os.path.join(tmp, "convnet")
-        env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-        proc = subprocess.run([PEERS_PYTHON, os.path.abspath(__file__), "--rounds",
-                               str(args.rounds), "--peer", export_dir, images_path],
-                              capture_output=True, text=True, env=env)
-        if proc.returncode != 0:
-            sys.exit("TensorFlow's side failed:\n" + proc.stderr[-3000:])
-        tf_result = json.loads(proc.stdout.strip().splitlines()[-1])
-        weir_result = measure(wr.compat.v1 if hasattr(wr, "compat") else wr, export_dir,
-                              args.rounds, images)
+    def run(x):
+        return fn(images=tf.constant(x))["probs"].numpy()
+
+    one, many = images[:1], images
+    run(one)
+    run(many)
+    batch1 = median_ms(lambda: run(one), rounds * 20)
+    batch256 = median_ms(lambda: run(many), rounds * 4)
+    return {"load_ms": load_ms, "batch1_ms": batch1, "batch256_ms": batch256,
+            "images_per_s": len(many) / batch256 * 1e3, "probs": run(many).tolist()}
+
+
+def compare(model, rounds, images, tmp, wr):
+    images_path = os.path.join(tmp, "images.npy")
+    np.save(images_path, images)
+    export_dir = os.path.join(tmp, model)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    proc = subprocess.run([PEERS_PYTHON, os.path.abspath(__file__), "--rounds", str(rounds),
+                           "--peer", model, export_dir, images_path],
+                          capture_output=True, text=True, env=env)
+    if proc.returncode != 0:
+        sys.exit(f"TensorFlow's side ({model}) failed:\n" + proc.stderr[-3000:])
+    tf_result = json.loads(proc.stdout.strip().splitlines()[-1])
+    weir_result = measure(wr.compat.v1 if hasattr(wr, "compat") else wr, export_dir, rounds,
+                          images)
     diff = float(np.max(np.abs(np.array(tf_result.pop("probs")) -
                                np.array(weir_result.pop("probs")))))
-    print(f"convnet SavedModel, {args.rounds} rounds; max |weir - tf| of probs: {diff:.2e}")
+    print(f"{model} convnet SavedModel, {rounds} rounds; max |weir - tf| of probs: {diff:.2e}")
     print(f"{'':12} {'load ms':>10} {'batch 1 ms':>11} {'batch 256 ms':>13} {'images/s':>10}")
     for name, r in (("weir", weir_result), ("tensorflow", tf_result)):
         print(f"{name:12} {r['load_ms']:10.2f} {r['batch1_ms']:11.3f} {r['batch256_ms']:13.2f} "
               f"{r['images_per_s']:10.0f}")
+    sys.stdout.flush()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--model", choices=["graph", "keras", "both"], default="both")
+    parser.add_argument("--peer", nargs=3, metavar=("MODEL", "EXPORT_DIR", "IMAGES"))
+    args = parser.parse_args()
+    if args.peer:
+        model, export_dir, images_path = args.peer
+        images = np.load(images_path)
+        if model == "keras":
+            export_keras_convnet(export_dir)
+            result = measure_tf2(export_dir, args.rounds, images)
+        else:
+            export_convnet(export_dir)
+            import tensorflow as tf
+            result = measure(tf.compat.v1, export_dir, args.rounds, images)
+        print(json.dumps(result))
+        return
+
+    import weir as wr
+    images = np.random.default_rng(1).random((256, 28, 28, 1), dtype=np.float32)
+    models = ["graph", "keras"] if args.model == "both" else [args.model]
+    for model in models:
+        with tempfile.TemporaryDirectory() as tmp:
+            compare(model, args.rounds, images, tmp, wr)
 
 
 if __name__ == "__main__":

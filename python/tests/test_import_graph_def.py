@@ -215,6 +215,12 @@ def test_import_errors_name_the_node():
                      'attr { key: "T" value { type: DT_FLOAT } } }')
         with pytest.raises(wr.errors.OpError, match="'?i'?"):
             wr.import_graph_def(bad_input, name="b")
+        # An op Weir lacks: the error lists what Weir has of its family.
+        missing = 'node { name: "pool" op: "MaxPoolWithArgmax" }'
+        with pytest.raises(wr.errors.NotFoundError,
+                           match=r"(?s)MaxPoolWithArgmax' is not registered.*"
+                                 r"\(MaxPool\*\) that Weir has: MaxPool, MaxPoolGrad"):
+            wr.import_graph_def(missing, name="p")
         with pytest.raises(ValueError, match="text format"):
             wr.import_graph_def("this is not a graph {")
         with pytest.raises(TypeError):

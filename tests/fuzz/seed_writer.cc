@@ -205,6 +205,49 @@ void GraphSeeds(const fs::path& root, const std::vector<std::string>& graph_file
     check(s, "loops");
     add("loops", s.ToGraphDef());
   }
+  {  // function calls that double at each level: 2^30 nodes if expanded,
+     // which the compiler must refuse before expanding (and the import's
+     // shape inference must not instantiate 2^depth times)
+    constexpr int kDepth = 30;
+    GraphDef def;
+    auto arg = [](const char* name) {
+      ArgDef a;
+      a.name = name;
+      a.type = DT_FLOAT;
+      return a;
+    };
+    for (int k = 0; k < kDepth; ++k) {
+      FunctionDef f;
+      f.signature.name = StrCat("double_", k);
+      f.signature.inputs = {arg("x")};
+      f.signature.outputs = {arg("y")};
+      NodeDef first, second;
+      first.name = "first";
+      second.name = "second";
+      if (k + 1 == kDepth) {
+        first.op = second.op = "Neg";
+        first.attrs["T"] = second.attrs["T"] = AttrValue(DT_FLOAT);
+        first.inputs = {"x"};
+        second.inputs = {"first:y:0"};
+      } else {
+        first.op = second.op = StrCat("double_", k + 1);
+        first.inputs = {"x"};
+        second.inputs = {"first:y:0"};
+      }
+      f.node_def = {first, second};
+      f.ret["y"] = "second:y:0";
+      def.library.functions.push_back(std::move(f));
+    }
+    NodeDef x, call;
+    x.name = "x";
+    x.op = "Placeholder";
+    x.attrs["dtype"] = AttrValue(DT_FLOAT);
+    call.name = "call";
+    call.op = "double_0";
+    call.inputs = {"x"};
+    def.nodes = {x, call};
+    add("function_doubling", def);
+  }
   for (const std::string& file : graph_files) {
     StatusOr<GraphDef> def = ReadGraphDefFile(file);
     if (!def.ok()) {

@@ -98,23 +98,11 @@ Status ValidateNodeAttrs(const OpDef& op, const NodeDef& node) {
 
 namespace {
 
-// How many entries `arg` stands for: its number attr, checked, or the length
-// of its type list, or 1.
+// How many entries `arg` stands for, errors naming the node.
 Status ArgCount(const ArgDef& arg, const NodeDef& node, int64_t* count) {
-  if (!arg.type_list_attr.empty()) {
-    std::vector<DType> types;
-    WEIR_RETURN_IF_ERROR(GetAttr(node.attrs, arg.type_list_attr, &types));
-    *count = static_cast<int64_t>(types.size());
-    return Status::OK();
-  }
-  *count = 1;
-  if (arg.number_attr.empty()) return Status::OK();
-  WEIR_RETURN_IF_ERROR(GetAttr(node.attrs, arg.number_attr, count));
-  if (*count < 0 || *count > kMaxCountAttr) {
-    return errors::InvalidArgument("node ", node.Describe(), ": attr '", arg.number_attr,
-                                   "' = ", *count, " is ", *count < 0 ? "negative" : "too large",
-                                   " for arg '", arg.name, "' (at most ", kMaxCountAttr, ")");
-  }
+  StatusOr<int64_t> counted = ArgCount(arg, node.attrs);
+  if (!counted.ok()) return counted.status().WithContext(StrCat("node ", node.Describe()));
+  *count = *counted;
   return Status::OK();
 }
 
@@ -180,6 +168,35 @@ int NumDataInputs(const NodeDef& node) {
     ++n;
   }
   return n;
+}
+
+StatusOr<int64_t> ArgCount(const ArgDef& arg, const AttrMap& attrs) {
+  if (!arg.type_list_attr.empty()) {
+    std::vector<DType> types;
+    WEIR_RETURN_IF_ERROR(GetAttr(attrs, arg.type_list_attr, &types));
+    return static_cast<int64_t>(types.size());
+  }
+  if (arg.number_attr.empty()) return 1;
+  int64_t count = 1;
+  WEIR_RETURN_IF_ERROR(GetAttr(attrs, arg.number_attr, &count));
+  if (count < 0 || count > kMaxCountAttr) {
+    return errors::InvalidArgument("attr '", arg.number_attr, "' = ", count, " is ",
+                                   count < 0 ? "negative" : "too large", " for arg '", arg.name,
+                                   "' (at most ", kMaxCountAttr, ")");
+  }
+  return count;
+}
+
+Status ForEachFunctionAttr(
+    const AttrMap& attrs,
+    const std::function<Status(const std::string& attr, const NameAttrList& func)>& fn) {
+  for (const auto& [name, value] : attrs) {
+    if (value.is_func()) WEIR_RETURN_IF_ERROR(fn(name, value.func()));
+    if (value.is_list()) {
+      for (const AttrValue::Func& func : value.list().func) WEIR_RETURN_IF_ERROR(fn(name, *func));
+    }
+  }
+  return Status::OK();
 }
 
 }  // namespace weir

@@ -1,6 +1,8 @@
 // Checking a NodeDef against its OpDef and deriving its signature.
 #pragma once
 
+#include <functional>
+#include <string>
 #include <vector>
 
 #include "weir/framework/node_def.h"
@@ -32,7 +34,19 @@ inline constexpr int64_t kMaxCountAttr = int64_t{1} << 20;
 Status InOutTypesForNode(const OpDef& op, const NodeDef& node, std::vector<DType>* inputs,
                          std::vector<DType>* outputs);
 
+// How many tensors `arg` stands for under `attrs`: the length of its type
+// list, its number attr (0 to kMaxCountAttr), or 1. InvalidArgument naming
+// the attr when it is missing, unbound (a placeholder) or out of range.
+StatusOr<int64_t> ArgCount(const ArgDef& arg, const AttrMap& attrs);
+
 // Number of data inputs (before control inputs) in node.inputs.
 int NumDataInputs(const NodeDef& node);
+
+// Calls `fn(attr name, function)` for every function an attr of `attrs`
+// names (a func attr, or each entry of a list of funcs), in attr-name order;
+// returns the first error.
+Status ForEachFunctionAttr(
+    const AttrMap& attrs,
+    const std::function<Status(const std::string& attr, const NameAttrList& func)>& fn);
 
 }  // namespace weir

@@ -327,20 +327,101 @@ void OpRegistry::Register(const OpDefBuilder& builder) {
   CHECK(inserted) << "op " << name << " registered twice";
 }
 
-StatusOr<const OpDef*> OpRegistry::LookUp(const std::string& op_name) const {
+const OpDef* OpRegistry::Find(const std::string& op_name) const {
   std::shared_lock<std::shared_mutex> lock(mu_);
   auto it = ops_.find(op_name);
-  if (it != ops_.end()) return it->second.get();
+  return it == ops_.end() ? nullptr : it->second.get();
+}
+
+namespace {
+
+// The words of a CamelCase op name: "TensorListPushBack" -> Tensor, List,
+// Push, Back; digits and acronyms stay whole ("Conv2DBackpropInput" ->
+// Conv2D, Backprop, Input; "LRNGrad" -> LRN, Grad).
+std::vector<std::string_view> NameWords(std::string_view name) {
+  auto upper = [&](size_t i) { return std::isupper(static_cast<unsigned char>(name[i])) != 0; };
+  auto lower = [&](size_t i) { return std::islower(static_cast<unsigned char>(name[i])) != 0; };
+  std::vector<std::string_view> words;
+  size_t start = 0;
+  for (size_t i = 1; i <= name.size(); ++i) {
+    const bool starts_word =
+        i < name.size() && upper(i) && (lower(i - 1) || (i + 1 < name.size() && lower(i + 1)));
+    if (i == name.size() || starts_word) {
+      words.push_back(name.substr(start, i - start));
+      start = i;
+    }
+  }
+  return words;
+}
+
+// The family of an unknown op among `names` (registered, sorted): the ops
+// whose names start with the most leading words of `op_name` that any
+// name starts with ("TensorListFoo": TensorList*), else those holding its
+// longest word of four letters or more ("FractionalPool": *Pool*).
+// Internal ops ('_') are left out. Returns the pattern and the names.
+std::pair<std::string, std::vector<std::string>> OpFamily(const std::string& op_name,
+                                                          const std::vector<std::string>& names) {
+  std::vector<std::string_view> words = NameWords(op_name);
+  std::vector<std::string> family;
+  auto collect = [&](auto&& matches) {
+    family.clear();
+    for (const std::string& name : names) {
+      if (!name.empty() && name[0] != '_' && name != op_name && matches(name))
+        family.push_back(name);
+    }
+    return !family.empty();
+  };
+  for (size_t n = words.size() > 1 ? words.size() - 1 : 1; n >= 1 && !words.empty(); --n) {
+    const std::string prefix(
+        op_name.substr(0, words[n - 1].data() + words[n - 1].size() - op_name.data()));
+    if (collect([&](const std::string& name) { return name.starts_with(prefix); })) {
+      return {prefix + "*", family};
+    }
+  }
+  std::vector<std::string_view> by_length = words;
+  std::ranges::stable_sort(by_length, std::greater<>(), &std::string_view::size);
+  for (std::string_view word : by_length) {
+    if (word.size() < 4) break;
+    if (collect([&](const std::string& name) { return name.find(word) != std::string::npos; })) {
+      return {StrCat("*", word, "*"), family};
+    }
+  }
+  return {"", {}};
+}
+
+}  // namespace
+
+StatusOr<const OpDef*> OpRegistry::LookUp(const std::string& op_name) const {
+  if (const OpDef* op = Find(op_name)) return op;
+  std::vector<std::string> names;
+  {
+    std::shared_lock<std::shared_mutex> lock(mu_);
+    names.reserve(ops_.size());
+    for (const auto& [name, def] : ops_) names.push_back(name);
+  }
   // Suggest ops that differ only by case, a common slip ("Matmul").
   std::vector<std::string> close;
   auto lower = [](std::string s) {
     for (char& c : s) c = static_cast<char>(std::tolower(c));
     return s;
   };
-  for (const auto& [name, def] : ops_) {
-    if (lower(name) == lower(op_name)) close.push_back(name);
+  const std::string lowered = lower(op_name);
+  for (const std::string& name : names) {
+    if (lower(name) == lowered) close.push_back(name);
   }
   std::string hint = close.empty() ? "" : StrCat("; did you mean ", StrJoin(close, " or "), "?");
+  // And the ops Weir has of its family, so that a user sees what to use
+  // instead (or that the whole family is missing).
+  auto [pattern, family] = OpFamily(op_name, names);
+  constexpr size_t kMaxListed = 24;
+  if (family.empty()) {
+    hint += "; Weir has no op of its family";
+  } else {
+    const size_t more = family.size() > kMaxListed ? family.size() - kMaxListed : 0;
+    family.resize(std::min(family.size(), kMaxListed));
+    hint += StrCat("; the ops of its family (", pattern, ") that Weir has: ", StrJoin(family, ", "),
+                   more > 0 ? StrCat(" and ", more, " more") : "");
+  }
   return errors::NotFound("op type '", op_name, "' is not registered", hint);
 }
 

@@ -95,8 +95,13 @@ class OpRegistry {
 
   // CHECK-fails on a malformed spec or a duplicate name: both are bugs.
   void Register(const OpDefBuilder& builder);
-  // NotFound naming the op, with close matches when there are any.
+  // NotFound naming the op, with close matches when there are any and the
+  // ops Weir has of the op's family (those sharing its leading words,
+  // "TensorList*", else its longest word, "*Pool*").
   StatusOr<const OpDef*> LookUp(const std::string& op_name) const;
+  // The op's OpDef, or null: for lookups that expect to miss (a function's
+  // name), without LookUp's error message.
+  const OpDef* Find(const std::string& op_name) const;
   std::vector<const OpDef*> ListOps() const;
 
  private:

@@ -314,6 +314,37 @@ TEST(OpRegistryTest, LookUpMissing) {
   EXPECT_TRUE(Contains(op.status().message(), "did you mean UnitTestOp2?")) << op.status();
 }
 
+TEST(OpRegistryTest, LookUpMissingListsTheOpsOfItsFamily) {
+  OpRegistry* registry = OpRegistry::Global();
+  for (const char* name :
+       {"UnitFamilyListPush", "UnitFamilyListPop", "UnitFamilyMapGet", "_UnitFamilyListInternal"}) {
+    registry->Register(OpDefBuilder(name));
+  }
+  EXPECT_NE(registry->Find("UnitFamilyMapGet"), nullptr);
+  EXPECT_EQ(registry->Find("UnitFamilyListReserve"), nullptr);
+  auto message = [&](const std::string& op) {
+    StatusOr<const OpDef*> found = registry->LookUp(op);
+    EXPECT_FALSE(found.ok()) << op;
+    EXPECT_EQ(found.status().code(), Code::kNotFound);
+    return std::string(found.status().message());
+  };
+  // The most leading words any op shares.
+  std::string list = message("UnitFamilyListReserve");
+  EXPECT_TRUE(Contains(list, "'UnitFamilyListReserve' is not registered")) << list;
+  EXPECT_TRUE(Contains(list, "(UnitFamilyList*)")) << list;
+  EXPECT_TRUE(Contains(list, "UnitFamilyListPop, UnitFamilyListPush")) << list;
+  EXPECT_FALSE(Contains(list, "UnitFamilyMapGet")) << list;
+  EXPECT_FALSE(Contains(list, "_UnitFamilyListInternal")) << list;
+  std::string wider = message("UnitFamilyQueueClose");
+  EXPECT_TRUE(Contains(wider, "(UnitFamily*)")) << wider;
+  EXPECT_TRUE(Contains(wider, "UnitFamilyMapGet")) << wider;
+  // No shared leading word: the ops holding its longest word.
+  std::string inner = message("ZqxFamilyRelated");
+  EXPECT_TRUE(Contains(inner, "(*Related*)") || Contains(inner, "(*Family*)")) << inner;
+  EXPECT_TRUE(Contains(message("ZqxFamilyZq"), "UnitFamilyListPop")) << message("ZqxFamilyZq");
+  EXPECT_TRUE(Contains(message("Zqx"), "Weir has no op of its family")) << message("Zqx");
+}
+
 TEST(OpRegistryDeathTest, DuplicateOrMalformedRegistrationIsABug) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   OpRegistry::Global()->Register(OpDefBuilder("UnitTestOp3"));

@@ -4,6 +4,9 @@
 #include <bit>
 #include <cstdio>
 #include <limits>
+#include <optional>
+#include <set>
+#include <utility>
 
 #include "proto/tensor_bundle.pb.h"
 #include "proto/tensor_shape.pb.h"
@@ -16,6 +19,107 @@
 
 namespace weir {
 namespace {
+
+// Two of `pieces` (boxes: `starts` and `lengths` per dim, inside a tensor
+// of rank `rank`) that share an element, or none. Pieces with an empty
+// extent share nothing. A sweep along the dim where the pieces start at the
+// most places keeps the pieces that cross the sweep line ordered by their
+// start in another dim: when the pieces seen so far are disjoint, those of
+// rank 2 that cross the line have disjoint extents there, so only the
+// neighbours of a new piece can meet it, O(n log n) in all. For rank 3 and
+// more each crossing piece is checked, which stays O(n log n) for tensors
+// sliced along one dim (partitioned variables) and O(n * crossing) at worst.
+// How many of a tensor's slices BundleWriter::AddSlice checks a new one
+// against.
+constexpr size_t kEagerOverlapChecks = 64;
+
+// A slice as "[start:end, ...]" for errors.
+std::string SliceText(const std::vector<int64_t>& starts, const std::vector<int64_t>& lengths) {
+  std::vector<std::string> extents;
+  for (size_t d = 0; d < starts.size(); ++d) {
+    extents.push_back(StrCat(starts[d], ":", starts[d] + lengths[d]));
+  }
+  return StrCat("[", StrJoin(extents, ", "), "]");
+}
+
+// Two slices of a tensor of rank `rank` (boxes: starts[k] and lengths[k]
+// per dim, inside the tensor) that share an element, or none. Slices with
+// an empty extent share nothing. A sweep along the dim where the slices
+// start at the most places keeps the slices that cross the sweep line
+// ordered by their start in another dim: when the slices seen so far are
+// disjoint, those of rank 2 that cross the line have disjoint extents
+// there, so only the neighbours of a new slice can meet it, O(n log n) in
+// all. For rank 3 and more each crossing slice is checked, which stays
+// O(n log n) for tensors sliced along one dim (partitioned variables) and
+// is O(n * crossing) at worst.
+std::optional<std::pair<size_t, size_t>> FindOverlap(
+    const std::vector<std::vector<int64_t>>& starts,
+    const std::vector<std::vector<int64_t>>& lengths, int rank) {
+  struct Piece {
+    const std::vector<int64_t>& starts;
+    const std::vector<int64_t>& lengths;
+  };
+  std::vector<Piece> pieces;
+  pieces.reserve(starts.size());
+  for (size_t k = 0; k < starts.size(); ++k) pieces.push_back({starts[k], lengths[k]});
+  std::vector<size_t> order;
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    if (std::ranges::all_of(pieces[i].lengths, [](int64_t l) { return l > 0; })) order.push_back(i);
+  }
+  if (order.size() < 2) return std::nullopt;
+  if (rank == 0) return std::make_pair(order[0], order[1]);
+  auto meet = [&](size_t a, size_t b) {
+    for (int d = 0; d < rank; ++d) {
+      if (pieces[a].starts[d] >= pieces[b].starts[d] + pieces[b].lengths[d] ||
+          pieces[b].starts[d] >= pieces[a].starts[d] + pieces[a].lengths[d]) {
+        return false;
+      }
+    }
+    return true;
+  };
+  // The sweep dim `a` has the most distinct starts; the key dim `b` the
+  // most among the others.
+  std::vector<std::pair<size_t, int>> distinct;
+  for (int d = 0; d < rank; ++d) {
+    std::vector<int64_t> starts;
+    for (size_t i : order) starts.push_back(pieces[i].starts[d]);
+    std::ranges::sort(starts);
+    distinct.push_back(
+        {static_cast<size_t>(std::ranges::unique(starts).begin() - starts.begin()), d});
+  }
+  std::ranges::sort(distinct, std::greater<>());
+  const int a = distinct[0].second;
+  const int b = rank > 1 ? distinct[1].second : a;
+  std::ranges::sort(order,
+                    [&](size_t x, size_t y) { return pieces[x].starts[a] < pieces[y].starts[a]; });
+  std::set<std::pair<int64_t, size_t>> ends;     // (end in dim a, piece) of the crossing pieces
+  std::set<std::pair<int64_t, size_t>> crossing;  // (start in dim b, piece)
+  for (size_t i : order) {
+    const Piece& piece = pieces[i];
+    while (!ends.empty() && ends.begin()->first <= piece.starts[a]) {
+      const size_t gone = ends.begin()->second;
+      crossing.erase({pieces[gone].starts[b], gone});
+      ends.erase(ends.begin());
+    }
+    if (rank == 1) {
+      if (!crossing.empty()) return std::make_pair(crossing.begin()->second, i);
+    } else if (rank == 2) {
+      auto next = crossing.lower_bound({piece.starts[b], 0});
+      if (next != crossing.end() && meet(next->second, i)) return std::make_pair(next->second, i);
+      if (next != crossing.begin() && meet(std::prev(next)->second, i)) {
+        return std::make_pair(std::prev(next)->second, i);
+      }
+    } else {
+      const int64_t end_b = piece.starts[b] + piece.lengths[b];
+      for (auto it = crossing.begin(); it != crossing.end() && it->first < end_b; ++it) {
+        if (meet(it->second, i)) return std::make_pair(it->second, i);
+      }
+    }
+    ends.insert({piece.starts[a] + piece.lengths[a], i});
+    crossing.insert({piece.starts[b], i});
+  }
+  return std::nullopt;
+}
 
 // Data files hold the host's bytes as they are, marked little-endian.
 static_assert(std::endian::native == std::endian::little,
@@ -139,13 +243,15 @@ Status BundleWriter::AddSlice(const std::string& name, const ShapeAndSlice& slic
     return fail("has slices of ", sliced.dtype, " ", sliced.full_shape, "; this one is ",
                 piece.dtype(), " ", slice.full_shape);
   }
-  for (size_t k = 0; k < sliced.starts.size(); ++k) {
-    bool overlap = true;
-    for (size_t d = 0; d < slice.starts.size(); ++d) {
-      overlap &= slice.starts[d] < sliced.starts[k][d] + sliced.lengths[k][d] &&
-                 sliced.starts[k][d] < slice.starts[d] + slice.lengths[d];
+  // The first slices are checked here, so that the usual mistake fails at
+  // once; a tensor of more slices is checked as a whole, in O(n log n), by
+  // Finish.
+  for (size_t k = 0; k < sliced.starts.size() && k < kEagerOverlapChecks; ++k) {
+    if (FindOverlap({sliced.starts[k], slice.starts}, {sliced.lengths[k], slice.lengths},
+                    static_cast<int>(slice.starts.size()))) {
+      return fail("gets overlapping slices (", SliceText(sliced.starts[k], sliced.lengths[k]),
+                  " and ", SliceText(slice.starts, slice.lengths), ")");
     }
-    if (overlap) return fail("gets overlapping slices");
   }
   StatusOr<std::string> entry = AppendData(piece);
   if (!entry.ok()) return status_ = entry.status();
@@ -220,6 +326,15 @@ Status BundleWriter::WriteAndRename() {
   builder.Add("", header.SerializeAsString());
   // A sliced tensor's entry: dtype, full shape and its slices, no bytes.
   for (const auto& [name, sliced] : sliced_) {
+    if (sliced.starts.size() > kEagerOverlapChecks) {
+      auto pair = FindOverlap(sliced.starts, sliced.lengths, sliced.full_shape.dims());
+      if (pair) {
+        return errors::InvalidArgument(
+            "checkpoint '", prefix_, "': tensor '", name, "' gets overlapping slices (",
+            SliceText(sliced.starts[pair->first], sliced.lengths[pair->first]), " and ",
+            SliceText(sliced.starts[pair->second], sliced.lengths[pair->second]), ")");
+      }
+    }
     wire::BundleEntryProto entry;
     entry.set_dtype(static_cast<wire::DataType>(sliced.dtype));
     ShapeToProto(PartialShape(sliced.full_shape), entry.mutable_shape());
@@ -388,15 +503,17 @@ Status BundleReader::ReadEntries(const std::string& index_path) {
           !std::ranges::equal(stored->second.shape.dim_sizes(), piece.lengths)) {
         return corrupt("a slice of tensor '", name, "' is stored with another dtype or shape");
       }
-      for (const Piece& other : entry.pieces) {
-        bool overlap = true;
-        for (int d = 0; d < rank; ++d) {
-          overlap &= piece.starts[d] < other.starts[d] + other.lengths[d] &&
-                     other.starts[d] < piece.starts[d] + piece.lengths[d];
-        }
-        if (overlap) return corrupt("two slices of tensor '", name, "' overlap");
-      }
       entry.pieces.push_back(std::move(piece));
+    }
+    std::vector<std::vector<int64_t>> starts, lengths;
+    for (const Piece& piece : entry.pieces) {
+      starts.push_back(piece.starts);
+      lengths.push_back(piece.lengths);
+    }
+    if (auto pair = FindOverlap(starts, lengths, rank)) {
+      return corrupt("two slices of tensor '", name, "' overlap (",
+                     SliceText(starts[pair->first], lengths[pair->first]), " and ",
+                     SliceText(starts[pair->second], lengths[pair->second]), ")");
     }
   }
 

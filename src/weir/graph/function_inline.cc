@@ -1,18 +1,42 @@
 #include "weir/graph/function_inline.h"
 
+#include <algorithm>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "weir/framework/node_def_util.h"
 #include "weir/graph/algorithm.h"
+#include "weir/graph/call_rewrite.h"
 #include "weir/graph/function_library.h"
 #include "weir/graph/graph_constructor.h"
 #include "weir/graph/lower_functional_ops.h"
 
 namespace weir {
+
+// The state of InferFunctionCallShapes on this thread: how deep scratch
+// instantiations nest now, the nodes they may still add (the budget is
+// shared by one FunctionShapeScope, an import, so that calls nested
+// `depth` deep and `width` wide cost neither width^depth time nor memory)
+// and the output shapes already found per (function, attrs, input shapes).
+struct FunctionShapeScope::State {
+  int depth = 0;
+  int64_t budget = kMaxShapeInferenceNodes;
+  struct Memo {
+    NameAttrList func;
+    std::vector<DType> input_types;
+    std::vector<PartialShape> input_shapes;
+    std::optional<std::vector<PartialShape>> output_shapes;  // none: not instantiable
+    int depth;  // where it was found: deeper, fewer nested calls were inferred
+  };
+  std::unordered_map<std::string, Memo> memo;  // by MemoKey
+};
+
 namespace {
+
+using ShapeInferenceState = FunctionShapeScope::State;
 
 constexpr char kPartitionedCall[] = "PartitionedCall";
 constexpr char kStatefulPartitionedCall[] = "StatefulPartitionedCall";
@@ -22,7 +46,20 @@ constexpr char kStatefulPartitionedCall[] = "StatefulPartitionedCall";
 // instantiates: beyond either, shapes stay unknown.
 constexpr int kMaxShapeInferenceDepth = 4;
 constexpr size_t kMaxShapeInferenceBodyNodes = 4096;
-thread_local int shape_inference_depth = 0;
+
+thread_local ShapeInferenceState* shape_inference = nullptr;
+
+// A memo entry's key; entries are checked field by field on a hit (the
+// debug strings of tensor attrs are abridged).
+std::string MemoKey(const NameAttrList& func, const std::vector<DType>& types,
+                    const std::vector<PartialShape>& shapes) {
+  std::string key = func.name;
+  for (const auto& [name, value] : func.attr) key += StrCat(";", name, "=", value.DebugString());
+  for (size_t i = 0; i < types.size(); ++i) {
+    key += StrCat("|", DTypeName(types[i]), shapes[i].DebugString());
+  }
+  return key;
+}
 
 // Replaces placeholders ("$T") in `value`, also inside func attrs, by the
 // bound attr values.
@@ -300,7 +337,7 @@ Status InferNewShapes(Graph* graph, const Graph::Mark& mark) {
   for (Node* node : order) {
     Status status = InferShapes(node);
     if (!status.ok()) return status;
-    if (shape_inference_depth > 0 && IsFunctionCall(*graph, *node)) {
+    if (shape_inference != nullptr && shape_inference->depth > 0 && IsFunctionCall(*graph, *node)) {
       InferFunctionCallShapes(*graph, node);
     }
   }
@@ -331,20 +368,16 @@ bool IsSwitch(const Node& node) {
   return op == "Switch" || op == "RefSwitch" || op == "_SwitchN";
 }
 
-// A prefix under which no body node's name (nor the gate's) is taken.
+// A prefix under which no body node's name (nor the gate's) is taken: the
+// call's name (the call itself is removed first), else name_inlined_k.
 std::string FreePrefix(const Graph& graph, const std::string& name, const FunctionDef& def,
                        const std::string& gate) {
-  auto is_free = [&](const std::string& prefix) {
-    if (graph.FindNode(StrCat(prefix, "/", gate)) != nullptr) return false;
-    for (const NodeDef& nd : def.node_def) {
-      if (graph.FindNode(StrCat(prefix, "/", nd.name)) != nullptr) return false;
-    }
-    return true;
-  };
-  if (is_free(name)) return name;
+  if (BodyNamesAreFree(graph, name, def, gate)) return name;
   for (int k = 1;; ++k) {
     std::string prefix = StrCat(name, "_inlined_", k);
-    if (graph.FindNode(prefix) == nullptr && is_free(prefix)) return prefix;
+    if (graph.FindNode(prefix) == nullptr && BodyNamesAreFree(graph, prefix, def, gate)) {
+      return prefix;
+    }
   }
 }
 
@@ -355,10 +388,9 @@ Status ExpandCall(Graph* graph, Node* node, const NameAttrList& func) {
     return errors::InvalidArgument("calls function '", func.name,
                                    "', which is not in the graph's function library");
   }
-  const std::string name = node->name();
-  const std::string device = node->requested_device();
-  const std::string location = node->def().source_location;
-  const std::vector<DType> output_types = node->output_types();
+  const ReplacedNode replaced(*node);
+  const std::string& name = replaced.name;
+  const std::string& device = replaced.device;
   const bool stateful = node->is_stateful() || def->signature.is_stateful;
   Tensors inputs(node->num_inputs());
   for (int i = 0; i < node->num_inputs(); ++i) {
@@ -368,13 +400,6 @@ Status ExpandCall(Graph* graph, Node* node, const NameAttrList& func) {
   }
   std::vector<Node*> control_sources;
   for (const Edge* e : node->control_inputs()) control_sources.push_back(e->src());
-  struct OutEdge {
-    Node* dst;
-    int src_output;
-    int dst_input;
-  };
-  std::vector<OutEdge> out_edges;
-  for (const Edge* e : node->out_edges()) out_edges.push_back({e->dst(), e->src_output(), e->dst_input()});
 
   // The gate: body nodes without data inputs (constants) wait for it, so
   // they run when the call would, in its frame and branch.
@@ -391,6 +416,18 @@ Status ExpandCall(Graph* graph, Node* node, const NameAttrList& func) {
   graph->RemoveNode(node);
   const Graph::Mark mark = graph->GetMark();
   std::vector<Node*> gates;
+  // An Identity of input i, "<gate>/<what>_i".
+  auto identity_of = [&](size_t i, std::string_view what) -> StatusOr<Node*> {
+    auto [src, port] = inputs[i];
+    NodeDef identity;
+    identity.name = graph->NewName(StrCat(prefix, "/", gate_name, "/", what, "_", i));
+    identity.op = "Identity";
+    identity.device = device;
+    identity.attrs["T"] = src->output_type(port);
+    WEIR_ASSIGN_OR_RETURN(Node * id, graph->AddNode(std::move(identity)));
+    graph->AddEdge(src, port, id, 0);
+    return id;
+  };
   // With control inputs the gate is needed even without sources: every
   // argument then goes through it (below).
   if ((body_has_sources && !inputs.empty()) || !control_sources.empty()) {
@@ -400,18 +437,11 @@ Status ExpandCall(Graph* graph, Node* node, const NameAttrList& func) {
     noop.device = device;
     WEIR_ASSIGN_OR_RETURN(Node * gate, graph->AddNode(std::move(noop)));
     for (size_t i = 0; i < inputs.size(); ++i) {
-      auto [src, port] = inputs[i];
+      Node* src = inputs[i].first;
       if (IsSwitch(*src)) {
         // A Switch runs even on the untaken side; only its output there is
         // dead, so the gate waits for that output, not for the Switch.
-        NodeDef identity;
-        identity.name = graph->NewName(StrCat(prefix, "/", gate_name, "/input_", i));
-        identity.op = "Identity";
-        identity.device = device;
-        identity.attrs["T"] = src->output_type(port);
-        WEIR_ASSIGN_OR_RETURN(Node * id, graph->AddNode(std::move(identity)));
-        graph->AddEdge(src, port, id, 0);
-        src = id;
+        WEIR_ASSIGN_OR_RETURN(src, identity_of(i, "input"));
       }
       graph->AddControlEdge(src, gate);
     }
@@ -422,14 +452,7 @@ Status ExpandCall(Graph* graph, Node* node, const NameAttrList& func) {
       // a body node reading an argument must not run before them either
       // (`assign; y = f(v)` with ^assign on the call reads the new value).
       for (size_t i = 0; i < inputs.size(); ++i) {
-        auto [src, port] = inputs[i];
-        NodeDef identity;
-        identity.name = graph->NewName(StrCat(prefix, "/", gate_name, "/arg_", i));
-        identity.op = "Identity";
-        identity.device = device;
-        identity.attrs["T"] = src->output_type(port);
-        WEIR_ASSIGN_OR_RETURN(Node * id, graph->AddNode(std::move(identity)));
-        graph->AddEdge(src, port, id, 0);
+        WEIR_ASSIGN_OR_RETURN(Node * id, identity_of(i, "arg"));
         graph->AddControlEdge(gate, id);
         inputs[i] = {id, 0};
       }
@@ -437,79 +460,140 @@ Status ExpandCall(Graph* graph, Node* node, const NameAttrList& func) {
   }
   InlinedFunction result;
   WEIR_RETURN_IF_ERROR(InlineFunctionBody(func, inputs, gates, prefix, graph, &result));
-
-  bool has_loops = false;
-  std::vector<Node*> side_effects;
-  for (int id = mark.node_ids; id < graph->num_node_ids(); ++id) {
-    Node* n = graph->FindNodeId(id);
-    if (n == nullptr) continue;
-    if (n->requested_device().empty() && !device.empty()) n->set_requested_device(device);
-    if (n->type_string() == "Enter") has_loops = true;
-    if (stateful && n->is_stateful()) side_effects.push_back(n);
-  }
-  NodeDef replacement;
-  replacement.name = name;
-  replacement.device = device;
-  replacement.source_location = location;
-  if (output_types.empty()) {
-    replacement.op = "NoOp";
-  } else {
-    replacement.op = "IdentityN";
-    replacement.attrs["T"] = output_types;
-  }
-  WEIR_ASSIGN_OR_RETURN(Node * outputs, graph->AddNode(std::move(replacement)));
-  if (result.outputs.size() != output_types.size()) {
-    return errors::InvalidArgument("the call has ", output_types.size(), " outputs but function '",
-                                   func.name, "' returns ", result.outputs.size());
-  }
-  for (size_t k = 0; k < result.outputs.size(); ++k) {
-    auto [src, port] = result.outputs[k];
-    if (src->output_type(port) != output_types[k]) {
-      return errors::InvalidArgument("output ", k, " of the call is ", output_types[k],
-                                     " but function '", func.name, "' returns ",
-                                     src->output_type(port));
-    }
-    graph->AddEdge(src, port, outputs, static_cast<int>(k));
-  }
-  for (Node* n : result.control_outputs) graph->AddControlEdge(n, outputs);
-  // Nodes inside a v1 loop frame cannot feed a node outside it; bodies made
-  // by TensorFlow 2 have no such loops (they use While) and list their side
-  // effects as control outputs anyway.
-  if (!has_loops) {
-    for (Node* n : side_effects) graph->AddControlEdge(n, outputs);
-  }
-  if (outputs->num_inputs() == 0 && outputs->in_edges().empty()) {
+  std::vector<Node*> controls = std::move(result.control_outputs);
+  for (Node* n : PlaceBodyAndFindSideEffects(graph, mark, device, stateful)) controls.push_back(n);
+  if (result.outputs.empty() && controls.empty()) {
     // Nothing to wait for in the body: the call still waits for its inputs.
-    for (const auto& [src, port] : inputs) graph->AddControlEdge(src, outputs);
-    for (Node* src : control_sources) graph->AddControlEdge(src, outputs);
+    for (const auto& [src, port] : inputs) controls.push_back(src);
+    controls.insert(controls.end(), control_sources.begin(), control_sources.end());
   }
-  WEIR_RETURN_IF_ERROR(InferShapes(outputs));
-  for (const OutEdge& e : out_edges) {
-    if (e.src_output == Edge::kControlSlot) {
-      graph->AddControlEdge(outputs, e.dst);
-    } else if (stateful) {
-      // Reading an output runs the call's side effects.
-      graph->AddEdge(outputs, e.src_output, e.dst, e.dst_input);
-    } else {
-      // Consumers read the body directly, so a step that needs one output
-      // of a pure call runs only that output's part of the body.
-      auto [src, port] = result.outputs[e.src_output];
-      graph->AddEdge(src, port, e.dst, e.dst_input);
-    }
-  }
+  StatusOr<Node*> outputs = AddReplacement(graph, replaced, result.outputs, controls);
+  if (!outputs.ok()) return outputs.status().WithContext(StrCat("function '", func.name, "'"));
+  // Reading an output of a stateful call runs its side effects; consumers
+  // of a pure call read the body directly.
+  MoveConsumers(graph, replaced, *outputs, stateful ? nullptr : &result.outputs);
   return Status::OK();
 }
 
 // The functions a functional control-flow node instantiates.
 std::vector<std::string> BranchFunctions(const Node& node) {
   std::vector<std::string> names;
-  for (const auto& [attr, value] : node.def().attrs) {
-    if (value.is_func()) names.push_back(value.func().name);
-    if (value.is_list()) {
-      for (const AttrValue::Func& f : value.list().func) names.push_back(f->name);
-    }
-  }
+  (void)ForEachFunctionAttr(node.def().attrs, [&](const std::string&, const NameAttrList& func) {
+    names.push_back(func.name);
+    return Status::OK();
+  });
   return names;
+}
+
+// Saturating sums of node counts (a doubling chain 64 deep overflows).
+constexpr int64_t kSaturatedSize = int64_t{1} << 62;
+int64_t AddSizes(int64_t a, int64_t b) { return std::min(kSaturatedSize, a + b); }
+
+// The number of nodes a call or functional control-flow node grows to once
+// expanded through every level, counted without expanding anything. Each
+// function's expanded size is counted once, iteratively (a chain of 10^5
+// functions must not recurse 10^5 deep). A call of a function being counted
+// (recursion) counts as one node: ExpandFunctions reports the cycle when it
+// meets it; so does a func attr bound by a placeholder, whose expansion is
+// checked when it is met. The nodes an expansion adds around a body
+// (gates, Switches, Merges) are estimated from the node's inputs.
+class ExpansionSizer {
+ public:
+  explicit ExpansionSizer(const FunctionLibrary& library) : library_(library) {}
+
+  // What a node of `op` with `attrs` and `num_inputs` data inputs grows to
+  // (1 for a node that is not expanded).
+  int64_t NodeSize(std::string_view op, const AttrMap& attrs, int64_t num_inputs) {
+    std::vector<const FunctionDef*> callees;
+    int64_t size = Callees(op, attrs, num_inputs, &callees);
+    for (const FunctionDef* def : callees) size = AddSizes(size, FunctionSize(def));
+    return size;
+  }
+
+ private:
+  // The functions a node expands into (appended to `callees`) and the nodes
+  // its expansion adds besides their bodies.
+  int64_t Callees(std::string_view op, const AttrMap& attrs, int64_t num_inputs,
+                  std::vector<const FunctionDef*>* callees) const {
+    const FunctionDef* def = nullptr;
+    if (op == kPartitionedCall || op == kStatefulPartitionedCall) {
+      auto it = attrs.find("f");
+      if (it != attrs.end() && it->second.is_func()) def = library_.Find(it->second.func().name);
+    } else if (IsFunctionalControlFlowOp(op)) {
+      int64_t branches = 0;
+      (void)ForEachFunctionAttr(attrs, [&](const std::string&, const NameAttrList& func) {
+        ++branches;
+        if (const FunctionDef* branch = library_.Find(func.name)) callees->push_back(branch);
+        return Status::OK();
+      });
+      return (num_inputs + 16) * std::max<int64_t>(1, branches);
+    } else {
+      def = library_.Find(op);
+    }
+    if (def == nullptr) return 1;
+    callees->push_back(def);
+    return 2 * num_inputs + 2;
+  }
+
+  int64_t FunctionSize(const FunctionDef* root) {
+    if (auto it = sizes_.find(root); it != sizes_.end()) return it->second;
+    struct Frame {
+      const FunctionDef* def;
+      size_t node = 0;  // the next body node to count
+      std::vector<const FunctionDef*> callees;  // of the body node before it
+      size_t callee = 0;
+      int64_t size = 0;
+    };
+    std::vector<Frame> stack;
+    std::unordered_set<const FunctionDef*> open;
+    stack.push_back({root});
+    open.insert(root);
+    while (!stack.empty()) {
+      Frame& frame = stack.back();
+      if (frame.callee < frame.callees.size()) {
+        const FunctionDef* callee = frame.callees[frame.callee];
+        if (auto it = sizes_.find(callee); it != sizes_.end()) {
+          frame.size = AddSizes(frame.size, it->second);
+          ++frame.callee;
+        } else if (open.count(callee)) {
+          frame.size = AddSizes(frame.size, 1);
+          ++frame.callee;
+        } else {
+          open.insert(callee);
+          stack.push_back({callee});  // `frame` is stale from here on
+        }
+        continue;
+      }
+      if (frame.node < frame.def->node_def.size()) {
+        const NodeDef& nd = frame.def->node_def[frame.node++];
+        frame.callees.clear();
+        frame.callee = 0;
+        frame.size =
+            AddSizes(frame.size, Callees(nd.op, nd.attrs, NumDataInputs(nd), &frame.callees));
+        continue;
+      }
+      sizes_[frame.def] = frame.size;
+      open.erase(frame.def);
+      stack.pop_back();
+    }
+    return sizes_.at(root);
+  }
+
+  const FunctionLibrary& library_;
+  std::unordered_map<const FunctionDef*, int64_t> sizes_;
+};
+
+// The error of an expansion past the budget, naming node `node` and what it
+// calls.
+Status ExpansionBudgetError(const Node& node, const std::vector<std::string>& called,
+                            int64_t node_size, int64_t total) {
+  std::vector<std::string> quoted;
+  for (const std::string& f : called) quoted.push_back(StrCat("'", f, "'"));
+  return errors::ResourceExhausted("expanding the graph's function calls would make it about ",
+                                   total, " nodes, more than the budget of ", kMaxExpandedNodes,
+                                   " (kMaxExpandedNodes): node ", node.Describe(),
+                                   " alone expands function ", StrJoin(quoted, ", "), " to about ",
+                                   node_size, " nodes; calls are nested too deep or too wide");
 }
 
 }  // namespace
@@ -547,9 +631,36 @@ Status ExpandFunctions(Graph* graph) {
     return IsFunctionCall(*graph, node) || IsFunctionalControlFlow(node) ||
            node.type_string() == "SymbolicGradient";
   };
+  // What each call calls, as expanded below.
+  auto called_functions = [&](const Node& node) -> StatusOr<std::vector<std::string>> {
+    if (IsFunctionalControlFlow(node)) return BranchFunctions(node);
+    WEIR_ASSIGN_OR_RETURN(NameAttrList func, CalledFunction(*graph, node));
+    return std::vector<std::string>{func.name};
+  };
+  ExpansionSizer sizer(graph->function_library());
+  auto size_of = [&](const Node& node) {
+    return sizer.NodeSize(node.type_string(), node.def().attrs, node.num_inputs());
+  };
   std::deque<int> work;
+  int64_t total = graph->num_nodes();
+  const Node* largest = nullptr;
+  int64_t largest_size = 0;
   for (Node* node : graph->nodes()) {
-    if (needs_expansion(*node)) work.push_back(node->id());
+    if (!needs_expansion(*node)) continue;
+    work.push_back(node->id());
+    const int64_t size = size_of(*node);
+    total = AddSizes(total, size - 1);
+    if (largest == nullptr || size > largest_size) {
+      largest = node;
+      largest_size = size;
+    }
+  }
+  // Counted before anything is expanded: a hostile library fails here, at
+  // once, instead of after building most of 2^24 nodes.
+  if (total > kMaxExpandedNodes) {
+    StatusOr<std::vector<std::string>> called = called_functions(*largest);
+    return ExpansionBudgetError(*largest, called.ok() ? *called : std::vector<std::string>{},
+                                largest_size, total);
   }
   while (!work.empty()) {
     Node* node = graph->FindNodeId(work.front());
@@ -564,15 +675,10 @@ Status ExpandFunctions(Graph* graph) {
                                    ": SymbolicGradient (gradients of functions computed at run "
                                    "time) is not supported yet");
     }
-    std::vector<std::string> called;
-    bool control_flow = IsFunctionalControlFlow(*node);
-    if (control_flow) {
-      called = BranchFunctions(*node);
-    } else {
-      StatusOr<NameAttrList> func = CalledFunction(*graph, *node);
-      if (!func.ok()) return context(func.status());
-      called.push_back(func->name);
-    }
+    const bool control_flow = IsFunctionalControlFlow(*node);
+    StatusOr<std::vector<std::string>> called_or = called_functions(*node);
+    if (!called_or.ok()) return context(called_or.status());
+    const std::vector<std::string> called = std::move(called_or).value();
     auto chain_it = chains.find(node->id());
     Chain chain = chain_it == chains.end() ? nullptr : chain_it->second;
     if (chain) {
@@ -587,19 +693,25 @@ Status ExpandFunctions(Graph* graph) {
         }
       }
     }
+    // Checked again before each expansion: a func attr bound from a
+    // placeholder was counted as one node above.
+    const int64_t size = size_of(*node);
+    if (graph->num_nodes() + size - 1 > kMaxExpandedNodes) {
+      return ExpansionBudgetError(*node, called, size, graph->num_nodes() + size - 1);
+    }
     const Graph::Mark mark = graph->GetMark();
     if (control_flow) {
       Status status = LowerFunctionalControlFlow(graph, node);
-      if (!status.ok()) return status;
+      if (!status.ok()) return context(status);
     } else {
       NameAttrList func = *CalledFunction(*graph, *node);
       Status status = ExpandCall(graph, node, func);
       if (!status.ok()) return context(status);
     }
     if (graph->num_nodes() > kMaxExpandedNodes) {
-      return errors::InvalidArgument("expanding function calls made the graph larger than ",
-                                     kMaxExpandedNodes, " nodes (at node ", described,
-                                     "): calls are nested too deep or too wide");
+      return errors::ResourceExhausted("expanding function calls made the graph larger than ",
+                                       kMaxExpandedNodes, " nodes (at node ", described,
+                                       "): calls are nested too deep or too wide");
     }
     auto extended = std::make_shared<std::vector<std::string>>();
     if (chain) *extended = *chain;
@@ -615,39 +727,97 @@ Status ExpandFunctions(Graph* graph) {
   return Status::OK();
 }
 
+FunctionShapeScope::FunctionShapeScope() : previous_(shape_inference) {
+  if (previous_ == nullptr) {
+    state_ = std::make_unique<ShapeInferenceState>();
+    shape_inference = state_.get();
+  }
+}
+
+FunctionShapeScope::~FunctionShapeScope() {
+  if (state_ != nullptr) shape_inference = previous_;
+}
+
 void InferFunctionCallShapes(const Graph& graph, Node* node) {
-  if (shape_inference_depth >= kMaxShapeInferenceDepth) return;
+  // Outside a scope, this call is a scope of its own.
+  std::optional<FunctionShapeScope> scope;
+  if (shape_inference == nullptr) scope.emplace();
+  ShapeInferenceState& state = *shape_inference;
+  if (state.depth >= kMaxShapeInferenceDepth) return;
   StatusOr<NameAttrList> func = CalledFunction(graph, *node);
   if (!func.ok()) return;
   const FunctionDef* def = graph.function_library().Find(func->name);
   if (def == nullptr || def->node_def.size() > kMaxShapeInferenceBodyNodes) return;
-  ++shape_inference_depth;
-  struct Leave {
-    ~Leave() { --shape_inference_depth; }
-  } leave;
-  Graph scratch;
-  *scratch.mutable_function_library() = graph.function_library();
-  Tensors inputs;
+
+  std::vector<DType> input_types(node->num_inputs());
+  std::vector<PartialShape> input_shapes(node->num_inputs());
   for (int i = 0; i < node->num_inputs(); ++i) {
-    NodeDef placeholder;
-    placeholder.name = StrCat("input_", i);
-    placeholder.op = "Placeholder";
-    placeholder.attrs["dtype"] = node->input_type(i);
+    input_types[i] = node->input_type(i);
     const Edge* e = node->input_edge(i);
-    PartialShape shape = e != nullptr ? e->src()->output_shape(e->src_output()) : PartialShape();
-    StatusOr<Node*> input = scratch.AddNode(std::move(placeholder));
-    if (!input.ok()) return;
-    (*input)->set_output_shapes({shape});
-    inputs.push_back({*input, 0});
+    if (e != nullptr) input_shapes[i] = e->src()->output_shape(e->src_output());
   }
-  InlinedFunction result;
-  if (!InlineFunctionBody(*func, inputs, {}, "body", &scratch, &result).ok()) return;
-  if (static_cast<int>(result.outputs.size()) != node->num_outputs()) return;
+  const std::string key = MemoKey(*func, input_types, input_shapes);
+  std::optional<std::vector<PartialShape>> body_shapes;
+  auto memo = state.memo.find(key);
+  const bool same = memo != state.memo.end() && memo->second.func == *func &&
+                    memo->second.input_types == input_types &&
+                    memo->second.input_shapes == input_shapes;
+  if (same && memo->second.depth <= state.depth) {
+    body_shapes = memo->second.output_shapes;
+  } else {
+    // Each instantiation costs its body, its inputs and the copy of the
+    // library the scratch graph holds.
+    const int64_t cost = static_cast<int64_t>(def->node_def.size()) + node->num_inputs() + 1 +
+                         static_cast<int64_t>(graph.function_library().num_functions() / 8);
+    if (state.budget < cost) return;  // spent: shapes stay unknown
+    state.budget -= cost;
+    ++state.depth;
+    struct Leave {
+      int* depth;
+      ~Leave() { --*depth; }
+    } leave{&state.depth};
+    Graph scratch;
+    *scratch.mutable_function_library() = graph.function_library();
+    Tensors inputs;
+    bool ok = true;
+    for (int i = 0; i < node->num_inputs() && ok; ++i) {
+      NodeDef placeholder;
+      placeholder.name = StrCat("input_", i);
+      placeholder.op = "Placeholder";
+      placeholder.attrs["dtype"] = input_types[i];
+      StatusOr<Node*> input = scratch.AddNode(std::move(placeholder));
+      ok = input.ok();
+      if (!ok) break;
+      (*input)->set_output_shapes({input_shapes[i]});
+      inputs.push_back({*input, 0});
+    }
+    InlinedFunction result;
+    ok = ok && InlineFunctionBody(*func, inputs, {}, "body", &scratch, &result).ok();
+    if (ok && static_cast<int>(result.outputs.size()) == node->num_outputs()) {
+      body_shapes.emplace();
+      for (const auto& [src, port] : result.outputs)
+        body_shapes->push_back(src->output_shape(port));
+    }
+    // Found at most kMaxShapeInferenceDepth times per key, each time
+    // shallower.
+    // (The nested calls above may have added entries: look the key up
+    // again.)
+    const int depth = state.depth - 1;  // this call's, before the ++ above
+    memo = state.memo.find(key);
+    if (memo == state.memo.end()) {
+      state.memo.emplace(
+          key, ShapeInferenceState::Memo{*func, std::move(input_types), std::move(input_shapes),
+                                         body_shapes, depth});
+    } else if (same) {
+      memo->second.output_shapes = body_shapes;
+      memo->second.depth = depth;
+    }
+  }
+  if (!body_shapes.has_value()) return;
   std::vector<PartialShape> shapes(node->num_outputs());
   for (int k = 0; k < node->num_outputs(); ++k) {
     const PartialShape& known = node->output_shape(k);
-    shapes[k] = known.known_rank() ? known
-                                   : result.outputs[k].first->output_shape(result.outputs[k].second);
+    shapes[k] = known.known_rank() ? known : (*body_shapes)[k];
   }
   node->set_output_shapes(std::move(shapes));
 }

@@ -18,6 +18,8 @@
 //   call's control edge waits for them too.
 #pragma once
 
+#include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -49,16 +51,42 @@ bool IsFunctionCall(const Graph& graph, const Node& node);
 
 // Expands every call and functional control-flow node of `graph` until none
 // is left (the compiler's pass). A function that calls itself, directly or
-// not, is InvalidArgument naming the cycle; so is an expansion past
-// kMaxExpandedNodes nodes. Errors name the call node and function.
+// not, is InvalidArgument naming the cycle. The size of the expanded graph
+// is counted before anything is expanded (each function's expanded size
+// once): past kMaxExpandedNodes nodes it is ResourceExhausted naming the
+// largest call, its function and the budget, so nesting that doubles at
+// each level fails at once instead of after gigabytes. Errors name the call
+// node and function.
 Status ExpandFunctions(Graph* graph);
 inline constexpr int kMaxExpandedNodes = 1 << 24;
 
 // Sets the output shapes of call node `node` from its function's body,
 // instantiated on the shapes of the node's inputs in a scratch graph, where
 // that is cheap (bodies of at most a few thousand nodes, calls nested a few
-// deep); outputs whose shape is already known keep it. Never fails: a body
-// that cannot be instantiated leaves the shapes as they are.
+// deep, at most kMaxShapeInferenceNodes scratch nodes per
+// FunctionShapeScope); outputs whose shape is already known keep it. Never
+// fails: a body that cannot be instantiated, or one past the budget, leaves
+// the shapes as they are.
 void InferFunctionCallShapes(const Graph& graph, Node* node);
+inline constexpr int64_t kMaxShapeInferenceNodes = int64_t{1} << 20;
+
+// While one lives on this thread (outermost wins), InferFunctionCallShapes
+// shares one budget of scratch nodes and one memo of body shapes (by
+// function, attrs and input shapes) across calls: an import holds one, so
+// a library of many calls of the same nested functions instantiates each
+// body once. The graph's library must not change during its life.
+class FunctionShapeScope {
+ public:
+  FunctionShapeScope();
+  ~FunctionShapeScope();
+  FunctionShapeScope(const FunctionShapeScope&) = delete;
+  FunctionShapeScope& operator=(const FunctionShapeScope&) = delete;
+
+  struct State;  // function_inline.cc's
+
+ private:
+  std::unique_ptr<State> state_;
+  State* previous_;
+};
 
 }  // namespace weir

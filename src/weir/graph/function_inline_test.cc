@@ -277,5 +277,95 @@ TEST_F(FunctionInlineTest, CallShapesComeFromTheBody) {
   EXPECT_EQ(graph_.FindNode("call")->output_shape(1), PartialShape({2, 3}));
 }
 
+// f_k(x) = f_{k+1}(f_{k+1}(x)) for k < depth; f_depth = add_one: f_0
+// expands to 2^depth calls of add_one.
+std::vector<FunctionDef> DoublingChain(int depth) {
+  std::vector<FunctionDef> chain;
+  for (int k = 0; k < depth; ++k) {
+    const std::string callee = k + 1 == depth ? "add_one" : StrCat("f", k + 1);
+    FunctionDef f = test::AddOneFunction(StrCat("f", k));
+    f.node_def = {BodyNode("first", callee, {"x"}), BodyNode("second", callee, {"first:y:0"})};
+    f.ret["y"] = "second:y:0";
+    chain.push_back(std::move(f));
+  }
+  return chain;
+}
+
+// w_k(x): `width` calls of w_{k-1} (add_one below w_1), each on x, the last
+// returned: w_depth expands to width^depth calls.
+std::vector<FunctionDef> WideNesting(int depth, int width) {
+  std::vector<FunctionDef> nest;
+  for (int k = 1; k <= depth; ++k) {
+    const std::string callee = k == 1 ? "add_one" : StrCat("w", k - 1);
+    FunctionDef f = test::AddOneFunction(StrCat("w", k));
+    f.node_def.clear();
+    for (int i = 0; i < width; ++i) f.node_def.push_back(BodyNode(StrCat("c", i), callee, {"x"}));
+    f.ret["y"] = StrCat("c", width - 1, ":y:0");
+    nest.push_back(std::move(f));
+  }
+  return nest;
+}
+
+TEST_F(FunctionInlineTest, NestingThatDoublesFailsBeforeExpandingAnything) {
+  // 2^40 nodes: counted, not built. Import instantiates each body once for
+  // its shapes (the memo), not 2^depth times.
+  NodeDef x = BodyNode("x", "Placeholder", {}, {{"dtype", DT_FLOAT}, {"shape", PartialShape({2})}});
+  ASSERT_TRUE(Import({x, BodyNode("call", "f0", {"x"})}, DoublingChain(40)).ok());
+  const int before = graph_.num_nodes();
+  ExpectError(ExpandFunctions(&graph_), Code::kResourceExhausted,
+              {"'call'", "'f0'", "kMaxExpandedNodes", StrCat(kMaxExpandedNodes), "too deep"});
+  EXPECT_EQ(graph_.num_nodes(), before) << "the budget is checked before expanding";
+  EXPECT_EQ(graph_.FindNode("call")->type_string(), "f0");
+}
+
+TEST_F(FunctionInlineTest, WideNestingImportsQuicklyAndFailsToExpand) {
+  // 4096 calls of 4096 calls of ... four deep: ~2^48 nodes if expanded; the
+  // import's shape inference instantiates each body once per input shape,
+  // within its budget.
+  NodeDef x = BodyNode("x", "Placeholder", {}, {{"dtype", DT_FLOAT}, {"shape", PartialShape({3})}});
+  ASSERT_TRUE(Import({x, BodyNode("call", "w4", {"x"}), BodyNode("small", "w1", {"x"})},
+                     WideNesting(4, 4096))
+                  .ok());
+  EXPECT_EQ(graph_.FindNode("small")->output_shape(0), PartialShape({3}));
+  const int before = graph_.num_nodes();
+  ExpectError(ExpandFunctions(&graph_), Code::kResourceExhausted,
+              {"'call'", "'w4'", "kMaxExpandedNodes"});
+  EXPECT_EQ(graph_.num_nodes(), before);
+}
+
+TEST_F(FunctionInlineTest, LegitimateNestedCallsWithinTheBudgetExpand) {
+  // 2^10 calls of add_one, and w2 of 64 x 64: well inside the budget.
+  std::vector<FunctionDef> functions = DoublingChain(10);
+  for (FunctionDef& f : WideNesting(2, 64)) functions.push_back(std::move(f));
+  NodeDef x = BodyNode("x", "Placeholder", {}, {{"dtype", DT_FLOAT}, {"shape", PartialShape({4})}});
+  ASSERT_TRUE(
+      Import({x, BodyNode("deep", "f0", {"x"}), BodyNode("wide", "w2", {"x"})}, functions).ok());
+  Status status = ExpandFunctions(&graph_);
+  ASSERT_TRUE(status.ok()) << status;
+  EXPECT_EQ(CountCalls(), 0);
+  int adds = 0;
+  for (Node* node : graph_.nodes()) adds += node->type_string() == "Add";
+  EXPECT_EQ(adds, 1024 + 64 * 64);
+  EXPECT_EQ(graph_.FindNode("wide")->type_string(), "IdentityN");
+}
+
+TEST_F(FunctionInlineTest, CallShapesAreMemoizedPerInputShape) {
+  // The same function on two shapes in one import: each call gets its own.
+  NodeDef x =
+      BodyNode("x", "Placeholder", {}, {{"dtype", DT_FLOAT}, {"shape", PartialShape({2, 3})}});
+  NodeDef y = BodyNode("y", "Placeholder", {}, {{"dtype", DT_FLOAT}, {"shape", PartialShape({5})}});
+  NodeDef z = BodyNode("z", "Placeholder", {}, {{"dtype", DT_INT32}, {"shape", PartialShape({7})}});
+  ASSERT_TRUE(Import({x, y, z, BodyNode("on_x", "plus_two", {"x"}),
+                      BodyNode("on_y", "plus_two", {"y"}), BodyNode("again_x", "plus_two", {"x"}),
+                      BodyNode("sq_y", "square", {"y"}, {{"T", DT_FLOAT}}),
+                      BodyNode("sq_z", "square", {"z"}, {{"T", DT_INT32}})})
+                  .ok());
+  EXPECT_EQ(graph_.FindNode("on_x")->output_shape(0), PartialShape({2, 3}));
+  EXPECT_EQ(graph_.FindNode("on_y")->output_shape(0), PartialShape({5}));
+  EXPECT_EQ(graph_.FindNode("again_x")->output_shape(1), PartialShape({2, 3}));
+  EXPECT_EQ(graph_.FindNode("sq_y")->output_shape(0), PartialShape({5}));
+  EXPECT_EQ(graph_.FindNode("sq_z")->output_shape(0), PartialShape({7}));
+}
+
 }  // namespace
 }  // namespace weir

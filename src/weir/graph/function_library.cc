@@ -205,19 +205,8 @@ std::vector<int64_t> ArgSizes(const std::vector<ArgDef>& args, const AttrMap& at
   std::vector<int64_t> sizes;
   sizes.reserve(args.size());
   for (const ArgDef& arg : args) {
-    int64_t size = 1;
-    const std::string& attr = !arg.type_list_attr.empty() ? arg.type_list_attr : arg.number_attr;
-    if (!attr.empty()) {
-      auto it = attrs.find(attr);
-      if (it == attrs.end()) {
-        size = -1;
-      } else if (!arg.type_list_attr.empty()) {
-        size = it->second.is_list() ? static_cast<int64_t>(it->second.list().type.size()) : -1;
-      } else {
-        size = it->second.is_i() && it->second.i() >= 0 ? it->second.i() : -1;
-      }
-    }
-    sizes.push_back(size);
+    StatusOr<int64_t> count = ArgCount(arg, attrs);
+    sizes.push_back(count.ok() ? *count : -1);
   }
   return sizes;
 }
@@ -349,7 +338,7 @@ Status FunctionLibrary::AddLibrary(const FunctionDefLibrary& library) {
   std::map<std::string, const FunctionDef*, std::less<>> added;
   for (const FunctionDef& def : library.functions) {
     const std::string& name = def.signature.name;
-    if (OpRegistry::Global()->LookUp(name).ok()) {
+    if (OpRegistry::Global()->Find(name) != nullptr) {
       return errors::InvalidArgument("function '", name,
                                      "' has the name of a registered op; rename the function");
     }
@@ -366,8 +355,7 @@ Status FunctionLibrary::AddLibrary(const FunctionDefLibrary& library) {
     }
   }
   OpLookup lookup = [&](const std::string& op) -> const OpDef* {
-    StatusOr<const OpDef*> registered = OpRegistry::Global()->LookUp(op);
-    if (registered.ok()) return *registered;
+    if (const OpDef* registered = OpRegistry::Global()->Find(op)) return registered;
     if (const FunctionDef* f = Find(op)) return &f->signature;
     auto it = added.find(op);
     return it == added.end() ? nullptr : &it->second->signature;
@@ -416,10 +404,10 @@ std::string FunctionLibrary::FindGradient(std::string_view name) const {
 }
 
 StatusOr<const OpDef*> FunctionLibrary::LookUpOp(const std::string& op) const {
-  StatusOr<const OpDef*> registered = OpRegistry::Global()->LookUp(op);
-  if (registered.ok()) return registered;
+  if (const OpDef* registered = OpRegistry::Global()->Find(op)) return registered;
   if (const FunctionDef* f = Find(op)) return &f->signature;
-  if (functions_.empty()) return registered.status();
+  StatusOr<const OpDef*> registered = OpRegistry::Global()->LookUp(op);
+  if (functions_.empty() || registered.ok()) return registered;
   return errors::NotFound(registered.status().message(),
                           ", and the graph's function library has no function of that name");
 }

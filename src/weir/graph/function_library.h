@@ -75,8 +75,9 @@ Status ValidateFunction(const FunctionDef& def, const OpLookup& lookup);
 bool FunctionDefsEqual(const FunctionDef& a, const FunctionDef& b);
 
 // How many tensors each arg stands for given a node's attrs (defaults
-// included): its number attr, the length of its type list, or 1; -1 where
-// the attr is missing or not yet bound (a placeholder).
+// included), as ArgCount (framework/node_def_util.h) counts them; -1 where
+// it cannot (the attr is missing, not yet bound by a placeholder, or out
+// of range).
 std::vector<int64_t> ArgSizes(const std::vector<ArgDef>& args, const AttrMap& attrs);
 
 // An input of a body node in function form: "arg" or "arg:i" (an

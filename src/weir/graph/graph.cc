@@ -21,20 +21,14 @@ bool ById(const Edge* a, const Edge* b) { return a->id() < b->id(); }
 // TensorFlow also accepts there).
 Status CheckFunctionAttrs(const FunctionLibrary& library, const NodeDef& def) {
   auto check = [&](const std::string& attr, const NameAttrList& func) -> Status {
-    if (library.Find(func.name) != nullptr || OpRegistry::Global()->LookUp(func.name).ok()) {
+    if (library.Find(func.name) != nullptr || OpRegistry::Global()->Find(func.name) != nullptr) {
       return Status::OK();
     }
     return errors::InvalidArgument("node ", def.Describe(), ": attr '", attr,
                                    "' names function '", func.name,
                                    "', which is not in the graph's function library");
   };
-  for (const auto& [name, value] : def.attrs) {
-    if (value.is_func()) WEIR_RETURN_IF_ERROR(check(name, value.func()));
-    if (value.is_list()) {
-      for (const AttrValue::Func& func : value.list().func) WEIR_RETURN_IF_ERROR(check(name, *func));
-    }
-  }
-  return Status::OK();
+  return ForEachFunctionAttr(def.attrs, check);
 }
 
 // Makes room for one more element with geometric growth, so that the

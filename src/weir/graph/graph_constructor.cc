@@ -93,11 +93,11 @@ class ProducerOps {
 // is an error here, saying why it could not be dropped. An unknown op is
 // left to AddNode, which says so.
 Status DropNewDefaultAttrs(const NodeDef& nd, ProducerOps* producer, AttrMap* attrs) {
-  StatusOr<const OpDef*> op = OpRegistry::Global()->LookUp(nd.op);
-  if (!op.ok()) return Status::OK();
+  const OpDef* op = OpRegistry::Global()->Find(nd.op);
+  if (op == nullptr) return Status::OK();
   for (auto it = attrs->begin(); it != attrs->end();) {
     const std::string& name = it->first;
-    if ((!name.empty() && name[0] == '_') || (*op)->FindAttr(name) != nullptr) {
+    if ((!name.empty() && name[0] == '_') || op->FindAttr(name) != nullptr) {
       ++it;
       continue;
     }
@@ -270,6 +270,8 @@ Status Import(const GraphDef& def, const ImportGraphDefOptions& options, Graph* 
   WEIR_ASSIGN_OR_RETURN(std::vector<Node*> order, TopologicalOrder(*graph));
   progress->phase = "inferring shapes";
   const bool has_functions = graph->function_library().num_functions() > 0;
+  // One budget and memo of call-shape instantiations for the whole import.
+  FunctionShapeScope function_shapes;
   // Nodes added by this import have ids from the first one up.
   int first_new = added.empty() ? graph->num_node_ids() : added.front()->id();
   for (Node* node : order) {

@@ -91,6 +91,12 @@ TEST_F(ImportTest, UnknownOp) {
   bad.name = "m";
   bad.op = "Matmul";
   ExpectError({bad}, Code::kNotFound, {"'m'", "Matmul", "did you mean MatMul"});
+  // An op Weir lacks: what Weir has of its family.
+  bad.name = "pool";
+  bad.op = "MaxPoolWithArgmax";
+  ExpectError({bad}, Code::kNotFound,
+              {"'pool'", "'MaxPoolWithArgmax' is not registered",
+               "of its family (MaxPool*) that Weir has: MaxPool, MaxPoolGrad"});
 }
 
 TEST_F(ImportTest, MissingAttr) {

@@ -1,7 +1,6 @@
 #include "weir/graph/graph_def_io.h"
 
 #include <google/protobuf/io/coded_stream.h>
-#include <google/protobuf/io/tokenizer.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/text_format.h>
 
@@ -17,6 +16,7 @@
 #include "proto/op_def.pb.h"
 #include "weir/base/file_system.h"
 #include "weir/framework/tensor_proto.h"
+#include "weir/graph/proto_parse.h"
 
 namespace weir {
 namespace {
@@ -26,8 +26,8 @@ constexpr char kSourceLocationAttr[] = "_source_location";
 // A GraphDef nests about 8 messages deep (node, attr, list, tensor, shape,
 // dim); function attrs and variant tensors nest without bound. The text
 // parser recurses once per level with no limit of its own, so a hostile file
-// could overflow the stack.
-constexpr int kMaxNesting = 100;
+// could overflow the stack: parsing stops at kMaxProtoNesting.
+constexpr int kMaxNesting = kMaxProtoNesting;
 // Protobuf cannot parse or write a message of 2 GiB or more.
 constexpr size_t kMaxGraphDefBytes = std::numeric_limits<int>::max();
 
@@ -324,19 +324,6 @@ void LibraryToWire(const FunctionDefLibrary& library, wire::FunctionDefLibrary* 
   }
 }
 
-// Collects the first text-format error with its position.
-class FirstErrorCollector : public google::protobuf::io::ErrorCollector {
- public:
-  void AddError(int line, google::protobuf::io::ColumnNumber column,
-                const std::string& message) override {
-    if (first_.empty()) first_ = StrCat("line ", line + 1, " column ", column + 1, ": ", message);
-  }
-  const std::string& first() const { return first_; }
-
- private:
-  std::string first_;
-};
-
 bool IsTextPath(const std::string& path) { return EndsWith(path, ".pbtxt"); }
 
 // Serialized size of `proto`, or an error above protobuf's 2 GiB limit.
@@ -515,10 +502,7 @@ StatusOr<std::vector<OpDef>> ParseOpList(std::string_view binary) {
   }
   wire::OpList proto;
   try {
-    google::protobuf::io::CodedInputStream coded(reinterpret_cast<const uint8_t*>(binary.data()),
-                                                 static_cast<int>(binary.size()));
-    coded.SetRecursionLimit(kMaxNesting);
-    if (!proto.ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage()) {
+    if (!ParseBinaryProto(binary, &proto)) {
       return errors::InvalidArgument("could not parse an OpList from ", binary.size(), " bytes");
     }
     std::vector<OpDef> ops(proto.op_size());
@@ -544,10 +528,7 @@ StatusOr<GraphDef> ParseGraphDef(std::string_view binary) {
   if (binary.size() > kMaxGraphDefBytes) return TooLarge(binary.size(), "encoding");
   wire::GraphDef proto;
   try {
-    google::protobuf::io::CodedInputStream coded(reinterpret_cast<const uint8_t*>(binary.data()),
-                                                 static_cast<int>(binary.size()));
-    coded.SetRecursionLimit(kMaxNesting);
-    if (!proto.ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage()) {
+    if (!ParseBinaryProto(binary, &proto)) {
       return errors::InvalidArgument("could not parse GraphDef from ", binary.size(),
                                      " bytes: not a binary GraphDef, or nested more than ",
                                      kMaxNesting, " messages deep");
@@ -563,14 +544,10 @@ StatusOr<GraphDef> ParseGraphDef(std::string_view binary) {
 StatusOr<GraphDef> ParseGraphDefText(std::string_view text) {
   if (text.size() > kMaxGraphDefBytes) return TooLarge(text.size(), "text");
   wire::GraphDef proto;
-  FirstErrorCollector collector;
   try {
-    google::protobuf::TextFormat::Parser parser;
-    parser.RecordErrorsTo(&collector);
-    parser.SetRecursionLimit(kMaxNesting);
-    google::protobuf::io::ArrayInputStream stream(text.data(), static_cast<int>(text.size()));
-    if (!parser.Parse(&stream, &proto)) {
-      return errors::InvalidArgument("could not parse GraphDef text: ", collector.first());
+    std::string error;
+    if (!ParseTextProto(text, &proto, &error)) {
+      return errors::InvalidArgument("could not parse GraphDef text: ", error);
     }
   } catch (const std::bad_alloc&) {
     return OutOfMemory("text", text.size());

@@ -30,6 +30,7 @@
 
 #include "weir/base/logging.h"
 #include "weir/framework/node_def_util.h"
+#include "weir/graph/call_rewrite.h"
 #include "weir/graph/function_inline.h"
 #include "weir/graph/function_library.h"
 #include "weir/graph/graph_constructor.h"
@@ -54,6 +55,7 @@ class Lowering {
       : graph_(graph),
         node_(node),
         base_(node->name()),
+        described_(node->Describe()),
         device_(node->requested_device()),
         mark_(graph->GetMark()) {}
 
@@ -95,13 +97,16 @@ class Lowering {
     def.device = device_;
     def.source_location = node_->def().source_location;
     def.attrs = std::move(attrs);
-    WEIR_ASSIGN_OR_RETURN(Node * added, graph_->AddNode(std::move(def)));
+    const std::string context =
+        StrCat("lowering node ", described_, ": adding ", op, " '", def.name, "'");
+    StatusOr<Node*> added = graph_->AddNode(std::move(def));
+    if (!added.ok()) return added.status().WithContext(context);
     for (size_t i = 0; i < inputs.size(); ++i) {
-      graph_->AddEdge(inputs[i].first, inputs[i].second, added, static_cast<int>(i));
+      graph_->AddEdge(inputs[i].first, inputs[i].second, *added, static_cast<int>(i));
     }
-    for (Node* control : controls) graph_->AddControlEdge(control, added);
-    WEIR_RETURN_IF_ERROR(InferShapes(added));
-    return added;
+    for (Node* control : controls) graph_->AddControlEdge(control, *added);
+    WEIR_RETURN_IF_ERROR(InferShapes(*added).WithContext(context));
+    return *added;
   }
 
   static DType TypeOf(const std::pair<Node*, int>& t) { return t.first->output_type(t.second); }
@@ -132,7 +137,10 @@ class Lowering {
                 const Tensors& inputs, Node* gate, Tensors* outputs, std::vector<Node*>* controls) {
     WEIR_ASSIGN_OR_RETURN(const FunctionDef* def, Function(func, attr));
     std::string prefix = StrCat(base_, "/", part);
-    for (int k = 1; !IsFreePrefix(prefix, *def); ++k) prefix = StrCat(base_, "/", part, "_", k);
+    for (int k = 1; graph_->FindNode(prefix) != nullptr || !BodyNamesAreFree(*graph_, prefix, *def);
+         ++k) {
+      prefix = StrCat(base_, "/", part, "_", k);
+    }
     const Graph::Mark before = graph_->GetMark();
     InlinedFunction result;
     std::vector<Node*> gates;
@@ -142,34 +150,15 @@ class Lowering {
       return status.WithContext(StrCat("lowering node ", node_->Describe(), ", ", attr));
     }
     // Body nodes run where the node was asked to run unless they say
-    // otherwise. A stateful node's side effects are part of what the node
-    // does: the lowered node waits for them (unless the body holds v1 loop
-    // frames, whose nodes cannot feed one outside them; TensorFlow 2's
-    // bodies have none and list side effects as control outputs anyway).
-    bool has_frames = false;
-    std::vector<Node*> stateful;
-    for (int id = before.node_ids; id < graph_->num_node_ids(); ++id) {
-      Node* added = graph_->FindNodeId(id);
-      if (added == nullptr) continue;
-      if (added->requested_device().empty() && !device_.empty()) {
-        added->set_requested_device(device_);
-      }
-      if (added->type_string() == "Enter") has_frames = true;
-      if (node_->is_stateful() && added->is_stateful()) stateful.push_back(added);
-    }
+    // otherwise; the lowered node waits for the body's control outputs and
+    // side effects.
+    std::vector<Node*> side_effects =
+        PlaceBodyAndFindSideEffects(graph_, before, device_, node_->is_stateful());
     *outputs = std::move(result.outputs);
     controls->insert(controls->end(), result.control_outputs.begin(),
                      result.control_outputs.end());
-    if (!has_frames) controls->insert(controls->end(), stateful.begin(), stateful.end());
+    controls->insert(controls->end(), side_effects.begin(), side_effects.end());
     return Status::OK();
-  }
-
-  bool IsFreePrefix(const std::string& prefix, const FunctionDef& def) const {
-    if (graph_->FindNode(prefix) != nullptr) return false;
-    for (const NodeDef& nd : def.node_def) {
-      if (graph_->FindNode(StrCat(prefix, "/", nd.name)) != nullptr) return false;
-    }
-    return true;
   }
 
   Status CheckBranchOutputs(std::string_view what, const Tensors& outputs) const {
@@ -191,33 +180,41 @@ class Lowering {
 
   Status CheckOutputs(const Tensors& outputs) const { return CheckBranchOutputs("the node", outputs); }
 
-  // pred ? then_fn(inputs) : else_fn(inputs). `gates` are control inputs of
-  // the Switches, so both branches wait for them. `done`, when there are
-  // branch controls (or no outputs to wait for), is a node live once the
-  // taken branch's controls ran.
-  Status LowerCond(const std::pair<Node*, int>& pred, const Tensors& inputs,
-                   const std::vector<Node*>& gates, const BranchFn& then_fn,
-                   const BranchFn& else_fn, std::string_view then_name,
-                   std::string_view else_name, Tensors* outputs, std::vector<Node*>* done) {
+  // The two halves of a cond "pred ? then : else" on `inputs`: the Switches
+  // (of pred, whose Identities are the pivots, and of each input), then,
+  // once both sides are built, the Merges of their results.
+  struct Cond {
+    Node* pivot_t = nullptr;
+    Node* pivot_f = nullptr;
+    Tensors then_in, else_in;  // the inputs as each side sees them
+  };
+
+  // `gates` are control inputs of the Switches, so both sides wait for them.
+  StatusOr<Cond> OpenCond(const std::pair<Node*, int>& pred, const Tensors& inputs,
+                          const std::vector<Node*>& gates) {
+    Cond cond;
     WEIR_ASSIGN_OR_RETURN(Node * pred_switch,
                           Add("switch_pred", "Switch", {{"T", DT_BOOL}}, {pred, pred}, gates));
-    WEIR_ASSIGN_OR_RETURN(Node * pivot_t, Add("pivot_t", "Identity", {{"T", DT_BOOL}},
-                                              {{pred_switch, kThenPort}}));
-    WEIR_ASSIGN_OR_RETURN(Node * pivot_f, Add("pivot_f", "Identity", {{"T", DT_BOOL}},
-                                              {{pred_switch, kElsePort}}));
-    Tensors then_in, else_in;
+    WEIR_ASSIGN_OR_RETURN(cond.pivot_t,
+                          Add("pivot_t", "Identity", {{"T", DT_BOOL}}, {{pred_switch, kThenPort}}));
+    WEIR_ASSIGN_OR_RETURN(cond.pivot_f,
+                          Add("pivot_f", "Identity", {{"T", DT_BOOL}}, {{pred_switch, kElsePort}}));
     for (const auto& input : inputs) {
       WEIR_ASSIGN_OR_RETURN(Node * sw,
                             Add("switch", "Switch", {{"T", TypeOf(input)}}, {input, pred}, gates));
-      then_in.push_back({sw, kThenPort});
-      else_in.push_back({sw, kElsePort});
+      cond.then_in.push_back({sw, kThenPort});
+      cond.else_in.push_back({sw, kElsePort});
     }
-    Tensors then_out, else_out;
-    std::vector<Node*> then_controls, else_controls;
-    WEIR_RETURN_IF_ERROR(then_fn(then_in, pivot_t, &then_out, &then_controls));
-    WEIR_RETURN_IF_ERROR(CheckBranchOutputs(then_name, then_out));
-    WEIR_RETURN_IF_ERROR(else_fn(else_in, pivot_f, &else_out, &else_controls));
-    WEIR_RETURN_IF_ERROR(CheckBranchOutputs(else_name, else_out));
+    return cond;
+  }
+
+  // `done`, when there are branch controls (or no outputs to wait for), is
+  // a node live once the taken side's controls ran. REQUIRES: both sides'
+  // outputs were checked against the node's.
+  Status CloseCond(const Cond& cond, const Tensors& then_out,
+                   const std::vector<Node*>& then_controls, const Tensors& else_out,
+                   const std::vector<Node*>& else_controls, Tensors* outputs,
+                   std::vector<Node*>* done) {
     outputs->clear();
     for (size_t i = 0; i < then_out.size(); ++i) {
       WEIR_ASSIGN_OR_RETURN(Node * merge, Add("merge", "Merge",
@@ -231,15 +228,30 @@ class Lowering {
       // ran (and dead on the side not taken); the Merge of the two is live
       // once the taken side is done.
       WEIR_ASSIGN_OR_RETURN(Node * then_done, Add("then_done", "Identity", {{"T", DT_BOOL}},
-                                                  {{pivot_t, 0}}, then_controls));
+                                                  {{cond.pivot_t, 0}}, then_controls));
       WEIR_ASSIGN_OR_RETURN(Node * else_done, Add("else_done", "Identity", {{"T", DT_BOOL}},
-                                                  {{pivot_f, 0}}, else_controls));
+                                                  {{cond.pivot_f, 0}}, else_controls));
       WEIR_ASSIGN_OR_RETURN(Node * executed,
                             Add("branch_executed", "Merge", {{"T", DT_BOOL}, {"N", int64_t{2}}},
                                 {{else_done, 0}, {then_done, 0}}));
       done->push_back(executed);
     }
     return Status::OK();
+  }
+
+  // pred ? then_fn(inputs) : else_fn(inputs), as OpenCond and CloseCond.
+  Status LowerCond(const std::pair<Node*, int>& pred, const Tensors& inputs,
+                   const std::vector<Node*>& gates, const BranchFn& then_fn,
+                   const BranchFn& else_fn, std::string_view then_name, std::string_view else_name,
+                   Tensors* outputs, std::vector<Node*>* done) {
+    WEIR_ASSIGN_OR_RETURN(Cond cond, OpenCond(pred, inputs, gates));
+    Tensors then_out, else_out;
+    std::vector<Node*> then_controls, else_controls;
+    WEIR_RETURN_IF_ERROR(then_fn(cond.then_in, cond.pivot_t, &then_out, &then_controls));
+    WEIR_RETURN_IF_ERROR(CheckBranchOutputs(then_name, then_out));
+    WEIR_RETURN_IF_ERROR(else_fn(cond.else_in, cond.pivot_f, &else_out, &else_controls));
+    WEIR_RETURN_IF_ERROR(CheckBranchOutputs(else_name, else_out));
+    return CloseCond(cond, then_out, then_controls, else_out, else_controls, outputs, done);
   }
 
   BranchFn InlineBranch(const NameAttrList& func, std::string attr, std::string part) {
@@ -262,47 +274,64 @@ class Lowering {
   }
 
   // branches[k](inputs) if index == k, else the chain from k + 1 on; the
-  // last branch takes every other index. `index` is the last of `inputs`
-  // below the first level, so that it is switched with them.
-  Status LowerCaseFrom(size_t k, const std::vector<NameAttrList>& branches,
-                       const std::pair<Node*, int>& index, const Tensors& inputs,
-                       const std::vector<Node*>& gates, Node* pivot, Tensors* outputs,
-                       std::vector<Node*>* done) {
-    const std::string attr = StrCat("branches[", k, "]");
-    const std::string part = StrCat("branch", k);
-    if (k + 1 == branches.size()) {
-      std::vector<Node*> controls;
-      WEIR_RETURN_IF_ERROR(Inline(branches[k], attr, part, inputs, pivot, outputs, &controls));
-      done->assign(controls.begin(), controls.end());
-      return Status::OK();
+  // last branch takes every other index. Built level by level without
+  // recursion (a Case of 10^5 branches must not take 10^5 stack frames):
+  // down the chain the Switches and the branch taken at each level, then
+  // back up the Merges. Below the first level the index is switched with
+  // the inputs.
+  Status LowerCaseChain(const std::vector<NameAttrList>& branches, Tensors* outputs,
+                        std::vector<Node*>* done) {
+    struct Level {
+      Cond cond;
+      Tensors then_out;
+      std::vector<Node*> then_controls;
+    };
+    std::vector<Level> levels;
+    levels.reserve(branches.size() - 1);
+    std::pair<Node*, int> index = inputs_[0];
+    Tensors inputs(inputs_.begin() + 1, inputs_.end());
+    std::vector<Node*> gates = control_sources_;
+    Node* pivot = nullptr;
+    for (size_t k = 0; k + 1 < branches.size(); ++k) {
+      // The constant k, in the index's frame and branch: it waits for an
+      // Identity of the index (a Switch output is no control source, the
+      // Switch itself runs on both sides).
+      WEIR_ASSIGN_OR_RETURN(Node * index_here,
+                            Add(StrCat("index", k), "Identity", {{"T", DT_INT32}}, {index}));
+      WEIR_ASSIGN_OR_RETURN(
+          Node * constant,
+          Add(StrCat("branch", k, "_index"), "Const",
+              {{"dtype", DT_INT32}, {"value", Tensor::Scalar<int32_t>(static_cast<int32_t>(k))}},
+              {}, {index_here}));
+      WEIR_ASSIGN_OR_RETURN(Node * is_k, Add(StrCat("is_branch", k), "Equal", {{"T", DT_INT32}},
+                                             {{index_here, 0}, {constant, 0}}));
+      Tensors switched = std::move(inputs);
+      switched.push_back({index_here, 0});
+      Level level;
+      WEIR_ASSIGN_OR_RETURN(level.cond, OpenCond({is_k, 0}, switched, gates));
+      const Tensors args(level.cond.then_in.begin(), level.cond.then_in.end() - 1);
+      WEIR_RETURN_IF_ERROR(Inline(branches[k], StrCat("branches[", k, "]"), StrCat("branch", k),
+                                  args, level.cond.pivot_t, &level.then_out, &level.then_controls));
+      WEIR_RETURN_IF_ERROR(
+          CheckBranchOutputs(StrCat("branch ", k, " '", branches[k].name, "'"), level.then_out));
+      inputs.assign(level.cond.else_in.begin(), level.cond.else_in.end() - 1);
+      index = level.cond.else_in.back();
+      gates.clear();
+      pivot = level.cond.pivot_f;
+      levels.push_back(std::move(level));
     }
-    // The constant k, in the index's frame and branch: it waits for an
-    // Identity of the index (a Switch output is no control source, the
-    // Switch itself runs on both sides).
-    WEIR_ASSIGN_OR_RETURN(Node * index_here,
-                          Add(StrCat("index", k), "Identity", {{"T", DT_INT32}}, {index}));
-    WEIR_ASSIGN_OR_RETURN(
-        Node * constant,
-        Add(StrCat("branch", k, "_index"), "Const",
-            {{"dtype", DT_INT32}, {"value", Tensor::Scalar<int32_t>(static_cast<int32_t>(k))}}, {},
-            {index_here}));
-    WEIR_ASSIGN_OR_RETURN(Node * is_k, Add(StrCat("is_branch", k), "Equal", {{"T", DT_INT32}},
-                                           {{index_here, 0}, {constant, 0}}));
-    Tensors switched = inputs;
-    switched.push_back({index_here, 0});
-    auto then_fn = [&](const Tensors& in, Node* then_pivot, Tensors* out,
-                       std::vector<Node*>* controls) {
-      const Tensors args(in.begin(), in.end() - 1);
-      return Inline(branches[k], attr, part, args, then_pivot, out, controls);
-    };
-    auto else_fn = [&](const Tensors& in, Node* else_pivot, Tensors* out,
-                       std::vector<Node*>* controls) {
-      const Tensors args(in.begin(), in.end() - 1);
-      return LowerCaseFrom(k + 1, branches, in.back(), args, {}, else_pivot, out, controls);
-    };
-    return LowerCond({is_k, 0}, switched, gates, then_fn, else_fn,
-                     StrCat("branch ", k, " '", branches[k].name, "'"),
-                     StrCat("branches from ", k + 1), outputs, done);
+    const size_t last = branches.size() - 1;
+    WEIR_RETURN_IF_ERROR(Inline(branches[last], StrCat("branches[", last, "]"),
+                                StrCat("branch", last), inputs, pivot, outputs, done));
+    WEIR_RETURN_IF_ERROR(
+        CheckBranchOutputs(StrCat("branch ", last, " '", branches[last].name, "'"), *outputs));
+    for (size_t k = levels.size(); k-- > 0;) {
+      const Tensors else_out = std::move(*outputs);
+      const std::vector<Node*> else_controls = std::move(*done);
+      WEIR_RETURN_IF_ERROR(CloseCond(levels[k].cond, levels[k].then_out, levels[k].then_controls,
+                                     else_out, else_controls, outputs, done));
+    }
+    return Status::OK();
   }
 
   Status LowerCase(Tensors* outputs, std::vector<Node*>* done) {
@@ -312,10 +341,7 @@ class Lowering {
       return errors::InvalidArgument("node ", node_->Describe(), " has no branches");
     }
     const Tensors inputs(inputs_.begin() + 1, inputs_.end());
-    if (branches.size() > 1) {
-      return LowerCaseFrom(0, branches, inputs_[0], inputs, control_sources_, nullptr, outputs,
-                           done);
-    }
+    if (branches.size() > 1) return LowerCaseChain(branches, outputs, done);
     // One branch: a call that still waits for the index and for the
     // node's control inputs.
     std::vector<Node*> gates = control_sources_;
@@ -428,58 +454,32 @@ class Lowering {
   // Removes the node; a node of its name (IdentityN of `outputs`, or a NoOp)
   // takes over its consumers and waits for `done`.
   Status Replace(const Tensors& outputs, const std::vector<Node*>& done) {
-    struct OutEdge {
-      Node* dst;
-      int src_output;
-      int dst_input;
-    };
-    std::vector<OutEdge> out_edges;
-    for (const Edge* e : node_->out_edges()) {
-      out_edges.push_back({e->dst(), e->src_output(), e->dst_input()});
-    }
-    NodeDef replacement;
-    replacement.name = node_->name();
-    replacement.device = device_;
-    replacement.source_location = node_->def().source_location;
-    if (outputs.empty()) {
-      replacement.op = "NoOp";
-    } else {
-      replacement.op = "IdentityN";
-      replacement.attrs["T"] = node_->output_types();
-    }
+    const ReplacedNode replaced(*node_);
     std::vector<PartialShape> shapes;
     for (int i = 0; i < node_->num_outputs(); ++i) shapes.push_back(node_->output_shape(i));
     graph_->RemoveNode(node_);
     node_ = nullptr;
-    WEIR_ASSIGN_OR_RETURN(Node * lowered, graph_->AddNode(std::move(replacement)));
-    for (size_t i = 0; i < outputs.size(); ++i) {
-      graph_->AddEdge(outputs[i].first, outputs[i].second, lowered, static_cast<int>(i));
+    StatusOr<Node*> added = AddReplacement(graph_, replaced, outputs, done);
+    if (!added.ok()) {
+      return added.status().WithContext(StrCat("lowering node ", described_, ": its replacement"));
     }
-    for (Node* control : done) graph_->AddControlEdge(control, lowered);
-    WEIR_RETURN_IF_ERROR(InferShapes(lowered));
+    Node* lowered = *added;
     // Keep what the node declared where the lowered structure knows less
     // (a Merge of two branches of different shapes).
-    for (size_t i = 0; i < shapes.size(); ++i) {
-      if (!lowered->output_shape(static_cast<int>(i)).known_rank()) {
-        std::vector<PartialShape> now;
-        for (int k = 0; k < lowered->num_outputs(); ++k) now.push_back(lowered->output_shape(k));
-        now[i] = shapes[i];
-        lowered->set_output_shapes(std::move(now));
-      }
+    std::vector<PartialShape> now;
+    for (int k = 0; k < lowered->num_outputs(); ++k) {
+      const PartialShape& inferred = lowered->output_shape(k);
+      now.push_back(inferred.known_rank() ? inferred : shapes[k]);
     }
-    for (const OutEdge& e : out_edges) {
-      if (e.src_output == Edge::kControlSlot) {
-        graph_->AddControlEdge(lowered, e.dst);
-      } else {
-        graph_->AddEdge(lowered, e.src_output, e.dst, e.dst_input);
-      }
-    }
+    lowered->set_output_shapes(std::move(now));
+    MoveConsumers(graph_, replaced, lowered);
     return Status::OK();
   }
 
   Graph* graph_;
   Node* node_;
   const std::string base_;
+  const std::string described_;  // the node's, for errors after it is removed
   const std::string device_;
   const Graph::Mark mark_;
   Tensors inputs_;
@@ -489,7 +489,10 @@ class Lowering {
 }  // namespace
 
 bool IsFunctionalControlFlow(const Node& node) {
-  std::string_view op = node.type_string();
+  return IsFunctionalControlFlowOp(node.type_string());
+}
+
+bool IsFunctionalControlFlowOp(std::string_view op) {
   return op == "If" || op == "StatelessIf" || op == "Case" || op == "StatelessCase" ||
          op == "While" || op == "StatelessWhile";
 }

@@ -6,6 +6,8 @@
 // placed, partitioned and run like any other graph.
 #pragma once
 
+#include <string_view>
+
 #include "weir/base/status.h"
 #include "weir/graph/graph.h"
 
@@ -13,6 +15,7 @@ namespace weir {
 
 // True for If, StatelessIf, Case, StatelessCase, While, StatelessWhile.
 bool IsFunctionalControlFlow(const Node& node);
+bool IsFunctionalControlFlowOp(std::string_view op);
 
 // Replaces `node` by its Switch/Merge (or loop) structure, its branches/body
 // inlined with InlineFunctionBody. Errors name the node and function.

@@ -287,6 +287,33 @@ TEST_F(LowerFunctionalOpsTest, ErrorsNameTheNodeAndFunctionAndLeaveTheGraph) {
   ExpectError(Lower("bad_body"), Code::kInvalidArgument, {"'bad_body'", "body", "scale_2"});
   EXPECT_EQ(graph_.num_nodes(), before) << "a failed lowering leaves the graph as it was";
   EXPECT_EQ(Find("arity")->type_string(), "If");
+  // The compiler's pass says which node it was expanding, as for calls.
+  ExpectError(ExpandFunctions(&graph_), Code::kInvalidArgument,
+              {"expanding call node 'arity' (If)", "returns 2 values"});
+}
+
+TEST_F(LowerFunctionalOpsTest, CaseWithManyBranchesIsBuiltWithoutRecursion) {
+  // One level per branch; built by recursion, 12000 levels took three
+  // stack frames each (tens of MB of stack).
+  constexpr int kBranches = 12000;
+  std::vector<std::string> branches(kBranches, "negate");
+  branches.back() = "scale_2";
+  ASSERT_TRUE(Import({Placeholder("k", DT_INT32), Placeholder("x", DT_FLOAT),
+                      test::CaseNode("case", "Case", {"k", "x"}, {DT_FLOAT}, {DT_FLOAT}, branches)})
+                  .ok());
+  Status status = Lower("case");
+  ASSERT_TRUE(status.ok()) << status;
+  std::map<std::string, int> counts = OpCounts();
+  EXPECT_EQ(counts["Equal"], kBranches - 1);
+  EXPECT_EQ(counts["Merge"], kBranches - 1);
+  EXPECT_EQ(counts["Switch"], 3 * (kBranches - 1));
+  EXPECT_EQ(counts["Neg"], kBranches - 1);
+  EXPECT_NE(graph_.FindNode(StrCat("case/branch", kBranches - 1, "/mul")), nullptr);
+  // The outermost Merge joins branch 0 with the rest of the chain.
+  const Node* merge = Find("case")->input_edge(0)->src();
+  ASSERT_EQ(merge->type_string(), "Merge");
+  EXPECT_EQ(merge->input_edge(1)->src()->name(), "case/branch0/neg");
+  EXPECT_EQ(Find("case")->output_shape(0), PartialShape({}));
 }
 
 TEST_F(LowerFunctionalOpsTest, ExpandFunctionsLowersNestedControlFlow) {

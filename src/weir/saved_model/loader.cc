@@ -1,10 +1,5 @@
 #include "weir/saved_model/loader.h"
 
-#include <google/protobuf/io/coded_stream.h>
-#include <google/protobuf/io/tokenizer.h>
-#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
-#include <google/protobuf/text_format.h>
-
 #include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
@@ -18,29 +13,12 @@
 #include "weir/framework/tensor_proto.h"
 #include "weir/graph/graph_constructor.h"
 #include "weir/graph/graph_def_io.h"
+#include "weir/graph/proto_parse.h"
 #include "weir/runtime/standard_registration.h"
 #include "weir/saved_model/constants.h"
 
 namespace weir {
 namespace {
-
-// saved_model.pb files of real models are large (embedded constants); the
-// protobuf limit is 2 GiB, and nesting is bounded like GraphDef parsing.
-constexpr int kMaxNesting = 200;
-
-// Keeps the text parser's first error for the Status (instead of
-// protobuf's log line).
-class FirstErrorCollector : public google::protobuf::io::ErrorCollector {
- public:
-  void AddError(int line, google::protobuf::io::ColumnNumber column,
-                const std::string& message) override {
-    if (first_.empty()) first_ = StrCat("line ", line + 1, " column ", column + 1, ": ", message);
-  }
-  const std::string& first() const { return first_; }
-
- private:
-  std::string first_;
-};
 
 std::string TagSetString(const std::set<std::string>& tags) {
   return StrCat("{", StrJoin(tags, ", "), "}");
@@ -56,10 +34,7 @@ StatusOr<wire::SavedModel> ReadSavedModelProto(const std::string& dir) {
       return errors::InvalidArgument("'", pb_path, "' is ", bytes.size(),
                                      " bytes, over protobuf's 2 GiB limit");
     }
-    google::protobuf::io::CodedInputStream coded(reinterpret_cast<const uint8_t*>(bytes.data()),
-                                                 static_cast<int>(bytes.size()));
-    coded.SetRecursionLimit(kMaxNesting);
-    if (!proto.ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage()) {
+    if (!ParseBinaryProto(bytes, &proto)) {
       return errors::DataLoss("could not parse '", pb_path, "' (", bytes.size(),
                               " bytes) as a SavedModel: the file is damaged or not a SavedModel");
     }
@@ -68,14 +43,9 @@ StatusOr<wire::SavedModel> ReadSavedModelProto(const std::string& dir) {
     if (text.size() > static_cast<size_t>(INT32_MAX)) {
       return errors::InvalidArgument("'", txt_path, "' is over protobuf's 2 GiB limit");
     }
-    FirstErrorCollector collector;
-    google::protobuf::TextFormat::Parser parser;
-    parser.RecordErrorsTo(&collector);
-    parser.SetRecursionLimit(kMaxNesting);
-    google::protobuf::io::ArrayInputStream stream(text.data(), static_cast<int>(text.size()));
-    if (!parser.Parse(&stream, &proto)) {
-      return errors::DataLoss("could not parse '", txt_path, "' as a text SavedModel: ",
-                              collector.first());
+    std::string error;
+    if (!ParseTextProto(text, &proto, &error)) {
+      return errors::DataLoss("could not parse '", txt_path, "' as a text SavedModel: ", error);
     }
   } else {
     return errors::NotFound("no SavedModel in '", dir, "': neither ",
@@ -234,8 +204,7 @@ void PruneGraph(const std::vector<std::string>& roots, GraphDef* graph) {
 // inspect it.
 void AddStrippedDefaults(GraphDef* graph) {
   for (NodeDef& node : graph->nodes) {
-    StatusOr<const OpDef*> op = OpRegistry::Global()->LookUp(node.op);
-    if (op.ok()) AddDefaultAttrs(**op, &node);
+    if (const OpDef* op = OpRegistry::Global()->Find(node.op)) AddDefaultAttrs(*op, &node);
   }
 }
 
