@@ -359,21 +359,21 @@ TEST(BinaryOpTest, ReusesAnInputBufferItOwns) {
 // the general path.
 TEST(BinaryOpTest, TwoScalarsFailReuseAndWrapAsTheGeneralPath) {
   for (const char* op : {"RealDiv", "Div", "FloorDiv", "FloorMod"}) {
-    auto out = RunKernel(op, {{"T", DT_INT64}},
-                         {Tensor::Scalar<int64_t>(7), Tensor::Scalar<int64_t>(0)});
+    auto out =
+        RunKernel(op, {{"T", DT_INT64}}, {Tensor::Scalar<int64_t>(7), Tensor::Scalar<int64_t>(0)});
     ASSERT_FALSE(out.ok()) << op;
     EXPECT_TRUE(errors::IsInvalidArgument(out.status()));
     EXPECT_EQ(out.status().message(),
               StrCat(op, ": Integer division by zero (x [], y [], dtype ", DT_INT64, ")"));
   }
-  auto out = RunKernel("Div", {{"T", DT_INT32}},
-                       {Tensor::Scalar<int32_t>(std::numeric_limits<int32_t>::min()),
-                        Tensor::Scalar<int32_t>(-1)});
+  auto out = RunKernel(
+      "Div", {{"T", DT_INT32}},
+      {Tensor::Scalar<int32_t>(std::numeric_limits<int32_t>::min()), Tensor::Scalar<int32_t>(-1)});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ((*out)[0].scalar<int32_t>(), std::numeric_limits<int32_t>::min());
-  out = RunKernel("Add", {{"T", DT_INT32}},
-                  {Tensor::Scalar<int32_t>(std::numeric_limits<int32_t>::max()),
-                   Tensor::Scalar<int32_t>(1)});
+  out = RunKernel(
+      "Add", {{"T", DT_INT32}},
+      {Tensor::Scalar<int32_t>(std::numeric_limits<int32_t>::max()), Tensor::Scalar<int32_t>(1)});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ((*out)[0].scalar<int32_t>(), std::numeric_limits<int32_t>::min());
   EXPECT_EQ((*out)[0].shape(), TensorShape());
@@ -390,7 +390,8 @@ TEST(BinaryOpTest, TwoScalarsFailReuseAndWrapAsTheGeneralPath) {
   EXPECT_EQ((*out)[0].raw_data(), y_data);
   EXPECT_EQ(x.scalar<int32_t>(), 40);
   // A comparison's bool output never reuses a numeric input.
-  out = RunKernel("Less", {{"T", DT_INT32}}, {Tensor::Scalar<int32_t>(1), Tensor::Scalar<int32_t>(2)});
+  out = RunKernel("Less", {{"T", DT_INT32}},
+                  {Tensor::Scalar<int32_t>(1), Tensor::Scalar<int32_t>(2)});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ((*out)[0].dtype(), DT_BOOL);
   EXPECT_TRUE((*out)[0].scalar<bool>());

@@ -211,9 +211,11 @@ TEST_F(ExecutorTest, RuntimeErrorStopsDownstreamNodes) {
 TEST_F(ExecutorTest, ConstantsAreHandedOnWithoutTheirKernel) {
   NodeDef after_control = Constant("c", 7);
   after_control.inputs.push_back("^first");
-  std::vector<NodeDef> nodes = {Constant("first", 1), after_control,
+  std::vector<NodeDef> nodes = {Constant("first", 1),
+                                after_control,
                                 Node("a", "ExecTestCounted", {"c"}),
-                                Node("b", "ExecTestCounted", {"c"}), Retval("ra", "a", 0),
+                                Node("b", "ExecTestCounted", {"c"}),
+                                Retval("ra", "a", 0),
                                 Retval("rb", "b", 1)};
   CallFrame frame({}, 2);
   ASSERT_TRUE(RunOnce(nodes, &frame).ok());
@@ -228,7 +230,8 @@ TEST_F(ExecutorTest, ConstantsAreHandedOnWithoutTheirKernel) {
   args.call_frame = &again;
   args.stats = &collector;
   ASSERT_TRUE(executor_->Run(args).ok());
-  EXPECT_EQ(again.retvals()[0].raw_data(), first_step) << "a copy of the attr's tensor, not a new one";
+  EXPECT_EQ(again.retvals()[0].raw_data(), first_step)
+      << "a copy of the attr's tensor, not a new one";
   StepStats stats = collector.Finalize();
   int64_t first_end = -1, c_start = -1;
   for (const NodeExecStats& node : stats.nodes) {
