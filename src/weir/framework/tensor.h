@@ -86,8 +86,7 @@ class Tensor {
                        TensorBuffer::ReleaseFn release, void* release_arg);
 
   Tensor(const Tensor& other)
-      : dtype_(other.dtype_), shape_(other.shape_), buffer_(other.buffer_),
-        offset_(other.offset_) {
+      : dtype_(other.dtype_), shape_(other.shape_), buffer_(other.buffer_), offset_(other.offset_) {
     if (buffer_) buffer_->Ref();
   }
   Tensor(Tensor&& other) noexcept

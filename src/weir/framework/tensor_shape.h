@@ -37,8 +37,7 @@ class TensorShape {
   // its shape, and a call per copy is a good part of a cheap node's cost.
   // The fields are copied as they are (the inline dims whole, the heap dims
   // only when there are any), with no recount.
-  TensorShape(const TensorShape& other)
-      : rank_(other.rank_), num_elements_(other.num_elements_) {
+  TensorShape(const TensorShape& other) : rank_(other.rank_), num_elements_(other.num_elements_) {
     CopyInlineDims(other);
     if (!other.heap_.empty()) heap_ = other.heap_;
   }
