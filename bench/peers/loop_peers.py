@@ -6,7 +6,8 @@ functional While), and as a tf.function. One JSON line per variant.
 
 n is fed at run time (a placeholder or a tensor argument), so no variant can
 fold the loop away; each run is timed after one warm-up run of the same n,
-and the best of --repeats runs is reported. One intra- and one inter-op
+and the best of --repeats runs is reported, in wall time and in the process's
+CPU time (what to compare on a loaded machine). One intra- and one inter-op
 thread (run it under `taskset -c 0` for one core):
 
   taskset -c 0 /opt/weir-peers/bin/python bench/peers/loop_peers.py --n 1000000
@@ -53,14 +54,17 @@ def function_loop():
 
 
 def measure(run, n, repeats):
+    """The best wall time and the best CPU time (of the whole process, every
+    thread: TensorFlow runs the loop on its inter-op thread) of `repeats` runs."""
     assert int(run(n)) == n  # warm-up: builds and caches everything for this n
-    best = float("inf")
+    best, best_cpu = float("inf"), float("inf")
     for _ in range(repeats):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         result = run(n)
         best = min(best, time.perf_counter() - start)
+        best_cpu = min(best_cpu, time.process_time() - start_cpu)
         assert int(result) == n
-    return best
+    return best, best_cpu
 
 
 def main():
@@ -77,11 +81,12 @@ def main():
                 "function": function_loop}
     for name in args.variants.split(","):
         run, structure = builders[name]()
-        seconds = measure(run, args.n, args.repeats)
+        seconds, cpu_seconds = measure(run, args.n, args.repeats)
         print(json.dumps({"framework": "tensorflow", "version": tf.__version__, "variant": name,
                           "structure": structure, "n": args.n, "seconds": round(seconds, 4),
                           "iterations_per_sec": round(args.n / seconds),
                           "us_per_iteration": round(seconds / args.n * 1e6, 3),
+                          "cpu_us_per_iteration": round(cpu_seconds / args.n * 1e6, 3),
                           "threads": args.threads}), flush=True)
 
 

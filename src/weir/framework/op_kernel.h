@@ -86,6 +86,11 @@ class OpKernel {
   // the intra-op pool, so the default is cheap.
   virtual bool IsExpensive() const { return false; }
 
+  // Non-null for a kernel whose only output is always this tensor (Const),
+  // with no other effect: the executor then hands it on itself instead of
+  // calling Compute. The tensor lives as long as the kernel.
+  virtual const Tensor* ConstantOutput() const { return nullptr; }
+
   const NodeDef& def() const { return def_; }
   const std::string& name() const { return def_.name; }
   const std::string& type_string() const { return def_.op; }

@@ -6,7 +6,65 @@
 #include <new>
 #include <sstream>
 
+#include "weir/base/sanitizers.h"
+
 namespace weir {
+namespace {
+
+#if defined(WEIR_ADDRESS_SANITIZER)
+constexpr bool kCacheBufferObjects = false;  // keep use-after-free detectable
+#else
+constexpr bool kCacheBufferObjects = true;
+#endif
+
+// Freed TensorBuffer objects (not their memory, which the allocator keeps),
+// per thread: a loop makes and frees one or two tensors per iteration, and
+// the heap's allocation and free of the object cost more than reusing it.
+// A few per thread, freed when the thread ends; none after that (an object
+// freed during thread or static destruction goes back to the heap).
+class BufferObjectCache {
+ public:
+  static constexpr int kMaxObjects = 32;
+  static BufferObjectCache* ForThisThread() {
+    if constexpr (!kCacheBufferObjects) return nullptr;
+    thread_local BufferObjectCache cache;
+    return alive_ ? &cache : nullptr;
+  }
+  BufferObjectCache() { alive_ = true; }
+  ~BufferObjectCache() {
+    alive_ = false;
+    for (int i = 0; i < count_; ++i) ::operator delete(objects_[i]);
+  }
+  void* Take() { return count_ > 0 ? objects_[--count_] : nullptr; }
+  bool Put(void* object) {
+    if (count_ == kMaxObjects) return false;
+    objects_[count_++] = object;
+    return true;
+  }
+
+ private:
+  static thread_local bool alive_;
+  int count_ = 0;
+  void* objects_[kMaxObjects];
+};
+thread_local bool BufferObjectCache::alive_ = false;
+
+// Storage for one TensorBuffer object.
+void* NewBufferObject() {
+  if (BufferObjectCache* cache = BufferObjectCache::ForThisThread()) {
+    if (void* object = cache->Take()) return object;
+  }
+  return ::operator new(sizeof(TensorBuffer));
+}
+
+void FreeBufferObject(void* object) {
+  if (BufferObjectCache* cache = BufferObjectCache::ForThisThread()) {
+    if (cache->Put(object)) return;
+  }
+  ::operator delete(object);
+}
+
+}  // namespace
 
 TensorBuffer* TensorBuffer::Create(Allocator* allocator, DType dtype, int64_t num_elements) {
   size_t element_size = DTypeSize(dtype);
@@ -25,14 +83,14 @@ TensorBuffer* TensorBuffer::Create(Allocator* allocator, DType dtype, int64_t nu
   } else if (dtype == DT_RESOURCE) {
     std::uninitialized_default_construct_n(static_cast<ResourceHandle*>(data), num_elements);
   }
-  return new TensorBuffer(allocator, dtype, num_elements, data, bytes);
+  return new (NewBufferObject()) TensorBuffer(allocator, dtype, num_elements, data, bytes);
 }
 
 TensorBuffer* TensorBuffer::Borrow(DType dtype, int64_t num_elements, void* data, size_t size,
                                    ReleaseFn release, void* release_arg) {
   CHECK(dtype != DT_STRING && dtype != DT_RESOURCE) << "cannot borrow " << dtype << " memory";
   CHECK(release != nullptr);
-  auto* buffer = new TensorBuffer(nullptr, dtype, num_elements, data, size);
+  auto* buffer = new (NewBufferObject()) TensorBuffer(nullptr, dtype, num_elements, data, size);
   buffer->release_ = release;
   buffer->release_arg_ = release_arg;
   return buffer;
@@ -41,7 +99,8 @@ TensorBuffer* TensorBuffer::Borrow(DType dtype, int64_t num_elements, void* data
 void TensorBuffer::Destroy() {
   if (release_ != nullptr) {
     release_(release_arg_);
-    delete this;
+    this->~TensorBuffer();
+    FreeBufferObject(this);
     return;
   }
   if (dtype_ == DT_STRING) {
@@ -50,7 +109,8 @@ void TensorBuffer::Destroy() {
     std::destroy_n(static_cast<ResourceHandle*>(data_), num_elements_);
   }
   allocator_->DeallocateRaw(data_, size_);
-  delete this;
+  this->~TensorBuffer();
+  FreeBufferObject(this);
 }
 
 Tensor::Tensor(DType dtype, const TensorShape& shape)
@@ -96,27 +156,6 @@ StatusOr<Tensor> Tensor::DeepCopy(Allocator* allocator) const {
     std::memcpy(copy.raw_data(), raw_data(), TotalBytes());
   }
   return copy;
-}
-
-Tensor& Tensor::operator=(const Tensor& other) {
-  if (other.buffer_) other.buffer_->Ref();
-  if (buffer_) buffer_->Unref();
-  dtype_ = other.dtype_;
-  shape_ = other.shape_;
-  buffer_ = other.buffer_;
-  offset_ = other.offset_;
-  return *this;
-}
-
-Tensor& Tensor::operator=(Tensor&& other) noexcept {
-  if (this == &other) return *this;
-  if (buffer_) buffer_->Unref();
-  dtype_ = other.dtype_;
-  shape_ = std::move(other.shape_);
-  buffer_ = other.buffer_;
-  offset_ = other.offset_;
-  other.buffer_ = nullptr;
-  return *this;
 }
 
 namespace {

@@ -85,7 +85,8 @@ class Tensor {
   static Tensor Borrow(DType dtype, const TensorShape& shape, void* data,
                        TensorBuffer::ReleaseFn release, void* release_arg);
 
-  Tensor(const Tensor& other) : dtype_(other.dtype_), shape_(other.shape_), buffer_(other.buffer_), offset_(other.offset_) {
+  Tensor(const Tensor& other)
+      : dtype_(other.dtype_), shape_(other.shape_), buffer_(other.buffer_), offset_(other.offset_) {
     if (buffer_) buffer_->Ref();
   }
   Tensor(Tensor&& other) noexcept
@@ -93,8 +94,27 @@ class Tensor {
         offset_(other.offset_) {
     other.buffer_ = nullptr;
   }
-  Tensor& operator=(const Tensor& other);
-  Tensor& operator=(Tensor&& other) noexcept;
+  // Inline, like the constructors: the executor moves and copies tensors
+  // between nodes all the time.
+  Tensor& operator=(const Tensor& other) {
+    if (other.buffer_) other.buffer_->Ref();
+    if (buffer_) buffer_->Unref();
+    dtype_ = other.dtype_;
+    shape_ = other.shape_;
+    buffer_ = other.buffer_;
+    offset_ = other.offset_;
+    return *this;
+  }
+  Tensor& operator=(Tensor&& other) noexcept {
+    if (this == &other) return *this;
+    if (buffer_) buffer_->Unref();
+    dtype_ = other.dtype_;
+    shape_ = std::move(other.shape_);
+    buffer_ = other.buffer_;
+    offset_ = other.offset_;
+    other.buffer_ = nullptr;
+    return *this;
+  }
   ~Tensor() {
     if (buffer_) buffer_->Unref();
   }

@@ -47,44 +47,6 @@ StatusOr<TensorShape> TensorShape::FromDims(std::span<const int64_t> dims) {
   return TensorShape(dims);
 }
 
-// Copies are on the executor's hot path (every tensor handed to a consumer):
-// copy the fields, not the dims one by one with a recount.
-TensorShape::TensorShape(const TensorShape& other)
-    : rank_(other.rank_), num_elements_(other.num_elements_), heap_(other.heap_) {
-  std::copy(other.inline_, other.inline_ + kInlineRank, inline_);
-}
-
-TensorShape& TensorShape::operator=(const TensorShape& other) {
-  if (this == &other) return *this;
-  rank_ = other.rank_;
-  num_elements_ = other.num_elements_;
-  std::copy(other.inline_, other.inline_ + kInlineRank, inline_);
-  if (!other.heap_.empty() || !heap_.empty()) heap_ = other.heap_;
-  return *this;
-}
-
-// The source becomes a scalar: its heap dims are gone, so keeping its rank
-// would leave dim_sizes() pointing at nothing.
-TensorShape::TensorShape(TensorShape&& other) noexcept
-    : rank_(other.rank_), num_elements_(other.num_elements_), heap_(std::move(other.heap_)) {
-  std::copy(other.inline_, other.inline_ + kInlineRank, inline_);
-  other.rank_ = 0;
-  other.num_elements_ = 1;
-  other.heap_.clear();
-}
-
-TensorShape& TensorShape::operator=(TensorShape&& other) noexcept {
-  if (this == &other) return *this;
-  rank_ = other.rank_;
-  num_elements_ = other.num_elements_;
-  heap_ = std::move(other.heap_);
-  std::copy(other.inline_, other.inline_ + kInlineRank, inline_);
-  other.rank_ = 0;
-  other.num_elements_ = 1;
-  other.heap_.clear();
-  return *this;
-}
-
 void TensorShape::Assign(std::span<const int64_t> dims) {
   rank_ = static_cast<int>(dims.size());
   if (rank_ <= kInlineRank) {

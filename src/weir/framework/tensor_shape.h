@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <initializer_list>
 #include <ostream>
 #include <span>
@@ -32,10 +33,39 @@ class TensorShape {
   // count does not overflow int64.
   static StatusOr<TensorShape> FromDims(std::span<const int64_t> dims);
 
-  TensorShape(const TensorShape& other);
-  TensorShape& operator=(const TensorShape& other);
-  TensorShape(TensorShape&& other) noexcept;  // leaves `other` a scalar
-  TensorShape& operator=(TensorShape&& other) noexcept;
+  // Inline: every tensor the executor hands to a consumer copies or moves
+  // its shape, and a call per copy is a good part of a cheap node's cost.
+  // The fields are copied as they are (the inline dims whole, the heap dims
+  // only when there are any), with no recount.
+  TensorShape(const TensorShape& other) : rank_(other.rank_), num_elements_(other.num_elements_) {
+    CopyInlineDims(other);
+    if (!other.heap_.empty()) heap_ = other.heap_;
+  }
+  TensorShape& operator=(const TensorShape& other) {
+    if (this == &other) return *this;
+    rank_ = other.rank_;
+    num_elements_ = other.num_elements_;
+    CopyInlineDims(other);
+    if (!other.heap_.empty() || !heap_.empty()) heap_ = other.heap_;
+    return *this;
+  }
+  // Leaves `other` a scalar: its heap dims are gone, so keeping its rank
+  // would leave dim_sizes() pointing at nothing.
+  TensorShape(TensorShape&& other) noexcept
+      : rank_(other.rank_), num_elements_(other.num_elements_) {
+    CopyInlineDims(other);
+    if (!other.heap_.empty()) heap_ = std::move(other.heap_);
+    other.ResetToScalar();
+  }
+  TensorShape& operator=(TensorShape&& other) noexcept {
+    if (this == &other) return *this;
+    rank_ = other.rank_;
+    num_elements_ = other.num_elements_;
+    CopyInlineDims(other);
+    if (!other.heap_.empty() || !heap_.empty()) heap_ = std::move(other.heap_);
+    other.ResetToScalar();
+    return *this;
+  }
   ~TensorShape() = default;
 
   int rank() const { return rank_; }
@@ -70,6 +100,14 @@ class TensorShape {
   int64_t* data() { return rank_ <= kInlineRank ? inline_ : heap_.data(); }
   void Assign(std::span<const int64_t> dims);
   void Recount();  // CHECKs the dims
+  void CopyInlineDims(const TensorShape& other) {
+    std::memcpy(inline_, other.inline_, sizeof(inline_));
+  }
+  void ResetToScalar() {
+    rank_ = 0;
+    num_elements_ = 1;
+    heap_.clear();
+  }
 
   int rank_ = 0;
   int64_t num_elements_ = 1;

@@ -36,6 +36,7 @@ class ConstOp : public OpKernel {
   // input they do not own alone, and this kernel keeps a reference.
   void Compute(OpKernelContext* context) override { context->set_output(0, value_); }
   bool IsExpensive() const override { return false; }
+  const Tensor* ConstantOutput() const override { return &value_; }
 
  private:
   Tensor value_;

@@ -353,6 +353,50 @@ TEST(BinaryOpTest, ReusesAnInputBufferItOwns) {
   EXPECT_EQ(ToDoubles(shared), before);
 }
 
+// Two scalars take a path of their own (no broadcast plan, no Eigen
+// expression): the values are checked by CheckBinaryOps' [] (+) [] case;
+// here its errors, wrap-around and buffer reuse, which must be those of
+// the general path.
+TEST(BinaryOpTest, TwoScalarsFailReuseAndWrapAsTheGeneralPath) {
+  for (const char* op : {"RealDiv", "Div", "FloorDiv", "FloorMod"}) {
+    auto out =
+        RunKernel(op, {{"T", DT_INT64}}, {Tensor::Scalar<int64_t>(7), Tensor::Scalar<int64_t>(0)});
+    ASSERT_FALSE(out.ok()) << op;
+    EXPECT_TRUE(errors::IsInvalidArgument(out.status()));
+    EXPECT_EQ(out.status().message(),
+              StrCat(op, ": Integer division by zero (x [], y [], dtype ", DT_INT64, ")"));
+  }
+  auto out = RunKernel(
+      "Div", {{"T", DT_INT32}},
+      {Tensor::Scalar<int32_t>(std::numeric_limits<int32_t>::min()), Tensor::Scalar<int32_t>(-1)});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].scalar<int32_t>(), std::numeric_limits<int32_t>::min());
+  out = RunKernel(
+      "Add", {{"T", DT_INT32}},
+      {Tensor::Scalar<int32_t>(std::numeric_limits<int32_t>::max()), Tensor::Scalar<int32_t>(1)});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].scalar<int32_t>(), std::numeric_limits<int32_t>::min());
+  EXPECT_EQ((*out)[0].shape(), TensorShape());
+
+  // An input the kernel owns alone becomes the output (y here: x is shared).
+  Tensor x = Tensor::Scalar<int32_t>(40);
+  std::vector<Tensor> inputs;
+  inputs.push_back(x);
+  inputs.push_back(Tensor::Scalar<int32_t>(2));
+  const void* y_data = inputs[1].raw_data();
+  out = RunKernel("Add", {{"T", DT_INT32}}, std::move(inputs));
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].scalar<int32_t>(), 42);
+  EXPECT_EQ((*out)[0].raw_data(), y_data);
+  EXPECT_EQ(x.scalar<int32_t>(), 40);
+  // A comparison's bool output never reuses a numeric input.
+  out = RunKernel("Less", {{"T", DT_INT32}},
+                  {Tensor::Scalar<int32_t>(1), Tensor::Scalar<int32_t>(2)});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].dtype(), DT_BOOL);
+  EXPECT_TRUE((*out)[0].scalar<bool>());
+}
+
 TEST(BroadcastPlanTest, CollapsesDims) {
   auto plan = MakeBroadcastPlan(TensorShape({2, 3, 4}), TensorShape({4}));
   ASSERT_TRUE(plan.ok());

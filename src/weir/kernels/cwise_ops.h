@@ -84,6 +84,10 @@ class BinaryOp : public OpKernel {
 
   void Compute(OpKernelContext* context) override {
     [[maybe_unused]] FlushDenormalsFor<T> flush_denormals;
+    if (context->input(0).dims() == 0 && context->input(1).dims() == 0) {
+      ComputeScalars(context);
+      return;
+    }
     // Copies: forwarding may move an input into the output.
     const TensorShape x_shape = context->input(0).shape();
     const TensorShape y_shape = context->input(1).shape();
@@ -156,6 +160,23 @@ class BinaryOp : public OpKernel {
   }
 
  private:
+  // Two scalars (a loop's counter and its bound): what the kSameShape path
+  // computes, without the plan, the shape copies and the Eigen expression,
+  // which cost more than the element does.
+  void ComputeScalars(OpKernelContext* context) {
+    const T x = context->input(0).template scalar<T>();
+    const T y = context->input(1).template scalar<T>();
+    if constexpr (requires { F::ValidY(T()); }) {
+      OP_REQUIRES(context, F::ValidY(y),
+                  errors::InvalidArgument(type_string(), ": ", F::kInvalidY, " (x ", TensorShape(),
+                                          ", y ", TensorShape(), ", dtype ", kDTypeOf<T>, ")"));
+    }
+    int forwarded;
+    Tensor* out = ForwardOrAllocate(context, {0, 1}, TensorShape(), &forwarded);
+    if (out == nullptr) return;
+    out->template scalar<Out>() = F()(x, y);
+  }
+
   StatusOr<BroadcastPlan> PlanFor(const TensorShape& x, const TensorShape& y) const {
     if constexpr (kBroadcasting == Broadcasting::kNumPy) {
       return MakeBroadcastPlan(x, y);

@@ -355,12 +355,23 @@ void ExecutorState::ProcessLoop(ReadyList inline_ready) {
   ThreadPool::ScopedBusy busy(plan_->device->intra_op_pool());
   ReadyList ready;
   while (!inline_ready.empty()) {
-    const TaggedNode current = inline_ready.back();
+    TaggedNode current = inline_ready.back();
     inline_ready.pop_back();
-    ready.clear();
-    const int same_iteration = RunNode(current, &ready);
-    if (same_iteration == kFinishesLater) continue;
-    if (NodeFinished(current.iter, same_iteration, &ready, &inline_ready)) return;  // gone
+    for (;;) {
+      ready.clear();
+      const int same_iteration = RunNode(current, &ready);
+      if (same_iteration == kFinishesLater) break;
+      // A chain (the common case in a loop body): the one cheap node this
+      // one made ready in its own iteration takes over its counts and runs
+      // next, as NodeFinished and ScheduleReady would have it, without
+      // their bookkeeping.
+      if (same_iteration == 1 && ready.size() == 1 && !plan_->items[ready[0].id].is_expensive) {
+        current = ready[0];
+        continue;
+      }
+      if (NodeFinished(current.iter, same_iteration, &ready, &inline_ready)) return;  // gone
+      break;
+    }
   }
 }
 
@@ -440,7 +451,14 @@ int ExecutorState::RunNode(const TaggedNode& node, ReadyList* ready) {
       RecordError(item, node, status);
       return 0;
     }
-    Tensor value = std::move(inputs[0]);
+    // The input slot serves as the output: delivery moves the value on
+    // from there (and empties the slot), one move of a tensor fewer.
+    if (trace) SaveStats(item, node, NowMicros(), 0);
+    return PropagateOutputs(item, node, inputs.first(1), /*dead=*/false, ready);
+  }
+  if (item.constant_output != nullptr) {
+    // A Const: what its kernel would set, without the call.
+    Tensor value = *item.constant_output;
     if (trace) SaveStats(item, node, NowMicros(), 0);
     return PropagateOutputs(item, node, std::span<Tensor>(&value, 1), /*dead=*/false, ready);
   }
@@ -453,11 +471,7 @@ int ExecutorState::RunNode(const TaggedNode& node, ReadyList* ready) {
       outputs[0] = std::move(inputs[i]);
       // value_index only if an edge reads it: a loop's Merges rarely have
       // one, and the copy costs a Ref and an Unref per iteration.
-      const EdgeInfo* edges = plan_->edges.data() + item.edges_start;
-      if (std::any_of(edges, edges + item.num_edges,
-                      [](const EdgeInfo& e) { return e.src_output == 1; })) {
-        outputs[1] = item.merge_indices[i];
-      }
+      if (item.merge_index_used) outputs[1] = item.merge_indices[i];
       break;
     }
     if (trace) SaveStats(item, node, NowMicros(), 0);
@@ -473,11 +487,13 @@ int ExecutorState::RunNode(const TaggedNode& node, ReadyList* ready) {
       RecordError(item, node, status);
       return 0;
     }
-    Tensor outputs[2];
-    outputs[pred.scalar<bool>() ? 1 : 0] = std::move(inputs[0]);
+    // The input slots serve as the outputs (an unset one is dead): the
+    // value stays in slot 0 or moves to slot 1 in the predicate's place.
+    const bool taken = pred.scalar<bool>();
     ResetTensor(inputs[1]);
+    if (taken) FillEmpty(inputs[1], std::move(inputs[0]));
     if (trace) SaveStats(item, node, NowMicros(), 0);
-    return PropagateOutputs(item, node, std::span<Tensor>(outputs, 2), /*dead=*/false, ready);
+    return PropagateOutputs(item, node, inputs.first(2), /*dead=*/false, ready);
   }
   if (item.is_async) {
     auto call = std::make_shared<AsyncCall>();
@@ -612,6 +628,29 @@ int ExecutorState::ActivateEdges(const NodeItem& item, IterationState* iter,
     std::atomic<int32_t>& word = pending[e.dst_id - base];
     if (e.dst_flags & kToMerge) {
       const int num_data = plan_->items[e.dst_id].num_inputs;
+      // The Merge's last possible input in this iteration (its other data
+      // inputs all came dead, its control inputs all came: a loop's Merge
+      // after the first iteration, fed by its back edge only): nothing else
+      // writes the word now, so it fires without compare-and-swap, as the
+      // last input of other nodes does (TakePendingInput).
+      const int32_t seen = word.load(std::memory_order_acquire);
+      if ((seen & (kMergeControlMask | kMergeLiveClaimed | kMergeFired)) == 0 &&
+          (seen >> kMergeDeadShift) == num_data - 1) {
+        if (edge_dead) {
+          const int32_t forced = from_enter ? kMergeForcedDead : 0;
+          word.store((seen + kMergeDeadOne) | forced | kMergeFired, std::memory_order_relaxed);
+        } else {
+          if (e.is_last) {
+            FillEmpty(inputs[e.dst_slot], std::move(outputs[e.src_output]));
+          } else {
+            FillEmpty(inputs[e.dst_slot], outputs[e.src_output]);
+          }
+          word.store(seen | kMergeLiveClaimed | kMergeLiveWritten | kMergeFired,
+                     std::memory_order_relaxed);
+        }
+        ready->push_back({e.dst_id, edge_dead, iter});
+        continue;
+      }
       MergeFiring firing;
       if (edge_dead) {
         firing = UpdateMerge(word, kMergeDeadOne, from_enter ? kMergeForcedDead : 0, num_data);
@@ -636,8 +675,11 @@ int ExecutorState::ActivateEdges(const NodeItem& item, IterationState* iter,
     }
     if (e.dst_flags & kToSingleInput) {
       if (edge_dead && (e.dst_flags & kToExit)) {
-        // What running the dead Exit would do (PropagateOutputs).
-        word.fetch_or(kExitRanDeadBit, std::memory_order_relaxed);
+        // What running the dead Exit would do (PropagateOutputs). Its only
+        // in-edge is this one, so nothing else writes the word in this
+        // iteration: a plain store, no read-modify-write.
+        word.store(word.load(std::memory_order_relaxed) | kExitRanDeadBit,
+                   std::memory_order_relaxed);
         continue;
       }
       ready->push_back({e.dst_id, edge_dead && !(e.dst_flags & kToControlTrigger), iter});

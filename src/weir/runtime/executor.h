@@ -15,8 +15,9 @@
 // Switch leaves one output unset (dead); Merge fires on its first live
 // input; deadness flows through everything else (_Send/_Recv run dead, to
 // pass it on). The executor moves the values of Identity, Switch, Merge,
-// Enter, Exit, NextIteration and LoopCond itself: their kernels are created
-// (so a missing one is an error) but not called. The plan: executor_plan.h.
+// Enter, Exit, NextIteration and LoopCond itself, and hands on a Const's
+// tensor (OpKernel::ConstantOutput): their kernels are created (so a
+// missing one is an error) but not called. The plan: executor_plan.h.
 //
 // RunAsync may be called concurrently for different steps. The Graph and
 // Device must outlive the Executor.

@@ -75,6 +75,10 @@ Status ExecutorPlan::Build(const Graph& graph, Device* device, const KernelRegis
     item.outputs_may_be_unset = item.kind == ExecNodeKind::kSwitch;
     item.num_inputs = node->num_inputs();
     item.num_outputs = node->num_outputs();
+    if (item.kind == ExecNodeKind::kNormal && !item.is_async && item.num_inputs == 0 &&
+        item.num_outputs == 1) {
+      item.constant_output = item.kernel->ConstantOutput();
+    }
     if (item.kind == ExecNodeKind::kSwitch && (item.num_inputs != 2 || item.num_outputs != 2)) {
       return errors::InvalidArgument("Switch node ", node->Describe(),
                                      " must have 2 inputs and 2 outputs");
@@ -159,6 +163,7 @@ Status ExecutorPlan::Build(const Graph& graph, Device* device, const KernelRegis
       const bool is_last = k + 1 == data.size() || data[k + 1]->src_output() != e->src_output();
       edges.push_back({dst, items[dst].input_start + e->dst_input(), e->src_output(), is_last,
                         dst_flags(dst)});
+      if (item.kind == ExecNodeKind::kMerge && e->src_output() == 1) item.merge_index_used = true;
     }
     item.controls_start = static_cast<int>(control_edges.size());
     item.num_controls = static_cast<int>(control.size());

@@ -101,7 +101,11 @@ struct ExecutorPlan {
     bool forwards_input = false;
     bool outputs_may_be_unset = false;  // Switch: an unset output is dead
     bool is_constant_enter = false;
+    // Const: its kernel's tensor (OpKernel::ConstantOutput), which the
+    // executor hands on without calling the kernel.
+    const Tensor* constant_output = nullptr;
     std::vector<Tensor> merge_indices;  // Merge: value_index of each input
+    bool merge_index_used = false;      // Merge: an edge reads value_index
     int child_frame = -1;  // Enter: the frame it enters
     int parallel_iterations = 1;
     int input_start = 0;  // into its frame's input slots

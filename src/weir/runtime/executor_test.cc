@@ -204,6 +204,49 @@ TEST_F(ExecutorTest, RuntimeErrorStopsDownstreamNodes) {
   EXPECT_EQ(counted_runs.load(), 0);
 }
 
+// The executor hands a Const's tensor on itself (OpKernel::ConstantOutput)
+// instead of calling its kernel: every step and every consumer gets the
+// kernel's buffer, a control input still orders it, and it is traced like
+// any node.
+TEST_F(ExecutorTest, ConstantsAreHandedOnWithoutTheirKernel) {
+  NodeDef after_control = Constant("c", 7);
+  after_control.inputs.push_back("^first");
+  std::vector<NodeDef> nodes = {Constant("first", 1),
+                                after_control,
+                                Node("a", "ExecTestCounted", {"c"}),
+                                Node("b", "ExecTestCounted", {"c"}),
+                                Retval("ra", "a", 0),
+                                Retval("rb", "b", 1)};
+  CallFrame frame({}, 2);
+  ASSERT_TRUE(RunOnce(nodes, &frame).ok());
+  EXPECT_EQ(frame.retvals()[0].scalar<float>(), 7.f);
+  EXPECT_EQ(frame.retvals()[1].scalar<float>(), 7.f);
+  EXPECT_TRUE(frame.retvals()[0].SharesBufferWith(frame.retvals()[1]));
+  const void* first_step = frame.retvals()[0].raw_data();
+
+  CallFrame again({}, 2);
+  StepStatsCollector collector;
+  Executor::Args args;
+  args.call_frame = &again;
+  args.stats = &collector;
+  ASSERT_TRUE(executor_->Run(args).ok());
+  EXPECT_EQ(again.retvals()[0].raw_data(), first_step)
+      << "a copy of the attr's tensor, not a new one";
+  StepStats stats = collector.Finalize();
+  int64_t first_end = -1, c_start = -1;
+  for (const NodeExecStats& node : stats.nodes) {
+    if (node.node_name == "first") first_end = node.end_micros;
+    if (node.node_name == "c") {
+      c_start = node.start_micros;
+      EXPECT_EQ(node.op, "Const");
+      EXPECT_EQ(node.bytes_allocated, 0);
+    }
+  }
+  ASSERT_GE(c_start, 0) << "the Const is traced";
+  ASSERT_GE(first_end, 0);
+  EXPECT_GE(c_start, first_end) << "its control input ran first";
+}
+
 TEST_F(ExecutorTest, LongChainAndConcurrentSteps) {
   std::vector<NodeDef> nodes = {Constant("c", 1)};
   std::string last = "c";
