@@ -9,6 +9,8 @@ DEBIAN_PACKAGES=(
   libprotobuf-dev protobuf-compiler
   libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev libcli11-dev zlib1g-dev
+  # gRPC, the distributed runtime's transport, and its protoc plugin.
+  libgrpc++-dev protobuf-compiler-grpc
   dataset-fashion-mnist
   # The ASan+UBSan tree and the fuzzers (scripts/test.sh, scripts/fuzz.sh):
   # clang 16 (clang 14 has no std::source_location with libstdc++ 12), its

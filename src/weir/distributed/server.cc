@@ -1,0 +1,194 @@
+#include "weir/distributed/server.h"
+
+#include <grpcpp/grpcpp.h>
+#include <unistd.h>
+
+#include <condition_variable>
+#include <mutex>
+
+#include "proto/server.pb.h"
+#include "proto/worker_service.grpc.pb.h"
+#include "weir/base/checked_math.h"
+#include "weir/base/str_util.h"
+#include "weir/distributed/grpc_util.h"
+#include "weir/runtime/device_mgr.h"
+
+namespace weir {
+namespace {
+
+// More CPU devices than this in one task is a typo, not a configuration.
+constexpr int kMaxCpuDevices = 1024;
+// How long Stop lets calls in flight finish before cancelling them. gRPC's
+// Shutdown also waits this long while a client process keeps a connection
+// open, even with no call in flight, so it bounds SIGTERM's latency too.
+constexpr auto kShutdownGrace = std::chrono::seconds(1);
+
+// Physical memory, the CPU devices' memory limit (0 when unknown).
+int64_t PhysicalMemoryBytes() {
+  long pages = sysconf(_SC_PHYS_PAGES);
+  long page_size = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page_size <= 0) return 0;
+  return MultiplyWithoutOverflow(pages, page_size).value_or(0);
+}
+
+// The port of "host:port" or "[v6]:port" (already validated by ClusterSpec).
+int PortOf(const std::string& address) {
+  int64_t port = 0;
+  ParseInt64(std::string_view(address).substr(address.rfind(':') + 1), &port);
+  return static_cast<int>(port);
+}
+
+std::string JoinHostPort(const std::string& host, int port) {
+  bool v6 = host.find(':') != std::string::npos && host.front() != '[';
+  return v6 ? StrCat("[", host, "]:", port) : StrCat(host, ":", port);
+}
+
+class WorkerServiceImpl final : public wire::WorkerService::Service {
+ public:
+  explicit WorkerServiceImpl(const Server* server) : server_(server) {}
+
+  grpc::Status GetStatus(grpc::ServerContext*, const wire::GetStatusRequest*,
+                         wire::GetStatusResponse* response) override {
+    for (const DeviceAttributes& device : server_->device_attributes()) {
+      wire::DeviceAttributes* out = response->add_device_attributes();
+      out->set_name(device.name);
+      out->set_device_type(device.device_type);
+      out->set_memory_limit(device.memory_limit);
+      out->set_incarnation(device.incarnation);
+      out->set_physical_device_desc(device.physical_device_desc);
+    }
+    return grpc::Status::OK;
+  }
+
+ private:
+  const Server* server_;
+};
+
+}  // namespace
+
+struct Server::Impl {
+  explicit Impl(const Server* server) : service(server) {}
+
+  WorkerServiceImpl service;
+  std::unique_ptr<grpc::Server> grpc_server;
+  std::mutex mu;
+  std::condition_variable stopped_cv;
+  bool started = false;
+  bool stopping = false;  // Stop was called
+  bool stopped = false;   // and the gRPC server has shut down
+  std::string bound_address;
+};
+
+Server::Server(ClusterConfig config, ServerOptions options)
+    : config_(std::move(config)), options_(std::move(options)) {}
+
+StatusOr<std::unique_ptr<Server>> Server::Create(const ClusterConfig& config,
+                                                 const ServerOptions& options) {
+  WEIR_RETURN_IF_ERROR(config.Validate());
+  if (options.num_cpu_devices < 1 || options.num_cpu_devices > kMaxCpuDevices) {
+    return errors::InvalidArgument("the number of CPU devices is ", options.num_cpu_devices,
+                                   "; it must be in 1..", kMaxCpuDevices);
+  }
+  if (options.intra_op_threads < 0) {
+    return errors::InvalidArgument("intra-op threads ", options.intra_op_threads, " is negative");
+  }
+  if (options.host.empty()) return errors::InvalidArgument("the host to listen on is empty");
+  std::unique_ptr<Server> server(new Server(config, options));
+  server->devices_ = DeviceMgr::NewCpuDevices(options.num_cpu_devices, options.intra_op_threads,
+                                              config.job, config.task);
+  server->impl_ = std::make_unique<Impl>(server.get());
+  return server;
+}
+
+StatusOr<std::unique_ptr<Server>> Server::Create(const wire::ServerDef& server_def,
+                                                 const ServerOptions& options) {
+  WEIR_ASSIGN_OR_RETURN(ClusterConfig config, ClusterConfigFromServerDef(server_def));
+  if (server_def.port() < 0 || server_def.port() > 65535) {
+    return errors::InvalidArgument("ServerDef port ", server_def.port(), " is not in 0..65535");
+  }
+  if (server_def.port() != 0) {
+    // The task's own address takes the ServerDef's port.
+    WEIR_ASSIGN_OR_RETURN(const ClusterSpec::Tasks* tasks, config.cluster.job_tasks(config.job));
+    std::map<std::string, ClusterSpec::Tasks> jobs = config.cluster.jobs();
+    std::string address = tasks->at(config.task);
+    address = StrCat(address.substr(0, address.rfind(':')), ":", server_def.port());
+    jobs[config.job][config.task] = address;
+    WEIR_ASSIGN_OR_RETURN(config.cluster, ClusterSpec::FromJobs(std::move(jobs)));
+  }
+  return Create(config, options);
+}
+
+Server::~Server() {
+  Stop();
+  if (impl_ && impl_->grpc_server) impl_->grpc_server->Wait();
+}
+
+Status Server::Start() {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  std::string task = ClusterSpec::TaskName(config_.job, config_.task);
+  if (impl_->started || impl_->stopping) {
+    return errors::FailedPrecondition("server of ", task, " was already started or stopped");
+  }
+  WEIR_ASSIGN_OR_RETURN(std::string address,
+                        config_.cluster.task_address(config_.job, config_.task));
+  std::string listen = JoinHostPort(options_.host, PortOf(address));
+  int selected_port = 0;
+  grpc::ServerBuilder builder;
+  // gRPC sets SO_REUSEPORT by default, which would let a second server bind
+  // a port in use and share its calls; a busy port must be an error.
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+  builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &selected_port);
+  builder.RegisterService(&impl_->service);
+  impl_->grpc_server = builder.BuildAndStart();
+  if (impl_->grpc_server == nullptr || selected_port == 0) {
+    impl_->grpc_server.reset();
+    return errors::Unavailable("server of ", task, " cannot listen on ", listen,
+                               " (the port is in use, or the host is not an address of this "
+                               "machine)");
+  }
+  impl_->bound_address = JoinHostPort(options_.host, selected_port);
+  impl_->started = true;
+  return Status::OK();
+}
+
+void Server::Stop() {
+  if (!impl_) return;
+  std::unique_lock<std::mutex> lock(impl_->mu);
+  if (impl_->stopping) return;
+  impl_->stopping = true;
+  if (impl_->grpc_server) {
+    lock.unlock();  // Shutdown waits for calls in flight, which take no lock
+    impl_->grpc_server->Shutdown(std::chrono::system_clock::now() + kShutdownGrace);
+    lock.lock();
+  }
+  impl_->stopped = true;
+  impl_->stopped_cv.notify_all();
+}
+
+void Server::Join() {
+  std::unique_lock<std::mutex> lock(impl_->mu);
+  if (!impl_->started) return;
+  impl_->stopped_cv.wait(lock, [&] { return impl_->stopped; });
+}
+
+std::string Server::bound_address() const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  return impl_->bound_address;
+}
+
+std::vector<DeviceAttributes> Server::device_attributes() const {
+  std::vector<DeviceAttributes> out;
+  int64_t memory = PhysicalMemoryBytes();
+  for (const auto& device : devices_->devices()) {
+    DeviceAttributes attributes;
+    attributes.name = device->name();
+    attributes.device_type = device->device_type();
+    attributes.memory_limit = memory;
+    attributes.incarnation = devices_->Incarnation(device->name());
+    attributes.physical_device_desc = "device: host CPU";
+    out.push_back(std::move(attributes));
+  }
+  return out;
+}
+
+}  // namespace weir

@@ -1,0 +1,83 @@
+// Server: one task of a cluster, serving the worker service over gRPC.
+//
+// So far the worker service answers GetStatus (the task's devices); the
+// master service, graph registration and RecvTensor come next (issue 16).
+// A server binds to loopback unless ServerOptions::host says otherwise; the
+// port is that of the task's address in the cluster, and a port of 0 makes
+// the system pick a free one, which bound_address() reports.
+//
+//   WEIR_ASSIGN_OR_RETURN(auto server, Server::Create(config, ServerOptions()));
+//   WEIR_RETURN_IF_ERROR(server->Start());
+//   ... server->bound_address() ...
+//   server->Stop();   // from any thread; Join() then returns
+//
+// Thread-safe: Stop may be called from any thread (a signal-handling one),
+// any number of times; the destructor stops and joins.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "weir/base/status.h"
+#include "weir/distributed/cluster_spec.h"
+
+namespace weir {
+
+class DeviceMgr;
+
+namespace wire {
+class ServerDef;
+}  // namespace wire
+
+struct ServerOptions {
+  // The interface to listen on: loopback by default; "0.0.0.0" or "[::]" for
+  // every interface, or one address of this host.
+  std::string host = "127.0.0.1";
+  int num_cpu_devices = 1;
+  int intra_op_threads = 0;  // 0: one per schedulable core
+};
+
+// What GetStatus reports of each device (TensorFlow's DeviceAttributes).
+struct DeviceAttributes {
+  std::string name;         // "/job:worker/replica:0/task:0/device:CPU:0"
+  std::string device_type;  // "CPU"
+  int64_t memory_limit = 0;
+  uint64_t incarnation = 0;
+  std::string physical_device_desc;
+};
+
+class Server {
+ public:
+  // A server for task `config.task` of job `config.job`. Creates the task's
+  // devices; listens only after Start.
+  static StatusOr<std::unique_ptr<Server>> Create(const ClusterConfig& config,
+                                                  const ServerOptions& options);
+  static StatusOr<std::unique_ptr<Server>> Create(const wire::ServerDef& server_def,
+                                                  const ServerOptions& options);
+  ~Server();
+
+  // Binds and starts serving. Unavailable if the address cannot be bound
+  // (a port in use); FailedPrecondition if already started or stopped.
+  Status Start();
+  // Stops accepting calls, finishes the ones in flight, and wakes Join.
+  void Stop();
+  // Blocks until Stop (returns at once if never started).
+  void Join();
+
+  // "127.0.0.1:45123" once started (the picked port when the spec said 0).
+  std::string bound_address() const;
+  const ClusterConfig& config() const { return config_; }
+  std::vector<DeviceAttributes> device_attributes() const;
+
+ private:
+  struct Impl;
+  Server(ClusterConfig config, ServerOptions options);
+
+  ClusterConfig config_;
+  ServerOptions options_;
+  std::unique_ptr<DeviceMgr> devices_;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace weir

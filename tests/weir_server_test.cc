@@ -1,0 +1,178 @@
+// weir-server as a real process: started on a free loopback port, asked for
+// its devices over gRPC (with a deadline), stopped with SIGTERM; and a bad
+// TF_CONFIG refused with its message on stderr.
+#include <fcntl.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "weir/distributed/worker_client.h"
+
+namespace weir {
+namespace {
+
+using ::testing::HasSubstr;
+using namespace std::chrono_literals;
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+class WeirServerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    char pattern[] = "/tmp/weir_server_test.XXXXXX";
+    ASSERT_NE(mkdtemp(pattern), nullptr);
+    dir_ = pattern;
+  }
+  void TearDown() override {
+    if (pid_ > 0) {  // a failed test must not leave a server behind
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+    std::filesystem::remove_all(dir_);
+  }
+
+  // Starts weir-server with `args`, its stderr into dir_/stderr.txt, and
+  // `tf_config` (unless null) as TF_CONFIG.
+  void Start(std::vector<std::string> args, const char* tf_config = nullptr) {
+    std::string stderr_path = dir_ + "/stderr.txt";
+    pid_ = fork();
+    ASSERT_GE(pid_, 0);
+    if (pid_ == 0) {
+      int fd = open(stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      if (fd < 0 || dup2(fd, 2) < 0) _exit(127);
+      if (tf_config != nullptr) {
+        setenv("TF_CONFIG", tf_config, 1);
+      } else {
+        unsetenv("TF_CONFIG");
+      }
+      std::vector<char*> argv;
+      std::string tool = WEIR_SERVER_PATH;
+      argv.push_back(tool.data());
+      for (std::string& arg : args) argv.push_back(arg.data());
+      argv.push_back(nullptr);
+      execv(tool.c_str(), argv.data());
+      _exit(127);
+    }
+  }
+
+  // Waits (polling) for the process to exit; its exit status, or -1 if it
+  // still runs after `limit`.
+  int WaitForExit(std::chrono::milliseconds limit) {
+    auto deadline = std::chrono::steady_clock::now() + limit;
+    while (std::chrono::steady_clock::now() < deadline) {
+      int status = 0;
+      pid_t done = waitpid(pid_, &status, WNOHANG);
+      if (done == pid_) {
+        pid_ = -1;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      }
+      std::this_thread::sleep_for(10ms);
+    }
+    return -1;
+  }
+
+  // The address the server wrote once serving; "" if it did not in `limit`.
+  std::string WaitForAddress(const std::string& path, std::chrono::milliseconds limit) {
+    auto deadline = std::chrono::steady_clock::now() + limit;
+    while (std::chrono::steady_clock::now() < deadline) {
+      std::string text = ReadFile(path);
+      if (!text.empty() && text.back() == '\n') return text.substr(0, text.size() - 1);
+      if (waitpid(pid_, nullptr, WNOHANG) == pid_) {
+        pid_ = -1;
+        return "";
+      }
+      std::this_thread::sleep_for(10ms);
+    }
+    return "";
+  }
+
+  std::string dir_;
+  pid_t pid_ = -1;
+};
+
+TEST_F(WeirServerTest, ServesGetStatusAndStopsOnSigterm) {
+  std::string address_file = dir_ + "/address";
+  Start({"--cluster", "worker=localhost:0;ps=localhost:1", "--job", "worker", "--task", "0",
+         "--cpu-devices", "2", "--intra-op-threads", "1", "--address-file", address_file});
+  std::string address = WaitForAddress(address_file, 20s);
+  ASSERT_FALSE(address.empty()) << "no address; stderr:\n" << ReadFile(dir_ + "/stderr.txt");
+  EXPECT_THAT(address, HasSubstr("127.0.0.1:"));  // loopback unless told otherwise
+
+  auto client = WorkerClient::Create(address);
+  ASSERT_TRUE(client.ok()) << client.status();
+  auto devices = (*client)->GetStatus(5s);
+  ASSERT_TRUE(devices.ok()) << devices.status();
+  ASSERT_EQ(devices->size(), 2u);
+  EXPECT_EQ((*devices)[0].name, "/job:worker/replica:0/task:0/device:CPU:0");
+  EXPECT_EQ((*devices)[1].name, "/job:worker/replica:0/task:0/device:CPU:1");
+  EXPECT_EQ((*devices)[0].device_type, "CPU");
+  EXPECT_GT((*devices)[0].memory_limit, 0);
+
+  std::string log = ReadFile(dir_ + "/stderr.txt");
+  EXPECT_THAT(log, HasSubstr("/job:worker/replica:0/task:0 listening on " + address));
+  EXPECT_THAT(log, HasSubstr("device /job:worker/replica:0/task:0/device:CPU:1 (CPU"));
+
+  ASSERT_EQ(kill(pid_, SIGTERM), 0);
+  EXPECT_EQ(WaitForExit(5s), 0) << ReadFile(dir_ + "/stderr.txt");
+  EXPECT_THAT(ReadFile(dir_ + "/stderr.txt"), HasSubstr("SIGTERM, stopping"));
+  // Gone: the next call fails within its deadline.
+  auto after = (*client)->GetStatus(1s);
+  EXPECT_FALSE(after.ok());
+}
+
+TEST_F(WeirServerTest, TakesTheClusterFromTfConfig) {
+  std::string address_file = dir_ + "/address";
+  Start({"--intra-op-threads", "1", "--address-file", address_file},
+        R"({"cluster": {"worker": ["localhost:1"], "ps": {"3": "localhost:0"}},
+            "task": {"type": "ps", "index": 3}})");
+  std::string address = WaitForAddress(address_file, 20s);
+  ASSERT_FALSE(address.empty()) << "no address; stderr:\n" << ReadFile(dir_ + "/stderr.txt");
+  auto client = WorkerClient::Create(address);
+  ASSERT_TRUE(client.ok());
+  auto devices = (*client)->GetStatus(5s);
+  ASSERT_TRUE(devices.ok()) << devices.status();
+  ASSERT_EQ(devices->size(), 1u);
+  EXPECT_EQ((*devices)[0].name, "/job:ps/replica:0/task:3/device:CPU:0");
+  ASSERT_EQ(kill(pid_, SIGINT), 0);
+  EXPECT_EQ(WaitForExit(5s), 0);
+}
+
+TEST_F(WeirServerTest, BadTfConfigExitsNonZeroWithTheMessage) {
+  Start({}, R"({"cluster": {"worker": ["localhost:1"]}, "task": {"type": "worker", "index": 2}})");
+  int status = WaitForExit(10s);
+  EXPECT_NE(status, 0);
+  EXPECT_NE(status, -1);  // it exited rather than hung
+  std::string log = ReadFile(dir_ + "/stderr.txt");
+  EXPECT_THAT(log, HasSubstr("InvalidArgument"));
+  EXPECT_THAT(log, HasSubstr("TF_CONFIG"));
+  EXPECT_THAT(log, HasSubstr("job 'worker' has no task 2"));
+
+  Start({}, "{not json");
+  EXPECT_EQ(WaitForExit(10s), 1);
+  EXPECT_THAT(ReadFile(dir_ + "/stderr.txt"), HasSubstr("TF_CONFIG: not valid JSON"));
+
+  Start({});  // no cluster at all
+  EXPECT_EQ(WaitForExit(10s), 1);
+  EXPECT_THAT(ReadFile(dir_ + "/stderr.txt"), HasSubstr("no cluster"));
+
+  Start({"--cluster", "worker=localhost:0", "--job", "worker", "--task", "1"});
+  EXPECT_EQ(WaitForExit(10s), 1);
+  EXPECT_THAT(ReadFile(dir_ + "/stderr.txt"), HasSubstr("--job/--task"));
+}
+
+}  // namespace
+}  // namespace weir
