@@ -29,7 +29,9 @@ constexpr int kBundleVersion = 1;
 // (TensorFlow's encoding of the slice); they are not tensors themselves.
 bool IsSliceKey(const std::string& key) { return !key.empty() && key[0] == '\0'; }
 
-bool CanStore(DType dtype) { return dtype != DT_RESOURCE && IsValidDType(dtype); }
+bool CanStore(DType dtype) {
+  return dtype != DT_RESOURCE && dtype != DT_VARIANT && IsValidDType(dtype);
+}
 
 // The crc32c contribution of one string length, in TensorFlow's convention:
 // four little-endian bytes when the length fits, else eight.
