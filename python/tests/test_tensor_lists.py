@@ -108,3 +108,35 @@ def test_list_errors_name_the_node():
         with pytest.raises(errors.InvalidArgumentError) as raised:
             sess.run(value)
         assert "get_none" in str(raised.value) and "no value" in str(raised.value)
+
+
+def test_weir_gradients_through_list_ops():
+    """wr.gradients through FromTensor, SetItem, PushBack, PopBack, GetItem
+    and Stack, against the gradient worked out by hand."""
+    g = wr.Graph()
+    with g.as_default():
+        x = wr.constant(np.float32([[1, 2], [3, 4]]))
+        y = wr.constant(np.float32([5, 6]))
+        shape = wr.constant(np.int32([2]))
+        lst = raw_ops.TensorListFromTensor(tensor=x * 2.0, element_shape=shape)
+        lst = raw_ops.TensorListPushBack(input_handle=lst, tensor=y * y)
+        lst = raw_ops.TensorListSetItem(input_handle=lst, index=wr.constant(np.int32(0)),
+                                        item=y * 3.0)
+        lst, last = raw_ops.TensorListPopBack(input_handle=lst, element_shape=shape,
+                                              element_dtype=wr.float32)
+        first = raw_ops.TensorListGetItem(input_handle=lst, index=wr.constant(np.int32(1)),
+                                          element_shape=shape, element_dtype=wr.float32)
+        stacked = raw_ops.TensorListStack(input_handle=lst, element_shape=shape,
+                                          element_dtype=wr.float32)
+        loss = (wr.reduce_sum(stacked * stacked) + wr.reduce_sum(last * 10.0) +
+                wr.reduce_sum(first))
+        gx, gy = wr.gradients(loss, [x, y])
+    with wr.Session(graph=g) as sess:
+        got_x, got_y = sess.run([gx, gy])
+    # stacked = [3y, 2 x[1]]; last = y^2; first = 2 x[1].
+    xv, yv = np.float32([[1, 2], [3, 4]]), np.float32([5, 6])
+    want_x = np.zeros_like(xv)
+    want_x[1] = 2 * (2 * 2 * xv[1]) + 2
+    want_y = 2 * 3 * (3 * yv) + 10 * 2 * yv
+    np.testing.assert_allclose(got_x, want_x, rtol=1e-6)
+    np.testing.assert_allclose(got_y, want_y, rtol=1e-6)

@@ -348,8 +348,10 @@ Status BundleReader::ReadEntries(const std::string& index_path) {
       continue;
     }
     if (entry.sliced) sliced.emplace_back(key, std::move(proto));
-    const DType dtype =
-        IsValidDType(entry.wire_dtype) ? static_cast<DType>(entry.wire_dtype) : DT_INVALID;
+    // DT_INVALID: a dtype this reader cannot load (Lookup says which).
+    const bool loadable =
+        IsValidDType(entry.wire_dtype) && CanStore(static_cast<DType>(entry.wire_dtype));
+    const DType dtype = loadable ? static_cast<DType>(entry.wire_dtype) : DT_INVALID;
     tensors_.push_back({key, dtype, entry.shape});
     entries_.emplace(key, std::move(entry));
   }

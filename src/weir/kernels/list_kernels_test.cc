@@ -143,13 +143,6 @@ TEST(ListKernelsTest, FromTensorGatherScatterConcatSplit) {
                            Tensor::FromVector<int32_t>({4})});
   EXPECT_EQ(ListOf(scattered).tensors.size(), 5u);
   EXPECT_EQ(ListOf(list).tensors.size(), 3u);  // the input is unchanged
-  StatusOr<std::vector<Tensor>> concat =
-      RunKernel("TensorListConcatV2", {{"element_dtype", DT_FLOAT}, {"shape_type", DT_INT32}},
-                {scattered, Shape({-1, 2}), Tensor::FromVector<int64_t>({1, 1, 1, 2, 1})});
-  ASSERT_TRUE(concat.ok()) << concat.status();
-  EXPECT_EQ((*concat)[0].shape(), TensorShape({6, 2}));
-  EXPECT_EQ(ToDoubles((*concat)[0]), (std::vector<double>{1, 2, 3, 4, 5, 6, 0, 0, 0, 0, 7, 8}));
-  EXPECT_EQ(ToDoubles((*concat)[1]), (std::vector<double>{1, 1, 1, 2, 1}));
   Tensor split = Run1("TensorListSplit", {{"element_dtype", DT_FLOAT}, {"shape_type", DT_INT32}},
                       {t, Shape({-1, 2}), Tensor::FromVector<int64_t>({1, 2})});
   EXPECT_EQ(ListOf(split).tensors.size(), 2u);
@@ -158,6 +151,21 @@ TEST(ListKernelsTest, FromTensorGatherScatterConcatSplit) {
                         {t, Shape({-1, 2}), Tensor::FromVector<int64_t>({1, 1})})
                   .status(),
               Code::kInvalidArgument, {"sum to 2", "3 rows"});
+  // Concat of the split pieces and an unset third element, whose length
+  // leading_dims gives.
+  Tensor three = Run1("TensorListResize", {}, {split, I32(3)});
+  StatusOr<std::vector<Tensor>> concat =
+      RunKernel("TensorListConcatV2", {{"element_dtype", DT_FLOAT}, {"shape_type", DT_INT32}},
+                {three, Shape({-1, 2}), Tensor::FromVector<int64_t>({0, 0, 1})});
+  ASSERT_TRUE(concat.ok()) << concat.status();
+  EXPECT_EQ((*concat)[0].shape(), TensorShape({4, 2}));
+  EXPECT_EQ(ToDoubles((*concat)[0]), (std::vector<double>{1, 2, 3, 4, 5, 6, 0, 0}));
+  EXPECT_EQ(ToDoubles((*concat)[1]), (std::vector<double>{1, 2, 1}));
+  ExpectError(
+      RunKernel("TensorListConcatV2", {{"element_dtype", DT_FLOAT}, {"shape_type", DT_INT32}},
+                {three, Shape({-1, 2}), Tensor::FromVector<int64_t>({})})
+          .status(),
+      Code::kInvalidArgument, {"element 2", "leading_dims"});
   Tensor resized = Run1("TensorListResize", {}, {list, I32(1)});
   EXPECT_EQ(ListOf(resized).tensors.size(), 1u);
   Tensor shape = Run1("TensorListElementShape", {{"shape_type", DT_INT64}}, {list});
