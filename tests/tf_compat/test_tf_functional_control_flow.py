@@ -164,6 +164,49 @@ def nested_gradient(x, n, m):
 concrete("nested_gradient", nested_gradient, [f32([2]), i32(), i32()],
          [(np.float32([0.4, -0.2]), np.int32(2), np.int32(3)),
           (np.float32([0.4, -0.2]), np.int32(0), np.int32(3))])
+
+# tf.map_fn and its gradient (TensorListFromTensor / GetItem / SetItem).
+def map_gradient(x):
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.reduce_sum(tf.map_fn(lambda r: tf.exp(r) * r, x))
+    return y, tape.gradient(y, x)
+concrete("map_gradient", map_gradient, [f32([3, 2])],
+         [(np.float32([[0.1, 0.2], [0.3, 0.4], [0.5, 0.6]]),)])
+
+# A TensorArray unstacked, read and written in a loop, under a GradientTape.
+def tensor_array_gradient(x):
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        ta = tf.TensorArray(tf.float32, size=3).unstack(x)
+        def body(i, acc, out):
+            return i + 1, acc + 1.0, out.write(i, tf.sin(ta.read(i) * acc))
+        _, _, out = tf.while_loop(lambda i, a, o: i < 3, body,
+                                  [0, tf.constant(1.0), tf.TensorArray(tf.float32, size=3)])
+        loss = tf.reduce_sum(out.stack())
+    return loss, tape.gradient(loss, x)
+concrete("tensor_array_gradient", tensor_array_gradient, [f32([3, 2])],
+         [(np.float32([[1, 2], [3, 4], [5, 6]]),)])
+
+# A cond inside a loop, differentiated: Optionals inside TensorLists' loop.
+def cond_in_loop_gradient(x, n):
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        def body(i, y):
+            return i + 1, tf.cond(tf.reduce_sum(y) > 0, lambda: tf.sin(y) * x, lambda: y * y)
+        _, y = tf.while_loop(lambda i, y: i < n, body, [0, x])
+        loss = tf.reduce_sum(y)
+    return loss, tape.gradient(loss, x)
+concrete("cond_in_loop_gradient", cond_in_loop_gradient, [f32([2]), i32()],
+         [(np.float32([0.5, -0.3]), np.int32(3)), (np.float32([-0.5, 0.1]), np.int32(2))])
+
+# An int32 TensorArray with a known element shape, concatenated and gathered.
+def int_tensor_array(n):
+    ta = tf.TensorArray(tf.int32, size=0, dynamic_size=True, element_shape=[2])
+    for i in tf.range(n):
+        ta = ta.write(i, tf.stack([i, i * i]))
+    return ta.concat(), ta.gather([0, n - 1])
+concrete("int_tensor_array", int_tensor_array, [i32()], [(np.int32(4),), (np.int32(1),)])
 '''
 
 
@@ -246,6 +289,22 @@ def test_cond_gradient_through_optionals(corpus):
 
 def test_nested_while_loop_gradient(corpus):
     check_case(corpus, "nested_gradient", {"StatelessWhile"}, tolerance=1e-5)
+
+
+def test_map_fn_gradient(corpus):
+    check_case(corpus, "map_gradient", {"StatelessWhile"}, tolerance=1e-5)
+
+
+def test_tensor_array_gradient(corpus):
+    check_case(corpus, "tensor_array_gradient", {"StatelessWhile"}, tolerance=1e-5)
+
+
+def test_cond_in_a_loop_gradient(corpus):
+    check_case(corpus, "cond_in_loop_gradient", {"StatelessWhile"}, tolerance=1e-5)
+
+
+def test_int_tensor_array_concat_and_gather(corpus):
+    check_case(corpus, "int_tensor_array", {"StatelessWhile"})
 
 
 def test_fetching_a_list_is_a_clear_error(corpus):
