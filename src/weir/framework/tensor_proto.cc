@@ -286,9 +286,10 @@ Status TensorFromProto(const wire::TensorProto& proto, Tensor* out) {
   }
   const DType dtype = static_cast<DType>(dtype_number);
   if (dtype == DT_VARIANT) {
-    return errors::Unimplemented("TensorProto of dtype variant: Weir does not decode serialized "
-                                 "variant values (TensorList, Optional); they exist only inside "
-                                 "a step");
+    return errors::Unimplemented(
+        "TensorProto of dtype variant: Weir does not decode serialized "
+        "variant values (TensorList, Optional); they exist only inside "
+        "a step");
   }
   if (proto.tensor_shape().unknown_rank()) {
     return errors::InvalidArgument("TensorProto of dtype ", dtype,
@@ -341,9 +342,8 @@ Status TensorToProto(const Tensor& tensor, wire::TensorProto* proto) {
     case DT_VARIANT:
       return errors::Unimplemented("a variant tensor of shape ", tensor.shape(),
                                    " cannot be encoded as a TensorProto: its values (",
-                                   tensor.NumElements() > 0
-                                       ? tensor.flat<Variant>()[0].TypeName()
-                                       : std::string_view("none"),
+                                   tensor.NumElements() > 0 ? tensor.flat<Variant>()[0].TypeName()
+                                                            : std::string_view("none"),
                                    ") exist only inside a step");
     case DT_STRING:
       for (const std::string& s : tensor.flat<std::string>()) proto->add_string_val(s);
