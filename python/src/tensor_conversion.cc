@@ -207,9 +207,13 @@ nb::object TensorToNumpy(const Tensor& tensor, const std::string& what) {
   if (tensor.dtype() == DT_BFLOAT16 && bfloat16_descr == nullptr) return Bfloat16AsFloat32(tensor);
   PyArray_Descr* descr = DescrFor(tensor.dtype());
   if (descr == nullptr) {
-    ThrowInvalidArgument(StrCat("cannot fetch '", what, "': its dtype ", tensor.dtype(),
-                                " has no numpy equivalent (a resource handle lives only in "
-                                "the graph; fetch a value read from it)"));
+    ThrowInvalidArgument(StrCat(
+        "cannot fetch '", what, "': its dtype ", tensor.dtype(), " has no numpy equivalent (",
+        tensor.dtype() == DT_VARIANT
+            ? "a TensorList or Optional lives only inside a step; fetch a tensor computed from "
+              "it, such as TensorListStack's"
+            : "a resource handle lives only in the graph; fetch a value read from it",
+        ")"));
   }
   const int ndims = tensor.dims();
   npy_intp dims[TensorShape::kMaxRank];

@@ -28,7 +28,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // typed value repeats); re-encoding those would only test protobuf's speed.
   if (tensor.NumElements() > (1 << 16)) return 0;
   wire::TensorProto again;
-  TensorToProto(tensor, &again);
+  fuzz::Require(TensorToProto(tensor, &again).ok(), "TensorToProto failed on a decoded tensor");
   Tensor round_trip;
   fuzz::Require(TensorFromProto(again, &round_trip).ok(),
                 "TensorToProto's output does not decode");

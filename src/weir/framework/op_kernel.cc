@@ -48,8 +48,7 @@ Tensor* OpKernelContext::forward_input_to_output(int input_index, int output_ind
                                                  const TensorShape& shape) {
   Tensor& in = params_->inputs[input_index];
   if (!in.RefCountIsOne() || in.dtype() != expected_output_dtype(output_index) ||
-      in.NumElements() != shape.num_elements() || in.dtype() == DT_STRING ||
-      in.dtype() == DT_RESOURCE) {
+      in.NumElements() != shape.num_elements() || IsNonPodDType(in.dtype())) {
     return nullptr;
   }
   Tensor& out = params_->outputs[output_index];

@@ -185,6 +185,10 @@ class OpKernelContext {
   // Returns input `index` for reuse as output `output_index` when nothing
   // else holds its buffer and dtype and shape fit; null otherwise.
   Tensor* forward_input_to_output(int input_index, int output_index, const TensorShape& shape);
+  // Input `index` for the kernel to move from (each input is consumed once):
+  // a variant kernel takes its input's value so that it may change the value
+  // in place when nothing else holds it.
+  Tensor* mutable_input(int index) { return &params_->inputs[index]; }
   Tensor* mutable_output(int index) { return &params_->outputs[index]; }
 
   void SetStatus(const Status& status);

@@ -70,6 +70,7 @@ TensorBuffer* TensorBuffer::Create(Allocator* allocator, DType dtype, int64_t nu
   size_t element_size = DTypeSize(dtype);
   if (dtype == DT_STRING) element_size = sizeof(std::string);
   if (dtype == DT_RESOURCE) element_size = sizeof(ResourceHandle);
+  if (dtype == DT_VARIANT) element_size = sizeof(Variant);
   // A byte count that wraps around size_t is out of memory, not a small block.
   if (element_size != 0 &&
       static_cast<size_t>(num_elements) > std::numeric_limits<size_t>::max() / element_size) {
@@ -82,13 +83,15 @@ TensorBuffer* TensorBuffer::Create(Allocator* allocator, DType dtype, int64_t nu
     std::uninitialized_default_construct_n(static_cast<std::string*>(data), num_elements);
   } else if (dtype == DT_RESOURCE) {
     std::uninitialized_default_construct_n(static_cast<ResourceHandle*>(data), num_elements);
+  } else if (dtype == DT_VARIANT) {
+    std::uninitialized_default_construct_n(static_cast<Variant*>(data), num_elements);
   }
   return new (NewBufferObject()) TensorBuffer(allocator, dtype, num_elements, data, bytes);
 }
 
 TensorBuffer* TensorBuffer::Borrow(DType dtype, int64_t num_elements, void* data, size_t size,
                                    ReleaseFn release, void* release_arg) {
-  CHECK(dtype != DT_STRING && dtype != DT_RESOURCE) << "cannot borrow " << dtype << " memory";
+  CHECK(!IsNonPodDType(dtype)) << "cannot borrow " << dtype << " memory";
   CHECK(release != nullptr);
   auto* buffer = new (NewBufferObject()) TensorBuffer(nullptr, dtype, num_elements, data, size);
   buffer->release_ = release;
@@ -107,6 +110,8 @@ void TensorBuffer::Destroy() {
     std::destroy_n(static_cast<std::string*>(data_), num_elements_);
   } else if (dtype_ == DT_RESOURCE) {
     std::destroy_n(static_cast<ResourceHandle*>(data_), num_elements_);
+  } else if (dtype_ == DT_VARIANT) {
+    std::destroy_n(static_cast<Variant*>(data_), num_elements_);
   }
   allocator_->DeallocateRaw(data_, size_);
   this->~TensorBuffer();
@@ -152,6 +157,10 @@ StatusOr<Tensor> Tensor::DeepCopy(Allocator* allocator) const {
   } else if (dtype_ == DT_RESOURCE) {
     std::copy(data<ResourceHandle>(), data<ResourceHandle>() + NumElements(),
               copy.data<ResourceHandle>());
+  } else if (dtype_ == DT_VARIANT) {
+    // The values are shared, not cloned: a kernel that changes one clones it
+    // first unless it holds the only reference (Variant::GetMutable).
+    std::copy(data<Variant>(), data<Variant>() + NumElements(), copy.data<Variant>());
   } else if (TotalBytes() > 0) {
     std::memcpy(copy.raw_data(), raw_data(), TotalBytes());
   }
@@ -162,6 +171,7 @@ namespace {
 size_t ElementStride(DType dtype) {
   if (dtype == DT_STRING) return sizeof(std::string);
   if (dtype == DT_RESOURCE) return sizeof(ResourceHandle);
+  if (dtype == DT_VARIANT) return sizeof(Variant);
   return DTypeSize(dtype);
 }
 }  // namespace
@@ -195,6 +205,8 @@ void PrintValue(std::ostream& os, const T& value) {
     os << '"' << value << '"';
   } else if constexpr (std::is_same_v<T, ResourceHandle>) {
     os << value.DebugString();
+  } else if constexpr (std::is_same_v<T, Variant>) {
+    os << value.DebugString();
   } else {
     os << value;
   }
@@ -209,6 +221,7 @@ void DispatchAnyDType(DType dtype, Fn&& fn) {
     case DT_BFLOAT16: fn.template operator()<Eigen::bfloat16>(); return;
     case DT_STRING: fn.template operator()<std::string>(); return;
     case DT_RESOURCE: fn.template operator()<ResourceHandle>(); return;
+    case DT_VARIANT: fn.template operator()<Variant>(); return;
     default: LOG(Fatal) << "unsupported dtype " << static_cast<int>(dtype);
   }
 }

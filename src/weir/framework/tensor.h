@@ -20,11 +20,12 @@
 #include "weir/framework/resource_handle.h"
 #include "weir/framework/tensor_shape.h"
 #include "weir/framework/types.h"
+#include "weir/framework/variant.h"
 
 namespace weir {
 
 // Reference-counted storage shared by tensors. Constructs and destroys the
-// elements of non-POD dtypes (string, resource).
+// elements of non-POD dtypes (string, resource, variant).
 class TensorBuffer {
  public:
   // Returns nullptr when the allocator is out of memory.
@@ -145,7 +146,7 @@ class Tensor {
   int64_t dim_size(int i) const { return shape_.dim_size(i); }
   int64_t NumElements() const { return shape_.num_elements(); }
   bool IsInitialized() const { return buffer_ != nullptr; }
-  // Bytes of element storage (0 for string and resource tensors' payloads).
+  // Bytes of element storage (0 for string, resource and variant payloads).
   size_t TotalBytes() const { return NumElements() * DTypeSize(dtype_); }
 
   // Typed element access. REQUIRES: kDTypeOf<T> == dtype().
@@ -194,7 +195,8 @@ class Tensor {
 
   // "float [2,2] {1, 2, 3, 4}", with at most `max_entries` values.
   std::string DebugString(int max_entries = 10) const;
-  // Bit-identical dtype, shape and values (strings compared by value).
+  // Bit-identical dtype, shape and values (strings compared by value,
+  // variants by identity).
   bool ContentEquals(const Tensor& other) const;
 
  private:

@@ -133,7 +133,9 @@ constexpr int kBundleVersion = 1;
 // (TensorFlow's encoding of the slice); they are not tensors themselves.
 bool IsSliceKey(const std::string& key) { return !key.empty() && key[0] == '\0'; }
 
-bool CanStore(DType dtype) { return dtype != DT_RESOURCE && IsValidDType(dtype); }
+bool CanStore(DType dtype) {
+  return dtype != DT_RESOURCE && dtype != DT_VARIANT && IsValidDType(dtype);
+}
 
 // The crc32c contribution of one string length, in TensorFlow's convention:
 // four little-endian bytes when the length fits, else eight.
@@ -461,8 +463,10 @@ Status BundleReader::ReadEntries(const std::string& index_path) {
       continue;
     }
     if (entry.sliced) sliced.emplace_back(key, std::move(proto));
-    const DType dtype =
-        IsValidDType(entry.wire_dtype) ? static_cast<DType>(entry.wire_dtype) : DT_INVALID;
+    // DT_INVALID: a dtype this reader cannot load (Lookup says which).
+    const bool loadable =
+        IsValidDType(entry.wire_dtype) && CanStore(static_cast<DType>(entry.wire_dtype));
+    const DType dtype = loadable ? static_cast<DType>(entry.wire_dtype) : DT_INVALID;
     tensors_.push_back({key, dtype, entry.shape});
     entries_.emplace(key, std::move(entry));
   }

@@ -336,6 +336,12 @@ TEST_F(TensorBundleTest, BadAddsAreInvalidArgumentAndStick) {
   EXPECT_TRUE(errors::IsInvalidArgument(s)) << s;
   EXPECT_TRUE(Mentions(s, "'handle'")) << s;
   EXPECT_TRUE(Mentions(s, "resource")) << s;
+
+  BundleWriter variant_writer(prefix_);
+  s = variant_writer.Add("list", Tensor(DT_VARIANT, TensorShape()));
+  EXPECT_TRUE(errors::IsInvalidArgument(s)) << s;
+  EXPECT_TRUE(Mentions(s, "'list'")) << s;
+  EXPECT_TRUE(Mentions(s, "variant")) << s;
 }
 
 TEST_F(TensorBundleTest, FailedFinishLeavesThePreviousCheckpoint) {

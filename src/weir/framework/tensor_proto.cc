@@ -285,6 +285,12 @@ Status TensorFromProto(const wire::TensorProto& proto, Tensor* out) {
                                    ", which Weir does not support");
   }
   const DType dtype = static_cast<DType>(dtype_number);
+  if (dtype == DT_VARIANT) {
+    return errors::Unimplemented(
+        "TensorProto of dtype variant: Weir does not decode serialized "
+        "variant values (TensorList, Optional); they exist only inside "
+        "a step");
+  }
   if (proto.tensor_shape().unknown_rank()) {
     return errors::InvalidArgument("TensorProto of dtype ", dtype,
                                    " has an unknown rank; a tensor's shape must be known");
@@ -327,12 +333,18 @@ Status TensorFromProto(const wire::TensorProto& proto, Tensor* out) {
   return Status::OK();
 }
 
-void TensorToProto(const Tensor& tensor, wire::TensorProto* proto) {
+Status TensorToProto(const Tensor& tensor, wire::TensorProto* proto) {
   DCHECK(tensor.IsInitialized());
   proto->Clear();
   proto->set_dtype(static_cast<wire::DataType>(tensor.dtype()));
   ShapeToProto(PartialShape(tensor.shape()), proto->mutable_tensor_shape());
   switch (tensor.dtype()) {
+    case DT_VARIANT:
+      return errors::Unimplemented("a variant tensor of shape ", tensor.shape(),
+                                   " cannot be encoded as a TensorProto: its values (",
+                                   tensor.NumElements() > 0 ? tensor.flat<Variant>()[0].TypeName()
+                                                            : std::string_view("none"),
+                                   ") exist only inside a step");
     case DT_STRING:
       for (const std::string& s : tensor.flat<std::string>()) proto->add_string_val(s);
       break;
@@ -352,6 +364,7 @@ void TensorToProto(const Tensor& tensor, wire::TensorProto* proto) {
       }
       break;
   }
+  return Status::OK();
 }
 
 }  // namespace weir

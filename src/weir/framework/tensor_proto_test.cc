@@ -94,7 +94,7 @@ TEST(TensorProtoTest, RoundTripsEveryDType) {
     for (const TensorShape& shape : {TensorShape(), TensorShape({2, 3}), TensorShape({0, 4})}) {
       Tensor original = Sample(dtype, shape);
       wire::TensorProto proto;
-      TensorToProto(original, &proto);
+      ASSERT_TRUE(TensorToProto(original, &proto).ok());
       // Through bytes too, so the schema itself is exercised.
       wire::TensorProto parsed;
       ASSERT_TRUE(parsed.ParseFromString(proto.SerializeAsString()));
@@ -109,18 +109,18 @@ TEST(TensorProtoTest, RoundTripsEveryDType) {
 
 TEST(TensorProtoTest, EncodesNumericAsContentAndOthersAsTypedFields) {
   wire::TensorProto proto;
-  TensorToProto(Tensor::FromVector<float>({1, 2}), &proto);
+  ASSERT_TRUE(TensorToProto(Tensor::FromVector<float>({1, 2}), &proto).ok());
   EXPECT_EQ(proto.dtype(), wire::DT_FLOAT);
   EXPECT_EQ(proto.tensor_content().size(), 8u);
   EXPECT_EQ(proto.float_val_size(), 0);
 
-  TensorToProto(Tensor::FromVector<std::string>({"a", "bc"}), &proto);
+  ASSERT_TRUE(TensorToProto(Tensor::FromVector<std::string>({"a", "bc"}), &proto).ok());
   EXPECT_EQ(proto.dtype(), wire::DT_STRING);
   EXPECT_TRUE(proto.tensor_content().empty());
   ASSERT_EQ(proto.string_val_size(), 2);
   EXPECT_EQ(proto.string_val(1), "bc");
 
-  TensorToProto(Sample(DT_RESOURCE, TensorShape({1})), &proto);
+  ASSERT_TRUE(TensorToProto(Sample(DT_RESOURCE, TensorShape({1})), &proto).ok());
   ASSERT_EQ(proto.resource_handle_val_size(), 1);
   EXPECT_EQ(proto.resource_handle_val(0).container(), "c");
   EXPECT_EQ(proto.resource_handle_val(0).name(), "v0");
@@ -280,12 +280,26 @@ TEST(TensorProtoTest, RejectsUnsupportedDTypes) {
   ExpectInvalid(p, {"DT_INVALID (0)", "[2]"});
   p.set_dtype(wire::DT_QINT8);
   ExpectInvalid(p, {"DT_QINT8 (11)", "[2]"});
-  p.set_dtype(wire::DT_VARIANT);
-  ExpectInvalid(p, {"DT_VARIANT (21)"});
   p.set_dtype(wire::DT_FLOAT_REF);
   ExpectInvalid(p, {"DT_FLOAT_REF (101)"});
   p.set_dtype(static_cast<wire::DataType>(99));
   ExpectInvalid(p, {"number 99", "[2]"});
+}
+
+// A TensorList or Optional exists only inside a step: neither direction
+// encodes one, and both say so instead of writing or reading garbage.
+TEST(TensorProtoTest, VariantsAreNotEncoded) {
+  wire::TensorProto p;
+  p.set_dtype(wire::DT_VARIANT);
+  Tensor t;
+  Status s = TensorFromProto(p, &t);
+  EXPECT_EQ(s.code(), Code::kUnimplemented) << s;
+  EXPECT_NE(s.message().find("variant"), std::string::npos) << s;
+  EXPECT_FALSE(t.IsInitialized());
+
+  Status encoded = TensorToProto(Tensor(DT_VARIANT, TensorShape({2})), &p);
+  EXPECT_EQ(encoded.code(), Code::kUnimplemented) << encoded;
+  EXPECT_NE(encoded.message().find("variant tensor of shape [2]"), std::string::npos) << encoded;
 }
 
 TEST(TensorProtoTest, RejectsBadShapes) {
@@ -471,12 +485,12 @@ TEST(TensorProtoWireTest, DecodesHandBuiltBytes) {
 
 TEST(TensorProtoWireTest, EncodesTheDocumentedBytes) {
   wire::TensorProto proto;
-  TensorToProto(Tensor::FromVector<float>({1, 2}), &proto);
+  ASSERT_TRUE(TensorToProto(Tensor::FromVector<float>({1, 2}), &proto).ok());
   // dtype=1; shape [2]; tensor_content 1.0f 2.0f.
   EXPECT_EQ(ToHex(proto.SerializeAsString()),
             "08 01 12 04 12 02 08 02 22 08 00 00 80 3f 00 00 00 40");
 
-  TensorToProto(Tensor::Scalar<std::string>("hi"), &proto);
+  ASSERT_TRUE(TensorToProto(Tensor::Scalar<std::string>("hi"), &proto).ok());
   EXPECT_EQ(ToHex(proto.SerializeAsString()), "08 07 12 00 42 02 68 69");
 
   wire::TensorShapeProto shape;

@@ -282,3 +282,47 @@ TEST(TensorTest, DeepCopyOfStrings) {
 
 }  // namespace
 }  // namespace weir
+
+namespace weir {
+namespace {
+
+class Counter : public VariantValue {
+ public:
+  explicit Counter(int n) : n(n) {}
+  int n;
+  std::string_view TypeName() const override { return "Counter"; }
+  std::string DebugString() const override { return "Counter(" + std::to_string(n) + ")"; }
+  std::unique_ptr<VariantValue> Clone() const override { return std::make_unique<Counter>(n); }
+};
+
+TEST(VariantTensorTest, HoldsSharedValuesCopiedOnWrite) {
+  EXPECT_EQ(DTypeName(DT_VARIANT), "variant");
+  EXPECT_EQ(DTypeSize(DT_VARIANT), 0u);
+  EXPECT_TRUE(IsNonPodDType(DT_VARIANT));
+  Tensor t(DT_VARIANT, TensorShape({2}));
+  EXPECT_TRUE(t.flat<Variant>()[0].empty());
+  t.flat<Variant>()[0] = Variant::Make<Counter>(1);
+  EXPECT_NE(t.DebugString().find("Counter(1)"), std::string::npos) << t.DebugString();
+
+  StatusOr<Tensor> copy = t.DeepCopy(DefaultCpuAllocator());
+  ASSERT_TRUE(copy.ok());
+  EXPECT_TRUE(copy->ContentEquals(t));  // the same value objects
+  // Two holders: a change goes to a clone, the other holder keeps 1.
+  Variant& mine = copy->flat<Variant>()[0];
+  EXPECT_FALSE(mine.IsUnique());
+  mine.GetMutable<Counter>()->n = 5;
+  EXPECT_EQ(t.flat<Variant>()[0].get<Counter>()->n, 1);
+  EXPECT_EQ(mine.get<Counter>()->n, 5);
+  EXPECT_TRUE(mine.IsUnique());
+  EXPECT_FALSE(copy->ContentEquals(t));
+  // A value of another kind is not a Counter.
+  EXPECT_EQ(Variant().get<Counter>(), nullptr);
+  EXPECT_EQ(mine.GetMutable<VariantValue>() != nullptr, true);
+  // The default value arithmetic says what is missing.
+  StatusOr<Variant> zeros = mine.value()->ZerosLike();
+  EXPECT_EQ(zeros.status().code(), Code::kUnimplemented);
+  EXPECT_NE(zeros.status().message().find("Counter"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace weir

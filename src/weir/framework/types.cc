@@ -20,7 +20,7 @@ constexpr DTypeInfo kDTypes[] = {
     {DT_BFLOAT16, "bfloat16", 2},  {DT_UINT16, "uint16", 2},
     {DT_COMPLEX128, "complex128", 16}, {DT_HALF, "half", 2},
     {DT_RESOURCE, "resource", 0},  {DT_UINT32, "uint32", 4},
-    {DT_UINT64, "uint64", 8},
+    {DT_UINT64, "uint64", 8},      {DT_VARIANT, "variant", 0},
 };
 
 const DTypeInfo* Find(DType dtype) {
@@ -66,6 +66,10 @@ bool IsIntegerDType(DType dtype) {
     default:
       return false;
   }
+}
+
+bool IsNonPodDType(DType dtype) {
+  return dtype == DT_STRING || dtype == DT_RESOURCE || dtype == DT_VARIANT;
 }
 
 bool IsComplexDType(DType dtype) { return dtype == DT_COMPLEX64 || dtype == DT_COMPLEX128; }

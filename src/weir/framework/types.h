@@ -32,6 +32,7 @@ enum DType : int {
   DT_COMPLEX128 = 18,
   DT_HALF = 19,
   DT_RESOURCE = 20,
+  DT_VARIANT = 21,
   DT_UINT32 = 22,
   DT_UINT64 = 23,
 };
@@ -45,15 +46,18 @@ std::string_view DTypeName(DType dtype);
 bool DTypeFromName(std::string_view name, DType* dtype);
 // True for the numbers listed in the enum above (proto input is untrusted).
 bool IsValidDType(int value);
-// Bytes per element; 0 for string and resource (not plain old data).
+// Bytes per element; 0 for string, resource and variant (not plain old data).
 size_t DTypeSize(DType dtype);
 bool IsFloatingDType(DType dtype);  // half, bfloat16, float, double
 bool IsIntegerDType(DType dtype);
 bool IsComplexDType(DType dtype);
+// String, resource and variant: elements with constructors, never memcpy'd.
+bool IsNonPodDType(DType dtype);
 
 std::ostream& operator<<(std::ostream& os, DType dtype);
 
 class ResourceHandle;
+class Variant;
 
 // Maps a C++ element type to its DType at compile time.
 template <typename T>
@@ -78,6 +82,7 @@ WEIR_DTYPE_OF(uint16_t, DT_UINT16);
 WEIR_DTYPE_OF(complex128, DT_COMPLEX128);
 WEIR_DTYPE_OF(Eigen::half, DT_HALF);
 WEIR_DTYPE_OF(ResourceHandle, DT_RESOURCE);
+WEIR_DTYPE_OF(Variant, DT_VARIANT);
 WEIR_DTYPE_OF(uint32_t, DT_UINT32);
 WEIR_DTYPE_OF(uint64_t, DT_UINT64);
 #undef WEIR_DTYPE_OF

@@ -59,6 +59,8 @@ TEST(TypesTest, TensorFlowSpellings) {
   EXPECT_EQ(DTypeName(DT_BFLOAT16), "bfloat16");
   EXPECT_EQ(DTypeName(DT_COMPLEX64), "complex64");
   EXPECT_EQ(DTypeName(DT_RESOURCE), "resource");
+  EXPECT_EQ(DTypeName(DT_VARIANT), "variant");
+  EXPECT_TRUE(IsValidDType(21));
   std::ostringstream os;
   os << DT_INT64 << "," << DT_BOOL;
   EXPECT_EQ(os.str(), "int64,bool");
@@ -72,7 +74,7 @@ TEST(TypesTest, UnknownNamesAndNumbers) {
   EXPECT_EQ(d, DT_FLOAT);  // untouched
   EXPECT_EQ(DTypeName(DT_INVALID), "invalid");
   EXPECT_EQ(DTypeName(static_cast<DType>(11)), "invalid");  // TF's qint8: not supported
-  for (int bad : {0, 11, 12, 13, 15, 16, 21, 24, -1, 101, 1000}) {
+  for (int bad : {0, 11, 12, 13, 15, 16, 24, -1, 101, 1000}) {
     EXPECT_FALSE(IsValidDType(bad)) << bad;
   }
   EXPECT_EQ(DTypeSize(DT_INVALID), 0u);

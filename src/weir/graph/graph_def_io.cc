@@ -172,7 +172,9 @@ void AttrToWire(const AttrValue& value, wire::AttrValue* proto) {
   } else if (value.is_shape()) {
     ShapeToProto(value.shape(), proto->mutable_shape());
   } else if (value.is_tensor()) {
-    TensorToProto(value.tensor(), proto->mutable_tensor());
+    // A variant attr keeps only its dtype and shape; reading it back is the
+    // error (TensorFromProto refuses variant values).
+    static_cast<void>(TensorToProto(value.tensor(), proto->mutable_tensor()));
   } else if (value.is_list()) {
     // mutable_list() marks the list as set even when it stays empty, which
     // is how an empty list differs from no value on the wire.
@@ -184,7 +186,9 @@ void AttrToWire(const AttrValue& value, wire::AttrValue* proto) {
     for (bool b : l.b) list->add_b(b);
     for (DType t : l.type) list->add_type(static_cast<wire::DataType>(t));
     for (const PartialShape& shape : l.shape) ShapeToProto(shape, list->add_shape());
-    for (const Tensor& tensor : l.tensor) TensorToProto(tensor, list->add_tensor());
+    for (const Tensor& tensor : l.tensor) {
+      static_cast<void>(TensorToProto(tensor, list->add_tensor()));  // as above
+    }
     for (const AttrValue::Func& func : l.func) FuncToWire(*func, list->add_func());
   } else if (value.is_func()) {
     FuncToWire(value.func(), proto->mutable_func());

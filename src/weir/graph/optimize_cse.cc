@@ -56,7 +56,7 @@ uint64_t HashTensor(const Tensor& t) {
     for (int64_t i = 0; i < n; ++i) h = Mix(h, HashString(s[i]));
     return h;
   }
-  if (t.dtype() == DT_RESOURCE) return h;
+  if (t.dtype() == DT_RESOURCE || t.dtype() == DT_VARIANT) return h;
   constexpr size_t kSample = 256;
   const char* bytes = static_cast<const char*>(t.raw_data());
   const size_t size = t.TotalBytes();

@@ -18,6 +18,8 @@ void RegisterAllKernels() {
     RegisterControlFlowKernels(registry);
     RegisterStackKernels(registry);
     RegisterTensorArrayKernels(registry);
+    RegisterListKernels(registry);
+    RegisterOptionalKernels(registry);
     RegisterFunctionKernels(registry);
     RegisterFunctionalKernels(registry);
     RegisterSendRecvKernels(registry);

@@ -20,6 +20,8 @@ void RegisterRnnKernels(KernelRegistry* registry);  // lstm_ops.cc
 void RegisterControlFlowKernels(KernelRegistry* registry);
 void RegisterStackKernels(KernelRegistry* registry);        // data flow
 void RegisterTensorArrayKernels(KernelRegistry* registry);  // data flow
+void RegisterListKernels(KernelRegistry* registry);         // TensorList variants
+void RegisterOptionalKernels(KernelRegistry* registry);     // Optional; AddN of variants
 void RegisterFunctionKernels(KernelRegistry* registry);
 void RegisterFunctionalKernels(KernelRegistry* registry);  // ToBool
 void RegisterSendRecvKernels(KernelRegistry* registry);

@@ -31,6 +31,7 @@ template <typename Fn>
 void DispatchByElementSize(DType dtype, Fn&& fn) {
   if (dtype == DT_STRING) return fn.template operator()<std::string>();
   if (dtype == DT_RESOURCE) return fn.template operator()<ResourceHandle>();
+  if (dtype == DT_VARIANT) return fn.template operator()<Variant>();
   switch (DTypeSize(dtype)) {
     case 1: return fn.template operator()<uint8_t>();
     case 2: return fn.template operator()<uint16_t>();

@@ -10,6 +10,7 @@
 #include "weir/kernels/array_copy.h"
 #include "weir/kernels/array_kernels.h"
 #include "weir/kernels/shape_util.h"
+#include "weir/kernels/tensor_list.h"
 #include "weir/kernels/type_list.h"
 
 namespace weir {
@@ -67,6 +68,9 @@ StatusOr<Tensor> ScalarOfDType(DType dtype, int value) {
 class ConstantLikeOp : public OpKernel {
  public:
   explicit ConstantLikeOp(OpKernelConstruction* context) : OpKernel(context) {
+    // ZerosLike of a variant (a TensorList's gradient) is the value's own
+    // zeros, computed per value.
+    if (input_type(0) == DT_VARIANT && type_string() == "ZerosLike") return;
     StatusOr<Tensor> value = ScalarOfDType(input_type(0), type_string() == "OnesLike" ? 1 : 0);
     if (value.ok()) {
       value_ = *value;
@@ -76,6 +80,12 @@ class ConstantLikeOp : public OpKernel {
   }
 
   void Compute(OpKernelContext* context) override {
+    if (input_type(0) == DT_VARIANT) {
+      StatusOr<Tensor> zeros = ZerosLikeTensor(context->input(0));
+      OP_REQUIRES_OK(context, zeros.status().WithContext(StrCat("ZerosLike '", name(), "'")));
+      context->set_output(0, *std::move(zeros));
+      return;
+    }
     const TensorShape& shape = context->input(0).shape();
     Tensor* out = context->forward_input_to_output(0, 0, shape);
     if (out == nullptr) OP_REQUIRES_OK(context, context->allocate_output(0, shape, &out));

@@ -361,6 +361,9 @@ class RandomShuffleOp : public RandomKernel {
       case DT_RESOURCE:
         gather(input.data<ResourceHandle>(), out->data<ResourceHandle>());
         break;
+      case DT_VARIANT:
+        gather(input.data<Variant>(), out->data<Variant>());
+        break;
       default: {
         // Plain data: rows of bytes.
         const int64_t row_bytes = row_size * static_cast<int64_t>(DTypeSize(input.dtype()));

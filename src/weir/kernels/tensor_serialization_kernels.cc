@@ -15,7 +15,8 @@ class SerializeTensorOp : public OpKernel {
 
   void Compute(OpKernelContext* context) override {
     wire::TensorProto proto;
-    TensorToProto(context->input(0), &proto);
+    OP_REQUIRES_OK(context, TensorToProto(context->input(0), &proto)
+                                .WithContext(StrCat("SerializeTensor '", name(), "'")));
     Tensor* output;
     OP_REQUIRES_OK(context, context->allocate_output(0, TensorShape(), &output));
     OP_REQUIRES(context, proto.SerializeToString(&output->scalar<std::string>()),

@@ -20,6 +20,8 @@ void RegisterAllOps() {
     RegisterRnnOps(registry);
     RegisterControlFlowOps(registry);
     RegisterDataFlowOps(registry);
+    RegisterListOps(registry);
+    RegisterOptionalOps(registry);
     RegisterFunctionOps(registry);
     RegisterFunctionalOps(registry);
     RegisterSendRecvOps(registry);

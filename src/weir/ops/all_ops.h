@@ -19,6 +19,8 @@ void RegisterImageOps(OpRegistry* registry);  // image_ops.cc: resizing
 void RegisterRnnOps(OpRegistry* registry);
 void RegisterControlFlowOps(OpRegistry* registry);
 void RegisterDataFlowOps(OpRegistry* registry);
+void RegisterListOps(OpRegistry* registry);      // list_ops.cc: TensorList variants
+void RegisterOptionalOps(OpRegistry* registry);  // list_ops.cc: Optional variants
 void RegisterFunctionOps(OpRegistry* registry);
 void RegisterFunctionalOps(OpRegistry* registry);  // If, Case, While, ToBool
 void RegisterSendRecvOps(OpRegistry* registry);

@@ -306,9 +306,11 @@ void RegisterMathOps(OpRegistry* registry) {
                          .Input("inputs: N * T")
                          .Output("sum: T")
                          .Attr("N: int >= 1")
-                         .Attr("T: numbertype")
+                         .Attr("T: {numbertype, variant}")
                          .SetShapeFn(MergeAllInputsShape)
-                         .Doc("The sum of N tensors of one shape, added in input order."));
+                         .Doc("The sum of N tensors of one shape, added in input order. "
+                              "Variants add by value: TensorLists element by element (an "
+                              "unset element takes the other's), Optionals by component."));
   registry->Register(OpDefBuilder("MatMul")
                          .Input("a: T")
                          .Input("b: T")

@@ -37,7 +37,8 @@ bool IsShapeOp(std::string_view op) {
 }
 
 bool HasResource(const Node& node) {
-  auto is_resource = [](DType t) { return t == DT_RESOURCE; };
+  // A variant has no TensorProto encoding, so it cannot become a Const.
+  auto is_resource = [](DType t) { return t == DT_RESOURCE || t == DT_VARIANT; };
   return std::any_of(node.input_types().begin(), node.input_types().end(), is_resource) ||
          std::any_of(node.output_types().begin(), node.output_types().end(), is_resource);
 }

@@ -153,7 +153,7 @@ TEST_F(LoaderTest, MainOpSignatureTakesPrecedence) {
 
 TEST_F(LoaderTest, SignatureDefaultsFillOmittedInputs) {
   Tensor value = Tensor::FromVector<float>({10});
-  TensorToProto(value, &(*Serving()->mutable_defaults())["x"]);
+  ASSERT_TRUE(TensorToProto(value, &(*Serving()->mutable_defaults())["x"]).ok());
   StatusOr<SavedModelBundle> bundle = Load();
   ASSERT_TRUE(bundle.ok()) << bundle.status();
   StatusOr<std::map<std::string, Tensor>> out = RunSignature(*bundle, "serving_default", {});

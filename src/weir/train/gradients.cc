@@ -39,6 +39,13 @@ Gradient SumPartials(const Scope& scope, const std::vector<Gradient>& partials) 
                              partials[0].sparse.dense_shape});
   }
   Output sum = Densify(scope, partials[0]);
+  if (sum.dtype() == DT_VARIANT) {
+    // Lists' or optionals' gradients: AddN sums variants by value (AddV2 has
+    // no variant kernel).
+    InputList all;
+    for (const Gradient& g : partials) all.push_back(Densify(scope, g));
+    return Gradient::Dense(ops::AddN(scope, all));
+  }
   for (size_t i = 1; i < partials.size(); ++i)
     sum = ops::AddV2(scope, sum, Densify(scope, partials[i]));
   return Gradient::Dense(sum);

@@ -65,6 +65,7 @@ void RegisterAllGradients() {
     RegisterRnnGradients(registry);
     RegisterStatefulGradients(registry);
     RegisterDataFlowGradients(registry);
+    RegisterListGradients(registry);
     RegisterControlFlowGradients(registry);
   });
 }

@@ -82,6 +82,7 @@ void RegisterImageGradients(GradientRegistry* registry);  // image_grad.cc
 void RegisterRnnGradients(GradientRegistry* registry);
 void RegisterStatefulGradients(GradientRegistry* registry);
 void RegisterDataFlowGradients(GradientRegistry* registry);
+void RegisterListGradients(GradientRegistry* registry);  // list_grad.cc: TensorList, Optional
 void RegisterControlFlowGradients(GradientRegistry* registry);
 
 }  // namespace weir
