@@ -23,8 +23,16 @@ template <typename T>
 using Digamma = ei::scalar_digamma_op<T>;
 
 // The a-th derivative of psi at x; NaN unless a is a whole number >= 0.
+// Eigen's zeta converts the order to long for its pole test, undefined
+// behaviour for an order past long's range (infinity included), where the
+// factorial it multiplies by is already infinite: such orders give NaN.
 template <typename T>
-struct Polygamma : ei::scalar_polygamma_op<T>, BinaryBase<T> {};
+struct Polygamma : BinaryBase<T> {
+  T operator()(const T& a, const T& x) const {
+    if (!(std::abs(a) < T(1e18))) return std::numeric_limits<T>::quiet_NaN();
+    return Eigen::numext::polygamma(a, x);
+  }
+};
 
 // The angle of the point (x, y), in [-pi, pi], with std::atan2's signed
 // zeros and infinities.
@@ -46,7 +54,9 @@ struct Atan2 : BinaryBase<T> {
 namespace Eigen::internal {
 
 template <typename T>
-struct functor_traits<weir::functor::Polygamma<T>> : functor_traits<scalar_polygamma_op<T>> {};
+struct functor_traits<weir::functor::Polygamma<T>> {
+  enum { Cost = functor_traits<scalar_polygamma_op<T>>::Cost, PacketAccess = false };
+};
 template <typename T>
 struct functor_traits<weir::functor::Atan2<T>> {
   enum { Cost = 20 * NumTraits<T>::MulCost, PacketAccess = false };

@@ -84,6 +84,14 @@ void CheckSpecialFunctions() {
   auto bad_order = RunKernel("Polygamma", {{"T", kDTypeOf<T>}}, {Of<T>({0.5, -1}, {2}), Of<T>({1, 1}, {2})});
   ASSERT_TRUE(bad_order.ok()) << bad_order.status();
   for (double v : ToDoubles((*bad_order)[0])) EXPECT_TRUE(std::isnan(v));
+  // An order past long's range (infinity included) is NaN too, at a pole of
+  // x as elsewhere (Eigen's zeta would convert it to long: the run_op
+  // fuzzer's UBSan report).
+  const double huge = std::numeric_limits<double>::infinity();
+  auto huge_order = RunKernel("Polygamma", {{"T", kDTypeOf<T>}},
+                              {Of<T>({huge, -huge, 1e30, huge}, {4}), Of<T>({-2, 1, -3, 2.5}, {4})});
+  ASSERT_TRUE(huge_order.ok()) << huge_order.status();
+  for (double v : ToDoubles((*huge_order)[0])) EXPECT_TRUE(std::isnan(v));
 
   // Atan2 over the four quadrants, the axes and signed zeros, broadcast
   // [2,4] with [4].
