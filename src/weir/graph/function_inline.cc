@@ -656,7 +656,7 @@ Status ExpandFunctions(Graph* graph) {
     }
   }
   // Counted before anything is expanded: a hostile library fails here, at
-  // once, instead of after building most of 2^24 nodes.
+  // once, instead of after building most of kMaxExpandedNodes nodes.
   if (total > kMaxExpandedNodes) {
     StatusOr<std::vector<std::string>> called = called_functions(*largest);
     return ExpansionBudgetError(*largest, called.ok() ? *called : std::vector<std::string>{},
