@@ -23,6 +23,7 @@ INTER_OP=$(nproc)  # ops side by side: Weir's default; TensorFlow gets the same
 PEERS=${PEERS_PYTHON:-/opt/weir-peers/bin/python}
 WEIR=${WEIR:-build/release/examples/weir-fashion-mnist}
 [[ -x $WEIR ]] || { echo "build $WEIR first" >&2; exit 1; }
+((STEPS > 2)) || { echo "steps must be more than 2 (Weir's CPU per step is against a 2-step run)" >&2; exit 1; }
 
 # Runs "$@"; prints "<peak RSS MiB>\t<CPU s, user + sys>\t<last stdout line>".
 measure() {
