@@ -2,8 +2,13 @@
 # LSTM training throughput and peak memory: `weir-fashion-mnist --model lstm`
 # against PyTorch (nn.LSTM) and TensorFlow (Keras LSTM, plain, unrolled and
 # XLA), same model, batch 100, Adam 1e-3, same threads and data, in one run
-# on one machine; peak RSS from /usr/bin/time -v. Prints a Markdown table
-# for docs/performance.md. Needs the peers' virtualenv (/opt/weir-peers).
+# on one machine; peak RSS from /usr/bin/time -v. Also prints the CPU time
+# (user + sys, all threads) per training step, which other processes on the
+# machine change far less than examples/s: the peers time their own loop
+# (time.process_time); Weir's is the difference of /usr/bin/time's CPU
+# seconds between this run and one of 2 timed steps, so start-up, warm-up
+# and evaluation cancel. Prints a Markdown table for docs/performance.md.
+# Needs the peers' virtualenv (/opt/weir-peers).
 #   [WEIR=build/release/examples/weir-fashion-mnist] [WEIR_BASE=other/weir-fashion-mnist] \
 #     bench/lstm_bench.sh [threads] [steps]
 # WEIR_BASE adds a row for a second Weir binary (a baseline build), run
@@ -18,23 +23,32 @@ INTER_OP=$(nproc)  # ops side by side: Weir's default; TensorFlow gets the same
 PEERS=${PEERS_PYTHON:-/opt/weir-peers/bin/python}
 WEIR=${WEIR:-build/release/examples/weir-fashion-mnist}
 [[ -x $WEIR ]] || { echo "build $WEIR first" >&2; exit 1; }
+((STEPS > 2)) || { echo "steps must be more than 2 (Weir's CPU per step is against a 2-step run)" >&2; exit 1; }
 
-# Runs "$@"; prints "<peak RSS MiB>\t<last stdout line>".
+# Runs "$@"; prints "<peak RSS MiB>\t<CPU s, user + sys>\t<last stdout line>".
 measure() {
   local log out
   log=$(mktemp)
   out=$(/usr/bin/time -v -o "$log" "$@" 2>/dev/null | tail -1)
-  printf '%s\t%s\n' "$(awk '/Maximum resident/ {printf "%.0f", $NF / 1024}' "$log")" "$out"
+  printf '%s\t%s\t%s\n' "$(awk '/Maximum resident/ {printf "%.0f", $NF / 1024}' "$log")" \
+    "$(awk -F': ' '/User time|System time/ {s += $2} END {printf "%.3f", s}' "$log")" "$out"
   rm -f "$log"
 }
 
-echo "| framework | settings | examples/s | peak RSS (MiB) |"
-echo "|---|---|---:|---:|"
+echo "| framework | settings | examples/s | CPU ms per step | peak RSS (MiB) |"
+echo "|---|---|---:|---:|---:|"
+weir_run() {  # weir_run BINARY TIMED_STEPS
+  measure "$1" --model lstm --epochs 1 --batch-size $BATCH \
+    --train-limit $(((WARMUP + $2) * BATCH)) --untimed-steps $WARMUP --test-limit 1000 \
+    --threads "$THREADS" --no-progress
+}
 weir() {  # weir LABEL BINARY
-  IFS=$'\t' read -r rss line < <(measure "$2" --model lstm --epochs 1 --batch-size $BATCH \
-    --train-limit $(((WARMUP + STEPS) * BATCH)) --untimed-steps $WARMUP --test-limit 1000 \
-    --threads "$THREADS" --no-progress)
-  echo "| $1 | WhileLoop + LSTMBlockCell, $THREADS intra-op threads | $(sed -E 's/.*examples_per_sec=([0-9.]+).*/\1/' <<<"$line") | $rss |"
+  local rss cpu line rss2 cpu2 line2
+  IFS=$'\t' read -r rss cpu line < <(weir_run "$2" "$STEPS")
+  IFS=$'\t' read -r rss2 cpu2 line2 < <(weir_run "$2" 2)
+  local ms
+  ms=$(awk -v a="$cpu" -v b="$cpu2" -v n="$STEPS" 'BEGIN {printf "%.1f", 1000 * (a - b) / (n - 2)}')
+  echo "| $1 | WhileLoop + LSTMBlockCell, $THREADS intra-op threads | $(sed -E 's/.*examples_per_sec=([0-9.]+).*/\1/' <<<"$line") | $ms | $rss |"
 }
 weir Weir "$WEIR"
 if [[ -n ${WEIR_BASE:-} ]]; then
@@ -44,11 +58,11 @@ fi
 peer() {  # peer LABEL ARGS...
   local label=$1
   shift
-  IFS=$'\t' read -r rss line < <(measure "$PEERS" bench/peers/lstm_peers.py "$@" \
+  IFS=$'\t' read -r rss cpu line < <(measure "$PEERS" bench/peers/lstm_peers.py "$@" \
     --threads "$THREADS" --inter-op-threads "$INTER_OP" --steps "$STEPS" --warmup $WARMUP \
     --batch-size $BATCH)
-  eps=$("$PEERS" -c 'import json,sys; print(round(json.loads(sys.argv[1])["examples_per_sec"], 1))' "$line")
-  echo "| $label | $* | $eps | $rss |"
+  read -r eps ms < <("$PEERS" -c 'import json,sys; r = json.loads(sys.argv[1]); print(round(r["examples_per_sec"], 1), round(r["cpu_ms_per_step"], 1))' "$line")
+  echo "| $label | $* | $eps | $ms | $rss |"
 }
 peer "PyTorch nn.LSTM" --framework torch
 peer "TensorFlow Keras LSTM" --framework tf

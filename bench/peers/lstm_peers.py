@@ -5,7 +5,8 @@ Same model as `weir-fashion-mnist --model lstm` (examples/fashion_mnist/
 model.cc): one 128-unit LSTM layer reading each image as 28 rows of 28
 pixels, then a dense layer of 10 logits on the last output; batch 100, Adam
 1e-3, the same thread count, the same data and batch order as
-train_peers.py. Peak RSS is measured from outside (bench/lstm_bench.sh runs
+train_peers.py. Also prints the CPU time (user + sys, all threads) per timed
+step, which the machine's load changes far less than examples/s. Peak RSS is measured from outside (bench/lstm_bench.sh runs
 every framework under /usr/bin/time).
 
   python lstm_peers.py --framework torch --threads 2 --steps 200
@@ -108,13 +109,16 @@ def main():
     for _ in range(args.warmup):
         step(*next(it))
     start = time.perf_counter()
+    cpu_start = time.process_time()  # user + sys of every thread of the process
     for xb, yb in it:
         loss = step(xb, yb)
     last_loss = float(loss)  # waits for the last step
     elapsed = time.perf_counter() - start
+    cpu = time.process_time() - cpu_start
     print(json.dumps({"framework": args.framework, "model": "lstm",
                       "batch_size": args.batch_size, "steps": args.steps,
                       "examples_per_sec": args.steps * args.batch_size / elapsed,
+                      "cpu_ms_per_step": 1000 * cpu / args.steps,
                       "last_loss": round(last_loss, 4), "settings": settings}))
 
 
