@@ -10,6 +10,7 @@
 #include "proto/worker_service.grpc.pb.h"
 #include "weir/base/checked_math.h"
 #include "weir/base/str_util.h"
+#include "weir/distributed/grpc_credentials.h"
 #include "weir/distributed/grpc_util.h"
 #include "weir/runtime/device_mgr.h"
 
@@ -70,6 +71,7 @@ struct Server::Impl {
   explicit Impl(const Server* server) : service(server) {}
 
   WorkerServiceImpl service;
+  std::shared_ptr<grpc::ServerCredentials> credentials;
   std::unique_ptr<grpc::Server> grpc_server;
   std::mutex mu;
   std::condition_variable stopped_cv;
@@ -93,10 +95,19 @@ StatusOr<std::unique_ptr<Server>> Server::Create(const ClusterConfig& config,
     return errors::InvalidArgument("intra-op threads ", options.intra_op_threads, " is negative");
   }
   if (options.host.empty()) return errors::InvalidArgument("the host to listen on is empty");
+  // Reads the TLS files now, so a bad one fails here with its name.
+  StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials =
+      MakeServerCredentials(options.security);
+  if (!credentials.ok()) {
+    return Status(credentials.status().code(),
+                  StrCat("server of ", ClusterSpec::TaskName(config.job, config.task), ": ",
+                         credentials.status().message()));
+  }
   std::unique_ptr<Server> server(new Server(config, options));
   server->devices_ = DeviceMgr::NewCpuDevices(options.num_cpu_devices, options.intra_op_threads,
                                               config.job, config.task);
   server->impl_ = std::make_unique<Impl>(server.get());
+  server->impl_->credentials = std::move(*credentials);
   return server;
 }
 
@@ -137,14 +148,17 @@ Status Server::Start() {
   // gRPC sets SO_REUSEPORT by default, which would let a second server bind
   // a port in use and share its calls; a busy port must be an error.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
-  builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &selected_port);
+  builder.AddListeningPort(listen, impl_->credentials, &selected_port);
+  ApplyServerLimits(options_.security, &builder);
   builder.RegisterService(&impl_->service);
   impl_->grpc_server = builder.BuildAndStart();
   if (impl_->grpc_server == nullptr || selected_port == 0) {
     impl_->grpc_server.reset();
-    return errors::Unavailable("server of ", task, " cannot listen on ", listen,
-                               " (the port is in use, or the host is not an address of this "
-                               "machine)");
+    return errors::Unavailable(
+        "server of ", task, " cannot listen on ", listen,
+        " (the port is in use, or the host is not an address of this "
+        "machine",
+        options_.security.tls() ? ", or gRPC rejected the TLS key/certificate" : "", ")");
   }
   impl_->bound_address = JoinHostPort(options_.host, selected_port);
   impl_->started = true;
