@@ -1,6 +1,7 @@
 // weir-server as a real process: started on a free loopback port, asked for
-// its devices over gRPC (with a deadline), stopped with SIGTERM; and a bad
-// TF_CONFIG refused with its message on stderr.
+// its devices over gRPC (with a deadline), stopped with SIGTERM; serving TLS
+// with a token from a file; and a bad TF_CONFIG or TLS flag refused with its
+// message on stderr.
 #include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -15,6 +16,7 @@
 #include <sstream>
 #include <thread>
 
+#include "weir/distributed/tls_test_util.h"
 #include "weir/distributed/worker_client.h"
 
 namespace weir {
@@ -172,6 +174,70 @@ TEST_F(WeirServerTest, BadTfConfigExitsNonZeroWithTheMessage) {
   Start({"--cluster", "worker=localhost:0", "--job", "worker", "--task", "1"});
   EXPECT_EQ(WaitForExit(10s), 1);
   EXPECT_THAT(ReadFile(dir_ + "/stderr.txt"), HasSubstr("--job/--task"));
+}
+
+TEST_F(WeirServerTest, ServesTlsWithATokenFromAFile) {
+  auto certs = MakeTestCertificates();
+  ASSERT_TRUE(certs.ok()) << certs.status();
+  std::string token_file = dir_ + "/token";
+  std::ofstream(token_file) << "process-token-42\n";
+  std::string address_file = dir_ + "/address";
+  Start({"--cluster", "worker=localhost:0", "--job", "worker", "--task", "0", "--intra-op-threads",
+         "1", "--tls-cert", certs->server_cert, "--tls-key", certs->server_key, "--tls-ca",
+         certs->ca_cert, "--auth-token-file", token_file, "--address-file", address_file});
+  std::string address = WaitForAddress(address_file, 20s);
+  ASSERT_FALSE(address.empty()) << "no address; stderr:\n" << ReadFile(dir_ + "/stderr.txt");
+  EXPECT_THAT(ReadFile(dir_ + "/stderr.txt"), HasSubstr("(TLS, auth token required)"));
+
+  ChannelOptions options;
+  options.tls_ca_file = certs->ca_cert;
+  options.auth_token = "process-token-42";
+  auto client = WorkerClient::Create(address, options);
+  ASSERT_TRUE(client.ok()) << client.status();
+  auto devices = (*client)->GetStatus(5s);
+  ASSERT_TRUE(devices.ok()) << devices.status();
+  EXPECT_EQ((*devices)[0].name, "/job:worker/replica:0/task:0/device:CPU:0");
+
+  options.auth_token = "process-token-41";
+  auto wrong = WorkerClient::Create(address, options);
+  ASSERT_TRUE(wrong.ok());
+  Status refused = (*wrong)->GetStatus(5s).status();
+  EXPECT_EQ(refused.code(), Code::kPermissionDenied) << refused;
+  EXPECT_THAT(refused.message(), HasSubstr("Unauthenticated"));
+  auto plaintext = WorkerClient::Create(address);
+  ASSERT_TRUE(plaintext.ok());
+  EXPECT_EQ((*plaintext)->GetStatus(5s).status().code(), Code::kUnavailable);
+
+  ASSERT_EQ(kill(pid_, SIGTERM), 0);
+  EXPECT_EQ(WaitForExit(10s), 0) << ReadFile(dir_ + "/stderr.txt");
+  std::filesystem::remove_all(certs->dir);
+}
+
+TEST_F(WeirServerTest, BadSecurityFlagsExitNonZeroWithTheMessage) {
+  std::vector<std::string> task = {"--cluster", "worker=localhost:0", "--job", "worker", "--task",
+                                   "0"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = task;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  };
+  std::string token_file = dir_ + "/token";
+  std::ofstream(token_file) << "tok\n";
+  Start(with({"--auth-token-file", token_file}));  // a token without TLS
+  EXPECT_EQ(WaitForExit(10s), 1);
+  EXPECT_THAT(ReadFile(dir_ + "/stderr.txt"), HasSubstr("an auth token needs TLS"));
+
+  Start(with({"--tls-cert", dir_ + "/missing.pem", "--tls-key", dir_ + "/missing.key"}));
+  EXPECT_EQ(WaitForExit(10s), 1);
+  EXPECT_THAT(ReadFile(dir_ + "/stderr.txt"), HasSubstr("missing.key' cannot be read"));
+
+  Start(with({"--auth-token-file", dir_ + "/no-token-file"}));
+  EXPECT_EQ(WaitForExit(10s), 1);
+  EXPECT_THAT(ReadFile(dir_ + "/stderr.txt"), HasSubstr("--auth-token-file"));
+
+  Start(with({"--max-message-bytes", "0"}));
+  EXPECT_EQ(WaitForExit(10s), 1);
+  EXPECT_THAT(ReadFile(dir_ + "/stderr.txt"), HasSubstr("max_message_bytes 0"));
 }
 
 }  // namespace
