@@ -10,12 +10,16 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
+#include <optional>
 #include <sstream>
 #include <thread>
 
+#include "weir/distributed/health_monitor.h"
 #include "weir/distributed/tls_test_util.h"
 #include "weir/distributed/worker_client.h"
 
@@ -44,16 +48,31 @@ class WeirServerTest : public ::testing::Test {
       kill(pid_, SIGKILL);
       waitpid(pid_, nullptr, 0);
     }
+    for (pid_t pid : others_) {
+      kill(pid, SIGKILL);
+      waitpid(pid, nullptr, 0);
+    }
     std::filesystem::remove_all(dir_);
   }
 
   // Starts weir-server with `args`, its stderr into dir_/stderr.txt, and
   // `tf_config` (unless null) as TF_CONFIG.
   void Start(std::vector<std::string> args, const char* tf_config = nullptr) {
-    std::string stderr_path = dir_ + "/stderr.txt";
-    pid_ = fork();
+    pid_ = Spawn(std::move(args), dir_ + "/stderr.txt", tf_config);
     ASSERT_GE(pid_, 0);
-    if (pid_ == 0) {
+  }
+
+  // Starts one more weir-server (killed at teardown), its stderr into `stderr_path`.
+  pid_t StartOther(std::vector<std::string> args, const std::string& stderr_path) {
+    pid_t pid = Spawn(std::move(args), stderr_path, nullptr);
+    if (pid > 0) others_.push_back(pid);
+    return pid;
+  }
+
+  pid_t Spawn(std::vector<std::string> args, const std::string& stderr_path,
+              const char* tf_config) {
+    pid_t pid = fork();
+    if (pid == 0) {
       int fd = open(stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
       if (fd < 0 || dup2(fd, 2) < 0) _exit(127);
       if (tf_config != nullptr) {
@@ -69,6 +88,7 @@ class WeirServerTest : public ::testing::Test {
       execv(tool.c_str(), argv.data());
       _exit(127);
     }
+    return pid;
   }
 
   // Waits (polling) for the process to exit; its exit status, or -1 if it
@@ -104,6 +124,7 @@ class WeirServerTest : public ::testing::Test {
 
   std::string dir_;
   pid_t pid_ = -1;
+  std::vector<pid_t> others_;
 };
 
 TEST_F(WeirServerTest, ServesGetStatusAndStopsOnSigterm) {
@@ -238,6 +259,59 @@ TEST_F(WeirServerTest, BadSecurityFlagsExitNonZeroWithTheMessage) {
   Start(with({"--max-message-bytes", "0"}));
   EXPECT_EQ(WaitForExit(10s), 1);
   EXPECT_THAT(ReadFile(dir_ + "/stderr.txt"), HasSubstr("max_message_bytes 0"));
+}
+
+// The failure-detection test: a task killed with SIGKILL is reported
+// Unavailable, naming its job, task and address, within 5 s.
+TEST_F(WeirServerTest, HealthMonitorReportsASigkilledTaskWithinFiveSeconds) {
+  std::string ps_file = dir_ + "/ps_address";
+  std::string worker_file = dir_ + "/worker_address";
+  Start({"--cluster", "worker=localhost:0;ps=localhost:1", "--job", "worker", "--task", "0",
+         "--intra-op-threads", "1", "--address-file", worker_file});
+  pid_t worker = pid_;
+  std::string worker_address = WaitForAddress(worker_file, 20s);
+  ASSERT_FALSE(worker_address.empty()) << ReadFile(dir_ + "/stderr.txt");
+  pid_t ps = StartOther({"--cluster", "worker=localhost:1;ps=localhost:0", "--job", "ps", "--task",
+                         "0", "--intra-op-threads", "1", "--address-file", ps_file},
+                        dir_ + "/ps_stderr.txt");
+  ASSERT_GT(ps, 0);
+  pid_ = ps;  // WaitForAddress watches pid_
+  std::string ps_address = WaitForAddress(ps_file, 20s);
+  pid_ = worker;
+  ASSERT_FALSE(ps_address.empty()) << ReadFile(dir_ + "/ps_stderr.txt");
+
+  auto cluster =
+      ClusterSpec::FromJobs({{"worker", {{0, worker_address}}}, {"ps", {{0, ps_address}}}});
+  ASSERT_TRUE(cluster.ok()) << cluster.status();
+  auto monitor = HealthMonitor::Create(*cluster, HealthMonitorOptions());
+  ASSERT_TRUE(monitor.ok()) << monitor.status();
+  ASSERT_TRUE((*monitor)->CheckNow().ok());
+  std::mutex mu;
+  std::condition_variable cv;
+  std::optional<std::chrono::steady_clock::time_point> detected;
+  ASSERT_TRUE((*monitor)
+                  ->Start([&](const Status&) {
+                    std::lock_guard<std::mutex> lock(mu);
+                    detected = std::chrono::steady_clock::now();
+                    cv.notify_all();
+                  })
+                  .ok());
+  std::this_thread::sleep_for(700ms);  // healthy rounds first
+  ASSERT_TRUE((*monitor)->status().ok()) << (*monitor)->status();
+
+  auto killed_at = std::chrono::steady_clock::now();
+  ASSERT_EQ(kill(worker, SIGKILL), 0);
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait_for(lock, 10s, [&] { return detected.has_value(); });
+  }
+  ASSERT_TRUE(detected.has_value()) << "not detected in 10 s";
+  EXPECT_LT(*detected - killed_at, 5s);
+  Status status = (*monitor)->status();
+  EXPECT_EQ(status.code(), Code::kUnavailable) << status;
+  EXPECT_THAT(status.message(), HasSubstr("task /job:worker/replica:0/task:0 at " + worker_address +
+                                          " failed its health check"));
+  (*monitor)->Stop();
 }
 
 }  // namespace
