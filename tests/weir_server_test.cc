@@ -149,8 +149,12 @@ TEST_F(WeirServerTest, ServesGetStatusAndStopsOnSigterm) {
   EXPECT_THAT(log, HasSubstr("/job:worker/replica:0/task:0 listening on " + address));
   EXPECT_THAT(log, HasSubstr("device /job:worker/replica:0/task:0/device:CPU:1 (CPU"));
 
+  // Prompt although the client keeps its connection open (gRPC's own
+  // Shutdown would wait out its whole grace period, 1 s).
+  auto term_at = std::chrono::steady_clock::now();
   ASSERT_EQ(kill(pid_, SIGTERM), 0);
   EXPECT_EQ(WaitForExit(5s), 0) << ReadFile(dir_ + "/stderr.txt");
+  EXPECT_LT(std::chrono::steady_clock::now() - term_at, 900ms);
   EXPECT_THAT(ReadFile(dir_ + "/stderr.txt"), HasSubstr("SIGTERM, stopping"));
   // Gone: the next call fails within its deadline.
   auto after = (*client)->GetStatus(1s);
