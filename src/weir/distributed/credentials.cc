@@ -215,8 +215,9 @@ Status FromGrpcCallStatus(const grpc::Status& status, std::string_view what,
   if (status.error_code() == grpc::StatusCode::UNAVAILABLE) {
     if (!options.tls() && message.find("Socket closed") != std::string::npos) {
       return Status(out.code(), StrCat(out.message(),
-                                       " (the server closed the connection: if it serves TLS, "
-                                       "give this client its CA, tls_ca_file)"));
+                                       " (the server closed the connection: it stopped, or "
+                                       "it serves TLS and this plaintext client needs its CA, "
+                                       "tls_ca_file)"));
     }
     if (options.tls() && message.find("andshake") != std::string::npos) {
       return Status(out.code(),

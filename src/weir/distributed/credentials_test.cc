@@ -96,7 +96,8 @@ TEST_F(CredentialsTest, PlaintextClientOfATlsServerFailsClearly) {
   Status status = Call(server->bound_address(), ChannelOptions());
   EXPECT_EQ(status.code(), Code::kUnavailable) << status;
   EXPECT_THAT(status.message(), HasSubstr("GetStatus to " + server->bound_address()));
-  EXPECT_THAT(status.message(), HasSubstr("if it serves TLS, give this client its CA")) << status;
+  EXPECT_THAT(status.message(), HasSubstr("it serves TLS and this plaintext client needs its CA"))
+      << status;
 }
 
 TEST_F(CredentialsTest, TlsClientOfAPlaintextServerFailsClearly) {
