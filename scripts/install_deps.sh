@@ -11,6 +11,9 @@ DEBIAN_PACKAGES=(
   nlohmann-json3-dev libcli11-dev zlib1g-dev
   # gRPC, the distributed runtime's transport, and its protoc plugin.
   libgrpc++-dev protobuf-compiler-grpc
+  # Its tests: TLS material made at test time (openssl) and the cluster in
+  # network namespaces (ip, from iproute2).
+  openssl iproute2
   dataset-fashion-mnist
   # The ASan+UBSan tree and the fuzzers (scripts/test.sh, scripts/fuzz.sh):
   # clang 16 (clang 14 has no std::source_location with libstdc++ 12), its

@@ -1,6 +1,7 @@
 // weir-server as a real process: started on a free loopback port, asked for
-// its devices over gRPC (with a deadline), stopped with SIGTERM; and a bad
-// TF_CONFIG refused with its message on stderr.
+// its devices over gRPC (with a deadline), stopped with SIGTERM; serving TLS
+// with a token from a file; and a bad TF_CONFIG or TLS flag refused with its
+// message on stderr.
 #include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -9,12 +10,17 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
+#include <optional>
 #include <sstream>
 #include <thread>
 
+#include "weir/distributed/health_monitor.h"
+#include "weir/distributed/tls_test_util.h"
 #include "weir/distributed/worker_client.h"
 
 namespace weir {
@@ -42,16 +48,31 @@ class WeirServerTest : public ::testing::Test {
       kill(pid_, SIGKILL);
       waitpid(pid_, nullptr, 0);
     }
+    for (pid_t pid : others_) {
+      kill(pid, SIGKILL);
+      waitpid(pid, nullptr, 0);
+    }
     std::filesystem::remove_all(dir_);
   }
 
   // Starts weir-server with `args`, its stderr into dir_/stderr.txt, and
   // `tf_config` (unless null) as TF_CONFIG.
   void Start(std::vector<std::string> args, const char* tf_config = nullptr) {
-    std::string stderr_path = dir_ + "/stderr.txt";
-    pid_ = fork();
+    pid_ = Spawn(std::move(args), dir_ + "/stderr.txt", tf_config);
     ASSERT_GE(pid_, 0);
-    if (pid_ == 0) {
+  }
+
+  // Starts one more weir-server (killed at teardown), its stderr into `stderr_path`.
+  pid_t StartOther(std::vector<std::string> args, const std::string& stderr_path) {
+    pid_t pid = Spawn(std::move(args), stderr_path, nullptr);
+    if (pid > 0) others_.push_back(pid);
+    return pid;
+  }
+
+  pid_t Spawn(std::vector<std::string> args, const std::string& stderr_path,
+              const char* tf_config) {
+    pid_t pid = fork();
+    if (pid == 0) {
       int fd = open(stderr_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
       if (fd < 0 || dup2(fd, 2) < 0) _exit(127);
       if (tf_config != nullptr) {
@@ -67,6 +88,7 @@ class WeirServerTest : public ::testing::Test {
       execv(tool.c_str(), argv.data());
       _exit(127);
     }
+    return pid;
   }
 
   // Waits (polling) for the process to exit; its exit status, or -1 if it
@@ -102,6 +124,7 @@ class WeirServerTest : public ::testing::Test {
 
   std::string dir_;
   pid_t pid_ = -1;
+  std::vector<pid_t> others_;
 };
 
 TEST_F(WeirServerTest, ServesGetStatusAndStopsOnSigterm) {
@@ -126,8 +149,12 @@ TEST_F(WeirServerTest, ServesGetStatusAndStopsOnSigterm) {
   EXPECT_THAT(log, HasSubstr("/job:worker/replica:0/task:0 listening on " + address));
   EXPECT_THAT(log, HasSubstr("device /job:worker/replica:0/task:0/device:CPU:1 (CPU"));
 
+  // Prompt although the client keeps its connection open (gRPC's own
+  // Shutdown would wait out its whole grace period, 1 s).
+  auto term_at = std::chrono::steady_clock::now();
   ASSERT_EQ(kill(pid_, SIGTERM), 0);
   EXPECT_EQ(WaitForExit(5s), 0) << ReadFile(dir_ + "/stderr.txt");
+  EXPECT_LT(std::chrono::steady_clock::now() - term_at, 900ms);
   EXPECT_THAT(ReadFile(dir_ + "/stderr.txt"), HasSubstr("SIGTERM, stopping"));
   // Gone: the next call fails within its deadline.
   auto after = (*client)->GetStatus(1s);
@@ -172,6 +199,123 @@ TEST_F(WeirServerTest, BadTfConfigExitsNonZeroWithTheMessage) {
   Start({"--cluster", "worker=localhost:0", "--job", "worker", "--task", "1"});
   EXPECT_EQ(WaitForExit(10s), 1);
   EXPECT_THAT(ReadFile(dir_ + "/stderr.txt"), HasSubstr("--job/--task"));
+}
+
+TEST_F(WeirServerTest, ServesTlsWithATokenFromAFile) {
+  auto certs = MakeTestCertificates();
+  ASSERT_TRUE(certs.ok()) << certs.status();
+  std::string token_file = dir_ + "/token";
+  std::ofstream(token_file) << "process-token-42\n";
+  std::string address_file = dir_ + "/address";
+  Start({"--cluster", "worker=localhost:0", "--job", "worker", "--task", "0", "--intra-op-threads",
+         "1", "--tls-cert", certs->server_cert, "--tls-key", certs->server_key, "--tls-ca",
+         certs->ca_cert, "--auth-token-file", token_file, "--address-file", address_file});
+  std::string address = WaitForAddress(address_file, 20s);
+  ASSERT_FALSE(address.empty()) << "no address; stderr:\n" << ReadFile(dir_ + "/stderr.txt");
+  EXPECT_THAT(ReadFile(dir_ + "/stderr.txt"), HasSubstr("(TLS, auth token required)"));
+
+  ChannelOptions options;
+  options.tls_ca_file = certs->ca_cert;
+  options.auth_token = "process-token-42";
+  auto client = WorkerClient::Create(address, options);
+  ASSERT_TRUE(client.ok()) << client.status();
+  auto devices = (*client)->GetStatus(5s);
+  ASSERT_TRUE(devices.ok()) << devices.status();
+  EXPECT_EQ((*devices)[0].name, "/job:worker/replica:0/task:0/device:CPU:0");
+
+  options.auth_token = "process-token-41";
+  auto wrong = WorkerClient::Create(address, options);
+  ASSERT_TRUE(wrong.ok());
+  Status refused = (*wrong)->GetStatus(5s).status();
+  EXPECT_EQ(refused.code(), Code::kPermissionDenied) << refused;
+  EXPECT_THAT(refused.message(), HasSubstr("Unauthenticated"));
+  auto plaintext = WorkerClient::Create(address);
+  ASSERT_TRUE(plaintext.ok());
+  EXPECT_EQ((*plaintext)->GetStatus(5s).status().code(), Code::kUnavailable);
+
+  ASSERT_EQ(kill(pid_, SIGTERM), 0);
+  EXPECT_EQ(WaitForExit(10s), 0) << ReadFile(dir_ + "/stderr.txt");
+  std::filesystem::remove_all(certs->dir);
+}
+
+TEST_F(WeirServerTest, BadSecurityFlagsExitNonZeroWithTheMessage) {
+  std::vector<std::string> task = {"--cluster", "worker=localhost:0", "--job", "worker", "--task",
+                                   "0"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = task;
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  };
+  std::string token_file = dir_ + "/token";
+  std::ofstream(token_file) << "tok\n";
+  Start(with({"--auth-token-file", token_file}));  // a token without TLS
+  EXPECT_EQ(WaitForExit(10s), 1);
+  EXPECT_THAT(ReadFile(dir_ + "/stderr.txt"), HasSubstr("an auth token needs TLS"));
+
+  Start(with({"--tls-cert", dir_ + "/missing.pem", "--tls-key", dir_ + "/missing.key"}));
+  EXPECT_EQ(WaitForExit(10s), 1);
+  EXPECT_THAT(ReadFile(dir_ + "/stderr.txt"), HasSubstr("missing.key' cannot be read"));
+
+  Start(with({"--auth-token-file", dir_ + "/no-token-file"}));
+  EXPECT_EQ(WaitForExit(10s), 1);
+  EXPECT_THAT(ReadFile(dir_ + "/stderr.txt"), HasSubstr("--auth-token-file"));
+
+  Start(with({"--max-message-bytes", "0"}));
+  EXPECT_EQ(WaitForExit(10s), 1);
+  EXPECT_THAT(ReadFile(dir_ + "/stderr.txt"), HasSubstr("max_message_bytes 0"));
+}
+
+// The failure-detection test: a task killed with SIGKILL is reported
+// Unavailable, naming its job, task and address, within 5 s.
+TEST_F(WeirServerTest, HealthMonitorReportsASigkilledTaskWithinFiveSeconds) {
+  std::string ps_file = dir_ + "/ps_address";
+  std::string worker_file = dir_ + "/worker_address";
+  Start({"--cluster", "worker=localhost:0;ps=localhost:1", "--job", "worker", "--task", "0",
+         "--intra-op-threads", "1", "--address-file", worker_file});
+  pid_t worker = pid_;
+  std::string worker_address = WaitForAddress(worker_file, 20s);
+  ASSERT_FALSE(worker_address.empty()) << ReadFile(dir_ + "/stderr.txt");
+  pid_t ps = StartOther({"--cluster", "worker=localhost:1;ps=localhost:0", "--job", "ps", "--task",
+                         "0", "--intra-op-threads", "1", "--address-file", ps_file},
+                        dir_ + "/ps_stderr.txt");
+  ASSERT_GT(ps, 0);
+  pid_ = ps;  // WaitForAddress watches pid_
+  std::string ps_address = WaitForAddress(ps_file, 20s);
+  pid_ = worker;
+  ASSERT_FALSE(ps_address.empty()) << ReadFile(dir_ + "/ps_stderr.txt");
+
+  auto cluster =
+      ClusterSpec::FromJobs({{"worker", {{0, worker_address}}}, {"ps", {{0, ps_address}}}});
+  ASSERT_TRUE(cluster.ok()) << cluster.status();
+  auto monitor = HealthMonitor::Create(*cluster, HealthMonitorOptions());
+  ASSERT_TRUE(monitor.ok()) << monitor.status();
+  ASSERT_TRUE((*monitor)->CheckNow().ok());
+  std::mutex mu;
+  std::condition_variable cv;
+  std::optional<std::chrono::steady_clock::time_point> detected;
+  ASSERT_TRUE((*monitor)
+                  ->Start([&](const Status&) {
+                    std::lock_guard<std::mutex> lock(mu);
+                    detected = std::chrono::steady_clock::now();
+                    cv.notify_all();
+                  })
+                  .ok());
+  std::this_thread::sleep_for(700ms);  // healthy rounds first
+  ASSERT_TRUE((*monitor)->status().ok()) << (*monitor)->status();
+
+  auto killed_at = std::chrono::steady_clock::now();
+  ASSERT_EQ(kill(worker, SIGKILL), 0);
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait_for(lock, 10s, [&] { return detected.has_value(); });
+  }
+  ASSERT_TRUE(detected.has_value()) << "not detected in 10 s";
+  EXPECT_LT(*detected - killed_at, 5s);
+  Status status = (*monitor)->status();
+  EXPECT_EQ(status.code(), Code::kUnavailable) << status;
+  EXPECT_THAT(status.message(), HasSubstr("task /job:worker/replica:0/task:0 at " + worker_address +
+                                          " failed its health check"));
+  (*monitor)->Stop();
 }
 
 }  // namespace

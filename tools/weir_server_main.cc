@@ -4,6 +4,8 @@
 //               --job worker --task 0
 //   TF_CONFIG='{"cluster": {...}, "task": {"type": "worker", "index": 0}}' weir-server
 //   weir-server --slurm [--slurm-base-port 8888]      # inside srun
+//   weir-server ... --tls-cert task.pem --tls-key task.key [--tls-ca ca.pem]
+//                   [--auth-token-file token.txt] [--max-message-bytes N]
 //
 // Listens on loopback unless --host says otherwise; a port of 0 picks a free
 // one. Logs its address and devices on stderr (and writes the address to
@@ -32,6 +34,7 @@ struct Args {
   SlurmOptions slurm_options;
   ServerOptions server;
   std::string address_file;
+  std::string auth_token_file;
 };
 
 StatusOr<ClusterConfig> ResolveConfig(const Args& args) {
@@ -73,7 +76,16 @@ int Serve(const Args& args) {
     std::cerr << "weir-server: " << config.status() << "\n";
     return 1;
   }
-  StatusOr<std::unique_ptr<Server>> server = Server::Create(*config, args.server);
+  ServerOptions options = args.server;
+  if (!args.auth_token_file.empty()) {
+    StatusOr<std::string> token = ReadAuthTokenFile(args.auth_token_file);
+    if (!token.ok()) {
+      std::cerr << "weir-server: --auth-token-file: " << token.status() << "\n";
+      return 1;
+    }
+    options.security.auth_token = *token;
+  }
+  StatusOr<std::unique_ptr<Server>> server = Server::Create(*config, options);
   if (!server.ok()) {
     std::cerr << "weir-server: " << server.status() << "\n";
     return 1;
@@ -85,7 +97,8 @@ int Serve(const Args& args) {
   }
   std::string address = (*server)->bound_address();
   std::cerr << "weir-server: " << ClusterSpec::TaskName(config->job, config->task)
-            << " listening on " << address << "\n";
+            << " listening on " << address << (options.security.tls() ? " (TLS" : " (plaintext")
+            << (options.security.auth_token.empty() ? ")" : ", auth token required)") << "\n";
   for (const DeviceAttributes& device : (*server)->device_attributes()) {
     std::cerr << "weir-server: device " << device.name << " (" << device.device_type
               << ", memory limit " << device.memory_limit << " bytes)\n";
@@ -137,6 +150,17 @@ int main(int argc, char** argv) {
                  "threads of each device's intra-op pool (0: one per core)")
       ->default_val(0);
   app.add_option("--address-file", args.address_file, "write the bound address here once serving");
+  app.add_option("--tls-cert", args.server.security.tls_cert_file,
+                 "PEM certificate (chain) of this task: serve TLS (with --tls-key)");
+  app.add_option("--tls-key", args.server.security.tls_key_file, "PEM private key of --tls-cert");
+  app.add_option("--tls-ca", args.server.security.tls_ca_file,
+                 "PEM CA bundle this task trusts when it calls other tasks");
+  app.add_option("--auth-token-file", args.auth_token_file,
+                 "require this file's token on every call (needs TLS; a file, so the token "
+                 "never shows on a command line)");
+  app.add_option("--max-message-bytes", args.server.security.max_message_bytes,
+                 "the largest message served or accepted")
+      ->default_val(weir::kDefaultMaxMessageBytes);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

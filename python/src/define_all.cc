@@ -8,6 +8,7 @@ void DefineAll(nanobind::module_& m) {
   DefineGraph(m);
   DefineSession(m);
   DefineRecords(m);
+  DefineServer(m);
 }
 
 }  // namespace weir::python

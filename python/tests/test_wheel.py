@@ -33,6 +33,13 @@ try:
     raise SystemExit("a shape error was not raised")
 except (ValueError, wr.errors.InvalidArgumentError) as e:  # shape inference at build time
     assert "MatMul" in str(e), str(e)
+# The wheel has no gRPC: ClusterSpec works, Server says why it cannot.
+assert wr.train.ClusterSpec({"worker": ["localhost:1"]}).num_tasks("worker") == 1
+try:
+    wr.distribute.Server({"worker": ["localhost:0"]})
+    raise SystemExit("wr.distribute.Server did not raise in a build without gRPC")
+except wr.errors.UnimplementedError as e:
+    assert "no distributed runtime" in str(e), str(e)
 print("OK", out.tolist(), grad.tolist())
 """
 

@@ -43,6 +43,7 @@ from weir import io, python_io  # noqa: F401
 from weir import saved_model  # noqa: F401
 from weir import strings  # noqa: F401
 from weir import raw_ops  # noqa: F401
+from weir import distribute  # noqa: F401
 
 __version__ = "0.1.0"
 

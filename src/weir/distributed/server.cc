@@ -10,6 +10,8 @@
 #include "proto/worker_service.grpc.pb.h"
 #include "weir/base/checked_math.h"
 #include "weir/base/str_util.h"
+#include "weir/distributed/grpc_credentials.h"
+#include "weir/distributed/grpc_shutdown.h"
 #include "weir/distributed/grpc_util.h"
 #include "weir/runtime/device_mgr.h"
 
@@ -18,10 +20,9 @@ namespace {
 
 // More CPU devices than this in one task is a typo, not a configuration.
 constexpr int kMaxCpuDevices = 1024;
-// How long Stop lets calls in flight finish before cancelling them. gRPC's
-// Shutdown also waits this long while a client process keeps a connection
-// open, even with no call in flight, so it bounds SIGTERM's latency too.
-constexpr auto kShutdownGrace = std::chrono::seconds(1);
+// How long Stop lets calls in flight finish before cancelling them; idle
+// connections do not hold it up (grpc_shutdown.h).
+constexpr auto kShutdownGrace = std::chrono::milliseconds(1000);
 
 // Physical memory, the CPU devices' memory limit (0 when unknown).
 int64_t PhysicalMemoryBytes() {
@@ -70,6 +71,8 @@ struct Server::Impl {
   explicit Impl(const Server* server) : service(server) {}
 
   WorkerServiceImpl service;
+  std::shared_ptr<grpc::ServerCredentials> credentials;
+  InflightCalls inflight;  // outlives grpc_server (declared before it)
   std::unique_ptr<grpc::Server> grpc_server;
   std::mutex mu;
   std::condition_variable stopped_cv;
@@ -93,10 +96,19 @@ StatusOr<std::unique_ptr<Server>> Server::Create(const ClusterConfig& config,
     return errors::InvalidArgument("intra-op threads ", options.intra_op_threads, " is negative");
   }
   if (options.host.empty()) return errors::InvalidArgument("the host to listen on is empty");
+  // Reads the TLS files now, so a bad one fails here with its name.
+  StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials =
+      MakeServerCredentials(options.security);
+  if (!credentials.ok()) {
+    return Status(credentials.status().code(),
+                  StrCat("server of ", ClusterSpec::TaskName(config.job, config.task), ": ",
+                         credentials.status().message()));
+  }
   std::unique_ptr<Server> server(new Server(config, options));
   server->devices_ = DeviceMgr::NewCpuDevices(options.num_cpu_devices, options.intra_op_threads,
                                               config.job, config.task);
   server->impl_ = std::make_unique<Impl>(server.get());
+  server->impl_->credentials = std::move(*credentials);
   return server;
 }
 
@@ -137,14 +149,20 @@ Status Server::Start() {
   // gRPC sets SO_REUSEPORT by default, which would let a second server bind
   // a port in use and share its calls; a busy port must be an error.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
-  builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &selected_port);
+  builder.AddListeningPort(listen, impl_->credentials, &selected_port);
+  ApplyServerLimits(options_.security, &builder);
+  std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;
+  interceptors.push_back(impl_->inflight.MakeFactory());
+  builder.experimental().SetInterceptorCreators(std::move(interceptors));
   builder.RegisterService(&impl_->service);
   impl_->grpc_server = builder.BuildAndStart();
   if (impl_->grpc_server == nullptr || selected_port == 0) {
     impl_->grpc_server.reset();
-    return errors::Unavailable("server of ", task, " cannot listen on ", listen,
-                               " (the port is in use, or the host is not an address of this "
-                               "machine)");
+    return errors::Unavailable(
+        "server of ", task, " cannot listen on ", listen,
+        " (the port is in use, or the host is not an address of this "
+        "machine",
+        options_.security.tls() ? ", or gRPC rejected the TLS key/certificate" : "", ")");
   }
   impl_->bound_address = JoinHostPort(options_.host, selected_port);
   impl_->started = true;
@@ -158,7 +176,7 @@ void Server::Stop() {
   impl_->stopping = true;
   if (impl_->grpc_server) {
     lock.unlock();  // Shutdown waits for calls in flight, which take no lock
-    impl_->grpc_server->Shutdown(std::chrono::system_clock::now() + kShutdownGrace);
+    ShutdownPromptly(impl_->grpc_server.get(), &impl_->inflight, kShutdownGrace);
     lock.lock();
   }
   impl_->stopped = true;

@@ -21,6 +21,7 @@
 
 #include "weir/base/status.h"
 #include "weir/distributed/cluster_spec.h"
+#include "weir/distributed/credentials.h"
 
 namespace weir {
 
@@ -36,6 +37,9 @@ struct ServerOptions {
   std::string host = "127.0.0.1";
   int num_cpu_devices = 1;
   int intra_op_threads = 0;  // 0: one per schedulable core
+  // TLS, the auth token and message limits (credentials.h); plaintext by
+  // default. The task calls its peers with PeerChannelOptions(security).
+  ServerSecurity security;
 };
 
 // What GetStatus reports of each device (TensorFlow's DeviceAttributes).
@@ -58,7 +62,8 @@ class Server {
   ~Server();
 
   // Binds and starts serving. Unavailable if the address cannot be bound
-  // (a port in use); FailedPrecondition if already started or stopped.
+  // (a port in use, or TLS files gRPC rejects); FailedPrecondition if already
+  // started or stopped.
   Status Start();
   // Stops accepting calls, finishes the ones in flight, and wakes Join.
   void Stop();

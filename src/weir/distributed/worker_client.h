@@ -9,15 +9,19 @@
 #include <vector>
 
 #include "weir/base/status.h"
+#include "weir/distributed/credentials.h"
 #include "weir/distributed/server.h"
 
 namespace weir {
 
 class WorkerClient {
  public:
-  // A client of the task at `address` ("host:port"). Connects lazily: this
-  // never fails for an unreachable address; the first call does.
-  static StatusOr<std::unique_ptr<WorkerClient>> Create(const std::string& address);
+  // A client of the task at `address` ("host:port"), plaintext or with the
+  // TLS, token and limits of `options`. Connects lazily: this never fails
+  // for an unreachable address; the first call does. InvalidArgument for
+  // bad options or an unreadable CA file.
+  static StatusOr<std::unique_ptr<WorkerClient>> Create(
+      const std::string& address, const ChannelOptions& options = ChannelOptions());
   ~WorkerClient();
 
   // The task's devices. `timeout` bounds the whole call, connecting included.
@@ -27,9 +31,10 @@ class WorkerClient {
 
  private:
   struct Impl;
-  explicit WorkerClient(std::string address);
+  WorkerClient(std::string address, ChannelOptions options);
 
   std::string address_;
+  ChannelOptions options_;
   std::unique_ptr<Impl> impl_;
 };
 

@@ -1,0 +1,131 @@
+"""TensorFlow's null-step latency over its own gRPC runtime (OSDI 2016, Fig. 6),
+the peer of Weir's distributed null-step benchmark.
+
+For each N, N worker tasks are started, each a tf.distribute.Server in its own
+process on a free loopback port; a tf.compat.v1.Session on the first task's
+target (its master) runs a step that fetches one scalar Const placed on each
+/job:worker/task:i. After --warmup steps (which also register the partitions
+with every worker), --steps steps are timed one by one; the script prints one
+JSON line per N with the median, p90 and mean step latency in milliseconds and
+the client's CPU time per step:
+
+  /opt/weir-peers/bin/python bench/peers/null_step_peers.py --workers 1,2,4,8,16,32
+
+The servers are started with one intra- and one inter-op thread each, so many
+tasks fit on a small machine; they are killed when the N is done (or if the
+script fails).
+"""
+import argparse
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+
+def free_ports(count):
+    """`count` distinct free loopback ports (held open together, so no two
+    are the same; a race with another program is possible but rare)."""
+    sockets = []
+    try:
+        for _ in range(count):
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            s.bind(("127.0.0.1", 0))
+            sockets.append(s)
+        return [s.getsockname()[1] for s in sockets]
+    finally:
+        for s in sockets:
+            s.close()
+
+
+def serve(cluster_json, task):
+    """The body of a worker process: one task, serving until killed."""
+    import tensorflow as tf
+    cluster = tf.train.ClusterSpec(json.loads(cluster_json))
+    config = tf.compat.v1.ConfigProto(intra_op_parallelism_threads=1,
+                                      inter_op_parallelism_threads=1)
+    server = tf.distribute.Server(cluster, job_name="worker", task_index=task, config=config)
+    print("ready", server.target, flush=True)
+    server.join()
+
+
+def wait_ready(processes):
+    """Each process prints 'ready <target>' once its server listens (an
+    empty line: it exited first)."""
+    for p in processes:
+        line = p.stdout.readline()
+        if not line.startswith("ready"):
+            raise RuntimeError("a worker did not start: %r" % line)
+
+
+def measure(n, steps, warmup):
+    import tensorflow as tf
+    tf.compat.v1.disable_eager_execution()
+    ports = free_ports(n)
+    addresses = ["127.0.0.1:%d" % port for port in ports]
+    cluster_json = json.dumps({"worker": addresses})
+    processes = []
+    try:
+        for task in range(n):
+            processes.append(subprocess.Popen(
+                [sys.executable, __file__, "--serve-task", str(task), "--cluster", cluster_json],
+                stdout=subprocess.PIPE, text=True))
+        wait_ready(processes)
+        graph = tf.Graph()
+        with graph.as_default():
+            fetches = []
+            for task in range(n):
+                with tf.device("/job:worker/task:%d" % task):
+                    fetches.append(tf.constant(float(task), name="scalar_%d" % task))
+        config = tf.compat.v1.ConfigProto(intra_op_parallelism_threads=1,
+                                          inter_op_parallelism_threads=1)
+        with tf.compat.v1.Session("grpc://" + addresses[0], graph=graph, config=config) as sess:
+            for _ in range(warmup):
+                values = sess.run(fetches)
+            assert values == [float(task) for task in range(n)], values
+            times = []
+            cpu_start = time.process_time()
+            for _ in range(steps):
+                start = time.perf_counter()
+                sess.run(fetches)
+                times.append(time.perf_counter() - start)
+            cpu = time.process_time() - cpu_start
+        times.sort()
+        return {
+            "peer": "tensorflow " + tf.__version__,
+            "workers": n,
+            "steps": steps,
+            "median_ms": round(1e3 * statistics.median(times), 3),
+            "p90_ms": round(1e3 * times[int(0.9 * (len(times) - 1))], 3),
+            "mean_ms": round(1e3 * statistics.fmean(times), 3),
+            "client_cpu_ms_per_step": round(1e3 * cpu / steps, 3),
+        }
+    finally:
+        for p in processes:
+            p.kill()
+        for p in processes:
+            p.wait()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--workers", default="1,2,4,8,16,32",
+                        help="comma-separated numbers of worker tasks")
+    parser.add_argument("--steps", type=int, default=1000, help="timed steps per N")
+    parser.add_argument("--warmup", type=int, default=50, help="untimed steps first")
+    parser.add_argument("--serve-task", type=int, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--cluster", default=None, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve_task is not None:
+        serve(args.cluster, args.serve_task)
+        return
+    for n in [int(x) for x in args.workers.split(",")]:
+        print(json.dumps(measure(n, args.steps, args.warmup)), flush=True)
+
+
+if __name__ == "__main__":
+    main()

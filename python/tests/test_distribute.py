@@ -1,0 +1,201 @@
+"""wr.train.ClusterSpec against TensorFlow 2.21's tf.train.ClusterSpec (run in
+the peers' interpreter), and wr.distribute.Server as a real in-process
+server: its target answers GetStatus over gRPC, with TLS and a token too."""
+import json
+import os
+import re
+import subprocess
+import threading
+import time
+
+import pytest
+
+import weir as wr
+from weir import _C
+from weir.distribute import server_lib
+from peers import PEERS_PYTHON
+
+# Runs with `lib` bound to tf.train or wr.train and prints one JSON document:
+# the observable behaviour of ClusterSpec on these inputs, errors included.
+CLUSTER_SPEC_PROBE = r"""
+import json
+
+def outcome(thunk):
+    try:
+        return ["ok", repr(thunk())]
+    except Exception as e:
+        return [type(e).__name__, str(e)]
+
+SPECS = [
+    {"worker": ["a:1", "b:2"], "ps": {3: "c:3"}, "chief": ["d:4"]},
+    {"worker": ("h:1", "h:2", "h:3")},
+    {"w": {"0": "a:1", "2": "a:3"}},
+    {"w": ["a:1", "a:1"]},
+    {b"bytes_job": [b"x:1"]},
+    {},
+]
+BAD = [5, "worker", {"w": "a:1"}, {"w": {"x": "a:1"}}, {1: ["a:1"]}, {"w": [1]}, None]
+
+result = {"specs": [], "bad": [outcome(lambda b=b: lib.ClusterSpec(b)) for b in BAD]}
+for spec in SPECS:
+    c = lib.ClusterSpec(spec)
+    entry = {
+        "jobs": repr(c.jobs), "str": str(c), "repr": repr(c), "as_dict": repr(c.as_dict()),
+        "bool": bool(c), "eq_copy": c == lib.ClusterSpec(c), "ne_empty": c != lib.ClusterSpec({}),
+        "eq_dict": c == spec,
+        "from_def": lib.ClusterSpec(c.as_cluster_def()) == c,
+        "cluster_def": c.as_cluster_def().SerializeToString(deterministic=True).hex(),
+        "missing_job": [outcome(lambda: c.num_tasks("nope")), outcome(lambda: c.job_tasks("nope")),
+                        outcome(lambda: c.task_indices("nope")),
+                        outcome(lambda: c.task_address("nope", 0))],
+        "hash": outcome(lambda: hash(c)),
+    }
+    for job in c.jobs:
+        entry[repr(job)] = [c.num_tasks(job), c.task_indices(job), c.job_tasks(job),
+                      [c.task_address(job, i) for i in c.task_indices(job)],
+                      outcome(lambda: c.task_address(job, 99))]
+    result["specs"].append(entry)
+print(json.dumps(result, sort_keys=True, default=repr))
+"""
+
+
+def weir_cluster_spec_behaviour():
+    scope = {"lib": wr.train}
+    import contextlib
+    import io
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(CLUSTER_SPEC_PROBE, scope)
+    return json.loads(out.getvalue())
+
+
+@pytest.mark.skipif(not os.path.exists(PEERS_PYTHON),
+                    reason="TensorFlow 2.21 (the peers' venv) is not installed")
+def test_cluster_spec_behaves_as_tensorflows():
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
+    program = "import tensorflow as tf\nlib = tf.train\n" + CLUSTER_SPEC_PROBE
+    done = subprocess.run([PEERS_PYTHON, "-c", program], capture_output=True, text=True, env=env,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    expected = json.loads(done.stdout.strip().splitlines()[-1])
+    got = weir_cluster_spec_behaviour()
+    assert got["bad"] == expected["bad"]
+    assert len(got["specs"]) == len(expected["specs"])
+    for ours, theirs in zip(got["specs"], expected["specs"]):
+        assert ours == theirs
+
+
+def test_cluster_spec_basics_without_tensorflow():
+    c = wr.train.ClusterSpec({"worker": ["a:1", "b:2"], "ps": {3: "c:3"}})
+    assert c.jobs == ["worker", "ps"]
+    assert c.as_dict() == {"worker": ["a:1", "b:2"], "ps": {3: "c:3"}}
+    assert c.job_tasks("ps") == [None, None, None, "c:3"]
+    assert c.task_address("worker", 1) == "b:2"
+    assert c.num_tasks("ps") == 1 and c.task_indices("ps") == [3]
+    assert wr.train.ClusterSpec(c.as_cluster_def()) == c
+    assert not wr.train.ClusterSpec({})
+    with pytest.raises(ValueError, match="No such job in cluster: 'x'"):
+        c.num_tasks("x")
+    assert wr.distribute.ClusterSpec is wr.train.ClusterSpec
+
+
+needs_runtime = pytest.mark.skipif(not server_lib.available(),
+                                   reason="this build has no distributed runtime (gRPC)")
+
+
+@needs_runtime
+def test_server_serves_its_devices_at_its_target():
+    server = wr.distribute.Server({"worker": ["localhost:0"], "ps": ["localhost:1"]},
+                                  job_name="worker", task_index=0,
+                                  config={"device_count": {"CPU": 2},
+                                          "intra_op_parallelism_threads": 1})
+    assert re.fullmatch(r"grpc://127\.0\.0\.1:\d+", server.target), server.target
+    assert not server.target.endswith(":0")
+    address = server.target[len("grpc://"):]
+    names = _C.distributed_get_status(address, 5.0)
+    assert names == ["/job:worker/replica:0/task:0/device:CPU:0",
+                     "/job:worker/replica:0/task:0/device:CPU:1"]
+    assert server.devices() == names
+    assert server.server_def.job_name == "worker"
+    server.start()  # again: a no-op, as TensorFlow's
+
+    joined = threading.Event()
+    thread = threading.Thread(target=lambda: (server.join(), joined.set()))
+    thread.start()
+    time.sleep(0.1)
+    assert not joined.is_set()
+    server.stop()
+    thread.join(10)
+    assert joined.is_set()
+    with pytest.raises((wr.errors.UnavailableError, wr.errors.DeadlineExceededError),
+                       match="GetStatus to " + re.escape(address)):
+        _C.distributed_get_status(address, 2.0)
+
+
+@needs_runtime
+def test_create_local_server_and_server_def():
+    server = wr.distribute.Server.create_local_server()
+    names = _C.distributed_get_status(server.target[len("grpc://"):], 5.0)
+    assert names == ["/job:localhost/replica:0/task:0/device:CPU:0"]
+    server.stop()
+    assert wr.train.Server is wr.distribute.Server
+
+    from weir.core import protos
+    server_def = protos.ServerDef()
+    server_def.cluster.CopyFrom(wr.train.ClusterSpec({"ps": ["localhost:7"]}).as_cluster_def())
+    server_def.job_name = "ps"
+    server_def.task_index = 0
+    server_def.port = 0
+    unstarted = wr.distribute.Server(server_def, start=False)
+    unstarted.start()
+    assert _C.distributed_get_status(unstarted.target[len("grpc://"):], 5.0) == [
+        "/job:ps/replica:0/task:0/device:CPU:0"]
+    unstarted.stop()
+
+
+@needs_runtime
+def test_server_argument_errors():
+    two_jobs = {"worker": ["localhost:0"], "ps": ["localhost:0"]}
+    with pytest.raises(ValueError, match="Must specify an explicit `job_name`"):
+        wr.distribute.Server(two_jobs, start=False)
+    with pytest.raises(ValueError, match="Must specify an explicit `task_index`"):
+        wr.distribute.Server({"worker": ["localhost:0", "localhost:0"]}, job_name="worker",
+                             start=False)
+    with pytest.raises(ValueError, match="protocol 'grpc\\+verbs' is not supported"):
+        wr.distribute.Server({"w": ["localhost:0"]}, protocol="grpc+verbs", start=False)
+    with pytest.raises(wr.errors.InvalidArgumentError, match="no task 5"):
+        wr.distribute.Server({"w": ["localhost:0"]}, job_name="w", task_index=5, start=False)
+    with pytest.raises(wr.errors.InvalidArgumentError, match="an auth token needs TLS"):
+        wr.distribute.Server({"w": ["localhost:0"]}, auth_token="t", start=False)
+
+
+@needs_runtime
+def test_server_with_tls_and_a_token(tmp_path):
+    def openssl(*args):
+        subprocess.run(["openssl", *args], check=True, capture_output=True, cwd=tmp_path)
+
+    curve = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+    openssl("req", "-x509", *curve, "-keyout", "ca.key", "-out", "ca.pem", "-days", "2",
+            "-subj", "/CN=test-ca")
+    openssl("req", *curve, "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=localhost")
+    (tmp_path / "ext").write_text("subjectAltName=DNS:localhost,IP:127.0.0.1\n")
+    openssl("x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key",
+            "-CAcreateserial", "-out", "server.pem", "-days", "2", "-extfile", "ext")
+    server = wr.distribute.Server({"worker": ["localhost:0"]},
+                                  tls_cert_file=str(tmp_path / "server.pem"),
+                                  tls_key_file=str(tmp_path / "server.key"), auth_token="py-token")
+    address = server.target[len("grpc://"):]
+    ca = str(tmp_path / "ca.pem")
+    assert _C.distributed_get_status(address, 5.0, ca, "py-token") == [
+        "/job:worker/replica:0/task:0/device:CPU:0"]
+    with pytest.raises(wr.errors.PermissionDeniedError, match="Unauthenticated"):
+        _C.distributed_get_status(address, 5.0, ca, "wrong")
+    with pytest.raises(wr.errors.UnavailableError):
+        _C.distributed_get_status(address, 5.0)  # plaintext
+    server.stop()
+
+
+def test_server_without_the_runtime_is_a_clear_error(monkeypatch):
+    monkeypatch.setattr(server_lib, "available", lambda: False)
+    with pytest.raises(wr.errors.UnimplementedError, match="no distributed runtime"):
+        wr.distribute.Server({"worker": ["localhost:0"]})

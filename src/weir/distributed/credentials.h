@@ -1,0 +1,74 @@
+// Transport security and limits of the distributed runtime's gRPC channels:
+// TLS (a server key and certificate; clients verify the server with a CA),
+// a shared token every call must carry, and the largest message a side
+// sends or accepts. All optional; the defaults are plaintext, no token and
+// kDefaultMaxMessageBytes.
+//
+// The token is a bearer secret: it is only ever sent over TLS (gRPC itself
+// refuses to attach call credentials to a plaintext channel), so a token
+// without TLS is an InvalidArgument on both sides rather than a secret sent
+// in clear.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "weir/base/status.h"
+
+namespace weir {
+
+// 64 MiB: larger than any one control message; tensors beyond it travel in
+// pieces. gRPC's own receive default (4 MiB) is too small for tensors.
+constexpr int64_t kDefaultMaxMessageBytes = int64_t{64} << 20;
+// gRPC takes the limit as an int.
+constexpr int64_t kMaxMessageBytesLimit = (int64_t{1} << 31) - 1;
+
+// What a server needs to accept calls (ServerOptions::security).
+struct ServerSecurity {
+  // PEM files of this task's certificate (chain) and private key: both set
+  // turns TLS on; exactly one is an error.
+  std::string tls_cert_file;
+  std::string tls_key_file;
+  // PEM bundle of the CA(s) this task trusts when it calls other tasks
+  // (PeerChannelOptions); empty with TLS on: the certificate file's chain.
+  std::string tls_ca_file;
+  // Non-empty: every call must carry this token (needs TLS), else it is
+  // refused with "Unauthenticated". Printable ASCII, no spaces.
+  std::string auth_token;
+  // The largest message the server accepts or sends, in bytes.
+  int64_t max_message_bytes = kDefaultMaxMessageBytes;
+
+  bool tls() const { return !tls_cert_file.empty() || !tls_key_file.empty(); }
+  // InvalidArgument naming the field at fault (a missing file is caught
+  // when the server reads it).
+  Status Validate() const;
+};
+
+// What a client needs to call a task (WorkerClient, the master's channels).
+struct ChannelOptions {
+  // PEM bundle of the CA(s) that signed the servers' certificates: non-empty
+  // turns TLS on. The server's certificate must name the host the client
+  // dials (a DNS or IP subject alternative name) unless tls_server_name
+  // says which name to check instead.
+  std::string tls_ca_file;
+  std::string tls_server_name;
+  // Sent with every call when non-empty (needs TLS).
+  std::string auth_token;
+  // The largest message the client sends or accepts, in bytes.
+  int64_t max_message_bytes = kDefaultMaxMessageBytes;
+
+  bool tls() const { return !tls_ca_file.empty(); }
+  Status Validate() const;
+};
+
+// The options a task uses to call the other tasks of its cluster: its CA
+// (or its own certificate chain), its token and its message limit.
+ChannelOptions PeerChannelOptions(const ServerSecurity& security);
+
+// A token from a file (so it never appears on a command line): the file's
+// text less surrounding whitespace. InvalidArgument naming the file if it is
+// missing, empty, longer than 4096 bytes, or holds anything but printable
+// ASCII without spaces.
+StatusOr<std::string> ReadAuthTokenFile(const std::string& path);
+
+}  // namespace weir

@@ -1,0 +1,69 @@
+// HealthMonitor: watches every task of a cluster with GetStatus calls, each
+// with a deadline, and reports the first task that fails one as Unavailable
+// naming its job, task and address. A dead process (connection refused) is
+// seen at the next round; a host cut off the network at the deadline of the
+// call in flight, so a failure is reported within about interval + timeout.
+//
+//   WEIR_ASSIGN_OR_RETURN(auto monitor, HealthMonitor::Create(cluster, options));
+//   WEIR_RETURN_IF_ERROR(monitor->CheckNow());            // one round, now
+//   monitor->Start([](const Status& failure) { ... });    // or in the background
+//   ... monitor->status() ...                             // OK or the first failure
+//   monitor->Stop();                                      // prompt; the destructor does it
+//
+// Thread-safe: CheckNow, status and Stop may be called from any thread.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "weir/base/status.h"
+#include "weir/distributed/cluster_spec.h"
+#include "weir/distributed/credentials.h"
+
+namespace weir {
+
+struct HealthMonitorOptions {
+  // The pause between the end of one round of checks and the next.
+  std::chrono::milliseconds interval{500};
+  // The deadline of each GetStatus call (connecting included).
+  std::chrono::milliseconds timeout{1500};
+  // TLS, token and limits of the calls (a task's PeerChannelOptions).
+  ChannelOptions channel;
+};
+
+class HealthMonitor {
+ public:
+  // A monitor of every task of `cluster` (an empty cluster is an error).
+  // Connects lazily; nothing runs until CheckNow or Start.
+  static StatusOr<std::unique_ptr<HealthMonitor>> Create(const ClusterSpec& cluster,
+                                                         const HealthMonitorOptions& options);
+  ~HealthMonitor();
+
+  // One round: GetStatus to every task at once, each with the deadline.
+  // OK if all answered; else Unavailable naming the first failed task (in
+  // job and task order): "task /job:ps/replica:0/task:0 at 10.0.0.3:2222
+  // failed its health check: ...". Takes at most about `timeout`.
+  Status CheckNow();
+
+  // Runs rounds in a background thread until Stop or the first failure,
+  // which is kept (status()) and passed once to `on_failure` (may be null)
+  // on that thread. FailedPrecondition if started before.
+  Status Start(std::function<void(const Status&)> on_failure);
+  // Ends the background thread (waits at most for the round in flight) and
+  // joins it. Idempotent.
+  void Stop();
+
+  // OK, or the first failure the background rounds saw (it stays).
+  Status status() const;
+
+ private:
+  struct Impl;
+  explicit HealthMonitor(std::unique_ptr<Impl> impl);
+  void Loop(std::function<void(const Status&)> on_failure);
+
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace weir

@@ -1,0 +1,76 @@
+// weir_cluster_probe: the client side of the network-namespace tests. Checks
+// the tasks of a cluster with HealthMonitor, from whatever namespace it runs
+// in:
+//
+//   weir_cluster_probe --cluster 'worker=10.0.0.1:2222;ps=10.0.0.3:2222' --once
+//       one round: prints "healthy" and exits 0, or the failure and exits 1;
+//   weir_cluster_probe --cluster ... --watch [--limit-s 30]
+//       prints "watching" once the first round passed, then runs rounds until
+//       one fails: prints "FAILED <status>" and exits 2 (3 if none failed
+//       within --limit-s).
+#include <CLI/CLI.hpp>
+#include <chrono>
+#include <condition_variable>
+#include <iostream>
+#include <mutex>
+#include <optional>
+
+#include "weir/distributed/cluster_spec.h"
+#include "weir/distributed/health_monitor.h"
+
+int main(int argc, char** argv) {
+  std::string cluster_flag;
+  bool once = false, watch = false;
+  int interval_ms = 500, timeout_ms = 1500, limit_s = 60;
+  CLI::App app{"weir_cluster_probe: health checks of a cluster's tasks"};
+  app.add_option("--cluster", cluster_flag, "worker=host:port,...;ps=host:port")->required();
+  app.add_flag("--once", once, "one round");
+  app.add_flag("--watch", watch, "rounds until one fails");
+  app.add_option("--interval-ms", interval_ms)->default_val(500);
+  app.add_option("--timeout-ms", timeout_ms)->default_val(1500);
+  app.add_option("--limit-s", limit_s)->default_val(60);
+  CLI11_PARSE(app, argc, argv);
+  if (once == watch) {
+    std::cerr << "weir_cluster_probe: give exactly one of --once and --watch\n";
+    return 64;
+  }
+  auto cluster = weir::ClusterSpec::ParseFlags(cluster_flag);
+  if (!cluster.ok()) {
+    std::cerr << "weir_cluster_probe: " << cluster.status() << "\n";
+    return 64;
+  }
+  weir::HealthMonitorOptions options;
+  options.interval = std::chrono::milliseconds(interval_ms);
+  options.timeout = std::chrono::milliseconds(timeout_ms);
+  auto monitor = weir::HealthMonitor::Create(*cluster, options);
+  if (!monitor.ok()) {
+    std::cerr << "weir_cluster_probe: " << monitor.status() << "\n";
+    return 64;
+  }
+  weir::Status first = (*monitor)->CheckNow();
+  if (once || !first.ok()) {
+    std::cout << (first.ok() ? "healthy" : "FAILED " + first.ToString()) << std::endl;
+    return first.ok() ? 0 : (once ? 1 : 2);
+  }
+  std::mutex mu;
+  std::condition_variable cv;
+  std::optional<weir::Status> failure;
+  weir::Status started = (*monitor)->Start([&](const weir::Status& status) {
+    std::lock_guard<std::mutex> lock(mu);
+    failure = status;
+    cv.notify_all();
+  });
+  if (!started.ok()) {
+    std::cerr << "weir_cluster_probe: " << started << "\n";
+    return 64;
+  }
+  std::cout << "watching" << std::endl;
+  std::unique_lock<std::mutex> lock(mu);
+  cv.wait_for(lock, std::chrono::seconds(limit_s), [&] { return failure.has_value(); });
+  if (!failure) {
+    std::cout << "no failure within " << limit_s << " s" << std::endl;
+    return 3;
+  }
+  std::cout << "FAILED " << failure->ToString() << std::endl;
+  return 2;
+}

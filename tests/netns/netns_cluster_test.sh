@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# A cluster of three hosts in network namespaces, made by this test: each
+# host is a namespace with one veth link to a bridge in a fourth ("switch")
+# namespace, on 10.213.0.0/24, and runs weir-server bound to its own address
+# (not loopback). The test checks every task answers from another namespace,
+# then cuts one host's link (ip link set ... down) and asserts that a health
+# monitor in another host reports that task Unavailable, naming it and its
+# address, within 5 s. Nothing is made in the caller's namespace, and
+# everything is removed on exit, failure included.
+#
+#   netns_cluster_test.sh WEIR_SERVER WEIR_CLUSTER_PROBE
+#
+# Needs root (CI runs as root). Without it the test FAILS, saying so: a test
+# that cannot run is not a test that passed.
+set -euo pipefail
+
+SERVER=${1:?usage: netns_cluster_test.sh WEIR_SERVER WEIR_CLUSTER_PROBE}
+PROBE=${2:?usage: netns_cluster_test.sh WEIR_SERVER WEIR_CLUSTER_PROBE}
+
+fail() {
+  echo "netns_cluster_test: FAIL: $*" >&2
+  exit 1
+}
+
+if [[ $(id -u) -ne 0 ]]; then
+  fail "creating network namespaces needs root (uid 0; this is uid $(id -u)); CI runs as root"
+fi
+command -v ip >/dev/null || fail "the 'ip' command (iproute2) is missing"
+
+PREFIX="weir$$"
+SWITCH="$PREFIX-sw"
+HOSTS=("$PREFIX-h0" "$PREFIX-h1" "$PREFIX-h2")
+ADDRESSES=(10.213.0.1 10.213.0.2 10.213.0.3)
+PORT=2222
+CLUSTER="worker=${ADDRESSES[0]}:$PORT,${ADDRESSES[1]}:$PORT;ps=${ADDRESSES[2]}:$PORT"
+TASKS=("worker 0" "worker 1" "ps 0")
+DIR=$(mktemp -d /tmp/netns_cluster_test.XXXXXX)
+PIDS=()
+
+cleanup() {
+  local status=$?
+  for pid in "${PIDS[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
+  for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
+  for ns in "${HOSTS[@]}" "$SWITCH"; do ip netns del "$ns" 2>/dev/null || true; done
+  if [[ $status -ne 0 ]]; then
+    for log in "$DIR"/*.log; do
+      [[ -f $log ]] && { echo "--- $log"; cat "$log"; }
+    done >&2
+  fi
+  rm -rf "$DIR"
+  exit $status
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+echo "netns_cluster_test: namespaces $SWITCH ${HOSTS[*]}, cluster $CLUSTER"
+ip netns add "$SWITCH" || fail "ip netns add $SWITCH failed"
+ip -n "$SWITCH" link add br0 type bridge
+ip -n "$SWITCH" link set br0 up
+for i in 0 1 2; do
+  ns=${HOSTS[$i]}
+  ip netns add "$ns" || fail "ip netns add $ns failed"
+  # One veth pair: "port$i" on the switch's bridge, "eth0" in the host.
+  ip -n "$SWITCH" link add "port$i" type veth peer name eth0 netns "$ns"
+  ip -n "$SWITCH" link set "port$i" master br0
+  ip -n "$SWITCH" link set "port$i" up
+  ip -n "$ns" addr add "${ADDRESSES[$i]}/24" dev eth0
+  ip -n "$ns" link set eth0 up
+  ip -n "$ns" link set lo up
+done
+
+for i in 0 1 2; do
+  read -r job task <<<"${TASKS[$i]}"
+  ip netns exec "${HOSTS[$i]}" "$SERVER" --cluster "$CLUSTER" --job "$job" --task "$task" \
+    --host "${ADDRESSES[$i]}" --intra-op-threads 1 --address-file "$DIR/address$i" \
+    2>"$DIR/server$i.log" &
+  PIDS+=($!)
+done
+for i in 0 1 2; do
+  for _ in $(seq 200); do
+    [[ -s $DIR/address$i ]] && break
+    kill -0 "${PIDS[$i]}" 2>/dev/null || fail "the server of ${TASKS[$i]} exited"
+    sleep 0.1
+  done
+  [[ $(cat "$DIR/address$i" 2>/dev/null) == "${ADDRESSES[$i]}:$PORT" ]] ||
+    fail "the server of ${TASKS[$i]} did not report ${ADDRESSES[$i]}:$PORT in 20 s"
+done
+
+# Every task answers from the other hosts' namespaces.
+for i in 0 1; do
+  out=$(ip netns exec "${HOSTS[$i]}" "$PROBE" --cluster "$CLUSTER" --once) ||
+    fail "from ${HOSTS[$i]}: $out"
+  [[ $out == healthy ]] || fail "from ${HOSTS[$i]}: $out"
+done
+echo "netns_cluster_test: every task reachable across namespaces"
+# The servers bound their namespace address, not loopback.
+if ip netns exec "${HOSTS[0]}" "$PROBE" --cluster "worker=127.0.0.1:$PORT" --once \
+  --timeout-ms 500 >/dev/null; then
+  fail "a server answered on loopback; it should listen only on its host address"
+fi
+
+# Watch from host 0, then cut host 2's link.
+ip netns exec "${HOSTS[0]}" "$PROBE" --cluster "$CLUSTER" --watch --interval-ms 500 \
+  --timeout-ms 1500 --limit-s 20 >"$DIR/watch.log" 2>&1 &
+PIDS+=($!)
+for _ in $(seq 100); do
+  grep -q watching "$DIR/watch.log" && break
+  sleep 0.1
+done
+grep -q watching "$DIR/watch.log" || fail "the watching probe did not start"
+sleep 1  # a few healthy rounds
+grep -q FAILED "$DIR/watch.log" && fail "a failure before the cut: $(cat "$DIR/watch.log")"
+
+cut_ns=$(date +%s%N)
+ip -n "${HOSTS[2]}" link set eth0 down
+detected=""
+while (( ($(date +%s%N) - cut_ns) / 1000000 < 10000 )); do
+  if grep -q FAILED "$DIR/watch.log"; then
+    detected=$(( ($(date +%s%N) - cut_ns) / 1000000 ))
+    break
+  fi
+  sleep 0.02
+done
+[[ -n $detected ]] || fail "no failure reported within 10 s of the cut: $(cat "$DIR/watch.log")"
+message=$(grep FAILED "$DIR/watch.log")
+echo "netns_cluster_test: detected in $detected ms: $message"
+(( detected < 5000 )) || fail "detection took $detected ms (the limit is 5000)"
+[[ $message == *"Unavailable"* ]] || fail "not Unavailable: $message"
+[[ $message == *"task /job:ps/replica:0/task:0 at ${ADDRESSES[2]}:$PORT"* ]] ||
+  fail "the message does not name /job:ps/replica:0/task:0 at ${ADDRESSES[2]}:$PORT: $message"
+echo "netns_cluster_test: PASS"
