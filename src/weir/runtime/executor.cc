@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <initializer_list>
 #include <memory>
 #include <mutex>
+#include <utility>
+#include <vector>
 
 #include "weir/base/cancellation.h"
 #include "weir/base/notification.h"
@@ -76,9 +79,16 @@ bool ClaimMerge(std::atomic<int32_t>& word) {
 // atomic read-modify-write, a good part of a cheap node's dispatch: every
 // other input has already counted (the acquire load sees their slots) and
 // nothing counts on this word again in this iteration.
-inline int32_t TakePendingInput(std::atomic<int32_t>& word, bool dead) {
+// In an iteration that one thread owns (IterationState::owned) no other
+// thread touches the word, so every input is counted with plain stores.
+inline int32_t TakePendingInput(std::atomic<int32_t>& word, bool dead, bool owned) {
   const int32_t seen = word.load(std::memory_order_acquire);
-  if ((seen & kCountMask) == 1) return dead ? (seen | kDeadBit) : seen;
+  const int32_t marked = dead ? (seen | kDeadBit) : seen;
+  if ((seen & kCountMask) == 1) return marked;
+  if (owned) {
+    word.store(marked - 1, std::memory_order_relaxed);
+    return marked;
+  }
   if (dead) word.fetch_or(kDeadBit, std::memory_order_relaxed);
   return word.fetch_sub(1, std::memory_order_acq_rel);
 }
@@ -159,6 +169,12 @@ struct IterationState {
   // outside (iteration 0: all Enters arrived; later ones: the previous
   // iteration is gone). The thread that brings it to zero frees it.
   std::atomic<int> outstanding{0};
+  // Started by StartNextIteration as the one iteration of a runs_inline
+  // frame, after its predecessor ended (so every Enter of the frame has
+  // arrived): only the starting thread delivers into it or touches its
+  // frame, so its pending words need no read-modify-writes and its
+  // NextIterations no frame lock.
+  bool owned = false;
   std::unique_ptr<std::atomic<int32_t>[]> pending;
   std::unique_ptr<Tensor[]> inputs;
   IterationState* next = nullptr;         // FrameState::mu
@@ -194,6 +210,52 @@ struct FrameState {
   std::vector<IterationState*> free_iterations;
 };
 
+// A node ready to run in an iteration.
+struct TaggedNode {
+  int id;
+  bool dead;
+  IterationState* iter;
+};
+
+// The nodes a node made ready, and those a thread runs next. A growable
+// array whose push_back stays inline: std::vector's went out of line in
+// ActivateEdges, and passing the node through the stack to it stalled the
+// store forwarding of every push.
+class ReadyList {
+ public:
+  ReadyList() = default;
+  ReadyList(std::initializer_list<TaggedNode> nodes) : slots_(nodes), size_(nodes.size()) {}
+  ReadyList(ReadyList&& other) noexcept
+      : slots_(std::move(other.slots_)), size_(std::exchange(other.size_, 0)) {}
+  ReadyList& operator=(ReadyList&& other) noexcept {
+    slots_ = std::move(other.slots_);
+    size_ = std::exchange(other.size_, 0);
+    return *this;
+  }
+
+  void push_back(const TaggedNode& node) {
+    if (size_ == slots_.size()) Grow();
+    slots_[size_++] = node;
+  }
+  void pop_back() { --size_; }
+  void clear() { size_ = 0; }
+  void reserve(size_t n) {
+    if (n > slots_.size()) slots_.resize(n);
+  }
+  bool empty() const { return size_ == 0; }
+  size_t size() const { return size_; }
+  const TaggedNode& back() const { return slots_[size_ - 1]; }
+  const TaggedNode& operator[](size_t i) const { return slots_[i]; }
+  const TaggedNode* begin() const { return slots_.data(); }
+  const TaggedNode* end() const { return slots_.data() + size_; }
+
+ private:
+  [[gnu::noinline]] void Grow() { slots_.resize(std::max<size_t>(16, 2 * slots_.size())); }
+
+  std::vector<TaggedNode> slots_;
+  size_t size_ = 0;
+};
+
 // One step of one partition. Deletes itself after calling `done`.
 class ExecutorState {
  public:
@@ -201,14 +263,12 @@ class ExecutorState {
   void Start();
 
  private:
-  struct TaggedNode {
-    int id;
-    bool dead;
-    IterationState* iter;
-  };
-  using ReadyList = std::vector<TaggedNode>;
   struct AsyncCall;
   static constexpr int kFinishesLater = -1;
+  // RunNode of a NextIteration that ended its own iteration and started the
+  // next one (StartNextIteration): its ready nodes are counted in the new
+  // iteration, and the old one is gone.
+  static constexpr int kIterationRetired = -2;
 
   void Process(TaggedNode node);
   // Runs the nodes of `inline_ready`, and those they make ready that are
@@ -225,9 +285,14 @@ class ExecutorState {
   bool NodeFinished(IterationState* iter, int same_iteration, ReadyList* ready,
                     ReadyList* inline_ready);
   // Delivers a node's outputs (or its deadness) to where its kind sends
-  // them; returns how many of the nodes it made ready are in its iteration.
-  int PropagateOutputs(const NodeItem& item, const TaggedNode& node, std::span<Tensor> outputs,
-                       bool dead, ReadyList* ready);
+  // them; returns how many of the nodes it made ready are in its iteration,
+  // or kIterationRetired.
+  inline int PropagateOutputs(const NodeItem& item, const TaggedNode& node,
+                              std::span<Tensor> outputs, bool dead, ReadyList* ready);
+  // PropagateOutputs of Enter, Exit and NextIteration.
+  [[gnu::noinline]] int PropagateAcrossFrames(const NodeItem& item, const TaggedNode& node,
+                                              std::span<Tensor> outputs, bool dead,
+                                              ReadyList* ready);
   // Delivers along the node's out-edges into `iter`; returns the number of
   // nodes that became ready (appended to `ready`, not yet counted).
   int ActivateEdges(const NodeItem& item, IterationState* iter, std::span<Tensor> outputs,
@@ -236,19 +301,36 @@ class ExecutorState {
                        bool dead, bool from_enter, ReadyList* ready);
   void EnterFrame(const NodeItem& item, const TaggedNode& node, std::span<Tensor> outputs,
                   bool dead, ReadyList* ready);
-  void StartNextIteration(const NodeItem& item, const TaggedNode& node, Tensor value,
+  // Returns true if it ended the node's iteration (kIterationRetired).
+  bool StartNextIteration(const NodeItem& item, const TaggedNode& node, Tensor value,
                           ReadyList* ready);
   void DeadToNextIteration(const NodeItem& item, const TaggedNode& node, ReadyList* ready);
   FrameState* FindOrCreateChildFrame(const NodeItem& item, IterationState* parent_iter);
   // REQUIRES: frame->mu held.
-  IterationState* StartIteration(FrameState* frame, ReadyList* ready);
+  IterationState* StartIteration(FrameState* frame, ReadyList* ready, bool owned = false);
+  // Frees `iter`, the frame's only iteration, whose last node is running on
+  // this thread and will start the next one. REQUIRES: frame->mu held.
+  void RetireOnlyIteration(IterationState* iter);
   // `iter`'s outstanding count reached zero on this thread: frees it and
   // whatever that completes (later iterations, the frame, its parents).
   void IterationDone(IterationState* iter, ReadyList* ready);
   void DeleteFrame(FrameState* frame, ReadyList* ready);
   IterationState* TakeIteration(FrameState* frame);
 
-  Status CheckOutputs(const NodeItem& item, std::span<Tensor> outputs) const;
+  // Whether the kernel set every output with its declared dtype (the
+  // common case, checked inline); CheckOutputs says what is wrong.
+  bool OutputsOk(const NodeItem& item, std::span<Tensor> outputs) const {
+    for (int i = 0; i < item.num_outputs; ++i) {
+      const Tensor& t = outputs[i];
+      if (!t.IsInitialized() ? !item.outputs_may_be_unset
+                             : t.dtype() != item.kernel->output_type(i)) {
+        return false;
+      }
+    }
+    return true;
+  }
+  [[gnu::noinline, gnu::cold]] Status CheckOutputs(const NodeItem& item,
+                                                   std::span<Tensor> outputs) const;
   void ClearInputs(const NodeItem& item, IterationState* iter);
   // Cheap ready nodes go to `inline_ready`; expensive ones to the pool
   // (keeping the most urgent inline if nothing else is). With
@@ -361,6 +443,16 @@ void ExecutorState::ProcessLoop(ReadyList inline_ready) {
       ready.clear();
       const int same_iteration = RunNode(current, &ready);
       if (same_iteration == kFinishesLater) break;
+      if (same_iteration == kIterationRetired) {
+        // A NextIteration that ended its iteration: the next one's Merge
+        // takes over its count.
+        if (ready.size() == 1 && !plan_->items[ready[0].id].is_expensive) {
+          current = ready[0];
+          continue;
+        }
+        if (NodeFinished(nullptr, 0, &ready, &inline_ready)) return;  // gone
+        break;
+      }
       // A chain (the common case in a loop body): the one cheap node this
       // one made ready in its own iteration takes over its counts and runs
       // next, as NodeFinished and ScheduleReady would have it, without
@@ -377,7 +469,7 @@ void ExecutorState::ProcessLoop(ReadyList inline_ready) {
 
 bool ExecutorState::NodeFinished(IterationState* iter, int same_iteration, ReadyList* ready,
                                  ReadyList* inline_ready) {
-  if (iter != &root_iter_) {
+  if (iter != nullptr && iter != &root_iter_) {
     // The nodes it made ready in its iteration take over its count there.
     if (same_iteration > 1) {
       iter->outstanding.fetch_add(same_iteration - 1, std::memory_order_relaxed);
@@ -518,7 +610,7 @@ int ExecutorState::RunNode(const TaggedNode& node, ReadyList* ready) {
       ReadyList ready;
       int same_iteration = 0;
       Status status = context->status();
-      if (status.ok() && !context->outputs_dead())
+      if (status.ok() && !context->outputs_dead() && !OutputsOk(item, call->params.outputs))
         status = CheckOutputs(item, call->params.outputs);
       if (!status.ok()) {
         RecordError(item, call->node, status);
@@ -558,11 +650,9 @@ int ExecutorState::RunNode(const TaggedNode& node, ReadyList* ready) {
   int64_t start = trace ? NowMicros() : 0;
   item.kernel->Compute(&context);  // ProcessLoop holds the core busy
   if (trace) SaveStats(item, node, start, context.bytes_allocated());
-  Status status = context.status();
-  if (status.ok() && !context.outputs_dead()) status = CheckOutputs(item, outputs);
   ClearInputs(item, iter);
-  if (!status.ok()) {
-    RecordError(item, node, status);
+  if (!context.status().ok() || (!context.outputs_dead() && !OutputsOk(item, outputs))) {
+    RecordError(item, node, context.status().ok() ? CheckOutputs(item, outputs) : context.status());
     return 0;
   }
   return PropagateOutputs(item, node, outputs, context.outputs_dead(), ready);
@@ -587,6 +677,15 @@ Status ExecutorState::CheckOutputs(const NodeItem& item, std::span<Tensor> outpu
 
 int ExecutorState::PropagateOutputs(const NodeItem& item, const TaggedNode& node,
                                     std::span<Tensor> outputs, bool dead, ReadyList* ready) {
+  if (item.kind != NodeKind::kEnter && item.kind != NodeKind::kExit &&
+      item.kind != NodeKind::kNextIteration) {
+    return ActivateEdges(item, node.iter, outputs, dead, /*from_enter=*/false, ready);
+  }
+  return PropagateAcrossFrames(item, node, outputs, dead, ready);
+}
+
+int ExecutorState::PropagateAcrossFrames(const NodeItem& item, const TaggedNode& node,
+                                         std::span<Tensor> outputs, bool dead, ReadyList* ready) {
   IterationState* iter = node.iter;
   switch (item.kind) {
     case NodeKind::kEnter:
@@ -604,8 +703,8 @@ int ExecutorState::PropagateOutputs(const NodeItem& item, const TaggedNode& node
     case NodeKind::kNextIteration:
       if (dead) {
         DeadToNextIteration(item, node, ready);
-      } else {
-        StartNextIteration(item, node, std::move(outputs[0]), ready);
+      } else if (StartNextIteration(item, node, std::move(outputs[0]), ready)) {
+        return kIterationRetired;
       }
       return 0;
     default:
@@ -685,7 +784,7 @@ int ExecutorState::ActivateEdges(const NodeItem& item, IterationState* iter,
       ready->push_back({e.dst_id, edge_dead && !(e.dst_flags & kToControlTrigger), iter});
       continue;
     }
-    const int32_t old = TakePendingInput(word, edge_dead);
+    const int32_t old = TakePendingInput(word, edge_dead, iter->owned);
     if ((old & kCountMask) == 1) {
       const bool dst_dead = (old & kDeadBit) && !(e.dst_flags & kToControlTrigger);
       ready->push_back({e.dst_id, dst_dead, iter});
@@ -707,7 +806,7 @@ int ExecutorState::ActivateEdges(const NodeItem& item, IterationState* iter,
       if (firing != kNotReady) ready->push_back({dst, firing == kFireDead, iter});
       continue;
     }
-    const int32_t old = TakePendingInput(word, dead);
+    const int32_t old = TakePendingInput(word, dead, iter->owned);
     if ((old & kCountMask) == 1) {
       ready->push_back({dst, (old & kDeadBit) && !(flags & kToControlTrigger), iter});
     }
@@ -822,15 +921,15 @@ IterationState* ExecutorState::TakeIteration(FrameState* frame) {
   iter->frame = frame;
   iter->base = info.node_base;
   iter->next = nullptr;
+  iter->owned = false;
   return iter;
 }
 
-IterationState* ExecutorState::StartIteration(FrameState* frame, ReadyList* ready) {
+IterationState* ExecutorState::StartIteration(FrameState* frame, ReadyList* ready, bool owned) {
   IterationState* iter = TakeIteration(frame);
   IterationState* previous = frame->newest;
   iter->iter = ++frame->newest_iter;
-  // The token: held while the previous iteration may still send values.
-  iter->outstanding.store(previous != nullptr ? 1 : 0, std::memory_order_relaxed);
+  iter->owned = owned;
   if (previous != nullptr) {
     previous->next = iter;
   } else {
@@ -838,37 +937,73 @@ IterationState* ExecutorState::StartIteration(FrameState* frame, ReadyList* read
   }
   frame->newest = iter;
   ++frame->outstanding_iterations;
+  // Until frame->mu is released no other thread reaches the new iteration
+  // and none of its nodes runs: its count is set once, at the end.
+  int activated = 0;
   for (const FrameState::Value& invariant : frame->invariants) {
     Tensor copy = invariant.value;
-    ActivateCounted(plan_->items[invariant.id], iter, std::span<Tensor>(&copy, 1),
-                    invariant.dead, true, ready);
+    activated += ActivateEdges(plan_->items[invariant.id], iter, std::span<Tensor>(&copy, 1),
+                               invariant.dead, true, ready);
   }
-  for (int id : frame->dead_next) ActivateCounted(plan_->items[id], iter, {}, true, false, ready);
+  for (int id : frame->dead_next) {
+    activated += ActivateEdges(plan_->items[id], iter, {}, true, false, ready);
+  }
   frame->dead_next.clear();
+  // The token: held while the previous iteration may still send values.
+  iter->outstanding.store(activated + (previous != nullptr ? 1 : 0), std::memory_order_relaxed);
   return iter;
 }
 
-void ExecutorState::StartNextIteration(const NodeItem& item, const TaggedNode& node, Tensor value,
+void ExecutorState::RetireOnlyIteration(IterationState* iter) {
+  // What IterationDone does for an iteration with a successor to come.
+  FrameState* frame = iter->frame;
+  frame->oldest = frame->newest = nullptr;
+  --frame->outstanding_iterations;
+  Tensor* inputs = iter->inputs.get();
+  for (int i = 0; i < frame->info->num_inputs; ++i) ResetTensor(inputs[i]);
+  frame->free_iterations.push_back(iter);
+}
+
+bool ExecutorState::StartNextIteration(const NodeItem& item, const TaggedNode& node, Tensor value,
                                        ReadyList* ready) {
   // A loop of cheap nodes never blocks, so nothing else would notice that
   // its step was cancelled (Session::Close, RunOptions::timeout_ms): each
   // iteration looks. Dropping the value ends the loop as a dead one would.
   if (args_.cancellation != nullptr && args_.cancellation->IsCancelled()) {
     RecordError(item, node, errors::Cancelled("the step was cancelled"));
-    return;
+    return false;
   }
-  FrameState* frame = node.iter->frame;
-  std::lock_guard<std::mutex> lock(frame->mu);
-  IterationState* next = node.iter->next;
+  IterationState* iter = node.iter;
+  FrameState* frame = iter->frame;
+  // An owned iteration's frame has no other thread in it (no Enter still
+  // to come, every node on this thread): the lock would only cost time.
+  std::unique_lock<std::mutex> lock(frame->mu, std::defer_lock);
+  if (!iter->owned) lock.lock();
+  IterationState* next = iter->next;
+  if (next == nullptr && frame->oldest == iter && frame->deferred.empty() &&
+      iter->outstanding.load(std::memory_order_acquire) == 1) {
+    // This node is all that is left of the frame's only iteration (no token,
+    // no child frame, nothing else ready or running), and nothing can add to
+    // it: the lock keeps out Enters and other NextIterations. End it here,
+    // under the lock already held, instead of in IterationDone after it, and
+    // start the next one without a token.
+    RetireOnlyIteration(iter);
+    next = StartIteration(frame, ready, frame->info->runs_inline);
+    const int n = ActivateEdges(item, next, std::span<Tensor>(&value, 1), false, false, ready);
+    next->outstanding.store(next->outstanding.load(std::memory_order_relaxed) + n,
+                            std::memory_order_relaxed);
+    return true;
+  }
   if (next == nullptr) {
     if (frame->outstanding_iterations >= frame->max_parallel) {
       // parallel_iterations reached: the value waits for the oldest to end.
       frame->deferred.push_back({node.id, std::move(value), false});
-      return;
+      return false;
     }
     next = StartIteration(frame, ready);
   }
   ActivateCounted(item, next, std::span<Tensor>(&value, 1), false, false, ready);
+  return false;
 }
 
 void ExecutorState::DeadToNextIteration(const NodeItem& item, const TaggedNode& node,
@@ -984,7 +1119,7 @@ void ExecutorState::ScheduleReady(const ReadyList& ready, ReadyList* inline_read
     if (inline_ready == nullptr) {
       for (const TaggedNode& node : ready) Process(node);
     } else {
-      inline_ready->insert(inline_ready->end(), ready.begin(), ready.end());
+      for (const TaggedNode& node : ready) inline_ready->push_back(node);
     }
     return;
   }
@@ -1027,7 +1162,7 @@ void ExecutorState::ScheduleReady(const ReadyList& ready, ReadyList* inline_read
   }
 }
 
-ExecutorState::TaggedNode ExecutorState::PopMostUrgent() {
+TaggedNode ExecutorState::PopMostUrgent() {
   std::lock_guard<std::mutex> lock(queue_mu_);
   DCHECK(!expensive_queue_.empty());
   std::pop_heap(expensive_queue_.begin(), expensive_queue_.end(), LessUrgent{&plan_->items});

@@ -175,6 +175,15 @@ Status ExecutorPlan::Build(const Graph& graph, Device* device, const KernelRegis
   for (ExecutorPlan::FrameInfo& frame : frames) {
     if (frame.pending_after_first == frame.pending_init) frame.pending_after_first.clear();
   }
+  for (ExecutorPlan::FrameInfo& frame : frames) frame.runs_inline = true;
+  frames[0].runs_inline = false;  // fed by the caller and by any thread
+  for (size_t i = 0; i < plan.size(); ++i) {
+    const NodeItem& item = items[i];
+    if (item.is_expensive || item.is_async || item.kind == ExecNodeKind::kEnter ||
+        item.kind == ExecNodeKind::kSend || item.kind == ExecNodeKind::kRecv) {
+      frames[node_frame[plan[i]->id()]].runs_inline = false;
+    }
+  }
   for (int id : roots) has_expensive_root |= items[id].is_expensive;
   // In reverse topological order every successor's priority is known first.
   for (auto it = order.rbegin(); it != order.rend(); ++it) {

@@ -138,6 +138,11 @@ struct ExecutorPlan {
     // Merge whose back edges are all dead is dead. Empty: pending_init.
     std::vector<int32_t> pending_after_first;
     std::vector<int> exits;             // ids of its Exit nodes
+    // Every node of the frame is cheap and synchronous, and none enters a
+    // child frame: all nodes of an iteration that nothing outside it can
+    // reach any more run on the thread that started it, so that thread may
+    // update the iteration's pending words without read-modify-writes.
+    bool runs_inline = false;
   };
 
   // Builds the plan of `graph` on `device`, a kernel from `kernels` per
