@@ -40,6 +40,7 @@ constexpr uint8_t kToMerge = ExecutorPlan::kToMerge;
 constexpr uint8_t kToControlTrigger = ExecutorPlan::kToControlTrigger;
 constexpr uint8_t kToSingleInput = ExecutorPlan::kToSingleInput;
 constexpr uint8_t kToExit = ExecutorPlan::kToExit;
+constexpr uint8_t kKeepsValue = ExecutorPlan::kKeepsValue;
 constexpr int kControlFlagBits = ExecutorPlan::kControlFlagBits;
 
 enum MergeFiring { kNotReady = 0, kFireLive = 1, kFireDead = 2 };
@@ -311,6 +312,9 @@ class ExecutorState {
   // Frees `iter`, the frame's only iteration, whose last node is running on
   // this thread and will start the next one. REQUIRES: frame->mu held.
   void RetireOnlyIteration(IterationState* iter);
+  // Empties a finished iteration's input slots but the kept ones
+  // (ExecutorPlan::kKeepsValue), which the iteration's reuse takes as is.
+  void ResetIterationInputs(IterationState* iter);
   // `iter`'s outstanding count reached zero on this thread: frees it and
   // whatever that completes (later iterations, the frame, its parents).
   void IterationDone(IterationState* iter, ReadyList* ready);
@@ -765,7 +769,10 @@ int ExecutorState::ActivateEdges(const NodeItem& item, IterationState* iter,
       if (firing != kNotReady) ready->push_back({e.dst_id, firing == kFireDead, iter});
       continue;
     }
-    if (!edge_dead) {
+    // A kept value still in its slot is this edge's own earlier delivery of
+    // the same tensor (kKeepsValue): nothing to copy.
+    if (!edge_dead &&
+        !((e.dst_flags & kKeepsValue) && inputs[e.dst_slot].IsInitialized())) {
       if (e.is_last) {
         FillEmpty(inputs[e.dst_slot], std::move(outputs[e.src_output]));
       } else {
@@ -959,9 +966,22 @@ void ExecutorState::RetireOnlyIteration(IterationState* iter) {
   FrameState* frame = iter->frame;
   frame->oldest = frame->newest = nullptr;
   --frame->outstanding_iterations;
-  Tensor* inputs = iter->inputs.get();
-  for (int i = 0; i < frame->info->num_inputs; ++i) ResetTensor(inputs[i]);
+  ResetIterationInputs(iter);
   frame->free_iterations.push_back(iter);
+}
+
+void ExecutorState::ResetIterationInputs(IterationState* iter) {
+  const FrameInfo& info = *iter->frame->info;
+  Tensor* inputs = iter->inputs.get();
+  const int* kept = info.kept_slots.data();
+  const int* kept_end = kept + info.kept_slots.size();
+  for (int i = 0; i < info.num_inputs; ++i) {
+    if (kept != kept_end && *kept == i) {
+      ++kept;
+      continue;
+    }
+    ResetTensor(inputs[i]);
+  }
 }
 
 bool ExecutorState::StartNextIteration(const NodeItem& item, const TaggedNode& node, Tensor value,
@@ -1042,8 +1062,7 @@ void ExecutorState::IterationDone(IterationState* iter, ReadyList* ready) {
       frame->oldest = next;
       if (next == nullptr) frame->newest = nullptr;
       --frame->outstanding_iterations;
-      Tensor* inputs = iter->inputs.get();
-      for (int i = 0; i < frame->info->num_inputs; ++i) ResetTensor(inputs[i]);
+      ResetIterationInputs(iter);
       frame->free_iterations.push_back(iter);
       if (!frame->deferred.empty()) {
         IterationState* started = StartIteration(frame, ready);
@@ -1079,6 +1098,11 @@ void ExecutorState::DeleteFrame(FrameState* frame, ReadyList* ready) {
   }
   frame->dead_exits.clear();
   frame->invariants.clear();
+  // The next invocation of the frame may have other invariants: kept values
+  // go now (with the invariants, whose memory they would otherwise hold).
+  for (IterationState* iter : frame->free_iterations) {
+    for (int slot : frame->info->kept_slots) ResetTensor(iter->inputs[slot]);
+  }
   {
     std::lock_guard<std::mutex> lock(parent->mu);
     std::vector<FrameState*>& children = parent_iter->children;
@@ -1096,7 +1120,13 @@ void ExecutorState::DeleteFrame(FrameState* frame, ReadyList* ready) {
 
 void ExecutorState::ClearInputs(const NodeItem& item, IterationState* iter) {
   Tensor* inputs = iter->inputs.get() + item.input_start;
-  for (int i = 0; i < item.num_inputs; ++i) ResetTensor(inputs[i]);
+  if (item.kept_inputs == 0) {
+    for (int i = 0; i < item.num_inputs; ++i) ResetTensor(inputs[i]);
+    return;
+  }
+  for (int i = 0; i < item.num_inputs; ++i) {
+    if (i >= 32 || !((item.kept_inputs >> i) & 1)) ResetTensor(inputs[i]);
+  }
 }
 
 namespace {
