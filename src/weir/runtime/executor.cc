@@ -280,6 +280,11 @@ class ExecutorState {
   // started (its callback finishes the node); otherwise the number of nodes
   // appended to `ready` in the node's own iteration.
   int RunNode(const TaggedNode& node, ReadyList* ready);
+  // RunNode of a node whose kernel runs (synchronous or asynchronous).
+  [[gnu::noinline]] int RunKernel(const NodeItem& item, const TaggedNode& node, ReadyList* ready);
+  // Fails the step: Switch's or LoopCond's predicate `pred` is no bool scalar.
+  [[gnu::noinline, gnu::cold]] int PredicateError(const NodeItem& item, const TaggedNode& node,
+                                                  const Tensor& pred);
   // The one path by which every node finishes: accounts for it and its
   // newly ready nodes and schedules those. Returns true if that ended the
   // step (`this` is deleted).
@@ -296,8 +301,10 @@ class ExecutorState {
                                               ReadyList* ready);
   // Delivers along the node's out-edges into `iter`; returns the number of
   // nodes that became ready (appended to `ready`, not yet counted).
+  // `borrowed`: the outputs belong to someone else (a Const's kernel, a
+  // frame's invariants): copied where needed, never moved from or reset.
   int ActivateEdges(const NodeItem& item, IterationState* iter, std::span<Tensor> outputs,
-                    bool dead, bool from_enter, ReadyList* ready);
+                    bool dead, bool from_enter, ReadyList* ready, bool borrowed = false);
   void ActivateCounted(const NodeItem& item, IterationState* iter, std::span<Tensor> outputs,
                        bool dead, bool from_enter, ReadyList* ready);
   void EnterFrame(const NodeItem& item, const TaggedNode& node, std::span<Tensor> outputs,
@@ -540,12 +547,7 @@ int ExecutorState::RunNode(const TaggedNode& node, ReadyList* ready) {
   if (item.forwards_input) {
     if (item.kind == NodeKind::kLoopCond &&
         (inputs[0].dtype() != DT_BOOL || inputs[0].dims() != 0)) {
-      const Status status = errors::InvalidArgument(
-          "the predicate of LoopCond node ", item.kernel->def().Describe(),
-          " must be a bool scalar, got ", inputs[0].dtype(), " ", inputs[0].shape());
-      ClearInputs(item, iter);
-      RecordError(item, node, status);
-      return 0;
+      return PredicateError(item, node, inputs[0]);
     }
     // The input slot serves as the output: delivery moves the value on
     // from there (and empties the slot), one move of a tensor fewer.
@@ -553,10 +555,12 @@ int ExecutorState::RunNode(const TaggedNode& node, ReadyList* ready) {
     return PropagateOutputs(item, node, inputs.first(1), /*dead=*/false, ready);
   }
   if (item.constant_output != nullptr) {
-    // A Const: what its kernel would set, without the call.
-    Tensor value = *item.constant_output;
+    // A Const: what its kernel would set, without the call, and lent
+    // rather than copied (a kept slot takes nothing: kKeepsValue).
     if (trace) SaveStats(item, node, NowMicros(), 0);
-    return PropagateOutputs(item, node, std::span<Tensor>(&value, 1), /*dead=*/false, ready);
+    return ActivateEdges(item, iter,
+                         std::span<Tensor>(const_cast<Tensor*>(item.constant_output), 1),
+                         /*dead=*/false, /*from_enter=*/false, ready, /*borrowed=*/true);
   }
   // Switch and Merge move values too; the executor does that itself (their
   // kernels, which do the same, would cost a kernel call and copies).
@@ -575,14 +579,7 @@ int ExecutorState::RunNode(const TaggedNode& node, ReadyList* ready) {
   }
   if (item.kind == NodeKind::kSwitch) {
     const Tensor& pred = inputs[1];
-    if (pred.dtype() != DT_BOOL || pred.dims() != 0) {
-      const Status status = errors::InvalidArgument(
-          "the predicate of Switch node ", item.kernel->def().Describe(),
-          " must be a bool scalar, got ", pred.dtype(), " ", pred.shape());
-      ClearInputs(item, iter);
-      RecordError(item, node, status);
-      return 0;
-    }
+    if (pred.dtype() != DT_BOOL || pred.dims() != 0) return PredicateError(item, node, pred);
     // The input slots serve as the outputs (an unset one is dead): the
     // value stays in slot 0 or moves to slot 1 in the predicate's place.
     const bool taken = pred.scalar<bool>();
@@ -591,6 +588,23 @@ int ExecutorState::RunNode(const TaggedNode& node, ReadyList* ready) {
     if (trace) SaveStats(item, node, NowMicros(), 0);
     return PropagateOutputs(item, node, inputs.first(2), /*dead=*/false, ready);
   }
+  return RunKernel(item, node, ready);
+}
+
+int ExecutorState::PredicateError(const NodeItem& item, const TaggedNode& node,
+                                  const Tensor& pred) {
+  const Status status = errors::InvalidArgument(
+      "the predicate of ", item.kernel->type_string(), " node ", item.kernel->def().Describe(),
+      " must be a bool scalar, got ", pred.dtype(), " ", pred.shape());
+  ClearInputs(item, node.iter);
+  RecordError(item, node, status);
+  return 0;
+}
+
+int ExecutorState::RunKernel(const NodeItem& item, const TaggedNode& node, ReadyList* ready) {
+  IterationState* iter = node.iter;
+  std::span<Tensor> inputs(iter->inputs.get() + item.input_start, item.num_inputs);
+  const bool trace = args_.stats != nullptr;
   if (item.is_async) {
     auto call = std::make_shared<AsyncCall>();
     call->node = node;
@@ -718,7 +732,7 @@ int ExecutorState::PropagateAcrossFrames(const NodeItem& item, const TaggedNode&
 
 int ExecutorState::ActivateEdges(const NodeItem& item, IterationState* iter,
                                  std::span<Tensor> outputs, bool dead, bool from_enter,
-                                 ReadyList* ready) {
+                                 ReadyList* ready, bool borrowed) {
   const size_t before = ready->size();
   std::atomic<int32_t>* pending = iter->pending.get();
   Tensor* inputs = iter->inputs.get();
@@ -743,7 +757,7 @@ int ExecutorState::ActivateEdges(const NodeItem& item, IterationState* iter,
           const int32_t forced = from_enter ? kMergeForcedDead : 0;
           word.store((seen + kMergeDeadOne) | forced | kMergeFired, std::memory_order_relaxed);
         } else {
-          if (e.is_last) {
+          if (e.is_last && !borrowed) {
             FillEmpty(inputs[e.dst_slot], std::move(outputs[e.src_output]));
           } else {
             FillEmpty(inputs[e.dst_slot], outputs[e.src_output]);
@@ -759,7 +773,7 @@ int ExecutorState::ActivateEdges(const NodeItem& item, IterationState* iter,
         firing = UpdateMerge(word, kMergeDeadOne, from_enter ? kMergeForcedDead : 0, num_data);
       } else {
         if (!ClaimMerge(word)) continue;  // it already has its live input
-        if (e.is_last) {
+        if (e.is_last && !borrowed) {
           FillEmpty(inputs[e.dst_slot], std::move(outputs[e.src_output]));
         } else {
           FillEmpty(inputs[e.dst_slot], outputs[e.src_output]);
@@ -771,9 +785,8 @@ int ExecutorState::ActivateEdges(const NodeItem& item, IterationState* iter,
     }
     // A kept value still in its slot is this edge's own earlier delivery of
     // the same tensor (kKeepsValue): nothing to copy.
-    if (!edge_dead &&
-        !((e.dst_flags & kKeepsValue) && inputs[e.dst_slot].IsInitialized())) {
-      if (e.is_last) {
+    if (!edge_dead && !((e.dst_flags & kKeepsValue) && inputs[e.dst_slot].IsInitialized())) {
+      if (e.is_last && !borrowed) {
         FillEmpty(inputs[e.dst_slot], std::move(outputs[e.src_output]));
       } else {
         FillEmpty(inputs[e.dst_slot], outputs[e.src_output]);
@@ -819,7 +832,9 @@ int ExecutorState::ActivateEdges(const NodeItem& item, IterationState* iter,
     }
   }
   // Outputs nobody consumes (or copies left behind) die here.
-  for (Tensor& t : outputs) ResetTensor(t);
+  if (!borrowed) {
+    for (Tensor& t : outputs) ResetTensor(t);
+  }
   return static_cast<int>(ready->size() - before);
 }
 
@@ -890,12 +905,13 @@ void ExecutorState::EnterFrame(const NodeItem& item, const TaggedNode& node,
     std::lock_guard<std::mutex> lock(frame->mu);
     // While Enters are pending no iteration can end, so all are safe here.
     if (item.is_constant_enter) {
-      Tensor value = dead ? Tensor() : std::move(outputs[0]);
+      frame->invariants.push_back({node.id, dead ? Tensor() : std::move(outputs[0]), dead});
+      Tensor& value = frame->invariants.back().value;
       for (IterationState* iter = frame->oldest; iter != nullptr; iter = iter->next) {
-        Tensor copy = value;
-        ActivateCounted(item, iter, std::span<Tensor>(&copy, 1), dead, true, ready);
+        const int n = ActivateEdges(item, iter, std::span<Tensor>(&value, 1), dead, true, ready,
+                                    /*borrowed=*/true);
+        if (n > 0) iter->outstanding.fetch_add(n, std::memory_order_relaxed);
       }
-      frame->invariants.push_back({node.id, std::move(value), dead});
     } else {
       ActivateCounted(item, frame->oldest, outputs, dead, true, ready);
     }
@@ -947,10 +963,10 @@ IterationState* ExecutorState::StartIteration(FrameState* frame, ReadyList* read
   // Until frame->mu is released no other thread reaches the new iteration
   // and none of its nodes runs: its count is set once, at the end.
   int activated = 0;
-  for (const FrameState::Value& invariant : frame->invariants) {
-    Tensor copy = invariant.value;
-    activated += ActivateEdges(plan_->items[invariant.id], iter, std::span<Tensor>(&copy, 1),
-                               invariant.dead, true, ready);
+  for (FrameState::Value& invariant : frame->invariants) {
+    activated += ActivateEdges(plan_->items[invariant.id], iter,
+                               std::span<Tensor>(&invariant.value, 1), invariant.dead, true, ready,
+                               /*borrowed=*/true);
   }
   for (int id : frame->dead_next) {
     activated += ActivateEdges(plan_->items[id], iter, {}, true, false, ready);
