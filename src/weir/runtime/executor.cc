@@ -446,19 +446,24 @@ void ExecutorState::ProcessLoop(ReadyList inline_ready) {
   // recruit only idle cores (threadpool.h). Once per loop, not per kernel:
   // it costs two atomic updates of a shared counter.
   ThreadPool::ScopedBusy busy(plan_->device->intra_op_pool());
-  ReadyList ready;
+  // Two lists in turn: a node that runs next in a chain is read where its
+  // predecessor put it, not copied out first (the copy, one 16-byte load of
+  // a node just stored field by field, stalled on store forwarding).
+  ReadyList lists[2];
   while (!inline_ready.empty()) {
-    TaggedNode current = inline_ready.back();
+    const TaggedNode popped = inline_ready.back();
     inline_ready.pop_back();
-    for (;;) {
+    const TaggedNode* current = &popped;
+    for (int which = 0;; which ^= 1) {
+      ReadyList& ready = lists[which];
       ready.clear();
-      const int same_iteration = RunNode(current, &ready);
+      const int same_iteration = RunNode(*current, &ready);
       if (same_iteration == kFinishesLater) break;
       if (same_iteration == kIterationRetired) {
         // A NextIteration that ended its iteration: the next one's Merge
         // takes over its count.
         if (ready.size() == 1 && !plan_->items[ready[0].id].is_expensive) {
-          current = ready[0];
+          current = &ready[0];
           continue;
         }
         if (NodeFinished(nullptr, 0, &ready, &inline_ready)) return;  // gone
@@ -469,10 +474,10 @@ void ExecutorState::ProcessLoop(ReadyList inline_ready) {
       // next, as NodeFinished and ScheduleReady would have it, without
       // their bookkeeping.
       if (same_iteration == 1 && ready.size() == 1 && !plan_->items[ready[0].id].is_expensive) {
-        current = ready[0];
+        current = &ready[0];
         continue;
       }
-      if (NodeFinished(current.iter, same_iteration, &ready, &inline_ready)) return;  // gone
+      if (NodeFinished(current->iter, same_iteration, &ready, &inline_ready)) return;  // gone
       break;
     }
   }
