@@ -271,10 +271,17 @@ class ExecutorState {
   // iteration, and the old one is gone.
   static constexpr int kIterationRetired = -2;
 
-  void Process(TaggedNode node);
+  using Claim = ThreadPool::ScopedBusy::Claim;
+  void Process(TaggedNode node, Claim claim = Claim::kNew);
   // Runs the nodes of `inline_ready`, and those they make ready that are
-  // cheap, on this thread. May finish the step and delete `this`.
-  void ProcessLoop(ReadyList inline_ready);
+  // cheap, on this thread, which counts as busy on the device's cores
+  // meanwhile (`claim`: ThreadPool::ScopedBusy). May finish the step and
+  // delete `this`: only after this thread no longer counts, since the step's
+  // `done` may destroy the device.
+  void ProcessLoop(ReadyList inline_ready, Claim claim = Claim::kNew);
+  // ProcessLoop's loop. Returns true if the last node of the step ran;
+  // the caller then calls Finish.
+  bool RunReady(ReadyList* inline_ready);
   // Runs the node (or skips it: dead inputs, or the step aborted) and
   // delivers its outputs. Returns kFinishesLater if an asynchronous kernel
   // started (its callback finishes the node); otherwise the number of nodes
@@ -287,9 +294,10 @@ class ExecutorState {
                                                   const Tensor& pred);
   // The one path by which every node finishes: accounts for it and its
   // newly ready nodes and schedules those. Returns true if that ended the
-  // step (`this` is deleted).
+  // step: `this` is deleted, or with `finish` false the caller must call
+  // Finish.
   bool NodeFinished(IterationState* iter, int same_iteration, ReadyList* ready,
-                    ReadyList* inline_ready);
+                    ReadyList* inline_ready, bool finish = true);
   // Delivers a node's outputs (or its deadness) to where its kind sends
   // them; returns how many of the nodes it made ready are in its iteration,
   // or kIterationRetired.
@@ -350,8 +358,8 @@ class ExecutorState {
   // Takes the most urgent node of expensive_queue_.
   TaggedNode PopMostUrgent();
   // Accounts for a finished node that made nothing ready. Returns true if
-  // that completed the step (and `this` is deleted).
-  bool NodesDone();
+  // that completed the step (and, with `finish`, `this` is deleted).
+  bool NodesDone(bool finish);
   void RecordError(const NodeItem& item, const TaggedNode& node, const Status& status);
   void SaveStats(const NodeItem& item, const TaggedNode& node, int64_t start, int64_t bytes);
   FrameAndIter FrameIterOf(const IterationState* iter) const {
@@ -438,14 +446,23 @@ void ExecutorState::Start() {
   ProcessLoop(std::move(inline_ready));  // may delete `this`
 }
 
-void ExecutorState::Process(TaggedNode node) { ProcessLoop({node}); }
+void ExecutorState::Process(TaggedNode node, Claim claim) { ProcessLoop({node}, claim); }
 
-void ExecutorState::ProcessLoop(ReadyList inline_ready) {
-  // This thread occupies one of the device's cores while it runs nodes, so
-  // the kernels' own ParallelFors and those of kernels running beside them
-  // recruit only idle cores (threadpool.h). Once per loop, not per kernel:
-  // it costs two atomic updates of a shared counter.
-  ThreadPool::ScopedBusy busy(plan_->device->intra_op_pool());
+void ExecutorState::ProcessLoop(ReadyList inline_ready, Claim claim) {
+  bool step_done;
+  {
+    // This thread occupies one of the device's cores while it runs nodes,
+    // so the kernels' own ParallelFors and those of kernels running beside
+    // them recruit only idle cores (threadpool.h). Once per loop, not per
+    // kernel: it costs two atomic updates of a shared counter.
+    ThreadPool::ScopedBusy busy(plan_->device->intra_op_pool(), claim);
+    step_done = RunReady(&inline_ready);
+  }
+  if (step_done) Finish();  // may destroy the device
+}
+
+bool ExecutorState::RunReady(ReadyList* inline_ready_list) {
+  ReadyList& inline_ready = *inline_ready_list;
   // Two lists in turn: a node that runs next in a chain is read where its
   // predecessor put it, not copied out first (the copy, one 16-byte load of
   // a node just stored field by field, stalled on store forwarding).
@@ -466,7 +483,7 @@ void ExecutorState::ProcessLoop(ReadyList inline_ready) {
           current = &ready[0];
           continue;
         }
-        if (NodeFinished(nullptr, 0, &ready, &inline_ready)) return;  // gone
+        if (NodeFinished(nullptr, 0, &ready, &inline_ready, /*finish=*/false)) return true;
         break;
       }
       // A chain (the common case in a loop body): the one cheap node this
@@ -477,14 +494,17 @@ void ExecutorState::ProcessLoop(ReadyList inline_ready) {
         current = &ready[0];
         continue;
       }
-      if (NodeFinished(current->iter, same_iteration, &ready, &inline_ready)) return;  // gone
+      if (NodeFinished(current->iter, same_iteration, &ready, &inline_ready, /*finish=*/false)) {
+        return true;
+      }
       break;
     }
   }
+  return false;
 }
 
 bool ExecutorState::NodeFinished(IterationState* iter, int same_iteration, ReadyList* ready,
-                                 ReadyList* inline_ready) {
+                                 ReadyList* inline_ready, bool finish) {
   if (iter != nullptr && iter != &root_iter_) {
     // The nodes it made ready in its iteration take over its count there.
     if (same_iteration > 1) {
@@ -498,12 +518,12 @@ bool ExecutorState::NodeFinished(IterationState* iter, int same_iteration, Ready
   const size_t n = ready->size();
   if (n > 1) outstanding_.fetch_add(static_cast<int>(n) - 1, std::memory_order_relaxed);
   ScheduleReady(*ready, inline_ready);
-  return n == 0 && NodesDone();
+  return n == 0 && NodesDone(finish);
 }
 
-bool ExecutorState::NodesDone() {
+bool ExecutorState::NodesDone(bool finish) {
   if (outstanding_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-    Finish();
+    if (finish) Finish();
     return true;
   }
   return false;
@@ -1206,10 +1226,7 @@ void ExecutorState::ScheduleReady(const ReadyList& ready, ReadyList* inline_read
   ThreadPool* cores = plan_->device->intra_op_pool();
   for (int i = 0; i < tasks; ++i) {
     cores->ClaimCore();
-    (*runner)([this, cores] {
-      ThreadPool::ScopedBusy busy(cores, ThreadPool::ScopedBusy::kClaimed);
-      Process(PopMostUrgent());  // may delete `this`
-    });
+    (*runner)([this] { Process(PopMostUrgent(), Claim::kClaimed); });  // may delete `this`
   }
 }
 
