@@ -52,8 +52,12 @@ Tensor* OpKernelContext::forward_input_to_output(int input_index, int output_ind
     return nullptr;
   }
   Tensor& out = params_->outputs[output_index];
-  out.CopyFrom(in, shape);
-  in = Tensor();
+  if (in.shape() == shape) {
+    out = std::move(in);  // no reference count to raise and drop again
+  } else {
+    out.CopyFrom(in, shape);
+    in = Tensor();
+  }
   return &out;
 }
 

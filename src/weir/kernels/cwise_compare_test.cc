@@ -6,6 +6,7 @@
 #include <functional>
 #include <limits>
 
+#include "weir/framework/op_kernel.h"
 #include "weir/kernels/cwise_test_util.h"
 #include "weir/kernels/kernel_test_util.h"
 
@@ -52,6 +53,31 @@ TEST(CompareOpTest, BroadcastingFloat) { CheckComparisons<float>(); }
 TEST(CompareOpTest, BroadcastingDouble) { CheckComparisons<double>(); }
 TEST(CompareOpTest, BroadcastingInt32) { CheckComparisons<int32_t>(); }
 TEST(CompareOpTest, BroadcastingInt64) { CheckComparisons<int64_t>(); }
+
+TEST(CompareOpTest, AScalarResultIsSharedButNeverWrittenInPlace) {
+  // Scalar comparisons hand on one of two tensors their kernel keeps: a
+  // consumer that reuses an input it holds alone (LogicalNot) must not
+  // reuse those, or the kernel's later results would change.
+  auto less = CreateTestKernel("Less", {{"T", DT_INT32}}, 2);
+  ASSERT_TRUE(less.ok()) << less.status();
+  auto logical_not = CreateTestKernel("LogicalNot", {}, 1);
+  ASSERT_TRUE(logical_not.ok()) << logical_not.status();
+  for (int round = 0; round < 3; ++round) {
+    for (auto [x, y] : {std::pair{1, 2}, std::pair{2, 1}}) {
+      auto out = ComputeTestKernel(less->get(), TestCpuDevice(),
+                                   {Tensor::Scalar<int32_t>(x), Tensor::Scalar<int32_t>(y)});
+      ASSERT_TRUE(out.ok()) << out.status();
+      ASSERT_EQ((*out)[0].dtype(), DT_BOOL);
+      ASSERT_EQ((*out)[0].dims(), 0);
+      EXPECT_EQ((*out)[0].scalar<bool>(), x < y) << x << " < " << y << ", round " << round;
+      Tensor result = std::move((*out)[0]);
+      out->clear();  // the kernel's reference is now the only other one
+      auto negated = ComputeTestKernel(logical_not->get(), TestCpuDevice(), {std::move(result)});
+      ASSERT_TRUE(negated.ok()) << negated.status();
+      EXPECT_EQ((*negated)[0].scalar<bool>(), !(x < y));
+    }
+  }
+}
 
 TEST(CompareOpTest, NanComparesFalseExceptNotEqual) {
   const double nan = std::numeric_limits<double>::quiet_NaN();

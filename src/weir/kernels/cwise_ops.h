@@ -80,6 +80,10 @@ class BinaryOp : public OpKernel {
     if (context->op_def().FindAttr("incompatible_shape_error") != nullptr) {
       context->SetStatus(context->GetAttr("incompatible_shape_error", &incompatible_shape_error_));
     }
+    if constexpr (std::is_same_v<Out, bool>) {
+      scalar_false_ = Tensor::Scalar<bool>(false);
+      scalar_true_ = Tensor::Scalar<bool>(true);
+    }
   }
 
   void Compute(OpKernelContext* context) override {
@@ -171,6 +175,14 @@ class BinaryOp : public OpKernel {
                   errors::InvalidArgument(type_string(), ": ", F::kInvalidY, " (x ", TensorShape(),
                                           ", y ", TensorShape(), ", dtype ", kDTypeOf<T>, ")"));
     }
+    if constexpr (std::is_same_v<Out, bool>) {
+      // A comparison of scalars (a loop's condition) has two possible
+      // results: hand on a reference to one made once instead of allocating
+      // and freeing a buffer per call. The kernel's own reference keeps any
+      // consumer from reusing the buffer in place.
+      context->set_output(0, F()(x, y) ? scalar_true_ : scalar_false_);
+      return;
+    }
     int forwarded;
     Tensor* out = ForwardOrAllocate(context, {0, 1}, TensorShape(), &forwarded);
     if (out == nullptr) return;
@@ -191,6 +203,9 @@ class BinaryOp : public OpKernel {
   }
 
   bool incompatible_shape_error_ = true;
+  // Comparisons (bool output): the two scalar results, read-only.
+  Tensor scalar_false_;
+  Tensor scalar_true_;
 };
 
 // y = Functor<T>()(x), of the type the functor returns.

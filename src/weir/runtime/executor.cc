@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <initializer_list>
 #include <memory>
 #include <mutex>
+#include <utility>
+#include <vector>
 
 #include "weir/base/cancellation.h"
 #include "weir/base/notification.h"
@@ -37,6 +40,7 @@ constexpr uint8_t kToMerge = ExecutorPlan::kToMerge;
 constexpr uint8_t kToControlTrigger = ExecutorPlan::kToControlTrigger;
 constexpr uint8_t kToSingleInput = ExecutorPlan::kToSingleInput;
 constexpr uint8_t kToExit = ExecutorPlan::kToExit;
+constexpr uint8_t kKeepsValue = ExecutorPlan::kKeepsValue;
 constexpr int kControlFlagBits = ExecutorPlan::kControlFlagBits;
 
 enum MergeFiring { kNotReady = 0, kFireLive = 1, kFireDead = 2 };
@@ -76,9 +80,16 @@ bool ClaimMerge(std::atomic<int32_t>& word) {
 // atomic read-modify-write, a good part of a cheap node's dispatch: every
 // other input has already counted (the acquire load sees their slots) and
 // nothing counts on this word again in this iteration.
-inline int32_t TakePendingInput(std::atomic<int32_t>& word, bool dead) {
+// In an iteration that one thread owns (IterationState::owned) no other
+// thread touches the word, so every input is counted with plain stores.
+inline int32_t TakePendingInput(std::atomic<int32_t>& word, bool dead, bool owned) {
   const int32_t seen = word.load(std::memory_order_acquire);
-  if ((seen & kCountMask) == 1) return dead ? (seen | kDeadBit) : seen;
+  const int32_t marked = dead ? (seen | kDeadBit) : seen;
+  if ((seen & kCountMask) == 1) return marked;
+  if (owned) {
+    word.store(marked - 1, std::memory_order_relaxed);
+    return marked;
+  }
   if (dead) word.fetch_or(kDeadBit, std::memory_order_relaxed);
   return word.fetch_sub(1, std::memory_order_acq_rel);
 }
@@ -159,6 +170,12 @@ struct IterationState {
   // outside (iteration 0: all Enters arrived; later ones: the previous
   // iteration is gone). The thread that brings it to zero frees it.
   std::atomic<int> outstanding{0};
+  // Started by StartNextIteration as the one iteration of a runs_inline
+  // frame, after its predecessor ended (so every Enter of the frame has
+  // arrived): only the starting thread delivers into it or touches its
+  // frame, so its pending words need no read-modify-writes and its
+  // NextIterations no frame lock.
+  bool owned = false;
   std::unique_ptr<std::atomic<int32_t>[]> pending;
   std::unique_ptr<Tensor[]> inputs;
   IterationState* next = nullptr;         // FrameState::mu
@@ -194,6 +211,52 @@ struct FrameState {
   std::vector<IterationState*> free_iterations;
 };
 
+// A node ready to run in an iteration.
+struct TaggedNode {
+  int id;
+  bool dead;
+  IterationState* iter;
+};
+
+// The nodes a node made ready, and those a thread runs next. A growable
+// array whose push_back stays inline: std::vector's went out of line in
+// ActivateEdges, and passing the node through the stack to it stalled the
+// store forwarding of every push.
+class ReadyList {
+ public:
+  ReadyList() = default;
+  ReadyList(std::initializer_list<TaggedNode> nodes) : slots_(nodes), size_(nodes.size()) {}
+  ReadyList(ReadyList&& other) noexcept
+      : slots_(std::move(other.slots_)), size_(std::exchange(other.size_, 0)) {}
+  ReadyList& operator=(ReadyList&& other) noexcept {
+    slots_ = std::move(other.slots_);
+    size_ = std::exchange(other.size_, 0);
+    return *this;
+  }
+
+  void push_back(const TaggedNode& node) {
+    if (size_ == slots_.size()) Grow();
+    slots_[size_++] = node;
+  }
+  void pop_back() { --size_; }
+  void clear() { size_ = 0; }
+  void reserve(size_t n) {
+    if (n > slots_.size()) slots_.resize(n);
+  }
+  bool empty() const { return size_ == 0; }
+  size_t size() const { return size_; }
+  const TaggedNode& back() const { return slots_[size_ - 1]; }
+  const TaggedNode& operator[](size_t i) const { return slots_[i]; }
+  const TaggedNode* begin() const { return slots_.data(); }
+  const TaggedNode* end() const { return slots_.data() + size_; }
+
+ private:
+  [[gnu::noinline]] void Grow() { slots_.resize(std::max<size_t>(16, 2 * slots_.size())); }
+
+  std::vector<TaggedNode> slots_;
+  size_t size_ = 0;
+};
+
 // One step of one partition. Deletes itself after calling `done`.
 class ExecutorState {
  public:
@@ -201,54 +264,92 @@ class ExecutorState {
   void Start();
 
  private:
-  struct TaggedNode {
-    int id;
-    bool dead;
-    IterationState* iter;
-  };
-  using ReadyList = std::vector<TaggedNode>;
   struct AsyncCall;
   static constexpr int kFinishesLater = -1;
+  // RunNode of a NextIteration that ended its own iteration and started the
+  // next one (StartNextIteration): its ready nodes are counted in the new
+  // iteration, and the old one is gone.
+  static constexpr int kIterationRetired = -2;
 
-  void Process(TaggedNode node);
+  using Claim = ThreadPool::ScopedBusy::Claim;
+  void Process(TaggedNode node, Claim claim = Claim::kNew);
   // Runs the nodes of `inline_ready`, and those they make ready that are
-  // cheap, on this thread. May finish the step and delete `this`.
-  void ProcessLoop(ReadyList inline_ready);
+  // cheap, on this thread, which counts as busy on the device's cores
+  // meanwhile (`claim`: ThreadPool::ScopedBusy). May finish the step and
+  // delete `this`: only after this thread no longer counts, since the step's
+  // `done` may destroy the device.
+  void ProcessLoop(ReadyList inline_ready, Claim claim = Claim::kNew);
+  // ProcessLoop's loop. Returns true if the last node of the step ran;
+  // the caller then calls Finish.
+  bool RunReady(ReadyList* inline_ready);
   // Runs the node (or skips it: dead inputs, or the step aborted) and
   // delivers its outputs. Returns kFinishesLater if an asynchronous kernel
   // started (its callback finishes the node); otherwise the number of nodes
   // appended to `ready` in the node's own iteration.
   int RunNode(const TaggedNode& node, ReadyList* ready);
+  // RunNode of a node whose kernel runs (synchronous or asynchronous).
+  [[gnu::noinline]] int RunKernel(const NodeItem& item, const TaggedNode& node, ReadyList* ready);
+  // Fails the step: Switch's or LoopCond's predicate `pred` is no bool scalar.
+  [[gnu::noinline, gnu::cold]] int PredicateError(const NodeItem& item, const TaggedNode& node,
+                                                  const Tensor& pred);
   // The one path by which every node finishes: accounts for it and its
   // newly ready nodes and schedules those. Returns true if that ended the
-  // step (`this` is deleted).
+  // step: `this` is deleted, or with `finish` false the caller must call
+  // Finish.
   bool NodeFinished(IterationState* iter, int same_iteration, ReadyList* ready,
-                    ReadyList* inline_ready);
+                    ReadyList* inline_ready, bool finish = true);
   // Delivers a node's outputs (or its deadness) to where its kind sends
-  // them; returns how many of the nodes it made ready are in its iteration.
-  int PropagateOutputs(const NodeItem& item, const TaggedNode& node, std::span<Tensor> outputs,
-                       bool dead, ReadyList* ready);
+  // them; returns how many of the nodes it made ready are in its iteration,
+  // or kIterationRetired.
+  inline int PropagateOutputs(const NodeItem& item, const TaggedNode& node,
+                              std::span<Tensor> outputs, bool dead, ReadyList* ready);
+  // PropagateOutputs of Enter, Exit and NextIteration.
+  [[gnu::noinline]] int PropagateAcrossFrames(const NodeItem& item, const TaggedNode& node,
+                                              std::span<Tensor> outputs, bool dead,
+                                              ReadyList* ready);
   // Delivers along the node's out-edges into `iter`; returns the number of
   // nodes that became ready (appended to `ready`, not yet counted).
+  // `borrowed`: the outputs belong to someone else (a Const's kernel, a
+  // frame's invariants): copied where needed, never moved from or reset.
   int ActivateEdges(const NodeItem& item, IterationState* iter, std::span<Tensor> outputs,
-                    bool dead, bool from_enter, ReadyList* ready);
+                    bool dead, bool from_enter, ReadyList* ready, bool borrowed = false);
   void ActivateCounted(const NodeItem& item, IterationState* iter, std::span<Tensor> outputs,
                        bool dead, bool from_enter, ReadyList* ready);
   void EnterFrame(const NodeItem& item, const TaggedNode& node, std::span<Tensor> outputs,
                   bool dead, ReadyList* ready);
-  void StartNextIteration(const NodeItem& item, const TaggedNode& node, Tensor value,
+  // Returns true if it ended the node's iteration (kIterationRetired).
+  bool StartNextIteration(const NodeItem& item, const TaggedNode& node, Tensor value,
                           ReadyList* ready);
   void DeadToNextIteration(const NodeItem& item, const TaggedNode& node, ReadyList* ready);
   FrameState* FindOrCreateChildFrame(const NodeItem& item, IterationState* parent_iter);
   // REQUIRES: frame->mu held.
-  IterationState* StartIteration(FrameState* frame, ReadyList* ready);
+  IterationState* StartIteration(FrameState* frame, ReadyList* ready, bool owned = false);
+  // Frees `iter`, the frame's only iteration, whose last node is running on
+  // this thread and will start the next one. REQUIRES: frame->mu held.
+  void RetireOnlyIteration(IterationState* iter);
+  // Empties a finished iteration's input slots but the kept ones
+  // (ExecutorPlan::kKeepsValue), which the iteration's reuse takes as is.
+  void ResetIterationInputs(IterationState* iter);
   // `iter`'s outstanding count reached zero on this thread: frees it and
   // whatever that completes (later iterations, the frame, its parents).
   void IterationDone(IterationState* iter, ReadyList* ready);
   void DeleteFrame(FrameState* frame, ReadyList* ready);
   IterationState* TakeIteration(FrameState* frame);
 
-  Status CheckOutputs(const NodeItem& item, std::span<Tensor> outputs) const;
+  // Whether the kernel set every output with its declared dtype (the
+  // common case, checked inline); CheckOutputs says what is wrong.
+  bool OutputsOk(const NodeItem& item, std::span<Tensor> outputs) const {
+    for (int i = 0; i < item.num_outputs; ++i) {
+      const Tensor& t = outputs[i];
+      if (!t.IsInitialized() ? !item.outputs_may_be_unset
+                             : t.dtype() != item.kernel->output_type(i)) {
+        return false;
+      }
+    }
+    return true;
+  }
+  [[gnu::noinline, gnu::cold]] Status CheckOutputs(const NodeItem& item,
+                                                   std::span<Tensor> outputs) const;
   void ClearInputs(const NodeItem& item, IterationState* iter);
   // Cheap ready nodes go to `inline_ready`; expensive ones to the pool
   // (keeping the most urgent inline if nothing else is). With
@@ -257,8 +358,8 @@ class ExecutorState {
   // Takes the most urgent node of expensive_queue_.
   TaggedNode PopMostUrgent();
   // Accounts for a finished node that made nothing ready. Returns true if
-  // that completed the step (and `this` is deleted).
-  bool NodesDone();
+  // that completed the step (and, with `finish`, `this` is deleted).
+  bool NodesDone(bool finish);
   void RecordError(const NodeItem& item, const TaggedNode& node, const Status& status);
   void SaveStats(const NodeItem& item, const TaggedNode& node, int64_t start, int64_t bytes);
   FrameAndIter FrameIterOf(const IterationState* iter) const {
@@ -345,39 +446,66 @@ void ExecutorState::Start() {
   ProcessLoop(std::move(inline_ready));  // may delete `this`
 }
 
-void ExecutorState::Process(TaggedNode node) { ProcessLoop({node}); }
+void ExecutorState::Process(TaggedNode node, Claim claim) { ProcessLoop({node}, claim); }
 
-void ExecutorState::ProcessLoop(ReadyList inline_ready) {
-  // This thread occupies one of the device's cores while it runs nodes, so
-  // the kernels' own ParallelFors and those of kernels running beside them
-  // recruit only idle cores (threadpool.h). Once per loop, not per kernel:
-  // it costs two atomic updates of a shared counter.
-  ThreadPool::ScopedBusy busy(plan_->device->intra_op_pool());
-  ReadyList ready;
+void ExecutorState::ProcessLoop(ReadyList inline_ready, Claim claim) {
+  bool step_done;
+  {
+    // This thread occupies one of the device's cores while it runs nodes,
+    // so the kernels' own ParallelFors and those of kernels running beside
+    // them recruit only idle cores (threadpool.h). Once per loop, not per
+    // kernel: it costs two atomic updates of a shared counter.
+    ThreadPool::ScopedBusy busy(plan_->device->intra_op_pool(), claim);
+    step_done = RunReady(&inline_ready);
+  }
+  if (step_done) Finish();  // may destroy the device
+}
+
+bool ExecutorState::RunReady(ReadyList* inline_ready_list) {
+  ReadyList& inline_ready = *inline_ready_list;
+  // Two lists in turn: a node that runs next in a chain is read where its
+  // predecessor put it, not copied out first (the copy, one 16-byte load of
+  // a node just stored field by field, stalled on store forwarding).
+  ReadyList lists[2];
   while (!inline_ready.empty()) {
-    TaggedNode current = inline_ready.back();
+    const TaggedNode popped = inline_ready.back();
     inline_ready.pop_back();
-    for (;;) {
+    const TaggedNode* current = &popped;
+    for (int which = 0;; which ^= 1) {
+      ReadyList& ready = lists[which];
       ready.clear();
-      const int same_iteration = RunNode(current, &ready);
+      const int same_iteration = RunNode(*current, &ready);
       if (same_iteration == kFinishesLater) break;
+      if (same_iteration == kIterationRetired) {
+        // A NextIteration that ended its iteration: the next one's Merge
+        // takes over its count.
+        if (ready.size() == 1 && !plan_->items[ready[0].id].is_expensive) {
+          current = &ready[0];
+          continue;
+        }
+        if (NodeFinished(nullptr, 0, &ready, &inline_ready, /*finish=*/false)) return true;
+        break;
+      }
       // A chain (the common case in a loop body): the one cheap node this
       // one made ready in its own iteration takes over its counts and runs
       // next, as NodeFinished and ScheduleReady would have it, without
       // their bookkeeping.
       if (same_iteration == 1 && ready.size() == 1 && !plan_->items[ready[0].id].is_expensive) {
-        current = ready[0];
+        current = &ready[0];
         continue;
       }
-      if (NodeFinished(current.iter, same_iteration, &ready, &inline_ready)) return;  // gone
+      if (NodeFinished(current->iter, same_iteration, &ready, &inline_ready, /*finish=*/false)) {
+        return true;
+      }
       break;
     }
   }
+  return false;
 }
 
 bool ExecutorState::NodeFinished(IterationState* iter, int same_iteration, ReadyList* ready,
-                                 ReadyList* inline_ready) {
-  if (iter != &root_iter_) {
+                                 ReadyList* inline_ready, bool finish) {
+  if (iter != nullptr && iter != &root_iter_) {
     // The nodes it made ready in its iteration take over its count there.
     if (same_iteration > 1) {
       iter->outstanding.fetch_add(same_iteration - 1, std::memory_order_relaxed);
@@ -390,12 +518,12 @@ bool ExecutorState::NodeFinished(IterationState* iter, int same_iteration, Ready
   const size_t n = ready->size();
   if (n > 1) outstanding_.fetch_add(static_cast<int>(n) - 1, std::memory_order_relaxed);
   ScheduleReady(*ready, inline_ready);
-  return n == 0 && NodesDone();
+  return n == 0 && NodesDone(finish);
 }
 
-bool ExecutorState::NodesDone() {
+bool ExecutorState::NodesDone(bool finish) {
   if (outstanding_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-    Finish();
+    if (finish) Finish();
     return true;
   }
   return false;
@@ -444,12 +572,7 @@ int ExecutorState::RunNode(const TaggedNode& node, ReadyList* ready) {
   if (item.forwards_input) {
     if (item.kind == NodeKind::kLoopCond &&
         (inputs[0].dtype() != DT_BOOL || inputs[0].dims() != 0)) {
-      const Status status = errors::InvalidArgument(
-          "the predicate of LoopCond node ", item.kernel->def().Describe(),
-          " must be a bool scalar, got ", inputs[0].dtype(), " ", inputs[0].shape());
-      ClearInputs(item, iter);
-      RecordError(item, node, status);
-      return 0;
+      return PredicateError(item, node, inputs[0]);
     }
     // The input slot serves as the output: delivery moves the value on
     // from there (and empties the slot), one move of a tensor fewer.
@@ -457,10 +580,12 @@ int ExecutorState::RunNode(const TaggedNode& node, ReadyList* ready) {
     return PropagateOutputs(item, node, inputs.first(1), /*dead=*/false, ready);
   }
   if (item.constant_output != nullptr) {
-    // A Const: what its kernel would set, without the call.
-    Tensor value = *item.constant_output;
+    // A Const: what its kernel would set, without the call, and lent
+    // rather than copied (a kept slot takes nothing: kKeepsValue).
     if (trace) SaveStats(item, node, NowMicros(), 0);
-    return PropagateOutputs(item, node, std::span<Tensor>(&value, 1), /*dead=*/false, ready);
+    return ActivateEdges(item, iter,
+                         std::span<Tensor>(const_cast<Tensor*>(item.constant_output), 1),
+                         /*dead=*/false, /*from_enter=*/false, ready, /*borrowed=*/true);
   }
   // Switch and Merge move values too; the executor does that itself (their
   // kernels, which do the same, would cost a kernel call and copies).
@@ -479,14 +604,7 @@ int ExecutorState::RunNode(const TaggedNode& node, ReadyList* ready) {
   }
   if (item.kind == NodeKind::kSwitch) {
     const Tensor& pred = inputs[1];
-    if (pred.dtype() != DT_BOOL || pred.dims() != 0) {
-      const Status status = errors::InvalidArgument(
-          "the predicate of Switch node ", item.kernel->def().Describe(),
-          " must be a bool scalar, got ", pred.dtype(), " ", pred.shape());
-      ClearInputs(item, iter);
-      RecordError(item, node, status);
-      return 0;
-    }
+    if (pred.dtype() != DT_BOOL || pred.dims() != 0) return PredicateError(item, node, pred);
     // The input slots serve as the outputs (an unset one is dead): the
     // value stays in slot 0 or moves to slot 1 in the predicate's place.
     const bool taken = pred.scalar<bool>();
@@ -495,6 +613,23 @@ int ExecutorState::RunNode(const TaggedNode& node, ReadyList* ready) {
     if (trace) SaveStats(item, node, NowMicros(), 0);
     return PropagateOutputs(item, node, inputs.first(2), /*dead=*/false, ready);
   }
+  return RunKernel(item, node, ready);
+}
+
+int ExecutorState::PredicateError(const NodeItem& item, const TaggedNode& node,
+                                  const Tensor& pred) {
+  const Status status = errors::InvalidArgument(
+      "the predicate of ", item.kernel->type_string(), " node ", item.kernel->def().Describe(),
+      " must be a bool scalar, got ", pred.dtype(), " ", pred.shape());
+  ClearInputs(item, node.iter);
+  RecordError(item, node, status);
+  return 0;
+}
+
+int ExecutorState::RunKernel(const NodeItem& item, const TaggedNode& node, ReadyList* ready) {
+  IterationState* iter = node.iter;
+  std::span<Tensor> inputs(iter->inputs.get() + item.input_start, item.num_inputs);
+  const bool trace = args_.stats != nullptr;
   if (item.is_async) {
     auto call = std::make_shared<AsyncCall>();
     call->node = node;
@@ -518,7 +653,7 @@ int ExecutorState::RunNode(const TaggedNode& node, ReadyList* ready) {
       ReadyList ready;
       int same_iteration = 0;
       Status status = context->status();
-      if (status.ok() && !context->outputs_dead())
+      if (status.ok() && !context->outputs_dead() && !OutputsOk(item, call->params.outputs))
         status = CheckOutputs(item, call->params.outputs);
       if (!status.ok()) {
         RecordError(item, call->node, status);
@@ -558,11 +693,9 @@ int ExecutorState::RunNode(const TaggedNode& node, ReadyList* ready) {
   int64_t start = trace ? NowMicros() : 0;
   item.kernel->Compute(&context);  // ProcessLoop holds the core busy
   if (trace) SaveStats(item, node, start, context.bytes_allocated());
-  Status status = context.status();
-  if (status.ok() && !context.outputs_dead()) status = CheckOutputs(item, outputs);
   ClearInputs(item, iter);
-  if (!status.ok()) {
-    RecordError(item, node, status);
+  if (!context.status().ok() || (!context.outputs_dead() && !OutputsOk(item, outputs))) {
+    RecordError(item, node, context.status().ok() ? CheckOutputs(item, outputs) : context.status());
     return 0;
   }
   return PropagateOutputs(item, node, outputs, context.outputs_dead(), ready);
@@ -587,6 +720,15 @@ Status ExecutorState::CheckOutputs(const NodeItem& item, std::span<Tensor> outpu
 
 int ExecutorState::PropagateOutputs(const NodeItem& item, const TaggedNode& node,
                                     std::span<Tensor> outputs, bool dead, ReadyList* ready) {
+  if (item.kind != NodeKind::kEnter && item.kind != NodeKind::kExit &&
+      item.kind != NodeKind::kNextIteration) {
+    return ActivateEdges(item, node.iter, outputs, dead, /*from_enter=*/false, ready);
+  }
+  return PropagateAcrossFrames(item, node, outputs, dead, ready);
+}
+
+int ExecutorState::PropagateAcrossFrames(const NodeItem& item, const TaggedNode& node,
+                                         std::span<Tensor> outputs, bool dead, ReadyList* ready) {
   IterationState* iter = node.iter;
   switch (item.kind) {
     case NodeKind::kEnter:
@@ -604,8 +746,8 @@ int ExecutorState::PropagateOutputs(const NodeItem& item, const TaggedNode& node
     case NodeKind::kNextIteration:
       if (dead) {
         DeadToNextIteration(item, node, ready);
-      } else {
-        StartNextIteration(item, node, std::move(outputs[0]), ready);
+      } else if (StartNextIteration(item, node, std::move(outputs[0]), ready)) {
+        return kIterationRetired;
       }
       return 0;
     default:
@@ -615,7 +757,7 @@ int ExecutorState::PropagateOutputs(const NodeItem& item, const TaggedNode& node
 
 int ExecutorState::ActivateEdges(const NodeItem& item, IterationState* iter,
                                  std::span<Tensor> outputs, bool dead, bool from_enter,
-                                 ReadyList* ready) {
+                                 ReadyList* ready, bool borrowed) {
   const size_t before = ready->size();
   std::atomic<int32_t>* pending = iter->pending.get();
   Tensor* inputs = iter->inputs.get();
@@ -640,7 +782,7 @@ int ExecutorState::ActivateEdges(const NodeItem& item, IterationState* iter,
           const int32_t forced = from_enter ? kMergeForcedDead : 0;
           word.store((seen + kMergeDeadOne) | forced | kMergeFired, std::memory_order_relaxed);
         } else {
-          if (e.is_last) {
+          if (e.is_last && !borrowed) {
             FillEmpty(inputs[e.dst_slot], std::move(outputs[e.src_output]));
           } else {
             FillEmpty(inputs[e.dst_slot], outputs[e.src_output]);
@@ -656,7 +798,7 @@ int ExecutorState::ActivateEdges(const NodeItem& item, IterationState* iter,
         firing = UpdateMerge(word, kMergeDeadOne, from_enter ? kMergeForcedDead : 0, num_data);
       } else {
         if (!ClaimMerge(word)) continue;  // it already has its live input
-        if (e.is_last) {
+        if (e.is_last && !borrowed) {
           FillEmpty(inputs[e.dst_slot], std::move(outputs[e.src_output]));
         } else {
           FillEmpty(inputs[e.dst_slot], outputs[e.src_output]);
@@ -666,8 +808,10 @@ int ExecutorState::ActivateEdges(const NodeItem& item, IterationState* iter,
       if (firing != kNotReady) ready->push_back({e.dst_id, firing == kFireDead, iter});
       continue;
     }
-    if (!edge_dead) {
-      if (e.is_last) {
+    // A kept value still in its slot is this edge's own earlier delivery of
+    // the same tensor (kKeepsValue): nothing to copy.
+    if (!edge_dead && !((e.dst_flags & kKeepsValue) && inputs[e.dst_slot].IsInitialized())) {
+      if (e.is_last && !borrowed) {
         FillEmpty(inputs[e.dst_slot], std::move(outputs[e.src_output]));
       } else {
         FillEmpty(inputs[e.dst_slot], outputs[e.src_output]);
@@ -685,7 +829,7 @@ int ExecutorState::ActivateEdges(const NodeItem& item, IterationState* iter,
       ready->push_back({e.dst_id, edge_dead && !(e.dst_flags & kToControlTrigger), iter});
       continue;
     }
-    const int32_t old = TakePendingInput(word, edge_dead);
+    const int32_t old = TakePendingInput(word, edge_dead, iter->owned);
     if ((old & kCountMask) == 1) {
       const bool dst_dead = (old & kDeadBit) && !(e.dst_flags & kToControlTrigger);
       ready->push_back({e.dst_id, dst_dead, iter});
@@ -707,13 +851,15 @@ int ExecutorState::ActivateEdges(const NodeItem& item, IterationState* iter,
       if (firing != kNotReady) ready->push_back({dst, firing == kFireDead, iter});
       continue;
     }
-    const int32_t old = TakePendingInput(word, dead);
+    const int32_t old = TakePendingInput(word, dead, iter->owned);
     if ((old & kCountMask) == 1) {
       ready->push_back({dst, (old & kDeadBit) && !(flags & kToControlTrigger), iter});
     }
   }
   // Outputs nobody consumes (or copies left behind) die here.
-  for (Tensor& t : outputs) ResetTensor(t);
+  if (!borrowed) {
+    for (Tensor& t : outputs) ResetTensor(t);
+  }
   return static_cast<int>(ready->size() - before);
 }
 
@@ -784,12 +930,13 @@ void ExecutorState::EnterFrame(const NodeItem& item, const TaggedNode& node,
     std::lock_guard<std::mutex> lock(frame->mu);
     // While Enters are pending no iteration can end, so all are safe here.
     if (item.is_constant_enter) {
-      Tensor value = dead ? Tensor() : std::move(outputs[0]);
+      frame->invariants.push_back({node.id, dead ? Tensor() : std::move(outputs[0]), dead});
+      Tensor& value = frame->invariants.back().value;
       for (IterationState* iter = frame->oldest; iter != nullptr; iter = iter->next) {
-        Tensor copy = value;
-        ActivateCounted(item, iter, std::span<Tensor>(&copy, 1), dead, true, ready);
+        const int n = ActivateEdges(item, iter, std::span<Tensor>(&value, 1), dead, true, ready,
+                                    /*borrowed=*/true);
+        if (n > 0) iter->outstanding.fetch_add(n, std::memory_order_relaxed);
       }
-      frame->invariants.push_back({node.id, std::move(value), dead});
     } else {
       ActivateCounted(item, frame->oldest, outputs, dead, true, ready);
     }
@@ -822,15 +969,15 @@ IterationState* ExecutorState::TakeIteration(FrameState* frame) {
   iter->frame = frame;
   iter->base = info.node_base;
   iter->next = nullptr;
+  iter->owned = false;
   return iter;
 }
 
-IterationState* ExecutorState::StartIteration(FrameState* frame, ReadyList* ready) {
+IterationState* ExecutorState::StartIteration(FrameState* frame, ReadyList* ready, bool owned) {
   IterationState* iter = TakeIteration(frame);
   IterationState* previous = frame->newest;
   iter->iter = ++frame->newest_iter;
-  // The token: held while the previous iteration may still send values.
-  iter->outstanding.store(previous != nullptr ? 1 : 0, std::memory_order_relaxed);
+  iter->owned = owned;
   if (previous != nullptr) {
     previous->next = iter;
   } else {
@@ -838,37 +985,86 @@ IterationState* ExecutorState::StartIteration(FrameState* frame, ReadyList* read
   }
   frame->newest = iter;
   ++frame->outstanding_iterations;
-  for (const FrameState::Value& invariant : frame->invariants) {
-    Tensor copy = invariant.value;
-    ActivateCounted(plan_->items[invariant.id], iter, std::span<Tensor>(&copy, 1),
-                    invariant.dead, true, ready);
+  // Until frame->mu is released no other thread reaches the new iteration
+  // and none of its nodes runs: its count is set once, at the end.
+  int activated = 0;
+  for (FrameState::Value& invariant : frame->invariants) {
+    activated += ActivateEdges(plan_->items[invariant.id], iter,
+                               std::span<Tensor>(&invariant.value, 1), invariant.dead, true, ready,
+                               /*borrowed=*/true);
   }
-  for (int id : frame->dead_next) ActivateCounted(plan_->items[id], iter, {}, true, false, ready);
+  for (int id : frame->dead_next) {
+    activated += ActivateEdges(plan_->items[id], iter, {}, true, false, ready);
+  }
   frame->dead_next.clear();
+  // The token: held while the previous iteration may still send values.
+  iter->outstanding.store(activated + (previous != nullptr ? 1 : 0), std::memory_order_relaxed);
   return iter;
 }
 
-void ExecutorState::StartNextIteration(const NodeItem& item, const TaggedNode& node, Tensor value,
+void ExecutorState::RetireOnlyIteration(IterationState* iter) {
+  // What IterationDone does for an iteration with a successor to come.
+  FrameState* frame = iter->frame;
+  frame->oldest = frame->newest = nullptr;
+  --frame->outstanding_iterations;
+  ResetIterationInputs(iter);
+  frame->free_iterations.push_back(iter);
+}
+
+void ExecutorState::ResetIterationInputs(IterationState* iter) {
+  const FrameInfo& info = *iter->frame->info;
+  Tensor* inputs = iter->inputs.get();
+  const int* kept = info.kept_slots.data();
+  const int* kept_end = kept + info.kept_slots.size();
+  for (int i = 0; i < info.num_inputs; ++i) {
+    if (kept != kept_end && *kept == i) {
+      ++kept;
+      continue;
+    }
+    ResetTensor(inputs[i]);
+  }
+}
+
+bool ExecutorState::StartNextIteration(const NodeItem& item, const TaggedNode& node, Tensor value,
                                        ReadyList* ready) {
   // A loop of cheap nodes never blocks, so nothing else would notice that
   // its step was cancelled (Session::Close, RunOptions::timeout_ms): each
   // iteration looks. Dropping the value ends the loop as a dead one would.
   if (args_.cancellation != nullptr && args_.cancellation->IsCancelled()) {
     RecordError(item, node, errors::Cancelled("the step was cancelled"));
-    return;
+    return false;
   }
-  FrameState* frame = node.iter->frame;
-  std::lock_guard<std::mutex> lock(frame->mu);
-  IterationState* next = node.iter->next;
+  IterationState* iter = node.iter;
+  FrameState* frame = iter->frame;
+  // An owned iteration's frame has no other thread in it (no Enter still
+  // to come, every node on this thread): the lock would only cost time.
+  std::unique_lock<std::mutex> lock(frame->mu, std::defer_lock);
+  if (!iter->owned) lock.lock();
+  IterationState* next = iter->next;
+  if (next == nullptr && frame->oldest == iter && frame->deferred.empty() &&
+      iter->outstanding.load(std::memory_order_acquire) == 1) {
+    // This node is all that is left of the frame's only iteration (no token,
+    // no child frame, nothing else ready or running), and nothing can add to
+    // it: the lock keeps out Enters and other NextIterations. End it here,
+    // under the lock already held, instead of in IterationDone after it, and
+    // start the next one without a token.
+    RetireOnlyIteration(iter);
+    next = StartIteration(frame, ready, frame->info->runs_inline);
+    const int n = ActivateEdges(item, next, std::span<Tensor>(&value, 1), false, false, ready);
+    next->outstanding.store(next->outstanding.load(std::memory_order_relaxed) + n,
+                            std::memory_order_relaxed);
+    return true;
+  }
   if (next == nullptr) {
     if (frame->outstanding_iterations >= frame->max_parallel) {
       // parallel_iterations reached: the value waits for the oldest to end.
       frame->deferred.push_back({node.id, std::move(value), false});
-      return;
+      return false;
     }
     next = StartIteration(frame, ready);
   }
   ActivateCounted(item, next, std::span<Tensor>(&value, 1), false, false, ready);
+  return false;
 }
 
 void ExecutorState::DeadToNextIteration(const NodeItem& item, const TaggedNode& node,
@@ -907,8 +1103,7 @@ void ExecutorState::IterationDone(IterationState* iter, ReadyList* ready) {
       frame->oldest = next;
       if (next == nullptr) frame->newest = nullptr;
       --frame->outstanding_iterations;
-      Tensor* inputs = iter->inputs.get();
-      for (int i = 0; i < frame->info->num_inputs; ++i) ResetTensor(inputs[i]);
+      ResetIterationInputs(iter);
       frame->free_iterations.push_back(iter);
       if (!frame->deferred.empty()) {
         IterationState* started = StartIteration(frame, ready);
@@ -944,6 +1139,11 @@ void ExecutorState::DeleteFrame(FrameState* frame, ReadyList* ready) {
   }
   frame->dead_exits.clear();
   frame->invariants.clear();
+  // The next invocation of the frame may have other invariants: kept values
+  // go now (with the invariants, whose memory they would otherwise hold).
+  for (IterationState* iter : frame->free_iterations) {
+    for (int slot : frame->info->kept_slots) ResetTensor(iter->inputs[slot]);
+  }
   {
     std::lock_guard<std::mutex> lock(parent->mu);
     std::vector<FrameState*>& children = parent_iter->children;
@@ -961,7 +1161,13 @@ void ExecutorState::DeleteFrame(FrameState* frame, ReadyList* ready) {
 
 void ExecutorState::ClearInputs(const NodeItem& item, IterationState* iter) {
   Tensor* inputs = iter->inputs.get() + item.input_start;
-  for (int i = 0; i < item.num_inputs; ++i) ResetTensor(inputs[i]);
+  if (item.kept_inputs == 0) {
+    for (int i = 0; i < item.num_inputs; ++i) ResetTensor(inputs[i]);
+    return;
+  }
+  for (int i = 0; i < item.num_inputs; ++i) {
+    if (i >= 32 || !((item.kept_inputs >> i) & 1)) ResetTensor(inputs[i]);
+  }
 }
 
 namespace {
@@ -984,7 +1190,7 @@ void ExecutorState::ScheduleReady(const ReadyList& ready, ReadyList* inline_read
     if (inline_ready == nullptr) {
       for (const TaggedNode& node : ready) Process(node);
     } else {
-      inline_ready->insert(inline_ready->end(), ready.begin(), ready.end());
+      for (const TaggedNode& node : ready) inline_ready->push_back(node);
     }
     return;
   }
@@ -1020,14 +1226,11 @@ void ExecutorState::ScheduleReady(const ReadyList& ready, ReadyList* inline_read
   ThreadPool* cores = plan_->device->intra_op_pool();
   for (int i = 0; i < tasks; ++i) {
     cores->ClaimCore();
-    (*runner)([this, cores] {
-      ThreadPool::ScopedBusy busy(cores, ThreadPool::ScopedBusy::kClaimed);
-      Process(PopMostUrgent());  // may delete `this`
-    });
+    (*runner)([this] { Process(PopMostUrgent(), Claim::kClaimed); });  // may delete `this`
   }
 }
 
-ExecutorState::TaggedNode ExecutorState::PopMostUrgent() {
+TaggedNode ExecutorState::PopMostUrgent() {
   std::lock_guard<std::mutex> lock(queue_mu_);
   DCHECK(!expensive_queue_.empty());
   std::pop_heap(expensive_queue_.begin(), expensive_queue_.end(), LessUrgent{&plan_->items});

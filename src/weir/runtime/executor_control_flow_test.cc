@@ -419,6 +419,96 @@ TEST_P(ExecutorControlFlowTest, NestedLoops) {
   EXPECT_EQ(body_runs.load(), 20);
 }
 
+TEST_P(ExecutorControlFlowTest, AnInnerLoopsInvariantChangesPerInvocation) {
+  // total = 0; for i in [0, 6): { j = 0; while j < i: j += 1; total += j } -> 15.
+  // The inner loop's bound is the outer variable: each invocation of the
+  // inner frame must see its own value, not one an input slot kept from the
+  // invocation before (ExecutorPlan::kKeepsValue).
+  std::vector<NodeDef> g = {IntConst("zero", 0), IntConst("outer_n", 6)};
+  auto exits = AddWhile(
+      &g, "outer", {"zero", "zero"}, {"outer_n"},
+      [](std::vector<NodeDef>* g, const std::vector<std::string>& vars,
+         const std::vector<std::string>& inv) {
+        return LessThanInvariant(g, vars, inv, "outer/less");
+      },
+      [](std::vector<NodeDef>* g, const std::vector<std::string>& vars,
+         const std::vector<std::string>&) {
+        g->push_back(IntConst("outer/zero", 0, {"^" + vars[0]}));
+        auto inner = AddCountingLoop(g, "outer/inner", "outer/zero", vars[0], 1, "CfTestCounted");
+        g->push_back(IntConst("outer/one", 1, {"^" + vars[0]}));
+        g->push_back(Binary("outer/i_next", "Add", vars[0], "outer/one"));
+        g->push_back(Binary("outer/total", "Add", vars[1], inner[0]));
+        return std::vector<std::string>{"outer/i_next", "outer/total"};
+      },
+      1);
+  g.push_back(Retval("r", exits[1], 0));
+  ASSERT_TRUE(Build(g).ok());
+  for (int step = 0; step < 2; ++step) {
+    body_runs = 0;
+    CallFrame frame({}, 1);
+    Status s = RunStep(&frame);
+    ASSERT_TRUE(s.ok()) << s;
+    EXPECT_EQ(frame.retvals()[0].scalar<int32_t>(), 15);
+    EXPECT_EQ(body_runs.load(), 15);
+  }
+}
+
+TEST_P(ExecutorControlFlowTest, ALoopInvariantArrivingLateFromAnotherThread) {
+  // (i, acc) = (0, 0); while i < n: (i + 1, acc + i), with n held by an
+  // asynchronous kernel that another thread releases after the loop
+  // variables entered: the frame's first iteration waits for it, and the
+  // iterations after it (which one thread may own) see it too.
+  for (int n : {1, 2, 300}) {
+    SCOPED_TRACE(n);
+    std::vector<NodeDef> g = {IntConst("zero", 0), IntConst("n", n),
+                              Node("gated_n", "CfTestGate", {"n"})};
+    auto exits = AddWhile(
+        &g, "sum", {"zero", "zero"}, {"gated_n"},
+        [](std::vector<NodeDef>* g, const std::vector<std::string>& vars,
+           const std::vector<std::string>& inv) {
+          return LessThanInvariant(g, vars, inv, "sum/less");
+        },
+        [](std::vector<NodeDef>* g, const std::vector<std::string>& vars,
+           const std::vector<std::string>&) {
+          g->push_back(IntConst("sum/one", 1, {"^" + vars[0]}));
+          g->push_back(Binary("sum/i_next", "Add", vars[0], "sum/one"));
+          g->push_back(Binary("sum/acc_next", "Add", vars[1], vars[0]));
+          return std::vector<std::string>{"sum/i_next", "sum/acc_next"};
+        });
+    g.push_back(Retval("r0", exits[0], 0));
+    g.push_back(Retval("r1", exits[1], 1));
+    ASSERT_TRUE(Build(g).ok());
+    CallFrame frame({}, 2);
+    CancellationManager cancellation;
+    Executor::Args args;
+    args.cancellation = &cancellation;
+    args.call_frame = &frame;
+    args.runner = GetParam() ? &runner_ : nullptr;
+    Notification done;
+    Status status;
+    executor_->RunAsync(args, [&](const Status& s) {
+      status = s;
+      done.Notify();
+    });
+    while (GatesHeld() == 0) std::this_thread::yield();
+    std::thread releaser([] {
+      HeldCall call;
+      {
+        std::lock_guard<std::mutex> lock(gate_mu);
+        call = std::move(gate_held.back());
+        gate_held.pop_back();
+      }
+      call.context->set_output(0, call.context->input(0));
+      call.done();
+    });
+    done.Wait();
+    releaser.join();
+    ASSERT_TRUE(status.ok()) << status;
+    EXPECT_EQ(frame.retvals()[0].scalar<int32_t>(), n);
+    EXPECT_EQ(frame.retvals()[1].scalar<int32_t>(), n * (n - 1) / 2);
+  }
+}
+
 TEST_P(ExecutorControlFlowTest, ConcurrentStepsOfNestedLoops) {
   std::vector<NodeDef> g = {IntConst("zero", 0), IntConst("outer_n", 6), IntConst("inner_n", 7)};
   auto exits = AddWhile(

@@ -161,8 +161,17 @@ Status ExecutorPlan::Build(const Graph& graph, Device* device, const KernelRegis
       const Edge* e = data[k];
       const int dst = dense[e->dst()->id()];
       const bool is_last = k + 1 == data.size() || data[k + 1]->src_output() != e->src_output();
-      edges.push_back({dst, items[dst].input_start + e->dst_input(), e->src_output(), is_last,
-                        dst_flags(dst)});
+      uint8_t flags = dst_flags(dst);
+      NodeItem& dst_item = items[dst];
+      if ((item.constant_output != nullptr || item.is_constant_enter) &&
+          dst_item.kind == ExecNodeKind::kNormal && !dst_item.is_async && e->dst_input() < 32) {
+        flags |= kKeepsValue;
+        dst_item.kept_inputs |= uint32_t{1} << e->dst_input();
+        const int slot = dst_item.input_start + e->dst_input();
+        frames[node_frame[e->dst()->id()]].kept_slots.push_back(slot);
+      }
+      edges.push_back(
+          {dst, dst_item.input_start + e->dst_input(), e->src_output(), is_last, flags});
       if (item.kind == ExecNodeKind::kMerge && e->src_output() == 1) item.merge_index_used = true;
     }
     item.controls_start = static_cast<int>(control_edges.size());
@@ -174,6 +183,16 @@ Status ExecutorPlan::Build(const Graph& graph, Device* device, const KernelRegis
   }
   for (ExecutorPlan::FrameInfo& frame : frames) {
     if (frame.pending_after_first == frame.pending_init) frame.pending_after_first.clear();
+    std::sort(frame.kept_slots.begin(), frame.kept_slots.end());
+  }
+  for (ExecutorPlan::FrameInfo& frame : frames) frame.runs_inline = true;
+  frames[0].runs_inline = false;  // fed by the caller and by any thread
+  for (size_t i = 0; i < plan.size(); ++i) {
+    const NodeItem& item = items[i];
+    if (item.is_expensive || item.is_async || item.kind == ExecNodeKind::kEnter ||
+        item.kind == ExecNodeKind::kSend || item.kind == ExecNodeKind::kRecv) {
+      frames[node_frame[plan[i]->id()]].runs_inline = false;
+    }
   }
   for (int id : roots) has_expensive_root |= items[id].is_expensive;
   // In reverse topological order every successor's priority is known first.

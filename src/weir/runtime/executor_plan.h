@@ -75,6 +75,12 @@ struct ExecutorPlan {
   // An Exit (always with kToSingleInput here): a dead value only marks it, no
   // dispatch (every iteration but the last sends its Exits a dead value).
   static constexpr uint8_t kToExit = 8;
+  // The source hands on the same tensor every time (a Const's, or an
+  // is_constant Enter's in one frame invocation) to a kernel, which cannot
+  // take it (the source keeps a reference): the slot keeps it between runs
+  // of the destination (NodeItem::kept_inputs), and a delivery that finds it
+  // there skips the copy and its reference count updates.
+  static constexpr uint8_t kKeepsValue = 16;
   static constexpr int kControlFlagBits = 3;
 
   // A data edge as the plan stores it: where one output goes.
@@ -115,6 +121,7 @@ struct ExecutorPlan {
     int num_edges = 0;
     int controls_start = 0;  // into control_edges
     int num_controls = 0;
+    uint32_t kept_inputs = 0;  // bit i: input i comes by a kKeepsValue edge
     // Nodes on the longest path from here to a sink. Of the expensive nodes
     // ready at once, the one with the most work still behind it runs first
     // (list scheduling by "bottom level"): on two cores a short branch that
@@ -138,6 +145,12 @@ struct ExecutorPlan {
     // Merge whose back edges are all dead is dead. Empty: pending_init.
     std::vector<int32_t> pending_after_first;
     std::vector<int> exits;             // ids of its Exit nodes
+    std::vector<int> kept_slots;        // input slots fed by kKeepsValue edges, ascending
+    // Every node of the frame is cheap and synchronous, and none enters a
+    // child frame: all nodes of an iteration that nothing outside it can
+    // reach any more run on the thread that started it, so that thread may
+    // update the iteration's pending words without read-modify-writes.
+    bool runs_inline = false;
   };
 
   // Builds the plan of `graph` on `device`, a kernel from `kernels` per
