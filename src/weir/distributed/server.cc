@@ -4,14 +4,18 @@
 #include <unistd.h>
 
 #include <condition_variable>
+#include <limits>
 #include <mutex>
 
 #include "proto/server.pb.h"
-#include "proto/worker_service.grpc.pb.h"
 #include "weir/base/checked_math.h"
 #include "weir/base/str_util.h"
+#include "weir/distributed/grpc_services.h"
 #include "weir/distributed/grpc_util.h"
+#include "weir/distributed/master.h"
+#include "weir/distributed/worker.h"
 #include "weir/runtime/device_mgr.h"
+#include "weir/runtime/standard_registration.h"
 
 namespace weir {
 namespace {
@@ -43,33 +47,13 @@ std::string JoinHostPort(const std::string& host, int port) {
   return v6 ? StrCat("[", host, "]:", port) : StrCat(host, ":", port);
 }
 
-class WorkerServiceImpl final : public wire::WorkerService::Service {
- public:
-  explicit WorkerServiceImpl(const Server* server) : server_(server) {}
-
-  grpc::Status GetStatus(grpc::ServerContext*, const wire::GetStatusRequest*,
-                         wire::GetStatusResponse* response) override {
-    for (const DeviceAttributes& device : server_->device_attributes()) {
-      wire::DeviceAttributes* out = response->add_device_attributes();
-      out->set_name(device.name);
-      out->set_device_type(device.device_type);
-      out->set_memory_limit(device.memory_limit);
-      out->set_incarnation(device.incarnation);
-      out->set_physical_device_desc(device.physical_device_desc);
-    }
-    return grpc::Status::OK;
-  }
-
- private:
-  const Server* server_;
-};
-
 }  // namespace
 
 struct Server::Impl {
-  explicit Impl(const Server* server) : service(server) {}
-
-  WorkerServiceImpl service;
+  std::unique_ptr<Worker> worker;
+  std::unique_ptr<Master> master;
+  std::unique_ptr<grpc::Service> worker_service;
+  std::unique_ptr<grpc::Service> master_service;
   std::unique_ptr<grpc::Server> grpc_server;
   std::mutex mu;
   std::condition_variable stopped_cv;
@@ -96,7 +80,15 @@ StatusOr<std::unique_ptr<Server>> Server::Create(const ClusterConfig& config,
   std::unique_ptr<Server> server(new Server(config, options));
   server->devices_ = DeviceMgr::NewCpuDevices(options.num_cpu_devices, options.intra_op_threads,
                                               config.job, config.task);
-  server->impl_ = std::make_unique<Impl>(server.get());
+  // Workers import partitions; masters compile graphs.
+  RegisterStandardOpsAndKernels();
+  server->impl_ = std::make_unique<Impl>();
+  Impl& impl = *server->impl_;
+  impl.worker = std::make_unique<Worker>(config, server->devices_.get(), options.inter_op_threads);
+  impl.master = std::make_unique<Master>(impl.worker.get());
+  impl.worker_service = NewGrpcWorkerService(
+      impl.worker.get(), [server = server.get()] { return server->device_attributes(); });
+  impl.master_service = NewGrpcMasterService(impl.master.get());
   return server;
 }
 
@@ -121,7 +113,12 @@ StatusOr<std::unique_ptr<Server>> Server::Create(const wire::ServerDef& server_d
 Server::~Server() {
   Stop();
   if (impl_ && impl_->grpc_server) impl_->grpc_server->Wait();
+  // Sessions first: closing one talks to the workers (this one included).
+  if (impl_) impl_->master.reset();
 }
+
+Worker* Server::worker() const { return impl_->worker.get(); }
+Master* Server::master() const { return impl_->master.get(); }
 
 Status Server::Start() {
   std::lock_guard<std::mutex> lock(impl_->mu);
@@ -138,7 +135,12 @@ Status Server::Start() {
   // a port in use and share its calls; a busy port must be an error.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   builder.AddListeningPort(listen, grpc::InsecureServerCredentials(), &selected_port);
-  builder.RegisterService(&impl_->service);
+  // Tensors up to protobuf's 2 GiB limit cross in one message (issue 16:
+  // the limit is raised deliberately rather than tensors split).
+  builder.SetMaxReceiveMessageSize(std::numeric_limits<int>::max());
+  builder.SetMaxSendMessageSize(std::numeric_limits<int>::max());
+  builder.RegisterService(impl_->worker_service.get());
+  builder.RegisterService(impl_->master_service.get());
   impl_->grpc_server = builder.BuildAndStart();
   if (impl_->grpc_server == nullptr || selected_port == 0) {
     impl_->grpc_server.reset();

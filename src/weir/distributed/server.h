@@ -1,7 +1,5 @@
-// Server: one task of a cluster, serving the worker service over gRPC.
-//
-// So far the worker service answers GetStatus (the task's devices); the
-// master service, graph registration and RecvTensor come next (issue 16).
+// Server: one task of a cluster, serving the worker service and the master
+// service over gRPC (distributed/worker.h, distributed/master.h).
 // A server binds to loopback unless ServerOptions::host says otherwise; the
 // port is that of the task's address in the cluster, and a port of 0 makes
 // the system pick a free one, which bound_address() reports.
@@ -25,6 +23,8 @@
 namespace weir {
 
 class DeviceMgr;
+class Master;
+class Worker;
 
 namespace wire {
 class ServerDef;
@@ -35,6 +35,7 @@ struct ServerOptions {
   // every interface, or one address of this host.
   std::string host = "127.0.0.1";
   int num_cpu_devices = 1;
+  int inter_op_threads = 0;  // the worker's step pool; 0: one per schedulable core
   int intra_op_threads = 0;  // 0: one per schedulable core
 };
 
@@ -69,6 +70,9 @@ class Server {
   std::string bound_address() const;
   const ClusterConfig& config() const { return config_; }
   std::vector<DeviceAttributes> device_attributes() const;
+  // The task's worker and master (the logic behind the two services).
+  Worker* worker() const;
+  Master* master() const;
 
  private:
   struct Impl;

@@ -2,6 +2,8 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <limits>
+
 #include "proto/worker_service.grpc.pb.h"
 #include "weir/distributed/grpc_util.h"
 
@@ -22,7 +24,12 @@ StatusOr<std::unique_ptr<WorkerClient>> WorkerClient::Create(const std::string& 
   client->impl_ = std::make_unique<Impl>();
   // Fail fast on a refused connection rather than waiting for the deadline
   // (the default for calls without wait_for_ready).
-  auto channel = grpc::CreateChannel(address, grpc::InsecureChannelCredentials());
+  // Tensors up to protobuf's 2 GiB limit cross in one message: the limit
+  // is raised deliberately rather than tensors split (issue 16).
+  grpc::ChannelArguments arguments;
+  arguments.SetMaxReceiveMessageSize(std::numeric_limits<int>::max());
+  arguments.SetMaxSendMessageSize(std::numeric_limits<int>::max());
+  auto channel = grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), arguments);
   client->impl_->stub = wire::WorkerService::NewStub(channel);
   return client;
 }
@@ -49,5 +56,60 @@ StatusOr<std::vector<DeviceAttributes>> WorkerClient::GetStatus(std::chrono::mil
   }
   return devices;
 }
+
+namespace {
+
+bool ValidTimeout(std::chrono::milliseconds timeout) { return timeout.count() > 0; }
+
+// One asynchronous call's context, kept alive by the cancel function and
+// the completion callback, whichever is last.
+struct AsyncCall {
+  grpc::ClientContext context;
+};
+
+}  // namespace
+
+#define WEIR_WORKER_CALL(Method)                                                              \
+  Status WorkerClient::Method(const wire::Method##Request& request,                           \
+                              wire::Method##Response* response,                               \
+                              std::chrono::milliseconds timeout) {                            \
+    if (!ValidTimeout(timeout)) {                                                             \
+      return errors::InvalidArgument(#Method " to ", address_, ": timeout must be positive"); \
+    }                                                                                         \
+    grpc::ClientContext context;                                                              \
+    context.set_deadline(std::chrono::system_clock::now() + timeout);                         \
+    grpc::Status status = impl_->stub->Method(&context, request, response);                   \
+    return FromGrpcStatus(status, StrCat(#Method " to ", address_));                          \
+  }
+
+WEIR_WORKER_CALL(CreateWorkerSession)
+WEIR_WORKER_CALL(DeleteWorkerSession)
+WEIR_WORKER_CALL(RegisterGraph)
+WEIR_WORKER_CALL(DeregisterGraph)
+WEIR_WORKER_CALL(RunGraph)
+WEIR_WORKER_CALL(CleanupGraph)
+WEIR_WORKER_CALL(CleanupAll)
+#undef WEIR_WORKER_CALL
+
+#define WEIR_WORKER_ASYNC_CALL(Method)                                                \
+  WorkerClient::Cancel WorkerClient::Method##Async(                                   \
+      const wire::Method##Request* request, wire::Method##Response* response,         \
+      std::chrono::milliseconds timeout, std::function<void(Status)> done) {          \
+    auto call = std::make_shared<AsyncCall>();                                        \
+    call->context.set_deadline(std::chrono::system_clock::now() +                     \
+                               std::max(timeout, std::chrono::milliseconds(1)));      \
+    std::string what = StrCat(#Method " to ", address_);                              \
+    impl_->stub->async()->Method(                                                     \
+        &call->context, request, response,                                            \
+        [call, what = std::move(what), done = std::move(done)](grpc::Status status) { \
+          done(FromGrpcStatus(status, what));                                         \
+        });                                                                           \
+    return [call] { call->context.TryCancel(); };                                     \
+  }
+
+WEIR_WORKER_ASYNC_CALL(RunGraph)
+WEIR_WORKER_ASYNC_CALL(CleanupGraph)
+WEIR_WORKER_ASYNC_CALL(RecvTensor)
+#undef WEIR_WORKER_ASYNC_CALL
 
 }  // namespace weir
