@@ -45,7 +45,7 @@ class GrpcSession final : public Session {
       info.type = device.device_type();
       devices_.push_back(info);
     }
-    default_container_ = StrCat("session_", handle_);
+    default_container_ = "localhost";  // shared by the cluster's sessions (worker.cc)
     return Status::OK();
   }
 

@@ -69,7 +69,7 @@ class MasterSession final : public Session {
       : worker_(worker), options_(options) {
     options_.compile.cost_model_placement = false;
     handle_ = StrCat("master_", std::hex, RandomUint64());
-    default_container_ = StrCat("session_", handle_);
+    default_container_ = "localhost";  // shared by the cluster's sessions (worker.cc)
     next_step_id_ = static_cast<int64_t>(RandomUint64() >> 2);
   }
   ~MasterSession() override { Close().ok(); }

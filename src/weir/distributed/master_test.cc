@@ -373,8 +373,20 @@ TEST_F(DistributedTest, VariableOnPsIsTrainedByAStepOnWorker) {
   EXPECT_TRUE(a[0].ContentEquals(b[0])) << a[0].DebugString() << " vs " << b[0].DebugString();
   EXPECT_NE(Values(b[0]), (std::vector<float>{0.5f, -0.25f})) << "the variable was not trained";
   EXPECT_TRUE(NoStepStateAnywhere());
-  // Closing drops the session (and its variables' container) on every task.
+  // The variable lives in the ps task's shared container: a second session
+  // sees it; Reset drops it.
+  auto second = Remote(kWorker0, remote_graph);
+  ASSERT_TRUE(second);
+  ASSERT_TRUE(second->Run({}, {"w_value"}, {}, &b).ok());
+  EXPECT_TRUE(a[0].ContentEquals(b[0]));
+  EXPECT_EQ(second->default_container(), "localhost");
+  ASSERT_TRUE(second->Reset({second->default_container()}).ok());
+  s = second->Run({}, {"w_value"}, {}, &b);
+  EXPECT_EQ(s.code(), Code::kFailedPrecondition) << s;
+  EXPECT_TRUE(Contains(s, kPs0)) << s;
+  // Closing drops the sessions on every task.
   ASSERT_TRUE(remote->Close().ok());
+  ASSERT_TRUE(second->Close().ok());
   EXPECT_EQ(cluster_.server(kPs0)->worker()->num_sessions(), 0);
   EXPECT_EQ(cluster_.server(kWorker0)->worker()->num_sessions(), 0);
 }

@@ -28,6 +28,11 @@ constexpr size_t kMaxGraphsPerSession = 1 << 16;
 constexpr size_t kMaxSteps = 1 << 16;
 constexpr size_t kMaxRememberedCleanups = 1 << 14;
 constexpr size_t kMaxHandleBytes = 256;
+// Resources created with an empty container by any session of the cluster
+// live here, as in TensorFlow's servers: variables on a ps outlive the
+// session that made them and are shared by every client (between-graph
+// replication). Reset({"localhost"}) drops them.
+constexpr char kSharedContainer[] = "localhost";
 // A RecvTensor in a step without a time limit: long enough for any step
 // that makes progress (a blocked queue op included), short of forever.
 constexpr std::chrono::milliseconds kDefaultRecvTimeout = std::chrono::hours(24);
@@ -144,7 +149,7 @@ Status Worker::CreateWorkerSession(const wire::CreateWorkerSessionRequest& reque
   }
   auto session = std::make_shared<Session>();
   session->handle = handle;
-  session->container = StrCat("session_", handle);
+  session->container = kSharedContainer;
   std::lock_guard<std::mutex> lock(mu_);
   if (sessions_.count(handle)) {
     return errors::AlreadyExists("task ", task_name_, " already has worker session '", handle, "'");
@@ -158,7 +163,6 @@ Status Worker::CreateWorkerSession(const wire::CreateWorkerSessionRequest& reque
 }
 
 Status Worker::DeleteWorkerSession(const wire::DeleteWorkerSessionRequest& request) {
-  std::shared_ptr<Session> session;
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = sessions_.find(request.session_handle());
@@ -166,11 +170,7 @@ Status Worker::DeleteWorkerSession(const wire::DeleteWorkerSessionRequest& reque
       return errors::NotFound("task ", task_name_, " has no worker session '",
                               request.session_handle().substr(0, kMaxHandleBytes), "'");
     }
-    session = std::move(it->second);
     sessions_.erase(it);
-  }
-  for (const auto& device : devices_->devices()) {
-    device->resource_manager()->Cleanup(session->container);
   }
   return Status::OK();
 }

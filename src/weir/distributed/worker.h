@@ -57,7 +57,8 @@ class Worker {
   ~Worker();
 
   Status CreateWorkerSession(const wire::CreateWorkerSessionRequest& request);
-  // Drops the session's graphs and the resources of its default container.
+  // Drops the session's graphs. Resources stay: sessions share each task's
+  // default container ("localhost"), as TensorFlow's servers do.
   Status DeleteWorkerSession(const wire::DeleteWorkerSessionRequest& request);
   Status RegisterGraph(const wire::RegisterGraphRequest& request,
                        wire::RegisterGraphResponse* response);
