@@ -146,6 +146,9 @@ class MasterSession final : public Session {
     std::string graph_handle;
     std::vector<int> feeds;    // feed indexes its _Args read
     std::vector<int> fetches;  // fetch indexes its _Retvals write
+    // A _Send to another task: its step state waits for CleanupGraph
+    // (otherwise the worker drops it when RunGraph ends).
+    bool sends_to_other_tasks = false;
   };
   struct CompiledStep {
     std::vector<FeedSpec> feeds;
@@ -334,6 +337,11 @@ StatusOr<std::shared_ptr<const MasterSession::CompiledStep>> MasterSession::Comp
     TaskPart part;
     part.task = task;
     for (const NodeDef& node : def.nodes) {
+      if (node.op == "_Send") {
+        std::string recv_device;
+        WEIR_RETURN_IF_ERROR(GetAttr(node.attrs, "recv_device", &recv_device));
+        if (TaskOfDevice(recv_device) != tasks_[task].name) part.sends_to_other_tasks = true;
+      }
       if (node.op != "_Arg" && node.op != "_Retval") continue;
       int64_t index = 0;
       WEIR_RETURN_IF_ERROR(GetAttr(node.attrs, "index", &index).WithContext(node.name));
@@ -430,10 +438,12 @@ Status MasterSession::RunCompiled(const CompiledStep& step, const std::vector<Te
   };
   const size_t n = step.parts.size();
   std::vector<Call> calls(n);
-  std::vector<int> tasks;
+  std::vector<int> tasks;           // every task of the step, for aborting it
+  std::vector<int> tasks_to_clean;  // those that keep the step's state
   for (size_t p = 0; p < n; ++p) {
     const TaskPart& part = step.parts[p];
     tasks.push_back(part.task);
+    if (part.sends_to_other_tasks) tasks_to_clean.push_back(part.task);
     wire::RunGraphRequest& request = calls[p].request;
     request.set_session_handle(handle_);
     request.set_graph_handle(part.graph_handle);
@@ -470,7 +480,7 @@ Status MasterSession::RunCompiled(const CompiledStep& step, const std::vector<Te
                                });
   }
   all_done.Wait();
-  CleanupAsync(step_id, tasks);
+  CleanupAsync(step_id, aborted ? tasks : tasks_to_clean);
   Status status;
   for (size_t p = 0; p < n; ++p) {
     const Status& s = calls[p].status;

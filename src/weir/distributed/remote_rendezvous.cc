@@ -9,6 +9,33 @@
 
 namespace weir {
 
+// A remote call's cancel function, which exists only once the call has
+// started; a cancel that comes first is applied then.
+struct RemoteRendezvous::CancelSlot {
+  void Set(WorkerClient::Cancel function) {
+    bool cancel_now;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      cancel = std::move(function);
+      cancel_now = cancelled;
+    }
+    if (cancel_now) cancel();
+  }
+  void Cancel() {
+    WorkerClient::Cancel function;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      cancelled = true;
+      function = cancel;
+    }
+    if (function) function();
+  }
+
+  std::mutex mu;
+  WorkerClient::Cancel cancel;
+  bool cancelled = false;
+};
+
 struct RemoteRendezvous::RemoteCall {
   wire::RecvTensorRequest request;
   wire::RecvTensorResponse response;
@@ -55,20 +82,28 @@ void RemoteRendezvous::RecvAsync(const ParsedKey& key, CancellationManager* canc
   auto call = std::make_shared<RemoteCall>();
   call->request.set_step_id(step_id_);
   call->request.set_rendezvous_key(key.full_key);
-  int64_t id;
+  auto slot = std::make_shared<CancelSlot>();
+  int64_t id = 0;
+  Status aborted;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (!status_.ok()) {
-      Status status = status_;
-      done(status, Tensor(), false);
-      return;
+    aborted = status_;
+    if (aborted.ok()) {
+      id = next_call_++;
+      cancels_[id] = slot;
     }
-    id = next_call_++;
-    cancels_[id] = nullptr;  // the call's cancel function, set once started
   }
-  // The cancellation callback and the completion race; the completion
-  // deregisters, and a cancel after completion is harmless (TryCancel on a
-  // finished call does nothing).
+  if (!aborted.ok()) {  // `done` may run more of the step: not under mu_
+    done(aborted, Tensor(), false);
+    return;
+  }
+  // Registered before the call starts: once it has started, it may finish,
+  // end the step and free `cancellation` (and this rendezvous) at any time,
+  // so nothing but `slot` is touched after the start.
+  if (cancellation != nullptr) {
+    int64_t token = cancellation->GetToken();
+    if (!cancellation->RegisterCallback(token, [slot] { slot->Cancel(); })) slot->Cancel();
+  }
   std::string edge = key.edge_name;
   std::string peer = key.src_device.substr(0, key.src_device.find("/device:"));
   WorkerClient::Cancel cancel = (*client)->RecvTensorAsync(
@@ -90,18 +125,7 @@ void RemoteRendezvous::RecvAsync(const ParsedKey& key, CancellationManager* canc
         }
         done(status, value, is_dead);
       });
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = cancels_.find(id);
-    if (it != cancels_.end()) it->second = cancel;
-    if (!status_.ok()) cancel();
-  }
-  if (cancellation != nullptr) {
-    int64_t token = cancellation->GetToken();
-    if (!cancellation->RegisterCallback(token, cancel)) cancel();
-    // The registration lives as long as the step's CancellationManager;
-    // the cancel function is harmless after completion.
-  }
+  slot->Set(std::move(cancel));
 }
 
 void RemoteRendezvous::FinishRemote(int64_t id) {
@@ -111,15 +135,13 @@ void RemoteRendezvous::FinishRemote(int64_t id) {
 }
 
 void RemoteRendezvous::StartAbort(const Status& status) {
-  std::vector<std::function<void()>> cancels;
+  std::vector<std::shared_ptr<CancelSlot>> slots;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (status_.ok()) status_ = status;
-    for (auto& [id, cancel] : cancels_) {
-      if (cancel) cancels.push_back(cancel);
-    }
+    for (auto& [id, slot] : cancels_) slots.push_back(slot);
   }
-  for (auto& cancel : cancels) cancel();
+  for (auto& slot : slots) slot->Cancel();
   local_.StartAbort(status);
 }
 

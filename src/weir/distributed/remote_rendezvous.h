@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 
@@ -52,6 +53,7 @@ class RemoteRendezvous final : public Rendezvous {
 
  private:
   struct RemoteCall;
+  struct CancelSlot;
   void FinishRemote(int64_t id);
 
   const int64_t step_id_;
@@ -63,7 +65,7 @@ class RemoteRendezvous final : public Rendezvous {
   std::mutex mu_;
   Status status_;  // non-OK once aborted
   int64_t next_call_ = 0;
-  std::map<int64_t, std::function<void()>> cancels_;  // remote calls in flight
+  std::map<int64_t, std::shared_ptr<CancelSlot>> cancels_;  // remote calls in flight
   std::condition_variable calls_done_;                // signalled when cancels_ empties
 };
 

@@ -61,6 +61,10 @@ struct Worker::RegisteredGraph {
   std::map<std::string, int> fetch_index;
   int num_feeds = 0;
   int num_fetches = 0;
+  // No _Send of these partitions goes to another task: no RecvTensor will
+  // ever ask for this graph's values, so a step's state can go as soon as
+  // RunGraph is done (the master sends no CleanupGraph then).
+  bool sends_to_other_tasks = false;
 };
 
 struct Worker::Session {
@@ -72,8 +76,9 @@ struct Worker::Session {
 
 struct Worker::Step {
   int64_t step_id = 0;
-  std::shared_ptr<RemoteRendezvous> rendezvous;
+  // Before the rendezvous: its waiters' registrations must go first.
   CancellationManager cancellation;
+  std::shared_ptr<RemoteRendezvous> rendezvous;
 };
 
 Worker::Worker(ClusterConfig config, DeviceMgr* devices, int inter_op_threads)
@@ -183,7 +188,17 @@ Status Worker::RegisterGraph(const wire::RegisterGraphRequest& request,
   WEIR_RETURN_IF_ERROR(GraphDefFromProto(request.graph_def(), &def).WithContext(context));
   // One partition per device named by the nodes.
   std::map<std::string, GraphDef> partitions;
+  bool sends_to_other_tasks = false;
   for (NodeDef& node : def.nodes) {
+    if (node.op == "_Send") {
+      std::string recv_device;
+      if (!GetAttr(node.attrs, "recv_device", &recv_device).ok() ||
+          !(recv_device.size() > task_name_.size() &&
+            recv_device.compare(0, task_name_.size(), task_name_) == 0 &&
+            recv_device[task_name_.size()] == '/')) {
+        sends_to_other_tasks = true;
+      }
+    }
     if (partitions.count(node.device) == 0) {
       GraphDef& partition = partitions[node.device];
       partition.library = def.library;
@@ -194,6 +209,7 @@ Status Worker::RegisterGraph(const wire::RegisterGraphRequest& request,
     partitions[node.device].nodes.push_back(std::move(node));
   }
   auto graph = std::make_shared<RegisteredGraph>();
+  graph->sends_to_other_tasks = sends_to_other_tasks;
   graph->num_feeds = request.feed_names_size();
   graph->num_fetches = request.fetch_names_size();
   for (int i = 0; i < request.feed_names_size(); ++i) {
@@ -330,8 +346,7 @@ Status Worker::RunGraph(const wire::RunGraphRequest& request, wire::RunGraphResp
   std::atomic<int> remaining(static_cast<int>(graph->parts.size()));
   Notification all_done;
   for (size_t p = 0; p < graph->parts.size(); ++p) {
-    // Each executor starts on the pool: this (gRPC) thread keeps the time.
-    runner_([&, p] {
+    auto start = [&, p] {
       graph->parts[p].executor->RunAsync(exec_args, [&, p](const Status& status) {
         statuses[p] = status;
         if (!status.ok()) {
@@ -340,7 +355,15 @@ Status Worker::RunGraph(const wire::RunGraphRequest& request, wire::RunGraphResp
         }
         if (remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) all_done.Notify();
       });
-    });
+    };
+    // An executor runs cheap nodes on the thread that starts it; with a
+    // time limit, or several partitions, this (gRPC) thread must stay free
+    // to keep the time or start the others.
+    if (request.timeout_ms() > 0 || p + 1 < graph->parts.size()) {
+      runner_(start);
+    } else {
+      start();
+    }
   }
   Status timeout;
   if (request.timeout_ms() > 0 &&
@@ -351,6 +374,11 @@ Status Worker::RunGraph(const wire::RunGraphRequest& request, wire::RunGraphResp
     step->rendezvous->StartAbort(timeout);
   }
   all_done.Wait();
+  if (!graph->sends_to_other_tasks) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = steps_.find(request.step_id());
+    if (it != steps_.end() && it->second == step) steps_.erase(it);
+  }
   if (!timeout.ok()) return timeout;
   Status status = CombineStatuses(statuses);
   if (!status.ok()) {

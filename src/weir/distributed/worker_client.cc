@@ -2,19 +2,70 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <condition_variable>
 #include <limits>
+#include <map>
+#include <mutex>
 
 #include "proto/worker_service.grpc.pb.h"
 #include "weir/distributed/grpc_util.h"
 
 namespace weir {
 
+namespace {
+
+// One asynchronous call's context.
+struct AsyncCall {
+  int64_t id = 0;
+  grpc::ClientContext context;
+};
+
+}  // namespace
+
+// The asynchronous calls in flight are owned here, not by their completion
+// callbacks: a ClientContext holds the channel, and the channel's last
+// reference must never drop on the channel's own callback thread (its
+// completion queue would be shut down from inside itself). Finished calls
+// are freed by the next call or by the destructor, on the caller's thread.
 struct WorkerClient::Impl {
   std::unique_ptr<wire::WorkerService::Stub> stub;
+  std::mutex mu;
+  std::condition_variable idle;  // signalled when in_flight empties
+  int64_t next_id = 0;
+  std::map<int64_t, std::shared_ptr<AsyncCall>> in_flight;
+  std::vector<std::shared_ptr<AsyncCall>> finished;
+
+  std::shared_ptr<AsyncCall> Begin(std::chrono::milliseconds timeout) {
+    auto call = std::make_shared<AsyncCall>();
+    call->context.set_deadline(std::chrono::system_clock::now() +
+                               std::max(timeout, std::chrono::milliseconds(1)));
+    std::vector<std::shared_ptr<AsyncCall>> release;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      call->id = next_id++;
+      in_flight[call->id] = call;
+      release.swap(finished);
+    }
+    return call;  // `release` drops the finished calls here, off the callback thread
+  }
+  void End(int64_t id) {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = in_flight.find(id);
+    finished.push_back(std::move(it->second));
+    in_flight.erase(it);
+    if (in_flight.empty()) idle.notify_all();
+  }
 };
 
 WorkerClient::WorkerClient(std::string address) : address_(std::move(address)) {}
-WorkerClient::~WorkerClient() = default;
+
+WorkerClient::~WorkerClient() {
+  if (!impl_) return;
+  std::unique_lock<std::mutex> lock(impl_->mu);
+  for (auto& [id, call] : impl_->in_flight) call->context.TryCancel();
+  impl_->idle.wait(lock, [this] { return impl_->in_flight.empty(); });
+  impl_->finished.clear();
+}
 
 StatusOr<std::unique_ptr<WorkerClient>> WorkerClient::Create(const std::string& address) {
   if (address.empty() || address.find(':') == std::string::npos) {
@@ -61,12 +112,6 @@ namespace {
 
 bool ValidTimeout(std::chrono::milliseconds timeout) { return timeout.count() > 0; }
 
-// One asynchronous call's context, kept alive by the cancel function and
-// the completion callback, whichever is last.
-struct AsyncCall {
-  grpc::ClientContext context;
-};
-
 }  // namespace
 
 #define WEIR_WORKER_CALL(Method)                                                              \
@@ -91,20 +136,22 @@ WEIR_WORKER_CALL(CleanupGraph)
 WEIR_WORKER_CALL(CleanupAll)
 #undef WEIR_WORKER_CALL
 
-#define WEIR_WORKER_ASYNC_CALL(Method)                                                \
-  WorkerClient::Cancel WorkerClient::Method##Async(                                   \
-      const wire::Method##Request* request, wire::Method##Response* response,         \
-      std::chrono::milliseconds timeout, std::function<void(Status)> done) {          \
-    auto call = std::make_shared<AsyncCall>();                                        \
-    call->context.set_deadline(std::chrono::system_clock::now() +                     \
-                               std::max(timeout, std::chrono::milliseconds(1)));      \
-    std::string what = StrCat(#Method " to ", address_);                              \
-    impl_->stub->async()->Method(                                                     \
-        &call->context, request, response,                                            \
-        [call, what = std::move(what), done = std::move(done)](grpc::Status status) { \
-          done(FromGrpcStatus(status, what));                                         \
-        });                                                                           \
-    return [call] { call->context.TryCancel(); };                                     \
+#define WEIR_WORKER_ASYNC_CALL(Method)                                                       \
+  WorkerClient::Cancel WorkerClient::Method##Async(                                          \
+      const wire::Method##Request* request, wire::Method##Response* response,                \
+      std::chrono::milliseconds timeout, std::function<void(Status)> done) {                 \
+    std::shared_ptr<AsyncCall> call = impl_->Begin(timeout);                                 \
+    std::string what = StrCat(#Method " to ", address_);                                     \
+    impl_->stub->async()->Method(&call->context, request, response,                          \
+                                 [impl = impl_.get(), id = call->id, what = std::move(what), \
+                                  done = std::move(done)](grpc::Status status) {             \
+                                   done(FromGrpcStatus(status, what));                       \
+                                   impl->End(id);                                            \
+                                 });                                                         \
+    std::weak_ptr<AsyncCall> weak = call;                                                    \
+    return [weak] {                                                                          \
+      if (std::shared_ptr<AsyncCall> live = weak.lock()) live->context.TryCancel();          \
+    };                                                                                       \
   }
 
 WEIR_WORKER_ASYNC_CALL(RunGraph)
