@@ -33,6 +33,11 @@ try:
     raise SystemExit("a shape error was not raised")
 except (ValueError, wr.errors.InvalidArgumentError) as e:  # shape inference at build time
     assert "MatMul" in str(e), str(e)
+try:  # the wheel has no distributed runtime: a grpc target is a clear error
+    wr.Session("grpc://localhost:1")
+    raise SystemExit("the wheel accepted a grpc:// target")
+except wr.errors.InvalidArgumentError as e:
+    assert "WEIR_PYTHON_ONLY" in str(e), str(e)
 print("OK", out.tolist(), grad.tolist())
 """
 
