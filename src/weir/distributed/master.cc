@@ -390,6 +390,12 @@ Status MasterSession::Run(const std::vector<std::pair<std::string, Tensor>>& fee
 
 void MasterSession::CleanupAsync(int64_t step_id, const std::vector<int>& tasks) {
   for (int task : tasks) {
+    if (task == 0) {  // the master's own task
+      wire::CleanupGraphRequest request;
+      request.set_step_id(step_id);
+      worker_->CleanupGraph(request).ok();
+      continue;
+    }
     struct Call {
       wire::CleanupGraphRequest request;
       wire::CleanupGraphResponse response;
@@ -460,25 +466,33 @@ Status MasterSession::RunCompiled(const CompiledStep& step, const std::vector<Te
   std::atomic<int> remaining(static_cast<int>(n));
   bool aborted = false;
   Notification all_done;
+  auto finish = [&](size_t p, const Status& status) {
+    if (!status.ok()) {
+      bool first = false;
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        calls[p].status = status;
+        first = !aborted && !IsEcho(status);
+        if (first) aborted = true;
+      }
+      // The root cause: end the step everywhere else now.
+      if (first) CleanupAsync(step_id, tasks);
+    }
+    if (remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) all_done.Notify();
+  };
+  // The master's own task (index 0) runs its part in this thread, without
+  // an RPC to itself, after the other tasks' RunGraphs are on their way.
+  int local = -1;
   for (size_t p = 0; p < n; ++p) {
-    const Task& task = tasks_[step.parts[p].task];
-    task.client->RunGraphAsync(&calls[p].request, &calls[p].response, deadline,
-                               [&, p](Status status) {
-                                 if (!status.ok()) {
-                                   bool first = false;
-                                   {
-                                     std::lock_guard<std::mutex> lock(mu);
-                                     calls[p].status = status;
-                                     first = !aborted && !IsEcho(status);
-                                     if (first) aborted = true;
-                                   }
-            // The root cause: end the step everywhere else now.
-                                   if (first) CleanupAsync(step_id, tasks);
-                                 }
-                                 if (remaining.fetch_sub(1, std::memory_order_acq_rel) == 1)
-                                   all_done.Notify();
-                               });
+    if (step.parts[p].task == 0) {
+      local = static_cast<int>(p);
+      continue;
+    }
+    tasks_[step.parts[p].task].client->RunGraphAsync(
+        &calls[p].request, &calls[p].response, deadline,
+        [&finish, p](Status status) { finish(p, status); });
   }
+  if (local >= 0) finish(local, worker_->RunGraph(calls[local].request, &calls[local].response));
   all_done.Wait();
   CleanupAsync(step_id, aborted ? tasks : tasks_to_clean);
   Status status;

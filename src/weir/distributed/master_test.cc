@@ -504,6 +504,56 @@ TEST_F(DistributedTest, AnErrorOnOneTaskReachesTheClientNamingNodeAndTask) {
   EXPECT_EQ(Values(out[0]), (std::vector<float>{2, 4, 6}));
 }
 
+TEST_F(DistributedTest, TensorsPastGrpcsDefaultLimitCrossTasks) {
+  // 24 MiB each way: gRPC's default limit is 4 MiB, raised on purpose.
+  StartCluster({{"worker", 1}, {"ps", 1}});
+  Scope root = Scope::NewRootScope();
+  auto in = ops::Placeholder(root.WithOpName("in").WithDevice("/job:ps/task:0"), DT_FLOAT);
+  auto on_ps = ops::Mul(root.WithOpName("on_ps").WithDevice("/job:ps/task:0"), in, 2.f);
+  ops::Add(root.WithOpName("on_worker").WithDevice("/job:worker/task:0"), on_ps, 1.f);
+  auto remote = Remote(kWorker0, root);
+  ASSERT_TRUE(remote);
+  Tensor big(DT_FLOAT, TensorShape({6 << 20}));
+  for (int64_t i = 0; i < big.NumElements(); ++i)
+    big.flat<float>()[i] = static_cast<float>(i % 1000);
+  std::vector<Tensor> out;
+  Status s = remote->Run({{"in", big}}, {"on_worker"}, {}, &out);
+  ASSERT_TRUE(s.ok()) << s;
+  ASSERT_EQ(out[0].NumElements(), big.NumElements());
+  for (int64_t i : {int64_t{0}, int64_t{999}, big.NumElements() - 1}) {
+    EXPECT_EQ(out[0].flat<float>()[i], 2.f * static_cast<float>(i % 1000) + 1.f) << i;
+  }
+}
+
+TEST_F(DistributedTest, ConcurrentStepsAcrossThreeTasks) {
+  // Each step sends a value from worker 1 to worker 0 and back through ps;
+  // eight threads run steps at once on one remote session.
+  StartCluster({{"worker", 2}, {"ps", 1}});
+  Scope root = Scope::NewRootScope();
+  auto x = ops::Placeholder(root.WithOpName("x").WithDevice("/job:worker/task:1"), DT_FLOAT);
+  auto a = ops::Mul(root.WithOpName("a").WithDevice("/job:worker/task:1"), x, 3.f);
+  auto b = ops::Add(root.WithOpName("b").WithDevice("/job:ps/task:0"), a, 1.f);
+  ops::Sub(root.WithOpName("c").WithDevice("/job:worker/task:0"), b, x);
+  auto remote = Remote("/job:worker/replica:0/task:1", root);
+  ASSERT_TRUE(remote);
+  EXPECT_EQ(remote->ListDevices().size(), 3u);
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 20; ++i) {
+        float v = static_cast<float>(t * 100 + i);
+        std::vector<Tensor> out;
+        Status s = remote->Run({{"x", Floats({v}, TensorShape({}))}}, {"c"}, {}, &out);
+        if (!s.ok() || out[0].scalar<float>() != 2 * v + 1) ++failures;
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_TRUE(NoStepStateAnywhere());
+}
+
 TEST_F(DistributedTest, BadTargetsAreClearErrors) {
   SessionOptions options;
   options.target = "nosuch://x:1";
