@@ -350,6 +350,29 @@ TEST_F(DistributedTest, RunOptionsTimeoutEndsABlockedRemoteStep) {
   EXPECT_TRUE(NoStepStateAnywhere());
 }
 
+TEST_F(DistributedTest, StoppingAServerEndsAStepBlockedThere) {
+  StartCluster({{"worker", 1}, {"ps", 1}});
+  Scope root = Scope::NewRootScope();
+  auto queue = ops::FIFOQueueV2(root.WithOpName("q").WithDevice("/job:ps/task:0"), {DT_FLOAT});
+  auto dequeued = ops::QueueDequeueV2(root.WithOpName("dequeue"), queue, {DT_FLOAT});
+  ops::Identity(root.WithOpName("out").WithDevice("/job:worker/task:0"), Output(dequeued.node()));
+  auto remote = Remote(kWorker0, root);
+  ASSERT_TRUE(remote);
+  Status s;
+  std::thread step([&] {
+    std::vector<Tensor> out;
+    s = remote->Run({}, {"out"}, {}, &out);  // no timeout: blocks on ps
+  });
+  std::this_thread::sleep_for(300ms);
+  auto start = std::chrono::steady_clock::now();
+  cluster_.server(kPs0)->Stop();
+  step.join();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
+  EXPECT_FALSE(s.ok());
+  EXPECT_TRUE(Contains(s, kPs0)) << s;
+  EXPECT_TRUE(NoStepStateAnywhere());
+}
+
 TEST_F(DistributedTest, VariableOnPsIsTrainedByAStepOnWorker) {
   StartCluster({{"worker", 1}, {"ps", 1}});
   Scope remote_graph = TrainingGraph("/job:ps/task:0", "/job:worker/task:0");

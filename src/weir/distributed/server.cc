@@ -158,6 +158,11 @@ void Server::Stop() {
   std::unique_lock<std::mutex> lock(impl_->mu);
   if (impl_->stopping) return;
   impl_->stopping = true;
+  // Steps blocked in a queue op or a Recv would keep their RunGraph (and
+  // so gRPC's Shutdown) waiting.
+  impl_->worker->AbortAllSteps(
+      errors::Unavailable("task ", ClusterSpec::TaskName(config_.job, config_.task),
+                          " is shutting down"));
   if (impl_->grpc_server) {
     lock.unlock();  // Shutdown waits for calls in flight, which take no lock
     impl_->grpc_server->Shutdown(std::chrono::system_clock::now() + kShutdownGrace);

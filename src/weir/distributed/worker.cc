@@ -79,6 +79,8 @@ struct Worker::Step {
   // Before the rendezvous: its waiters' registrations must go first.
   CancellationManager cancellation;
   std::shared_ptr<RemoteRendezvous> rendezvous;
+  std::mutex mu;
+  Status aborted;  // why AbortStep ended the step, if it did
 };
 
 Worker::Worker(ClusterConfig config, DeviceMgr* devices, int inter_op_threads)
@@ -102,6 +104,43 @@ Worker::~Worker() {
     step->cancellation.StartCancel();
     step->rendezvous->StartAbort(errors::Cancelled("worker ", task_name_, " shut down"));
   }
+}
+
+void Worker::AbortAllSteps(const Status& status) {
+  std::vector<int64_t> ids;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& [id, step] : steps_) ids.push_back(id);
+  }
+  for (int64_t id : ids) AbortStep(id, status);
+}
+
+void Worker::AbortStep(int64_t step_id, const Status& status) {
+  std::shared_ptr<Step> step;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = steps_.find(step_id);
+    if (it != steps_.end()) {
+      step = std::move(it->second);
+      steps_.erase(it);
+    }
+    if (cleaned_steps_.insert(step_id).second) {
+      cleaned_order_.push_back(step_id);
+      if (cleaned_order_.size() > kMaxRememberedCleanups) {
+        cleaned_steps_.erase(cleaned_order_.front());
+        cleaned_order_.pop_front();
+      }
+    }
+  }
+  if (step == nullptr) return;
+  {
+    std::lock_guard<std::mutex> lock(step->mu);
+    if (step->aborted.ok()) step->aborted = status;
+  }
+  // The rendezvous first, so that peers' RecvTensors get `status` rather
+  // than the Cancelled of the ops the cancellation ends.
+  step->rendezvous->StartAbort(status);
+  step->cancellation.StartCancel();
 }
 
 int Worker::num_steps() const {
@@ -381,9 +420,14 @@ Status Worker::RunGraph(const wire::RunGraphRequest& request, wire::RunGraphResp
   }
   if (!timeout.ok()) return timeout;
   Status status = CombineStatuses(statuses);
+  if (!status.ok() && (errors::IsCancelled(status) || errors::IsAborted(status))) {
+    std::lock_guard<std::mutex> lock(step->mu);
+    if (!step->aborted.ok()) status = step->aborted;  // the reason, not its echo
+  }
   if (!status.ok()) {
     // Name the task; keep the node the executor named.
-    return status.WithContext(context);
+    return status.message().find(task_name_) == std::string::npos ? status.WithContext(context)
+                                                                  : status;
   }
   std::vector<Tensor>& values = frame.retvals();
   for (size_t k = 0; k < recv_indexes.size(); ++k) {
@@ -400,28 +444,9 @@ Status Worker::RunGraph(const wire::RunGraphRequest& request, wire::RunGraphResp
 }
 
 Status Worker::CleanupGraph(const wire::CleanupGraphRequest& request) {
-  std::shared_ptr<Step> step;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = steps_.find(request.step_id());
-    if (it != steps_.end()) {
-      step = std::move(it->second);
-      steps_.erase(it);
-    }
-    if (cleaned_steps_.insert(request.step_id()).second) {
-      cleaned_order_.push_back(request.step_id());
-      if (cleaned_order_.size() > kMaxRememberedCleanups) {
-        cleaned_steps_.erase(cleaned_order_.front());
-        cleaned_order_.pop_front();
-      }
-    }
-  }
-  if (step != nullptr) {
-    Status aborted = errors::Aborted("step ", request.step_id(), " was aborted on task ",
-                                     task_name_, " (another task failed, or the master ended it)");
-    step->cancellation.StartCancel();
-    step->rendezvous->StartAbort(aborted);
-  }
+  AbortStep(request.step_id(),
+            errors::Aborted("step ", request.step_id(), " was aborted on task ", task_name_,
+                            " (another task failed, or the master ended it)"));
   return Status::OK();
 }
 

@@ -71,6 +71,11 @@ class Worker {
   void RecvTensorAsync(const wire::RecvTensorRequest& request, wire::RecvTensorResponse* response,
                        std::function<void(Status)> done);
 
+  // Aborts every step with state on this task with `status` (steps blocked
+  // in a queue op or a Recv included), so that a stopping server's calls in
+  // flight return.
+  void AbortAllSteps(const Status& status);
+
   // The client of the task that owns `device` ("/job:ps/replica:0/task:0/
   // device:CPU:0"), or of task `task` of `job`.
   StatusOr<WorkerClient*> ClientForDevice(const std::string& device);
@@ -89,6 +94,9 @@ class Worker {
 
  private:
   StatusOr<std::shared_ptr<Session>> FindSession(const std::string& handle) const;
+  // Drops the step's state (remembering its id) and aborts it with
+  // `status` if it still runs.
+  void AbortStep(int64_t step_id, const Status& status);
   // The step's state, created if new; Aborted if the step was cleaned up.
   StatusOr<std::shared_ptr<Step>> GetOrCreateStep(int64_t step_id, int64_t timeout_ms);
 
