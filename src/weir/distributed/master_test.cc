@@ -2,6 +2,8 @@
 // Session::New("grpc://...")) on in-process clusters on loopback: the same
 // results as the local session, values of every dtype across tasks, errors
 // that name node and task, hostile requests refused.
+#include "weir/distributed/master.h"
+
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -575,6 +577,32 @@ TEST_F(DistributedTest, ConcurrentStepsAcrossThreeTasks) {
   for (std::thread& thread : threads) thread.join();
   EXPECT_EQ(failures.load(), 0);
   EXPECT_TRUE(NoStepStateAnywhere());
+}
+
+TEST_F(DistributedTest, ClosedSessionsAndUnknownHandlesAreRefused) {
+  StartCluster({{"worker", 1}});
+  Scope root = Scope::NewRootScope();
+  ops::Const(root.WithOpName("c"), 1.f);
+  auto remote = Remote(kWorker0, root);
+  ASSERT_TRUE(remote);
+  std::vector<Tensor> out;
+  ASSERT_TRUE(remote->Run({}, {"c"}, {}, &out).ok());
+  EXPECT_EQ(cluster_.server(kWorker0)->master()->num_sessions(), 1);
+  ASSERT_TRUE(remote->Close().ok());
+  EXPECT_EQ(cluster_.server(kWorker0)->master()->num_sessions(), 0);
+  EXPECT_EQ(cluster_.server(kWorker0)->worker()->num_sessions(), 0);
+  Status s = remote->Run({}, {"c"}, {}, &out);
+  EXPECT_EQ(s.code(), Code::kNotFound) << s;
+  EXPECT_TRUE(Contains(s, "has no session")) << s;
+  auto found = cluster_.server(kWorker0)->master()->Find("no such handle");
+  EXPECT_EQ(found.status().code(), Code::kNotFound);
+  // An in-process master session, the same interface without the client.
+  auto local_master = NewMasterSession(cluster_.server(kWorker0)->worker(), SessionOptions());
+  ASSERT_TRUE(local_master.ok()) << local_master.status();
+  ASSERT_TRUE((*local_master)->Create(root.ToGraphDef()).ok());
+  ASSERT_TRUE((*local_master)->Run({}, {"c"}, {}, &out).ok());
+  EXPECT_EQ(out[0].scalar<float>(), 1.f);
+  EXPECT_EQ((*local_master)->num_cached_signatures(), 1);
 }
 
 TEST_F(DistributedTest, BadTargetsAreClearErrors) {
