@@ -17,6 +17,7 @@
 #include "weir/distributed/worker_client.h"
 #include "weir/framework/tensor_proto.h"
 #include "weir/graph/graph_def_io.h"
+#include "weir/ops/control_flow_builder.h"
 #include "weir/ops/standard_ops.h"
 #include "weir/runtime/standard_registration.h"
 
@@ -527,6 +528,46 @@ TEST_F(DistributedTest, AnErrorOnOneTaskReachesTheClientNamingNodeAndTask) {
   s = remote->Run({{"x", Floats({1, 2, 3}, TensorShape({3}))}}, {"doubled"}, {}, &out);
   ASSERT_TRUE(s.ok()) << s;
   EXPECT_EQ(Values(out[0]), (std::vector<float>{2, 4, 6}));
+}
+
+TEST_F(DistributedTest, AWhileLoopWhoseBodySpansTwoTasks) {
+  // The loop's condition on worker, half of its body on ps: each iteration's
+  // values and the control loop's predicate cross tasks, keyed by frame and
+  // iteration (white paper §4.4).
+  StartCluster({{"worker", 1}, {"ps", 1}});
+  Scope root = Scope::NewRootScope();
+  Scope s = root.WithDevice("/job:worker/task:0");
+  auto n = ops::Placeholder(s.WithOpName("n"), DT_INT32);
+  std::vector<Output> outputs;
+  Status built = ops::WhileLoop(
+      s, {ops::Const(s, 0), ops::Const(s, 1.0f)},
+      [&](const Scope& c, const std::vector<Output>& v, Output* pred) {
+        *pred = ops::Less(c, v[0], n);
+        return Status::OK();
+      },
+      [&](const Scope& b, const std::vector<Output>& v, std::vector<Output>* next) {
+        Scope far = b.WithDevice("/job:ps/task:0");
+        auto acc = ops::Add(far, ops::Mul(far, v[1], 0.5f), ops::Cast(far, v[0], DT_FLOAT));
+        next->push_back(ops::Add(b, v[0], 1));
+        next->push_back(acc);
+        return Status::OK();
+      },
+      &outputs);
+  ASSERT_TRUE(built.ok()) << built;
+  ops::Identity(s.WithOpName("acc"), outputs[1]);
+  auto remote = Remote(kWorker0, root);
+  ASSERT_TRUE(remote);
+  for (int32_t count : {0, 1, 7}) {
+    Tensor t(DT_INT32, TensorShape({}));
+    t.scalar<int32_t>() = count;
+    std::vector<Tensor> out;
+    Status st = remote->Run({{"n", t}}, {"acc"}, {}, &out);
+    ASSERT_TRUE(st.ok()) << st;
+    float expected = 1.0f;
+    for (int32_t i = 0; i < count; ++i) expected = expected * 0.5f + static_cast<float>(i);
+    EXPECT_EQ(out[0].scalar<float>(), expected) << count;
+  }
+  EXPECT_TRUE(NoStepStateAnywhere());
 }
 
 TEST_F(DistributedTest, TensorsPastGrpcsDefaultLimitCrossTasks) {
