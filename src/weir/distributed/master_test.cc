@@ -15,6 +15,7 @@
 #include "weir/distributed/test_cluster_test_util.h"
 #include "weir/distributed/worker.h"
 #include "weir/distributed/worker_client.h"
+#include "weir/framework/rendezvous.h"
 #include "weir/framework/tensor_proto.h"
 #include "weir/graph/graph_def_io.h"
 #include "weir/ops/control_flow_builder.h"
@@ -241,6 +242,26 @@ TEST_F(DistributedTest, WorkerServiceRefusesHostileRequests) {
   // A feed or fetch the graph does not have.
   send->set_name("z");
   EXPECT_EQ(worker.RunGraph(run, &ran, kTimeout).code(), Code::kInvalidArgument);
+
+  // RecvTensor for a step that never runs: the caller's deadline ends it,
+  // and the state it made goes with it.
+  {
+    wire::RecvTensorRequest orphan;
+    orphan.set_step_id(123456);
+    orphan.set_rendezvous_key(Rendezvous::CreateKey(StrCat(kWorker0, "/device:CPU:0"), 1,
+                                                    StrCat(kWorker0, "/device:CPU:0"), "edge",
+                                                    FrameAndIter()));
+    wire::RecvTensorResponse orphan_response;
+    Status orphan_status;
+    Notification orphan_done;
+    worker.RecvTensorAsync(&orphan, &orphan_response, 200ms, [&](Status status) {
+      orphan_status = status;
+      orphan_done.Notify();
+    });
+    orphan_done.Wait();
+    EXPECT_EQ(orphan_status.code(), Code::kDeadlineExceeded) << orphan_status;
+    EXPECT_TRUE(NoStepStateAnywhere());
+  }
 
   // RecvTensor: a malformed key, and a key sent from another task.
   wire::RecvTensorRequest recv;

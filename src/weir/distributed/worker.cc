@@ -81,6 +81,7 @@ struct Worker::Step {
   std::shared_ptr<RemoteRendezvous> rendezvous;
   std::mutex mu;
   Status aborted;  // why AbortStep ended the step, if it did
+  std::atomic<bool> ran{false};  // a RunGraph named it
 };
 
 Worker::Worker(ClusterConfig config, DeviceMgr* devices, int inter_op_threads)
@@ -104,6 +105,19 @@ Worker::~Worker() {
     step->cancellation.StartCancel();
     step->rendezvous->StartAbort(errors::Cancelled("worker ", task_name_, " shut down"));
   }
+}
+
+void Worker::ForgetOrphanStep(int64_t step_id) {
+  std::shared_ptr<Step> step;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = steps_.find(step_id);
+    if (it == steps_.end() || it->second->ran.load()) return;
+    step = std::move(it->second);
+    steps_.erase(it);
+  }
+  step->rendezvous->StartAbort(errors::Cancelled("RecvTensor caller gave up on step ", step_id,
+                                                 " before it ran on task ", task_name_));
 }
 
 void Worker::AbortAllSteps(const Status& status) {
@@ -371,6 +385,7 @@ Status Worker::RunGraph(const wire::RunGraphRequest& request, wire::RunGraphResp
   }
   WEIR_ASSIGN_OR_RETURN(std::shared_ptr<Step> step,
                         GetOrCreateStep(request.step_id(), request.timeout_ms()));
+  step->ran.store(true);
 
   CallFrame frame(std::move(args), graph->num_fetches);
   Executor::Args exec_args;

@@ -71,6 +71,12 @@ class Worker {
   void RecvTensorAsync(const wire::RecvTensorRequest& request, wire::RecvTensorResponse* response,
                        std::function<void(Status)> done);
 
+  // Drops the state of a step that only RecvTensor calls created (no
+  // RunGraph of it came): what a RecvTensor whose caller gave up calls, so
+  // that requests for steps that never run (a hostile or confused peer)
+  // leave nothing behind.
+  void ForgetOrphanStep(int64_t step_id);
+
   // Aborts every step with state on this task with `status` (steps blocked
   // in a queue op or a Recv included), so that a stopping server's calls in
   // flight return.

@@ -76,6 +76,7 @@ class GrpcWorkerService final : public wire::WorkerService::Service {
     });
     while (!pending->done.WaitFor(std::chrono::milliseconds(50))) {
       if (context->IsCancelled()) {
+        worker_->ForgetOrphanStep(request->step_id());
         return grpc::Status(grpc::StatusCode::CANCELLED, "RecvTensor cancelled by its caller");
       }
     }
