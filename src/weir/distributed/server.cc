@@ -113,7 +113,8 @@ StatusOr<std::unique_ptr<Server>> Server::Create(const wire::ServerDef& server_d
 Server::~Server() {
   Stop();
   if (impl_ && impl_->grpc_server) impl_->grpc_server->Wait();
-  // Sessions first: closing one talks to the workers (this one included).
+  // The master's sessions go before the worker (closing one tells the other
+  // tasks' workers to drop it).
   if (impl_) impl_->master.reset();
 }
 
