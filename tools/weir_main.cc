@@ -15,6 +15,7 @@
 #include <set>
 
 #include "weir/base/file_system.h"
+#include "weir/distributed/grpc_session.h"
 #include "weir/framework/npy.h"
 #include "weir/graph/graph_constructor.h"
 #include "weir/graph/graph_def_io.h"
@@ -39,6 +40,7 @@ struct RunArgs {
   std::string out_dir;
   std::string trace;
   int devices = 1;
+  std::string master;  // "grpc://host:port": run on that cluster's master
 };
 
 // "name:port" -> a file name ("name_port.npy"), '/' becoming '__'.
@@ -98,11 +100,20 @@ Status RunSavedModelCommand(const RunArgs& args) {
 }
 
 Status RunCommand(const RunArgs& args) {
-  if (!args.saved_model.empty()) return RunSavedModelCommand(args);
+  if (!args.saved_model.empty()) {
+    if (!args.master.empty()) {
+      return errors::Unimplemented("--master runs a GraphDef file, not --saved-model (yet)");
+    }
+    return RunSavedModelCommand(args);
+  }
+  if (!args.master.empty() && !args.trace.empty()) {
+    return errors::Unimplemented("--trace is not collected from a cluster (--master) yet");
+  }
   WEIR_ASSIGN_OR_RETURN(GraphDef graph, ReadGraphDefFile(args.graph));
   WEIR_ASSIGN_OR_RETURN(auto feeds, ReadFeeds(args));
   SessionOptions options;
   options.num_cpu_devices = args.devices;
+  options.target = args.master;
   WEIR_ASSIGN_OR_RETURN(std::unique_ptr<Session> session, Session::New(options));
   WEIR_RETURN_IF_ERROR(session->Create(graph));
   RunOptions run_options;
@@ -223,6 +234,9 @@ int main(int argc, char** argv) {
   run->add_option("--trace", run_args.trace, "write a Chrome trace of the step to this file");
   run->add_option("--devices", run_args.devices, "number of virtual CPU devices")
       ->check(CLI::PositiveNumber);
+  run->add_option("--master", run_args.master,
+                  "run on a cluster: grpc://HOST:PORT of a weir-server task (its master places "
+                  "the graph on every task's devices)");
   std::string inspect_path;
   int inspect_devices = 1;
   CLI::App* inspect = app.add_subcommand("inspect", "list ops, inferred shapes and devices");
@@ -243,6 +257,7 @@ int main(int argc, char** argv) {
                       "with --passes: a tensor the step fetches, repeatable (default: every node "
                       "nothing consumes)");
   CLI11_PARSE(app, argc, argv);
+  weir::RegisterGrpcSessionFactory();  // --master grpc://...
 
   weir::Status status;
   if (run->parsed()) {

@@ -5,10 +5,18 @@
 #include "bindings.h"
 #include "common.h"
 #include "weir/runtime/standard_registration.h"
+#ifdef WEIR_WITH_DISTRIBUTED
+#include "weir/distributed/grpc_session.h"
+#endif
 
 NB_MODULE(_C, m) {
   m.doc() = "Weir's C++ core, for the weir package (not a public API).";
   weir::python::InitTensorConversion();
   weir::RegisterStandardOpsAndKernels();
+#ifdef WEIR_WITH_DISTRIBUTED
+  // wr.Session("grpc://host:port"); the wheel (WEIR_PYTHON_ONLY) has no
+  // distributed layer, and such a target is an InvalidArgumentError there.
+  weir::RegisterGrpcSessionFactory();
+#endif
   weir::python::DefineAll(m);
 }

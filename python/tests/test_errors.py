@@ -80,8 +80,8 @@ def test_pickle_round_trip():
 def test_binding_raises_registered_classes():
     with pytest.raises(errors.NotFoundError, match="NoSuchOp"):
         _C.op_def("NoSuchOp")
-    with pytest.raises(errors.UnimplementedError):
-        _C.Session(b"", {"target": "grpc://localhost:1"})
+    with pytest.raises(errors.InvalidArgumentError, match="nosuch"):
+        _C.Session(b"", {"target": "nosuch://localhost:1"})
 
 
 def test_construction_error_names_node_and_line():

@@ -379,8 +379,8 @@ def test_config_and_devices(graph):
     config.gpu_options.allow_growth = True  # accepted, ignored
     with wr.Session(config=config) as sess:
         assert len(sess.list_devices()) == 3
-    with pytest.raises(errors.UnimplementedError):
-        wr.Session("grpc://localhost:2222")  # no distributed runtime in Python yet
+    with pytest.raises(errors.InvalidArgumentError, match="no session factory"):
+        wr.Session("nosuch://localhost:2222")
     with pytest.raises(ValueError, match="no \"bogus\" field"):
         wr.ConfigProto(bogus=1)
     with pytest.raises(ValueError, match="no \"bogus\" field"):

@@ -40,6 +40,11 @@ try:
     raise SystemExit("wr.distribute.Server did not raise in a build without gRPC")
 except wr.errors.UnimplementedError as e:
     assert "no distributed runtime" in str(e), str(e)
+try:  # the wheel has no distributed runtime: a grpc target is a clear error
+    wr.Session("grpc://localhost:1")
+    raise SystemExit("the wheel accepted a grpc:// target")
+except wr.errors.InvalidArgumentError as e:
+    assert "WEIR_PYTHON_ONLY" in str(e), str(e)
 print("OK", out.tolist(), grad.tolist())
 """
 

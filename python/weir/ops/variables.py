@@ -180,8 +180,11 @@ class Variable:
         return value
 
     def value(self):
-        """A new read of the variable (ordered after the caller's control deps)."""
-        return self._read()
+        """A new read of the variable (ordered after the caller's control deps). As TensorFlow's,
+        it sheds the caller's device scope so that the read runs where the variable lives (a
+        variable on a ps task read by math under a worker's device scope)."""
+        with ops.colocate_with(None, ignore_existing=True):
+            return self._read()
 
     def read_value(self):
         with ops.name_scope("Read"):

@@ -17,11 +17,11 @@
 
 namespace weir {
 
-// 64 MiB: larger than any one control message; tensors beyond it travel in
-// pieces. gRPC's own receive default (4 MiB) is too small for tensors.
-constexpr int64_t kDefaultMaxMessageBytes = int64_t{64} << 20;
-// gRPC takes the limit as an int.
 constexpr int64_t kMaxMessageBytesLimit = (int64_t{1} << 31) - 1;
+// The default is that ceiling, as in TensorFlow's gRPC runtime: a tensor up
+// to 2 GiB crosses in one message (they are not split). A task that faces
+// untrusted networks sets a lower limit; a message over it is refused.
+constexpr int64_t kDefaultMaxMessageBytes = kMaxMessageBytesLimit;
 
 // What a server needs to accept calls (ServerOptions::security).
 struct ServerSecurity {

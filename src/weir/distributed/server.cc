@@ -7,13 +7,16 @@
 #include <mutex>
 
 #include "proto/server.pb.h"
-#include "proto/worker_service.grpc.pb.h"
 #include "weir/base/checked_math.h"
 #include "weir/base/str_util.h"
 #include "weir/distributed/grpc_credentials.h"
+#include "weir/distributed/grpc_services.h"
 #include "weir/distributed/grpc_shutdown.h"
 #include "weir/distributed/grpc_util.h"
+#include "weir/distributed/master.h"
+#include "weir/distributed/worker.h"
 #include "weir/runtime/device_mgr.h"
+#include "weir/runtime/standard_registration.h"
 
 namespace weir {
 namespace {
@@ -44,33 +47,13 @@ std::string JoinHostPort(const std::string& host, int port) {
   return v6 ? StrCat("[", host, "]:", port) : StrCat(host, ":", port);
 }
 
-class WorkerServiceImpl final : public wire::WorkerService::Service {
- public:
-  explicit WorkerServiceImpl(const Server* server) : server_(server) {}
-
-  grpc::Status GetStatus(grpc::ServerContext*, const wire::GetStatusRequest*,
-                         wire::GetStatusResponse* response) override {
-    for (const DeviceAttributes& device : server_->device_attributes()) {
-      wire::DeviceAttributes* out = response->add_device_attributes();
-      out->set_name(device.name);
-      out->set_device_type(device.device_type);
-      out->set_memory_limit(device.memory_limit);
-      out->set_incarnation(device.incarnation);
-      out->set_physical_device_desc(device.physical_device_desc);
-    }
-    return grpc::Status::OK;
-  }
-
- private:
-  const Server* server_;
-};
-
 }  // namespace
 
 struct Server::Impl {
-  explicit Impl(const Server* server) : service(server) {}
-
-  WorkerServiceImpl service;
+  std::unique_ptr<Worker> worker;
+  std::unique_ptr<Master> master;
+  std::unique_ptr<grpc::Service> worker_service;
+  std::unique_ptr<grpc::Service> master_service;
   std::shared_ptr<grpc::ServerCredentials> credentials;
   InflightCalls inflight;  // outlives grpc_server (declared before it)
   std::unique_ptr<grpc::Server> grpc_server;
@@ -107,8 +90,17 @@ StatusOr<std::unique_ptr<Server>> Server::Create(const ClusterConfig& config,
   std::unique_ptr<Server> server(new Server(config, options));
   server->devices_ = DeviceMgr::NewCpuDevices(options.num_cpu_devices, options.intra_op_threads,
                                               config.job, config.task);
-  server->impl_ = std::make_unique<Impl>(server.get());
-  server->impl_->credentials = std::move(*credentials);
+  // Workers import partitions; masters compile graphs.
+  RegisterStandardOpsAndKernels();
+  server->impl_ = std::make_unique<Impl>();
+  Impl& impl = *server->impl_;
+  impl.credentials = std::move(*credentials);
+  impl.worker = std::make_unique<Worker>(config, server->devices_.get(), options.inter_op_threads,
+                                         PeerChannelOptions(options.security));
+  impl.master = std::make_unique<Master>(impl.worker.get());
+  impl.worker_service = NewGrpcWorkerService(
+      impl.worker.get(), [server = server.get()] { return server->device_attributes(); });
+  impl.master_service = NewGrpcMasterService(impl.master.get());
   return server;
 }
 
@@ -133,7 +125,13 @@ StatusOr<std::unique_ptr<Server>> Server::Create(const wire::ServerDef& server_d
 Server::~Server() {
   Stop();
   if (impl_ && impl_->grpc_server) impl_->grpc_server->Wait();
+  // The master's sessions go before the worker (closing one tells the other
+  // tasks' workers to drop it).
+  if (impl_) impl_->master.reset();
 }
+
+Worker* Server::worker() const { return impl_->worker.get(); }
+Master* Server::master() const { return impl_->master.get(); }
 
 Status Server::Start() {
   std::lock_guard<std::mutex> lock(impl_->mu);
@@ -154,7 +152,8 @@ Status Server::Start() {
   std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> interceptors;
   interceptors.push_back(impl_->inflight.MakeFactory());
   builder.experimental().SetInterceptorCreators(std::move(interceptors));
-  builder.RegisterService(&impl_->service);
+  builder.RegisterService(impl_->worker_service.get());
+  builder.RegisterService(impl_->master_service.get());
   impl_->grpc_server = builder.BuildAndStart();
   if (impl_->grpc_server == nullptr || selected_port == 0) {
     impl_->grpc_server.reset();
@@ -174,6 +173,11 @@ void Server::Stop() {
   std::unique_lock<std::mutex> lock(impl_->mu);
   if (impl_->stopping) return;
   impl_->stopping = true;
+  // Steps blocked in a queue op or a Recv would keep their RunGraph (and
+  // so gRPC's Shutdown) waiting.
+  impl_->worker->AbortAllSteps(
+      errors::Unavailable("task ", ClusterSpec::TaskName(config_.job, config_.task),
+                          " is shutting down"));
   if (impl_->grpc_server) {
     lock.unlock();  // Shutdown waits for calls in flight, which take no lock
     ShutdownPromptly(impl_->grpc_server.get(), &impl_->inflight, kShutdownGrace);

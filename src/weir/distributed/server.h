@@ -1,7 +1,5 @@
-// Server: one task of a cluster, serving the worker service over gRPC.
-//
-// So far the worker service answers GetStatus (the task's devices); the
-// master service, graph registration and RecvTensor come next (issue 16).
+// Server: one task of a cluster, serving the worker service and the master
+// service over gRPC (distributed/worker.h, distributed/master.h).
 // A server binds to loopback unless ServerOptions::host says otherwise; the
 // port is that of the task's address in the cluster, and a port of 0 makes
 // the system pick a free one, which bound_address() reports.
@@ -26,6 +24,8 @@
 namespace weir {
 
 class DeviceMgr;
+class Master;
+class Worker;
 
 namespace wire {
 class ServerDef;
@@ -36,6 +36,7 @@ struct ServerOptions {
   // every interface, or one address of this host.
   std::string host = "127.0.0.1";
   int num_cpu_devices = 1;
+  int inter_op_threads = 0;  // the worker's step pool; 0: one per schedulable core
   int intra_op_threads = 0;  // 0: one per schedulable core
   // TLS, the auth token and message limits (credentials.h); plaintext by
   // default. The task calls its peers with PeerChannelOptions(security).
@@ -74,6 +75,9 @@ class Server {
   std::string bound_address() const;
   const ClusterConfig& config() const { return config_; }
   std::vector<DeviceAttributes> device_attributes() const;
+  // The task's worker and master (the logic behind the two services).
+  Worker* worker() const;
+  Master* master() const;
 
  private:
   struct Impl;

@@ -2,19 +2,71 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <condition_variable>
+#include <map>
+#include <mutex>
+
 #include "proto/worker_service.grpc.pb.h"
 #include "weir/distributed/grpc_credentials.h"
 #include "weir/distributed/grpc_util.h"
 
 namespace weir {
 
+namespace {
+
+// One asynchronous call's context.
+struct AsyncCall {
+  int64_t id = 0;
+  grpc::ClientContext context;
+};
+
+}  // namespace
+
+// The asynchronous calls in flight are owned here, not by their completion
+// callbacks: a ClientContext holds the channel, and the channel's last
+// reference must never drop on the channel's own callback thread (its
+// completion queue would be shut down from inside itself). Finished calls
+// are freed by the next call or by the destructor, on the caller's thread.
 struct WorkerClient::Impl {
   std::unique_ptr<wire::WorkerService::Stub> stub;
+  std::mutex mu;
+  std::condition_variable idle;  // signalled when in_flight empties
+  int64_t next_id = 0;
+  std::map<int64_t, std::shared_ptr<AsyncCall>> in_flight;
+  std::vector<std::shared_ptr<AsyncCall>> finished;
+
+  std::shared_ptr<AsyncCall> Begin(std::chrono::milliseconds timeout) {
+    auto call = std::make_shared<AsyncCall>();
+    call->context.set_deadline(std::chrono::system_clock::now() +
+                               std::max(timeout, std::chrono::milliseconds(1)));
+    std::vector<std::shared_ptr<AsyncCall>> release;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      call->id = next_id++;
+      in_flight[call->id] = call;
+      release.swap(finished);
+    }
+    return call;  // `release` drops the finished calls here, off the callback thread
+  }
+  void End(int64_t id) {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = in_flight.find(id);
+    finished.push_back(std::move(it->second));
+    in_flight.erase(it);
+    if (in_flight.empty()) idle.notify_all();
+  }
 };
 
 WorkerClient::WorkerClient(std::string address, ChannelOptions options)
     : address_(std::move(address)), options_(std::move(options)) {}
-WorkerClient::~WorkerClient() = default;
+
+WorkerClient::~WorkerClient() {
+  if (!impl_) return;
+  std::unique_lock<std::mutex> lock(impl_->mu);
+  for (auto& [id, call] : impl_->in_flight) call->context.TryCancel();
+  impl_->idle.wait(lock, [this] { return impl_->in_flight.empty(); });
+  impl_->finished.clear();
+}
 
 StatusOr<std::unique_ptr<WorkerClient>> WorkerClient::Create(const std::string& address,
                                                              const ChannelOptions& options) {
@@ -56,5 +108,56 @@ StatusOr<std::vector<DeviceAttributes>> WorkerClient::GetStatus(std::chrono::mil
   }
   return devices;
 }
+
+namespace {
+
+bool ValidTimeout(std::chrono::milliseconds timeout) { return timeout.count() > 0; }
+
+}  // namespace
+
+#define WEIR_WORKER_CALL(Method)                                                              \
+  Status WorkerClient::Method(const wire::Method##Request& request,                           \
+                              wire::Method##Response* response,                               \
+                              std::chrono::milliseconds timeout) {                            \
+    if (!ValidTimeout(timeout)) {                                                             \
+      return errors::InvalidArgument(#Method " to ", address_, ": timeout must be positive"); \
+    }                                                                                         \
+    grpc::ClientContext context;                                                              \
+    context.set_deadline(std::chrono::system_clock::now() + timeout);                         \
+    grpc::Status status = impl_->stub->Method(&context, request, response);                   \
+    return FromGrpcStatus(status, StrCat(#Method " to ", address_));                          \
+  }
+
+WEIR_WORKER_CALL(CreateWorkerSession)
+WEIR_WORKER_CALL(DeleteWorkerSession)
+WEIR_WORKER_CALL(RegisterGraph)
+WEIR_WORKER_CALL(DeregisterGraph)
+WEIR_WORKER_CALL(RunGraph)
+WEIR_WORKER_CALL(CleanupGraph)
+WEIR_WORKER_CALL(CleanupAll)
+#undef WEIR_WORKER_CALL
+
+#define WEIR_WORKER_ASYNC_CALL(Method)                                                       \
+  WorkerClient::Cancel WorkerClient::Method##Async(                                          \
+      const wire::Method##Request* request, wire::Method##Response* response,                \
+      std::chrono::milliseconds timeout, std::function<void(Status)> done) {                 \
+    std::shared_ptr<AsyncCall> call = impl_->Begin(timeout);                                 \
+    std::string what = StrCat(#Method " to ", address_);                                     \
+    impl_->stub->async()->Method(&call->context, request, response,                          \
+                                 [impl = impl_.get(), id = call->id, what = std::move(what), \
+                                  done = std::move(done)](grpc::Status status) {             \
+                                   done(FromGrpcStatus(status, what));                       \
+                                   impl->End(id);                                            \
+                                 });                                                         \
+    std::weak_ptr<AsyncCall> weak = call;                                                    \
+    return [weak] {                                                                          \
+      if (std::shared_ptr<AsyncCall> live = weak.lock()) live->context.TryCancel();          \
+    };                                                                                       \
+  }
+
+WEIR_WORKER_ASYNC_CALL(RunGraph)
+WEIR_WORKER_ASYNC_CALL(CleanupGraph)
+WEIR_WORKER_ASYNC_CALL(RecvTensor)
+#undef WEIR_WORKER_ASYNC_CALL
 
 }  // namespace weir

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -13,6 +14,25 @@
 #include "weir/distributed/server.h"
 
 namespace weir {
+
+namespace wire {
+class CreateWorkerSessionRequest;
+class CreateWorkerSessionResponse;
+class DeleteWorkerSessionRequest;
+class DeleteWorkerSessionResponse;
+class RegisterGraphRequest;
+class RegisterGraphResponse;
+class DeregisterGraphRequest;
+class DeregisterGraphResponse;
+class RunGraphRequest;
+class RunGraphResponse;
+class CleanupGraphRequest;
+class CleanupGraphResponse;
+class CleanupAllRequest;
+class CleanupAllResponse;
+class RecvTensorRequest;
+class RecvTensorResponse;
+}  // namespace wire
 
 class WorkerClient {
  public:
@@ -26,6 +46,39 @@ class WorkerClient {
 
   // The task's devices. `timeout` bounds the whole call, connecting included.
   StatusOr<std::vector<DeviceAttributes>> GetStatus(std::chrono::milliseconds timeout);
+
+  // The rest of the worker service (proto/worker_service.proto). Errors
+  // name the call and the address. `timeout` bounds each call.
+  Status CreateWorkerSession(const wire::CreateWorkerSessionRequest& request,
+                             wire::CreateWorkerSessionResponse* response,
+                             std::chrono::milliseconds timeout);
+  Status DeleteWorkerSession(const wire::DeleteWorkerSessionRequest& request,
+                             wire::DeleteWorkerSessionResponse* response,
+                             std::chrono::milliseconds timeout);
+  Status RegisterGraph(const wire::RegisterGraphRequest& request,
+                       wire::RegisterGraphResponse* response, std::chrono::milliseconds timeout);
+  Status DeregisterGraph(const wire::DeregisterGraphRequest& request,
+                         wire::DeregisterGraphResponse* response,
+                         std::chrono::milliseconds timeout);
+  Status RunGraph(const wire::RunGraphRequest& request, wire::RunGraphResponse* response,
+                  std::chrono::milliseconds timeout);
+  Status CleanupGraph(const wire::CleanupGraphRequest& request,
+                      wire::CleanupGraphResponse* response, std::chrono::milliseconds timeout);
+  Status CleanupAll(const wire::CleanupAllRequest& request, wire::CleanupAllResponse* response,
+                    std::chrono::milliseconds timeout);
+
+  // Asynchronous calls: `done` runs once, on a gRPC thread, when the call
+  // ends. `request` and `response` must stay valid until then. The returned
+  // function cancels the call (done then gets Cancelled); it may be called
+  // any number of times, also after done.
+  using Cancel = std::function<void()>;
+  Cancel RunGraphAsync(const wire::RunGraphRequest* request, wire::RunGraphResponse* response,
+                       std::chrono::milliseconds timeout, std::function<void(Status)> done);
+  Cancel CleanupGraphAsync(const wire::CleanupGraphRequest* request,
+                           wire::CleanupGraphResponse* response, std::chrono::milliseconds timeout,
+                           std::function<void(Status)> done);
+  Cancel RecvTensorAsync(const wire::RecvTensorRequest* request, wire::RecvTensorResponse* response,
+                         std::chrono::milliseconds timeout, std::function<void(Status)> done);
 
   const std::string& address() const { return address_; }
 

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -30,6 +31,10 @@
 namespace weir {
 
 struct SessionOptions {
+  // Where the session runs: empty for this process; "scheme://address" for
+  // a session served elsewhere ("grpc://host:port": the master of a Weir
+  // cluster), made by the factory registered for the scheme.
+  std::string target;
   int num_cpu_devices = 1;   // virtual CPU devices, CPU:0 .. CPU:n-1
   int intra_op_threads = 0;  // per device; 0: one per schedulable core
   int inter_op_threads = 0;  // 0: one per schedulable core
@@ -63,6 +68,10 @@ struct CallableOptions {
 // (runtime/local_session.h); a distributed master serves the same interface.
 class Session {
  public:
+  // The in-process session when options.target is empty; otherwise the
+  // session of the factory registered for the target's scheme
+  // (RegisterSessionFactory), or InvalidArgument naming the target and the
+  // schemes this binary knows.
   static StatusOr<std::unique_ptr<Session>> New(const SessionOptions& options);
   virtual ~Session() = default;
 
@@ -101,5 +110,12 @@ class Session {
   // Number of compiled signatures cached.
   virtual int num_cached_signatures() const = 0;
 };
+
+// Makes sessions for targets of one scheme ("grpc"). runtime/ cannot know
+// the distributed layer, which registers its factory through an explicit
+// call (distributed/grpc_session.h: RegisterGrpcSessionFactory) made where
+// a binary makes its registrations. Replaces a factory of the same scheme.
+using SessionFactory = std::function<StatusOr<std::unique_ptr<Session>>(const SessionOptions&)>;
+void RegisterSessionFactory(const std::string& scheme, SessionFactory factory);
 
 }  // namespace weir

@@ -1,0 +1,26 @@
+// The gRPC faces of the worker and master services, for server.cc. Internal
+// to the distributed layer's .cc files that speak gRPC (it names gRPC types).
+#pragma once
+
+#include <grpcpp/impl/service_type.h>
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "weir/distributed/server.h"
+
+namespace weir {
+
+class Master;
+class Worker;
+
+// The worker service (proto/worker_service.proto) over `worker`; GetStatus
+// answers `devices()`. Both borrowed: they must outlive the service.
+std::unique_ptr<grpc::Service> NewGrpcWorkerService(
+    Worker* worker, std::function<std::vector<DeviceAttributes>()> devices);
+
+// The master service (proto/master_service.proto) over `master` (borrowed).
+std::unique_ptr<grpc::Service> NewGrpcMasterService(Master* master);
+
+}  // namespace weir

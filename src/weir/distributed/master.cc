@@ -1,0 +1,578 @@
+#include "weir/distributed/master.h"
+
+#include <algorithm>
+#include <new>
+#include <numeric>
+#include <random>
+#include <set>
+#include <shared_mutex>
+
+#include "proto/worker_service.pb.h"
+#include "weir/base/notification.h"
+#include "weir/distributed/wire_tensor.h"
+#include "weir/distributed/worker.h"
+#include "weir/distributed/worker_client.h"
+#include "weir/framework/device_name.h"
+#include "weir/framework/kernel_registry.h"
+#include "weir/framework/tensor_proto.h"
+#include "weir/graph/graph_constructor.h"
+#include "weir/graph/graph_def_io.h"
+#include "weir/runtime/device_mgr.h"
+#include "weir/runtime/graph_compiler.h"
+
+namespace weir {
+namespace {
+
+// Control calls (registration, session setup); steps take the step's own.
+constexpr std::chrono::milliseconds kControlTimeout = std::chrono::seconds(60);
+// The deadline of a step without RunOptions.timeout_ms.
+constexpr std::chrono::milliseconds kUntimedStepLimit = std::chrono::hours(24);
+// Slack between a step's own time limit and its RPCs' deadline, so a timed
+// out step reports the worker's DeadlineExceeded rather than gRPC's.
+constexpr std::chrono::milliseconds kDeadlineSlack = std::chrono::seconds(5);
+
+uint64_t RandomUint64() {
+  static std::mutex mu;
+  static std::mt19937_64 generator([] {
+    std::random_device device;
+    return (static_cast<uint64_t>(device()) << 32) ^ device();
+  }());
+  std::lock_guard<std::mutex> lock(mu);
+  return generator();
+}
+
+std::string TaskOfDevice(const std::string& device) {
+  return device.substr(0, device.find("/device:"));
+}
+
+// Joins names into a cache key; '\n' cannot appear in a node name.
+void AppendKeyPart(std::string* key, const std::vector<std::string>& names) {
+  for (const std::string& name : names) {
+    key->append(name);
+    key->push_back('\n');
+  }
+  key->push_back('|');
+}
+
+std::vector<int> SortOrder(const std::vector<std::string>& names) {
+  std::vector<int> order(names.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](int a, int b) { return names[a] < names[b]; });
+  return order;
+}
+
+bool IsEcho(const Status& s) { return errors::IsCancelled(s) || errors::IsAborted(s); }
+
+class MasterSession final : public Session {
+ public:
+  MasterSession(Worker* worker, const SessionOptions& options)
+      : worker_(worker), options_(options) {
+    options_.compile.cost_model_placement = false;
+    handle_ = StrCat("master_", std::hex, RandomUint64());
+    default_container_ = "localhost";  // shared by the cluster's sessions (worker.cc)
+    next_step_id_ = static_cast<int64_t>(RandomUint64() >> 2);
+  }
+  ~MasterSession() override { Close().ok(); }
+
+  Status Connect(std::chrono::milliseconds timeout);
+
+  Status Create(const GraphDef& graph) override {
+    {
+      std::shared_lock<std::shared_mutex> lock(graph_mu_);
+      if (graph_created_) {
+        return errors::FailedPrecondition(
+            "Session::Create called twice; use Extend to add nodes to the graph");
+      }
+    }
+    return Extend(graph);
+  }
+  Status Extend(const GraphDef& graph) override {
+    std::unique_lock<std::shared_mutex> lock(graph_mu_);
+    if (closed_) return errors::Cancelled("Session has been closed");
+    WEIR_RETURN_IF_ERROR(ImportGraphDef(graph, &graph_));
+    graph_created_ = true;
+    return Status::OK();
+  }
+  Status Run(const std::vector<std::pair<std::string, Tensor>>& feeds,
+             const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
+             std::vector<Tensor>* outputs, const RunOptions& options = {},
+             RunMetadata* metadata = nullptr) override;
+  StatusOr<CallableHandle> MakeCallable(const CallableOptions& options) override {
+    WEIR_ASSIGN_OR_RETURN(std::shared_ptr<const CompiledStep> step,
+                          GetOrCompile({options.feeds, options.fetches, options.targets}));
+    std::unique_lock<std::shared_mutex> lock(graph_mu_);
+    CallableHandle handle = next_callable_++;
+    callables_[handle] = step;
+    return handle;
+  }
+  Status RunCallable(CallableHandle handle, const std::vector<Tensor>& feeds,
+                     std::vector<Tensor>* fetches, const RunOptions& options = {},
+                     RunMetadata* metadata = nullptr) override {
+    std::shared_ptr<const CompiledStep> step;
+    {
+      std::shared_lock<std::shared_mutex> lock(graph_mu_);
+      auto it = callables_.find(handle);
+      if (it == callables_.end())
+        return errors::InvalidArgument("no callable with handle ", handle);
+      step = it->second;
+    }
+    return RunCompiled(*step, feeds, fetches, options);
+  }
+  Status ReleaseCallable(CallableHandle handle) override {
+    std::unique_lock<std::shared_mutex> lock(graph_mu_);
+    if (callables_.erase(handle) == 0) {
+      return errors::InvalidArgument("no callable with handle ", handle);
+    }
+    return Status::OK();
+  }
+  Status Close() override;
+  Status Reset(const std::vector<std::string>& containers) override;
+  const std::string& default_container() const override { return default_container_; }
+  std::vector<DeviceInfo> ListDevices() const override { return devices_; }
+  int graph_growth_warnings() const override { return 0; }
+  int num_cached_signatures() const override {
+    std::shared_lock<std::shared_mutex> lock(graph_mu_);
+    return static_cast<int>(signatures_.size());
+  }
+
+ private:
+  struct Task {
+    std::string name;  // "/job:ps/replica:0/task:0"
+    WorkerClient* client = nullptr;
+  };
+  // One task's part of a compiled step.
+  struct TaskPart {
+    int task = 0;  // index into tasks_
+    std::string graph_handle;
+    std::vector<int> feeds;    // feed indexes its _Args read
+    std::vector<int> fetches;  // fetch indexes its _Retvals write
+    // A _Send to another task: its step state waits for CleanupGraph
+    // (otherwise the worker drops it when RunGraph ends).
+    bool sends_to_other_tasks = false;
+  };
+  struct CompiledStep {
+    std::vector<FeedSpec> feeds;
+    std::vector<std::string> fetches;
+    std::vector<TaskPart> parts;
+  };
+
+  StatusOr<std::shared_ptr<const CompiledStep>> GetOrCompile(const StepSignature& signature);
+  StatusOr<std::shared_ptr<const CompiledStep>> Compile(const StepSignature& signature);
+  Status RunCompiled(const CompiledStep& step, const std::vector<Tensor>& feeds,
+                     std::vector<Tensor>* fetches, const RunOptions& options);
+  // CleanupGraph(step_id) on these tasks, without waiting.
+  void CleanupAsync(int64_t step_id, const std::vector<int>& tasks);
+
+  Worker* const worker_;
+  SessionOptions options_;
+  std::string handle_;
+  std::string default_container_;
+  std::vector<Task> tasks_;
+  std::map<std::string, int> task_index_;
+  std::vector<DeviceInfo> devices_;
+  std::map<std::string, uint64_t> incarnations_;
+  bool connected_ = false;
+
+  mutable std::shared_mutex graph_mu_;  // guards the graph and the caches
+  Graph graph_;
+  bool graph_created_ = false;
+  bool closed_ = false;
+  std::unordered_map<std::string, std::shared_ptr<const CompiledStep>> signatures_;
+  std::map<CallableHandle, std::shared_ptr<const CompiledStep>> callables_;
+  CallableHandle next_callable_ = 0;
+  std::mutex compile_mu_;
+  std::atomic<int64_t> next_step_id_{1};
+};
+
+Status MasterSession::Connect(std::chrono::milliseconds timeout) {
+  const ClusterConfig& config = worker_->config();
+  // The master's own task first: its first device is the default one.
+  std::vector<std::pair<std::string, int>> order;
+  order.push_back({config.job, config.task});
+  for (const auto& [job, tasks] : config.cluster.jobs()) {
+    for (const auto& [index, address] : tasks) {
+      if (job == config.job && index == config.task) continue;
+      order.push_back({job, index});
+    }
+  }
+  for (const auto& [job, index] : order) {
+    Task task;
+    task.name = ClusterSpec::TaskName(job, index);
+    WEIR_ASSIGN_OR_RETURN(task.client, worker_->ClientForTask(job, index));
+    StatusOr<std::vector<DeviceAttributes>> devices = task.client->GetStatus(timeout);
+    if (!devices.ok()) return devices.status().WithContext(StrCat("task ", task.name));
+    for (const DeviceAttributes& device : *devices) {
+      if (TaskOfDevice(device.name) != task.name) {
+        return errors::FailedPrecondition("task ", task.name, " at ", task.client->address(),
+                                          " reports device ", device.name,
+                                          ": the cluster spec and the servers disagree");
+      }
+      DeviceInfo info;
+      info.name = device.name;
+      info.type = device.device_type;
+      devices_.push_back(info);
+      incarnations_[device.name] = device.incarnation;
+    }
+    task_index_[task.name] = static_cast<int>(tasks_.size());
+    tasks_.push_back(task);
+  }
+  for (Task& task : tasks_) {
+    wire::CreateWorkerSessionRequest request;
+    request.set_session_handle(handle_);
+    wire::CreateWorkerSessionResponse response;
+    WEIR_RETURN_IF_ERROR(task.client->CreateWorkerSession(request, &response, timeout)
+                             .WithContext(StrCat("task ", task.name)));
+  }
+  connected_ = true;
+  return Status::OK();
+}
+
+Status MasterSession::Close() {
+  {
+    std::unique_lock<std::shared_mutex> lock(graph_mu_);
+    if (closed_) return Status::OK();
+    closed_ = true;
+  }
+  if (!connected_) return Status::OK();
+  Status status;
+  for (Task& task : tasks_) {
+    wire::DeleteWorkerSessionRequest request;
+    request.set_session_handle(handle_);
+    wire::DeleteWorkerSessionResponse response;
+    status.Update(task.client->DeleteWorkerSession(request, &response, kControlTimeout)
+                      .WithContext(StrCat("task ", task.name)));
+  }
+  return status;
+}
+
+Status MasterSession::Reset(const std::vector<std::string>& containers) {
+  wire::CleanupAllRequest request;
+  for (const std::string& container : containers) request.add_container(container);
+  Status status;
+  for (Task& task : tasks_) {
+    wire::CleanupAllResponse response;
+    status.Update(task.client->CleanupAll(request, &response, kControlTimeout)
+                      .WithContext(StrCat("task ", task.name)));
+  }
+  return status;
+}
+
+StatusOr<std::shared_ptr<const MasterSession::CompiledStep>> MasterSession::GetOrCompile(
+    const StepSignature& signature) {
+  std::string key;
+  AppendKeyPart(&key, signature.feeds);
+  AppendKeyPart(&key, signature.fetches);
+  AppendKeyPart(&key, signature.targets);
+  {
+    std::shared_lock<std::shared_mutex> lock(graph_mu_);
+    if (closed_) return errors::Cancelled("Session has been closed");
+    auto it = signatures_.find(key);
+    if (it != signatures_.end()) return it->second;
+  }
+  std::lock_guard<std::mutex> compile_lock(compile_mu_);
+  {
+    std::shared_lock<std::shared_mutex> lock(graph_mu_);
+    auto it = signatures_.find(key);
+    if (it != signatures_.end()) return it->second;
+  }
+  StatusOr<std::shared_ptr<const CompiledStep>> compiled = errors::Internal("not compiled");
+  try {
+    compiled = Compile(signature);
+  } catch (const std::bad_alloc&) {
+    return errors::ResourceExhausted("out of memory compiling the step with fetches [",
+                                     StrJoin(signature.fetches, ", "), "]");
+  }
+  WEIR_RETURN_IF_ERROR(compiled.status());
+  std::unique_lock<std::shared_mutex> lock(graph_mu_);
+  signatures_[key] = *compiled;
+  return *compiled;
+}
+
+StatusOr<std::shared_ptr<const MasterSession::CompiledStep>> MasterSession::Compile(
+    const StepSignature& signature) {
+  CompileEnv env;
+  env.devices = devices_;
+  env.kernels = KernelRegistry::Global();
+  env.host_device = worker_->devices()->devices().front().get();
+  env.incarnation = [this](const std::string& device) {
+    auto it = incarnations_.find(device);
+    return it == incarnations_.end() ? uint64_t{0} : it->second;
+  };
+  StatusOr<CompiledGraph> compiled = errors::Internal("not compiled");
+  {
+    std::shared_lock<std::shared_mutex> lock(graph_mu_);
+    if (!graph_created_) {
+      return errors::FailedPrecondition(
+          "Session::Run called before Create: the session has no graph");
+    }
+    compiled = CompileGraph(graph_, signature, env, options_.compile);
+  }
+  WEIR_RETURN_IF_ERROR(compiled.status());
+  auto step = std::make_shared<CompiledStep>();
+  step->feeds = std::move(compiled->feeds);
+  step->fetches = std::move(compiled->fetches);
+  // Every partition of a task in one GraphDef; each node's device says
+  // which partition it belongs to.
+  std::map<int, GraphDef> per_task;
+  for (CompiledPartition& partition : compiled->partitions) {
+    GraphDef def =
+        partition.graph != nullptr ? partition.graph->ToGraphDef() : std::move(partition.def);
+    auto task = task_index_.find(TaskOfDevice(partition.device));
+    if (task == task_index_.end()) {
+      return errors::Internal("partition for ", partition.device, " is on no task of the cluster");
+    }
+    GraphDef& merged = per_task[task->second];
+    if (merged.nodes.empty()) {
+      merged.library = def.library;
+      merged.producer = def.producer;
+      merged.min_consumer = def.min_consumer;
+      merged.bad_consumers = def.bad_consumers;
+    }
+    for (NodeDef& node : def.nodes) {
+      node.device = partition.device;
+      merged.nodes.push_back(std::move(node));
+    }
+  }
+  for (auto& [task, def] : per_task) {
+    TaskPart part;
+    part.task = task;
+    for (const NodeDef& node : def.nodes) {
+      if (node.op == "_Send") {
+        std::string recv_device;
+        WEIR_RETURN_IF_ERROR(GetAttr(node.attrs, "recv_device", &recv_device));
+        if (TaskOfDevice(recv_device) != tasks_[task].name) part.sends_to_other_tasks = true;
+      }
+      if (node.op != "_Arg" && node.op != "_Retval") continue;
+      int64_t index = 0;
+      WEIR_RETURN_IF_ERROR(GetAttr(node.attrs, "index", &index).WithContext(node.name));
+      (node.op == "_Arg" ? part.feeds : part.fetches).push_back(static_cast<int>(index));
+    }
+    wire::RegisterGraphRequest request;
+    request.set_session_handle(handle_);
+    GraphDefToProto(def, request.mutable_graph_def());
+    for (const FeedSpec& feed : step->feeds) request.add_feed_names(feed.name);
+    for (const std::string& fetch : step->fetches) request.add_fetch_names(fetch);
+    wire::RegisterGraphResponse response;
+    WEIR_RETURN_IF_ERROR(tasks_[task]
+                             .client->RegisterGraph(request, &response, kControlTimeout)
+                             .WithContext(StrCat("task ", tasks_[task].name)));
+    part.graph_handle = response.graph_handle();
+    step->parts.push_back(std::move(part));
+  }
+  return std::shared_ptr<const CompiledStep>(std::move(step));
+}
+
+Status MasterSession::Run(const std::vector<std::pair<std::string, Tensor>>& feeds,
+                          const std::vector<std::string>& fetches,
+                          const std::vector<std::string>& targets, std::vector<Tensor>* outputs,
+                          const RunOptions& options, RunMetadata*) {
+  std::vector<std::string> feed_names;
+  for (const auto& feed : feeds) feed_names.push_back(feed.first);
+  std::vector<int> feed_order = SortOrder(feed_names);
+  std::vector<int> fetch_order = SortOrder(fetches);
+  std::vector<std::string> sorted_feeds, sorted_fetches, sorted_targets(targets);
+  for (int i : feed_order) sorted_feeds.push_back(feed_names[i]);
+  for (int i : fetch_order) sorted_fetches.push_back(fetches[i]);
+  std::sort(sorted_targets.begin(), sorted_targets.end());
+  WEIR_ASSIGN_OR_RETURN(std::shared_ptr<const CompiledStep> step,
+                        GetOrCompile({std::move(sorted_feeds), std::move(sorted_fetches),
+                                      std::move(sorted_targets)}));
+  std::vector<Tensor> args;
+  for (int i : feed_order) args.push_back(feeds[i].second);
+  std::vector<Tensor> results;
+  WEIR_RETURN_IF_ERROR(RunCompiled(*step, args, &results, options));
+  outputs->resize(fetches.size());
+  for (size_t k = 0; k < fetch_order.size(); ++k) {
+    (*outputs)[fetch_order[k]] = std::move(results[k]);
+  }
+  return Status::OK();
+}
+
+void MasterSession::CleanupAsync(int64_t step_id, const std::vector<int>& tasks) {
+  for (int task : tasks) {
+    if (task == 0) {  // the master's own task
+      wire::CleanupGraphRequest request;
+      request.set_step_id(step_id);
+      worker_->CleanupGraph(request).ok();
+      continue;
+    }
+    struct Call {
+      wire::CleanupGraphRequest request;
+      wire::CleanupGraphResponse response;
+    };
+    auto call = std::make_shared<Call>();
+    call->request.set_step_id(step_id);
+    tasks_[task].client->CleanupGraphAsync(&call->request, &call->response, kControlTimeout,
+                                           [call](Status) {});
+  }
+}
+
+Status MasterSession::RunCompiled(const CompiledStep& step, const std::vector<Tensor>& feeds,
+                                  std::vector<Tensor>* fetches, const RunOptions& options) {
+  if (feeds.size() != step.feeds.size()) {
+    return errors::InvalidArgument("expected ", step.feeds.size(), " feeds, got ", feeds.size());
+  }
+  for (size_t i = 0; i < feeds.size(); ++i) {
+    const FeedSpec& spec = step.feeds[i];
+    if (!feeds[i].IsInitialized()) {
+      return errors::InvalidArgument("feed '", spec.name, "' is an empty (uninitialized) tensor");
+    }
+    if (feeds[i].dtype() != spec.dtype) {
+      return errors::InvalidArgument("feed '", spec.name, "' is a ", feeds[i].dtype(),
+                                     " tensor but the graph expects ", spec.dtype);
+    }
+    if (!spec.shape.IsCompatibleWith(feeds[i].shape())) {
+      return errors::InvalidArgument("feed '", spec.name, "' has shape ", feeds[i].shape(),
+                                     " but the graph expects shape ", spec.shape);
+    }
+  }
+  if (options.timeout_ms < 0) {
+    return errors::InvalidArgument("RunOptions.timeout_ms is negative: ", options.timeout_ms);
+  }
+  {
+    std::shared_lock<std::shared_mutex> lock(graph_mu_);
+    if (closed_) return errors::Cancelled("Session has been closed");
+  }
+  const int64_t step_id = next_step_id_.fetch_add(1, std::memory_order_relaxed);
+  const std::chrono::milliseconds deadline =
+      options.timeout_ms > 0 ? std::chrono::milliseconds(options.timeout_ms) + kDeadlineSlack
+                             : kUntimedStepLimit;
+  struct Call {
+    wire::RunGraphRequest request;
+    wire::RunGraphResponse response;
+    Status status;
+  };
+  const size_t n = step.parts.size();
+  std::vector<Call> calls(n);
+  std::vector<int> tasks;           // every task of the step, for aborting it
+  std::vector<int> tasks_to_clean;  // those that keep the step's state
+  for (size_t p = 0; p < n; ++p) {
+    const TaskPart& part = step.parts[p];
+    tasks.push_back(part.task);
+    if (part.sends_to_other_tasks) tasks_to_clean.push_back(part.task);
+    wire::RunGraphRequest& request = calls[p].request;
+    request.set_session_handle(handle_);
+    request.set_graph_handle(part.graph_handle);
+    request.set_step_id(step_id);
+    request.set_timeout_ms(options.timeout_ms);
+    for (int feed : part.feeds) {
+      wire::NamedTensorProto* send = request.add_send();
+      send->set_name(step.feeds[feed].name);
+      WEIR_RETURN_IF_ERROR(TensorToProto(feeds[feed], send->mutable_tensor()));
+    }
+    for (int fetch : part.fetches) request.add_recv_key(step.fetches[fetch]);
+  }
+  std::mutex mu;
+  std::atomic<int> remaining(static_cast<int>(n));
+  bool aborted = false;
+  Notification all_done;
+  auto finish = [&](size_t p, const Status& status) {
+    if (!status.ok()) {
+      bool first = false;
+      {
+        std::lock_guard<std::mutex> lock(mu);
+        calls[p].status = status;
+        first = !aborted && !IsEcho(status);
+        if (first) aborted = true;
+      }
+      // The root cause: end the step everywhere else now.
+      if (first) CleanupAsync(step_id, tasks);
+    }
+    if (remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) all_done.Notify();
+  };
+  // The master's own task (index 0) runs its part in this thread, without
+  // an RPC to itself, after the other tasks' RunGraphs are on their way.
+  int local = -1;
+  for (size_t p = 0; p < n; ++p) {
+    if (step.parts[p].task == 0) {
+      local = static_cast<int>(p);
+      continue;
+    }
+    tasks_[step.parts[p].task].client->RunGraphAsync(
+        &calls[p].request, &calls[p].response, deadline,
+        [&finish, p](Status status) { finish(p, status); });
+  }
+  if (local >= 0) finish(local, worker_->RunGraph(calls[local].request, &calls[local].response));
+  all_done.Wait();
+  CleanupAsync(step_id, aborted ? tasks : tasks_to_clean);
+  Status status;
+  for (size_t p = 0; p < n; ++p) {
+    const Status& s = calls[p].status;
+    if (s.ok()) continue;
+    // gRPC-level failures (a dead task) name the address; name the task too.
+    Status named = s.message().find(tasks_[step.parts[p].task].name) == std::string::npos
+                       ? s.WithContext(StrCat("task ", tasks_[step.parts[p].task].name))
+                       : s;
+    if (!IsEcho(named)) {
+      status = named;
+      break;
+    }
+    status.Update(named);
+  }
+  WEIR_RETURN_IF_ERROR(status);
+  fetches->assign(step.fetches.size(), Tensor());
+  for (size_t p = 0; p < n; ++p) {
+    const std::vector<int>& indexes = step.parts[p].fetches;
+    const wire::RunGraphResponse& response = calls[p].response;
+    if (response.recv_size() != static_cast<int>(indexes.size())) {
+      return errors::Internal("task ", tasks_[step.parts[p].task].name, " returned ",
+                              response.recv_size(), " fetches for ", indexes.size());
+    }
+    for (size_t k = 0; k < indexes.size(); ++k) {
+      WEIR_RETURN_IF_ERROR(TensorFromWire(response.recv(k).tensor(),
+                                          StrCat("fetch '", step.fetches[indexes[k]],
+                                                 "' from task ", tasks_[step.parts[p].task].name),
+                                          &(*fetches)[indexes[k]]));
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Session>> NewMasterSession(Worker* worker, const SessionOptions& options,
+                                                    std::chrono::milliseconds connect_timeout) {
+  auto session = std::make_unique<MasterSession>(worker, options);
+  WEIR_RETURN_IF_ERROR(session->Connect(connect_timeout));
+  return std::unique_ptr<Session>(std::move(session));
+}
+
+StatusOr<std::string> Master::CreateSession(const SessionOptions& options) {
+  WEIR_ASSIGN_OR_RETURN(std::unique_ptr<Session> session, NewMasterSession(worker_, options));
+  std::string handle = StrCat("session_", std::hex, RandomUint64());
+  std::lock_guard<std::mutex> lock(mu_);
+  sessions_[handle] = std::move(session);
+  return handle;
+}
+
+StatusOr<std::shared_ptr<Session>> Master::Find(const std::string& handle) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = sessions_.find(handle);
+  if (it == sessions_.end()) {
+    return errors::NotFound("the master of task ", worker_->task_name(), " has no session '",
+                            handle.substr(0, 256), "' (closed, or the task restarted)");
+  }
+  return it->second;
+}
+
+Status Master::CloseSession(const std::string& handle) {
+  std::shared_ptr<Session> session;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = sessions_.find(handle);
+    if (it == sessions_.end()) {
+      return errors::NotFound("the master of task ", worker_->task_name(), " has no session '",
+                              handle.substr(0, 256), "'");
+    }
+    session = std::move(it->second);
+    sessions_.erase(it);
+  }
+  return session->Close();
+}
+
+int Master::num_sessions() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return static_cast<int>(sessions_.size());
+}
+
+}  // namespace weir

@@ -1,0 +1,63 @@
+// The master: a Session whose devices are those of every task of a cluster.
+//
+// MasterSession drives the graph compiler's pipeline unchanged (prune,
+// optimize, place, partition) over the devices every task reports with
+// GetStatus ("/job:ps/replica:0/task:0/device:CPU:0"), so placement honours
+// job and task constraints. Nodes without a device go to the first device
+// of the master's own task (cost-model placement is off: it would move
+// unconstrained nodes across the network). Each signature's partitions are
+// grouped per task and registered with that task's worker once (cached,
+// like the local session's executors); a step is then one RunGraph per
+// task, with a step id unique across the cluster, followed by CleanupGraph
+// on each of those tasks (sent without waiting). The first error on any
+// task aborts the step on every other task at once (CleanupGraph cancels
+// its executors and its remote Recvs); the client gets that original
+// error, which names the task and the node.
+//
+// Master keeps the sessions of the master service (proto/master_service.
+// proto) by handle.
+#pragma once
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "weir/distributed/cluster_spec.h"
+#include "weir/runtime/session.h"
+
+namespace weir {
+
+class Device;
+class Worker;
+
+// A session on the cluster `worker` belongs to, mastered from `worker`'s
+// task (its first CPU device runs constant folding and holds unplaced
+// nodes). Contacts every task of the cluster (GetStatus, then
+// CreateWorkerSession) before returning; Unavailable naming the task if one
+// does not answer within `connect_timeout`. `worker` is borrowed and must
+// outlive the session.
+StatusOr<std::unique_ptr<Session>> NewMasterSession(
+    Worker* worker, const SessionOptions& options,
+    std::chrono::milliseconds connect_timeout = std::chrono::seconds(10));
+
+class Master {
+ public:
+  explicit Master(Worker* worker) : worker_(worker) {}
+
+  // A new session and its handle.
+  StatusOr<std::string> CreateSession(const SessionOptions& options);
+  // The session with this handle, or NotFound.
+  StatusOr<std::shared_ptr<Session>> Find(const std::string& handle) const;
+  // Closes the session and forgets it (its state on the workers goes).
+  Status CloseSession(const std::string& handle);
+  int num_sessions() const;
+
+ private:
+  Worker* const worker_;
+  mutable std::mutex mu_;
+  std::map<std::string, std::shared_ptr<Session>> sessions_;
+};
+
+}  // namespace weir

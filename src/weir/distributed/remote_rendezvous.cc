@@ -1,0 +1,148 @@
+#include "weir/distributed/remote_rendezvous.h"
+
+#include <vector>
+
+#include "proto/worker_service.pb.h"
+#include "weir/base/cancellation.h"
+#include "weir/distributed/wire_tensor.h"
+#include "weir/distributed/worker_client.h"
+
+namespace weir {
+
+// A remote call's cancel function, which exists only once the call has
+// started; a cancel that comes first is applied then.
+struct RemoteRendezvous::CancelSlot {
+  void Set(WorkerClient::Cancel function) {
+    bool cancel_now;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      cancel = std::move(function);
+      cancel_now = cancelled;
+    }
+    if (cancel_now) cancel();
+  }
+  void Cancel() {
+    WorkerClient::Cancel function;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      cancelled = true;
+      function = cancel;
+    }
+    if (function) function();
+  }
+
+  std::mutex mu;
+  WorkerClient::Cancel cancel;
+  bool cancelled = false;
+};
+
+struct RemoteRendezvous::RemoteCall {
+  wire::RecvTensorRequest request;
+  wire::RecvTensorResponse response;
+};
+
+RemoteRendezvous::RemoteRendezvous(int64_t step_id, std::string task, ClientForDevice clients,
+                                   std::chrono::milliseconds recv_timeout)
+    : step_id_(step_id),
+      task_(std::move(task)),
+      clients_(std::move(clients)),
+      recv_timeout_(recv_timeout) {}
+
+RemoteRendezvous::~RemoteRendezvous() {
+  StartAbort(errors::Cancelled("the step's state was dropped while a Recv was waiting"));
+  // The completions of cancelled calls still use this object.
+  std::unique_lock<std::mutex> lock(mu_);
+  calls_done_.wait(lock, [this] { return cancels_.empty(); });
+}
+
+bool RemoteRendezvous::IsLocal(const std::string& device) const {
+  return device.size() > task_.size() && device.compare(0, task_.size(), task_) == 0 &&
+         device[task_.size()] == '/';
+}
+
+Status RemoteRendezvous::Send(const ParsedKey& key, const Tensor& value, bool is_dead) {
+  return local_.Send(key, value, is_dead);
+}
+
+void RemoteRendezvous::RecvLocalAsync(const ParsedKey& key, DoneCallback done) {
+  local_.RecvAsync(key, nullptr, std::move(done));
+}
+
+void RemoteRendezvous::RecvAsync(const ParsedKey& key, CancellationManager* cancellation,
+                                 DoneCallback done) {
+  if (IsLocal(key.src_device)) {
+    local_.RecvAsync(key, cancellation, std::move(done));
+    return;
+  }
+  StatusOr<WorkerClient*> client = clients_(key.src_device);
+  if (!client.ok()) {
+    done(client.status().WithContext(StrCat("receiving '", key.edge_name, "'")), Tensor(), false);
+    return;
+  }
+  auto call = std::make_shared<RemoteCall>();
+  call->request.set_step_id(step_id_);
+  call->request.set_rendezvous_key(key.full_key);
+  auto slot = std::make_shared<CancelSlot>();
+  int64_t id = 0;
+  Status aborted;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    aborted = status_;
+    if (aborted.ok()) {
+      id = next_call_++;
+      cancels_[id] = slot;
+    }
+  }
+  if (!aborted.ok()) {  // `done` may run more of the step: not under mu_
+    done(aborted, Tensor(), false);
+    return;
+  }
+  // Registered before the call starts: once it has started, it may finish,
+  // end the step and free `cancellation` (and this rendezvous) at any time,
+  // so nothing but `slot` is touched after the start.
+  if (cancellation != nullptr) {
+    int64_t token = cancellation->GetToken();
+    if (!cancellation->RegisterCallback(token, [slot] { slot->Cancel(); })) slot->Cancel();
+  }
+  std::string edge = key.edge_name;
+  std::string peer = key.src_device.substr(0, key.src_device.find("/device:"));
+  WorkerClient::Cancel cancel = (*client)->RecvTensorAsync(
+      &call->request, &call->response, recv_timeout_,
+      [this, call, id, edge, peer, done = std::move(done)](Status status) mutable {
+        FinishRemote(id);  // the last use of `this`
+        Tensor value;
+        bool is_dead = false;
+        if (status.ok()) {
+          is_dead = call->response.is_dead();
+          if (!is_dead) {
+            status = TensorFromWire(call->response.tensor(),
+                                    StrCat("RecvTensor of '", edge, "' from ", peer), &value);
+          }
+        } else if (!errors::IsCancelled(status) && !errors::IsDeadlineExceeded(status)) {
+          // The sender's failure reached this Recv: an echo of the root cause,
+          // which the sender reports itself.
+          status = errors::Aborted("receiving '", edge, "' from ", peer, ": ", status.message());
+        }
+        done(status, value, is_dead);
+      });
+  slot->Set(std::move(cancel));
+}
+
+void RemoteRendezvous::FinishRemote(int64_t id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  cancels_.erase(id);
+  if (cancels_.empty()) calls_done_.notify_all();
+}
+
+void RemoteRendezvous::StartAbort(const Status& status) {
+  std::vector<std::shared_ptr<CancelSlot>> slots;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (status_.ok()) status_ = status;
+    for (auto& [id, slot] : cancels_) slots.push_back(slot);
+  }
+  for (auto& slot : slots) slot->Cancel();
+  local_.StartAbort(status);
+}
+
+}  // namespace weir

@@ -1,0 +1,30 @@
+// In-process clusters for tests: one Server per task, all on free loopback
+// ports of this process.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "weir/distributed/server.h"
+
+namespace weir {
+
+// A loopback port free at the time of the call.
+int PickFreePort();
+
+struct TestCluster {
+  // {{"worker", 2}, {"ps", 1}}: started servers for every task.
+  static StatusOr<TestCluster> Start(const std::vector<std::pair<std::string, int>>& jobs,
+                                     int cpu_devices_per_task = 1);
+  // "grpc://127.0.0.1:port" of a task ("/job:worker/replica:0/task:0").
+  std::string target(const std::string& task) const;
+  Server* server(const std::string& task) const { return servers.at(task).get(); }
+
+  ClusterSpec cluster;
+  std::map<std::string, std::unique_ptr<Server>> servers;
+};
+
+}  // namespace weir

@@ -1,0 +1,128 @@
+// Worker: the in-process logic of the worker service (one task's side of a
+// distributed step); distributed/worker_service.cc is its gRPC face.
+//
+// A master creates a worker session, registers each partition of a step
+// signature that runs on this task once (RegisterGraph: imported and built
+// into one executor per device, kept under a graph handle), then runs it
+// once per step (RunGraph: feeds in, fetches out, by name). The step's
+// values cross tasks through a RemoteRendezvous per step id, created by the
+// first RunGraph or RecvTensor that names the step and dropped by
+// CleanupGraph, which also aborts the step if it still runs.
+//
+// Thread-safe: every method may be called concurrently (gRPC's threads).
+// Errors name this task; a malformed request (unknown handle, a graph that
+// fails import, a tensor whose declared size it does not carry) is an error.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <unordered_map>
+
+#include "weir/base/status.h"
+#include "weir/base/threadpool.h"
+#include "weir/distributed/cluster_spec.h"
+#include "weir/distributed/credentials.h"
+
+namespace weir {
+
+class DeviceMgr;
+class RemoteRendezvous;
+class WorkerClient;
+
+namespace wire {
+class CreateWorkerSessionRequest;
+class DeleteWorkerSessionRequest;
+class RegisterGraphRequest;
+class RegisterGraphResponse;
+class DeregisterGraphRequest;
+class RunGraphRequest;
+class RunGraphResponse;
+class CleanupGraphRequest;
+class CleanupAllRequest;
+class RecvTensorRequest;
+class RecvTensorResponse;
+}  // namespace wire
+
+class Worker {
+ public:
+  // Serves task `config.task` of `config.job` with `devices` (borrowed; must
+  // outlive the worker). Clients of the other tasks are made on first use,
+  // with `peer_options` (the task's CA, token and message limit).
+  Worker(ClusterConfig config, DeviceMgr* devices, int inter_op_threads,
+         ChannelOptions peer_options = ChannelOptions());
+  ~Worker();
+
+  Status CreateWorkerSession(const wire::CreateWorkerSessionRequest& request);
+  // Drops the session's graphs. Resources stay: sessions share each task's
+  // default container ("localhost"), as TensorFlow's servers do.
+  Status DeleteWorkerSession(const wire::DeleteWorkerSessionRequest& request);
+  Status RegisterGraph(const wire::RegisterGraphRequest& request,
+                       wire::RegisterGraphResponse* response);
+  Status DeregisterGraph(const wire::DeregisterGraphRequest& request);
+  // Runs the registered graph for one step and waits for it.
+  Status RunGraph(const wire::RunGraphRequest& request, wire::RunGraphResponse* response);
+  Status CleanupGraph(const wire::CleanupGraphRequest& request);
+  Status CleanupAll(const wire::CleanupAllRequest& request);
+  // Answers when the value is sent on this task (or the step is aborted).
+  void RecvTensorAsync(const wire::RecvTensorRequest& request, wire::RecvTensorResponse* response,
+                       std::function<void(Status)> done);
+
+  // Drops the state of a step that only RecvTensor calls created (no
+  // RunGraph of it came): what a RecvTensor whose caller gave up calls, so
+  // that requests for steps that never run (a hostile or confused peer)
+  // leave nothing behind.
+  void ForgetOrphanStep(int64_t step_id);
+
+  // Aborts every step with state on this task with `status` (steps blocked
+  // in a queue op or a Recv included), so that a stopping server's calls in
+  // flight return.
+  void AbortAllSteps(const Status& status);
+
+  // The client of the task that owns `device` ("/job:ps/replica:0/task:0/
+  // device:CPU:0"), or of task `task` of `job`.
+  StatusOr<WorkerClient*> ClientForDevice(const std::string& device);
+  StatusOr<WorkerClient*> ClientForTask(const std::string& job, int task);
+
+  const std::string& task_name() const { return task_name_; }
+  const ClusterConfig& config() const { return config_; }
+  DeviceMgr* devices() const { return devices_; }
+  // Steps with state on this task, and live sessions (for tests).
+  int num_steps() const;
+  int num_sessions() const;
+
+  struct Session;
+  struct RegisteredGraph;
+  struct Step;
+
+ private:
+  StatusOr<std::shared_ptr<Session>> FindSession(const std::string& handle) const;
+  // Drops the step's state (remembering its id) and aborts it with
+  // `status` if it still runs.
+  void AbortStep(int64_t step_id, const Status& status);
+  // The step's state, created if new; Aborted if the step was cleaned up.
+  StatusOr<std::shared_ptr<Step>> GetOrCreateStep(int64_t step_id, int64_t timeout_ms);
+
+  const ClusterConfig config_;
+  const std::string task_name_;
+  DeviceMgr* const devices_;
+  std::unique_ptr<ThreadPool> inter_op_pool_;
+  std::function<void(std::function<void()>)> runner_;
+
+  mutable std::mutex mu_;
+  std::map<std::string, std::shared_ptr<Session>> sessions_;
+  std::unordered_map<int64_t, std::shared_ptr<Step>> steps_;
+  std::set<int64_t> cleaned_steps_;     // recently cleaned, refused if named again
+  std::deque<int64_t> cleaned_order_;   // their age, oldest first
+  int64_t next_graph_ = 0;
+  const ChannelOptions peer_options_;
+  std::map<std::string, std::unique_ptr<WorkerClient>> clients_;  // by task name
+};
+
+}  // namespace weir
