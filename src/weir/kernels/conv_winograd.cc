@@ -44,7 +44,9 @@ constexpr int64_t kGroupsPerThread = 4;
 // Scratch areas start on cache lines.
 constexpr int64_t kAlignFloats = 16;
 
-int64_t RoundUp(int64_t floats) { return (floats + kAlignFloats - 1) / kAlignFloats * kAlignFloats; }
+int64_t RoundUp(int64_t floats) {
+  return (floats + kAlignFloats - 1) / kAlignFloats * kAlignFloats;
+}
 
 // t[i * t_stride + c] = (B^T d)[i] for the six rows d[k * d_stride + c],
 // c in [0, depth).
@@ -310,10 +312,9 @@ Status WinogradConv2D::Run(ThreadPool* pool, const Window2DDims& d, const float*
       }
       try {
         dnnl::stream stream(engine);
-        std::unordered_map<int, memory> args = {
-            {DNNL_ARG_SRC, memory(plan->v, engine, v)},
-            {DNNL_ARG_WEIGHTS, memory(plan->u, engine, u)},
-            {DNNL_ARG_DST, memory(plan->m, engine, m)}};
+        std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, memory(plan->v, engine, v)},
+                                                {DNNL_ARG_WEIGHTS, memory(plan->u, engine, u)},
+                                                {DNNL_ARG_DST, memory(plan->m, engine, m)}};
         if (plan->scratchpad.get_size() > 0) {
           args.emplace(DNNL_ARG_SCRATCHPAD, memory(plan->scratchpad, engine, pad_scratch.data()));
         }

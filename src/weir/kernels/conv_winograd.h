@@ -46,8 +46,7 @@ class WinogradConv2D {
 
  private:
   struct Plan;
-  StatusOr<std::shared_ptr<const Plan>> GetPlan(int64_t tiles, int64_t in_depth,
-                                                int64_t out_depth);
+  StatusOr<std::shared_ptr<const Plan>> GetPlan(int64_t tiles, int64_t in_depth, int64_t out_depth);
 
   std::mutex mu_;
   std::map<std::array<int64_t, 3>, std::shared_ptr<const Plan>> plans_;  // guarded by mu_

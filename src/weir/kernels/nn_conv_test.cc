@@ -265,6 +265,62 @@ TEST(ConvTest, FusedConvBiasReluMatchesDirectLoops) {
   }
 }
 
+// The shapes the float forward pass computes by Winograd's F(2x2, 5x5)
+// (5x5 windows, stride 1, 16+ channels in and out; conv_winograd.h): every
+// padding mode, outputs of odd size (partial 2x2 tiles) and as small as
+// one element, depths that are not a multiple of the vector width, and
+// enough tiles for several blocks, some partial, over several threads.
+// Same tolerance as the direct convolution: the transforms' rounding stays
+// within 1e-5 of the sum of |terms|.
+std::vector<ConvCase> WinogradCases() {
+  std::vector<ConvCase> cases;
+  for (const char* padding : {"SAME", "VALID", "EXPLICIT"}) {
+    for (auto [rows, cols] : {std::pair<int64_t, int64_t>{7, 6}, {5, 5}, {6, 9}}) {
+      ConvCase c{2, rows, cols, 16, 5, 5, 17};
+      c.padding = padding;
+      if (c.padding == "EXPLICIT") c.pads = {1, 3, 0, 2};
+      cases.push_back(c);
+    }
+  }
+  cases.push_back({1, 1, 1, 16, 5, 5, 16});     // SAME: one output, the rest padding
+  cases.push_back({3, 13, 11, 20, 5, 5, 33});   // odd outputs, depths past a vector
+  cases.push_back({9, 14, 14, 32, 5, 5, 64});   // the convnet's layer: many blocks
+  cases.push_back({5, 28, 28, 16, 5, 5, 16});   // many tiles per image
+  return cases;
+}
+
+TEST(ConvTest, WinogradShapesMatchDirectLoops) {
+  for (const ConvCase& c : WinogradCases()) {
+    CheckAgainstLoops(c, DT_FLOAT);
+    CheckFusedAgainstLoops(c, DT_FLOAT, /*relu=*/true);
+    CheckFusedAgainstLoops(c, DT_FLOAT, /*relu=*/false);
+  }
+}
+
+// The same shapes with large values of one sign, so that no cancellation
+// hides the transforms' error, against a relative tolerance on the result:
+// F(2x2, 5x5)'s transforms multiply by at most 5 and 4/6, so the error is a
+// few float ulps of the largest partial sum.
+TEST(ConvTest, WinogradErrorIsSmallRelativeToTheResult) {
+  for (ConvCase c : {ConvCase{2, 14, 14, 32, 5, 5, 64}, ConvCase{1, 9, 7, 16, 5, 5, 16}}) {
+    SCOPED_TRACE(c.Name());
+    const Reference2D ref(c);
+    std::vector<double> x = RoundTo(DT_FLOAT, RandomValues(c.input().num_elements(), 11));
+    std::vector<double> f = RoundTo(DT_FLOAT, RandomValues(c.filter().num_elements(), 12));
+    for (double& v : x) v = std::abs(v) * 100 + 1;
+    for (double& v : f) v = std::abs(v) + 0.5;
+    auto out = RunKernel("Conv2D", c.Attrs(DT_FLOAT),
+                         {MakeTensor(DT_FLOAT, c.input(), x), MakeTensor(DT_FLOAT, c.filter(), f)});
+    ASSERT_TRUE(out.ok()) << out.status();
+    std::vector<double> want, scale;
+    ref.Forward(x, f, &want, &scale);
+    const float* got = (*out)[0].data<float>();
+    for (size_t i = 0; i < want.size(); ++i) {
+      ASSERT_NEAR(got[i], want[i], 2e-6 * want[i]) << "at " << i;
+    }
+  }
+}
+
 TEST(ConvTest, FusedConvRejectsBadBiasAndUnknownFusions) {
   const ConvCase c{2, 5, 5, 3, 3, 3, 4};
   AttrMap attrs = c.Attrs(DT_FLOAT);
