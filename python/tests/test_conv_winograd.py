@@ -90,13 +90,18 @@ def test_winograd_shapes_match_tensorflow(reference, data_format):
             fetches["conv%d" % i] = y
             fetches["fused%d" % i] = wr.nn.relu(
                 wr.nn.bias_add(y, wr.constant(d["b%d" % i]), data_format=data_format))
+            if not nchw:  # conv + b: the session fuses the addition like BiasAdd
+                fetches["added%d" % i] = wr.nn.relu(y + wr.constant(d["b%d" % i]))
         with wr.Session() as sess:
             got = sess.run(fetches)
     for i, (_, _, padding) in enumerate(CASES):
         want, scale = exact(d["x%d" % i], d["w%d" % i], padding)
         fused_want = np.maximum(want + d["b%d" % i], 0)
-        for key, value, exact_value in (("conv%d" % i, got["conv%d" % i], want),
-                                        ("fused%d" % i, got["fused%d" % i], fused_want)):
+        outputs = [("conv%d" % i, got["conv%d" % i], want),
+                   ("fused%d" % i, got["fused%d" % i], fused_want)]
+        if not nchw:
+            outputs.append(("fused%d" % i, got["added%d" % i], fused_want))
+        for key, value, exact_value in outputs:
             tf_value = ref[key]
             if nchw:
                 value = np.transpose(value, [0, 2, 3, 1])
