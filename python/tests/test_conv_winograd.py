@@ -14,13 +14,14 @@ import weir as wr
 
 PEER_PYTHON = os.environ.get("WEIR_PEERS_PYTHON", "/opt/weir-peers/bin/python")
 
-# (input shape NHWC, out channels, padding)
+# (input shape NHWC, out channels, padding); each with the 64 or more 2x2
+# output tiles the path needs.
 CASES = [
     ((2, 14, 14, 32), 64, "SAME"),  # the convnet's second layer (bench/saved_model_bench.py)
     ((3, 13, 11, 16), 17, "SAME"),  # partial 2x2 tiles, depths past a vector
-    ((2, 9, 10, 20), 16, "VALID"),
-    ((1, 7, 6, 16), 24, [[0, 0], [1, 3], [0, 2], [0, 0]]),
-    ((1, 1, 1, 16), 16, "SAME"),  # one output, all but the center is padding
+    ((8, 9, 10, 20), 16, "VALID"),
+    ((8, 7, 6, 16), 24, [[0, 0], [1, 3], [0, 2], [0, 0]]),
+    ((64, 1, 1, 16), 16, "SAME"),  # one output, all but the center is padding
 ]
 
 TF_SCRIPT = textwrap.dedent("""

@@ -20,6 +20,9 @@
 #include <algorithm>
 #include <cstring>
 #include <oneapi/dnnl/dnnl.hpp>
+#include <optional>
+#include <unordered_map>
+#include <vector>
 
 #include "weir/base/threadpool.h"
 #include "weir/kernels/dnnl_util.h"
@@ -41,6 +44,8 @@ constexpr int64_t kMinTilesPerBlock = 8, kMaxTilesPerBlock = 256;
 // Groups of blocks per intra-op thread: enough that a thread whose core is
 // taken by another process leaves its share to the others.
 constexpr int64_t kGroupsPerThread = 4;
+// Fewer tiles than this run faster directly (see Applies).
+constexpr int64_t kMinTiles = 64;
 // Scratch areas start on cache lines.
 constexpr int64_t kAlignFloats = 16;
 
@@ -48,17 +53,17 @@ int64_t RoundUp(int64_t floats) {
   return (floats + kAlignFloats - 1) / kAlignFloats * kAlignFloats;
 }
 
-// t[i * t_stride + c] = (B^T d)[i] for the six rows d[k * d_stride + c],
-// c in [0, depth).
-// The outputs never overlap the inputs (restrict: the loop is vectorized).
-inline void InputRows(const float* __restrict__ d, int64_t d_stride, float* __restrict__ t,
-                      int64_t t_stride, int64_t depth) {
-  const float* __restrict__ d0 = d;
-  const float* __restrict__ d1 = d + d_stride;
-  const float* __restrict__ d2 = d + 2 * d_stride;
-  const float* __restrict__ d3 = d + 3 * d_stride;
-  const float* __restrict__ d4 = d + 4 * d_stride;
-  const float* __restrict__ d5 = d + 5 * d_stride;
+// t[i * t_stride + c] = (B^T d)[i] for the six rows d[k][c], c in
+// [0, depth). The outputs never overlap the inputs (restrict: the loop is
+// vectorized).
+inline void InputRows(const float* const* d, float* __restrict__ t, int64_t t_stride,
+                      int64_t depth) {
+  const float* __restrict__ d0 = d[0];
+  const float* __restrict__ d1 = d[1];
+  const float* __restrict__ d2 = d[2];
+  const float* __restrict__ d3 = d[3];
+  const float* __restrict__ d4 = d[4];
+  const float* __restrict__ d5 = d[5];
   float* __restrict__ t0 = t;
   float* __restrict__ t1 = t + t_stride;
   float* __restrict__ t2 = t + 2 * t_stride;
@@ -108,6 +113,12 @@ inline void StoreOutput(const float* __restrict__ src, const float* __restrict__
   }
 }
 
+// y[c] += coef * x[c] for c in [0, depth); x and y don't overlap.
+inline void AddScaled(float coef, const float* __restrict__ x, float* __restrict__ y,
+                      int64_t depth) {
+  for (int64_t c = 0; c < depth; ++c) y[c] += coef * x[c];
+}
+
 // G for F(2, 5) (see the top of this file), in double.
 struct FilterMatrix {
   double g[kTile][kWindow] = {};
@@ -138,10 +149,15 @@ WinogradConv2D::~WinogradConv2D() = default;
 
 bool WinogradConv2D::Applies(const Window2DDims& d) {
   // Below 16 input channels the products are too thin for the transforms'
-  // cost (one input channel: the first layer of an image model).
-  return d.rows.window == kWindow && d.cols.window == kWindow && d.rows.stride == 1 &&
-         d.cols.stride == 1 && d.rows.dilation == 1 && d.cols.dilation == 1 && d.in_depth >= 16 &&
-         d.out_depth >= 16 && d.layout.channels_last;
+  // cost (one input channel: the first layer of an image model). Below
+  // kMinTiles tiles the direct convolution wins (the convnet's 32->64
+  // layer at batch 1, 49 tiles: 211 us of CPU against 170; batch 2, 98
+  // tiles: 310 against 368).
+  const int64_t tiles =
+      d.batch * ((d.rows.output + kOut - 1) / kOut) * ((d.cols.output + kOut - 1) / kOut);
+  return tiles >= kMinTiles && d.rows.window == kWindow && d.cols.window == kWindow &&
+         d.rows.stride == 1 && d.cols.stride == 1 && d.rows.dilation == 1 && d.cols.dilation == 1 &&
+         d.in_depth >= 16 && d.out_depth >= 16 && d.layout.channels_last;
 }
 
 namespace {
@@ -153,7 +169,7 @@ int64_t TilesPerBlock(const Window2DDims& d) {
 
 struct Layout {
   int64_t tile_rows, tile_cols, tiles, per_block, blocks, groups;
-  int64_t u_floats, group_floats;  // scratch: U, then each group's V, M, patch and rows
+  int64_t u_floats, group_floats;  // scratch: U, then each group's V, M, patch, rows, zeros
 };
 
 Layout LayoutOf(const Window2DDims& d, int64_t threads) {
@@ -161,13 +177,16 @@ Layout LayoutOf(const Window2DDims& d, int64_t threads) {
   l.tile_rows = (d.rows.output + kOut - 1) / kOut;
   l.tile_cols = (d.cols.output + kOut - 1) / kOut;
   l.tiles = d.batch * l.tile_rows * l.tile_cols;
-  l.per_block = std::min(TilesPerBlock(d), l.tiles);
-  l.blocks = (l.tiles + l.per_block - 1) / l.per_block;
+  // As many blocks as the cache allows, then tiles spread evenly over
+  // them: the last block is not mostly padding.
+  l.blocks = (l.tiles + TilesPerBlock(d) - 1) / TilesPerBlock(d);
+  l.per_block = (l.tiles + l.blocks - 1) / l.blocks;
   l.groups = std::max<int64_t>(1, std::min(l.blocks, threads * kGroupsPerThread));
   l.u_floats = RoundUp(kPositions * d.in_depth * d.out_depth);
   l.group_floats = RoundUp(kPositions * l.per_block * d.in_depth) +
                    RoundUp(kPositions * l.per_block * d.out_depth) +
-                   2 * RoundUp(kPositions * std::max(d.in_depth, d.out_depth));
+                   2 * RoundUp(kPositions * std::max(d.in_depth, d.out_depth)) +
+                   RoundUp(d.in_depth);
   return l;
 }
 
@@ -218,35 +237,34 @@ Status WinogradConv2D::Run(ThreadPool* pool, const Window2DDims& d, const float*
                         GetPlan(l.per_block, d.in_depth, d.out_depth));
   const int64_t in = d.in_depth, out_depth = d.out_depth;
 
-  // U[p][i][o] = (G g G^T)[p] for the filter plane g of (i, o), in double.
+  // U[p][i][o] = (G g G^T)[p] for the filter plane g of (i, o): a pass of
+  // G over the filter's rows, then one over its columns, each a vector
+  // operation over the out channels (this runs on every call, and is most
+  // of a batch-1 call's extra work).
   static const FilterMatrix kG;
   float* u = scratch;
-  {
-    std::vector<double> rows(static_cast<size_t>(kTile * kWindow * out_depth));  // G g per (i)
-    for (int64_t i = 0; i < in; ++i) {
-      // rows[a][l][o] = sum_k G[a][k] g[k][l][i][o]
-      std::fill(rows.begin(), rows.end(), 0.0);
-      for (int a = 0; a < kTile; ++a) {
+  std::vector<float> rows_buffer(static_cast<size_t>(kTile * kWindow * out_depth));
+  float* rows_g = rows_buffer.data();  // rows_g[a][l][o] = sum_k G[a][k] g[k][l][i][o]
+  for (int64_t i = 0; i < in; ++i) {
+    for (int a = 0; a < kTile; ++a) {
+      for (int lc = 0; lc < kWindow; ++lc) {
+        float* r = rows_g + (a * kWindow + lc) * out_depth;
+        std::fill_n(r, out_depth, 0.f);
         for (int k = 0; k < kWindow; ++k) {
-          const double coef = kG.g[a][k];
+          const float coef = static_cast<float>(kG.g[a][k]);
           if (coef == 0) continue;
-          for (int lc = 0; lc < kWindow; ++lc) {
-            const float* g = filter + ((k * kWindow + lc) * in + i) * out_depth;
-            double* r = &rows[(a * kWindow + lc) * out_depth];
-            for (int64_t o = 0; o < out_depth; ++o) r[o] += coef * g[o];
-          }
+          AddScaled(coef, filter + ((k * kWindow + lc) * in + i) * out_depth, r, out_depth);
         }
       }
-      for (int a = 0; a < kTile; ++a) {
-        for (int b = 0; b < kTile; ++b) {
-          float* dst = u + ((a * kTile + b) * in + i) * out_depth;
-          for (int64_t o = 0; o < out_depth; ++o) {
-            double sum = 0;
-            for (int lc = 0; lc < kWindow; ++lc) {
-              sum += kG.g[b][lc] * rows[(a * kWindow + lc) * out_depth + o];
-            }
-            dst[o] = static_cast<float>(sum);
-          }
+    }
+    for (int a = 0; a < kTile; ++a) {
+      for (int b = 0; b < kTile; ++b) {
+        float* dst = u + ((a * kTile + b) * in + i) * out_depth;
+        std::fill_n(dst, out_depth, 0.f);
+        for (int lc = 0; lc < kWindow; ++lc) {
+          const float coef = static_cast<float>(kG.g[b][lc]);
+          if (coef == 0) continue;
+          AddScaled(coef, rows_g + (a * kWindow + lc) * out_depth, dst, out_depth);
         }
       }
     }
@@ -264,8 +282,26 @@ Status WinogradConv2D::Run(ThreadPool* pool, const Window2DDims& d, const float*
     float* m = v + RoundUp(kPositions * l.per_block * in);
     float* patch = m + RoundUp(kPositions * l.per_block * out_depth);
     float* tmp = patch + RoundUp(kPositions * depth_max);
+    float* zeros = tmp + RoundUp(kPositions * depth_max);  // an input pixel in the padding
+    std::fill_n(zeros, in, 0.f);
     const dnnl::engine& engine = DnnlCpuEngine();
     std::vector<float> pad_scratch(plan->scratchpad.get_size() / sizeof(float) + 1);
+    // The group's blocks reuse its buffers, so one set of arguments.
+    std::optional<dnnl::stream> stream;
+    std::unordered_map<int, memory> args;
+    try {
+      stream.emplace(engine);
+      args = {{DNNL_ARG_SRC, memory(plan->v, engine, v)},
+              {DNNL_ARG_WEIGHTS, memory(plan->u, engine, u)},
+              {DNNL_ARG_DST, memory(plan->m, engine, m)}};
+      if (plan->scratchpad.get_size() > 0) {
+        args.emplace(DNNL_ARG_SCRATCHPAD, memory(plan->scratchpad, engine, pad_scratch.data()));
+      }
+    } catch (const std::exception& e) {
+      std::lock_guard<std::mutex> lock(mu);
+      status.Update(DnnlErrorStatus(e, "Winograd convolution's batched matmul"));
+      return;
+    }
     for (int64_t block = group; block < l.blocks; block += l.groups) {
       const int64_t first = block * l.per_block;
       const int64_t count = std::min(l.per_block, l.tiles - first);
@@ -280,46 +316,27 @@ Status WinogradConv2D::Run(ThreadPool* pool, const Window2DDims& d, const float*
         const int64_t ty = tile % tiles_per_image / l.tile_cols, tx = tile % l.tile_cols;
         const int64_t y0 = ty * kOut - d.rows.pad_before, x0 = tx * kOut - d.cols.pad_before;
         const float* image = input + n * rows * row_stride;
-        const float* block_in;
-        int64_t stride;
-        if (y0 >= 0 && x0 >= 0 && y0 + kTile <= rows && x0 + kTile <= cols) {
-          block_in = image + y0 * row_stride + x0 * in;
-          stride = row_stride;
-        } else {  // the block crosses the padding: copy it with zeros
-          for (int r = 0; r < kTile; ++r) {
-            for (int c = 0; c < kTile; ++c) {
-              float* dst = patch + (r * kTile + c) * in;
-              const int64_t y = y0 + r, x = x0 + c;
-              if (y >= 0 && y < rows && x >= 0 && x < cols) {
-                std::memcpy(dst, image + y * row_stride + x * in, in * sizeof(float));
-              } else {
-                std::fill_n(dst, in, 0.f);
-              }
-            }
-          }
-          block_in = patch;
-          stride = kTile * in;
-        }
-        // Columns first: tmp[r][c] = (B^T d)[r][c].
+        // Columns first: tmp[r][c] = (B^T d)[r][c]. Rows and columns in
+        // the padding read zeros.
+        const float* rows_of[kTile];
         for (int c = 0; c < kTile; ++c) {
-          InputRows(block_in + c * in, stride, tmp + c * in, kTile * in, in);
+          const int64_t x = x0 + c;
+          for (int r = 0; r < kTile; ++r) {
+            const int64_t y = y0 + r;
+            rows_of[r] =
+                y >= 0 && y < rows && x >= 0 && x < cols ? image + y * row_stride + x * in : zeros;
+          }
+          InputRows(rows_of, tmp + c * in, kTile * in, in);
         }
         // Then rows: V[r * 6 + c] = (tmp B)[r][c].
         for (int r = 0; r < kTile; ++r) {
-          InputRows(tmp + r * kTile * in, in, v + (r * kTile * l.per_block + t) * in,
-                    l.per_block * in, in);
+          for (int c = 0; c < kTile; ++c) rows_of[c] = tmp + (r * kTile + c) * in;
+          InputRows(rows_of, v + (r * kTile * l.per_block + t) * in, l.per_block * in, in);
         }
       }
       try {
-        dnnl::stream stream(engine);
-        std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, memory(plan->v, engine, v)},
-                                                {DNNL_ARG_WEIGHTS, memory(plan->u, engine, u)},
-                                                {DNNL_ARG_DST, memory(plan->m, engine, m)}};
-        if (plan->scratchpad.get_size() > 0) {
-          args.emplace(DNNL_ARG_SCRATCHPAD, memory(plan->scratchpad, engine, pad_scratch.data()));
-        }
-        plan->matmul.execute(stream, args);
-        stream.wait();
+        plan->matmul.execute(*stream, args);
+        stream->wait();
       } catch (const std::exception& e) {
         std::lock_guard<std::mutex> lock(mu);
         status.Update(DnnlErrorStatus(e, "Winograd convolution's batched matmul"));

@@ -34,7 +34,9 @@ class WinogradConv2D {
   WinogradConv2D& operator=(const WinogradConv2D&) = delete;
 
   // Whether this path computes `d`: 5x5 windows, stride 1, no dilation,
-  // and enough channels that the products, not the transforms, dominate.
+  // enough channels that the products, not the transforms, dominate, and
+  // at least 64 2x2 output tiles over the batch (fewer run faster
+  // directly).
   static bool Applies(const Window2DDims& d);
 
   // Overwrites `out` (NHWC, d.output_shape()) with the convolution of
