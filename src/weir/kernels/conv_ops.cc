@@ -103,8 +103,9 @@ class ConvOpBase : public OpKernel {
       }
       ThreadPool* pool = context->device()->intra_op_pool();
       Tensor scratch;
-      Status status = context->allocate_temp(
-          DT_FLOAT, TensorShape({WinogradConv2D::ScratchFloats(d, pool)}), &scratch);
+      StatusOr<int64_t> floats = WinogradConv2D::ScratchFloats(d, pool);
+      Status status = floats.status();
+      if (status.ok()) status = context->allocate_temp(DT_FLOAT, TensorShape({*floats}), &scratch);
       if (status.ok()) {
         status = winograd_.Run(pool, d, input, filter, bias, relu, out->data<float>(),
                                scratch.data<float>());

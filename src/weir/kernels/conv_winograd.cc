@@ -24,6 +24,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "weir/base/checked_math.h"
 #include "weir/base/threadpool.h"
 #include "weir/kernels/dnnl_util.h"
 #include "weir/kernels/openmp_threads.h"
@@ -192,7 +193,15 @@ Layout LayoutOf(const Window2DDims& d, int64_t threads) {
 
 }  // namespace
 
-int64_t WinogradConv2D::ScratchFloats(const Window2DDims& d, const ThreadPool* pool) {
+StatusOr<int64_t> WinogradConv2D::ScratchFloats(const Window2DDims& d, const ThreadPool* pool) {
+  // Bounds for LayoutOf's products, which then cannot overflow: the
+  // transformed filter, and every group's buffers at the largest block.
+  const int64_t depth = std::max(d.in_depth, d.out_depth);
+  const int64_t filter_dims[] = {kPositions, d.in_depth, d.out_depth};
+  WEIR_RETURN_IF_ERROR(CheckedElementCount(filter_dims, "Winograd filter transform").status());
+  const int64_t group_dims[] = {kPositions, kMaxTilesPerBlock + 2, 2 * depth + 1,
+                                pool->NumThreads() * kGroupsPerThread};
+  WEIR_RETURN_IF_ERROR(CheckedElementCount(group_dims, "Winograd scratch").status());
   const Layout l = LayoutOf(d, pool->NumThreads());
   return l.u_floats + l.groups * l.group_floats;
 }

@@ -47,7 +47,8 @@ class WinogradConv2D {
   Status Run(ThreadPool* pool, const Window2DDims& d, const float* input, const float* filter,
              const float* bias, bool relu, float* out, float* scratch);
 
-  static int64_t ScratchFloats(const Window2DDims& d, const ThreadPool* pool);
+  // The floats Run needs as scratch; InvalidArgument if the count overflows.
+  static StatusOr<int64_t> ScratchFloats(const Window2DDims& d, const ThreadPool* pool);
 
  private:
   struct Plan;
