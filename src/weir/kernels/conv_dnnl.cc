@@ -70,8 +70,15 @@ memory::desc ImageDesc(DataType type, int64_t batch, int64_t rows, int64_t cols,
   return memory::desc({batch, depth, rows, cols}, type, Tag::nhwc);
 }
 
-memory::desc FilterDesc(const Window2DDims& d, DataType type, Tag tag) {
-  return memory::desc({d.out_depth, d.in_depth, d.rows.window, d.cols.window}, type, tag);
+// The filter of `d` in `groups` groups; `tag` hwio means Weir's layout
+// ([rows, cols, in, out], or [rows, cols, in, multiplier] when grouped).
+memory::desc FilterDesc(const Window2DDims& d, int64_t groups, DataType type, Tag tag) {
+  if (groups == 1) {
+    return memory::desc({d.out_depth, d.in_depth, d.rows.window, d.cols.window}, type, tag);
+  }
+  return memory::desc(
+      {groups, d.out_depth / groups, d.in_depth / groups, d.rows.window, d.cols.window}, type,
+      tag == Tag::hwio ? Tag::hwigo : tag);
 }
 
 size_t RoundUp(size_t bytes) { return (bytes + kAlign - 1) / kAlign * kAlign; }
@@ -142,7 +149,7 @@ DnnlConv2D::~DnnlConv2D() = default;
 
 StatusOr<std::shared_ptr<const DnnlConv2D::Plan>> DnnlConv2D::GetPlan(Pass pass,
                                                                       const Window2DDims& d,
-                                                                      int64_t batch,
+                                                                      int64_t batch, int64_t groups,
                                                                       dnnl_data_type_t c_type,
                                                                       bool bias, bool relu) {
   const auto type = static_cast<DataType>(c_type);
@@ -153,7 +160,7 @@ StatusOr<std::shared_ptr<const DnnlConv2D::Plan>> DnnlConv2D::GetPlan(Pass pass,
                    d.in_depth, d.out_depth,
                    r.input, r.window, r.stride, r.dilation, r.pad_before, r.pad_after,
                    c.input, c.window, c.stride, c.dilation, c.pad_before, c.pad_after,
-                   bias, relu};
+                   bias, relu, groups};
   // clang-format on
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -166,9 +173,9 @@ StatusOr<std::shared_ptr<const DnnlConv2D::Plan>> DnnlConv2D::GetPlan(Pass pass,
   try {
     const memory::desc src = ImageDesc(type, batch, d.rows.input, d.cols.input, d.in_depth);
     const memory::desc dst = ImageDesc(type, batch, d.rows.output, d.cols.output, d.out_depth);
-    const memory::desc any = FilterDesc(d, type, Tag::any);
+    const memory::desc any = FilterDesc(d, groups, type, Tag::any);
     // Filter gradients in float (see the top of this file).
-    const memory::desc any_gradient = FilterDesc(d, DataType::f32, Tag::any);
+    const memory::desc any_gradient = FilterDesc(d, groups, DataType::f32, Tag::any);
     const memory::dims strides = {d.rows.stride, d.cols.stride};
     const memory::dims dilates = {d.rows.dilation - 1, d.cols.dilation - 1};  // 0: none
     const memory::dims pad_before = {d.rows.pad_before, d.cols.pad_before};
@@ -238,7 +245,7 @@ StatusOr<std::shared_ptr<const DnnlConv2D::Plan>> DnnlConv2D::GetPlan(Pass pass,
       }
     }
     plan->filter_hwio =
-        FilterDesc(d, pass == Pass::kBackwardFilter ? DataType::f32 : type, Tag::hwio);
+        FilterDesc(d, groups, pass == Pass::kBackwardFilter ? DataType::f32 : type, Tag::hwio);
     plan->reorder_filter = plan->filter_dnnl() != plan->filter_hwio;
     if (plan->reorder_filter) {
       const bool to_dnnl = pass != Pass::kBackwardFilter;
@@ -259,10 +266,23 @@ StatusOr<std::shared_ptr<const DnnlConv2D::Plan>> DnnlConv2D::GetPlan(Pass pass,
 template <typename T>
 Status DnnlConv2D::Run(OpKernelContext* context, Pass pass, const Window2DDims& d, const T* a,
                        const T* b, T* out, const Epilogue& epilogue) {
+  return RunGroups(context, pass, d, 1, a, b, out, epilogue);
+}
+
+template <typename T>
+Status DnnlConv2D::RunDepthwise(OpKernelContext* context, Pass pass, const Window2DDims& d,
+                                const T* a, const T* b, T* out) {
+  return RunGroups(context, pass, d, d.in_depth, a, b, out, Epilogue());
+}
+
+template <typename T>
+Status DnnlConv2D::RunGroups(OpKernelContext* context, Pass pass, const Window2DDims& d,
+                             int64_t groups, const T* a, const T* b, T* out,
+                             const Epilogue& epilogue) {
   const ScopedOpenMpSingleThread single_thread;
   ThreadPool* pool = context->device()->intra_op_pool();
   const double macs = static_cast<double>(d.batch) * d.rows.output * d.cols.output * d.out_depth *
-                      d.rows.window * d.cols.window * d.in_depth;
+                      d.rows.window * d.cols.window * (d.in_depth / groups);
   const int64_t per_thread = pass == Pass::kBackwardFilter ? 1 : kSlicesPerThread;
   const int64_t slices =
       std::max<int64_t>(1, std::min<int64_t>({d.batch, pool->NumThreads() * per_thread,
@@ -273,10 +293,10 @@ Status DnnlConv2D::Run(OpKernelContext* context, Pass pass, const Window2DDims& 
   const dnnl_data_type_t c_type = memory::convert_to_c(type);
   std::shared_ptr<const Plan> plans[2];
   const bool bias = epilogue.bias != nullptr;
-  WEIR_ASSIGN_OR_RETURN(plans[0],
-                        GetPlan(pass, d, base + (extra > 0 ? 1 : 0), c_type, bias, epilogue.relu));
+  WEIR_ASSIGN_OR_RETURN(
+      plans[0], GetPlan(pass, d, base + (extra > 0 ? 1 : 0), groups, c_type, bias, epilogue.relu));
   if (extra > 0 && base > 0) {
-    WEIR_ASSIGN_OR_RETURN(plans[1], GetPlan(pass, d, base, c_type, bias, epilogue.relu));
+    WEIR_ASSIGN_OR_RETURN(plans[1], GetPlan(pass, d, base, groups, c_type, bias, epilogue.relu));
   }
 
   // Scratch: for the forward and input-gradient passes, each plan's
@@ -291,7 +311,8 @@ Status DnnlConv2D::Run(OpKernelContext* context, Pass pass, const Window2DDims& 
                                      RoundUp(plan.filter_dnnl().get_size())
                                : 0;
   };
-  const int64_t filter_size = d.filter_shape().num_elements();
+  // The filter tensor's elements ([rows, cols, in, out / groups]).
+  const int64_t filter_size = d.rows.window * d.cols.window * d.in_depth * (d.out_depth / groups);
   const size_t gradient_bytes = RoundUp(filter_size * sizeof(float));
   auto has_gradient = [&](int64_t s) {
     return pass == Pass::kBackwardFilter && (s > 0 || !std::is_same_v<T, float>);
@@ -414,5 +435,7 @@ template Status DnnlConv2D::Run(OpKernelContext*, Pass, const Window2DDims&, con
                                 const float*, float*, const Epilogue&);
 template Status DnnlConv2D::Run(OpKernelContext*, Pass, const Window2DDims&, const Eigen::bfloat16*,
                                 const Eigen::bfloat16*, Eigen::bfloat16*, const Epilogue&);
+template Status DnnlConv2D::RunDepthwise(OpKernelContext*, Pass, const Window2DDims&, const float*,
+                                         const float*, float*);
 
 }  // namespace weir
