@@ -9,8 +9,10 @@
 // whose partial sums are added in order; results do not depend on the
 // thread count. The float gradients run as oneDNN grouped convolutions
 // (groups = in_channels, conv_dnnl.h) instead: the loops were 1.5-12x
-// slower than TensorFlow's kernels there. The forward loops are as fast as
-// TensorFlow's and stay.
+// slower than TensorFlow's kernels there. Like Conv2D's, their filter
+// gradient sums one partial gradient per batch slice, and the slices
+// follow the intra-op thread count, so its rounding may differ between
+// thread counts. The forward loops are as fast as TensorFlow's and stay.
 #include <Eigen/Core>
 #include <algorithm>
 #include <type_traits>
