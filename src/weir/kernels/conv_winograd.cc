@@ -248,8 +248,8 @@ Status WinogradConv2D::Run(ThreadPool* pool, const Window2DDims& d, const float*
 
   // U[p][i][o] = (G g G^T)[p] for the filter plane g of (i, o): a pass of
   // G over the filter's rows, then one over its columns, each a vector
-  // operation over the out channels (this runs on every call, and is most
-  // of a batch-1 call's extra work).
+  // operation over the out channels. It runs on every call: the filter is
+  // an input and may change between calls.
   static const FilterMatrix kG;
   float* u = scratch;
   std::vector<float> rows_buffer(static_cast<size_t>(kTile * kWindow * out_depth));
