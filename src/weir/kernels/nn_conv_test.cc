@@ -226,6 +226,75 @@ TEST(ConvTest, LargerShapesSplitAcrossThreads) {
   CheckAgainstLoops(strided, DT_FLOAT);
 }
 
+// The same in NCHW: float and bfloat16 run oneDNN on the NCHW images
+// directly, double transposes around its NHWC loops.
+std::vector<double> ToNchw(const std::vector<double>& v, const TensorShape& nhwc) {
+  const int64_t n = nhwc.dim_size(0), h = nhwc.dim_size(1), w = nhwc.dim_size(2),
+                c = nhwc.dim_size(3);
+  std::vector<double> out(v.size());
+  for (int64_t a = 0; a < n; ++a)
+    for (int64_t y = 0; y < h; ++y)
+      for (int64_t x = 0; x < w; ++x)
+        for (int64_t k = 0; k < c; ++k)
+          out[((a * c + k) * h + y) * w + x] = v[((a * h + y) * w + x) * c + k];
+  return out;
+}
+
+TensorShape NchwShape(const TensorShape& s) {
+  return TensorShape({s.dim_size(0), s.dim_size(3), s.dim_size(1), s.dim_size(2)});
+}
+
+void CheckNchwAgainstLoops(const ConvCase& c, DType dtype) {
+  SCOPED_TRACE(StrCat(c.Name(), " NCHW ", dtype));
+  const double tolerance = dtype == DT_FLOAT ? 1e-5 : dtype == DT_BFLOAT16 ? 1e-2 : 1e-12;
+  const Reference2D ref(c);
+  const std::vector<double> x = RoundTo(dtype, RandomValues(c.input().num_elements(), 4));
+  const std::vector<double> f = RoundTo(dtype, RandomValues(c.filter().num_elements(), 5));
+  const std::vector<double> g = RoundTo(dtype, RandomValues(ref.output().num_elements(), 6));
+  AttrMap attrs = c.Attrs(dtype);
+  attrs["data_format"] = std::string("NCHW");
+  auto spatial = [](int64_t r, int64_t cc) { return std::vector<int64_t>{1, 1, r, cc}; };
+  attrs["strides"] = spatial(c.stride_rows, c.stride_cols);
+  attrs["dilations"] = spatial(c.dilation_rows, c.dilation_cols);
+  if (c.padding == "EXPLICIT") {
+    attrs["explicit_paddings"] =
+        std::vector<int64_t>{0, 0, 0, 0, c.pads[0], c.pads[1], c.pads[2], c.pads[3]};
+  }
+  const Tensor x_nchw = MakeTensor(dtype, NchwShape(c.input()), ToNchw(x, c.input()));
+  const Tensor g_nchw = MakeTensor(dtype, NchwShape(ref.output()), ToNchw(g, ref.output()));
+  std::vector<double> want, scale;
+
+  auto out = RunKernel("Conv2D", attrs, {x_nchw, MakeTensor(dtype, c.filter(), f)});
+  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_EQ((*out)[0].shape(), NchwShape(ref.output()));
+  ref.Forward(x, f, &want, &scale);
+  ExpectAllNear((*out)[0], ToNchw(want, ref.output()), tolerance, "Conv2D",
+                ToNchw(scale, ref.output()));
+
+  out = RunKernel("Conv2DBackpropInput", attrs,
+                  {Sizes(NchwShape(c.input())), MakeTensor(dtype, c.filter(), f), g_nchw});
+  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_EQ((*out)[0].shape(), NchwShape(c.input()));
+  ref.BackwardInput(f, g, &want, &scale);
+  ExpectAllNear((*out)[0], ToNchw(want, c.input()), tolerance, "Conv2DBackpropInput",
+                ToNchw(scale, c.input()));
+
+  out = RunKernel("Conv2DBackpropFilter", attrs, {x_nchw, Sizes(c.filter()), g_nchw});
+  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_EQ((*out)[0].shape(), c.filter());
+  ref.BackwardFilter(x, g, &want, &scale);
+  ExpectAllNear((*out)[0], want, tolerance, "Conv2DBackpropFilter", scale);
+}
+
+TEST(ConvTest, NchwMatchesDirectLoops) {
+  std::vector<ConvCase> cases = SmallCases();
+  cases.push_back({7, 14, 14, 32, 5, 5, 64});  // sliced over the pool
+  cases.push_back({3, 17, 15, 16, 3, 3, 24});
+  for (const ConvCase& c : cases) {
+    for (DType dtype : {DT_FLOAT, DT_DOUBLE, DT_BFLOAT16}) CheckNchwAgainstLoops(c, dtype);
+  }
+}
+
 // _FusedConv2D: the direct loops, plus the bias, then Relu if asked.
 void CheckFusedAgainstLoops(const ConvCase& c, DType dtype, bool relu) {
   SCOPED_TRACE(StrCat(c.Name(), " ", dtype, relu ? " BiasAdd+Relu" : " BiasAdd"));
