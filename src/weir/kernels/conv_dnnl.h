@@ -1,9 +1,10 @@
 // Conv2D and its two backprops in float or bfloat16 through oneDNN's
-// convolution primitives, for NHWC or NCHW activations and HWIO ([rows, cols, in,
-// out]) filters, and the depthwise convolution's as grouped ones; bfloat16 accumulates in float and
-// rounds each result once. Kernels own one DnnlConv2D each; it caches the primitives it creates by
-// shape, since creating one costs far more than running a small one. Thread-safe: steps may run the
-// same kernel concurrently.
+// convolution primitives, for NHWC or NCHW activations and HWIO ([rows,
+// cols, in, out]) filters, and the depthwise convolution's as grouped
+// ones; bfloat16 accumulates in float and rounds each result once. Kernels
+// own one DnnlConv2D each; it caches the primitives it creates by shape,
+// since creating one costs far more than running a small one. Thread-safe:
+// steps may run the same kernel concurrently.
 #pragma once
 
 #include <array>
