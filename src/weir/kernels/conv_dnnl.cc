@@ -66,9 +66,8 @@ constexpr size_t kAlign = 64;
 
 using DataType = memory::data_type;
 
-memory::desc ImageDesc(DataType type, int64_t batch, int64_t rows, int64_t cols, int64_t depth,
-                       bool channels_last) {
-  return memory::desc({batch, depth, rows, cols}, type, channels_last ? Tag::nhwc : Tag::nchw);
+memory::desc ImageDesc(DataType type, int64_t batch, int64_t rows, int64_t cols, int64_t depth) {
+  return memory::desc({batch, depth, rows, cols}, type, Tag::nhwc);
 }
 
 // The filter of `d` in `groups` groups; `tag` hwio means Weir's layout
@@ -161,7 +160,7 @@ StatusOr<std::shared_ptr<const DnnlConv2D::Plan>> DnnlConv2D::GetPlan(Pass pass,
                    d.in_depth, d.out_depth,
                    r.input, r.window, r.stride, r.dilation, r.pad_before, r.pad_after,
                    c.input, c.window, c.stride, c.dilation, c.pad_before, c.pad_after,
-                   bias, relu, groups, d.layout.channels_last};
+                   bias, relu, groups};
   // clang-format on
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -172,10 +171,8 @@ StatusOr<std::shared_ptr<const DnnlConv2D::Plan>> DnnlConv2D::GetPlan(Pass pass,
   // shape, and one of them is kept.
   auto plan = std::make_shared<Plan>();
   try {
-    const bool nhwc = d.layout.channels_last;
-    const memory::desc src = ImageDesc(type, batch, d.rows.input, d.cols.input, d.in_depth, nhwc);
-    const memory::desc dst =
-        ImageDesc(type, batch, d.rows.output, d.cols.output, d.out_depth, nhwc);
+    const memory::desc src = ImageDesc(type, batch, d.rows.input, d.cols.input, d.in_depth);
+    const memory::desc dst = ImageDesc(type, batch, d.rows.output, d.cols.output, d.out_depth);
     const memory::desc any = FilterDesc(d, groups, type, Tag::any);
     // Filter gradients in float (see the top of this file).
     const memory::desc any_gradient = FilterDesc(d, groups, DataType::f32, Tag::any);

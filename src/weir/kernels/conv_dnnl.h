@@ -1,10 +1,10 @@
 // Conv2D and its two backprops in float or bfloat16 through oneDNN's
-// convolution primitives, for NHWC or NCHW activations and HWIO ([rows,
-// cols, in, out]) filters, and the depthwise convolution's as grouped
-// ones; bfloat16 accumulates in float and rounds each result once. Kernels
-// own one DnnlConv2D each; it caches the primitives it creates by shape,
-// since creating one costs far more than running a small one. Thread-safe:
-// steps may run the same kernel concurrently.
+// convolution primitives, for NHWC activations and HWIO ([rows, cols, in,
+// out]) filters, and the depthwise convolution's as grouped ones; bfloat16
+// accumulates in float and rounds each result once. Kernels own one
+// DnnlConv2D each; it caches the primitives it creates by shape, since
+// creating one costs far more than running a small one. Thread-safe: steps
+// may run the same kernel concurrently.
 #pragma once
 
 #include <array>
@@ -44,9 +44,8 @@ class DnnlConv2D {
 
   // Runs `pass` of the convolution `dims` on the device's intra-op pool,
   // overwriting `out`. T is float or Eigen::bfloat16; Unimplemented where
-  // oneDNN has no such primitive on this CPU. Images are in dims.layout
-  // (NHWC or NCHW). REQUIRES: no dim is empty; an epilogue only with
-  // kForward.
+  // oneDNN has no such primitive on this CPU. REQUIRES: dims.layout is
+  // NHWC, no dim is empty; an epilogue only with kForward.
   template <typename T>
   Status Run(OpKernelContext* context, Pass pass, const Window2DDims& dims, const T* a,
              const T* b, T* out, const Epilogue& epilogue);
@@ -67,7 +66,7 @@ class DnnlConv2D {
 
  private:
   struct Plan;
-  using Key = std::array<int64_t, 21>;
+  using Key = std::array<int64_t, 20>;
 
   // Run with `groups` groups (1, or in_depth for a depthwise convolution).
   template <typename T>

@@ -4,10 +4,12 @@
 // stride-1 windows with 16 or more channels in and out use Winograd's
 // F(2x2, 5x5) instead (conv_winograd.h: 2.8x fewer multiplies; set
 // WEIR_CONV_WINOGRAD=0 in the environment for the direct convolution).
-// Float and bfloat16 NCHW nodes run on their NCHW images in oneDNN; double
-// ones transpose their images around the NHWC im2col (image_layout.h).
-// Shapes and attrs are checked by the rules the shape functions use
-// (nn_shape_fns.h).
+// NCHW nodes transpose their images around the NHWC computation
+// (image_layout.h): oneDNN's own kernels for plain NCHW images are
+// GEMM-based and slower than the transposes plus NHWC (3x3 128->128 on
+// [8, 56, 56, 128], CPU time: 84-85 ms in NCHW, 69-70 transposed, 64-65
+// for an NHWC node; bench/depthwise_peers_bench.py). Shapes and attrs are
+// checked by the rules the shape functions use (nn_shape_fns.h).
 #include <Eigen/Core>
 #include <algorithm>
 #include <cstdlib>
@@ -50,12 +52,10 @@ class ConvOpBase : public OpKernel {
       return;
     }
     attrs_ = *attrs;
-    // oneDNN reads and writes NCHW images as they are; double's im2col
-    // needs NHWC, so its NCHW images are transposed (ImageIn /
-    // NhwcImageOutput). The spatial attrs are per dim either way.
+    // The spatial attrs are per dim already; only the images' layout
+    // differs, and NCHW images are transposed (ImageIn / SetImageOutput).
     nchw_ = !attrs_.layout.channels_last;
-    transpose_ = nchw_ && std::is_same_v<T, double>;
-    if (transpose_) attrs_.layout.channels_last = true;
+    attrs_.layout.channels_last = true;
   }
 
   // A convolution is worth a thread hop: independent ones overlap on the
@@ -63,10 +63,10 @@ class ConvOpBase : public OpKernel {
   bool IsExpensive() const override { return true; }
 
  protected:
-  // An image operand in attrs_.layout: `image` itself, or an NHWC copy of
-  // it for an NCHW node that transposes.
+  // An image operand in NHWC: `image` itself, or an NHWC copy of it for
+  // an NCHW node.
   StatusOr<Tensor> ImageIn(OpKernelContext* context, const Tensor& image) const {
-    StatusOr<Tensor> nhwc = ImageAsNhwc(context, transpose_, image);
+    StatusOr<Tensor> nhwc = ImageAsNhwc(context, nchw_, image);
     if (!nhwc.ok()) return nhwc.status().WithContext(StrCat(type_string(), " (data_format NCHW)"));
     return nhwc;
   }
@@ -77,7 +77,7 @@ class ConvOpBase : public OpKernel {
   StatusOr<Window2DDims> Dims(const TensorShape& input, const TensorShape& filter,
                               const TensorShape* out_backprop) const {
     auto context = [&] {
-      auto image = [&](const TensorShape& s) { return transpose_ ? NhwcToNchwShape(s) : s; };
+      auto image = [&](const TensorShape& s) { return nchw_ ? NhwcToNchwShape(s) : s; };
       return StrCat(type_string(), " (input ", image(input), ", filter ", filter,
                     out_backprop ? StrCat(", out_backprop ", image(*out_backprop)) : "",
                     ", dtype ", kDTypeOf<T>, nchw_ ? ", data_format NCHW" : "", ")");
@@ -87,7 +87,7 @@ class ConvOpBase : public OpKernel {
     if (out_backprop && *out_backprop != dims->output_shape()) {
       return errors::InvalidArgument(
           context(), ": out_backprop must have shape ",
-          transpose_ ? NhwcToNchwShape(dims->output_shape()) : dims->output_shape(),
+          nchw_ ? NhwcToNchwShape(dims->output_shape()) : dims->output_shape(),
           ", the output of the convolution");
     }
     return dims;
@@ -148,9 +148,8 @@ class ConvOpBase : public OpKernel {
     }
   }
 
-  Window2DAttrs attrs_;     // layout: what the computation sees
-  bool nchw_ = false;       // the node's images are NCHW
-  bool transpose_ = false;  // ... and are transposed to NHWC around it (double)
+  Window2DAttrs attrs_;  // layout NHWC: what the computation sees
+  bool nchw_ = false;    // the node's images are NCHW
   DnnlConv2D dnnl_;  // float and bfloat16
   WinogradConv2D winograd_;  // float forward passes it applies to
 };
@@ -167,7 +166,7 @@ class Conv2DOp : public ConvOpBase<T> {
     const Tensor& filter = context->input(1);
     StatusOr<Window2DDims> dims = this->Dims(input->shape(), filter.shape(), nullptr);
     OP_REQUIRES_OK(context, dims.status());
-    NhwcImageOutput image_out(this->transpose_, 0);
+    NhwcImageOutput image_out(this->nchw_, 0);
     Tensor* out;
     OP_REQUIRES_OK(context, image_out.Allocate(context, kDTypeOf<T>, dims->output_shape(), &out));
     if (!this->RunWinograd(context, *dims, input->data<T>(), filter.data<T>(), nullptr, false,
@@ -194,10 +193,10 @@ class Conv2DBackpropInputOp : public ConvOpBase<T> {
     OP_REQUIRES_OK(context, input_shape.status().WithContext("Conv2DBackpropInput"));
     StatusOr<Tensor> out_backprop = this->ImageIn(context, context->input(2));
     OP_REQUIRES_OK(context, out_backprop.status());
-    const TensorShape nhwc_input = this->transpose_ ? NchwToNhwcShape(*input_shape) : *input_shape;
+    const TensorShape nhwc_input = this->nchw_ ? NchwToNhwcShape(*input_shape) : *input_shape;
     StatusOr<Window2DDims> dims = this->Dims(nhwc_input, filter.shape(), &out_backprop->shape());
     OP_REQUIRES_OK(context, dims.status());
-    NhwcImageOutput image_out(this->transpose_, 0);
+    NhwcImageOutput image_out(this->nchw_, 0);
     Tensor* out;
     OP_REQUIRES_OK(context, image_out.Allocate(context, kDTypeOf<T>, nhwc_input, &out));
     this->Run(context, Pass::kBackwardInput, *dims, out_backprop->data<T>(), filter.data<T>(),

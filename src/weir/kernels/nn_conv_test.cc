@@ -226,8 +226,8 @@ TEST(ConvTest, LargerShapesSplitAcrossThreads) {
   CheckAgainstLoops(strided, DT_FLOAT);
 }
 
-// The same in NCHW: float and bfloat16 run oneDNN on the NCHW images
-// directly, double transposes around its NHWC loops.
+// The same in NCHW (the kernels transpose the images around the NHWC
+// computation).
 std::vector<double> ToNchw(const std::vector<double>& v, const TensorShape& nhwc) {
   const int64_t n = nhwc.dim_size(0), h = nhwc.dim_size(1), w = nhwc.dim_size(2),
                 c = nhwc.dim_size(3);
