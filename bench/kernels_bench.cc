@@ -203,6 +203,18 @@ BENCHMARK_CAPTURE(BM_Conv2D, backprop_input_bfloat16, ConvPass::kBackpropInput, 
 BENCHMARK_CAPTURE(BM_Conv2D, backprop_filter_bfloat16, ConvPass::kBackpropFilter, DT_BFLOAT16)
     ->Apply(ConvShapes);
 
+// The two convolutions of bench/saved_model_bench.py's convnet at batch 256
+// (5x5 SAME, 1->32 on 28x28, 32->64 on 14x14; the second, like the
+// Fashion-MNIST one above, runs by Winograd's F(2x2, 5x5) unless the
+// environment sets WEIR_CONV_WINOGRAD=0). CPU time is the process's, all
+// threads: on a machine other work loads it moves much less than wall time.
+BENCHMARK_CAPTURE(BM_Conv2D, convnet_forward_float, ConvPass::kForward, DT_FLOAT)
+    ->Args({256, 28, 1, 5, 32})
+    ->Args({256, 14, 32, 5, 64})
+    ->ArgNames({"batch", "size", "in", "window", "out"})
+    ->MeasureProcessCPUTime()
+    ->Unit(benchmark::kMillisecond);
+
 // The fused LSTM cell of the Fashion-MNIST LSTM (batch 100, 28 inputs, 128
 // units) forward and backward, against the raw sgemm of its one product
 // ([100, 156] x [156, 512], the 2-GFLOP/s-per-step part: Args 100, 156, 512

@@ -24,6 +24,12 @@ Then each system, in its own process:
   (Weir: sess.make_callable; TensorFlow: make_callable, or the keras model's
   signature function on a tf.constant);
 - batch 256: median time of one call on 256 images, in ms, and images/s.
+Beside each wall time, the median CPU time of the same calls (the process's
+user + system time over all its threads; each system runs in its own
+process): on a machine that other work loads, it moves much less than the
+wall time. Both systems run with their default thread settings: one
+intra-op and one inter-op thread per core (Weir's SessionOptions and TF's
+ConfigProto default to 0, meaning that).
 Both check that their outputs agree (max abs difference printed).
 """
 import argparse
@@ -84,12 +90,32 @@ def export_keras_convnet(export_dir):
 
 
 def median_ms(fn, rounds):
-    times = []
+    return timed(fn, rounds)[0]
+
+
+def timed(fn, rounds):
+    """(median wall ms, median CPU ms) of `rounds` calls of fn. CPU time is
+    the process's (every thread's) user + system time, which the other
+    processes on a loaded machine change much less than the wall time."""
+    wall, cpu = [], []
     for _ in range(rounds):
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         fn()
-        times.append((time.perf_counter() - start) * 1e3)
-    return statistics.median(times)
+        wall.append((time.perf_counter() - start) * 1e3)
+        cpu.append((time.process_time() - start_cpu) * 1e3)
+    return statistics.median(wall), statistics.median(cpu)
+
+
+def serve_figures(run, images, rounds):
+    """Batch 1 and batch 256 figures of `run` (warmed up first)."""
+    one, many = images[:1], images
+    run(one)
+    run(many)  # warm: compilation, allocator pools
+    batch1, batch1_cpu = timed(lambda: run(one), rounds * 20)
+    batch256, batch256_cpu = timed(lambda: run(many), rounds * 4)
+    return {"batch1_ms": batch1, "batch1_cpu_ms": batch1_cpu, "batch256_ms": batch256,
+            "batch256_cpu_ms": batch256_cpu, "images_per_s": len(many) / batch256 * 1e3,
+            "probs": run(many).tolist()}
 
 
 def measure(wr, export_dir, rounds, images):
@@ -108,13 +134,7 @@ def measure(wr, export_dir, rounds, images):
     sess, meta = sessions[-1]
     sig = meta.signature_def["serving_default"]
     run = sess.make_callable(sig.outputs["probs"].name, [sig.inputs["images"].name])
-    one, many = images[:1], images
-    run(one)
-    run(many)  # warm: compilation, allocator pools
-    batch1 = median_ms(lambda: run(one), rounds * 20)
-    batch256 = median_ms(lambda: run(many), rounds * 4)
-    return {"load_ms": load_ms, "batch1_ms": batch1, "batch256_ms": batch256,
-            "images_per_s": len(many) / batch256 * 1e3, "probs": run(many).tolist()}
+    return {"load_ms": load_ms, **serve_figures(run, images, rounds)}
 
 
 def measure_tf2(export_dir, rounds, images):
@@ -130,16 +150,11 @@ def measure_tf2(export_dir, rounds, images):
     def run(x):
         return fn(images=tf.constant(x))["probs"].numpy()
 
-    one, many = images[:1], images
-    run(one)
-    run(many)
-    batch1 = median_ms(lambda: run(one), rounds * 20)
-    batch256 = median_ms(lambda: run(many), rounds * 4)
-    return {"load_ms": load_ms, "batch1_ms": batch1, "batch256_ms": batch256,
-            "images_per_s": len(many) / batch256 * 1e3, "probs": run(many).tolist()}
+    return {"load_ms": load_ms, **serve_figures(run, images, rounds)}
 
 
 def compare(model, rounds, images, tmp, wr):
+    load_before = f"{os.getloadavg()[0]:.1f}"
     images_path = os.path.join(tmp, "images.npy")
     np.save(images_path, images)
     export_dir = os.path.join(tmp, model)
@@ -154,11 +169,14 @@ def compare(model, rounds, images, tmp, wr):
                           images)
     diff = float(np.max(np.abs(np.array(tf_result.pop("probs")) -
                                np.array(weir_result.pop("probs")))))
-    print(f"{model} convnet SavedModel, {rounds} rounds; max |weir - tf| of probs: {diff:.2e}")
-    print(f"{'':12} {'load ms':>10} {'batch 1 ms':>11} {'batch 256 ms':>13} {'images/s':>10}")
+    print(f"{model} convnet SavedModel, {rounds} rounds; max |weir - tf| of probs: {diff:.2e}; "
+          f"load average before {load_before}, after {os.getloadavg()[0]:.1f} "
+          f"({os.cpu_count()} CPUs)")
+    print(f"{'':12} {'load ms':>10} {'batch 1 ms':>11} {'(cpu ms)':>9} {'batch 256 ms':>13} "
+          f"{'(cpu ms)':>9} {'images/s':>10}")
     for name, r in (("weir", weir_result), ("tensorflow", tf_result)):
-        print(f"{name:12} {r['load_ms']:10.2f} {r['batch1_ms']:11.3f} {r['batch256_ms']:13.2f} "
-              f"{r['images_per_s']:10.0f}")
+        print(f"{name:12} {r['load_ms']:10.2f} {r['batch1_ms']:11.3f} {r['batch1_cpu_ms']:9.3f} "
+              f"{r['batch256_ms']:13.2f} {r['batch256_cpu_ms']:9.2f} {r['images_per_s']:10.0f}")
     sys.stdout.flush()
 
 

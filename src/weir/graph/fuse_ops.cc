@@ -1,6 +1,7 @@
 #include "weir/graph/fuse_ops.h"
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "weir/framework/attr_value.h"
@@ -10,12 +11,12 @@
 namespace weir {
 namespace {
 
-// Whether `node`'s only consumer is input 0 of `next` (no other data or
-// control edge leaves it).
-bool OnlyFeeds(const Node* node, const Node* next) {
+// Whether `node`'s only consumer is input `input` of `next` (no other data
+// or control edge leaves it).
+bool OnlyFeeds(const Node* node, const Node* next, int input = 0) {
   const std::vector<Edge*>& out = node->out_edges();
   return out.size() == 1 && !out[0]->IsControlEdge() && out[0]->dst() == next &&
-         out[0]->dst_input() == 0 && out[0]->src_output() == 0;
+         out[0]->dst_input() == input && out[0]->src_output() == 0;
 }
 
 bool IsNhwc(const Node* node) {
@@ -97,14 +98,33 @@ Status ReplaceChain(Graph* graph, const std::vector<Node*>& chain, NodeDef def,
   return Status::OK();
 }
 
-// Conv2D -> BiasAdd [-> Relu] from the BiasAdd `bias_add`; false if it
-// doesn't match.
+// Whether `bias` has the shape [out_channels] of the NHWC Conv2D `conv`
+// (as inferred at import), so that adding it to the convolution (Add,
+// AddV2) broadcasts exactly as BiasAdd does.
+bool AddsBias(const Node* conv, const SavedEdge& bias) {
+  const PartialShape& image = conv->output_shape(0);
+  const PartialShape& addend = bias.node->output_shape(bias.slot);
+  return image.rank() == 4 && image.dim(3) != PartialShape::kUnknown && addend.rank() == 1 &&
+         addend.dim(0) == image.dim(3);
+}
+
+// Conv2D -> BiasAdd [-> Relu] from the BiasAdd `bias_add`, or Conv2D ->
+// Add/AddV2 of a bias [-> Relu] from the addition; false if it doesn't
+// match.
 StatusOr<bool> FuseConvAt(Graph* graph, Node* bias_add) {
   SavedEdge conv_out, bias;
   if (!InputOf(bias_add, 0, &conv_out) || !InputOf(bias_add, 1, &bias)) return false;
+  int conv_input = 0;
+  if (bias_add->type_string() != "BiasAdd" && conv_out.node->type_string() != "Conv2D") {
+    std::swap(conv_out, bias);  // bias + conv
+    conv_input = 1;
+  }
   Node* conv = conv_out.node;
-  if (conv->type_string() != "Conv2D" || !OnlyFeeds(conv, bias_add)) return false;
-  if (!IsNhwc(conv) || !IsNhwc(bias_add)) return false;
+  if (conv->type_string() != "Conv2D" || !OnlyFeeds(conv, bias_add, conv_input)) return false;
+  if (!IsNhwc(conv)) return false;
+  if (bias_add->type_string() == "BiasAdd" ? !IsNhwc(bias_add) : !AddsBias(conv, bias)) {
+    return false;
+  }
   SavedEdge image, filter;
   if (!InputOf(conv, 0, &image) || !InputOf(conv, 1, &filter)) return false;
   Node* relu = OnlyRelu(bias_add);
@@ -164,7 +184,14 @@ StatusOr<int> FuseEach(Graph* graph, const std::string& op, const Fuse& fuse) {
 
 }  // namespace
 
-StatusOr<int> FuseConvBiasRelu(Graph* graph) { return FuseEach(graph, "BiasAdd", FuseConvAt); }
+StatusOr<int> FuseConvBiasRelu(Graph* graph) {
+  int fused = 0;
+  for (const char* op : {"BiasAdd", "AddV2", "Add"}) {
+    WEIR_ASSIGN_OR_RETURN(int n, FuseEach(graph, op, FuseConvAt));
+    fused += n;
+  }
+  return fused;
+}
 
 StatusOr<int> FuseMaxPoolGradReluGrad(Graph* graph) {
   return FuseEach(graph, "ReluGrad", FuseMaxPoolGradAt);

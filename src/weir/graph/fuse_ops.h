@@ -2,6 +2,8 @@
 // work in a single pass over memory (TensorFlow's remapper does the same).
 //
 //   Conv2D -> BiasAdd [-> Relu]   becomes   _FusedConv2D(fused_ops = [BiasAdd(, Relu)])
+//   Conv2D -> Add/AddV2 [-> Relu] too, when the other addend's inferred
+//                                 shape is [out_channels] (a bias added with +)
 //   MaxPoolGrad -> ReluGrad       becomes   _FusedMaxPoolGrad(fused_ops = [ReluGrad])
 //                                 when ReluGrad's features are the pool's input
 //

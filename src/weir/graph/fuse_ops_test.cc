@@ -143,6 +143,62 @@ TEST_F(FuseOpsTest, ControlEdgesMoveToTheFusedNode) {
   EXPECT_TRUE(ordered);
 }
 
+// Placeholder `name` of `shape` (known at import).
+NodeDef ShapedPlaceholder(const std::string& name, const PartialShape& shape) {
+  NodeDef def = Node(name, "Placeholder", {});
+  def.attrs["shape"] = shape;
+  return def;
+}
+
+// The chain with `add_op` (Add or AddV2) adding `b` of `b_shape` to the
+// convolution of a [?, 8, 8, 3] image by a [3, 3, 3, 4] filter, `b` first
+// if `bias_first`.
+std::vector<NodeDef> AddChain(const std::string& add_op, const PartialShape& b_shape,
+                              bool bias_first = false) {
+  std::vector<NodeDef> nodes = Chain();
+  nodes[0] = ShapedPlaceholder("x", PartialShape({-1, 8, 8, 3}));
+  nodes[1] = ShapedPlaceholder("w", PartialShape({3, 3, 3, 4}));
+  nodes[2] = ShapedPlaceholder("b", b_shape);
+  nodes[4] = Node(
+      "bias", add_op,
+      bias_first ? std::vector<std::string>{"b", "conv"} : std::vector<std::string>{"conv", "b"});
+  return nodes;
+}
+
+TEST_F(FuseOpsTest, ConvPlusABiasShapedTensorFusesLikeBiasAdd) {
+  for (const char* op : {"AddV2", "Add"}) {
+    for (bool bias_first : {false, true}) {
+      SCOPED_TRACE(StrCat(op, bias_first ? " b + conv" : " conv + b"));
+      ASSERT_EQ(BuildAndFuse(AddChain(op, PartialShape({4}), bias_first)), 1);
+      const ::weir::Node* fused = graph_->FindNode("relu");
+      ASSERT_NE(fused, nullptr);
+      EXPECT_EQ(fused->type_string(), "_FusedConv2D");
+      EXPECT_EQ(graph_->FindNode("bias"), nullptr);
+      ASSERT_EQ(fused->num_inputs(), 3);
+      EXPECT_EQ(fused->input_edge(0)->src()->name(), "x");
+      EXPECT_EQ(fused->input_edge(1)->src()->name(), "w");
+      EXPECT_EQ(fused->input_edge(2)->src()->name(), "b");
+    }
+  }
+}
+
+TEST_F(FuseOpsTest, ConvPlusOtherShapesIsNotFused) {
+  // Each of these broadcasts differently from BiasAdd, or might: a scalar,
+  // [1], [cols, channels], an unknown length or rank.
+  for (const PartialShape& shape : {PartialShape({}), PartialShape({1}), PartialShape({8, 4}),
+                                    PartialShape({-1}), PartialShape()}) {
+    SCOPED_TRACE(shape.DebugString());
+    EXPECT_EQ(BuildAndFuse(AddChain("AddV2", shape)), 0);
+    EXPECT_EQ(graph_->FindNode("conv")->type_string(), "Conv2D");
+    EXPECT_EQ(graph_->FindNode("bias")->type_string(), "AddV2");
+  }
+  // A sum of two convolutions is not a bias either.
+  std::vector<NodeDef> nodes = AddChain("AddV2", PartialShape({4}));
+  nodes.push_back(Node("conv2", "Conv2D", {"x", "w"}));
+  nodes[4].inputs = {"conv", "conv2"};
+  EXPECT_EQ(BuildAndFuse(nodes), 0);
+}
+
 // x -> MaxPoolGrad(x, pooled, g) -> ReluGrad(·, features).
 std::vector<NodeDef> PoolGradChain(const std::string& features) {
   NodeDef pool_grad = Node("pool_grad", "MaxPoolGrad", {"x", "pooled", "g"});

@@ -14,6 +14,21 @@
 // still to be measured (bench/). Primitives are created on the calling
 // thread with OpenMP at one thread, so oneDNN plans them single-threaded.
 //
+// The forward and input-gradient passes cut the batch into up to
+// kSlicesPerThread slices per intra-op thread, not one: the pool hands
+// slices out as threads ask for them, so a thread whose core another
+// process holds takes fewer, and the call ends when the work does rather
+// than when the slowest thread's half does. With one slice per thread on
+// the loaded 2-core machine, a batch-256 convnet call often took as long as
+// on one thread (bench/saved_model_bench.py). oneDNN runs these layers as
+// fast per image on 16 images as on 128 (5x5 32->64 on 14x14: 133 and 132
+// GFLOP/s on one thread; 5x5 1->32 on 28x28 is faster on small slices,
+// 108 against 73, its output staying in cache). Filter gradients keep one
+// slice per thread: each slice adds a partial gradient to sum.
+//
+// The filter is converted to the primitive's layout once per call, before
+// the slices run, and shared by them.
+//
 // Batch 1 is one slice: a single image gets no intra-op parallelism here.
 //
 // bfloat16. Images and filters are bfloat16 and oneDNN accumulates in
@@ -41,6 +56,9 @@ using Tag = memory::format_tag;
 // Below this many multiply-adds per slice, another slice costs more in
 // task hand-off and filter-gradient summing than it saves.
 constexpr double kMinMacsPerSlice = 1 << 22;
+// Slices per intra-op thread for the forward and input-gradient passes
+// (see the top of this file).
+constexpr int64_t kSlicesPerThread = 4;
 // Plans kept per kernel; shapes rarely vary, so a full cache is cleared.
 constexpr size_t kMaxPlans = 32;
 // Scratch buffers start on cache-line boundaries.
@@ -52,8 +70,15 @@ memory::desc ImageDesc(DataType type, int64_t batch, int64_t rows, int64_t cols,
   return memory::desc({batch, depth, rows, cols}, type, Tag::nhwc);
 }
 
-memory::desc FilterDesc(const Window2DDims& d, DataType type, Tag tag) {
-  return memory::desc({d.out_depth, d.in_depth, d.rows.window, d.cols.window}, type, tag);
+// The filter of `d` in `groups` groups; `tag` hwio means Weir's layout
+// ([rows, cols, in, out], or [rows, cols, in, multiplier] when grouped).
+memory::desc FilterDesc(const Window2DDims& d, int64_t groups, DataType type, Tag tag) {
+  if (groups == 1) {
+    return memory::desc({d.out_depth, d.in_depth, d.rows.window, d.cols.window}, type, tag);
+  }
+  return memory::desc(
+      {groups, d.out_depth / groups, d.in_depth / groups, d.rows.window, d.cols.window}, type,
+      tag == Tag::hwio ? Tag::hwigo : tag);
 }
 
 size_t RoundUp(size_t bytes) { return (bytes + kAlign - 1) / kAlign * kAlign; }
@@ -117,14 +142,6 @@ struct DnnlConv2D::Plan {
 
   // The filter's layout inside oneDNN.
   const memory::desc& filter_dnnl() const { return out_arg == DNNL_ARG_DIFF_WEIGHTS ? out : b; }
-  // Scratch bytes one execution needs (scratchpads and reordered filter).
-  size_t scratch_bytes() const {
-    size_t bytes = RoundUp(scratchpad.get_size());
-    if (reorder_filter) {
-      bytes += RoundUp(reorder_scratchpad.get_size()) + RoundUp(filter_dnnl().get_size());
-    }
-    return bytes;
-  }
 };
 
 DnnlConv2D::DnnlConv2D() = default;
@@ -132,7 +149,7 @@ DnnlConv2D::~DnnlConv2D() = default;
 
 StatusOr<std::shared_ptr<const DnnlConv2D::Plan>> DnnlConv2D::GetPlan(Pass pass,
                                                                       const Window2DDims& d,
-                                                                      int64_t batch,
+                                                                      int64_t batch, int64_t groups,
                                                                       dnnl_data_type_t c_type,
                                                                       bool bias, bool relu) {
   const auto type = static_cast<DataType>(c_type);
@@ -143,7 +160,7 @@ StatusOr<std::shared_ptr<const DnnlConv2D::Plan>> DnnlConv2D::GetPlan(Pass pass,
                    d.in_depth, d.out_depth,
                    r.input, r.window, r.stride, r.dilation, r.pad_before, r.pad_after,
                    c.input, c.window, c.stride, c.dilation, c.pad_before, c.pad_after,
-                   bias, relu};
+                   bias, relu, groups};
   // clang-format on
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -156,9 +173,9 @@ StatusOr<std::shared_ptr<const DnnlConv2D::Plan>> DnnlConv2D::GetPlan(Pass pass,
   try {
     const memory::desc src = ImageDesc(type, batch, d.rows.input, d.cols.input, d.in_depth);
     const memory::desc dst = ImageDesc(type, batch, d.rows.output, d.cols.output, d.out_depth);
-    const memory::desc any = FilterDesc(d, type, Tag::any);
+    const memory::desc any = FilterDesc(d, groups, type, Tag::any);
     // Filter gradients in float (see the top of this file).
-    const memory::desc any_gradient = FilterDesc(d, DataType::f32, Tag::any);
+    const memory::desc any_gradient = FilterDesc(d, groups, DataType::f32, Tag::any);
     const memory::dims strides = {d.rows.stride, d.cols.stride};
     const memory::dims dilates = {d.rows.dilation - 1, d.cols.dilation - 1};  // 0: none
     const memory::dims pad_before = {d.rows.pad_before, d.cols.pad_before};
@@ -228,7 +245,7 @@ StatusOr<std::shared_ptr<const DnnlConv2D::Plan>> DnnlConv2D::GetPlan(Pass pass,
       }
     }
     plan->filter_hwio =
-        FilterDesc(d, pass == Pass::kBackwardFilter ? DataType::f32 : type, Tag::hwio);
+        FilterDesc(d, groups, pass == Pass::kBackwardFilter ? DataType::f32 : type, Tag::hwio);
     plan->reorder_filter = plan->filter_dnnl() != plan->filter_hwio;
     if (plan->reorder_filter) {
       const bool to_dnnl = pass != Pass::kBackwardFilter;
@@ -249,12 +266,26 @@ StatusOr<std::shared_ptr<const DnnlConv2D::Plan>> DnnlConv2D::GetPlan(Pass pass,
 template <typename T>
 Status DnnlConv2D::Run(OpKernelContext* context, Pass pass, const Window2DDims& d, const T* a,
                        const T* b, T* out, const Epilogue& epilogue) {
+  return RunGroups(context, pass, d, 1, a, b, out, epilogue);
+}
+
+template <typename T>
+Status DnnlConv2D::RunDepthwise(OpKernelContext* context, Pass pass, const Window2DDims& d,
+                                const T* a, const T* b, T* out) {
+  return RunGroups(context, pass, d, d.in_depth, a, b, out, Epilogue());
+}
+
+template <typename T>
+Status DnnlConv2D::RunGroups(OpKernelContext* context, Pass pass, const Window2DDims& d,
+                             int64_t groups, const T* a, const T* b, T* out,
+                             const Epilogue& epilogue) {
   const ScopedOpenMpSingleThread single_thread;
   ThreadPool* pool = context->device()->intra_op_pool();
   const double macs = static_cast<double>(d.batch) * d.rows.output * d.cols.output * d.out_depth *
-                      d.rows.window * d.cols.window * d.in_depth;
+                      d.rows.window * d.cols.window * (d.in_depth / groups);
+  const int64_t per_thread = pass == Pass::kBackwardFilter ? 1 : kSlicesPerThread;
   const int64_t slices =
-      std::max<int64_t>(1, std::min<int64_t>({d.batch, pool->NumThreads(),
+      std::max<int64_t>(1, std::min<int64_t>({d.batch, pool->NumThreads() * per_thread,
                                               static_cast<int64_t>(macs / kMinMacsPerSlice)}));
   // The first `extra` slices take one image more.
   const int64_t base = d.batch / slices, extra = d.batch % slices;
@@ -262,25 +293,45 @@ Status DnnlConv2D::Run(OpKernelContext* context, Pass pass, const Window2DDims& 
   const dnnl_data_type_t c_type = memory::convert_to_c(type);
   std::shared_ptr<const Plan> plans[2];
   const bool bias = epilogue.bias != nullptr;
-  WEIR_ASSIGN_OR_RETURN(plans[0],
-                        GetPlan(pass, d, base + (extra > 0 ? 1 : 0), c_type, bias, epilogue.relu));
+  WEIR_ASSIGN_OR_RETURN(
+      plans[0], GetPlan(pass, d, base + (extra > 0 ? 1 : 0), groups, c_type, bias, epilogue.relu));
   if (extra > 0 && base > 0) {
-    WEIR_ASSIGN_OR_RETURN(plans[1], GetPlan(pass, d, base, c_type, bias, epilogue.relu));
+    WEIR_ASSIGN_OR_RETURN(plans[1], GetPlan(pass, d, base, groups, c_type, bias, epilogue.relu));
   }
 
-  // Scratch per slice: its plan's scratch, plus a float HWIO filter
+  // Scratch: for the forward and input-gradient passes, each plan's
+  // filter in the primitive's layout (with its reorder's scratch), shared by
+  // its slices; then per slice its plan's scratch (with a filter gradient
+  // in oneDNN's layout for the filter pass), plus a float HWIO filter
   // gradient for every slice but a float kernel's first, which writes into
   // `out`.
-  const int64_t filter_size = d.filter_shape().num_elements();
+  const bool shared_filter = pass != Pass::kBackwardFilter;
+  auto filter_bytes = [](const Plan& plan) {
+    return plan.reorder_filter ? RoundUp(plan.reorder_scratchpad.get_size()) +
+                                     RoundUp(plan.filter_dnnl().get_size())
+                               : 0;
+  };
+  // The filter tensor's elements ([rows, cols, in, out / groups]).
+  const int64_t filter_size = d.rows.window * d.cols.window * d.in_depth * (d.out_depth / groups);
   const size_t gradient_bytes = RoundUp(filter_size * sizeof(float));
   auto has_gradient = [&](int64_t s) {
     return pass == Pass::kBackwardFilter && (s > 0 || !std::is_same_v<T, float>);
   };
   auto plan_of = [&](int64_t s) { return s < extra || !plans[1] ? plans[0] : plans[1]; };
   auto slice_bytes = [&](int64_t s) {
-    return plan_of(s)->scratch_bytes() + (has_gradient(s) ? gradient_bytes : 0);
+    const Plan& plan = *plan_of(s);
+    return RoundUp(plan.scratchpad.get_size()) + (shared_filter ? 0 : filter_bytes(plan)) +
+           (has_gradient(s) ? gradient_bytes : 0);
   };
-  std::vector<size_t> offsets(slices + 1, 0);
+  size_t filter_offsets[2] = {0, 0};
+  size_t shared_bytes = 0;
+  if (shared_filter) {
+    for (int i = 0; i < 2 && plans[i]; ++i) {
+      filter_offsets[i] = shared_bytes;
+      shared_bytes += filter_bytes(*plans[i]);
+    }
+  }
+  std::vector<size_t> offsets(slices + 1, shared_bytes);
   for (int64_t s = 0; s < slices; ++s) offsets[s + 1] = offsets[s] + slice_bytes(s);
   Tensor scratch_holder;
   WEIR_ASSIGN_OR_RETURN(char* scratch, AllocateBytes(context, offsets[slices], &scratch_holder));
@@ -288,6 +339,28 @@ Status DnnlConv2D::Run(OpKernelContext* context, Pass pass, const Window2DDims& 
     return has_gradient(s) ? reinterpret_cast<float*>(scratch + offsets[s + 1] - gradient_bytes)
                            : reinterpret_cast<float*>(out);  // float kernels only
   };
+  // Where plan i's filter in the primitive's layout goes, after the
+  // reorder's scratch at `*reorder_scratch`.
+  auto shared_filter_of = [&](int i, char** reorder_scratch) {
+    *reorder_scratch = scratch + filter_offsets[i];
+    return *reorder_scratch + RoundUp(plans[i]->reorder_scratchpad.get_size());
+  };
+  // The filter as each plan reads it (forward and input-gradient passes).
+  const void* filters[2] = {b, b};
+  if (shared_filter) {
+    for (int i = 0; i < 2 && plans[i]; ++i) {
+      if (!plans[i]->reorder_filter) continue;
+      char* reorder_scratch;
+      char* converted = shared_filter_of(i, &reorder_scratch);
+      try {
+        plans[i]->Reorder(plans[i]->filter_hwio, b, plans[i]->filter_dnnl(), converted,
+                          reorder_scratch);
+      } catch (const std::exception& e) {
+        return DnnlErrorStatus(e, StrCat(TypeName(type), " convolution filter reorder"));
+      }
+      filters[i] = converted;
+    }
+  }
 
   const int64_t image_a = pass == Pass::kBackwardInput ? d.rows.output * d.cols.output * d.out_depth
                                                        : d.rows.input * d.cols.input * d.in_depth;
@@ -305,7 +378,7 @@ Status DnnlConv2D::Run(OpKernelContext* context, Pass pass, const Window2DDims& 
     p += RoundUp(plan.scratchpad.get_size());
     char* reorder_scratch = p;
     char* filter_dnnl = nullptr;
-    if (plan.reorder_filter) {
+    if (plan.reorder_filter && !shared_filter) {
       p += RoundUp(plan.reorder_scratchpad.get_size());
       filter_dnnl = p;
     }
@@ -313,13 +386,7 @@ Status DnnlConv2D::Run(OpKernelContext* context, Pass pass, const Window2DDims& 
       switch (pass) {
         case Pass::kForward:
         case Pass::kBackwardInput: {
-          // Each slice converts the filter itself: it is small, and the
-          // slices' plans may want different layouts.
-          const void* filter = b;
-          if (plan.reorder_filter) {
-            plan.Reorder(plan.filter_hwio, b, plan.filter_dnnl(), filter_dnnl, reorder_scratch);
-            filter = filter_dnnl;
-          }
+          const void* filter = filters[&plan == plans[0].get() ? 0 : 1];
           plan.Execute(a + first * image_a, filter, out + first * image_out, conv_scratch,
                        epilogue.bias);
           break;
@@ -368,5 +435,7 @@ template Status DnnlConv2D::Run(OpKernelContext*, Pass, const Window2DDims&, con
                                 const float*, float*, const Epilogue&);
 template Status DnnlConv2D::Run(OpKernelContext*, Pass, const Window2DDims&, const Eigen::bfloat16*,
                                 const Eigen::bfloat16*, Eigen::bfloat16*, const Epilogue&);
+template Status DnnlConv2D::RunDepthwise(OpKernelContext*, Pass, const Window2DDims&, const float*,
+                                         const float*, float*);
 
 }  // namespace weir

@@ -1,8 +1,10 @@
 // Conv2D and its two backprops in float or bfloat16 through oneDNN's
 // convolution primitives, for NHWC activations and HWIO ([rows, cols, in,
-// out]) filters; bfloat16 accumulates in float and rounds each result once. Kernels own one DnnlConv2D each; it caches the primitives it
-// creates by shape, since creating one costs far more than running a small
-// one. Thread-safe: steps may run the same kernel concurrently.
+// out]) filters, and the depthwise convolution's as grouped ones; bfloat16
+// accumulates in float and rounds each result once. Kernels own one
+// DnnlConv2D each; it caches the primitives it creates by shape, since
+// creating one costs far more than running a small one. Thread-safe: steps
+// may run the same kernel concurrently.
 #pragma once
 
 #include <array>
@@ -55,14 +57,27 @@ class DnnlConv2D {
     return Run(context, pass, dims, a, b, out, Epilogue());
   }
 
+  // `pass` of the depthwise convolution `dims` (out_depth = in_depth *
+  // multiplier): a grouped convolution with one group per input channel,
+  // the filter [rows, cols, in_depth, multiplier]. No epilogue.
+  template <typename T>
+  Status RunDepthwise(OpKernelContext* context, Pass pass, const Window2DDims& dims, const T* a,
+                      const T* b, T* out);
+
  private:
   struct Plan;
-  using Key = std::array<int64_t, 19>;
+  using Key = std::array<int64_t, 20>;
 
-  // The cached plan for `pass` on `batch` images of `dims` in `type`, with
-  // a bias and/or relu epilogue, created on a miss.
+  // Run with `groups` groups (1, or in_depth for a depthwise convolution).
+  template <typename T>
+  Status RunGroups(OpKernelContext* context, Pass pass, const Window2DDims& dims, int64_t groups,
+                   const T* a, const T* b, T* out, const Epilogue& epilogue);
+
+  // The cached plan for `pass` on `batch` images of `dims` in `type` in
+  // `groups` groups, with a bias and/or relu epilogue, created on a miss.
   StatusOr<std::shared_ptr<const Plan>> GetPlan(Pass pass, const Window2DDims& dims, int64_t batch,
-                                                dnnl_data_type_t type, bool bias, bool relu);
+                                                int64_t groups, dnnl_data_type_t type, bool bias,
+                                                bool relu);
 
   std::mutex mu_;
   std::map<Key, std::shared_ptr<const Plan>> plans_;  // guarded by mu_

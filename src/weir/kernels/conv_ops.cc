@@ -1,10 +1,18 @@
 // Conv2D, Conv2DBackpropInput and Conv2DBackpropFilter on NHWC images and
 // HWIO filters: float and bfloat16 through oneDNN (conv_dnnl.h), double by
-// im2col and Eigen's GEMM (conv_im2col.h). NCHW nodes transpose their images
-// around the NHWC computation (image_layout.h). Shapes and attrs are
+// im2col and Eigen's GEMM (conv_im2col.h). Float forward passes of 5x5
+// stride-1 windows with 16 or more channels in and out use Winograd's
+// F(2x2, 5x5) instead (conv_winograd.h: 2.8x fewer multiplies; set
+// WEIR_CONV_WINOGRAD=0 in the environment for the direct convolution).
+// NCHW nodes transpose their images around the NHWC computation
+// (image_layout.h): oneDNN's own kernels for plain NCHW images are
+// GEMM-based and slower than the transposes plus NHWC (3x3 128->128 on
+// [8, 56, 56, 128], CPU time: 84-85 ms in NCHW, 69-70 transposed, 64-65
+// for an NHWC node; bench/depthwise_peers_bench.py). Shapes and attrs are
 // checked by the rules the shape functions use (nn_shape_fns.h).
 #include <Eigen/Core>
 #include <algorithm>
+#include <cstdlib>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -14,6 +22,7 @@
 #include "weir/framework/window_shape.h"
 #include "weir/kernels/conv_dnnl.h"
 #include "weir/kernels/conv_im2col.h"
+#include "weir/kernels/conv_winograd.h"
 #include "weir/kernels/image_layout.h"
 #include "weir/kernels/nn_kernels.h"
 #include "weir/kernels/type_list.h"
@@ -22,6 +31,16 @@ namespace weir {
 namespace {
 
 using Pass = DnnlConv2D::Pass;
+
+// Whether float forward passes may use Winograd's algorithm: unless the
+// environment's WEIR_CONV_WINOGRAD is 0 (read once).
+bool WinogradEnabled() {
+  static const bool enabled = [] {
+    const char* env = std::getenv("WEIR_CONV_WINOGRAD");
+    return env == nullptr || std::string(env) != "0";
+  }();
+  return enabled;
+}
 
 template <typename T>
 class ConvOpBase : public OpKernel {
@@ -74,6 +93,31 @@ class ConvOpBase : public OpKernel {
     return dims;
   }
 
+  // The forward pass of `d` with the epilogue by Winograd's algorithm,
+  // when it applies (float, conv_winograd.h); false if it doesn't.
+  bool RunWinograd(OpKernelContext* context, const Window2DDims& d, const T* input, const T* filter,
+                   const T* bias, bool relu, Tensor* out) {
+    if constexpr (!std::is_same_v<T, float>) {
+      return false;
+    } else {
+      if (!WinogradEnabled() || !WinogradConv2D::Applies(d) || out->NumElements() == 0 ||
+          d.batch == 0) {
+        return false;
+      }
+      ThreadPool* pool = context->device()->intra_op_pool();
+      Tensor scratch;
+      StatusOr<int64_t> floats = WinogradConv2D::ScratchFloats(d, pool);
+      Status status = floats.status();
+      if (status.ok()) status = context->allocate_temp(DT_FLOAT, TensorShape({*floats}), &scratch);
+      if (status.ok()) {
+        status = winograd_.Run(pool, d, input, filter, bias, relu, out->data<float>(),
+                               scratch.data<float>());
+      }
+      if (!status.ok()) context->SetStatus(status.WithContext(type_string()));
+      return true;
+    }
+  }
+
   // Runs `pass`, writing the whole of `out`: zeros when the other operands
   // are empty (a sum over nothing).
   void Run(OpKernelContext* context, Pass pass, const Window2DDims& d, const T* a, const T* b,
@@ -107,6 +151,7 @@ class ConvOpBase : public OpKernel {
   Window2DAttrs attrs_;  // layout NHWC: what the computation sees
   bool nchw_ = false;    // the node's images are NCHW
   DnnlConv2D dnnl_;  // float and bfloat16
+  WinogradConv2D winograd_;  // float forward passes it applies to
 };
 
 template <typename T>
@@ -124,7 +169,11 @@ class Conv2DOp : public ConvOpBase<T> {
     NhwcImageOutput image_out(this->nchw_, 0);
     Tensor* out;
     OP_REQUIRES_OK(context, image_out.Allocate(context, kDTypeOf<T>, dims->output_shape(), &out));
-    this->Run(context, Pass::kForward, *dims, input->data<T>(), filter.data<T>(), out);
+    if (!this->RunWinograd(context, *dims, input->data<T>(), filter.data<T>(), nullptr, false,
+                           out)) {
+      this->Run(context, Pass::kForward, *dims, input->data<T>(), filter.data<T>(), out);
+    }
+    if (!context->status().ok()) return;
     OP_REQUIRES_OK(context, image_out.Finish(context));
   }
 };
@@ -224,6 +273,10 @@ class FusedConv2DOp : public ConvOpBase<T> {
                                         filter.shape(), ", dtype ", kDTypeOf<T>, ")"));
     Tensor* out;
     OP_REQUIRES_OK(context, context->allocate_output(0, dims->output_shape(), &out));
+    if (this->RunWinograd(context, *dims, input.data<T>(), filter.data<T>(), bias.data<T>(), relu_,
+                          out)) {
+      return;
+    }
     if constexpr (!std::is_same_v<T, double>) {
       if (out->NumElements() > 0 && dims->batch > 0 && dims->in_depth > 0) {
         OP_REQUIRES_OK(context, this->dnnl_

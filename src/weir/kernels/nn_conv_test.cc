@@ -226,6 +226,75 @@ TEST(ConvTest, LargerShapesSplitAcrossThreads) {
   CheckAgainstLoops(strided, DT_FLOAT);
 }
 
+// The same in NCHW (the kernels transpose the images around the NHWC
+// computation).
+std::vector<double> ToNchw(const std::vector<double>& v, const TensorShape& nhwc) {
+  const int64_t n = nhwc.dim_size(0), h = nhwc.dim_size(1), w = nhwc.dim_size(2),
+                c = nhwc.dim_size(3);
+  std::vector<double> out(v.size());
+  for (int64_t a = 0; a < n; ++a)
+    for (int64_t y = 0; y < h; ++y)
+      for (int64_t x = 0; x < w; ++x)
+        for (int64_t k = 0; k < c; ++k)
+          out[((a * c + k) * h + y) * w + x] = v[((a * h + y) * w + x) * c + k];
+  return out;
+}
+
+TensorShape NchwShape(const TensorShape& s) {
+  return TensorShape({s.dim_size(0), s.dim_size(3), s.dim_size(1), s.dim_size(2)});
+}
+
+void CheckNchwAgainstLoops(const ConvCase& c, DType dtype) {
+  SCOPED_TRACE(StrCat(c.Name(), " NCHW ", dtype));
+  const double tolerance = dtype == DT_FLOAT ? 1e-5 : dtype == DT_BFLOAT16 ? 1e-2 : 1e-12;
+  const Reference2D ref(c);
+  const std::vector<double> x = RoundTo(dtype, RandomValues(c.input().num_elements(), 4));
+  const std::vector<double> f = RoundTo(dtype, RandomValues(c.filter().num_elements(), 5));
+  const std::vector<double> g = RoundTo(dtype, RandomValues(ref.output().num_elements(), 6));
+  AttrMap attrs = c.Attrs(dtype);
+  attrs["data_format"] = std::string("NCHW");
+  auto spatial = [](int64_t r, int64_t cc) { return std::vector<int64_t>{1, 1, r, cc}; };
+  attrs["strides"] = spatial(c.stride_rows, c.stride_cols);
+  attrs["dilations"] = spatial(c.dilation_rows, c.dilation_cols);
+  if (c.padding == "EXPLICIT") {
+    attrs["explicit_paddings"] =
+        std::vector<int64_t>{0, 0, 0, 0, c.pads[0], c.pads[1], c.pads[2], c.pads[3]};
+  }
+  const Tensor x_nchw = MakeTensor(dtype, NchwShape(c.input()), ToNchw(x, c.input()));
+  const Tensor g_nchw = MakeTensor(dtype, NchwShape(ref.output()), ToNchw(g, ref.output()));
+  std::vector<double> want, scale;
+
+  auto out = RunKernel("Conv2D", attrs, {x_nchw, MakeTensor(dtype, c.filter(), f)});
+  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_EQ((*out)[0].shape(), NchwShape(ref.output()));
+  ref.Forward(x, f, &want, &scale);
+  ExpectAllNear((*out)[0], ToNchw(want, ref.output()), tolerance, "Conv2D",
+                ToNchw(scale, ref.output()));
+
+  out = RunKernel("Conv2DBackpropInput", attrs,
+                  {Sizes(NchwShape(c.input())), MakeTensor(dtype, c.filter(), f), g_nchw});
+  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_EQ((*out)[0].shape(), NchwShape(c.input()));
+  ref.BackwardInput(f, g, &want, &scale);
+  ExpectAllNear((*out)[0], ToNchw(want, c.input()), tolerance, "Conv2DBackpropInput",
+                ToNchw(scale, c.input()));
+
+  out = RunKernel("Conv2DBackpropFilter", attrs, {x_nchw, Sizes(c.filter()), g_nchw});
+  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_EQ((*out)[0].shape(), c.filter());
+  ref.BackwardFilter(x, g, &want, &scale);
+  ExpectAllNear((*out)[0], want, tolerance, "Conv2DBackpropFilter", scale);
+}
+
+TEST(ConvTest, NchwMatchesDirectLoops) {
+  std::vector<ConvCase> cases = SmallCases();
+  cases.push_back({7, 14, 14, 32, 5, 5, 64});  // sliced over the pool
+  cases.push_back({3, 17, 15, 16, 3, 3, 24});
+  for (const ConvCase& c : cases) {
+    for (DType dtype : {DT_FLOAT, DT_DOUBLE, DT_BFLOAT16}) CheckNchwAgainstLoops(c, dtype);
+  }
+}
+
 // _FusedConv2D: the direct loops, plus the bias, then Relu if asked.
 void CheckFusedAgainstLoops(const ConvCase& c, DType dtype, bool relu) {
   SCOPED_TRACE(StrCat(c.Name(), " ", dtype, relu ? " BiasAdd+Relu" : " BiasAdd"));
@@ -261,6 +330,68 @@ TEST(ConvTest, FusedConvBiasReluMatchesDirectLoops) {
     for (DType dtype : {DT_FLOAT, DT_DOUBLE, DT_BFLOAT16}) {
       CheckFusedAgainstLoops(c, dtype, /*relu=*/true);
       CheckFusedAgainstLoops(c, dtype, /*relu=*/false);
+    }
+  }
+}
+
+// The shapes the float forward pass computes by Winograd's F(2x2, 5x5)
+// (5x5 windows, stride 1, 16+ channels in and out; conv_winograd.h): every
+// padding mode, outputs of odd size (partial 2x2 tiles) and as small as
+// one element, depths that are not a multiple of the vector width, and
+// enough tiles for several blocks, some partial, over several threads.
+// Same tolerance as the direct convolution: the transforms' rounding stays
+// within 1e-5 of the sum of |terms|.
+// Each case's batch is raised to give the 64 tiles the path needs.
+std::vector<ConvCase> WinogradCases() {
+  std::vector<ConvCase> cases;
+  for (const char* padding : {"SAME", "VALID", "EXPLICIT"}) {
+    for (auto [rows, cols] : {std::pair<int64_t, int64_t>{7, 6}, {5, 5}, {6, 9}}) {
+      ConvCase c{1, rows, cols, 16, 5, 5, 17};
+      c.padding = padding;
+      if (c.padding == "EXPLICIT") c.pads = {1, 3, 0, 2};
+      cases.push_back(c);
+    }
+  }
+  cases.push_back({1, 1, 1, 16, 5, 5, 16});     // SAME: one output, the rest padding
+  cases.push_back({3, 13, 11, 20, 5, 5, 33});   // odd outputs, depths past a vector
+  cases.push_back({9, 14, 14, 32, 5, 5, 64});   // the convnet's layer: many blocks
+  cases.push_back({5, 28, 28, 16, 5, 5, 16});   // many tiles per image
+  for (ConvCase& c : cases) {
+    const Reference2D ref(c);
+    const int64_t tiles = c.batch * ((ref.r.out + 1) / 2) * ((ref.q.out + 1) / 2);
+    if (tiles < 64) c.batch = (64 * c.batch + tiles - 1) / tiles;
+  }
+  return cases;
+}
+
+TEST(ConvTest, WinogradShapesMatchDirectLoops) {
+  for (const ConvCase& c : WinogradCases()) {
+    CheckAgainstLoops(c, DT_FLOAT);
+    CheckFusedAgainstLoops(c, DT_FLOAT, /*relu=*/true);
+    CheckFusedAgainstLoops(c, DT_FLOAT, /*relu=*/false);
+  }
+}
+
+// The same shapes with large values of one sign, so that no cancellation
+// hides the transforms' error, against a relative tolerance on the result:
+// F(2x2, 5x5)'s transforms multiply by at most 5 and 4/6, so the error is a
+// few float ulps of the largest partial sum.
+TEST(ConvTest, WinogradErrorIsSmallRelativeToTheResult) {
+  for (ConvCase c : {ConvCase{2, 14, 14, 32, 5, 5, 64}, ConvCase{1, 9, 7, 16, 5, 5, 16}}) {
+    SCOPED_TRACE(c.Name());
+    const Reference2D ref(c);
+    std::vector<double> x = RoundTo(DT_FLOAT, RandomValues(c.input().num_elements(), 11));
+    std::vector<double> f = RoundTo(DT_FLOAT, RandomValues(c.filter().num_elements(), 12));
+    for (double& v : x) v = std::abs(v) * 100 + 1;
+    for (double& v : f) v = std::abs(v) + 0.5;
+    auto out = RunKernel("Conv2D", c.Attrs(DT_FLOAT),
+                         {MakeTensor(DT_FLOAT, c.input(), x), MakeTensor(DT_FLOAT, c.filter(), f)});
+    ASSERT_TRUE(out.ok()) << out.status();
+    std::vector<double> want, scale;
+    ref.Forward(x, f, &want, &scale);
+    const float* got = (*out)[0].data<float>();
+    for (size_t i = 0; i < want.size(); ++i) {
+      ASSERT_NEAR(got[i], want[i], 2e-6 * want[i]) << "at " << i;
     }
   }
 }

@@ -479,8 +479,9 @@ namespace {
 
 // Conv2D -> BiasAdd -> Relu runs as one _FusedConv2D (graph/fuse_ops.h),
 // with the values of the three ops run one by one, and fetching an
-// intermediate keeps it.
-TEST_F(SessionTest, ConvBiasReluRunsFusedWithTheSameValues) {
+// intermediate keeps it. With `add`, the bias is added by AddV2 (b + conv,
+// as graph-mode TF code writes it), which fuses the same way.
+void CheckConvBiasReluFuses(bool add) {
   Scope root = Scope::NewRootScope();
   auto x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT);
   std::vector<float> filter(3 * 3 * 2 * 4), bias(4);
@@ -489,8 +490,9 @@ TEST_F(SessionTest, ConvBiasReluRunsFusedWithTheSameValues) {
   auto conv = ops::Conv2D(root.WithOpName("conv"), x,
                           ops::Const(root, Tensor::FromVector<float>(filter, {3, 3, 2, 4})),
                           {1, 1, 1, 1}, "SAME");
-  auto biased =
-      ops::BiasAdd(root.WithOpName("bias"), conv, ops::Const(root, Tensor::FromVector(bias, {4})));
+  auto bias_value = ops::Const(root, Tensor::FromVector(bias, {4}));
+  auto biased = add ? ops::AddV2(root.WithOpName("bias"), bias_value, conv)
+                    : ops::BiasAdd(root.WithOpName("bias"), conv, bias_value);
   ops::Relu(root.WithOpName("relu"), biased);
   std::vector<float> image(2 * 5 * 5 * 2);
   for (size_t i = 0; i < image.size(); ++i) image[i] = std::cos(1.3f * i);
@@ -535,6 +537,10 @@ TEST_F(SessionTest, ConvBiasReluRunsFusedWithTheSameValues) {
     EXPECT_EQ(both[1].flat<float>()[i], unfused[1].flat<float>()[i]) << i;
   }
 }
+
+TEST_F(SessionTest, ConvBiasReluRunsFusedWithTheSameValues) { CheckConvBiasReluFuses(false); }
+
+TEST_F(SessionTest, ConvPlusBiasReluRunsFusedWithTheSameValues) { CheckConvBiasReluFuses(true); }
 
 }  // namespace
 }  // namespace weir
