@@ -13,6 +13,7 @@
 #include "weir/graph/function_library.h"
 #include "weir/graph/graph_constructor.h"
 #include "weir/graph/lower_functional_ops.h"
+#include "weir/graph/symbolic_gradient.h"
 
 namespace weir {
 
@@ -40,6 +41,7 @@ using ShapeInferenceState = FunctionShapeScope::State;
 
 constexpr char kPartitionedCall[] = "PartitionedCall";
 constexpr char kStatefulPartitionedCall[] = "StatefulPartitionedCall";
+constexpr char kSymbolicGradient[] = "SymbolicGradient";
 
 // How deep InferFunctionCallShapes nests scratch instantiations (a body's
 // calls are instantiated for their shapes too), and the largest body it
@@ -344,7 +346,8 @@ Status InferNewShapes(Graph* graph, const Graph::Mark& mark) {
   return Status::OK();
 }
 
-// The function that call node `node` calls, with its attrs.
+}  // namespace
+
 StatusOr<NameAttrList> CalledFunction(const Graph& graph, const Node& node) {
   const std::string& op = node.type_string();
   if (op == kPartitionedCall || op == kStatefulPartitionedCall) {
@@ -362,6 +365,8 @@ StatusOr<NameAttrList> CalledFunction(const Graph& graph, const Node& node) {
   (void)graph;
   return func;
 }
+
+namespace {
 
 bool IsSwitch(const Node& node) {
   const std::string& op = node.type_string();
@@ -381,7 +386,8 @@ std::string FreePrefix(const Graph& graph, const std::string& name, const Functi
   }
 }
 
-// Replaces call node `node` by the body of `func` (see the header).
+}  // namespace
+
 Status ExpandCall(Graph* graph, Node* node, const NameAttrList& func) {
   const FunctionDef* def = graph->function_library().Find(func.name);
   if (def == nullptr) {
@@ -475,6 +481,8 @@ Status ExpandCall(Graph* graph, Node* node, const NameAttrList& func) {
   return Status::OK();
 }
 
+namespace {
+
 // The functions a functional control-flow node instantiates.
 std::vector<std::string> BranchFunctions(const Node& node) {
   std::vector<std::string> names;
@@ -527,6 +535,18 @@ class ExpansionSizer {
         return Status::OK();
       });
       return (num_inputs + 16) * std::max<int64_t>(1, branches);
+    } else if (op == kSymbolicGradient) {
+      auto it = attrs.find("f");
+      if (it == attrs.end() || !it->second.is_func()) return 1;
+      const std::string& f = it->second.func().name;
+      if (std::string g = library_.FindGradient(f); !g.empty()) {
+        def = library_.Find(g);  // a call of the gradient function
+      } else if (const FunctionDef* body = library_.Find(f)) {
+        // The forward body and its gradient, counted as two bodies more
+        // (the check after each expansion catches a larger one).
+        for (int k = 0; k < 3; ++k) callees->push_back(body);
+        return 4 * num_inputs + 4;
+      }
     } else {
       def = library_.Find(op);
     }
@@ -622,18 +642,30 @@ bool IsFunctionCall(const Graph& graph, const Node& node) {
          graph.function_library().Find(op) != nullptr;
 }
 
-Status ExpandFunctions(Graph* graph) {
+Status ExpandFunctions(Graph* graph, const ExpandFunctionsOptions& options) {
   // The functions being expanded around each new node, outermost first: a
   // call of one of them is recursion.
   using Chain = std::shared_ptr<const std::vector<std::string>>;
   std::unordered_map<int, Chain> chains;
   auto needs_expansion = [&](const Node& node) {
-    return IsFunctionCall(*graph, node) || IsFunctionalControlFlow(node) ||
-           node.type_string() == "SymbolicGradient";
+    if (node.type_string() == kSymbolicGradient || IsFunctionalControlFlow(node)) return true;
+    if (!IsFunctionCall(*graph, node)) return false;
+    if (!options.keep_calls_with_gradients) return true;
+    StatusOr<NameAttrList> func = CalledFunction(*graph, node);
+    // A call that cannot be resolved is expanded, to report why.
+    return !func.ok() || graph->function_library().FindGradient(func->name).empty();
   };
   // What each call calls, as expanded below.
   auto called_functions = [&](const Node& node) -> StatusOr<std::vector<std::string>> {
     if (IsFunctionalControlFlow(node)) return BranchFunctions(node);
+    if (node.type_string() == kSymbolicGradient) {
+      NameAttrList func;
+      WEIR_RETURN_IF_ERROR(GetAttr(node.def().attrs, "f", &func));
+      std::vector<std::string> called = {func.name};
+      std::string gradient = graph->function_library().FindGradient(func.name);
+      if (!gradient.empty()) called.push_back(std::move(gradient));
+      return called;
+    }
     WEIR_ASSIGN_OR_RETURN(NameAttrList func, CalledFunction(*graph, node));
     return std::vector<std::string>{func.name};
   };
@@ -670,11 +702,6 @@ Status ExpandFunctions(Graph* graph) {
     auto context = [&](const Status& status) {
       return status.WithContext(StrCat("expanding call node ", described));
     };
-    if (node->type_string() == "SymbolicGradient") {
-      return errors::Unimplemented("node ", described,
-                                   ": SymbolicGradient (gradients of functions computed at run "
-                                   "time) is not supported yet");
-    }
     const bool control_flow = IsFunctionalControlFlow(*node);
     StatusOr<std::vector<std::string>> called_or = called_functions(*node);
     if (!called_or.ok()) return context(called_or.status());
@@ -703,6 +730,9 @@ Status ExpandFunctions(Graph* graph) {
     if (control_flow) {
       Status status = LowerFunctionalControlFlow(graph, node);
       if (!status.ok()) return context(status);
+    } else if (node->type_string() == kSymbolicGradient) {
+      // Its errors name the node and function already.
+      WEIR_RETURN_IF_ERROR(ExpandSymbolicGradient(graph, node));
     } else {
       NameAttrList func = *CalledFunction(*graph, *node);
       Status status = ExpandCall(graph, node, func);
