@@ -493,6 +493,24 @@ std::vector<std::string> BranchFunctions(const Node& node) {
   return names;
 }
 
+// What the count of a SymbolicGradient takes its function's body to grow
+// to, in bodies: the forward body and its gradient.
+constexpr int kGradientBodies = 16;
+
+// Nodes added by the ExpandFunctions runs on this thread nested inside the
+// outermost one (a SymbolicGradient's gradient builder expands the calls
+// it differentiates on scratch graphs, and a gradient of a gradient nests
+// again), counted with the outermost run's: their sum is held to
+// kMaxExpansionWork, so nesting whose work multiplies at each level fails
+// at once instead of running for minutes. A nested run's nodes are counted
+// again when its result lands in the enclosing graph, hence the margin.
+struct ExpansionWork {
+  int depth = 0;
+  int64_t added = 0;
+};
+thread_local ExpansionWork expansion_work;
+constexpr int64_t kMaxExpansionWork = int64_t{4} * kMaxExpandedNodes;
+
 // Saturating sums of node counts (a doubling chain 64 deep overflows).
 constexpr int64_t kSaturatedSize = int64_t{1} << 62;
 int64_t AddSizes(int64_t a, int64_t b) { return std::min(kSaturatedSize, a + b); }
@@ -542,9 +560,12 @@ class ExpansionSizer {
       if (std::string g = library_.FindGradient(f); !g.empty()) {
         def = library_.Find(g);  // a call of the gradient function
       } else if (const FunctionDef* body = library_.Find(f)) {
-        // The forward body and its gradient, counted as two bodies more
-        // (the check after each expansion catches a larger one).
-        for (int k = 0; k < 3; ++k) callees->push_back(body);
+        // The forward body and its gradient, counted as
+        // kGradientBodies bodies: an op's gradient function adds up to
+        // about a dozen nodes. So a gradient of a gradient of ... counts
+        // as growing that much per level, as it does (work past the count
+        // still meets the checks during the expansion).
+        for (int k = 0; k < kGradientBodies; ++k) callees->push_back(body);
         return 4 * num_inputs + 4;
       }
     } else {
@@ -616,6 +637,15 @@ Status ExpansionBudgetError(const Node& node, const std::vector<std::string>& ca
                                    node_size, " nodes; calls are nested too deep or too wide");
 }
 
+// The error of nested expansions (gradients of gradients) past
+// kMaxExpansionWork.
+Status ExpansionWorkError(const Node& node, int64_t work) {
+  return errors::ResourceExhausted(
+      "expanding node ", node.Describe(), " would bring the nodes built by nested expansions ",
+      "(SymbolicGradient of functions whose bodies hold SymbolicGradient) to about ", work,
+      ", more than ", kMaxExpansionWork, " (4 x kMaxExpandedNodes): gradients are nested too deep");
+}
+
 }  // namespace
 
 Status InlineFunctionBody(const NameAttrList& func, const std::vector<std::pair<Node*, int>>& inputs,
@@ -643,6 +673,12 @@ bool IsFunctionCall(const Graph& graph, const Node& node) {
 }
 
 Status ExpandFunctions(Graph* graph, const ExpandFunctionsOptions& options) {
+  struct Nest {
+    Nest() {
+      if (expansion_work.depth++ == 0) expansion_work.added = 0;
+    }
+    ~Nest() { --expansion_work.depth; }
+  } nest;
   // The functions being expanded around each new node, outermost first: a
   // call of one of them is recursion.
   using Chain = std::shared_ptr<const std::vector<std::string>>;
@@ -726,6 +762,10 @@ Status ExpandFunctions(Graph* graph, const ExpandFunctionsOptions& options) {
     if (graph->num_nodes() + size - 1 > kMaxExpandedNodes) {
       return ExpansionBudgetError(*node, called, size, graph->num_nodes() + size - 1);
     }
+    if (expansion_work.added + size > kMaxExpansionWork) {
+      return ExpansionWorkError(*node, expansion_work.added + size);
+    }
+    const int nodes_before = graph->num_nodes();
     const Graph::Mark mark = graph->GetMark();
     if (control_flow) {
       Status status = LowerFunctionalControlFlow(graph, node);
@@ -737,6 +777,10 @@ Status ExpandFunctions(Graph* graph, const ExpandFunctionsOptions& options) {
       NameAttrList func = *CalledFunction(*graph, *node);
       Status status = ExpandCall(graph, node, func);
       if (!status.ok()) return context(status);
+    }
+    expansion_work.added += std::max(0, graph->num_nodes() - nodes_before);
+    if (expansion_work.added > kMaxExpansionWork) {
+      return ExpansionWorkError(*node, expansion_work.added);
     }
     if (graph->num_nodes() > kMaxExpandedNodes) {
       return errors::ResourceExhausted("expanding function calls made the graph larger than ",

@@ -7,6 +7,7 @@
 // naming the op, node and function.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 
 #include "weir/graph/function_test_util.h"
@@ -45,8 +46,34 @@ FunctionDef Function(const std::string& name, std::vector<ArgDef> inputs,
 
 ArgDef D(const std::string& name) { return Arg(name, DT_DOUBLE); }
 
-std::vector<FunctionDef> Library() {
+NodeDef SymbolicGradientNode(const std::string& name, const std::string& function,
+                             std::vector<std::string> inputs, std::vector<DType> in,
+                             std::vector<DType> out) {
+  NodeDef def = test::CallNode(name, function, std::move(inputs), std::move(in), std::move(out));
+  def.op = "SymbolicGradient";
+  return def;
+}
+
+// f0(x) = sin(x) * x; fk(x) = SymbolicGradient(f{k-1})(x, x) * x: each
+// level differentiates the gradient graph of the one below, which grows by
+// a constant factor per level.
+std::vector<FunctionDef> GradientTower(int depth) {
   std::vector<FunctionDef> fs;
+  fs.push_back(Function("f0", {D("x")}, {D("y")},
+                        {Unary("s", "Sin", "x"), Binary("m", "Mul", {"s:y:0", "x"})},
+                        {{"y", "m:z:0"}}));
+  for (int k = 1; k <= depth; ++k) {
+    fs.push_back(Function(StrCat("f", k), {D("x")}, {D("y")},
+                          {SymbolicGradientNode("g", StrCat("f", k - 1), {"x", "x"},
+                                                {DT_DOUBLE, DT_DOUBLE}, {DT_DOUBLE}),
+                           Binary("m", "Mul", {"g:output:0", "x"})},
+                          {{"y", "m:z:0"}}));
+  }
+  return fs;
+}
+
+std::vector<FunctionDef> Library() {
+  std::vector<FunctionDef> fs = GradientTower(2);
   // cube(x) = x^3.
   fs.push_back(Function("cube", {D("x")}, {D("y")},
                         {Binary("sq", "Mul", {"x", "x"}), Binary("cu", "Mul", {"sq:z:0", "x"})},
@@ -95,14 +122,6 @@ std::vector<FunctionDef> Library() {
 
 NodeDef Placeholder(const std::string& name, DType dtype = DT_DOUBLE) {
   return BodyNode(name, "Placeholder", {}, {{"dtype", dtype}});
-}
-
-NodeDef SymbolicGradientNode(const std::string& name, const std::string& function,
-                             std::vector<std::string> inputs, std::vector<DType> in,
-                             std::vector<DType> out) {
-  NodeDef def = test::CallNode(name, function, std::move(inputs), std::move(in), std::move(out));
-  def.op = "SymbolicGradient";
-  return def;
 }
 
 using Feeds = std::vector<std::pair<std::string, Tensor>>;
@@ -220,6 +239,32 @@ TEST_F(SymbolicGradientTest, SeveralInputsAndOutputs) {
 
 TEST_F(SymbolicGradientTest, NestedCalls) {
   ExpectMatchesDifferences("nested", {{0.4, -0.9, 1.7}}, {{1.0, 2.0, -0.5}});
+}
+
+TEST_F(SymbolicGradientTest, GradientOfAGradientOfAGradient) {
+  // f2 holds the gradient of f1, which holds the gradient of f0: the third
+  // derivative of sin(x) x, through three nested expansions.
+  ExpectMatchesDifferences("f2", {{0.3, -1.1}}, {{1.0, 0.5}});
+}
+
+TEST_F(SymbolicGradientTest, GradientsNestedTooDeepFailAtOnce) {
+  // Each level multiplies the graph: before the count of SymbolicGradient
+  // took that into account, 6 levels ran for seconds and 8 for most of a
+  // minute before failing. Now the count refuses them before expanding.
+  GraphDef def;
+  def.nodes = {
+      Placeholder("x"), Placeholder("dy"),
+      SymbolicGradientNode("grad", "f12", {"x", "dy"}, {DT_DOUBLE, DT_DOUBLE}, {DT_DOUBLE})};
+  def.library.functions = GradientTower(12);
+  StatusOr<std::vector<Tensor>> out = RunGraph(
+      def, {{"x", Tensor::FromVector<double>({0.3})}, {"dy", Tensor::FromVector<double>({1.0})}},
+      {"grad:0"});
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), Code::kResourceExhausted) << out.status();
+  const std::string message = out.status().ToString();
+  EXPECT_NE(message.find("would make it about"), std::string::npos) << message;
+  EXPECT_NE(message.find("'grad'"), std::string::npos) << message;
+  EXPECT_NE(message.find("'f12'"), std::string::npos) << message;
 }
 
 TEST_F(SymbolicGradientTest, OutputThatIsAnArgument) {
