@@ -497,13 +497,14 @@ std::vector<std::string> BranchFunctions(const Node& node) {
 // to, in bodies: the forward body and its gradient.
 constexpr int kGradientBodies = 16;
 
-// Nodes added by the ExpandFunctions runs on this thread nested inside the
-// outermost one (a SymbolicGradient's gradient builder expands the calls
-// it differentiates on scratch graphs, and a gradient of a gradient nests
-// again), counted with the outermost run's: their sum is held to
-// kMaxExpansionWork, so nesting whose work multiplies at each level fails
-// at once instead of running for minutes. A nested run's nodes are counted
-// again when its result lands in the enclosing graph, hence the margin.
+// Nodes added by the ExpandFunctions runs on this thread inside the
+// outermost ExpansionWorkScope (a SymbolicGradient's gradient builder
+// expands the calls it differentiates on scratch graphs, and a gradient of
+// a gradient nests again; the gradients driver expands the calls on its
+// path one by one): their sum is held to kMaxExpansionWork, so work that
+// multiplies at each level fails at once instead of running for minutes.
+// A nested run's nodes are counted again when its result lands in the
+// enclosing graph, hence the margin.
 struct ExpansionWork {
   int depth = 0;
   int64_t added = 0;
@@ -641,9 +642,10 @@ Status ExpansionBudgetError(const Node& node, const std::vector<std::string>& ca
 // kMaxExpansionWork.
 Status ExpansionWorkError(const Node& node, int64_t work) {
   return errors::ResourceExhausted(
-      "expanding node ", node.Describe(), " would bring the nodes built by nested expansions ",
-      "(SymbolicGradient of functions whose bodies hold SymbolicGradient) to about ", work,
-      ", more than ", kMaxExpansionWork, " (4 x kMaxExpandedNodes): gradients are nested too deep");
+      "expanding node ", node.Describe(), " would bring the nodes built by the expansions of ",
+      "one pass (the calls a gradient expands one by one, SymbolicGradient of functions whose ",
+      "bodies hold more) to about ", work, ", more than ", kMaxExpansionWork,
+      " (4 x kMaxExpandedNodes): calls or gradients are nested too deep or too wide");
 }
 
 }  // namespace
@@ -672,13 +674,47 @@ bool IsFunctionCall(const Graph& graph, const Node& node) {
          graph.function_library().Find(op) != nullptr;
 }
 
-Status ExpandFunctions(Graph* graph, const ExpandFunctionsOptions& options) {
-  struct Nest {
-    Nest() {
-      if (expansion_work.depth++ == 0) expansion_work.added = 0;
+ExpansionWorkScope::ExpansionWorkScope() {
+  if (expansion_work.depth++ == 0) expansion_work.added = 0;
+}
+
+ExpansionWorkScope::~ExpansionWorkScope() { --expansion_work.depth; }
+
+namespace {
+
+// The functions `node` expands into, for errors.
+std::vector<std::string> CalledNames(const Graph& graph, const Node& node) {
+  if (IsFunctionalControlFlow(node)) return BranchFunctions(node);
+  NameAttrList func;
+  if (node.type_string() == kSymbolicGradient) {
+    if (!GetAttr(node.def().attrs, "f", &func).ok()) return {};
+    return {func.name};
+  }
+  StatusOr<NameAttrList> called = CalledFunction(graph, node);
+  return called.ok() ? std::vector<std::string>{called->name} : std::vector<std::string>{};
+}
+
+}  // namespace
+
+Status CheckExpansionBudget(const Graph& graph, const std::vector<Node*>& nodes) {
+  ExpansionSizer sizer(graph.function_library());
+  int64_t total = graph.num_nodes();
+  const Node* largest = nullptr;
+  int64_t largest_size = 0;
+  for (const Node* node : nodes) {
+    const int64_t size = sizer.NodeSize(node->type_string(), node->def().attrs, node->num_inputs());
+    total = AddSizes(total, size - 1);
+    if (largest == nullptr || size > largest_size) {
+      largest = node;
+      largest_size = size;
     }
-    ~Nest() { --expansion_work.depth; }
-  } nest;
+  }
+  if (total <= kMaxExpandedNodes) return Status::OK();
+  return ExpansionBudgetError(*largest, CalledNames(graph, *largest), largest_size, total);
+}
+
+Status ExpandFunctions(Graph* graph, const ExpandFunctionsOptions& options) {
+  const ExpansionWorkScope work_scope;
   // The functions being expanded around each new node, outermost first: a
   // call of one of them is recursion.
   using Chain = std::shared_ptr<const std::vector<std::string>>;

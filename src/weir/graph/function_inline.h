@@ -79,6 +79,27 @@ Status ExpandFunctions(Graph* graph, const ExpandFunctionsOptions& options = {})
 // enough that reaching it costs well under a second, sanitizers included.
 inline constexpr int kMaxExpandedNodes = 1 << 20;
 
+// What ExpandFunctions counts before it starts, for expanding only `nodes`
+// of `graph` (calls, functional control flow, SymbolicGradient), as the
+// gradients driver expands those on its path one by one: ResourceExhausted
+// naming the largest when the graph would grow past kMaxExpandedNodes.
+Status CheckExpansionBudget(const Graph& graph, const std::vector<Node*>& nodes);
+
+// While one lives on this thread (outermost wins), the ExpandFunctions runs
+// inside it share one budget of work, 4 x kMaxExpandedNodes nodes built
+// (ResourceExhausted past it): for a pass that expands nodes one at a time
+// in scratch graphs, as the gradients driver does. An ExpandFunctions run
+// outside any scope is a scope of its own; the expansion of a
+// SymbolicGradient (whose gradient builder expands calls in turn) runs
+// inside the one around it.
+class ExpansionWorkScope {
+ public:
+  ExpansionWorkScope();
+  ~ExpansionWorkScope();
+  ExpansionWorkScope(const ExpansionWorkScope&) = delete;
+  ExpansionWorkScope& operator=(const ExpansionWorkScope&) = delete;
+};
+
 // Sets the output shapes of call node `node` from its function's body,
 // instantiated on the shapes of the node's inputs in a scratch graph, where
 // that is cheap (bodies of at most a few thousand nodes, calls nested a few

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "weir/graph/expand_node.h"
+#include "weir/graph/function_inline.h"
 #include "weir/graph/function_library.h"
 #include "weir/graph/symbolic_gradient.h"
 #include "weir/ops/gradients/gradient_registry.h"
@@ -427,6 +428,14 @@ Status ExpandFunctionsOnPath(Graph* graph, const std::vector<Output>& ys,
     }
   }
   if (on_path.empty()) return Status::OK();
+  // Counted first, as the compiler counts a whole graph: many calls on the
+  // path, each within the budget alone, fail here at once. The expansions
+  // below then share one budget of work.
+  std::vector<Node*> to_expand;
+  for (int id : on_path) to_expand.push_back(graph->FindNodeId(id));
+  WEIR_RETURN_IF_ERROR(CheckExpansionBudget(*graph, to_expand)
+                           .WithContext("AddSymbolicGradients: expanding the calls on the path"));
+  const ExpansionWorkScope work_scope;
   struct Named {
     std::string node;
     int index;

@@ -424,5 +424,38 @@ TEST_F(SymbolicGradientTest, GradientThatNeedsItselfIsAnError) {
   EXPECT_EQ(out.status().code(), Code::kInvalidArgument) << out.status();
 }
 
+TEST_F(SymbolicGradientTest, ManyLargeCallsOnAGradientPathFailAtOnce) {
+  // d0 expands to 2^15 calls of sine (about 2^17 nodes): one call is well
+  // within the budget, 16 chained on the path are not. AddSymbolicGradients
+  // expands each call on its own; it must count them all first, as the
+  // compiler counts a graph, instead of building them one after another.
+  GraphDef def;
+  def.library.functions = Library();
+  for (int k = 0; k < 15; ++k) {
+    const std::string callee = k == 14 ? "sine" : StrCat("d", k + 1);
+    def.library.functions.push_back(
+        Function(StrCat("d", k), {D("x")}, {D("y")},
+                 {BodyNode("first", callee, {"x"}), BodyNode("second", callee, {"first:y:0"})},
+                 {{"y", "second:y:0"}}));
+  }
+  def.nodes = {Placeholder("x")};
+  std::string last = "x";
+  for (int i = 0; i < 16; ++i) {
+    def.nodes.push_back(BodyNode(StrCat("call_", i), "d0", {last}));
+    last = StrCat("call_", i);
+  }
+  Scope root = Scope::NewRootScope();
+  ASSERT_TRUE(ImportGraphDef(def, root.graph()).ok());
+  const int before = root.graph()->num_nodes();
+  std::vector<Output> grads;
+  Status s = AddSymbolicGradients(root, {Output(root.graph()->FindNode(last), 0)},
+                                  {Output(root.graph()->FindNode("x"), 0)}, &grads);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.code(), Code::kResourceExhausted) << s;
+  EXPECT_NE(s.message().find("'d0'"), std::string::npos) << s;
+  EXPECT_NE(s.message().find("kMaxExpandedNodes"), std::string::npos) << s;
+  EXPECT_EQ(root.graph()->num_nodes(), before) << "nothing is expanded";
+}
+
 }  // namespace
 }  // namespace weir
