@@ -118,3 +118,48 @@ def test_symbolic_gradient_of_a_missing_function_names_it(defun):
             with wr.Session(graph=graph) as sess:
                 sess.run(name + ":0", {"x:0": np.ones(3, np.float32),
                                        "w:0": np.ones(3, np.float32)})
+
+
+IN_LOOP = '''
+from tensorflow.python.framework import function
+
+v1.disable_control_flow_v2()
+g = tf.Graph()
+with g.as_default():
+    x = v1.placeholder(tf.float32, [3], name="x")
+
+    @function.Defun(tf.float32, tf.float32)
+    def step(a, b):
+        return a * tf.sin(b) + b * b
+
+    out = tf.while_loop(lambda i, acc: i < 4,
+                        lambda i, acc: (i + 1, tf.reshape(step(acc, x), [3])),
+                        [tf.constant(0), x])
+    loss = tf.reduce_sum(out[1] * out[1], name="loss")
+    (grad,) = tf.gradients(loss, [x])
+    graph_def = g.as_graph_def()
+    symgrads = [n.name for n in graph_def.node if n.op == "SymbolicGradient"]
+    xs = [np.array([0.3, -0.8, 1.2], np.float32), np.array([-0.4, 0.6, 0.1], np.float32)]
+    with v1.Session(graph=g) as s:
+        results = [s.run([loss, grad], {x: xv}) for xv in xs]
+save_graph(graph_def, "in_loop")
+save_arrays("in_loop", names=np.array([loss.name, grad.name]), symgrads=np.array(symgrads),
+            xs=np.stack(xs), **{f"r{i}_{k}": v for i, r in enumerate(results) for k, v in enumerate(r)})
+'''
+
+
+def test_symbolic_gradient_inside_a_while_loops_gradient(run_tf):
+    # TensorFlow puts the SymbolicGradient of a call in a v1 loop's body into
+    # the backward loop's frame: Weir expands it there.
+    out = run_tf(IN_LOOP, "symbolic_gradient_in_loop")
+    data = np.load(out / "in_loop.npz")
+    assert len(data["symgrads"]) == 1 and "while" in str(data["symgrads"][0])
+    graph = wr.Graph()
+    with graph.as_default():
+        wr.import_graph_def((out / "in_loop.pb").read_bytes(), name="")
+        with wr.Session(graph=graph) as sess:
+            for i, xv in enumerate(data["xs"]):
+                got = sess.run([str(n) for n in data["names"]], {"x:0": xv})
+                for k, value in enumerate(got):
+                    np.testing.assert_allclose(value, data[f"r{i}_{k}"], rtol=2e-5, atol=1e-5,
+                                               err_msg=f"feed {i}, value {k}")

@@ -2,6 +2,7 @@
 
 #include <mutex>
 #include <shared_mutex>
+#include <unordered_map>
 
 #include "weir/framework/node_def_util.h"
 #include "weir/graph/call_rewrite.h"
@@ -183,55 +184,42 @@ Status ExpandSymbolicGradient(Graph* graph, Node* node) {
     if (e == nullptr) return error(errors::InvalidArgument("input ", i, " is not connected"));
     inputs[i] = {e->src(), e->src_output()};
   }
-  std::vector<Node*> control_sources;
-  for (const Edge* e : node->control_inputs()) control_sources.push_back(e->src());
-  graph->RemoveNode(node);
-  node = nullptr;
-  const Graph::Mark mark = graph->GetMark();
-
-  // Each input through an Identity: two inputs of one tensor get a gradient
-  // each, and what waits for the inputs waits for a live value (a Switch
-  // output is dead on the untaken side). The node's control inputs order
-  // all of it, as they do a call's body.
-  std::vector<TensorRef> args;
-  NodeDef gate_def;
-  gate_def.name = graph->NewName(StrCat(name, "/gate"));
-  gate_def.op = "NoOp";
-  gate_def.device = replaced.device;
-  StatusOr<Node*> gate = graph->AddNode(std::move(gate_def));
-  if (!gate.ok()) return error(gate.status());
-  for (int i = 0; i < static_cast<int>(inputs.size()); ++i) {
-    StatusOr<Node*> identity =
-        AddIdentity(graph, StrCat(name, i < num_x ? "/x_" : "/dy_", i < num_x ? i : i - num_x),
-                    inputs[i], replaced.device);
-    if (!identity.ok()) return error(identity.status());
-    for (Node* src : control_sources) graph->AddControlEdge(src, *identity);
-    graph->AddControlEdge(*identity, *gate);
-    args.push_back({*identity, 0});
-  }
-  if (inputs.empty()) {
-    for (Node* src : control_sources) graph->AddControlEdge(src, *gate);
-  }
-  std::vector<TensorRef> xs(args.begin(), args.begin() + num_x);
-  std::vector<TensorRef> dys(args.begin() + num_x, args.end());
-
-  // The forward body, then its gradient.
-  std::string forward = StrCat(name, "/forward");
-  for (int k = 1; graph->FindNode(forward) != nullptr || !BodyNamesAreFree(*graph, forward, *def);
-       ++k) {
-    forward = StrCat(name, "/forward_", k);
-  }
-  InlinedFunction body;
-  status = InlineFunctionBody(func, xs, {*gate}, forward, graph, &body);
-  if (!status.ok()) return error(status);
-  std::vector<TensorRef> differentiable;
-  std::vector<int> differentiable_index;
   for (int i = 0; i < num_x; ++i) {
     if (input_types[i] == DT_RESOURCE) {
       return error(errors::Unimplemented("input ", i,
                                          " is a resource: SymbolicGradient differentiates "
                                          "tensors only"));
     }
+  }
+
+  // The forward body and its gradient are built in a scratch graph, on
+  // Placeholders standing for the inputs, then spliced in: so the node may
+  // sit inside a while loop (TensorFlow puts the SymbolicGradient of a call
+  // in a loop body into the backward loop), which the gradients driver
+  // does not differentiate from within.
+  Graph scratch;
+  *scratch.mutable_function_library() = graph->function_library();
+  std::vector<TensorRef> args;
+  std::unordered_map<const Node*, int> arg_of;  // scratch Placeholder -> input
+  for (int i = 0; i < static_cast<int>(inputs.size()); ++i) {
+    NodeDef arg;
+    arg.name = StrCat("arg_", i);
+    arg.op = "Placeholder";
+    arg.attrs["dtype"] = inputs[i].first->output_type(inputs[i].second);
+    StatusOr<Node*> added = scratch.AddNode(std::move(arg));
+    if (!added.ok()) return error(added.status());
+    (*added)->set_output_shapes({inputs[i].first->output_shape(inputs[i].second)});
+    args.push_back({*added, 0});
+    arg_of[*added] = i;
+  }
+  std::vector<TensorRef> xs(args.begin(), args.begin() + num_x);
+  std::vector<TensorRef> dys(args.begin() + num_x, args.end());
+  InlinedFunction body;
+  status = InlineFunctionBody(func, xs, {}, "forward", &scratch, &body);
+  if (!status.ok()) return error(status);
+  std::vector<TensorRef> differentiable;
+  std::vector<int> differentiable_index;
+  for (int i = 0; i < num_x; ++i) {
     if (IsFloatingDType(input_types[i]) || IsComplexDType(input_types[i])) {
       differentiable.push_back(xs[i]);
       differentiable_index.push_back(i);
@@ -239,8 +227,7 @@ Status ExpandSymbolicGradient(Graph* graph, Node* node) {
   }
   std::vector<TensorRef> dxs;
   building.push_back(func.name);
-  status = builder(graph, graph->NewName(StrCat(name, "/gradients")), body.outputs, differentiable,
-                   dys, &dxs);
+  status = builder(&scratch, "gradients", body.outputs, differentiable, dys, &dxs);
   building.pop_back();
   if (!status.ok()) return error(status);
   if (dxs.size() != differentiable.size()) {
@@ -254,23 +241,101 @@ Status ExpandSymbolicGradient(Graph* graph, Node* node) {
   for (int i = 0; i < num_x; ++i) {
     if (grads[i].first != nullptr) continue;
     NodeDef zeros;
-    zeros.name = graph->NewName(StrCat(name, "/zeros_", i));
+    zeros.name = scratch.NewName(StrCat("zeros_", i));
     zeros.op = "ZerosLike";
-    zeros.device = replaced.device;
     zeros.attrs["T"] = input_types[i];
-    StatusOr<Node*> z = graph->AddNode(std::move(zeros));
+    StatusOr<Node*> z = scratch.AddNode(std::move(zeros));
     if (!z.ok()) return error(z.status());
-    graph->AddEdge(xs[i].first, xs[i].second, *z, 0);
+    scratch.AddEdge(xs[i].first, xs[i].second, *z, 0);
     status = InferShapes(*z);
     if (!status.ok()) return error(status);
     grads[i] = {*z, 0};
   }
-  // Nodes of the gradient that read nothing (constants) run when the node
-  // would have, in its frame and branch.
-  for (int id = mark.node_ids; id < graph->num_node_ids(); ++id) {
-    Node* n = graph->FindNodeId(id);
-    if (n != nullptr && n != *gate && n->in_edges().empty()) graph->AddControlEdge(*gate, n);
+
+  // A prefix under which every scratch node's name is free in the graph.
+  std::vector<Node*> built;
+  for (Node* n : scratch.nodes()) {
+    if (!arg_of.count(n)) built.push_back(n);
   }
+  auto prefix_is_free = [&](const std::string& prefix) {
+    for (const Node* n : built) {
+      if (graph->FindNode(StrCat(prefix, "/", n->name())) != nullptr) return false;
+    }
+    return true;
+  };
+  std::string prefix = name;
+  for (int k = 1; !prefix_is_free(prefix); ++k) prefix = StrCat(name, "_gradient_", k);
+
+  std::vector<Node*> control_sources;
+  for (const Edge* e : node->control_inputs()) control_sources.push_back(e->src());
+  graph->RemoveNode(node);
+  node = nullptr;
+  const Graph::Mark mark = graph->GetMark();
+  // Each input through an Identity: what waits for the inputs waits for a
+  // live value (a Switch output is dead on the untaken side), and feeding
+  // an input leaves its producer unneeded. The node's control inputs order
+  // all of it, as they do a call's body.
+  NodeDef gate_def;
+  gate_def.name = graph->NewName(StrCat(prefix, "/gate"));
+  gate_def.op = "NoOp";
+  gate_def.device = replaced.device;
+  StatusOr<Node*> gate = graph->AddNode(std::move(gate_def));
+  if (!gate.ok()) return error(gate.status());
+  std::vector<Node*> identities;
+  for (int i = 0; i < static_cast<int>(inputs.size()); ++i) {
+    StatusOr<Node*> identity =
+        AddIdentity(graph, StrCat(prefix, i < num_x ? "/x_" : "/dy_", i < num_x ? i : i - num_x),
+                    inputs[i], replaced.device);
+    if (!identity.ok()) return error(identity.status());
+    for (Node* src : control_sources) graph->AddControlEdge(src, *identity);
+    graph->AddControlEdge(*identity, *gate);
+    identities.push_back(*identity);
+  }
+  if (inputs.empty()) {
+    for (Node* src : control_sources) graph->AddControlEdge(src, *gate);
+  }
+  std::unordered_map<const Node*, Node*> copies;
+  for (Node* n : built) {
+    NodeDef def = n->def();
+    def.inputs.clear();
+    def.name = StrCat(prefix, "/", n->name());
+    if (def.source_location.empty()) def.source_location = replaced.source_location;
+    if (n->type_string() == "Enter") {
+      // Frame names are the graph's: two gradients of one function (their
+      // loops) must not meet in one frame.
+      auto it = def.attrs.find("frame_name");
+      if (it != def.attrs.end() && it->second.is_s()) {
+        it->second = AttrValue(StrCat(prefix, "/", it->second.s()));
+      }
+    }
+    StatusOr<Node*> added = graph->AddNode(std::move(def));
+    if (!added.ok()) return error(added.status());
+    std::vector<PartialShape> shapes;
+    for (int k = 0; k < n->num_outputs(); ++k) shapes.push_back(n->output_shape(k));
+    (*added)->set_output_shapes(std::move(shapes));
+    copies[n] = *added;
+  }
+  auto in_graph = [&](const Node* n) -> Node* {
+    auto a = arg_of.find(n);
+    return a != arg_of.end() ? identities[a->second] : copies.at(n);
+  };
+  for (Node* n : built) {
+    Node* copy = copies.at(n);
+    for (const Edge* e : n->in_edges()) {
+      if (e->IsControlEdge()) {
+        graph->AddControlEdge(in_graph(e->src()), copy);
+      } else {
+        graph->AddEdge(in_graph(e->src()), e->src_output(), copy, e->dst_input());
+      }
+    }
+  }
+  // Nodes that read nothing (constants) run when the node would have, in
+  // its frame and branch.
+  for (Node* n : built) {
+    Node* copy = copies.at(n);
+    if (copy->in_edges().empty()) graph->AddControlEdge(*gate, copy);
+  }
+  for (TensorRef& g : grads) g = {in_graph(g.first), g.second};
   PlaceBodyAndFindSideEffects(graph, mark, replaced.device, /*stateful=*/false);
   StatusOr<Node*> replacement = AddReplacement(graph, replaced, grads, {});
   if (!replacement.ok()) return error(replacement.status());

@@ -10,9 +10,11 @@
 #include <chrono>
 #include <cmath>
 
+#include "weir/graph/function_library.h"
 #include "weir/graph/function_test_util.h"
 #include "weir/graph/functional_test_util.h"
 #include "weir/graph/graph_constructor.h"
+#include "weir/ops/control_flow_builder.h"
 #include "weir/ops/standard_ops.h"
 #include "weir/runtime/session.h"
 #include "weir/runtime/standard_registration.h"
@@ -455,6 +457,38 @@ TEST_F(SymbolicGradientTest, ManyLargeCallsOnAGradientPathFailAtOnce) {
   EXPECT_NE(s.message().find("'d0'"), std::string::npos) << s;
   EXPECT_NE(s.message().find("kMaxExpandedNodes"), std::string::npos) << s;
   EXPECT_EQ(root.graph()->num_nodes(), before) << "nothing is expanded";
+}
+
+TEST_F(SymbolicGradientTest, InsideAWhileLoop) {
+  // acc <- SymbolicGradient(cube)(acc, x) = 3 acc^2 x, twice, in a v1 loop:
+  // the gradient graph is built in the loop's frame.
+  Scope root = Scope::NewRootScope();
+  FunctionDefLibrary library;
+  library.functions = Library();
+  ASSERT_TRUE(root.graph()->mutable_function_library()->AddLibrary(library).ok());
+  auto x = ops::Placeholder(root.WithOpName("x"), DT_DOUBLE);
+  NameAttrList cube;
+  cube.name = "cube";
+  std::vector<Output> out;
+  Status s = ops::WhileLoop(
+      root, {ops::Const(root, 0), ops::Const(root, 0.5)},
+      [&](const Scope& sc, const std::vector<Output>& v, Output* pred) {
+        *pred = ops::Less(sc, v[0], 2);
+        return Status::OK();
+      },
+      [&](const Scope& sc, const std::vector<Output>& v, std::vector<Output>* next) {
+        Operation grad = AddOp(sc, "SymbolicGradient", {InputList{v[1], x}},
+                               {{"f", AttrValue(cube)}, {"Tout", std::vector<DType>{DT_DOUBLE}}});
+        *next = {ops::Add(sc, v[0], 1), grad.output(0)};
+        return Status::OK();
+      },
+      &out);
+  ASSERT_TRUE(s.ok()) << s;
+  StatusOr<std::vector<Tensor>> got =
+      RunGraph(root.ToGraphDef(), {{"x", Tensor::Scalar<double>(0.2)}}, {out[1].name()});
+  ASSERT_TRUE(got.ok()) << got.status();
+  const double acc1 = 3 * 0.5 * 0.5 * 0.2;
+  EXPECT_NEAR((*got)[0].flat<double>()[0], 3 * acc1 * acc1 * 0.2, 1e-15);
 }
 
 }  // namespace
