@@ -25,6 +25,7 @@
 #include "weir/runtime/session.h"
 #include "weir/runtime/standard_registration.h"
 #include "weir/saved_model/loader.h"
+#include "weir/train/function_gradient_builder.h"
 
 namespace weir {
 namespace {
@@ -213,6 +214,8 @@ Status InspectPassesCommand(const std::string& path, int devices,
 }  // namespace weir
 
 int main(int argc, char** argv) {
+  // Graphs with SymbolicGradient nodes (TensorFlow's function gradients) compile.
+  weir::RegisterFunctionGradients();
   CLI::App app{"weir: run and inspect Weir/TensorFlow GraphDefs"};
   app.require_subcommand(1);
   weir::RunArgs run_args;

@@ -22,6 +22,7 @@
 #include "weir/base/file_system.h"
 #include "weir/distributed/cluster_spec.h"
 #include "weir/distributed/server.h"
+#include "weir/train/function_gradient_builder.h"
 
 namespace weir {
 namespace {
@@ -85,6 +86,8 @@ int Serve(const Args& args) {
     }
     options.security.auth_token = *token;
   }
+  // The master expands SymbolicGradient nodes of the graphs it compiles.
+  RegisterFunctionGradients();
   StatusOr<std::unique_ptr<Server>> server = Server::Create(*config, options);
   if (!server.ok()) {
     std::cerr << "weir-server: " << server.status() << "\n";

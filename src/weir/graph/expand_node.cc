@@ -36,7 +36,7 @@ bool NeedsFunctionExpansion(const Graph& graph, const Node& node) {
          node.type_string() == "SymbolicGradient";
 }
 
-Status ExpandFunctionalNode(Graph* graph, Node* node) {
+Status ExpandFunctionalNode(Graph* graph, Node* node, const ExpandFunctionsOptions& options) {
   const std::string name = node->name();
   const std::string described = node->Describe();
   const std::string location = node->def().source_location;
@@ -111,7 +111,7 @@ Status ExpandFunctionalNode(Graph* graph, Node* node) {
     }
   }
   const int first_new = scratch.num_node_ids();
-  WEIR_RETURN_IF_ERROR(ExpandFunctions(&scratch));
+  WEIR_RETURN_IF_ERROR(ExpandFunctions(&scratch, options));
 
   // Every node the expansion added must be free in the graph (the node's
   // own name is, once it is removed).

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "weir/base/status.h"
+#include "weir/graph/function_inline.h"
 #include "weir/graph/graph.h"
 
 namespace weir {
@@ -22,8 +23,9 @@ bool NeedsFunctionExpansion(const Graph& graph, const Node& node);
 // argument, not the argument's node, so feeding an input still works.
 // `node` is deleted; on an error in the expansion (a bad body, recursion)
 // the graph is unchanged. New nodes are named
-// "<node's name>/..." and never clash with existing nodes.
+// "<node's name>/..." and never clash with existing nodes. `options` are
+// those of the ExpandFunctions run inside it.
 // REQUIRES: NeedsFunctionExpansion(*graph, *node).
-Status ExpandFunctionalNode(Graph* graph, Node* node);
+Status ExpandFunctionalNode(Graph* graph, Node* node, const ExpandFunctionsOptions& options = {});
 
 }  // namespace weir

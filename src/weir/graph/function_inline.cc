@@ -13,6 +13,7 @@
 #include "weir/graph/function_library.h"
 #include "weir/graph/graph_constructor.h"
 #include "weir/graph/lower_functional_ops.h"
+#include "weir/graph/symbolic_gradient.h"
 
 namespace weir {
 
@@ -40,6 +41,7 @@ using ShapeInferenceState = FunctionShapeScope::State;
 
 constexpr char kPartitionedCall[] = "PartitionedCall";
 constexpr char kStatefulPartitionedCall[] = "StatefulPartitionedCall";
+constexpr char kSymbolicGradient[] = "SymbolicGradient";
 
 // How deep InferFunctionCallShapes nests scratch instantiations (a body's
 // calls are instantiated for their shapes too), and the largest body it
@@ -344,7 +346,8 @@ Status InferNewShapes(Graph* graph, const Graph::Mark& mark) {
   return Status::OK();
 }
 
-// The function that call node `node` calls, with its attrs.
+}  // namespace
+
 StatusOr<NameAttrList> CalledFunction(const Graph& graph, const Node& node) {
   const std::string& op = node.type_string();
   if (op == kPartitionedCall || op == kStatefulPartitionedCall) {
@@ -362,6 +365,8 @@ StatusOr<NameAttrList> CalledFunction(const Graph& graph, const Node& node) {
   (void)graph;
   return func;
 }
+
+namespace {
 
 bool IsSwitch(const Node& node) {
   const std::string& op = node.type_string();
@@ -381,7 +386,8 @@ std::string FreePrefix(const Graph& graph, const std::string& name, const Functi
   }
 }
 
-// Replaces call node `node` by the body of `func` (see the header).
+}  // namespace
+
 Status ExpandCall(Graph* graph, Node* node, const NameAttrList& func) {
   const FunctionDef* def = graph->function_library().Find(func.name);
   if (def == nullptr) {
@@ -475,6 +481,8 @@ Status ExpandCall(Graph* graph, Node* node, const NameAttrList& func) {
   return Status::OK();
 }
 
+namespace {
+
 // The functions a functional control-flow node instantiates.
 std::vector<std::string> BranchFunctions(const Node& node) {
   std::vector<std::string> names;
@@ -484,6 +492,25 @@ std::vector<std::string> BranchFunctions(const Node& node) {
   });
   return names;
 }
+
+// What the count of a SymbolicGradient takes its function's body to grow
+// to, in bodies: the forward body and its gradient.
+constexpr int kGradientBodies = 16;
+
+// Nodes added by the ExpandFunctions runs on this thread inside the
+// outermost ExpansionWorkScope (a SymbolicGradient's gradient builder
+// expands the calls it differentiates on scratch graphs, and a gradient of
+// a gradient nests again; the gradients driver expands the calls on its
+// path one by one): their sum is held to kMaxExpansionWork, so work that
+// multiplies at each level fails at once instead of running for minutes.
+// A nested run's nodes are counted again when its result lands in the
+// enclosing graph, hence the margin.
+struct ExpansionWork {
+  int depth = 0;
+  int64_t added = 0;
+};
+thread_local ExpansionWork expansion_work;
+constexpr int64_t kMaxExpansionWork = int64_t{4} * kMaxExpandedNodes;
 
 // Saturating sums of node counts (a doubling chain 64 deep overflows).
 constexpr int64_t kSaturatedSize = int64_t{1} << 62;
@@ -527,6 +554,21 @@ class ExpansionSizer {
         return Status::OK();
       });
       return (num_inputs + 16) * std::max<int64_t>(1, branches);
+    } else if (op == kSymbolicGradient) {
+      auto it = attrs.find("f");
+      if (it == attrs.end() || !it->second.is_func()) return 1;
+      const std::string& f = it->second.func().name;
+      if (std::string g = library_.FindGradient(f); !g.empty()) {
+        def = library_.Find(g);  // a call of the gradient function
+      } else if (const FunctionDef* body = library_.Find(f)) {
+        // The forward body and its gradient, counted as
+        // kGradientBodies bodies: an op's gradient function adds up to
+        // about a dozen nodes. So a gradient of a gradient of ... counts
+        // as growing that much per level, as it does (work past the count
+        // still meets the checks during the expansion).
+        for (int k = 0; k < kGradientBodies; ++k) callees->push_back(body);
+        return 4 * num_inputs + 4;
+      }
     } else {
       def = library_.Find(op);
     }
@@ -596,6 +638,16 @@ Status ExpansionBudgetError(const Node& node, const std::vector<std::string>& ca
                                    node_size, " nodes; calls are nested too deep or too wide");
 }
 
+// The error of nested expansions (gradients of gradients) past
+// kMaxExpansionWork.
+Status ExpansionWorkError(const Node& node, int64_t work) {
+  return errors::ResourceExhausted(
+      "expanding node ", node.Describe(), " would bring the nodes built by the expansions of ",
+      "one pass (the calls a gradient expands one by one, SymbolicGradient of functions whose ",
+      "bodies hold more) to about ", work, ", more than ", kMaxExpansionWork,
+      " (4 x kMaxExpandedNodes): calls or gradients are nested too deep or too wide");
+}
+
 }  // namespace
 
 Status InlineFunctionBody(const NameAttrList& func, const std::vector<std::pair<Node*, int>>& inputs,
@@ -622,18 +674,70 @@ bool IsFunctionCall(const Graph& graph, const Node& node) {
          graph.function_library().Find(op) != nullptr;
 }
 
-Status ExpandFunctions(Graph* graph) {
+ExpansionWorkScope::ExpansionWorkScope() {
+  if (expansion_work.depth++ == 0) expansion_work.added = 0;
+}
+
+ExpansionWorkScope::~ExpansionWorkScope() { --expansion_work.depth; }
+
+namespace {
+
+// The functions `node` expands into, for errors.
+std::vector<std::string> CalledNames(const Graph& graph, const Node& node) {
+  if (IsFunctionalControlFlow(node)) return BranchFunctions(node);
+  NameAttrList func;
+  if (node.type_string() == kSymbolicGradient) {
+    if (!GetAttr(node.def().attrs, "f", &func).ok()) return {};
+    return {func.name};
+  }
+  StatusOr<NameAttrList> called = CalledFunction(graph, node);
+  return called.ok() ? std::vector<std::string>{called->name} : std::vector<std::string>{};
+}
+
+}  // namespace
+
+Status CheckExpansionBudget(const Graph& graph, const std::vector<Node*>& nodes) {
+  ExpansionSizer sizer(graph.function_library());
+  int64_t total = graph.num_nodes();
+  const Node* largest = nullptr;
+  int64_t largest_size = 0;
+  for (const Node* node : nodes) {
+    const int64_t size = sizer.NodeSize(node->type_string(), node->def().attrs, node->num_inputs());
+    total = AddSizes(total, size - 1);
+    if (largest == nullptr || size > largest_size) {
+      largest = node;
+      largest_size = size;
+    }
+  }
+  if (total <= kMaxExpandedNodes) return Status::OK();
+  return ExpansionBudgetError(*largest, CalledNames(graph, *largest), largest_size, total);
+}
+
+Status ExpandFunctions(Graph* graph, const ExpandFunctionsOptions& options) {
+  const ExpansionWorkScope work_scope;
   // The functions being expanded around each new node, outermost first: a
   // call of one of them is recursion.
   using Chain = std::shared_ptr<const std::vector<std::string>>;
   std::unordered_map<int, Chain> chains;
   auto needs_expansion = [&](const Node& node) {
-    return IsFunctionCall(*graph, node) || IsFunctionalControlFlow(node) ||
-           node.type_string() == "SymbolicGradient";
+    if (node.type_string() == kSymbolicGradient || IsFunctionalControlFlow(node)) return true;
+    if (!IsFunctionCall(*graph, node)) return false;
+    if (!options.keep_calls_with_gradients) return true;
+    StatusOr<NameAttrList> func = CalledFunction(*graph, node);
+    // A call that cannot be resolved is expanded, to report why.
+    return !func.ok() || graph->function_library().FindGradient(func->name).empty();
   };
   // What each call calls, as expanded below.
   auto called_functions = [&](const Node& node) -> StatusOr<std::vector<std::string>> {
     if (IsFunctionalControlFlow(node)) return BranchFunctions(node);
+    if (node.type_string() == kSymbolicGradient) {
+      NameAttrList func;
+      WEIR_RETURN_IF_ERROR(GetAttr(node.def().attrs, "f", &func));
+      std::vector<std::string> called = {func.name};
+      std::string gradient = graph->function_library().FindGradient(func.name);
+      if (!gradient.empty()) called.push_back(std::move(gradient));
+      return called;
+    }
     WEIR_ASSIGN_OR_RETURN(NameAttrList func, CalledFunction(*graph, node));
     return std::vector<std::string>{func.name};
   };
@@ -670,11 +774,6 @@ Status ExpandFunctions(Graph* graph) {
     auto context = [&](const Status& status) {
       return status.WithContext(StrCat("expanding call node ", described));
     };
-    if (node->type_string() == "SymbolicGradient") {
-      return errors::Unimplemented("node ", described,
-                                   ": SymbolicGradient (gradients of functions computed at run "
-                                   "time) is not supported yet");
-    }
     const bool control_flow = IsFunctionalControlFlow(*node);
     StatusOr<std::vector<std::string>> called_or = called_functions(*node);
     if (!called_or.ok()) return context(called_or.status());
@@ -699,14 +798,25 @@ Status ExpandFunctions(Graph* graph) {
     if (graph->num_nodes() + size - 1 > kMaxExpandedNodes) {
       return ExpansionBudgetError(*node, called, size, graph->num_nodes() + size - 1);
     }
+    if (expansion_work.added + size > kMaxExpansionWork) {
+      return ExpansionWorkError(*node, expansion_work.added + size);
+    }
+    const int nodes_before = graph->num_nodes();
     const Graph::Mark mark = graph->GetMark();
     if (control_flow) {
       Status status = LowerFunctionalControlFlow(graph, node);
       if (!status.ok()) return context(status);
+    } else if (node->type_string() == kSymbolicGradient) {
+      // Its errors name the node and function already.
+      WEIR_RETURN_IF_ERROR(ExpandSymbolicGradient(graph, node));
     } else {
       NameAttrList func = *CalledFunction(*graph, *node);
       Status status = ExpandCall(graph, node, func);
       if (!status.ok()) return context(status);
+    }
+    expansion_work.added += std::max(0, graph->num_nodes() - nodes_before);
+    if (expansion_work.added > kMaxExpansionWork) {
+      return ExpansionWorkError(*node, expansion_work.added);
     }
     if (graph->num_nodes() > kMaxExpandedNodes) {
       return errors::ResourceExhausted("expanding function calls made the graph larger than ",

@@ -49,18 +49,56 @@ Status InlineFunctionBody(const NameAttrList& func, const std::vector<std::pair<
 // function of the graph's library.
 bool IsFunctionCall(const Graph& graph, const Node& node);
 
-// Expands every call and functional control-flow node of `graph` until none
-// is left (the compiler's pass). A function that calls itself, directly or
+// The function call node `node` calls, with its attrs (InvalidArgument when
+// a PartitionedCall has no valid `f`). REQUIRES: IsFunctionCall.
+StatusOr<NameAttrList> CalledFunction(const Graph& graph, const Node& node);
+
+// Replaces call node `node` by the body of `func` (any function of the
+// library that takes the node's inputs and gives its outputs), as
+// ExpandFunctions expands a call: nested calls stay calls.
+Status ExpandCall(Graph* graph, Node* node, const NameAttrList& func);
+
+struct ExpandFunctionsOptions {
+  // Calls of a function for which the library registers a gradient function
+  // (GradientDef) stay calls, so that the gradients driver differentiates
+  // them with that function instead of through their body.
+  bool keep_calls_with_gradients = false;
+};
+
+// Expands every call, functional control-flow node and SymbolicGradient
+// (graph/symbolic_gradient.h) of `graph` until none is left (the
+// compiler's pass). A function that calls itself, directly or
 // not, is InvalidArgument naming the cycle. The size of the expanded graph
 // is counted before anything is expanded (each function's expanded size
 // once): past kMaxExpandedNodes nodes it is ResourceExhausted naming the
 // largest call, its function and the budget, so nesting that doubles at
 // each level fails at once instead of after gigabytes. Errors name the call
 // node and function.
-Status ExpandFunctions(Graph* graph);
+Status ExpandFunctions(Graph* graph, const ExpandFunctionsOptions& options = {});
 // 2^20: far above any real model's graph (10^4-10^5 nodes), and small
 // enough that reaching it costs well under a second, sanitizers included.
 inline constexpr int kMaxExpandedNodes = 1 << 20;
+
+// What ExpandFunctions counts before it starts, for expanding only `nodes`
+// of `graph` (calls, functional control flow, SymbolicGradient), as the
+// gradients driver expands those on its path one by one: ResourceExhausted
+// naming the largest when the graph would grow past kMaxExpandedNodes.
+Status CheckExpansionBudget(const Graph& graph, const std::vector<Node*>& nodes);
+
+// While one lives on this thread (outermost wins), the ExpandFunctions runs
+// inside it share one budget of work, 4 x kMaxExpandedNodes nodes built
+// (ResourceExhausted past it): for a pass that expands nodes one at a time
+// in scratch graphs, as the gradients driver does. An ExpandFunctions run
+// outside any scope is a scope of its own; the expansion of a
+// SymbolicGradient (whose gradient builder expands calls in turn) runs
+// inside the one around it.
+class ExpansionWorkScope {
+ public:
+  ExpansionWorkScope();
+  ~ExpansionWorkScope();
+  ExpansionWorkScope(const ExpansionWorkScope&) = delete;
+  ExpansionWorkScope& operator=(const ExpansionWorkScope&) = delete;
+};
 
 // Sets the output shapes of call node `node` from its function's body,
 // instantiated on the shapes of the node's inputs in a scratch graph, where

@@ -318,6 +318,23 @@ TEST_F(FunctionInlineTest, NestingThatDoublesFailsBeforeExpandingAnything) {
   EXPECT_EQ(graph_.FindNode("call")->type_string(), "f0");
 }
 
+TEST_F(FunctionInlineTest, SymbolicGradientOfADoublingChainIsCountedBeforeExpanding) {
+  // The gradient of f0 holds its 2^40-node body (and more): counted, so it
+  // fails at once with the budget's error, not after building.
+  NodeDef x = BodyNode("x", "Placeholder", {}, {{"dtype", DT_FLOAT}, {"shape", PartialShape({2})}});
+  NodeDef grad = BodyNode(
+      "grad", "SymbolicGradient", {"x", "x"},
+      {{"Tin", std::vector<DType>{DT_FLOAT, DT_FLOAT}}, {"Tout", std::vector<DType>{DT_FLOAT}}});
+  NameAttrList f;
+  f.name = "f0";
+  grad.attrs["f"] = AttrValue(f);
+  ASSERT_TRUE(Import({x, grad}, DoublingChain(40)).ok());
+  const int before = graph_.num_nodes();
+  ExpectError(ExpandFunctions(&graph_), Code::kResourceExhausted,
+              {"'grad'", "'f0'", "kMaxExpandedNodes"});
+  EXPECT_EQ(graph_.num_nodes(), before);
+}
+
 TEST_F(FunctionInlineTest, WideNestingImportsQuicklyAndFailsToExpand) {
   // 4096 calls of 4096 calls of ... four deep: ~2^48 nodes if expanded; the
   // import's shape inference instantiates each body once per input shape,

@@ -380,11 +380,30 @@ Status FunctionLibrary::AddLibrary(const FunctionDefLibrary& library) {
     }
     new_gradients[gradient.function_name] = gradient.gradient_func;
   }
+  if (added.empty() && new_gradients.empty()) return Status::OK();
+  Table* table = MutableTable();
   for (const auto& [name, def] : added) {
-    functions_.emplace(name, std::make_shared<const FunctionDef>(*def));
+    table->functions.emplace(name, std::make_shared<const FunctionDef>(*def));
   }
-  for (auto& [function, gradient] : new_gradients) gradients_[function] = gradient;
+  for (auto& [function, gradient] : new_gradients) table->gradients[function] = gradient;
   return Status::OK();
+}
+
+const std::shared_ptr<const FunctionLibrary::Table>& FunctionLibrary::EmptyTable() {
+  static const auto* empty = new std::shared_ptr<const Table>(std::make_shared<const Table>());
+  return *empty;
+}
+
+FunctionLibrary::Table* FunctionLibrary::MutableTable() {
+  // Shared with another copy (or the empty table): this library gets its
+  // own. A count that is stale because another copy is being dropped
+  // concurrently only costs an unneeded copy.
+  if (table_.use_count() != 1 || table_ == EmptyTable()) {
+    table_ = std::shared_ptr<const Table>(std::make_shared<Table>(*table_));
+  }
+  // Only this library holds the table, made as a non-const Table above (or
+  // by an earlier call).
+  return const_cast<Table*>(table_.get());
 }
 
 Status FunctionLibrary::AddGradient(GradientDef def) {
@@ -394,28 +413,29 @@ Status FunctionLibrary::AddGradient(GradientDef def) {
 }
 
 const FunctionDef* FunctionLibrary::Find(std::string_view name) const {
-  auto it = functions_.find(name);
-  return it == functions_.end() ? nullptr : it->second.get();
+  auto it = table_->functions.find(name);
+  return it == table_->functions.end() ? nullptr : it->second.get();
 }
 
 std::string FunctionLibrary::FindGradient(std::string_view name) const {
-  auto it = gradients_.find(name);
-  return it == gradients_.end() ? std::string() : it->second;
+  auto it = table_->gradients.find(name);
+  return it == table_->gradients.end() ? std::string() : it->second;
 }
 
 StatusOr<const OpDef*> FunctionLibrary::LookUpOp(const std::string& op) const {
   if (const OpDef* registered = OpRegistry::Global()->Find(op)) return registered;
   if (const FunctionDef* f = Find(op)) return &f->signature;
   StatusOr<const OpDef*> registered = OpRegistry::Global()->LookUp(op);
-  if (functions_.empty() || registered.ok()) return registered;
+  if (table_->functions.empty() || registered.ok()) return registered;
   return errors::NotFound(registered.status().message(),
                           ", and the graph's function library has no function of that name");
 }
 
 FunctionDefLibrary FunctionLibrary::ToLibrary() const {
   FunctionDefLibrary library;
-  for (const auto& [name, def] : functions_) library.functions.push_back(*def);
-  for (const auto& [name, gradient] : gradients_) library.gradients.push_back({name, gradient});
+  for (const auto& [name, def] : table_->functions) library.functions.push_back(*def);
+  for (const auto& [name, gradient] : table_->gradients)
+    library.gradients.push_back({name, gradient});
   return library;
 }
 

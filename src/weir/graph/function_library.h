@@ -2,6 +2,9 @@
 // gradient function of each (a GraphDef's FunctionDefLibrary in memory).
 // Entries are immutable and shared between copies of a library, so a
 // function's signature OpDef keeps its address while any copy holds it.
+// Copies share the whole table until one of them adds to it (copy on
+// write), so copying a library (each scratch graph of an expansion holds
+// one) costs O(1) whatever its size.
 //
 // A function is checked when it is added (ValidateFunction below), so code
 // that instantiates one may rely on its structure: inputs resolve, every
@@ -22,6 +25,11 @@ namespace weir {
 
 class FunctionLibrary {
  public:
+  FunctionLibrary() = default;
+  // Copies share the table (a move copies too, so the source stays valid).
+  FunctionLibrary(const FunctionLibrary&) = default;
+  FunctionLibrary& operator=(const FunctionLibrary&) = default;
+
   // Checks `def` and adds it under its signature's name. Adding a function
   // equal to the one of that name is a no-op; a different one is
   // AlreadyExists naming the function; a function named as a registered op
@@ -43,14 +51,21 @@ class FunctionLibrary {
   // function of that name. NotFound naming the op otherwise.
   StatusOr<const OpDef*> LookUpOp(const std::string& op) const;
 
-  bool empty() const { return functions_.empty() && gradients_.empty(); }
-  size_t num_functions() const { return functions_.size(); }
+  bool empty() const { return table_->functions.empty() && table_->gradients.empty(); }
+  size_t num_functions() const { return table_->functions.size(); }
   // Functions and gradients in name order.
   FunctionDefLibrary ToLibrary() const;
 
  private:
-  std::map<std::string, std::shared_ptr<const FunctionDef>, std::less<>> functions_;
-  std::map<std::string, std::string, std::less<>> gradients_;
+  struct Table {
+    std::map<std::string, std::shared_ptr<const FunctionDef>, std::less<>> functions;
+    std::map<std::string, std::string, std::less<>> gradients;
+  };
+  // The table to add to: this library's own (copied first if shared).
+  Table* MutableTable();
+
+  std::shared_ptr<const Table> table_ = EmptyTable();
+  static const std::shared_ptr<const Table>& EmptyTable();
 };
 
 // Resolves an op name to its OpDef (or null when there is none).

@@ -363,5 +363,37 @@ TEST_F(FunctionLibraryTest, CallsAreCheckedAgainstTheSignature) {
               {"'unknown'", "add_two", "function library"});
 }
 
+TEST_F(FunctionLibraryTest, CopiesShareTheTableUntilOneAddsToIt) {
+  FunctionLibrary original;
+  ASSERT_TRUE(original.AddFunction(test::AddOneFunction()).ok());
+  FunctionLibrary copy = original;
+  // Shared: the same entry, at the same address.
+  EXPECT_EQ(copy.Find("add_one"), original.Find("add_one"));
+  // Adding to the copy leaves the original as it was, and back.
+  ASSERT_TRUE(copy.AddFunction(test::AddOneFunction("add_one_again")).ok());
+  EXPECT_NE(copy.Find("add_one_again"), nullptr);
+  EXPECT_EQ(original.Find("add_one_again"), nullptr);
+  EXPECT_EQ(copy.Find("add_one"), original.Find("add_one"));
+  GradientDef gradient;
+  gradient.function_name = "add_one";
+  gradient.gradient_func = "add_one_again";
+  EXPECT_FALSE(original.AddGradient(gradient).ok()) << "add_one_again is the copy's only";
+  ASSERT_TRUE(copy.AddGradient(gradient).ok());
+  EXPECT_EQ(copy.FindGradient("add_one"), "add_one_again");
+  EXPECT_EQ(original.FindGradient("add_one"), "");
+  ASSERT_TRUE(original.AddFunction(test::PlusTwoFunction()).ok());
+  EXPECT_EQ(copy.Find("plus_two"), nullptr);
+  EXPECT_EQ(original.num_functions(), 2u);
+  EXPECT_EQ(copy.num_functions(), 2u);
+  // A moved-from library is still a valid (shared) one.
+  FunctionLibrary moved = std::move(copy);
+  EXPECT_NE(moved.Find("add_one_again"), nullptr);
+  EXPECT_NE(copy.Find("add_one_again"), nullptr);  // NOLINT(bugprone-use-after-move)
+  // Empty libraries share nothing they could change.
+  FunctionLibrary a, b;
+  ASSERT_TRUE(a.AddFunction(test::AddOneFunction()).ok());
+  EXPECT_TRUE(b.empty());
+}
+
 }  // namespace
 }  // namespace weir

@@ -133,7 +133,15 @@ StatusOr<Tensor> Input::TensorAs(DType dtype) const {
 Scope Scope::NewRootScope() {
   Scope scope;
   scope.shared_ = std::make_shared<Shared>();
-  scope.shared_->graph = std::make_unique<Graph>();
+  scope.shared_->owned = std::make_unique<Graph>();
+  scope.shared_->graph = scope.shared_->owned.get();
+  return scope;
+}
+
+Scope Scope::ForGraph(Graph* graph) {
+  Scope scope;
+  scope.shared_ = std::make_shared<Shared>();
+  scope.shared_->graph = graph;
   return scope;
 }
 

@@ -115,6 +115,10 @@ class Scope {
  public:
   // A new, empty graph.
   static Scope NewRootScope();
+  // A root scope that builds into `graph`, which it does not own: for
+  // passes that add graph code to a graph they are given (the expansion of
+  // SymbolicGradient). REQUIRES: `graph` outlives the scope and its copies.
+  static Scope ForGraph(Graph* graph);
 
   // Names nodes "child/op" within "prefix/child".
   Scope NewSubScope(std::string_view child) const;
@@ -127,7 +131,7 @@ class Scope {
   // Nodes built through the result are placed with `op`.
   Scope ColocateWith(const Operation& op) const;
 
-  Graph* graph() const { return shared_->graph.get(); }
+  Graph* graph() const { return shared_->graph; }
   const Status& status() const { return shared_->status; }
   bool ok() const { return shared_->status.ok(); }
   // Keeps the first error.
@@ -147,7 +151,8 @@ class Scope {
 
  private:
   struct Shared {
-    std::unique_ptr<Graph> graph;
+    std::unique_ptr<Graph> owned;  // null for ForGraph's scope
+    Graph* graph = nullptr;
     Status status;
   };
   Scope() = default;

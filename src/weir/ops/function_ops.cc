@@ -2,7 +2,8 @@
 // (the session inserts them; users never build them). PartitionedCall and
 // StatefulPartitionedCall: calls of a function of the graph's library,
 // inlined when a step is compiled (graph/function_inline.h), so they have no
-// kernels.
+// kernels; nor has SymbolicGradient, expanded then into the gradient graph
+// of its function (graph/symbolic_gradient.h).
 #include "weir/framework/op_def.h"
 #include "weir/framework/shape_inference.h"
 #include "weir/ops/all_ops.h"
@@ -52,6 +53,23 @@ void RegisterFunctionOps(OpRegistry* registry) {
                          .Doc("Writes `input` to return value `index` of the call frame (a fetch)."));
   registry->Register(CallOp("PartitionedCall")
                          .Doc("Calls function `f` on `args` (a function without side effects)."));
+  registry->Register(
+      OpDefBuilder("SymbolicGradient")
+          .Input("input: Tin")
+          .Output("output: Tout")
+          .Attr("Tin: list(type) >= 1")
+          .Attr("Tout: list(type) >= 1")
+          .Attr("f: func")
+          .SetShapeFn([](InferenceContext* c) {
+            // The gradient of input i has input i's shape.
+            for (int i = 0; i < c->num_outputs() && i < c->num_inputs(); ++i) {
+              c->set_output(i, c->input(i));
+            }
+            return Status::OK();
+          })
+          .Doc("The gradient of function `f`: given f's inputs and one gradient per f output, "
+               "the gradient of each f input. Expanded into f's gradient graph (or a call of the "
+               "gradient function its library registers) when a step is compiled."));
   registry->Register(CallOp("StatefulPartitionedCall")
                          .SetIsStateful()
                          .Doc("Calls function `f` on `args`; its side effects happen even when "

@@ -16,6 +16,7 @@
 #include "weir/graph/proto_parse.h"
 #include "weir/runtime/standard_registration.h"
 #include "weir/saved_model/constants.h"
+#include "weir/train/function_gradient_builder.h"
 
 namespace weir {
 namespace {
@@ -368,6 +369,7 @@ StatusOr<SavedModelBundle> LoadSavedModel(const std::string& export_dir,
   // The op registry fills in stripped default attrs before the session
   // (which would register it too) exists.
   RegisterStandardOpsAndKernels();
+  RegisterFunctionGradients();  // SymbolicGradient nodes in the model's graph
   SavedModelBundle bundle;
   Status loaded = LoadInto(export_dir, tags, options, &bundle);
   if (!loaded.ok()) {

@@ -2,12 +2,16 @@
 
 #include <deque>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "weir/graph/expand_node.h"
+#include "weir/graph/function_inline.h"
 #include "weir/graph/function_library.h"
+#include "weir/graph/symbolic_gradient.h"
 #include "weir/ops/gradients/gradient_registry.h"
 #include "weir/ops/standard_ops.h"
+#include "weir/train/function_gradient_builder.h"
 #include "weir/train/while_gradients.h"
 
 namespace weir {
@@ -82,6 +86,38 @@ Status CallGradientFunction(const Scope& scope, Node* node, const std::vector<Ou
   for (size_t i = 0; i < dense_inputs.size(); ++i) {
     if (dense_inputs[i].valid()) (*grad_inputs)[i] = Gradient::Dense(dense_inputs[i]);
   }
+  return Status::OK();
+}
+
+// The gradient of a call whose function has a gradient function in the
+// library (GradientDef): a call of that function on the call's inputs and
+// the gradients of its outputs (zeros where none flows), giving one
+// gradient per input.
+Status CallRegisteredGradient(const Scope& scope, Node* node, const NameAttrList& gradient,
+                              const std::vector<Output>& grad_outputs,
+                              std::vector<Gradient>* grad_inputs) {
+  InputList args;
+  std::vector<DType> types;
+  for (int i = 0; i < node->num_inputs(); ++i) {
+    const Edge* e = node->input_edge(i);
+    if (e == nullptr) {
+      return errors::InvalidArgument("node ", node->Describe(), ": input ", i, " is not connected");
+    }
+    args.push_back(Output(e->src(), e->src_output()));
+    types.push_back(node->input_type(i));
+  }
+  for (int i = 0; i < node->num_outputs(); ++i) {
+    args.push_back(grad_outputs[i].valid() ? grad_outputs[i]
+                                           : ops::ZerosLike(scope, Output(node, i)));
+  }
+  const FunctionDef* def = scope.graph()->function_library().Find(gradient.name);
+  const bool stateful = def != nullptr && def->signature.is_stateful;
+  Operation call = AddOp(scope.WithOpName(gradient.name),
+                         stateful ? "StatefulPartitionedCall" : "PartitionedCall", {args},
+                         {{"f", AttrValue(gradient)}, {"Tout", AttrValue(types)}});
+  WEIR_RETURN_IF_ERROR(scope.status());
+  grad_inputs->assign(node->num_inputs(), Gradient());
+  for (int i = 0; i < node->num_inputs(); ++i) (*grad_inputs)[i] = Gradient::Dense(call.output(i));
   return Status::OK();
 }
 
@@ -261,12 +297,27 @@ Status GradientPass::Run(GradContext* ctx, int region, const std::vector<Output>
       std::vector<Gradient> grad_inputs(node->num_inputs());
       StatusOr<const GradientFunction*> fn =
           GradientRegistry::Global()->Lookup(node->type_string());
+      // A call whose function's library names its gradient function.
+      StatusOr<std::optional<NameAttrList>> registered = RegisteredGradientOfCall(*graph_, *node);
       WEIR_RETURN_IF_ERROR(loops_->InContext(ctx, [&] {
         for (int i = 0; i < node->num_outputs(); ++i) {
           node_sums[i] = sum({node->id(), i});
           any |= node_sums[i].valid();
         }
         if (!any || !upstream) return Status::OK();
+        if (!registered.ok()) {
+          return registered.status().WithContext("gradient of node " + node->Describe());
+        }
+        if (registered->has_value()) {
+          std::vector<Output> grad_outputs(node->num_outputs());
+          for (int i = 0; i < node->num_outputs(); ++i) {
+            if (node_sums[i].valid()) grad_outputs[i] = Densify(scope_, node_sums[i]);
+          }
+          Status s = CallRegisteredGradient(scope_.NewSubScope("gradients"), node, **registered,
+                                            grad_outputs, &grad_inputs);
+          if (!s.ok()) return s.WithContext("gradient of node " + node->Describe());
+          return scope_.status();
+        }
         if (!fn.ok()) {
           return errors::NotFound("no gradient is defined for op ", node->type_string(), " (node ",
                                   node->Describe(), "), which lies between the ys and xs");
@@ -315,6 +366,12 @@ Status GradientPass::Run(GradContext* ctx, int region, const std::vector<Output>
   return Status::OK();
 }
 
+bool HasRegisteredGradient(const Graph& graph, const Node& node) {
+  if (!IsFunctionCall(graph, node)) return false;
+  StatusOr<NameAttrList> func = CalledFunction(graph, node);
+  return func.ok() && !graph.function_library().FindGradient(func->name).empty();
+}
+
 // Expands every function call and functional control-flow node (If, Case,
 // While, ...) on a data path from `xs` to `ys` in place, so that the
 // gradients go through their bodies as through any v1 cond or loop. The
@@ -357,7 +414,11 @@ Status ExpandFunctionsOnPath(Graph* graph, const std::vector<Output>& ys,
   while (!stack.empty()) {
     Node* n = stack.back();
     stack.pop_back();
-    if (NeedsFunctionExpansion(*graph, *n)) on_path.push_back(n->id());
+    // A call whose function has a registered gradient function stays a
+    // call: the gradient pass calls that function.
+    if (NeedsFunctionExpansion(*graph, *n) && !HasRegisteredGradient(*graph, *n)) {
+      on_path.push_back(n->id());
+    }
     for (const Edge* e : n->in_edges()) {
       Node* src = e->src();
       if (!e->IsControlEdge() && from_x[src->id()] && !to_y[src->id()]) {
@@ -367,6 +428,14 @@ Status ExpandFunctionsOnPath(Graph* graph, const std::vector<Output>& ys,
     }
   }
   if (on_path.empty()) return Status::OK();
+  // Counted first, as the compiler counts a whole graph: many calls on the
+  // path, each within the budget alone, fail here at once. The expansions
+  // below then share one budget of work.
+  std::vector<Node*> to_expand;
+  for (int id : on_path) to_expand.push_back(graph->FindNodeId(id));
+  WEIR_RETURN_IF_ERROR(CheckExpansionBudget(*graph, to_expand)
+                           .WithContext("AddSymbolicGradients: expanding the calls on the path"));
+  const ExpansionWorkScope work_scope;
   struct Named {
     std::string node;
     int index;
@@ -380,7 +449,9 @@ Status ExpandFunctionsOnPath(Graph* graph, const std::vector<Output>& ys,
     Node* node = graph->FindNodeId(id);
     if (node == nullptr) continue;
     const std::string name = node->name();
-    Status s = ExpandFunctionalNode(graph, node);
+    ExpandFunctionsOptions options;
+    options.keep_calls_with_gradients = true;
+    Status s = ExpandFunctionalNode(graph, node, options);
     if (!s.ok()) return s.WithContext("differentiating through node '" + name + "'");
     if (expanded != nullptr) expanded->push_back({name, id});
   }
@@ -442,6 +513,7 @@ Status AddSymbolicGradients(const Scope& scope, const std::vector<Output>& ys,
                             const SymbolicGradientsOptions& options,
                             std::vector<Gradient>* grad_xs) {
   RegisterAllGradients();
+  RegisterFunctionGradients();  // for SymbolicGradient nodes on the path
   WEIR_RETURN_IF_ERROR(scope.status());
   if (!grad_ys.empty() && grad_ys.size() != ys.size()) {
     return errors::InvalidArgument("AddSymbolicGradients: ", ys.size(), " ys but ", grad_ys.size(),

@@ -34,6 +34,12 @@
 // so the gradients go through them like through any v1 cond or loop. The
 // expanded node's name then belongs to an IdentityN of its outputs, so
 // "node:i" still names the same values; ys, xs and grad_ys may name them.
+// A call of a function for which the library registers a gradient function
+// (GradientDef, TensorFlow's Defun(grad_func=...)) is not expanded: its
+// gradient is a call of that function on the call's inputs and the
+// gradients of its outputs, also where the call sits in another function's
+// body or an If/While branch on the path. A SymbolicGradient node on the
+// path is expanded into its gradient graph and differentiated in turn.
 // Nodes off the path, and graphs with none on it, are left untouched. A
 // session that already holds the graph (Create/Extend) keeps the node as
 // it was: extending it with the rewritten part fails, so add gradients

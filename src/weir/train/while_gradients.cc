@@ -595,14 +595,17 @@ Status WhileGradients::LoopGradient(GradContext* ctx, int frame,
   std::vector<const LoopVar*> vars;
   for (const LoopVar& var : loop->vars) {
     const DType dtype = var.enter->output_type(0);
-    if (to_exits.count(var.merge) && (IsFloatingDType(dtype) || IsComplexDType(dtype))) {
+    // A variant (a TensorList, an Optional) carries the gradients of the
+    // values in it: its gradient is a list of theirs.
+    if (to_exits.count(var.merge) &&
+        (IsFloatingDType(dtype) || IsComplexDType(dtype) || dtype == DT_VARIANT)) {
       vars.push_back(&var);
     }
   }
   std::vector<Node*> invariants;
   for (Node* enter : enters) {
     if (IsConstantEnter(enter) && to_exits.count(enter) &&
-        IsFloatingOrResource(enter->output_type(0))) {
+        (IsFloatingOrResource(enter->output_type(0)) || enter->output_type(0) == DT_VARIANT)) {
       invariants.push_back(enter);
     }
   }
@@ -722,7 +725,11 @@ Status WhileGradients::LoopGradient(GradContext* ctx, int frame,
       // A named copy: Output::shape() returns a temporary, and a range-for
       // over its dim_sizes() would read it after it is destroyed.
       const PartialShape shape = g.shape();
-      if (shape.IsFullyDefined()) {
+      if (g.dtype() == DT_VARIANT) {
+        // A list of zeros like the captured one (a variant's shape is
+        // that of the handle, not of its values).
+        zeros = ops::ZerosLike(scope_, captured);
+      } else if (shape.IsFullyDefined()) {
         std::vector<int32_t> dims;
         for (int64_t d : shape.dim_sizes()) dims.push_back(static_cast<int32_t>(d));
         zeros = ops::Fill(scope_, Tensor::FromVector<int32_t>(dims),
@@ -738,7 +745,10 @@ Status WhileGradients::LoopGradient(GradContext* ctx, int frame,
         Node * enter, BuildEnter(bf, back->frame_name, back->parallel_iterations, zeros, false));
     WEIR_ASSIGN_OR_RETURN(Node * merge, BuildMerge(bf, Output(enter), g.shape()));
     WEIR_ASSIGN_OR_RETURN(Node * sw, Build(bf, "Switch", {Output(merge), Output(loop_cond)}));
-    WEIR_ASSIGN_OR_RETURN(Node * add, Build(bf, "AddV2", {Output(sw, 1), g}));
+    // AddN sums variants by value (AddV2 has no variant kernel).
+    WEIR_ASSIGN_OR_RETURN(Node * add, g.dtype() == DT_VARIANT
+                                          ? Build(bf, "AddN", {InputList{Output(sw, 1), g}})
+                                          : Build(bf, "AddV2", {Output(sw, 1), g}));
     WEIR_ASSIGN_OR_RETURN(Node * n, Build(bf, "NextIteration", {Output(add)}));
     CloseBackEdge(merge, n);
     next_iterations.push_back(n);

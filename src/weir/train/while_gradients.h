@@ -10,7 +10,9 @@
 // iteration and popped in reverse (values in a cond branch are popped only
 // where the branch ran); a value from outside the loop enters the backward
 // frame as a constant; gradients of captured tensors are summed over the
-// iterations in an accumulator loop variable.
+// iterations in an accumulator loop variable. A loop variable or captured
+// tensor that is a variant (a TensorList: a TensorArray the loop writes or
+// reads) carries the gradients of the values in it, as a list of them.
 //
 // Nodes built for the backward pass are built in a GradContext (the root,
 // or a backward frame) and then moved into it: every input from another

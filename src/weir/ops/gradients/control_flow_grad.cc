@@ -111,16 +111,15 @@ Status LoopStructureGrad(const Scope&, const Operation& op, const std::vector<Ou
                                "with a NextIteration back edge)");
 }
 
-// Function calls and If, Case and While are inlined and lowered to
-// Switch/Merge and loop frames only when a step is compiled, after
-// AddSymbolicGradients ran: differentiating them means expanding them
-// first, which is not done yet.
+// Function calls, If, Case, While and SymbolicGradient have no gradient
+// function of their own: AddSymbolicGradients expands them in place first
+// (train/gradients.h), or calls the gradient function the library
+// registers for a call. Reaching this means a node was not expanded.
 Status FunctionGrad(const Scope&, const Operation& op, const std::vector<Output>&,
                     std::vector<Output>*) {
-  return errors::Unimplemented("node ", op.node()->Describe(), ": gradients of ",
-                               op.node()->type_string(),
-                               " (function calls and functional control flow) are not supported "
-                               "yet");
+  return errors::Internal("node ", op.node()->Describe(), ": a ", op.node()->type_string(),
+                          " node reached the gradient pass unexpanded (AddSymbolicGradients "
+                          "expands calls and functional control flow before differentiating)");
 }
 
 }  // namespace
@@ -133,7 +132,7 @@ void RegisterControlFlowGradients(GradientRegistry* registry) {
   registry->RegisterNoGradient("LoopCond");
   registry->RegisterNoGradient("ControlTrigger");
   for (const char* op : {"If", "StatelessIf", "Case", "StatelessCase", "While", "StatelessWhile",
-                         "PartitionedCall", "StatefulPartitionedCall"})
+                         "PartitionedCall", "StatefulPartitionedCall", "SymbolicGradient"})
     registry->Register(op, FunctionGrad);
   registry->RegisterNoGradient("ToBool");
 }
