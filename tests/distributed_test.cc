@@ -12,6 +12,7 @@
 
 #include <array>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <thread>
 
@@ -168,6 +169,103 @@ TEST_F(DistributedProcessTest, WeirRunMasterRunsAGraphFileOnTheCluster) {
                  &code);
   EXPECT_EQ(code, 1) << out;
   EXPECT_NE(out.find("Unavailable"), std::string::npos) << out;
+}
+
+// A step blocked on /job:worker/task:0 (a dequeue from its empty queue,
+// received by the master's task, ps) while that task is killed (`signal`:
+// SIGKILL, a dead process) or stopped (SIGSTOP, a hung one whose
+// connections stay open: only the master's health monitor ends that step).
+// Returns the step's status and how long it took to fail after the signal.
+struct KillResult {
+  Status step;
+  std::chrono::milliseconds detection{0};
+};
+KillResult KillWorkerUnderABlockedStep(Session* session, pid_t worker, int signal) {
+  KillResult result;
+  std::thread step([&] {
+    std::vector<Tensor> out;
+    result.step = session->Run({}, {"out"}, {}, &out);  // no timeout
+  });
+  std::this_thread::sleep_for(500ms);  // the step is blocked on worker now
+  auto start = std::chrono::steady_clock::now();
+  kill(worker, signal);
+  step.join();
+  result.detection = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::steady_clock::now() - start);
+  return result;
+}
+
+Scope DequeueOnWorker() {
+  Scope root = Scope::NewRootScope();
+  auto queue = ops::FIFOQueueV2(root.WithOpName("q").WithDevice("/job:worker/task:0"), {DT_FLOAT});
+  auto dequeued = ops::QueueDequeueV2(root.WithOpName("dequeue").WithDevice("/job:worker/task:0"),
+                                      queue, {DT_FLOAT});
+  ops::Identity(root.WithOpName("out").WithDevice("/job:ps/task:0"), Output(dequeued.node()));
+  ops::Identity(root.WithOpName("ps_only").WithDevice("/job:ps/task:0"),
+                Tensor::FromVector<float>({7}, {1}));
+  return root;
+}
+
+bool Names(const Status& s, const std::string& text) {
+  return s.message().find(text) != std::string::npos;
+}
+
+TEST_F(DistributedProcessTest, ADeadTaskFailsTheStepWithinFiveSeconds) {
+  const std::string kWorkerTask = "/job:worker/replica:0/task:0";
+  for (int signal : {SIGKILL, SIGSTOP}) {
+    SCOPED_TRACE(signal == SIGKILL ? "SIGKILL" : "SIGSTOP");
+    if (signal == SIGSTOP) {  // a fresh cluster
+      TearDown();
+      pids_.clear();
+      SetUp();
+    }
+    Scope root = DequeueOnWorker();
+    ASSERT_TRUE(root.ok()) << root.status();
+    SessionOptions options;
+    options.target = "grpc://" + ps_address_;
+    auto session = Session::New(options);
+    ASSERT_TRUE(session.ok()) << session.status();
+    ASSERT_TRUE((*session)->Create(root.ToGraphDef()).ok());
+    const pid_t worker = pids_[0];
+    KillResult killed = KillWorkerUnderABlockedStep(session->get(), worker, signal);
+    std::printf("[ detection ] %s: the blocked step failed %lld ms after the signal: %s\n",
+                signal == SIGKILL ? "SIGKILL" : "SIGSTOP",
+                static_cast<long long>(killed.detection.count()), killed.step.ToString().c_str());
+    EXPECT_EQ(killed.step.code(), Code::kUnavailable) << killed.step;
+    EXPECT_TRUE(Names(killed.step, kWorkerTask)) << killed.step;
+    EXPECT_TRUE(Names(killed.step, worker_address_)) << killed.step;
+    EXPECT_LT(killed.detection, 5s);
+
+    // Later steps fail fast, naming the task, even ones it has no part in.
+    for (const char* fetch : {"out", "ps_only"}) {
+      std::vector<Tensor> out;
+      auto start = std::chrono::steady_clock::now();
+      Status again = (*session)->Run({}, {fetch}, {}, &out);
+      EXPECT_LT(std::chrono::steady_clock::now() - start, 500ms) << fetch;
+      EXPECT_EQ(again.code(), Code::kUnavailable) << again;
+      EXPECT_TRUE(Names(again, kWorkerTask)) << again;
+    }
+    auto start = std::chrono::steady_clock::now();
+    (*session).reset();  // Close skips the failed task: prompt even when it hangs
+    EXPECT_LT(std::chrono::steady_clock::now() - start, 2s);
+
+    if (signal == SIGKILL) {
+      // A new session on the surviving master runs what does not use the
+      // dead task, and says why it cannot place what does.
+      auto fresh = Session::New(options);
+      ASSERT_TRUE(fresh.ok()) << fresh.status();
+      ASSERT_TRUE((*fresh)->Create(root.ToGraphDef()).ok());
+      std::vector<Tensor> out;
+      Status s = (*fresh)->Run({}, {"ps_only"}, {}, &out);
+      ASSERT_TRUE(s.ok()) << s;
+      EXPECT_TRUE(out[0].ContentEquals(Tensor::FromVector<float>({7}, {1})));
+      s = (*fresh)->Run({}, {"out"}, {}, &out);
+      EXPECT_FALSE(s.ok());
+      EXPECT_TRUE(Names(s, kWorkerTask)) << s;
+    } else {
+      kill(worker, SIGKILL);
+    }
+  }
 }
 
 }  // namespace

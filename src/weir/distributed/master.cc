@@ -9,6 +9,7 @@
 
 #include "proto/worker_service.pb.h"
 #include "weir/base/notification.h"
+#include "weir/distributed/health_monitor.h"
 #include "weir/distributed/wire_tensor.h"
 #include "weir/distributed/worker.h"
 #include "weir/distributed/worker_client.h"
@@ -138,6 +139,8 @@ class MasterSession final : public Session {
  private:
   struct Task {
     std::string name;  // "/job:ps/replica:0/task:0"
+    std::string job;
+    int index = 0;
     WorkerClient* client = nullptr;
   };
   // One task's part of a compiled step.
@@ -162,6 +165,12 @@ class MasterSession final : public Session {
                      std::vector<Tensor>* fetches, const RunOptions& options);
   // CleanupGraph(step_id) on these tasks, without waiting.
   void CleanupAsync(int64_t step_id, const std::vector<int>& tasks);
+  // Watches the other tasks of the session (StartMonitor); the first
+  // failure (OnTaskFailure) aborts the running steps and every later one.
+  Status StartMonitor();
+  void OnTaskFailure(const Status& failure);
+  // The status of a step started after a task failed.
+  Status FailedSession() const;
 
   Worker* const worker_;
   SessionOptions options_;
@@ -171,7 +180,17 @@ class MasterSession final : public Session {
   std::map<std::string, int> task_index_;
   std::vector<DeviceInfo> devices_;
   std::map<std::string, uint64_t> incarnations_;
+  // Tasks that did not answer when the session was created ("task X: why");
+  // the session runs without their devices.
+  std::vector<std::string> unreachable_;
   bool connected_ = false;
+
+  std::unique_ptr<HealthMonitor> monitor_;
+  mutable std::mutex health_mu_;
+  Status task_failure_;  // the monitor's first failure; guarded by health_mu_
+  // Aborts each running step with a task's failure; guarded by health_mu_,
+  // which a step holds to unregister, so an abort never outlives its step.
+  std::map<int64_t, std::function<void(const Status&)>> running_;
 
   mutable std::shared_mutex graph_mu_;  // guards the graph and the caches
   Graph graph_;
@@ -198,9 +217,21 @@ Status MasterSession::Connect(std::chrono::milliseconds timeout) {
   for (const auto& [job, index] : order) {
     Task task;
     task.name = ClusterSpec::TaskName(job, index);
+    task.job = job;
+    task.index = index;
     WEIR_ASSIGN_OR_RETURN(task.client, worker_->ClientForTask(job, index));
     StatusOr<std::vector<DeviceAttributes>> devices = task.client->GetStatus(timeout);
-    if (!devices.ok()) return devices.status().WithContext(StrCat("task ", task.name));
+    if (!devices.ok()) {
+      Status named = devices.status().WithContext(StrCat("task ", task.name));
+      // Another task that is down (dead, or cut off) leaves the session
+      // without its devices: graphs that do not use it still run.
+      const bool own_task = tasks_.empty();
+      if (own_task || !(errors::IsUnavailable(named) || errors::IsDeadlineExceeded(named))) {
+        return named;
+      }
+      unreachable_.push_back(named.message());
+      continue;
+    }
     for (const DeviceAttributes& device : *devices) {
       if (TaskOfDevice(device.name) != task.name) {
         return errors::FailedPrecondition("task ", task.name, " at ", task.client->address(),
@@ -224,7 +255,36 @@ Status MasterSession::Connect(std::chrono::milliseconds timeout) {
                              .WithContext(StrCat("task ", task.name)));
   }
   connected_ = true;
-  return Status::OK();
+  return StartMonitor();
+}
+
+Status MasterSession::StartMonitor() {
+  // The master's own task (index 0) needs no check: its failure is ours.
+  std::map<std::string, ClusterSpec::Tasks> jobs;
+  for (size_t t = 1; t < tasks_.size(); ++t) {
+    jobs[tasks_[t].job][tasks_[t].index] = tasks_[t].client->address();
+  }
+  if (jobs.empty()) return Status::OK();
+  WEIR_ASSIGN_OR_RETURN(ClusterSpec cluster, ClusterSpec::FromJobs(std::move(jobs)));
+  HealthMonitorOptions options;
+  options.channel = worker_->peer_options();
+  WEIR_ASSIGN_OR_RETURN(monitor_, HealthMonitor::Create(cluster, options));
+  return monitor_->Start([this](const Status& failure) { OnTaskFailure(failure); });
+}
+
+void MasterSession::OnTaskFailure(const Status& failure) {
+  std::lock_guard<std::mutex> lock(health_mu_);
+  if (!task_failure_.ok()) return;  // the first failure stays
+  task_failure_ = failure;
+  for (auto& [step_id, abort] : running_) abort(failure);
+}
+
+Status MasterSession::FailedSession() const {
+  std::lock_guard<std::mutex> lock(health_mu_);
+  if (task_failure_.ok()) return Status::OK();
+  return Status(task_failure_.code(),
+                StrCat(task_failure_.message(),
+                       " (earlier; this session runs no more steps: create a new one)"));
 }
 
 Status MasterSession::Close() {
@@ -233,9 +293,17 @@ Status MasterSession::Close() {
     if (closed_) return Status::OK();
     closed_ = true;
   }
+  if (monitor_ != nullptr) monitor_->Stop();
   if (!connected_) return Status::OK();
+  std::string failed;  // the monitor's message, which names the failed task
+  {
+    std::lock_guard<std::mutex> lock(health_mu_);
+    failed = std::string(task_failure_.message());
+  }
   Status status;
   for (Task& task : tasks_) {
+    // A hung task would hold Close for the whole control timeout.
+    if (failed.find(StrCat("task ", task.name, " at ")) != std::string::npos) continue;
     wire::DeleteWorkerSessionRequest request;
     request.set_session_handle(handle_);
     wire::DeleteWorkerSessionResponse response;
@@ -306,6 +374,11 @@ StatusOr<std::shared_ptr<const MasterSession::CompiledStep>> MasterSession::Comp
           "Session::Run called before Create: the session has no graph");
     }
     compiled = CompileGraph(graph_, signature, env, options_.compile);
+  }
+  if (!compiled.ok() && !unreachable_.empty()) {
+    return Status(compiled.status().code(),
+                  StrCat(compiled.status().message(), " (the session has no devices of tasks ",
+                         "that were down when it was created: ", StrJoin(unreachable_, "; "), ")"));
   }
   WEIR_RETURN_IF_ERROR(compiled.status());
   auto step = std::make_shared<CompiledStep>();
@@ -433,6 +506,7 @@ Status MasterSession::RunCompiled(const CompiledStep& step, const std::vector<Te
     std::shared_lock<std::shared_mutex> lock(graph_mu_);
     if (closed_) return errors::Cancelled("Session has been closed");
   }
+  WEIR_RETURN_IF_ERROR(FailedSession());
   const int64_t step_id = next_step_id_.fetch_add(1, std::memory_order_relaxed);
   const std::chrono::milliseconds deadline =
       options.timeout_ms > 0 ? std::chrono::milliseconds(options.timeout_ms) + kDeadlineSlack
@@ -466,6 +540,36 @@ Status MasterSession::RunCompiled(const CompiledStep& step, const std::vector<Te
   std::atomic<int> remaining(static_cast<int>(n));
   bool aborted = false;
   Notification all_done;
+  // A task's failure seen by the health monitor: cancel the RunGraphs in
+  // flight (a task that hangs never answers) and end the step everywhere.
+  Status task_failure;                        // guarded by mu
+  std::vector<WorkerClient::Cancel> cancels;  // guarded by mu
+  auto abort_on_failure = [&](const Status& failure) {
+    std::vector<WorkerClient::Cancel> to_cancel;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      if (!task_failure.ok()) return;
+      task_failure = failure;
+      aborted = true;
+      to_cancel = cancels;
+    }
+    for (const WorkerClient::Cancel& cancel : to_cancel) cancel();
+    CleanupAsync(step_id, tasks);
+  };
+  {
+    std::lock_guard<std::mutex> lock(health_mu_);
+    if (!task_failure_.ok()) return FailedSession();
+    running_[step_id] = abort_on_failure;
+  }
+  // Unregisters the step before the state above goes (every return below).
+  struct Unregister {
+    MasterSession* session;
+    int64_t step_id;
+    ~Unregister() {
+      std::lock_guard<std::mutex> lock(session->health_mu_);
+      session->running_.erase(step_id);
+    }
+  } unregister{this, step_id};
   auto finish = [&](size_t p, const Status& status) {
     if (!status.ok()) {
       bool first = false;
@@ -488,13 +592,25 @@ Status MasterSession::RunCompiled(const CompiledStep& step, const std::vector<Te
       local = static_cast<int>(p);
       continue;
     }
-    tasks_[step.parts[p].task].client->RunGraphAsync(
+    WorkerClient::Cancel cancel = tasks_[step.parts[p].task].client->RunGraphAsync(
         &calls[p].request, &calls[p].response, deadline,
         [&finish, p](Status status) { finish(p, status); });
+    bool cancel_now = false;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      cancels.push_back(cancel);
+      cancel_now = !task_failure.ok();
+    }
+    if (cancel_now) cancel();
   }
   if (local >= 0) finish(local, worker_->RunGraph(calls[local].request, &calls[local].response));
   all_done.Wait();
-  CleanupAsync(step_id, aborted ? tasks : tasks_to_clean);
+  bool step_aborted = false;
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    step_aborted = aborted;
+  }
+  CleanupAsync(step_id, step_aborted ? tasks : tasks_to_clean);
   Status status;
   for (size_t p = 0; p < n; ++p) {
     const Status& s = calls[p].status;
@@ -508,6 +624,18 @@ Status MasterSession::RunCompiled(const CompiledStep& step, const std::vector<Te
       break;
     }
     status.Update(named);
+  }
+  if (errors::IsUnavailable(status) && monitor_ != nullptr) {
+    // A task that went away (a dead process refuses connections at once):
+    // check now rather than at the monitor's next round, so that the
+    // session fails as a whole, and this step with the monitor's status.
+    Status health = monitor_->CheckNow();
+    if (!health.ok()) OnTaskFailure(health);
+  }
+  if (!status.ok()) {
+    // A task the monitor saw fail is the root cause of the others' errors.
+    std::lock_guard<std::mutex> lock(mu);
+    if (!task_failure.ok()) return task_failure;
   }
   WEIR_RETURN_IF_ERROR(status);
   fetches->assign(step.fetches.size(), Tensor());

@@ -397,6 +397,55 @@ TEST_F(DistributedTest, StoppingAServerEndsAStepBlockedThere) {
   EXPECT_TRUE(NoStepStateAnywhere());
 }
 
+// The master's health monitor: once a task of the session is gone, every
+// step fails fast with Unavailable naming it (even one it has no part in),
+// callables too; a new session runs without the task's devices.
+TEST_F(DistributedTest, ASessionWhoseTaskWentAwayFailsFastAndANewOneRunsWithoutIt) {
+  StartCluster({{"worker", 1}, {"ps", 1}});
+  Scope root = Scope::NewRootScope();
+  ops::Identity(root.WithOpName("on_ps").WithDevice("/job:ps/task:0"),
+                Floats({1.f}, TensorShape({1})));
+  ops::Identity(root.WithOpName("on_worker").WithDevice("/job:worker/task:0"),
+                Floats({2.f}, TensorShape({1})));
+  auto session = NewMasterSession(cluster_.server(kWorker0)->worker(), SessionOptions());
+  ASSERT_TRUE(session.ok()) << session.status();
+  ASSERT_TRUE((*session)->Create(root.ToGraphDef()).ok());
+  auto callable = (*session)->MakeCallable({{}, {"on_worker"}, {}});
+  ASSERT_TRUE(callable.ok()) << callable.status();
+  std::vector<Tensor> out;
+  ASSERT_TRUE((*session)->Run({}, {"on_ps", "on_worker"}, {}, &out).ok());
+  auto ps_address = cluster_.server(kWorker0)->worker()->config().cluster.task_address("ps", 0);
+  ASSERT_TRUE(ps_address.ok());
+  cluster_.server(kPs0)->Stop();
+  // The monitor sees it within interval + timeout (2 s); poll up to 5 s.
+  Status s;
+  auto start = std::chrono::steady_clock::now();
+  while (std::chrono::steady_clock::now() - start < 5s) {
+    s = (*session)->Run({}, {"on_worker"}, {}, &out);
+    if (!s.ok()) break;
+    std::this_thread::sleep_for(20ms);
+  }
+  EXPECT_EQ(s.code(), Code::kUnavailable) << s;
+  EXPECT_TRUE(Contains(s, kPs0)) << s;
+  EXPECT_TRUE(Contains(s, *ps_address)) << s;
+  start = std::chrono::steady_clock::now();
+  Status again = (*session)->RunCallable(*callable, {}, &out);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 500ms);
+  EXPECT_EQ(again.code(), Code::kUnavailable) << again;
+  EXPECT_TRUE(Contains(again, kPs0)) << again;
+  EXPECT_TRUE((*session)->Close().ok());
+
+  auto fresh = NewMasterSession(cluster_.server(kWorker0)->worker(), SessionOptions());
+  ASSERT_TRUE(fresh.ok()) << fresh.status();
+  ASSERT_TRUE((*fresh)->Create(root.ToGraphDef()).ok());
+  EXPECT_EQ((*fresh)->ListDevices().size(), 1u);
+  ASSERT_TRUE((*fresh)->Run({}, {"on_worker"}, {}, &out).ok());
+  EXPECT_TRUE(out[0].ContentEquals(Floats({2.f}, TensorShape({1}))));
+  s = (*fresh)->Run({}, {"on_ps"}, {}, &out);
+  EXPECT_FALSE(s.ok());
+  EXPECT_TRUE(Contains(s, kPs0)) << s;
+}
+
 TEST_F(DistributedTest, VariableOnPsIsTrainedByAStepOnWorker) {
   StartCluster({{"worker", 1}, {"ps", 1}});
   Scope remote_graph = TrainingGraph("/job:ps/task:0", "/job:worker/task:0");

@@ -92,6 +92,8 @@ class Worker {
 
   const std::string& task_name() const { return task_name_; }
   const ClusterConfig& config() const { return config_; }
+  // The TLS, token and limits this task calls its peers with.
+  const ChannelOptions& peer_options() const { return peer_options_; }
   DeviceMgr* devices() const { return devices_; }
   // Steps with state on this task, and live sessions (for tests).
   int num_steps() const;
