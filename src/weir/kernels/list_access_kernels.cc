@@ -7,47 +7,42 @@
 namespace weir {
 namespace {
 
-class TensorListPushBackOp : public ListKernel {
+class TensorListPushBackOp : public ListWriteKernel {
  public:
-  using ListKernel::ListKernel;
-  void Compute(OpKernelContext* c) override {
-    Variant holder;
-    TensorList* list;
-    OP_REQUIRES_OK(c, TakeList(c, 0, &holder, &list));
+  using ListWriteKernel::ListWriteKernel;
+
+ protected:
+  Status Change(OpKernelContext* c, TensorList* list) const override {
     const Tensor& item = c->input(1);
-    OP_REQUIRES_OK(c, CheckFits(*list, item, "tensor"));
+    WEIR_RETURN_IF_ERROR(CheckFits(*list, item, "tensor"));
     const int64_t size = static_cast<int64_t>(list->tensors.size());
-    OP_REQUIRES(
-        c, list->max_num_elements < 0 || size < list->max_num_elements,
-        Invalid("the list is full: it holds its max_num_elements (", list->max_num_elements, ")"));
-    OP_REQUIRES_OK(c, CheckSize(size + 1));
+    if (list->max_num_elements >= 0 && size >= list->max_num_elements) {
+      return Invalid("the list is full: it holds its max_num_elements (", list->max_num_elements,
+                     ")");
+    }
+    WEIR_RETURN_IF_ERROR(CheckSize(size + 1));
     list->tensors.push_back(item);
-    OutputList(c, 0, std::move(holder));
+    return Status::OK();
   }
 };
 
-class TensorListPopBackOp : public ListKernel {
+class TensorListPopBackOp : public ListWriteKernel {
  public:
-  using ListKernel::ListKernel;
-  void Compute(OpKernelContext* c) override {
-    StatusOr<PartialShape> shape = ShapeInput(c, 1);
-    OP_REQUIRES_OK(c, shape.status());
-    Variant holder;
-    TensorList* list;
-    OP_REQUIRES_OK(c, TakeList(c, 0, &holder, &list));
-    OP_REQUIRES(c, !list->tensors.empty(), Invalid("cannot pop from an empty list"));
+  using ListWriteKernel::ListWriteKernel;
+
+ protected:
+  Status Change(OpKernelContext* c, TensorList* list) const override {
+    WEIR_ASSIGN_OR_RETURN(PartialShape shape, ShapeInput(c, 1));
+    if (list->tensors.empty()) return Invalid("cannot pop from an empty list");
     Tensor item = std::move(list->tensors.back());
     const int64_t index = static_cast<int64_t>(list->tensors.size()) - 1;
     list->tensors.pop_back();
     if (!item.IsInitialized()) {
-      StatusOr<TensorShape> zeros_shape = UnsetShape(*list, *shape, index);
-      OP_REQUIRES_OK(c, zeros_shape.status());
-      StatusOr<Tensor> zeros = Zeros(c, element_dtype(), *zeros_shape);
-      OP_REQUIRES_OK(c, zeros.status());
-      item = *std::move(zeros);
+      WEIR_ASSIGN_OR_RETURN(TensorShape zeros_shape, UnsetShape(*list, shape, index));
+      WEIR_ASSIGN_OR_RETURN(item, Zeros(c, element_dtype(), zeros_shape));
     }
-    OutputList(c, 0, std::move(holder));
     c->set_output(1, std::move(item));
+    return Status::OK();
   }
 };
 
@@ -77,31 +72,30 @@ class TensorListGetItemOp : public ListKernel {
   }
 };
 
-class TensorListSetItemOp : public ListKernel {
+class TensorListSetItemOp : public ListWriteKernel {
  public:
-  explicit TensorListSetItemOp(OpKernelConstruction* context) : ListKernel(context) {
+  explicit TensorListSetItemOp(OpKernelConstruction* context) : ListWriteKernel(context) {
     if (context->status().ok()) {
       context->SetStatus(context->GetAttr("resize_if_index_out_of_bounds", &resize_));
     }
   }
-  void Compute(OpKernelContext* c) override {
-    StatusOr<int64_t> index = ScalarInt(c, 1, "index");
-    OP_REQUIRES_OK(c, index.status());
-    Variant holder;
-    TensorList* list;
-    OP_REQUIRES_OK(c, TakeList(c, 0, &holder, &list));
+
+ protected:
+  Status Change(OpKernelContext* c, TensorList* list) const override {
+    WEIR_ASSIGN_OR_RETURN(int64_t index, ScalarInt(c, 1, "index"));
     const Tensor& item = c->input(2);
-    OP_REQUIRES_OK(c, CheckFits(*list, item, "item"));
+    WEIR_RETURN_IF_ERROR(CheckFits(*list, item, "item"));
     const int64_t size = static_cast<int64_t>(list->tensors.size());
-    OP_REQUIRES(c, *index >= 0, Invalid("index ", *index, " is negative"));
-    if (*index >= size) {
-      OP_REQUIRES(c, resize_,
-                  Invalid("index ", *index, " is out of range for a list of ", size, " elements"));
-      OP_REQUIRES_OK(c, CheckSize(*index + 1));
-      list->tensors.resize(*index + 1);
+    if (index < 0) return Invalid("index ", index, " is negative");
+    if (index >= size) {
+      if (!resize_) {
+        return Invalid("index ", index, " is out of range for a list of ", size, " elements");
+      }
+      WEIR_RETURN_IF_ERROR(CheckSize(index + 1));
+      list->tensors.resize(index + 1);
     }
-    list->tensors[*index] = item;
-    OutputList(c, 0, std::move(holder));
+    list->tensors[index] = item;
+    return Status::OK();
   }
 
  private:
@@ -146,19 +140,16 @@ class TensorListElementShapeOp : public ListKernel {
   }
 };
 
-class TensorListResizeOp : public ListKernel {
+class TensorListResizeOp : public ListWriteKernel {
  public:
-  using ListKernel::ListKernel;
-  void Compute(OpKernelContext* c) override {
-    StatusOr<int64_t> size = ScalarInt(c, 1, "size");
-    OP_REQUIRES_OK(c, size.status());
-    OP_REQUIRES(c, *size >= 0, Invalid("size must be >= 0, not ", *size));
-    OP_REQUIRES_OK(c, CheckSize(*size));
-    Variant holder;
-    TensorList* list;
-    OP_REQUIRES_OK(c, TakeList(c, 0, &holder, &list));
-    list->tensors.resize(*size);
-    OutputList(c, 0, std::move(holder));
+  using ListWriteKernel::ListWriteKernel;
+
+ protected:
+  Status Change(OpKernelContext* c, TensorList* list) const override {
+    WEIR_ASSIGN_OR_RETURN(int64_t size, ScalarInt(c, 1, "size", 0));
+    WEIR_RETURN_IF_ERROR(CheckSize(size));
+    list->tensors.resize(size);
+    return Status::OK();
   }
 };
 

@@ -21,10 +21,8 @@ class EmptyTensorListOp : public ListKernel {
   void Compute(OpKernelContext* c) override {
     StatusOr<PartialShape> shape = ShapeInput(c, 0);
     OP_REQUIRES_OK(c, shape.status());
-    StatusOr<int64_t> max = ScalarInt(c, 1, "max_num_elements");
+    StatusOr<int64_t> max = ScalarInt(c, 1, "max_num_elements", -1, "no limit");
     OP_REQUIRES_OK(c, max.status());
-    OP_REQUIRES(c, *max >= -1,
-                Invalid("max_num_elements must be -1 (no limit) or >= 0, not ", *max));
     auto list = NewList(*std::move(shape));
     list->max_num_elements = *max;
     OutputList(c, 0, std::move(list));
@@ -37,9 +35,8 @@ class TensorListReserveOp : public ListKernel {
   void Compute(OpKernelContext* c) override {
     StatusOr<PartialShape> shape = ShapeInput(c, 0);
     OP_REQUIRES_OK(c, shape.status());
-    StatusOr<int64_t> n = ScalarInt(c, 1, "num_elements");
+    StatusOr<int64_t> n = ScalarInt(c, 1, "num_elements", 0);
     OP_REQUIRES_OK(c, n.status());
-    OP_REQUIRES(c, *n >= 0, Invalid("num_elements must be >= 0, not ", *n));
     OP_REQUIRES_OK(c, CheckSize(*n));
     auto list = NewList(*std::move(shape));
     list->tensors.resize(*n);

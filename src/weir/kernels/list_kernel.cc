@@ -1,5 +1,6 @@
 #include "weir/kernels/list_kernel.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "weir/framework/int_tensor_values.h"
@@ -138,6 +139,16 @@ StatusOr<int64_t> ListKernel::ScalarInt(OpKernelContext* c, int index,
   return (*v)[0];
 }
 
+StatusOr<int64_t> ListKernel::ScalarInt(OpKernelContext* c, int index, std::string_view what,
+                                        int64_t least, std::string_view minus_one_means) const {
+  WEIR_ASSIGN_OR_RETURN(int64_t value, ScalarInt(c, index, what));
+  if (value >= least) return value;
+  if (least == -1) {
+    return Invalid(what, " must be -1 (", minus_one_means, ") or >= 0, not ", value);
+  }
+  return Invalid(what, " must be >= ", least, ", not ", value);
+}
+
 StatusOr<PartialShape> ListKernel::ShapeInput(OpKernelContext* c, int index) const {
   StatusOr<PartialShape> s = PartialShapeFromTensor(c->input(index), "element_shape");
   if (!s.ok()) return s.status().WithContext(StrCat(type_string(), " '", name(), "'"));
@@ -148,6 +159,46 @@ void ListKernel::OutputList(OpKernelContext* c, int index, Variant value) {
   Tensor* out;
   OP_REQUIRES_OK(c, c->allocate_output(index, TensorShape(), &out));
   out->scalar<Variant>() = std::move(value);
+}
+
+Status ListKernel::ScatterRows(const Tensor& tensor, const Tensor& indices_tensor, int64_t min_size,
+                               TensorList* list) const {
+  if (tensor.dims() < 1) {
+    return Invalid("tensor must be at least a vector, not shape ", tensor.shape());
+  }
+  if (indices_tensor.dims() != 1) {
+    return Invalid("indices must be a vector, not shape ", indices_tensor.shape());
+  }
+  WEIR_ASSIGN_OR_RETURN(std::vector<int64_t> indices, IntTensorValues(indices_tensor, "indices"));
+  if (static_cast<int64_t>(indices.size()) != tensor.dim_size(0)) {
+    return Invalid("indices has ", indices.size(), " entries but tensor has ", tensor.dim_size(0),
+                   " rows");
+  }
+  TensorShape row_shape = tensor.shape();
+  row_shape.RemoveDim(0);
+  if (!list->element_shape.IsCompatibleWith(row_shape)) {
+    return Invalid("rows of shape ", row_shape, " do not fit the list's element shape ",
+                   list->element_shape);
+  }
+  int64_t size = std::max<int64_t>(min_size, static_cast<int64_t>(list->tensors.size()));
+  for (int64_t i : indices) {
+    if (i < 0) return Invalid("index ", i, " is negative");
+    size = std::max(size, i + 1);
+  }
+  WEIR_RETURN_IF_ERROR(CheckSize(size));
+  list->tensors.resize(size);
+  std::vector<Tensor> rows;
+  AppendRows(tensor, &rows);
+  for (size_t k = 0; k < indices.size(); ++k) list->tensors[indices[k]] = std::move(rows[k]);
+  return Status::OK();
+}
+
+void ListWriteKernel::Compute(OpKernelContext* c) {
+  Variant holder;
+  TensorList* list;
+  OP_REQUIRES_OK(c, TakeList(c, 0, &holder, &list));
+  OP_REQUIRES_OK(c, Change(c, list));
+  OutputList(c, 0, std::move(holder));
 }
 
 void AppendRows(const Tensor& tensor, std::vector<Tensor>* rows) {

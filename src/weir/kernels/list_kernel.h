@@ -74,8 +74,17 @@ class ListKernel : public OpKernel {
   StatusOr<Tensor> Zeros(OpKernelContext* c, DType dtype, const TensorShape& shape) const;
   // Input `index` as one integer; it must be a scalar.
   StatusOr<int64_t> ScalarInt(OpKernelContext* c, int index, std::string_view what) const;
+  // The same, at least `least` (0 or -1); `minus_one_means` says what -1
+  // stands for in the error when it is allowed.
+  StatusOr<int64_t> ScalarInt(OpKernelContext* c, int index, std::string_view what, int64_t least,
+                              std::string_view minus_one_means = "") const;
   // Input `index` as an element shape (PartialShapeFromTensor).
   StatusOr<PartialShape> ShapeInput(OpKernelContext* c, int index) const;
+
+  // Sets elements indices[i] = row i of `tensor` (sharing its buffer),
+  // growing the list to at least `min_size` and past the largest index.
+  Status ScatterRows(const Tensor& tensor, const Tensor& indices, int64_t min_size,
+                     TensorList* list) const;
 
   // Output `index` as a scalar variant holding `value`.
   static void OutputList(OpKernelContext* c, int index, Variant value);
@@ -90,6 +99,18 @@ class ListKernel : public OpKernel {
 
  private:
   DType element_dtype_ = DT_INVALID;
+};
+
+// A kernel that changes the list of input 0 (taken as TakeList does) and
+// outputs it as output 0.
+class ListWriteKernel : public ListKernel {
+ public:
+  using ListKernel::ListKernel;
+  void Compute(OpKernelContext* c) final;
+
+ protected:
+  // Changes `list`, which nothing else holds; may set the other outputs.
+  virtual Status Change(OpKernelContext* c, TensorList* list) const = 0;
 };
 
 // Rows (dim 0 slices) of `tensor`, at least a vector, as list elements

@@ -118,69 +118,26 @@ class TensorListFromTensorOp : public ListKernel {
   }
 };
 
-// Sets list elements indices[i] = tensor[i], growing the list as needed.
-class ScatterKernel : public ListKernel {
+class TensorListScatterIntoExistingListOp : public ListWriteKernel {
  public:
-  using ListKernel::ListKernel;
+  using ListWriteKernel::ListWriteKernel;
 
  protected:
-  Status Scatter(const Tensor& tensor, const Tensor& indices_tensor, int64_t min_size,
-                 TensorList* list) const {
-    if (tensor.dims() < 1) {
-      return Invalid("tensor must be at least a vector, not shape ", tensor.shape());
-    }
-    if (indices_tensor.dims() != 1) {
-      return Invalid("indices must be a vector, not shape ", indices_tensor.shape());
-    }
-    WEIR_ASSIGN_OR_RETURN(std::vector<int64_t> indices, IntTensorValues(indices_tensor, "indices"));
-    if (static_cast<int64_t>(indices.size()) != tensor.dim_size(0)) {
-      return Invalid("indices has ", indices.size(), " entries but tensor has ", tensor.dim_size(0),
-                     " rows");
-    }
-    TensorShape row_shape = tensor.shape();
-    row_shape.RemoveDim(0);
-    if (!list->element_shape.IsCompatibleWith(row_shape)) {
-      return Invalid("rows of shape ", row_shape, " do not fit the list's element shape ",
-                     list->element_shape);
-    }
-    int64_t size = std::max<int64_t>(min_size, static_cast<int64_t>(list->tensors.size()));
-    for (int64_t i : indices) {
-      if (i < 0) return Invalid("index ", i, " is negative");
-      size = std::max(size, i + 1);
-    }
-    WEIR_RETURN_IF_ERROR(CheckSize(size));
-    list->tensors.resize(size);
-    std::vector<Tensor> rows;
-    AppendRows(tensor, &rows);
-    for (size_t k = 0; k < indices.size(); ++k) list->tensors[indices[k]] = std::move(rows[k]);
-    return Status::OK();
+  Status Change(OpKernelContext* c, TensorList* list) const override {
+    return ScatterRows(c->input(1), c->input(2), 0, list);
   }
 };
 
-class TensorListScatterIntoExistingListOp : public ScatterKernel {
+class TensorListScatterV2Op : public ListKernel {
  public:
-  using ScatterKernel::ScatterKernel;
-  void Compute(OpKernelContext* c) override {
-    Variant holder;
-    TensorList* list;
-    OP_REQUIRES_OK(c, TakeList(c, 0, &holder, &list));
-    OP_REQUIRES_OK(c, Scatter(c->input(1), c->input(2), 0, list));
-    OutputList(c, 0, std::move(holder));
-  }
-};
-
-class TensorListScatterV2Op : public ScatterKernel {
- public:
-  using ScatterKernel::ScatterKernel;
+  using ListKernel::ListKernel;
   void Compute(OpKernelContext* c) override {
     StatusOr<PartialShape> shape = ShapeInput(c, 2);
     OP_REQUIRES_OK(c, shape.status());
-    StatusOr<int64_t> count = ScalarInt(c, 3, "num_elements");
+    StatusOr<int64_t> count = ScalarInt(c, 3, "num_elements", -1, "from the indices");
     OP_REQUIRES_OK(c, count.status());
-    OP_REQUIRES(c, *count >= -1,
-                Invalid("num_elements must be -1 (from the indices) or >= 0, not ", *count));
     auto list = NewList(*std::move(shape));
-    OP_REQUIRES_OK(c, Scatter(c->input(0), c->input(1), *count, list.get()));
+    OP_REQUIRES_OK(c, ScatterRows(c->input(0), c->input(1), *count, list.get()));
     OutputList(c, 0, std::move(list));
   }
 };
