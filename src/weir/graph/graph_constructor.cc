@@ -370,19 +370,6 @@ Status InferShapes(Node* node) {
     outputs = context.TakeOutputs();
     output_handle_data = context.TakeOutputHandleData();
   }
-  // A resource variable's value has the shape its VarHandleOp declares (what
-  // TensorFlow carries as the handle's shape data), so the shapes of ops on a
-  // variable's value (MatMul, Conv2D of a weight) stay known.
-  if (node->type_string() == "ReadVariableOp" && !outputs.empty()) {
-    for (const Edge* e : node->in_edges()) {
-      if (e->IsControlEdge() || e->dst_input() != 0) continue;
-      if (e->src()->type_string() != "VarHandleOp") continue;
-      auto it = e->src()->def().attrs.find("shape");
-      if (it != e->src()->def().attrs.end() && it->second.is_shape()) {
-        outputs[0] = it->second.shape();
-      }
-    }
-  }
   node->set_output_shapes(std::move(outputs));
   node->set_output_handle_data(std::move(output_handle_data));
   return Status::OK();
