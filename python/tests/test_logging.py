@@ -25,7 +25,8 @@ PROGRAM = textwrap.dedent('''
     big = tf.reshape(tf.range(60), [3, 4, 5])
     h = tf.constant([1e-7, 123456789.0, float("nan"), -float("inf")])
     d = tf.constant([0.1, 1 / 3], tf.float64)
-    q = tf.constant(['a"b', "c'd", "back\\\\slash", "new\\nline\\ttab\\rcr", "\\x01\\x1b\\x7f", "\\u00e9", ""])
+    q = tf.constant(['a"b', "c'd", "back\\\\slash", "new\\nline\\ttab\\rcr",
+                     "\\x01\\x1b\\x7f", "\\u00e9", ""])
     qs = tf.constant('q"uote\\n')
     empties = [tf.zeros([2, 0]), tf.zeros([0, 3]), tf.zeros([2, 0, 3]), tf.zeros([1, 0, 2]),
                tf.zeros([0]), tf.zeros([3, 2, 0], tf.int32), tf.zeros([2, 0], tf.string)]
