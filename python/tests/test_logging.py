@@ -25,9 +25,15 @@ PROGRAM = textwrap.dedent('''
     big = tf.reshape(tf.range(60), [3, 4, 5])
     h = tf.constant([1e-7, 123456789.0, float("nan"), -float("inf")])
     d = tf.constant([0.1, 1 / 3], tf.float64)
+    q = tf.constant(['a"b', "c'd", "back\\\\slash", "new\\nline\\ttab\\rcr",
+                     "\\x01\\x1b\\x7f", "\\u00e9", ""])
+    qs = tf.constant('q"uote\\n')
+    empties = [tf.zeros([2, 0]), tf.zeros([0, 3]), tf.zeros([2, 0, 3]), tf.zeros([1, 0, 2]),
+               tf.zeros([0]), tf.zeros([3, 2, 0], tf.int32), tf.zeros([2, 0], tf.string)]
     v1_prints = [v1.Print(b, [a, b, s, sc, bo, big], "msg: "),
                  v1.Print(a, [b, big], summarize=-1),
-                 v1.Print(b, [], "only a message")]
+                 v1.Print(b, [], "only a message"),
+                 v1.Print(b, [q, qs] + empties, "edges: ")]
     for limit in [0, 1, 2, 3, 4, 5, 6, 21, 59, 60]:
         v1_prints.append(v1.Print(tf.constant(0), [big, a, tf.reshape(tf.range(6), [2, 3, 1])],
                                   summarize=limit))
@@ -40,13 +46,21 @@ PROGRAM = textwrap.dedent('''
               tf.print(tf.reshape(tf.range(126), [3, 7, 6]), summarize=1),
               tf.print(tf.reshape(tf.range(14), [7, 2]), summarize=2),
               tf.print("braces {} in text", a),
-              tf.print(tf.zeros([0, 3]), tf.constant(7))]
+              tf.print(tf.zeros([0, 3]), tf.constant(7)),
+              tf.print("edges", q, qs, *empties),
+              tf.print(q, tf.zeros([3, 4]), tf.zeros([2, 0]), summarize=0),
+              tf.print(qs),
+              tf.print(*empties, summarize=-1)]
     to_stdout = tf.print("to stdout", a, output_stream=sys.stdout)
     formats = [tf.strings.format("a={} b={}", (a, b), summarize=2),
                tf.strings.format("{}", s),
                tf.strings.format("a%sb{}c", (tf.constant(1),), placeholder="%s"),
                tf.strings.format("{} and {}", [h, d]),
-               tf.strings.format("no inputs", [])]
+               tf.strings.format("no inputs", []),
+               tf.strings.format("{} {}", [q, qs]),
+               tf.strings.format("{} | {} | {}", [q, tf.zeros([2, 3]), tf.zeros([0, 2, 0])],
+                                 summarize=0),
+               tf.strings.format(" | ".join(["{}"] * len(empties)), empties)]
     check = v1.Assert(False, ["x =", a, s, sc], summarize=2)
     with v1.Session() as sess:
         sys.stderr.flush()
@@ -103,6 +117,8 @@ def test_stderr_is_what_tensorflow_writes(outputs):
     assert "msg: [[1 2 3]...][1.5 -2.25 3...][hello wo rld][3.25][1 0][[[0 1 2...]]...]\n" in weir_err
     assert weir_err.count("first_n [1.5 -2.25 3...]\n") == 2
     assert "[1e-07 123456792 nan -inf] [0.1 0.33333333333333331]" in weir_err
+    assert '[a\\"b c\\\'d back\\\\slash...][q\\"uote\\n]' in weir_err  # v1: escaped, unquoted
+    assert ' [\n ...] [] [\n\n ...] [\n\n ...] []' in weir_err  # tensors of no elements
     assert weir_err.splitlines() == tf_err.splitlines()
     assert weir_err == tf_err
 

@@ -3,6 +3,7 @@ tf.print / tf.strings.format (StringFormat then PrintV2), writing what
 TensorFlow writes for the same tensors."""
 import sys
 
+from weir.framework import dtypes
 from weir.framework import ops
 from weir.framework.op_def_library import apply_op
 
@@ -74,6 +75,11 @@ def print(*inputs, **kwargs):  # noqa: A001  (tf.print's name)
     if kwargs:
         raise ValueError("Unrecognized keyword arguments for wr.print: %s" % sorted(kwargs))
     stream = _stream_name(output_stream)
+    only = inputs[0] if len(inputs) == 1 else None
+    if isinstance(only, ops.Tensor) and only.dtype == dtypes.string and only.shape.rank == 0:
+        # One scalar string tensor is written as it is, unquoted (as tf.print).
+        with ops.name_scope(name, "PrintV2", [only]) as scope:
+            return apply_op("PrintV2", scope, input=only, output_stream=stream, end=end)
     literals = []
 
     def collect(value):

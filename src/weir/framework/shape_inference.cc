@@ -6,12 +6,19 @@
 namespace weir {
 
 InferenceContext::InferenceContext(const NodeDef* node, std::vector<PartialShape> input_shapes,
-                                   std::vector<const Tensor*> input_tensors, int num_outputs)
+                                   std::vector<const Tensor*> input_tensors, int num_outputs,
+                                   std::vector<HandleData> input_handle_data)
     : node_(node),
       input_shapes_(std::move(input_shapes)),
       input_tensors_(std::move(input_tensors)),
-      output_shapes_(num_outputs) {
+      output_shapes_(num_outputs),
+      input_handle_data_(std::move(input_handle_data)) {
   input_tensors_.resize(input_shapes_.size(), nullptr);
+}
+
+void InferenceContext::set_output_handle_data(int i, HandleData data) {
+  if (output_handle_data_.empty()) output_handle_data_.resize(output_shapes_.size());
+  output_handle_data_[i] = std::move(data);
 }
 
 const AttrMap& InferenceContext::attrs() const { return node_->attrs; }

@@ -8,17 +8,33 @@
 
 #include "weir/framework/attr_value.h"
 #include "weir/framework/tensor_shape.h"
+#include "weir/framework/types.h"
 
 namespace weir {
 
 struct NodeDef;
 
+// What a handle (a TensorList variant, a resource) refers to, as far as shape
+// inference knows: TensorFlow's "handle shapes and types". A TensorList's is
+// one entry, its element shape and dtype, set by the op that makes the list
+// and passed on by the ops that change it, so the ops that read elements get
+// a static shape even when their own element_shape input is -1.
+struct ShapeAndType {
+  PartialShape shape;
+  DType dtype = DT_INVALID;
+};
+// Empty: nothing known.
+using HandleData = std::vector<ShapeAndType>;
+
 class InferenceContext {
  public:
   // `input_tensors[i]` is the constant value of input i when known (a Const
-  // input), else null. Pointers are borrowed for the call.
+  // input), else null. `input_handle_data[i]` is what input i's producer
+  // said of the handle (empty or missing: nothing). Pointers are borrowed
+  // for the call.
   InferenceContext(const NodeDef* node, std::vector<PartialShape> input_shapes,
-                   std::vector<const Tensor*> input_tensors, int num_outputs);
+                   std::vector<const Tensor*> input_tensors, int num_outputs,
+                   std::vector<HandleData> input_handle_data = {});
 
   const NodeDef& node() const { return *node_; }
   const AttrMap& attrs() const;
@@ -29,6 +45,18 @@ class InferenceContext {
   void set_output(int i, PartialShape shape) { output_shapes_[i] = std::move(shape); }
   const PartialShape& output(int i) const { return output_shapes_[i]; }
   std::vector<PartialShape> TakeOutputs() { return std::move(output_shapes_); }
+
+  // Handle data of input i; null when nothing is known of it.
+  const HandleData* input_handle_data(int i) const {
+    return i < static_cast<int>(input_handle_data_.size()) && !input_handle_data_[i].empty()
+               ? &input_handle_data_[i]
+               : nullptr;
+  }
+  // What output i, a handle, refers to (unset: nothing is known).
+  void set_output_handle_data(int i, HandleData data);
+  // One entry per output (empty where nothing was set), or an empty vector
+  // when no output has any.
+  std::vector<HandleData> TakeOutputHandleData() { return std::move(output_handle_data_); }
 
   template <typename T>
   Status GetAttr(const std::string& name, T* value) const {
@@ -66,6 +94,8 @@ class InferenceContext {
   std::vector<PartialShape> input_shapes_;
   std::vector<const Tensor*> input_tensors_;
   std::vector<PartialShape> output_shapes_;
+  std::vector<HandleData> input_handle_data_;
+  std::vector<HandleData> output_handle_data_;  // empty until one is set
 };
 
 }  // namespace weir

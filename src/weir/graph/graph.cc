@@ -41,6 +41,11 @@ void ReserveOneMore(std::vector<T>* list) {
 
 }  // namespace
 
+const HandleData& Node::output_handle_data(int i) const {
+  static const HandleData* const kNone = new HandleData();
+  return i < static_cast<int>(output_handle_data_.size()) ? output_handle_data_[i] : *kNone;
+}
+
 const Edge* Node::input_edge(int index) const {
   if (index < 0 || index >= static_cast<int>(data_in_.size())) return nullptr;
   return data_in_[index];
@@ -264,6 +269,7 @@ void Graph::CopyFrom(const Graph& other) {
     node->input_types_ = src->input_types_;
     node->output_types_ = src->output_types_;
     node->output_shapes_ = src->output_shapes_;
+    node->output_handle_data_ = src->output_handle_data_;
     node->assigned_device_ = src->assigned_device_;
     node->data_in_.assign(src->data_in_.size(), nullptr);
     node->in_edges_.reserve(src->in_edges_.size());

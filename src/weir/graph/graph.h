@@ -23,6 +23,7 @@
 #include "weir/base/status.h"
 #include "weir/framework/node_def.h"
 #include "weir/framework/op_def.h"
+#include "weir/framework/shape_inference.h"
 
 namespace weir {
 
@@ -94,6 +95,13 @@ class Node {
   // Shapes from shape inference (unknown rank until inferred).
   const PartialShape& output_shape(int i) const { return output_shapes_[i]; }
   void set_output_shapes(std::vector<PartialShape> shapes) { output_shapes_ = std::move(shapes); }
+  // What output i refers to when it is a handle (HandleData, from shape
+  // inference); empty when nothing is known.
+  const HandleData& output_handle_data(int i) const;
+  // One entry per output, or an empty vector for none.
+  void set_output_handle_data(std::vector<HandleData> data) {
+    output_handle_data_ = std::move(data);
+  }
 
   bool is_stateful() const { return op_def_->is_stateful; }
 
@@ -112,6 +120,7 @@ class Node {
   std::vector<DType> input_types_;
   std::vector<DType> output_types_;
   std::vector<PartialShape> output_shapes_;
+  std::vector<HandleData> output_handle_data_;  // empty, or one per output
   std::vector<Edge*> in_edges_;
   std::vector<Edge*> out_edges_;
   std::vector<Edge*> data_in_;  // by input slot

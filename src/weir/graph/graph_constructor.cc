@@ -339,9 +339,15 @@ Status ImportGraphDef(const GraphDef& def, Graph* graph, const ImportGraphDefOpt
 Status InferShapes(Node* node) {
   std::vector<PartialShape> input_shapes(node->num_inputs());
   std::vector<const Tensor*> input_tensors(node->num_inputs(), nullptr);
+  std::vector<HandleData> input_handle_data;
   for (const Edge* e : node->in_edges()) {
     if (e->IsControlEdge()) continue;
     input_shapes[e->dst_input()] = e->src()->output_shape(e->src_output());
+    const HandleData& handle = e->src()->output_handle_data(e->src_output());
+    if (!handle.empty()) {
+      input_handle_data.resize(node->num_inputs());
+      input_handle_data[e->dst_input()] = handle;
+    }
     if (e->src()->type_string() == "Const") {
       auto it = e->src()->def().attrs.find("value");
       if (it != e->src()->def().attrs.end() && it->second.is_tensor()) {
@@ -350,9 +356,11 @@ Status InferShapes(Node* node) {
     }
   }
   std::vector<PartialShape> outputs(node->num_outputs());
+  std::vector<HandleData> output_handle_data;
   const ShapeFn& fn = node->op_def().shape_fn;
   if (fn) {
-    InferenceContext context(&node->def(), input_shapes, input_tensors, node->num_outputs());
+    InferenceContext context(&node->def(), input_shapes, input_tensors, node->num_outputs(),
+                             std::move(input_handle_data));
     Status status = fn(&context);
     if (!status.ok()) {
       return errors::InvalidArgument("shape inference failed for node ", node->Describe(),
@@ -360,21 +368,10 @@ Status InferShapes(Node* node) {
                                      status.message());
     }
     outputs = context.TakeOutputs();
-  }
-  // A resource variable's value has the shape its VarHandleOp declares (what
-  // TensorFlow carries as the handle's shape data), so the shapes of ops on a
-  // variable's value (MatMul, Conv2D of a weight) stay known.
-  if (node->type_string() == "ReadVariableOp" && !outputs.empty()) {
-    for (const Edge* e : node->in_edges()) {
-      if (e->IsControlEdge() || e->dst_input() != 0) continue;
-      if (e->src()->type_string() != "VarHandleOp") continue;
-      auto it = e->src()->def().attrs.find("shape");
-      if (it != e->src()->def().attrs.end() && it->second.is_shape()) {
-        outputs[0] = it->second.shape();
-      }
-    }
+    output_handle_data = context.TakeOutputHandleData();
   }
   node->set_output_shapes(std::move(outputs));
+  node->set_output_handle_data(std::move(output_handle_data));
   return Status::OK();
 }
 

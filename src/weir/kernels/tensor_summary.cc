@@ -29,6 +29,34 @@ std::string FormatFloat(F value, int digits, int round_trip) {
   return buffer;
 }
 
+// A string's bytes as TensorFlow's summaries show them: C escapes for the
+// quote marks, the backslash and the control characters (three octal digits
+// for those without a letter), every other byte, UTF-8 included, as it is.
+std::string EscapeBytes(const std::string& value) {
+  std::string out;
+  out.reserve(value.size());
+  for (unsigned char ch : value) {
+    switch (ch) {
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      case '"': out += "\\\""; break;
+      case '\'': out += "\\'"; break;
+      case '\\': out += "\\\\"; break;
+      default:
+        if (ch < 0x20 || ch == 0x7f) {
+          const char octal[] = {'\\', static_cast<char>('0' + (ch >> 6)),
+                                static_cast<char>('0' + ((ch >> 3) & 7)),
+                                static_cast<char>('0' + (ch & 7))};
+          out.append(octal, sizeof(octal));
+        } else {
+          out += static_cast<char>(ch);
+        }
+    }
+  }
+  return out;
+}
+
 template <typename T>
 std::string FormatValue(const T& value, bool quote_strings) {
   if constexpr (std::is_same_v<T, float>) {
@@ -42,7 +70,7 @@ std::string FormatValue(const T& value, bool quote_strings) {
   } else if constexpr (std::is_same_v<T, bool>) {
     return value ? "1" : "0";
   } else if constexpr (std::is_same_v<T, std::string>) {
-    return quote_strings ? "\"" + value + "\"" : value;
+    return quote_strings ? "\"" + EscapeBytes(value) + "\"" : EscapeBytes(value);
   } else if constexpr (std::is_integral_v<T>) {
     return std::to_string(value);
   } else {
@@ -123,7 +151,9 @@ void PrintV2(const Elements& values, const TensorShape& shape, const std::vector
     for (int64_t i = 0; i < n; ++i) entry(i);
   } else {
     for (int64_t i = 0; i < summarize; ++i) entry(i);
-    *out += first ? (innermost ? " ..." : "...") : separator + "...";
+    // Before "..." the separator even with no entry shown: [3, 4] with
+    // summarize 0 is "[\n ...]", as TensorFlow writes it.
+    *out += separator + "...";
     first = false;
     for (int64_t i = n - summarize; i < n; ++i) entry(i);
   }
@@ -148,7 +178,11 @@ std::string SummarizeTensorV1(const Tensor& t, int64_t limit) {
 std::string SummarizeTensorV2(const Tensor& t, int64_t summarize) {
   const Elements values(t, true);
   if (t.dims() == 0) return values[0];
-  if (t.NumElements() == 0) return "[]";
+  // No dimension shows more entries than the tensor has: a tensor of no
+  // elements with a dim above 0 ([2, 0]) elides it with none shown,
+  // "[\n ...]", as TensorFlow writes it; one whose dim 0 is 0 is "[]".
+  const int64_t count = t.NumElements();
+  if (summarize < 0 || summarize > count) summarize = count;
   std::vector<int64_t> strides(t.dims(), 1);
   for (int d = t.dims() - 2; d >= 0; --d) strides[d] = strides[d + 1] * t.shape().dim_size(d + 1);
   std::string out;

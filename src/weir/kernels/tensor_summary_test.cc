@@ -80,5 +80,63 @@ TEST(TensorSummaryTest, ValuesAsTensorFlowWritesThem) {
   EXPECT_EQ(SummarizeTensorV2(s, 3), "[\"hello\" \"wo rld\"]");
 }
 
+// Tensors of no elements: "[]" when dim 0 is 0, else the dims elided with no
+// entry shown; and the "..." of summarize 0 follows the separator.
+TEST(TensorSummaryTest, V2ZeroSizeDimsAndSummarizeZero) {
+  struct Case {
+    std::vector<int64_t> dims;
+    int64_t summarize;
+    const char* expected;
+  };
+  for (const Case& c : std::vector<Case>{
+           {{0}, 3, "[]"},
+           {{0, 3}, 3, "[]"},
+           {{0, 0}, -1, "[]"},
+           {{0, 2, 0}, 3, "[]"},
+           {{2, 0}, 3, "[\n ...]"},
+           {{5, 0}, -1, "[\n ...]"},
+           {{2, 0}, 0, "[\n ...]"},
+           {{2, 0, 3}, 3, "[\n\n ...]"},
+           {{3, 2, 0}, 3, "[\n\n ...]"},
+           {{1, 0, 2}, 3, "[\n\n ...]"},
+           {{2, 0, 1, 1}, -1, "[\n\n\n ...]"},
+           {{2, 2, 0, 3}, 3, "[\n\n\n ...]"},
+           {{3, 4}, 0, "[\n ...]"},
+           {{2}, 0, "[ ...]"},
+       }) {
+    EXPECT_EQ(SummarizeTensorV2(Range(c.dims), c.summarize), c.expected)
+        << *TensorShape::FromDims(c.dims) << " summarize " << c.summarize;
+  }
+  Tensor empty_strings(DT_STRING, TensorShape({2, 0}));
+  EXPECT_EQ(SummarizeTensorV2(empty_strings, 3), "[\n ...]");
+  EXPECT_EQ(SummarizeTensorV1(Range({2, 0}), 3), "");
+}
+
+// Strings as TensorFlow writes them: C escapes for quotes, backslash and
+// control bytes (octal where C has no letter), other bytes (UTF-8) as they
+// are; quoted in v2 only.
+TEST(TensorSummaryTest, StringsAreEscaped) {
+  Tensor s(DT_STRING, TensorShape({7}));
+  const std::vector<std::string> values = {"a\"b",
+                                           "c'd",
+                                           "back\\slash",
+                                           "new\nline\ttab\rcr",
+                                           std::string("\x00\x01\x1b\x7f", 4),
+                                           "\xc3\xa9\xff",
+                                           ""};
+  for (size_t i = 0; i < values.size(); ++i) s.data<std::string>()[i] = values[i];
+  EXPECT_EQ(SummarizeTensorV2(s, -1),
+            R"(["a\"b" "c\'d" "back\\slash" "new\nline\ttab\rcr" "\000\001\033\177" ")"
+            "\xc3\xa9\xff"
+            R"(" ""])");
+  EXPECT_EQ(SummarizeTensorV1(s, -1),
+            R"(a\"b c\'d back\\slash new\nline\ttab\rcr \000\001\033\177 )"
+            "\xc3\xa9\xff ");
+  Tensor scalar(DT_STRING, TensorShape({}));
+  scalar.data<std::string>()[0] = "q\"uote\n";
+  EXPECT_EQ(SummarizeTensorV2(scalar, 3), R"("q\"uote\n")");
+  EXPECT_EQ(SummarizeTensorV1(scalar, 3), R"(q\"uote\n)");
+}
+
 }  // namespace
 }  // namespace weir

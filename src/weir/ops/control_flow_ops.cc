@@ -18,6 +18,12 @@ Status SwitchShape(InferenceContext* c) {
   WEIR_RETURN_IF_ERROR(c->WithRank(1, 0, &pred));
   c->set_output(0, c->input(0));
   c->set_output(1, c->input(0));
+  // Either branch gets the handle data of a list or resource (Merge, which
+  // may see either, keeps none, as TensorFlow's).
+  if (const HandleData* data = c->input_handle_data(0)) {
+    c->set_output_handle_data(0, *data);
+    c->set_output_handle_data(1, *data);
+  }
   return Status::OK();
 }
 

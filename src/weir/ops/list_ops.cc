@@ -3,7 +3,8 @@
 // loop's gradient saves; the intermediates a v2 cond's gradient reads). Names,
 // inputs, outputs and attrs are TensorFlow's. A list handle is a scalar
 // variant; its element dtype is an attr of each op that reads or writes
-// elements, checked against the list at run time (kernels/list_kernels.cc).
+// elements, checked against the list at run time (kernels/list_kernel.h), and
+// at graph construction against the list's handle data where it is known.
 #include <optional>
 
 #include "weir/framework/int_tensor_values.h"
@@ -17,10 +18,19 @@ namespace {
 
 // The element shape a shape input gives (TensorFlow's encoding: scalar -1
 // for an unknown rank, -1 entries for unknown dims) when it is a known
-// constant; unknown rank otherwise. Bad values are the kernel's error.
+// constant; a vector of known length but unknown values gives that many
+// unknown dims; unknown rank otherwise. Bad values are the kernel's error.
 PartialShape ElementShapeOf(InferenceContext* c, int input) {
   const Tensor* t = c->input_tensor(input);
-  if (t == nullptr || t->dims() > 1) return PartialShape::UnknownRank();
+  if (t == nullptr) {
+    const PartialShape& s = c->input(input);
+    if (s.known_rank() && s.rank() == 1 && s.dim(0) != PartialShape::kUnknown &&
+        s.dim(0) <= TensorShape::kMaxRank) {
+      return PartialShape::UnknownDims(static_cast<int>(s.dim(0)));
+    }
+    return PartialShape::UnknownRank();
+  }
+  if (t->dims() > 1) return PartialShape::UnknownRank();
   StatusOr<std::vector<int64_t>> dims = IntTensorValues(*t, "element_shape");
   if (!dims.ok() || t->dims() == 0) return PartialShape::UnknownRank();
   for (int64_t& d : *dims) {
@@ -39,26 +49,126 @@ PartialShape Prepend(int64_t leading, const PartialShape& element) {
   return PartialShape(std::move(dims));
 }
 
+// The handle data of a list (InferenceContext::input_handle_data): its
+// element shape and dtype as the op that made it said, passed on by the ops
+// that change it. As in TensorFlow, the makers set it from their
+// element_shape input (not from the rows of a tensor), writers keep it as
+// it is (an item pushed or set does not refine it), and readers merge it
+// with their own element_shape input, so a list reserved with a known
+// element shape reads back with that static shape.
+
+// Input `input`'s list data; null when nothing is known.
+const ShapeAndType* ListData(InferenceContext* c, int input) {
+  const HandleData* data = c->input_handle_data(input);
+  return data != nullptr && data->size() == 1 ? &data->front() : nullptr;
+}
+
+// Output `output` is a list of element_dtype elements fitting `shape`.
+Status SetListData(InferenceContext* c, int output, PartialShape shape) {
+  DType dtype = DT_INVALID;
+  WEIR_RETURN_IF_ERROR(c->GetAttr("element_dtype", &dtype));
+  c->set_output_handle_data(output, {ShapeAndType{std::move(shape), dtype}});
+  return Status::OK();
+}
+
+// The list at `input` must hold element_dtype elements, when known.
+Status CheckListDType(InferenceContext* c, int input) {
+  const ShapeAndType* list = ListData(c, input);
+  if (list == nullptr || list->dtype == DT_INVALID) return Status::OK();
+  DType dtype = DT_INVALID;
+  WEIR_RETURN_IF_ERROR(c->GetAttr("element_dtype", &dtype));
+  if (list->dtype != dtype) {
+    return errors::InvalidArgument("the list holds ", list->dtype,
+                                   " elements but element_dtype is ", dtype);
+  }
+  return Status::OK();
+}
+
+// Output 0 is the list of input 0, changed: the same element shape and
+// dtype (the op's element_dtype when nothing is known of the list).
+Status PassOnList(InferenceContext* c) {
+  const ShapeAndType* list = ListData(c, 0);
+  if (list == nullptr) return SetListData(c, 0, PartialShape::UnknownRank());
+  c->set_output_handle_data(0, {*list});
+  return Status::OK();
+}
+
+// The shape of the elements a reader gets: its element_shape input
+// (`shape_input`) merged with the list's; they must agree.
+StatusOr<PartialShape> ReadShape(InferenceContext* c, int shape_input) {
+  PartialShape requested = ElementShapeOf(c, shape_input);
+  const ShapeAndType* list = ListData(c, 0);
+  if (list == nullptr) return requested;
+  WEIR_RETURN_IF_ERROR(CheckListDType(c, 0));
+  StatusOr<PartialShape> merged = requested.Merge(list->shape);
+  if (!merged.ok()) {
+    return errors::InvalidArgument("element_shape ", requested,
+                                   " is incompatible with the list's element shape ", list->shape);
+  }
+  return merged;
+}
+
 Status ScalarOutputs(InferenceContext* c) {
   for (int i = 0; i < c->num_outputs(); ++i) c->set_output(i, PartialShape({}));
   return Status::OK();
 }
 
-Status PopBackShape(InferenceContext* c) {
+// A new list whose element shape is input `shape_input`.
+template <int shape_input>
+Status NewListShape(InferenceContext* c) {
   c->set_output(0, PartialShape({}));
-  c->set_output(1, ElementShapeOf(c, 1));
+  return SetListData(c, 0, ElementShapeOf(c, shape_input));
+}
+
+Status PushBackShape(InferenceContext* c) {
+  c->set_output(0, PartialShape({}));
+  WEIR_RETURN_IF_ERROR(CheckListDType(c, 0));
+  return PassOnList(c);
+}
+
+Status SetItemShape(InferenceContext* c) {
+  c->set_output(0, PartialShape({}));
+  const ShapeAndType* list = ListData(c, 0);
+  if (list != nullptr && !list->shape.Merge(c->input(2)).ok()) {
+    return errors::InvalidArgument("item of shape ", c->input(2),
+                                   " does not fit the list's element shape ", list->shape);
+  }
+  return PassOnList(c);
+}
+
+// TensorListResize has no element_dtype: its list data is its input's.
+Status ResizeShape(InferenceContext* c) {
+  c->set_output(0, PartialShape({}));
+  if (const HandleData* data = c->input_handle_data(0)) c->set_output_handle_data(0, *data);
   return Status::OK();
 }
 
+Status ScatterIntoShape(InferenceContext* c) {
+  c->set_output(0, PartialShape({}));
+  return PassOnList(c);
+}
+
+// The popped element has the list's element shape; TensorFlow leaves it
+// unknown without list data (element_shape gives only an unset element's).
+Status PopBackShape(InferenceContext* c) {
+  c->set_output(0, PartialShape({}));
+  WEIR_RETURN_IF_ERROR(CheckListDType(c, 0));
+  const ShapeAndType* list = ListData(c, 0);
+  c->set_output(1, list != nullptr ? list->shape : PartialShape::UnknownRank());
+  return PassOnList(c);
+}
+
 Status GetItemShape(InferenceContext* c) {
-  c->set_output(0, ElementShapeOf(c, 2));
+  WEIR_ASSIGN_OR_RETURN(PartialShape element, ReadShape(c, 2));
+  c->set_output(0, std::move(element));
   return Status::OK();
 }
 
 Status StackShape(InferenceContext* c) {
   int64_t count = -1;
   WEIR_RETURN_IF_ERROR(c->GetAttr("num_elements", &count));
-  c->set_output(0, Prepend(count >= 0 ? count : PartialShape::kUnknown, ElementShapeOf(c, 1)));
+  WEIR_ASSIGN_OR_RETURN(PartialShape element, ReadShape(c, 1));
+  c->set_output(0, Prepend(count >= 0 ? count : PartialShape::kUnknown, element));
   return Status::OK();
 }
 
@@ -66,12 +176,13 @@ Status GatherShape(InferenceContext* c) {
   const PartialShape& indices = c->input(1);
   const int64_t n =
       indices.known_rank() && indices.rank() == 1 ? indices.dim(0) : PartialShape::kUnknown;
-  c->set_output(0, Prepend(n, ElementShapeOf(c, 2)));
+  WEIR_ASSIGN_OR_RETURN(PartialShape element, ReadShape(c, 2));
+  c->set_output(0, Prepend(n, element));
   return Status::OK();
 }
 
 Status ConcatShape(InferenceContext* c) {
-  const PartialShape element = ElementShapeOf(c, 1);
+  WEIR_ASSIGN_OR_RETURN(PartialShape element, ReadShape(c, 1));
   if (element.known_rank() && element.rank() >= 1) {
     std::vector<int64_t> dims = element.dim_sizes();
     dims[0] = PartialShape::kUnknown;
@@ -83,8 +194,14 @@ Status ConcatShape(InferenceContext* c) {
   return Status::OK();
 }
 
+// A scalar -1 or a vector: a vector of the rank when the list data knows it.
 Status ElementShapeShape(InferenceContext* c) {
-  c->set_output(0, PartialShape::UnknownRank());  // a scalar -1 or a vector
+  const ShapeAndType* list = ListData(c, 0);
+  if (list != nullptr && list->shape.known_rank()) {
+    c->set_output(0, PartialShape({list->shape.rank()}));
+  } else {
+    c->set_output(0, PartialShape::UnknownRank());
+  }
   return Status::OK();
 }
 
@@ -108,7 +225,7 @@ void RegisterListOps(OpRegistry* registry) {
                          .Output("handle: variant")
                          .Attr("element_dtype: type")
                          .Attr("shape_type: {int32, int64}")
-                         .SetShapeFn(ScalarOutputs)
+                         .SetShapeFn(NewListShape<0>)
                          .Doc("An empty list of element_dtype tensors that fit element_shape "
                               "(-1: unknown rank; -1 dims: unknown), holding at most "
                               "max_num_elements (-1: no limit)."));
@@ -118,7 +235,7 @@ void RegisterListOps(OpRegistry* registry) {
                          .Output("handle: variant")
                          .Attr("element_dtype: type")
                          .Attr("shape_type: {int32, int64}")
-                         .SetShapeFn(ScalarOutputs)
+                         .SetShapeFn(NewListShape<0>)
                          .Doc("A list of num_elements unset elements (read as zeros of the "
                               "element shape until set)."));
   registry->Register(OpDefBuilder("TensorListPushBack")
@@ -126,7 +243,7 @@ void RegisterListOps(OpRegistry* registry) {
                          .Input("tensor: element_dtype")
                          .Output("output_handle: variant")
                          .Attr("element_dtype: type")
-                         .SetShapeFn(ScalarOutputs)
+                         .SetShapeFn(PushBackShape)
                          .Doc("The list with `tensor` appended."));
   registry->Register(OpDefBuilder("TensorListPopBack")
                          .Input("input_handle: variant")
@@ -153,7 +270,7 @@ void RegisterListOps(OpRegistry* registry) {
                          .Output("output_handle: variant")
                          .Attr("element_dtype: type")
                          .Attr("resize_if_index_out_of_bounds: bool = false")
-                         .SetShapeFn(ScalarOutputs)
+                         .SetShapeFn(SetItemShape)
                          .Doc("The list with element `index` set to `item`; an index past the "
                               "end grows the list only with resize_if_index_out_of_bounds."));
   registry->Register(OpDefBuilder("TensorListStack")
@@ -179,7 +296,7 @@ void RegisterListOps(OpRegistry* registry) {
                          .Output("output_handle: variant")
                          .Attr("element_dtype: type")
                          .Attr("shape_type: {int32, int64}")
-                         .SetShapeFn(ScalarOutputs)
+                         .SetShapeFn(NewListShape<1>)
                          .Doc("A list of the rows (dim 0 slices) of `tensor`."));
   registry->Register(OpDefBuilder("TensorListLength")
                          .Input("input_handle: variant")
@@ -197,7 +314,7 @@ void RegisterListOps(OpRegistry* registry) {
                          .Input("input_handle: variant")
                          .Input("size: int32")
                          .Output("output_handle: variant")
-                         .SetShapeFn(ScalarOutputs)
+                         .SetShapeFn(ResizeShape)
                          .Doc("The list truncated, or grown with unset elements, to `size`."));
   registry->Register(OpDefBuilder("TensorListScatterIntoExistingList")
                          .Input("input_handle: variant")
@@ -205,7 +322,7 @@ void RegisterListOps(OpRegistry* registry) {
                          .Input("indices: int32")
                          .Output("output_handle: variant")
                          .Attr("element_dtype: type")
-                         .SetShapeFn(ScalarOutputs)
+                         .SetShapeFn(ScatterIntoShape)
                          .Doc("The list with element indices[i] set to row i of `tensor`, "
                               "grown to hold the largest index."));
   registry->Register(OpDefBuilder("TensorListScatterV2")
@@ -216,7 +333,7 @@ void RegisterListOps(OpRegistry* registry) {
                          .Output("output_handle: variant")
                          .Attr("element_dtype: type")
                          .Attr("shape_type: {int32, int64}")
-                         .SetShapeFn(ScalarOutputs)
+                         .SetShapeFn(NewListShape<2>)
                          .Doc("A new list of max(num_elements, largest index + 1) elements "
                               "with element indices[i] set to row i of `tensor`."));
   registry->Register(OpDefBuilder("TensorListConcatV2")
@@ -237,7 +354,7 @@ void RegisterListOps(OpRegistry* registry) {
                          .Output("output_handle: variant")
                          .Attr("element_dtype: type")
                          .Attr("shape_type: {int32, int64}")
-                         .SetShapeFn(ScalarOutputs)
+                         .SetShapeFn(NewListShape<1>)
                          .Doc("A list of the consecutive dim 0 pieces of `tensor` of the given "
                               "lengths (which must sum to its dim 0)."));
 }

@@ -14,6 +14,7 @@ namespace weir {
 
 Status UnchangedShape(InferenceContext* c) {
   c->set_output(0, c->input(0));
+  if (const HandleData* data = c->input_handle_data(0)) c->set_output_handle_data(0, *data);
   return Status::OK();
 }
 

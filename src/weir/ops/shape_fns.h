@@ -17,7 +17,8 @@ namespace weir {
 class InferenceContext;
 class Tensor;
 
-// Output 0 has the shape of input 0.
+// Output 0 has the shape of input 0, and its handle data (a list or
+// resource handle passes through Identity and the like).
 Status UnchangedShape(InferenceContext* c);
 
 // Output 0 is NumPy broadcasting of inputs 0 and 1. Where the op has an

@@ -18,6 +18,31 @@ Status ScalarShape(InferenceContext* c) {
 
 Status NoOutputs(InferenceContext*) { return Status::OK(); }
 
+// The handle's data (InferenceContext::input_handle_data) is the variable's
+// declared shape and dtype, so a read of it, also through Identity or
+// Switch, has that static shape (TensorFlow's handle shapes and types).
+Status VarHandleShape(InferenceContext* c) {
+  ShapeAndType variable;
+  WEIR_RETURN_IF_ERROR(c->GetAttr("shape", &variable.shape));
+  WEIR_RETURN_IF_ERROR(c->GetAttr("dtype", &variable.dtype));
+  c->set_output(0, PartialShape(std::vector<int64_t>{}));
+  c->set_output_handle_data(0, {std::move(variable)});
+  return Status::OK();
+}
+
+Status ReadVariableShape(InferenceContext* c) {
+  const HandleData* data = c->input_handle_data(0);
+  if (data == nullptr || data->size() != 1) return Status::OK();  // unknown
+  DType dtype = DT_INVALID;
+  WEIR_RETURN_IF_ERROR(c->GetAttr("dtype", &dtype));
+  if (data->front().dtype != dtype) {
+    return errors::InvalidArgument("the variable holds ", data->front().dtype, " but dtype is ",
+                                   dtype);
+  }
+  c->set_output(0, data->front().shape);
+  return Status::OK();
+}
+
 }  // namespace
 
 void RegisterStateOps(OpRegistry* registry) {
@@ -31,7 +56,7 @@ void RegisterStateOps(OpRegistry* registry) {
           .Attr("shape: shape")
           .Attr("allowed_devices: list(string) = []")
           .SetIsStateful()
-          .SetShapeFn(ScalarShape)
+          .SetShapeFn(VarHandleShape)
           .Doc("A handle to the variable `shared_name` (the node's name if empty) in "
                "`container` (the session's own if empty); creates it, uninitialized, if new."));
   registry->Register(OpDefBuilder("ReadVariableOp")
@@ -39,6 +64,7 @@ void RegisterStateOps(OpRegistry* registry) {
                          .Output("value: dtype")
                          .Attr("dtype: type")
                          .SetIsStateful()
+                         .SetShapeFn(ReadVariableShape)
                          .Doc("The variable's current value. FailedPrecondition if it is "
                               "uninitialized."));
   for (const char* op : {"AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp"}) {
