@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <new>
-#include <numeric>
 #include <random>
 #include <set>
 #include <shared_mutex>
@@ -20,6 +19,7 @@
 #include "weir/graph/graph_def_io.h"
 #include "weir/runtime/device_mgr.h"
 #include "weir/runtime/graph_compiler.h"
+#include "weir/runtime/run_signature.h"
 
 namespace weir {
 namespace {
@@ -46,21 +46,6 @@ std::string TaskOfDevice(const std::string& device) {
   return device.substr(0, device.find("/device:"));
 }
 
-// Joins names into a cache key; '\n' cannot appear in a node name.
-void AppendKeyPart(std::string* key, const std::vector<std::string>& names) {
-  for (const std::string& name : names) {
-    key->append(name);
-    key->push_back('\n');
-  }
-  key->push_back('|');
-}
-
-std::vector<int> SortOrder(const std::vector<std::string>& names) {
-  std::vector<int> order(names.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [&](int a, int b) { return names[a] < names[b]; });
-  return order;
-}
 
 bool IsEcho(const Status& s) { return errors::IsCancelled(s) || errors::IsAborted(s); }
 
@@ -327,10 +312,7 @@ Status MasterSession::Reset(const std::vector<std::string>& containers) {
 
 StatusOr<std::shared_ptr<const MasterSession::CompiledStep>> MasterSession::GetOrCompile(
     const StepSignature& signature) {
-  std::string key;
-  AppendKeyPart(&key, signature.feeds);
-  AppendKeyPart(&key, signature.fetches);
-  AppendKeyPart(&key, signature.targets);
+  const std::string key = SignatureKey(signature);
   {
     std::shared_lock<std::shared_mutex> lock(graph_mu_);
     if (closed_) return errors::Cancelled("Session has been closed");
@@ -441,22 +423,15 @@ Status MasterSession::Run(const std::vector<std::pair<std::string, Tensor>>& fee
                           const RunOptions& options, RunMetadata*) {
   std::vector<std::string> feed_names;
   for (const auto& feed : feeds) feed_names.push_back(feed.first);
-  std::vector<int> feed_order = SortOrder(feed_names);
-  std::vector<int> fetch_order = SortOrder(fetches);
-  std::vector<std::string> sorted_feeds, sorted_fetches, sorted_targets(targets);
-  for (int i : feed_order) sorted_feeds.push_back(feed_names[i]);
-  for (int i : fetch_order) sorted_fetches.push_back(fetches[i]);
-  std::sort(sorted_targets.begin(), sorted_targets.end());
-  WEIR_ASSIGN_OR_RETURN(std::shared_ptr<const CompiledStep> step,
-                        GetOrCompile({std::move(sorted_feeds), std::move(sorted_fetches),
-                                      std::move(sorted_targets)}));
+  CanonicalRun run = CanonicalizeRun(feed_names, fetches, targets);
+  WEIR_ASSIGN_OR_RETURN(std::shared_ptr<const CompiledStep> step, GetOrCompile(run.signature));
   std::vector<Tensor> args;
-  for (int i : feed_order) args.push_back(feeds[i].second);
+  for (int i : run.feed_order) args.push_back(feeds[i].second);
   std::vector<Tensor> results;
   WEIR_RETURN_IF_ERROR(RunCompiled(*step, args, &results, options));
   outputs->resize(fetches.size());
-  for (size_t k = 0; k < fetch_order.size(); ++k) {
-    (*outputs)[fetch_order[k]] = std::move(results[k]);
+  for (size_t k = 0; k < run.fetch_order.size(); ++k) {
+    (*outputs)[run.fetch_order[k]] = std::move(results[k]);
   }
   return Status::OK();
 }

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <new>
-#include <numeric>
 #include <stdexcept>
 
 #include "weir/base/cancellation.h"
@@ -13,6 +12,7 @@
 #include "weir/graph/graph_constructor.h"
 #include "weir/runtime/executor.h"
 #include "weir/runtime/local_rendezvous.h"
+#include "weir/runtime/run_signature.h"
 
 namespace weir {
 
@@ -30,24 +30,6 @@ struct LocalSession::CompiledStep {
 
 namespace {
 
-// Joins names into a cache key; '\n' cannot appear in a node name.
-void AppendKeyPart(std::string* key, const std::vector<std::string>& names) {
-  for (const std::string& name : names) {
-    key->append(name);
-    key->push_back('\n');
-  }
-  key->push_back('|');
-}
-
-// Indexes that sort `names`.
-std::vector<int> SortOrder(const std::vector<std::string>& names) {
-  std::vector<int> order(names.size());
-  std::iota(order.begin(), order.end(), 0);
-  if (names.size() > 1) {
-    std::sort(order.begin(), order.end(), [&](int a, int b) { return names[a] < names[b]; });
-  }
-  return order;
-}
 
 // Prefers the root cause over the Cancelled errors it caused elsewhere.
 Status CombineStatuses(const std::vector<Status>& statuses) {
@@ -155,10 +137,7 @@ int LocalSession::num_cached_signatures() const {
 
 StatusOr<std::shared_ptr<const LocalSession::CompiledStep>> LocalSession::GetOrCompile(
     const StepSignature& signature) {
-  std::string key;
-  AppendKeyPart(&key, signature.feeds);
-  AppendKeyPart(&key, signature.fetches);
-  AppendKeyPart(&key, signature.targets);
+  const std::string key = SignatureKey(signature);
   {
     std::shared_lock<std::shared_mutex> lock(graph_mu_);
     auto it = signatures_.find(key);
@@ -241,26 +220,16 @@ Status LocalSession::Run(const std::vector<std::pair<std::string, Tensor>>& feed
   std::vector<std::string> feed_names;
   feed_names.reserve(feeds.size());
   for (const auto& feed : feeds) feed_names.push_back(feed.first);
-  std::vector<int> feed_order = SortOrder(feed_names);
-  std::vector<int> fetch_order = SortOrder(fetches);
-  std::vector<std::string> sorted_feeds, sorted_fetches, sorted_targets(targets);
-  sorted_feeds.reserve(feeds.size());
-  sorted_fetches.reserve(fetches.size());
-  for (int i : feed_order) sorted_feeds.push_back(feed_names[i]);
-  for (int i : fetch_order) sorted_fetches.push_back(fetches[i]);
-  if (sorted_targets.size() > 1) std::sort(sorted_targets.begin(), sorted_targets.end());
-
-  StepSignature signature{std::move(sorted_feeds), std::move(sorted_fetches),
-                          std::move(sorted_targets)};
-  WEIR_ASSIGN_OR_RETURN(std::shared_ptr<const CompiledStep> step, GetOrCompile(signature));
+  CanonicalRun run = CanonicalizeRun(feed_names, fetches, targets);
+  WEIR_ASSIGN_OR_RETURN(std::shared_ptr<const CompiledStep> step, GetOrCompile(run.signature));
   std::vector<Tensor> args;
   args.reserve(feeds.size());
-  for (int i : feed_order) args.push_back(feeds[i].second);
+  for (int i : run.feed_order) args.push_back(feeds[i].second);
   std::vector<Tensor> results;
   WEIR_RETURN_IF_ERROR(RunCompiled(*step, std::move(args), &results, options, metadata));
   outputs->resize(fetches.size());
-  for (size_t k = 0; k < fetch_order.size(); ++k)
-    (*outputs)[fetch_order[k]] = std::move(results[k]);
+  for (size_t k = 0; k < run.fetch_order.size(); ++k)
+    (*outputs)[run.fetch_order[k]] = std::move(results[k]);
   return Status::OK();
 }
 
