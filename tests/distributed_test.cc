@@ -68,10 +68,12 @@ class DistributedProcessTest : public ::testing::Test {
     StartTask(cluster, "worker");
     StartTask(cluster, "ps");
     for (const std::string& address : {worker_address_, ps_address_}) {
-      auto client = WorkerClient::Create(address);
-      ASSERT_TRUE(client.ok());
       bool up = false;
       for (int i = 0; i < 100 && !up; ++i) {
+        // A new channel per try: one refused before the server listened
+        // backs off (1 s, then longer) and fails fast meanwhile.
+        auto client = WorkerClient::Create(address);
+        ASSERT_TRUE(client.ok());
         up = (*client)->GetStatus(1s).ok();
         if (!up) std::this_thread::sleep_for(50ms);
       }
