@@ -11,7 +11,10 @@
 //     copies each message into an aligned buffer (what Weir's receiver does).
 //   BM_RawTcp: write() of N bytes on a loopback TCP connection, read() into
 //     a buffer on another thread: the ceiling.
-// Throughput is bytes/second of wall time (UseRealTime).
+// Throughput is bytes/second of wall time (UseRealTime); proc_cpu_ms is the
+// CPU time of the whole process (every thread: sender, receiver, gRPC's)
+// per transfer. BM_WeirRecvTensor/MiB:0 moves one float: the step's fixed
+// cost.
 //
 //   build/release/bench/recv_tensor_bench --benchmark_min_time=1
 #include <arpa/inet.h>
@@ -22,6 +25,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <condition_variable>
@@ -64,10 +68,22 @@ struct AlignedBuffer {
   size_t size;
 };
 
+double ProcessCpuMs() {
+  timespec t;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+// Process CPU time per iteration, from `start_ms`.
+void ReportCpu(benchmark::State& state, double start_ms) {
+  state.counters["proc_cpu_ms"] = benchmark::Counter(
+      (ProcessCpuMs() - start_ms) / static_cast<double>(std::max<int64_t>(state.iterations(), 1)));
+}
+
 // ---- Weir --------------------------------------------------------------
 
 void BM_WeirRecvTensor(benchmark::State& state) {
-  const int64_t elements = state.range(0) * kMiB / 4;
+  const int64_t elements = std::max<int64_t>(state.range(0) * kMiB / 4, 1);
   RegisterStandardOpsAndKernels();
   RegisterGrpcSessionFactory();
   ClusterSpec cluster = ClusterSpec::FromJobs({{"worker", {{0, StrCat("127.0.0.1:", FreePort())}}},
@@ -99,6 +115,7 @@ void BM_WeirRecvTensor(benchmark::State& state) {
   Tensor dims_value = Tensor::FromVector(std::vector<int32_t>{static_cast<int32_t>(elements)});
   CHECK(session->Run({{"dims", dims_value}}, {}, {"init"}, &out).ok());
   for (int warm = 0; warm < 2; ++warm) CHECK(session->Run({}, {"first"}, {}, &out).ok());
+  const double cpu_start = ProcessCpuMs();
   for (auto _ : state) {
     Status s = session->Run({}, {"first"}, {}, &out);
     if (!s.ok()) {
@@ -106,6 +123,7 @@ void BM_WeirRecvTensor(benchmark::State& state) {
       break;
     }
   }
+  ReportCpu(state, cpu_start);
   CHECK(out[0].flat<float>()[0] == 1.f);
   state.SetBytesProcessed(state.iterations() * elements * 4);
   session.reset();
@@ -221,10 +239,12 @@ void BM_BareGrpcStream(benchmark::State& state) {
   auto channel = grpc::CreateCustomChannel(StrCat("127.0.0.1:", port),
                                            grpc::InsecureChannelCredentials(), args);
   grpc::GenericStub stub(channel);
+  const double cpu_start = ProcessCpuMs();
   for (auto _ : state) {
     StreamClient client(&stub, &target);
     CHECK(client.Wait() == bytes);
   }
+  ReportCpu(state, cpu_start);
   state.SetBytesProcessed(state.iterations() * static_cast<int64_t>(bytes));
   server->Shutdown();
 }
@@ -261,6 +281,7 @@ void BM_RawTcp(benchmark::State& state) {
       }
     }
   });
+  const double cpu_start = ProcessCpuMs();
   for (auto _ : state) {
     CHECK(write(reader, "g", 1) == 1);
     size_t got = 0;
@@ -270,6 +291,7 @@ void BM_RawTcp(benchmark::State& state) {
       got += static_cast<size_t>(n);
     }
   }
+  ReportCpu(state, cpu_start);
   shutdown(reader, SHUT_WR);
   sender.join();
   close(reader);
@@ -285,7 +307,7 @@ void Sizes(benchmark::internal::Benchmark* b) {
 
 BENCHMARK(BM_RawTcp)->Apply(Sizes);
 BENCHMARK(BM_BareGrpcStream)->Apply(Sizes);
-BENCHMARK(BM_WeirRecvTensor)->Apply(Sizes);
+BENCHMARK(BM_WeirRecvTensor)->Arg(0)->Apply(Sizes);
 
 }  // namespace
 }  // namespace weir

@@ -3,16 +3,37 @@
 // several messages), dead values, strings and empty tensors across it.
 #include <gtest/gtest.h>
 
+#include <condition_variable>
+#include <fstream>
+#include <mutex>
+#include <thread>
+
+#include "proto/worker_service.pb.h"
 #include "weir/distributed/grpc_session.h"
 #include "weir/distributed/test_cluster_test_util.h"
 #include "weir/distributed/wire_tensor.h"
+#include "weir/distributed/worker.h"
+#include "weir/distributed/worker_client.h"
+#include "weir/framework/rendezvous.h"
 #include "weir/ops/standard_ops.h"
 #include "weir/runtime/standard_registration.h"
 
 namespace weir {
 namespace {
 
+using namespace std::chrono_literals;
 const char kWorker0[] = "/job:worker/replica:0/task:0";
+const char kPs0[] = "/job:ps/replica:0/task:0";
+
+// This process's thread count (Linux).
+int Threads() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("Threads:", 0) == 0) return std::stoi(line.substr(8));
+  }
+  return -1;
+}
 
 class RecvTensorTest : public ::testing::Test {
  protected:
@@ -121,6 +142,59 @@ TEST_F(RecvTensorTest, ValuesOverTheMessageLimitAreSplitAndReassembled) {
       remote->Run({{"n", Tensor::Scalar<int32_t>(4096)}, {"pred", t}}, {"strings_sum"}, {}, &out);
   ASSERT_TRUE(s.ok()) << s;
   EXPECT_EQ(out[0].scalar<float>(), 1.5f * 4096);
+}
+
+// RecvTensor waits for its value without a server thread: 200 calls
+// waiting at once on a step that never runs add no thread per call (a
+// synchronous handler held one each), and each ends at its deadline (or at
+// once when its caller cancels it), leaving no step state behind.
+TEST_F(RecvTensorTest, WaitingCallsHoldNoServerThread) {
+  StartCluster(kDefaultMaxMessageBytes);
+  auto client = WorkerClient::Create(cluster_.server(kPs0)->bound_address());
+  ASSERT_TRUE(client.ok()) << client.status();
+  const std::string device = StrCat(kPs0, "/device:CPU:0");
+  const int kCalls = 200;
+  std::mutex mu;
+  std::condition_variable all_done;
+  int done = 0;
+  std::vector<Status> statuses(kCalls);
+  std::vector<WorkerClient::Cancel> cancels;
+  // Warm the channel and gRPC's thread pools first.
+  ASSERT_TRUE((*client)->GetStatus(10s).ok());
+  const int threads_before = Threads();
+  for (int i = 0; i < kCalls; ++i) {
+    wire::RecvTensorRequest request;
+    request.set_step_id(1000 + i);
+    request.set_rendezvous_key(
+        Rendezvous::CreateKey(device, 1, StrCat(kWorker0, "/device:CPU:0"), "edge", {}));
+    cancels.push_back((*client)->RecvTensorAsync(request, i % 2 == 0 ? 1500ms : 60s,
+                                                 [&, i](WorkerClient::RecvTensorResult result) {
+                                                   std::lock_guard<std::mutex> lock(mu);
+                                                   statuses[i] = result.status;
+                                                   if (++done == kCalls) all_done.notify_all();
+                                                 }));
+  }
+  // Every call has reached the server (each made its step's state).
+  for (int wait = 0; wait < 500 && cluster_.server(kPs0)->worker()->num_steps() < kCalls; ++wait) {
+    std::this_thread::sleep_for(10ms);
+  }
+  EXPECT_EQ(cluster_.server(kPs0)->worker()->num_steps(), kCalls);
+  EXPECT_LT(Threads() - threads_before, kCalls / 4) << "threads before: " << threads_before;
+  // The odd calls are cancelled by their caller; the even ones time out.
+  for (int i = 1; i < kCalls; i += 2) cancels[i]();
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    ASSERT_TRUE(all_done.wait_for(lock, 30s, [&] { return done == kCalls; }));
+  }
+  for (int i = 0; i < kCalls; ++i) {
+    EXPECT_EQ(statuses[i].code(), i % 2 == 0 ? Code::kDeadlineExceeded : Code::kCancelled)
+        << i << ": " << statuses[i];
+  }
+  // The server forgets the steps its callers gave up on.
+  for (int wait = 0; wait < 500 && cluster_.server(kPs0)->worker()->num_steps() > 0; ++wait) {
+    std::this_thread::sleep_for(10ms);
+  }
+  EXPECT_EQ(cluster_.server(kPs0)->worker()->num_steps(), 0);
 }
 
 }  // namespace

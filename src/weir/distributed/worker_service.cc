@@ -36,15 +36,17 @@ class RecvTensorReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer
     auto reactor = std::make_shared<RecvTensorReactor>(worker, server_limit);
     reactor->self_ = reactor;
     wire::RecvTensorRequest request;
+    grpc::ByteBuffer bytes(request_bytes);  // shares the slices; parsing consumes it
     grpc::Status parsed =
-        grpc::GenericDeserialize<grpc::ProtoBufferReader, wire::RecvTensorRequest>(
-            const_cast<grpc::ByteBuffer*>(&request_bytes), &request);
+        grpc::GenericDeserialize<grpc::ProtoBufferReader, wire::RecvTensorRequest>(&bytes,
+                                                                                   &request);
     if (!parsed.ok()) {
       reactor->FinishOnce(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
                                        "RecvTensor: the request is not a RecvTensorRequest"));
       return reactor.get();
     }
     reactor->step_id_ = request.step_id();
+    reactor->parsed_ = true;
     if (request.max_message_bytes() > 0) {
       reactor->max_message_bytes_ =
           std::min(reactor->max_message_bytes_, request.max_message_bytes());
@@ -62,7 +64,7 @@ class RecvTensorReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer
   // may run inline from a gRPC call): one write in flight at a time, and
   // Finish exactly once.
   void OnCancel() override {
-    worker_->ForgetOrphanStep(step_id_);
+    if (parsed_) worker_->ForgetOrphanStep(step_id_);
     bool finish;
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -95,6 +97,10 @@ class RecvTensorReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer
   }
 
   void OnValue(const Status& status, const Tensor& value, bool is_dead) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (finished_) return;  // the caller went away first
+    }
     Status result = status;
     StatusOr<std::vector<grpc::ByteBuffer>> messages = std::vector<grpc::ByteBuffer>();
     if (result.ok()) {
@@ -105,7 +111,7 @@ class RecvTensorReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer
       }
     }
     std::unique_lock<std::mutex> lock(mu_);
-    if (finished_) return;  // the caller went away first
+    if (finished_) return;  // and here, while encoding
     if (result.ok()) {
       messages_ = std::move(*messages);
       WriteNext(lock);
@@ -136,6 +142,7 @@ class RecvTensorReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer
   Worker* const worker_;
   int64_t max_message_bytes_;
   int64_t step_id_ = 0;
+  bool parsed_ = false;  // the request was a RecvTensorRequest
   std::string edge_;
   std::shared_ptr<RecvTensorReactor> self_;  // until OnDone
 
