@@ -1,6 +1,8 @@
 // RecvTensor between in-process servers on loopback: the copies a value
 // takes between tasks, values over a small message limit (split into
 // several messages), dead values, strings and empty tensors across it.
+#include <grpcpp/generic/generic_stub.h>
+#include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 
 #include <condition_variable>
@@ -195,6 +197,37 @@ TEST_F(RecvTensorTest, WaitingCallsHoldNoServerThread) {
     std::this_thread::sleep_for(10ms);
   }
   EXPECT_EQ(cluster_.server(kPs0)->worker()->num_steps(), 0);
+}
+
+// A request that is not a RecvTensorRequest is InvalidArgument, and the
+// server goes on serving.
+TEST_F(RecvTensorTest, AGarbageRequestIsRefused) {
+  StartCluster(kDefaultMaxMessageBytes);
+  const std::string address = cluster_.server(kPs0)->bound_address();
+  grpc::GenericStub stub(grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
+  grpc::CompletionQueue queue;
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + 10s);
+  grpc::Slice garbage(std::string("\xff\xff\xff\xff", 4));
+  grpc::ByteBuffer request(&garbage, 1);
+  auto call =
+      stub.PrepareUnaryCall(&context, "/weir.wire.WorkerService/RecvTensor", request, &queue);
+  call->StartCall();
+  grpc::ByteBuffer response;
+  grpc::Status status;
+  call->Finish(&response, &status, reinterpret_cast<void*>(1));
+  void* tag;
+  bool ok;
+  ASSERT_TRUE(queue.Next(&tag, &ok));
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << status.error_message();
+  EXPECT_NE(status.error_message().find("not a RecvTensorRequest"), std::string::npos)
+      << status.error_message();
+  queue.Shutdown();
+  while (queue.Next(&tag, &ok)) {
+  }
+  auto client = WorkerClient::Create(address);
+  ASSERT_TRUE(client.ok());
+  EXPECT_TRUE((*client)->GetStatus(10s).ok());
 }
 
 }  // namespace
