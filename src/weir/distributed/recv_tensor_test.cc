@@ -6,13 +6,16 @@
 #include <gtest/gtest.h>
 
 #include <condition_variable>
+#include <filesystem>
 #include <fstream>
 #include <mutex>
 #include <thread>
 
 #include "proto/worker_service.pb.h"
+#include "weir/base/notification.h"
 #include "weir/distributed/grpc_session.h"
 #include "weir/distributed/test_cluster_test_util.h"
+#include "weir/distributed/tls_test_util.h"
 #include "weir/distributed/wire_tensor.h"
 #include "weir/distributed/worker.h"
 #include "weir/distributed/worker_client.h"
@@ -181,7 +184,9 @@ TEST_F(RecvTensorTest, WaitingCallsHoldNoServerThread) {
     std::this_thread::sleep_for(10ms);
   }
   EXPECT_EQ(cluster_.server(kPs0)->worker()->num_steps(), kCalls);
-  EXPECT_LT(Threads() - threads_before, kCalls / 4) << "threads before: " << threads_before;
+  const int threads_added = Threads() - threads_before;
+  RecordProperty("threads_added", threads_added);
+  EXPECT_LT(threads_added, kCalls / 4) << "threads before: " << threads_before;
   // The odd calls are cancelled by their caller; the even ones time out.
   for (int i = 1; i < kCalls; i += 2) cancels[i]();
   {
@@ -228,6 +233,51 @@ TEST_F(RecvTensorTest, AGarbageRequestIsRefused) {
   auto client = WorkerClient::Create(address);
   ASSERT_TRUE(client.ok());
   EXPECT_TRUE((*client)->GetStatus(10s).ok());
+}
+
+// RecvTensor goes through the generic stub: it must carry the channel's
+// TLS and token like every other call. With them, a RecvTensor for a step
+// that never runs reaches the handler and waits until its deadline; without
+// the token it is refused before any handler runs.
+TEST_F(RecvTensorTest, CallsCarryTheChannelsTlsAndToken) {
+  auto certs = MakeTestCertificates();
+  ASSERT_TRUE(certs.ok()) << certs.status();
+  auto config = ClusterConfigFromFlags("worker=localhost:0", "worker", 0);
+  ASSERT_TRUE(config.ok()) << config.status();
+  ServerOptions options;
+  options.intra_op_threads = 1;
+  options.security.tls_cert_file = certs->server_cert;
+  options.security.tls_key_file = certs->server_key;
+  options.security.auth_token = "recv-token";
+  auto server = Server::Create(*config, options);
+  ASSERT_TRUE(server.ok()) << server.status();
+  ASSERT_TRUE((*server)->Start().ok());
+  const std::string device = StrCat(kWorker0, "/device:CPU:0");
+  wire::RecvTensorRequest request;
+  request.set_step_id(77);
+  request.set_rendezvous_key(Rendezvous::CreateKey(device, 1, device, "edge", {}));
+  auto recv = [&](const std::string& token) {
+    ChannelOptions channel;
+    channel.tls_ca_file = certs->ca_cert;
+    channel.auth_token = token;
+    auto client = WorkerClient::Create((*server)->bound_address(), channel);
+    EXPECT_TRUE(client.ok()) << client.status();
+    Notification done;
+    Status status;
+    (*client)->RecvTensorAsync(request, 300ms, [&](WorkerClient::RecvTensorResult result) {
+      status = result.status;
+      done.Notify();
+    });
+    done.Wait();
+    return status;
+  };
+  Status with_token = recv("recv-token");
+  EXPECT_EQ(with_token.code(), Code::kDeadlineExceeded) << with_token;
+  Status without = recv("wrong-token");
+  EXPECT_EQ(without.code(), Code::kPermissionDenied) << without;
+  EXPECT_NE(without.message().find("Unauthenticated"), std::string::npos) << without;
+  server->reset();
+  std::filesystem::remove_all(certs->dir);
 }
 
 }  // namespace
