@@ -149,6 +149,42 @@ TEST_F(RecvTensorTest, ValuesOverTheMessageLimitAreSplitAndReassembled) {
   EXPECT_EQ(out[0].scalar<float>(), 1.5f * 4096);
 }
 
+// Limits that differ: ps may send 2 GiB messages, but worker (the
+// receiver) accepts 64 KiB; the RecvTensor request says so and ps splits to
+// it. (Without that, gRPC on worker would refuse ps's 1 MiB message.)
+TEST_F(RecvTensorTest, TheSenderSplitsToTheReceiversSmallerLimit) {
+  std::map<std::string, ClusterSpec::Tasks> spec;
+  spec["worker"][0] = StrCat("127.0.0.1:", PickFreePort());
+  spec["ps"][0] = StrCat("127.0.0.1:", PickFreePort());
+  auto cluster = ClusterSpec::FromJobs(spec);
+  ASSERT_TRUE(cluster.ok()) << cluster.status();
+  cluster_.cluster = *cluster;
+  for (const auto& [job, limit] :
+       {std::pair<std::string, int64_t>{"worker", 64 << 10},
+        std::pair<std::string, int64_t>{"ps", kDefaultMaxMessageBytes}}) {
+    ServerOptions options;
+    options.intra_op_threads = 1;
+    options.security.max_message_bytes = limit;
+    auto server = Server::Create(ClusterConfig{*cluster, job, 0}, options);
+    ASSERT_TRUE(server.ok()) << server.status();
+    ASSERT_TRUE((*server)->Start().ok());
+    cluster_.servers[ClusterSpec::TaskName(job, 0)] = std::move(*server);
+  }
+  Scope root = Scope::NewRootScope();
+  Scope ps = root.WithDevice("/job:ps/task:0");
+  Scope wk = root.WithDevice("/job:worker/task:0");
+  auto n = ops::Placeholder(ps.WithOpName("n"), DT_INT32);
+  auto sent = ops::Range(ps.WithOpName("sent"), 0, n, 1);
+  auto expected = ops::Range(wk.WithOpName("expected"), 0, ops::Identity(wk, n), 1);
+  ops::All(wk.WithOpName("equal"), ops::Equal(wk, ops::Identity(wk, sent), expected), 0);
+  auto remote = Remote(root);
+  ASSERT_TRUE(remote);
+  std::vector<Tensor> out;
+  Status s = remote->Run({{"n", Tensor::Scalar<int32_t>(1 << 18)}}, {"equal"}, {}, &out);
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_TRUE(out[0].scalar<bool>());
+}
+
 // RecvTensor waits for its value without a server thread: 200 calls
 // waiting at once on a step that never runs add no thread per call (a
 // synchronous handler held one each), and each ends at its deadline (or at
