@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Runs one task of a cluster and starts it again when it dies.
 
-    supervisor.py --name ps --max-restarts 5 --pid-file run/ps.pid -- weir-server --cluster ... --job ps --task 0
+    supervisor.py --name ps --max-restarts 5 --pid-file run/ps.pid -- \
+        weir-server --cluster ... --job ps --task 0
 
 - When the task exits for any reason other than this supervisor stopping it -- killed by a
   signal, crashed, or returned a status -- it logs one line and starts the same command again
@@ -123,7 +124,8 @@ def parse_args(argv=None):
     p.add_argument("--name", required=True, help="the task's name in log lines (e.g. ps, worker0)")
     p.add_argument("--max-restarts", type=int, default=5, help="restarts before giving up")
     p.add_argument("--restart-delay", type=float, default=0.5, help="seconds before a restart")
-    p.add_argument("--grace", type=float, default=10, help="seconds from SIGTERM to SIGKILL on stop")
+    p.add_argument("--grace", type=float, default=10,
+                   help="seconds from SIGTERM to SIGKILL on stop")
     p.add_argument("--pid-file", default="", help="keep the running task's pid here")
     p.add_argument("--exit-on-success", action="store_true",
                    help="a task that exits with status 0 is done, not restarted")

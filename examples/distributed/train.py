@@ -165,10 +165,12 @@ def variables_digest(sess, variables):
 def train(options):
     train_images, train_labels = fashion_mnist.load_split(options.data_dir, "train",
                                                           options.train_limit)
-    test_images, test_labels = fashion_mnist.load_split(options.data_dir, "t10k", options.test_limit)
+    test_images, test_labels = fashion_mnist.load_split(options.data_dir, "t10k",
+                                                        options.test_limit)
     n = len(train_labels)
     if n < options.batch_size:
-        raise SystemExit(f"error: batch size {options.batch_size} exceeds the {n} training examples")
+        raise SystemExit(f"error: batch size {options.batch_size} exceeds the {n} training "
+                         "examples")
     graph, m = build_graph(options)
     target = "grpc://" + options.worker
     config = wr.ConfigProto(intra_op_parallelism_threads=max(options.threads, 0))
@@ -204,8 +206,9 @@ def train(options):
                     log(f"saved {path}")
             correct = 0
             for begin in range(0, len(test_labels), 1000):
-                correct += int(sess.run(m["correct"], {m["images"]: test_images[begin:begin + 1000],
-                                                       m["labels"]: test_labels[begin:begin + 1000]}))
+                feed = {m["images"]: test_images[begin:begin + 1000],
+                        m["labels"]: test_labels[begin:begin + 1000]}
+                correct += int(sess.run(m["correct"], feed))
             accuracy = correct / len(test_labels)
             digest = variables_digest(sess, m["variables"])
             sess.close()
@@ -217,7 +220,8 @@ def train(options):
             recoveries += 1
             if recoveries > options.max_recoveries:
                 raise SystemExit(f"error: giving up after {options.max_recoveries} recoveries")
-            log(f"waiting for the cluster (recovery {recoveries} of at most {options.max_recoveries})")
+            log(f"waiting for the cluster (recovery {recoveries} of at most "
+                f"{options.max_recoveries})")
             wait_for_cluster([options.ps, options.worker], options.wait_seconds)
             log("recreating the session")
     print(f"final global_step={step} test_accuracy={accuracy:.4f} loss={float(loss):.4f} "
@@ -233,7 +237,8 @@ def parse_args(argv=None):
                    help="host:port of /job:worker/task:0, whose master runs the steps "
                         "(default: $WEIR_WORKER_ADDRESS)")
     p.add_argument("--checkpoint-dir", required=True, help="where checkpoints are saved and found")
-    p.add_argument("--steps", type=int, default=6000, help="global steps to train (6000: 10 epochs)")
+    p.add_argument("--steps", type=int, default=6000,
+                   help="global steps to train (6000: 10 epochs)")
     p.add_argument("--save-every", type=int, default=200, help="checkpoint every N global steps")
     p.add_argument("--log-every", type=int, default=100, help="log the loss every N steps")
     p.add_argument("--batch-size", type=int, default=100, help="examples per step")
@@ -242,7 +247,8 @@ def parse_args(argv=None):
     p.add_argument("--threads", type=int, default=0, help="intra-op threads (0: every core)")
     p.add_argument("--data-dir", default=fashion_mnist.DEFAULT_DATA_DIR,
                    help="directory of the IDX files (Debian's dataset-fashion-mnist)")
-    p.add_argument("--train-limit", type=int, default=0, help="use only the first N training examples")
+    p.add_argument("--train-limit", type=int, default=0,
+                   help="use only the first N training examples")
     p.add_argument("--test-limit", type=int, default=0, help="use only the first N test examples")
     p.add_argument("--max-recoveries", type=int, default=10,
                    help="give up after this many failed steps")
