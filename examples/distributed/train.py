@@ -126,8 +126,10 @@ def open_session(target, graph, config, timeout):
     channel to the task is still backing off after the task restarted); such a session is closed
     and the next try made, until `timeout` s have passed."""
     deadline = time.monotonic() + timeout
+    tries = 0
     while True:
         sess = None
+        tries += 1
         try:
             sess = wr.Session(target, graph=graph, config=config)
             names = {d.name for d in sess.list_devices()}
@@ -140,6 +142,8 @@ def open_session(target, graph, config, timeout):
             problem = f"{type(e).__name__}: {e}"
         if sess is not None:
             close_quietly(sess)
+        if tries == 1:
+            log(f"no session yet ({problem}); trying again every 0.2 s")
         if time.monotonic() > deadline:
             raise SystemExit(f"error: no session with every task within {timeout} s: {problem}")
         time.sleep(0.2)
