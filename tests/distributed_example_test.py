@@ -15,7 +15,8 @@ under supervisor.py.
    variable the step reads bit for bit (kernels, biases, Adam's slots and beta powers, the global
    step), so the steps replayed after a restore compute what the lost ones computed.
 3. After the cluster stops, no process of it (supervisors, servers, restarted servers) is left.
-Also: a supervisor gives up after its bounded number of restarts and says so.
+Also: a supervisor gives up after its bounded number of restarts and says so; start_cluster.sh
+with a command passes it the addresses and returns its status; a task dies with its supervisor.
 
 Environment: WEIR_BUILD_DIR (the build tree: tools/weir-server, python/), PYTHONPATH with the
 build tree's python/ (ctest sets both).
@@ -171,6 +172,55 @@ def test_supervisor_gives_up():
              f"{result.stderr}")
 
 
+# The command start_cluster.sh runs in test_start_cluster_runs_a_command: checks the addresses
+# it was given, SIGKILLs the ps task's supervisor and waits until the ps server is gone too
+# (the parent-death signal), then exits 3.
+CLUSTER_COMMAND = r"""
+import os, pathlib, signal, sys, time
+state = pathlib.Path(sys.argv[1])
+env = (state / "cluster.env").read_text()
+assert f"WEIR_PS_ADDRESS={os.environ['WEIR_PS_ADDRESS']}" in env, env
+assert f"WEIR_WORKER_ADDRESS={os.environ['WEIR_WORKER_ADDRESS']}" in env, env
+server = int((state / "ps.pid").read_text())
+stat = pathlib.Path(f"/proc/{server}/stat").read_text()
+supervisor = int(stat[stat.rindex(")") + 2:].split()[1])
+os.kill(supervisor, signal.SIGKILL)
+deadline = time.monotonic() + 5
+while pathlib.Path(f"/proc/{server}").exists() and \
+        pathlib.Path(f"/proc/{server}/stat").read_text().split(") ")[1][0] != "Z":
+    assert time.monotonic() < deadline, "the ps server outlived its supervisor"
+    time.sleep(0.05)
+print("ps server gone with its supervisor")
+sys.exit(3)
+"""
+
+
+def test_start_cluster_runs_a_command(tmp):
+    """start_cluster.sh -- COMMAND: the command gets the addresses, its status is the script's,
+    a task dies with its supervisor, and nothing is left once it returns."""
+    state_dir = tmp / "command"
+    env = dict(os.environ, WEIR_SERVER=str(SERVER))
+    proc = subprocess.Popen([str(EXAMPLE / "start_cluster.sh"), "--state-dir", str(state_dir), "--",
+                             sys.executable, "-c", CLUSTER_COMMAND, str(state_dir)], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    try:
+        stdout, stderr = proc.communicate(timeout=60)
+        if proc.returncode != 3 or "ps server gone with its supervisor" not in stdout or \
+                not re.match(r"cluster ready: ps=127\.0\.0\.1:\d+ worker=127\.0\.0\.1:\d+", stdout):
+            fail(f"start_cluster.sh -- COMMAND: status {proc.returncode} (expected 3)\n"
+                 f"{stdout}\n{stderr}")
+        left = session_processes(proc.pid)
+        if left:
+            fail(f"processes left after start_cluster.sh returned: {left}")
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait()
+
+
 def test_training_survives_killed_tasks(tmp):
     if not SERVER.exists():
         fail(f"{SERVER} is missing: build the weir-server target (WEIR_BUILD_DIR={BUILD})")
@@ -239,6 +289,8 @@ def main():
     with tempfile.TemporaryDirectory(prefix="weir_distributed_example_") as tmp:
         test_supervisor_gives_up()
         print("supervisor gives up after its restarts: ok")
+        test_start_cluster_runs_a_command(pathlib.Path(tmp))
+        print("start_cluster.sh runs a command, a task dies with its supervisor: ok")
         test_training_survives_killed_tasks(pathlib.Path(tmp))
         print("training survives a killed worker and a killed ps: ok")
 
