@@ -12,8 +12,9 @@ wr.Session("grpc://WORKER"):
 (start_cluster.sh exports WEIR_PS_ADDRESS and WEIR_WORKER_ADDRESS, which --ps and --worker default
 to.) It saves a checkpoint every --save-every steps (Saver writes each file to a temporary name
 and renames it, so a checkpoint is whole or absent). When a step fails with UnavailableError or
-AbortedError -- a task was killed -- it logs the failure, waits until every task listens again,
-makes a new session, restores the newest checkpoint and goes on from its global step. The batch
+AbortedError (a task was killed) or DeadlineExceededError (a task hung past --step-timeout), it
+logs the failure, waits until every task listens again, makes a new session, restores the newest
+checkpoint and goes on from its global step. The batch
 of global step s is a function of s alone (the epoch order of the Python trainer,
 examples/python/fashion_mnist.py, for epoch s // steps_per_epoch), so a recovered run replays the
 batches the lost steps saw and ends where an uninterrupted run ends.
@@ -42,9 +43,9 @@ import fashion_mnist  # noqa: E402
 
 PS_DEVICE = "/job:ps/task:0"
 WORKER_DEVICE = "/job:worker/task:0"
-# Errors that mean "a task went away": the step is lost, the cluster's state may be, the
-# checkpoint is not.
-RECOVERABLE = (errors.UnavailableError, errors.AbortedError)
+# Errors that mean "a task went away" (or hung past --step-timeout): the step is lost, the
+# cluster's state may be, the checkpoint is not.
+RECOVERABLE = (errors.UnavailableError, errors.AbortedError, errors.DeadlineExceededError)
 
 
 def log(message):
@@ -177,7 +178,10 @@ def train(options):
                          "examples")
     graph, m = build_graph(options)
     target = "grpc://" + options.worker
-    config = wr.ConfigProto(intra_op_parallelism_threads=max(options.threads, 0))
+    # Every call has a deadline: a task that hangs instead of dying (the worker is the master
+    # this client calls, so no health monitor watches it) fails the step instead of holding it.
+    config = wr.ConfigProto(intra_op_parallelism_threads=max(options.threads, 0),
+                            operation_timeout_in_ms=int(options.step_timeout * 1000))
     prefix = os.path.join(options.checkpoint_dir, "model.ckpt")
     os.makedirs(options.checkpoint_dir, exist_ok=True)
     order_cache = {}
@@ -258,10 +262,12 @@ def parse_args(argv=None):
                    help="give up after this many failed steps")
     p.add_argument("--wait-seconds", type=float, default=60,
                    help="how long to wait for a task to come back")
+    p.add_argument("--step-timeout", type=float, default=60,
+                   help="seconds a call (a step, a save, a restore) may take before it fails")
     options = p.parse_args(argv)
     if not options.ps or not options.worker:
         p.error("--ps and --worker (or WEIR_PS_ADDRESS and WEIR_WORKER_ADDRESS) are required")
-    for name in ("steps", "save_every", "log_every", "batch_size"):
+    for name in ("steps", "save_every", "log_every", "batch_size", "step_timeout"):
         if getattr(options, name) <= 0:
             p.error(f"--{name.replace('_', '-')} must be positive")
     return options
