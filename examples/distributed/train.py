@@ -180,8 +180,8 @@ def train(options):
     target = "grpc://" + options.worker
     # Every call has a deadline: a task that hangs instead of dying (the worker is the master
     # this client calls, so no health monitor watches it) fails the step instead of holding it.
-    config = wr.ConfigProto(intra_op_parallelism_threads=max(options.threads, 0),
-                            operation_timeout_in_ms=int(options.step_timeout * 1000))
+    # (The tasks' thread pools are weir-server's --intra-op-threads.)
+    config = wr.ConfigProto(operation_timeout_in_ms=int(options.step_timeout * 1000))
     prefix = os.path.join(options.checkpoint_dir, "model.ckpt")
     os.makedirs(options.checkpoint_dir, exist_ok=True)
     order_cache = {}
@@ -252,7 +252,6 @@ def parse_args(argv=None):
     p.add_argument("--batch-size", type=int, default=100, help="examples per step")
     p.add_argument("--learning-rate", type=float, default=1e-3, help="Adam's learning rate")
     p.add_argument("--seed", type=int, default=1, help="seed of initialization and data order")
-    p.add_argument("--threads", type=int, default=0, help="intra-op threads (0: every core)")
     p.add_argument("--data-dir", default=fashion_mnist.DEFAULT_DATA_DIR,
                    help="directory of the IDX files (Debian's dataset-fashion-mnist)")
     p.add_argument("--train-limit", type=int, default=0,
