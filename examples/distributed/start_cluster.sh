@@ -12,7 +12,8 @@
 #   --server PATH        the weir-server binary (default: $WEIR_SERVER, else
 #                        build/release/tools/weir-server of this repository)
 #   --state-dir DIR      where the logs (ps.log, worker.log: supervisor and server output), pid
-#                        files (ps.pid, worker.pid: the running servers) and cluster.env go
+#                        files (ps.pid, worker.pid: the running servers), the servers' address
+#                        files (ps.address, worker.address) and cluster.env go
 #                        (default: a new temporary directory, kept)
 #   --max-restarts N     restarts of each task before its supervisor gives up (default 5)
 set -euo pipefail
@@ -41,19 +42,15 @@ if [[ -z $state_dir ]]; then
 fi
 mkdir -p "$state_dir"
 
-# Two free loopback ports: bound to port 0 at once (so they differ) and released. A server that
-# restarts binds its port again (gRPC sets SO_REUSEADDR).
-read -r ps_port worker_port < <(python3 -c '
-import socket
-a, b = socket.socket(), socket.socket()
-a.bind(("127.0.0.1", 0)); b.bind(("127.0.0.1", 0))
-print(a.getsockname()[1], b.getsockname()[1])')
-ps_address=127.0.0.1:$ps_port
-worker_address=127.0.0.1:$worker_port
-cluster="worker=$worker_address;ps=$ps_address"
-
 supervisors=()
 command_pid=""
+stop_supervisors() {
+  if [[ ${#supervisors[@]} -gt 0 ]]; then
+    kill -TERM "${supervisors[@]}" 2>/dev/null || true
+    wait "${supervisors[@]}" 2>/dev/null || true
+  fi
+  supervisors=()
+}
 stop_cluster() {
   local status=$?
   trap - EXIT INT TERM
@@ -62,8 +59,7 @@ stop_cluster() {
     wait "$command_pid" 2>/dev/null || true
   fi
   if [[ ${#supervisors[@]} -gt 0 ]]; then
-    kill -TERM "${supervisors[@]}" 2>/dev/null || true
-    wait "${supervisors[@]}" 2>/dev/null || true
+    stop_supervisors
     echo "cluster stopped (logs in $state_dir)" >&2
   fi
   exit "$status"
@@ -72,24 +68,47 @@ trap stop_cluster EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-for job in ps worker; do
-  python3 "$here/supervisor.py" --name "$job" --max-restarts "$max_restarts" \
-    --pid-file "$state_dir/$job.pid" -- \
-    "$server" --cluster "$cluster" --job "$job" --task 0 >"$state_dir/$job.log" 2>&1 &
-  supervisors+=($!)
-done
-
-# Ready when both ports accept a connection (30 s at most).
-for address in "$ps_address" "$worker_address"; do
-  for ((try = 0; ; try++)); do
-    if (exec 3<>"/dev/tcp/${address%:*}/${address##*:}") 2>/dev/null; then break; fi
-    if ((try >= 300)); then
-      echo "start_cluster.sh: $address did not listen within 30 s; its log:" >&2
-      for job in ps worker; do tail -n 20 "$state_dir/$job.log" >&2; done
-      exit 1
-    fi
+# Starts both tasks on two free loopback ports (bound to port 0 at once, so they differ, and
+# released; a server that restarts binds its port again: gRPC sets SO_REUSEADDR) and waits until
+# each server has written its --address-file, which it does once it serves. Returns 1 when a
+# server exits first (another process took its port between the pick and the bind), 2 after
+# 30 s.
+start_tasks() {
+  read -r ps_port worker_port < <(python3 -c '
+import socket
+a, b = socket.socket(), socket.socket()
+a.bind(("127.0.0.1", 0)); b.bind(("127.0.0.1", 0))
+print(a.getsockname()[1], b.getsockname()[1])')
+  ps_address=127.0.0.1:$ps_port
+  worker_address=127.0.0.1:$worker_port
+  local cluster="worker=$worker_address;ps=$ps_address" job try
+  for job in ps worker; do
+    rm -f "$state_dir/$job.address"
+    python3 "$here/supervisor.py" --name "$job" --max-restarts "$max_restarts" \
+      --pid-file "$state_dir/$job.pid" -- \
+      "$server" --cluster "$cluster" --job "$job" --task 0 \
+      --address-file "$state_dir/$job.address" >"$state_dir/$job.log" 2>&1 &
+    supervisors+=($!)
+  done
+  for ((try = 0; try < 300; try++)); do
+    if [[ -s $state_dir/ps.address && -s $state_dir/worker.address ]]; then return 0; fi
+    if grep -q "exited with status" "$state_dir/ps.log" "$state_dir/worker.log"; then return 1; fi
     sleep 0.1
   done
+  return 2
+}
+
+for attempt in 1 2 3; do
+  status=0
+  start_tasks || status=$?
+  if ((status == 0)); then break; fi
+  stop_supervisors
+  if ((status == 2 || attempt == 3)); then
+    echo "start_cluster.sh: the cluster did not come up (attempt $attempt); the tasks' logs:" >&2
+    for job in ps worker; do tail -n 20 "$state_dir/$job.log" >&2; done
+    exit 1
+  fi
+  echo "start_cluster.sh: a task could not start (its port was taken?): trying other ports" >&2
 done
 
 export WEIR_PS_ADDRESS=$ps_address WEIR_WORKER_ADDRESS=$worker_address
