@@ -123,6 +123,12 @@ def check_failure_seen(trainer, killed_at, after, job):
     if job == "ps" and "/job:ps/replica:0/task:0" not in text:
         fail(f"the failure after the ps kill does not name the ps task: {text}")
     i, _, _ = trainer.wait_for(r"^recreating the session$", i)
+    # A restarted worker leaves the ps's variables as they were; a restarted ps has none.
+    i, _, text = trainer.wait_for(r"^variables uninitialized before the restore: \d+ of \d+$", i)
+    lost, total = map(int, re.findall(r"\d+", text))
+    print(f"  after the {job} kill: {text}")
+    if lost != (total if job == "ps" else 0) or total < 10:
+        fail(f"after the {job} kill: {text} (expected {'all' if job == 'ps' else 'none'})")
     i, _, text = trainer.wait_for(r"^restored .*model\.ckpt-(\d+) \(global step (\d+)\)$", i)
     step = int(re.search(r"global step (\d+)", text).group(1))
     if step < 50 or step % 50:

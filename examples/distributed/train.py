@@ -90,10 +90,13 @@ def build_graph(options):
         init = wr.global_variables_initializer()
         saver = wr.train.Saver(max_to_keep=3)
         variables = wr.global_variables()
+        # Whether the ps kept its variables (a restarted worker) or lost them (a restarted ps):
+        # logged before each restore.
+        uninitialized = wr.report_uninitialized_variables(variables)
     graph.finalize()
     return graph, dict(images=images, labels=labels, loss=loss, correct=correct,
                        global_step=global_step, train_op=train_op, init=init, saver=saver,
-                       variables=variables)
+                       variables=variables, uninitialized=uninitialized)
 
 
 def batch_rows(step, n, batch_size, seed, cache):
@@ -192,6 +195,9 @@ def train(options):
         try:
             latest = wr.train.latest_checkpoint(options.checkpoint_dir)
             if latest:
+                lost = len(sess.run(m["uninitialized"]))
+                log(f"variables uninitialized before the restore: {lost} of "
+                    f"{len(m['variables'])}")
                 m["saver"].restore(sess, latest)
                 state = wr.train.get_checkpoint_state(options.checkpoint_dir)
                 m["saver"].recover_last_checkpoints(list(state.all_model_checkpoint_paths))
