@@ -2,10 +2,13 @@
 // its devices over gRPC (with a deadline), stopped with SIGTERM; serving TLS
 // with a token from a file; and a bad TF_CONFIG or TLS flag refused with its
 // message on stderr.
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,10 +21,6 @@
 #include <optional>
 #include <sstream>
 #include <thread>
-
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 
 #include "weir/distributed/health_monitor.h"
 #include "weir/distributed/tls_test_util.h"
@@ -295,8 +294,8 @@ TEST_F(WeirServerTest, WeirRunMasterReachesATlsServerWithATokenAndWaitsForIt) {
   std::string out;
   std::thread client([&] { out = weir_run(ca + " --auth-token-file " + dir_ + "/token", &code); });
   std::this_thread::sleep_for(500ms);  // the client is being refused meanwhile
-  Start({"--cluster", "worker=localhost:" + std::to_string(port), "--job", "worker", "--task",
-         "0", "--intra-op-threads", "1", "--tls-cert", certs->server_cert, "--tls-key",
+  Start({"--cluster", "worker=localhost:" + std::to_string(port), "--job", "worker", "--task", "0",
+         "--intra-op-threads", "1", "--tls-cert", certs->server_cert, "--tls-key",
          certs->server_key, "--tls-ca", certs->ca_cert, "--auth-token-file", dir_ + "/token"});
   client.join();
   EXPECT_EQ(code, 0) << out << "\nweir-server:\n" << ReadFile(dir_ + "/stderr.txt");
