@@ -255,9 +255,11 @@ class GrpcSession final : public Session {
   // the master.
   Status ToStatus(const grpc::Status& status, const char* name) const {
     if (status.ok()) return Status::OK();
+    const bool over_limit = status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED &&
+                            status.error_message().find("larger than max") != std::string::npos;
     if (status.error_code() == grpc::StatusCode::UNAVAILABLE ||
         status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED ||
-        status.error_code() == grpc::StatusCode::UNAUTHENTICATED) {
+        status.error_code() == grpc::StatusCode::UNAUTHENTICATED || over_limit) {
       return FromGrpcCallStatus(status, StrCat(name, " to the master at ", address_),
                                 channel_options_);
     }

@@ -77,7 +77,9 @@ class GrpcMasterService final : public wire::MasterService::Service {
     Status status =
         session->Run(feeds, fetches, targets, &outputs, FromWire(request->options()), &metadata);
     if (!status.ok()) return ToGrpcStatus(status);
-    StepStatsToProto(metadata.step_stats, response->mutable_metadata()->mutable_step_stats());
+    if (!metadata.step_stats.nodes.empty()) {  // untraced steps send no metadata
+      StepStatsToProto(metadata.step_stats, response->mutable_metadata()->mutable_step_stats());
+    }
     for (size_t i = 0; i < outputs.size(); ++i) {
       wire::NamedTensorProto* out = response->add_tensor();
       out->set_name(fetches[i]);
@@ -136,7 +138,9 @@ class GrpcMasterService final : public wire::MasterService::Service {
     Status status = session->RunCallable(request->handle(), feeds, &fetches,
                                          FromWire(request->options()), &metadata);
     if (!status.ok()) return ToGrpcStatus(status);
-    StepStatsToProto(metadata.step_stats, response->mutable_metadata()->mutable_step_stats());
+    if (!metadata.step_stats.nodes.empty()) {  // untraced steps send no metadata
+      StepStatsToProto(metadata.step_stats, response->mutable_metadata()->mutable_step_stats());
+    }
     for (const Tensor& fetch : fetches) {
       status = TensorToProto(fetch, response->add_fetch());
       if (!status.ok()) return ToGrpcStatus(status);

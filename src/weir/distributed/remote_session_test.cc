@@ -216,6 +216,33 @@ TEST_F(RemoteSessionTest, RunOptionsTimeoutEndsAStepBlockedOnAnotherTask) {
   }
 }
 
+// SessionOptions::remote.max_message_bytes bounds what the client accepts.
+TEST_F(RemoteSessionTest, TheClientsMessageLimitIsHonouredAndNamed) {
+  StartCluster({{"worker", 1}});
+  Scope root = Scope::NewRootScope();
+  ops::Fill(root.WithOpName("big"), Tensor::FromVector<int32_t>({4096}, {1}),
+            ops::Placeholder(root.WithOpName("v"), DT_FLOAT));
+  SessionOptions options;
+  options.target = cluster_.target(kWorker0);
+  options.remote.max_message_bytes = 4096;
+  auto session = Session::New(options);
+  ASSERT_TRUE(session.ok()) << session.status();
+  ASSERT_TRUE((*session)->Create(root.ToGraphDef()).ok());
+  std::vector<Tensor> out;
+  Status s = (*session)->Run({{"v", Tensor::FromVector<float>({1.f}, {})}}, {"big"}, {}, &out);
+  EXPECT_EQ(s.code(), Code::kResourceExhausted) << s;
+  EXPECT_THAT(s.message(), HasSubstr("max_message_bytes is 4096"));
+  EXPECT_THAT(s.message(), HasSubstr(cluster_.server(kWorker0)->bound_address()));
+  // The default limit takes it.
+  options.remote.max_message_bytes = 0;
+  session = Session::New(options);
+  ASSERT_TRUE(session.ok()) << session.status();
+  ASSERT_TRUE((*session)->Create(root.ToGraphDef()).ok());
+  s = (*session)->Run({{"v", Tensor::FromVector<float>({1.f}, {})}}, {"big"}, {}, &out);
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_EQ(out[0].NumElements(), 4096);
+}
+
 class RemoteSessionTlsTest : public RemoteSessionTest {
  protected:
   static void SetUpTestSuite() {
