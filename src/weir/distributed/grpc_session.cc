@@ -68,9 +68,11 @@ class GrpcSession final : public Session {
       ++tries;
       if (status.ok()) break;
       const auto now = std::chrono::steady_clock::now();
-      if (!MayBeStarting(status, channel.get()) || now >= give_up) {
+      const bool may_be_starting = MayBeStarting(status, channel.get());
+      if (!may_be_starting || now >= give_up) {
+        // A refusal is the master's answer, however late it came.
         Status out = ToStatus(status, "CreateSession");
-        if (tries == 1) return out;
+        if (tries == 1 || !may_be_starting) return out;
         return errors::Unavailable("the master at ", address_, " did not answer in ", wait.count(),
                                    " ms (SessionOptions.remote.connect_timeout_ms; ", tries,
                                    " tries); the last: ", out.message());

@@ -365,13 +365,22 @@ TEST_F(RemoteSessionTlsTest, ASessionWaitsForAMasterThatStartsLater) {
   options.remote.tls_ca_file = certs_->ca_cert;
   options.remote.auth_token_file = WriteFile("token", "s3cret-token");
   options.remote.connect_timeout_ms = 20000;
+  // A second client with the wrong token waits too, then gets the master's
+  // refusal (not "did not answer").
+  SessionOptions wrong_token = options;
+  wrong_token.remote.auth_token_file = WriteFile("wrong", "not-the-token");
   Status connected = errors::Internal("not run");
+  Status refused = errors::Internal("not run");
   std::thread client([&] { connected = Connect(options); });
-  std::this_thread::sleep_for(700ms);  // the client has been refused a few times by now
+  std::thread refused_client([&] { refused = Connect(wrong_token); });
+  std::this_thread::sleep_for(700ms);  // the clients have been refused a few times by now
   auto server = StartServer(/*tls=*/true, port);
-  ASSERT_NE(server, nullptr);
   client.join();
+  refused_client.join();
+  ASSERT_NE(server, nullptr);
   EXPECT_TRUE(connected.ok()) << connected;
+  EXPECT_EQ(refused.code(), Code::kPermissionDenied) << refused;
+  EXPECT_THAT(refused.message(), HasSubstr("auth token is wrong"));
 }
 
 TEST_F(RemoteSessionTlsTest, WaitingForAMasterIsBounded) {
