@@ -135,7 +135,10 @@ def open_session(target, graph, config, timeout):
         sess = None
         tries += 1
         try:
-            sess = wr.Session(target, graph=graph, config=config)
+            # The session's own wait for a master not yet listening stays within ours.
+            wait_ms = int(max(0.0, deadline - time.monotonic()) * 1000)
+            sess = wr.Session(target, graph=graph, config=config,
+                              remote=wr.distribute.RemoteSessionOptions(connect_timeout_ms=wait_ms))
             names = {d.name for d in sess.list_devices()}
             missing = [job for job in ("/job:ps/", "/job:worker/")
                        if not any(name.startswith(job) for name in names)]
