@@ -18,9 +18,10 @@
 namespace weir {
 
 constexpr int64_t kMaxMessageBytesLimit = (int64_t{1} << 31) - 1;
-// The default is that ceiling, as in TensorFlow's gRPC runtime: a tensor up
-// to 2 GiB crosses in one message (they are not split). A task that faces
-// untrusted networks sets a lower limit; a message over it is refused.
+// The default is that ceiling, as in TensorFlow's gRPC runtime. A task that
+// faces untrusted networks sets a lower limit; a message over it is refused.
+// RecvTensor splits values into messages under both sides' limits
+// (wire_tensor.h); other messages (a RunGraph's feeds) are not split.
 constexpr int64_t kDefaultMaxMessageBytes = kMaxMessageBytesLimit;
 
 // What a server needs to accept calls (ServerOptions::security).

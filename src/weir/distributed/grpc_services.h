@@ -17,8 +17,11 @@ class Worker;
 
 // The worker service (proto/worker_service.proto) over `worker`; GetStatus
 // answers `devices()`. Both borrowed: they must outlive the service.
+// RecvTensor sends no message larger than `max_message_bytes` (the
+// server's limit) nor than the caller's limit in its request.
 std::unique_ptr<grpc::Service> NewGrpcWorkerService(
-    Worker* worker, std::function<std::vector<DeviceAttributes>()> devices);
+    Worker* worker, std::function<std::vector<DeviceAttributes>()> devices,
+    int64_t max_message_bytes);
 
 // The master service (proto/master_service.proto) over `master` (borrowed).
 std::unique_ptr<grpc::Service> NewGrpcMasterService(Master* master);

@@ -251,11 +251,10 @@ TEST_F(DistributedTest, WorkerServiceRefusesHostileRequests) {
     orphan.set_rendezvous_key(Rendezvous::CreateKey(StrCat(kWorker0, "/device:CPU:0"), 1,
                                                     StrCat(kWorker0, "/device:CPU:0"), "edge",
                                                     FrameAndIter()));
-    wire::RecvTensorResponse orphan_response;
     Status orphan_status;
     Notification orphan_done;
-    worker.RecvTensorAsync(&orphan, &orphan_response, 200ms, [&](Status status) {
-      orphan_status = status;
+    worker.RecvTensorAsync(orphan, 200ms, [&](WorkerClient::RecvTensorResult result) {
+      orphan_status = result.status;
       orphan_done.Notify();
     });
     orphan_done.Wait();
@@ -267,11 +266,10 @@ TEST_F(DistributedTest, WorkerServiceRefusesHostileRequests) {
   wire::RecvTensorRequest recv;
   recv.set_step_id(9);
   recv.set_rendezvous_key("garbage");
-  wire::RecvTensorResponse received;
   Status recv_status;
   Notification done;
-  worker.RecvTensorAsync(&recv, &received, kTimeout, [&](Status status) {
-    recv_status = status;
+  worker.RecvTensorAsync(recv, kTimeout, [&](WorkerClient::RecvTensorResult result) {
+    recv_status = result.status;
     done.Notify();
   });
   done.Wait();

@@ -4,7 +4,6 @@
 
 #include "proto/worker_service.pb.h"
 #include "weir/base/cancellation.h"
-#include "weir/distributed/wire_tensor.h"
 #include "weir/distributed/worker_client.h"
 
 namespace weir {
@@ -34,11 +33,6 @@ struct RemoteRendezvous::CancelSlot {
   std::mutex mu;
   WorkerClient::Cancel cancel;
   bool cancelled = false;
-};
-
-struct RemoteRendezvous::RemoteCall {
-  wire::RecvTensorRequest request;
-  wire::RecvTensorResponse response;
 };
 
 RemoteRendezvous::RemoteRendezvous(int64_t step_id, std::string task, ClientForDevice clients,
@@ -79,9 +73,9 @@ void RemoteRendezvous::RecvAsync(const ParsedKey& key, CancellationManager* canc
     done(client.status().WithContext(StrCat("receiving '", key.edge_name, "'")), Tensor(), false);
     return;
   }
-  auto call = std::make_shared<RemoteCall>();
-  call->request.set_step_id(step_id_);
-  call->request.set_rendezvous_key(key.full_key);
+  wire::RecvTensorRequest request;
+  request.set_step_id(step_id_);
+  request.set_rendezvous_key(key.full_key);
   auto slot = std::make_shared<CancelSlot>();
   int64_t id = 0;
   Status aborted;
@@ -107,23 +101,20 @@ void RemoteRendezvous::RecvAsync(const ParsedKey& key, CancellationManager* canc
   std::string edge = key.edge_name;
   std::string peer = key.src_device.substr(0, key.src_device.find("/device:"));
   WorkerClient::Cancel cancel = (*client)->RecvTensorAsync(
-      &call->request, &call->response, recv_timeout_,
-      [this, call, id, edge, peer, done = std::move(done)](Status status) mutable {
+      request, recv_timeout_,
+      [this, id, edge, peer,
+       done = std::move(done)](WorkerClient::RecvTensorResult result) mutable {
         FinishRemote(id);  // the last use of `this`
-        Tensor value;
-        bool is_dead = false;
-        if (status.ok()) {
-          is_dead = call->response.is_dead();
-          if (!is_dead) {
-            status = TensorFromWire(call->response.tensor(),
-                                    StrCat("RecvTensor of '", edge, "' from ", peer), &value);
-          }
-        } else if (!errors::IsCancelled(status) && !errors::IsDeadlineExceeded(status)) {
-          // The sender's failure reached this Recv: an echo of the root cause,
-          // which the sender reports itself.
+        Status status = std::move(result.status);
+        if (result.malformed) {
+          status = status.WithContext(StrCat("RecvTensor of '", edge, "' from ", peer));
+        } else if (!status.ok() && !errors::IsCancelled(status) &&
+                   !errors::IsDeadlineExceeded(status)) {
+          // The sender's failure reached this Recv: an echo of the root
+          // cause, which the sender reports itself.
           status = errors::Aborted("receiving '", edge, "' from ", peer, ": ", status.message());
         }
-        done(status, value, is_dead);
+        done(status, result.value, result.is_dead);
       });
   slot->Set(std::move(cancel));
 }

@@ -52,7 +52,6 @@ class RemoteRendezvous final : public Rendezvous {
   bool IsLocal(const std::string& device) const;
 
  private:
-  struct RemoteCall;
   struct CancelSlot;
   void FinishRemote(int64_t id);
 

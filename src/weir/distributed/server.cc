@@ -99,7 +99,8 @@ StatusOr<std::unique_ptr<Server>> Server::Create(const ClusterConfig& config,
                                          PeerChannelOptions(options.security));
   impl.master = std::make_unique<Master>(impl.worker.get());
   impl.worker_service = NewGrpcWorkerService(
-      impl.worker.get(), [server = server.get()] { return server->device_attributes(); });
+      impl.worker.get(), [server = server.get()] { return server->device_attributes(); },
+      options.security.max_message_bytes);
   impl.master_service = NewGrpcMasterService(impl.master.get());
   return server;
 }

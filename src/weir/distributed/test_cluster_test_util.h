@@ -16,9 +16,11 @@ namespace weir {
 int PickFreePort();
 
 struct TestCluster {
-  // {{"worker", 2}, {"ps", 1}}: started servers for every task.
+  // {{"worker", 2}, {"ps", 1}}: started servers for every task, each with
+  // the message limit `max_message_bytes`.
   static StatusOr<TestCluster> Start(const std::vector<std::pair<std::string, int>>& jobs,
-                                     int cpu_devices_per_task = 1);
+                                     int cpu_devices_per_task = 1,
+                                     int64_t max_message_bytes = kDefaultMaxMessageBytes);
   // "grpc://127.0.0.1:port" of a task ("/job:worker/replica:0/task:0").
   std::string target(const std::string& task) const;
   Server* server(const std::string& task) const { return servers.at(task).get(); }

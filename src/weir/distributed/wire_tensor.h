@@ -1,8 +1,23 @@
 // Tensors on the distributed runtime's wire. Internal to the layer's .cc
-// files that speak gRPC (it names generated protobuf types).
+// files that speak gRPC (it names generated protobuf and gRPC types).
+//
+// RecvTensor's answer (proto/worker_service.proto) is written and read here
+// without protobuf's message objects for numeric tensors: the sender's
+// messages reference the tensor's own buffer (a grpc::Slice that holds a
+// reference to it until gRPC has written it), and the receiver copies the
+// bytes from gRPC's slices straight into the new tensor's buffer, once. The
+// bytes are still a valid RecvTensorResponse for any protobuf parser.
 #pragma once
 
+#include <grpcpp/support/byte_buffer.h>
+#include <grpcpp/support/slice.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
 #include "proto/tensor.pb.h"
+#include "proto/worker_service.pb.h"
 #include "weir/base/status.h"
 #include "weir/framework/tensor.h"
 
@@ -14,5 +29,66 @@ namespace weir {
 // shape never allocates its declared size. TensorToProto writes every
 // element, so Weir's own messages always pass.
 Status TensorFromWire(const wire::TensorProto& proto, std::string_view what, Tensor* out);
+
+// Bytes of tensor values that Weir's own code copied on RecvTensor's path,
+// process-wide since the start (for tests and benchmarks). `sender`: value
+// bytes copied into outgoing messages (0 for numeric tensors, whose bytes
+// are referenced; string and resource values are serialized, a copy).
+// `receiver`: value bytes copied out of incoming messages (numeric: gRPC's
+// slices -> the tensor's buffer, once; others: into a protobuf message and
+// out of it). Copies inside gRPC and the kernel (socket buffers) are not
+// counted. The small header (dtype, shape) is not counted either.
+struct WireCopyCounts {
+  int64_t sender = 0;
+  int64_t receiver = 0;
+};
+WireCopyCounts GetWireCopyCounts();
+
+// RecvTensor's answer for `value` (or a dead value: `value` is ignored) as
+// the messages of the response stream, none larger than
+// `max_message_bytes`. Numeric values: each message references its part of
+// `value`'s buffer (which stays alive until gRPC drops the message). String
+// values are split between elements. ResourceExhausted when a message
+// cannot fit the limit (a single string element larger than it, or a limit
+// too small for the dtype and shape); Unimplemented for variant values.
+StatusOr<std::vector<grpc::ByteBuffer>> EncodeRecvTensorResponse(const Tensor& value, bool is_dead,
+                                                                 int64_t max_message_bytes);
+
+// Reassembles one RecvTensor answer from its messages, in order. Errors are
+// InvalidArgument naming `what`, the dtype and the shape: a message that is
+// not a RecvTensorResponse, one that changes the dtype or shape, more bytes
+// than the shape needs, fewer at the end. The value's buffer is allocated
+// once an eighth of its declared bytes came (until then the bytes stay in
+// gRPC's slices, uncopied), so a few bytes never allocate a huge declared
+// size.
+class RecvTensorDecoder {
+ public:
+  explicit RecvTensorDecoder(std::string what) : what_(std::move(what)) {}
+
+  Status Add(const grpc::ByteBuffer& message);
+  // After the last message: the value, or is_dead.
+  Status Finish(Tensor* value, bool* is_dead);
+
+ private:
+  Status AddNumeric(const std::string& shape_bytes, bool has_dtype, int dtype,
+                    std::vector<grpc::Slice> content);
+  Status AddProto(const std::vector<grpc::Slice>& slices);
+  Status Allocate();
+  std::string Describe() const;
+
+  std::string what_;
+  int messages_ = 0;
+  bool is_dead_ = false;
+  enum class Path { kUnknown, kNumeric, kProto } path_ = Path::kUnknown;
+  // Numeric path.
+  DType dtype_ = DT_INVALID;
+  TensorShape shape_;
+  int64_t expected_bytes_ = 0;
+  int64_t received_bytes_ = 0;
+  std::vector<grpc::Slice> pending_;  // bytes that came before the buffer
+  Tensor value_;
+  // Proto path (string, resource and anything not numeric).
+  wire::RecvTensorResponse merged_;
+};
 
 }  // namespace weir

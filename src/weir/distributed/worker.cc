@@ -492,41 +492,24 @@ Status Worker::CleanupAll(const wire::CleanupAllRequest& request) {
   return Status::OK();
 }
 
-void Worker::RecvTensorAsync(const wire::RecvTensorRequest& request,
-                             wire::RecvTensorResponse* response, std::function<void(Status)> done) {
+void Worker::RecvTensorAsync(const wire::RecvTensorRequest& request, RecvTensorDone done) {
   StatusOr<Rendezvous::ParsedKey> key = Rendezvous::ParseKey(request.rendezvous_key());
   if (!key.ok()) {
-    done(key.status().WithContext(StrCat("RecvTensor on task ", task_name_)));
+    done(key.status().WithContext(StrCat("RecvTensor on task ", task_name_)), Tensor(), false);
     return;
   }
   StatusOr<std::shared_ptr<Step>> step = GetOrCreateStep(request.step_id(), 0);
   if (!step.ok()) {
-    done(step.status());
+    done(step.status(), Tensor(), false);
     return;
   }
   if (!(*step)->rendezvous->IsLocal(key->src_device)) {
     done(errors::InvalidArgument("RecvTensor on task ", task_name_, " for '", key->edge_name,
-                                 "', sent from ", key->src_device, ", not a device of this task"));
+                                 "', sent from ", key->src_device, ", not a device of this task"),
+         Tensor(), false);
     return;
   }
-  std::string edge = key->edge_name;
-  (*step)->rendezvous->RecvLocalAsync(
-      *key, [this, response, edge, done = std::move(done)](const Status& status,
-                                                           const Tensor& value, bool is_dead) {
-        if (!status.ok()) {
-          done(status);
-          return;
-        }
-        response->set_is_dead(is_dead);
-        if (!is_dead) {
-          Status encoded = TensorToProto(value, response->mutable_tensor());
-          if (!encoded.ok()) {
-            done(encoded.WithContext(StrCat("RecvTensor of '", edge, "' on task ", task_name_)));
-            return;
-          }
-        }
-        done(Status::OK());
-      });
+  (*step)->rendezvous->RecvLocalAsync(*key, std::move(done));
 }
 
 }  // namespace weir

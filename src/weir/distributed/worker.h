@@ -29,6 +29,7 @@
 #include "weir/base/threadpool.h"
 #include "weir/distributed/cluster_spec.h"
 #include "weir/distributed/credentials.h"
+#include "weir/framework/tensor.h"
 
 namespace weir {
 
@@ -47,7 +48,6 @@ class RunGraphResponse;
 class CleanupGraphRequest;
 class CleanupAllRequest;
 class RecvTensorRequest;
-class RecvTensorResponse;
 }  // namespace wire
 
 class Worker {
@@ -70,9 +70,11 @@ class Worker {
   Status RunGraph(const wire::RunGraphRequest& request, wire::RunGraphResponse* response);
   Status CleanupGraph(const wire::CleanupGraphRequest& request);
   Status CleanupAll(const wire::CleanupAllRequest& request);
-  // Answers when the value is sent on this task (or the step is aborted).
-  void RecvTensorAsync(const wire::RecvTensorRequest& request, wire::RecvTensorResponse* response,
-                       std::function<void(Status)> done);
+  // Answers when the value is sent on this task (or the step is aborted):
+  // `done` gets the value itself (shared, not copied), which the service
+  // writes to the wire (wire_tensor.h).
+  using RecvTensorDone = std::function<void(const Status&, const Tensor& value, bool is_dead)>;
+  void RecvTensorAsync(const wire::RecvTensorRequest& request, RecvTensorDone done);
 
   // Drops the state of a step that only RecvTensor calls created (no
   // RunGraph of it came): what a RecvTensor whose caller gave up calls, so

@@ -1,5 +1,6 @@
 #include "weir/distributed/worker_client.h"
 
+#include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
 
 #include <condition_variable>
@@ -9,6 +10,7 @@
 #include "proto/worker_service.grpc.pb.h"
 #include "weir/distributed/grpc_credentials.h"
 #include "weir/distributed/grpc_util.h"
+#include "weir/distributed/wire_tensor.h"
 
 namespace weir {
 
@@ -29,6 +31,8 @@ struct AsyncCall {
 // are freed by the next call or by the destructor, on the caller's thread.
 struct WorkerClient::Impl {
   std::unique_ptr<wire::WorkerService::Stub> stub;
+  // RecvTensor reads raw messages (wire_tensor.h), through the generic stub.
+  std::unique_ptr<grpc::GenericStub> generic;
   std::mutex mu;
   std::condition_variable idle;  // signalled when in_flight empties
   int64_t next_id = 0;
@@ -83,6 +87,7 @@ StatusOr<std::unique_ptr<WorkerClient>> WorkerClient::Create(const std::string& 
   // Calls fail fast on a refused connection rather than waiting for the
   // deadline (the default for calls without wait_for_ready).
   client->impl_->stub = wire::WorkerService::NewStub(*channel);
+  client->impl_->generic = std::make_unique<grpc::GenericStub>(*channel);
   return client;
 }
 
@@ -157,7 +162,87 @@ WEIR_WORKER_CALL(CleanupAll)
 
 WEIR_WORKER_ASYNC_CALL(RunGraph)
 WEIR_WORKER_ASYNC_CALL(CleanupGraph)
-WEIR_WORKER_ASYNC_CALL(RecvTensor)
 #undef WEIR_WORKER_ASYNC_CALL
+
+namespace {
+
+// One RecvTensor call: the request, then the response stream's messages,
+// each handed to the decoder as it arrives (so the copy of one overlaps the
+// transfer of the next). Deletes itself in OnDone.
+class RecvTensorCall final : public grpc::ClientBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer> {
+ public:
+  RecvTensorCall(std::string what, WorkerClient::RecvTensorDone done, std::function<void()> end)
+      : what_(std::move(what)), decoder_(what_), done_(std::move(done)), end_(std::move(end)) {}
+
+  void Start(grpc::GenericStub* stub, grpc::ClientContext* context,
+             const wire::RecvTensorRequest& request) {
+    bool own_buffer;
+    // A message of two small fields: serializing it cannot fail.
+    grpc::Status serialized =
+        grpc::GenericSerialize<grpc::ProtoBufferWriter, wire::RecvTensorRequest>(request, &request_,
+                                                                                 &own_buffer);
+    DCHECK(serialized.ok());
+    context_ = context;
+    stub->PrepareBidiStreamingCall(context, "/weir.wire.WorkerService/RecvTensor",
+                                   grpc::StubOptions(), this);
+    StartWriteLast(&request_, grpc::WriteOptions());
+    StartRead(&message_);
+    StartCall();
+  }
+
+  void OnReadDone(bool ok) override {
+    if (!ok) return;  // the stream ended: OnDone has the status
+    if (decoded_.ok()) decoded_ = decoder_.Add(message_);
+    message_.Clear();
+    if (!decoded_.ok()) {
+      context_->TryCancel();
+      return;
+    }
+    StartRead(&message_);
+  }
+
+  void OnDone(const grpc::Status& status) override {
+    WorkerClient::RecvTensorResult result;
+    result.malformed = !decoded_.ok();
+    result.status = decoded_.ok() ? FromGrpcStatus(status, what_) : decoded_;
+    if (result.status.ok()) {
+      result.status = decoder_.Finish(&result.value, &result.is_dead);
+      result.malformed = !result.status.ok();
+    }
+    done_(std::move(result));
+    std::function<void()> end = std::move(end_);
+    std::unique_ptr<RecvTensorCall> release(this);
+    release.reset();
+    end();
+  }
+
+ private:
+  std::string what_;
+  RecvTensorDecoder decoder_;
+  WorkerClient::RecvTensorDone done_;
+  std::function<void()> end_;
+  grpc::ClientContext* context_ = nullptr;
+  grpc::ByteBuffer request_;
+  grpc::ByteBuffer message_;
+  Status decoded_;
+};
+
+}  // namespace
+
+WorkerClient::Cancel WorkerClient::RecvTensorAsync(const wire::RecvTensorRequest& request,
+                                                   std::chrono::milliseconds timeout,
+                                                   RecvTensorDone done) {
+  std::shared_ptr<AsyncCall> call = impl_->Begin(timeout);
+  wire::RecvTensorRequest sized = request;
+  sized.set_max_message_bytes(options_.max_message_bytes);
+  auto reactor =
+      std::make_unique<RecvTensorCall>(StrCat("RecvTensor to ", address_), std::move(done),
+                                       [impl = impl_.get(), id = call->id] { impl->End(id); });
+  reactor.release()->Start(impl_->generic.get(), &call->context, sized);
+  std::weak_ptr<AsyncCall> weak = call;
+  return [weak] {
+    if (std::shared_ptr<AsyncCall> live = weak.lock()) live->context.TryCancel();
+  };
+}
 
 }  // namespace weir

@@ -12,6 +12,7 @@
 #include "weir/base/status.h"
 #include "weir/distributed/credentials.h"
 #include "weir/distributed/server.h"
+#include "weir/framework/tensor.h"
 
 namespace weir {
 
@@ -31,7 +32,6 @@ class CleanupGraphResponse;
 class CleanupAllRequest;
 class CleanupAllResponse;
 class RecvTensorRequest;
-class RecvTensorResponse;
 }  // namespace wire
 
 class WorkerClient {
@@ -77,8 +77,18 @@ class WorkerClient {
   Cancel CleanupGraphAsync(const wire::CleanupGraphRequest* request,
                            wire::CleanupGraphResponse* response, std::chrono::milliseconds timeout,
                            std::function<void(Status)> done);
-  Cancel RecvTensorAsync(const wire::RecvTensorRequest* request, wire::RecvTensorResponse* response,
-                         std::chrono::milliseconds timeout, std::function<void(Status)> done);
+  // The value's bytes are copied once, from gRPC's buffers into the new
+  // tensor's (wire_tensor.h); a value larger than the message limit comes
+  // in several messages. `request` need not outlive the call.
+  struct RecvTensorResult {
+    Status status;           // the call's, or the decoder's
+    bool malformed = false;  // the answer failed the decoder's checks (InvalidArgument)
+    Tensor value;
+    bool is_dead = false;
+  };
+  using RecvTensorDone = std::function<void(RecvTensorResult)>;
+  Cancel RecvTensorAsync(const wire::RecvTensorRequest& request, std::chrono::milliseconds timeout,
+                         RecvTensorDone done);
 
   const std::string& address() const { return address_; }
 

@@ -1,21 +1,169 @@
 // The worker service's gRPC side: each method converts nothing itself and
 // hands the messages to the Worker. Handlers run on gRPC's threads; RunGraph
-// and RecvTensor block theirs until the step or the value is ready.
+// blocks its thread until the step is done. RecvTensor holds no thread
+// while it waits for the value: it is a callback method whose reactor the
+// rendezvous completes, and it writes the value's bytes without copying
+// them (wire_tensor.h), in as many messages as the limits ask.
 #include <grpcpp/grpcpp.h>
 
+#include <mutex>
+
 #include "proto/worker_service.grpc.pb.h"
-#include "weir/base/notification.h"
 #include "weir/distributed/grpc_services.h"
 #include "weir/distributed/grpc_util.h"
+#include "weir/distributed/wire_tensor.h"
 #include "weir/distributed/worker.h"
+#include "weir/framework/rendezvous.h"
 
 namespace weir {
 namespace {
 
-class GrpcWorkerService final : public wire::WorkerService::Service {
+// RecvTensor's messages are at most this large even under a larger limit:
+// the receiver copies one message while the next is on the wire.
+constexpr int64_t kMaxRecvTensorMessageBytes = int64_t{4} << 20;
+
+// One RecvTensor call: waits for the value (no thread held), then writes
+// its messages one after another. It owns itself until gRPC's OnDone; the
+// rendezvous' callback holds it too, since the value may come after the
+// caller gave up (its deadline, a cancel, server shutdown).
+class RecvTensorReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer> {
  public:
-  GrpcWorkerService(Worker* worker, std::function<std::vector<DeviceAttributes>()> devices)
-      : worker_(worker), devices_(std::move(devices)) {}
+  RecvTensorReactor(Worker* worker, int64_t max_message_bytes)
+      : worker_(worker), max_message_bytes_(max_message_bytes) {}
+
+  static RecvTensorReactor* Start(Worker* worker, int64_t server_limit,
+                                  const grpc::ByteBuffer& request_bytes) {
+    auto reactor = std::make_shared<RecvTensorReactor>(worker, server_limit);
+    reactor->self_ = reactor;
+    wire::RecvTensorRequest request;
+    grpc::ByteBuffer bytes(request_bytes);  // shares the slices; parsing consumes it
+    grpc::Status parsed =
+        grpc::GenericDeserialize<grpc::ProtoBufferReader, wire::RecvTensorRequest>(&bytes,
+                                                                                   &request);
+    if (!parsed.ok()) {
+      reactor->FinishOnce(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                                       "RecvTensor: the request is not a RecvTensorRequest"));
+      return reactor.get();
+    }
+    reactor->step_id_ = request.step_id();
+    reactor->parsed_ = true;
+    if (request.max_message_bytes() > 0) {
+      reactor->max_message_bytes_ =
+          std::min(reactor->max_message_bytes_, request.max_message_bytes());
+    }
+    StatusOr<Rendezvous::ParsedKey> key = Rendezvous::ParseKey(request.rendezvous_key());
+    if (key.ok()) reactor->edge_ = key->edge_name;
+    worker->RecvTensorAsync(request,
+                            [reactor](const Status& status, const Tensor& value, bool is_dead) {
+                              reactor->OnValue(status, value, is_dead);
+                            });
+    return reactor.get();
+  }
+
+  // Each reaction decides under mu_ and calls gRPC outside it (a reaction
+  // may run inline from a gRPC call): one write in flight at a time, and
+  // Finish exactly once.
+  void OnCancel() override {
+    if (parsed_) worker_->ForgetOrphanStep(step_id_);
+    bool finish;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      cancelled_ = true;
+      // A write in flight ends and finishes the call from OnWriteDone.
+      finish = !writing_ && !finished_;
+      finished_ = finished_ || finish;
+    }
+    if (finish) Finish(Cancelled());
+  }
+
+  void OnWriteDone(bool ok) override {
+    std::unique_lock<std::mutex> lock(mu_);
+    writing_ = false;
+    messages_[next_ - 1].Clear();  // gRPC keeps what it still needs
+    if (ok && !cancelled_ && next_ < messages_.size()) {
+      WriteNext(lock);
+      return;
+    }
+    finished_ = true;
+    lock.unlock();
+    Finish(ok && !cancelled_ ? grpc::Status::OK : Cancelled());
+  }
+
+  void OnDone() override { self_.reset(); }  // may delete this
+
+ private:
+  static grpc::Status Cancelled() {
+    return grpc::Status(grpc::StatusCode::CANCELLED, "RecvTensor cancelled by its caller");
+  }
+
+  void OnValue(const Status& status, const Tensor& value, bool is_dead) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (finished_) return;  // the caller went away first
+    }
+    Status result = status;
+    StatusOr<std::vector<grpc::ByteBuffer>> messages = std::vector<grpc::ByteBuffer>();
+    if (result.ok()) {
+      messages = EncodeRecvTensorResponse(value, is_dead, max_message_bytes_);
+      if (!messages.ok()) {
+        result = messages.status().WithContext(
+            StrCat("RecvTensor of '", edge_, "' on task ", worker_->task_name()));
+      }
+    }
+    std::unique_lock<std::mutex> lock(mu_);
+    if (finished_) return;  // and here, while encoding
+    if (result.ok()) {
+      messages_ = std::move(*messages);
+      WriteNext(lock);
+      return;
+    }
+    finished_ = true;
+    lock.unlock();
+    Finish(ToGrpcStatus(result));
+  }
+
+  // Starts the next write; unlocks `lock`.
+  void WriteNext(std::unique_lock<std::mutex>& lock) {
+    writing_ = true;
+    grpc::ByteBuffer* message = &messages_[next_++];
+    lock.unlock();
+    StartWrite(message);
+  }
+
+  void FinishOnce(const grpc::Status& status) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (finished_) return;
+      finished_ = true;
+    }
+    Finish(status);
+  }
+
+  Worker* const worker_;
+  int64_t max_message_bytes_;
+  int64_t step_id_ = 0;
+  bool parsed_ = false;  // the request was a RecvTensorRequest
+  std::string edge_;
+  std::shared_ptr<RecvTensorReactor> self_;  // until OnDone
+
+  std::mutex mu_;
+  std::vector<grpc::ByteBuffer> messages_;
+  size_t next_ = 0;
+  bool writing_ = false;
+  bool cancelled_ = false;
+  bool finished_ = false;
+};
+
+using ServiceBase =
+    wire::WorkerService::WithRawCallbackMethod_RecvTensor<wire::WorkerService::Service>;
+
+class GrpcWorkerService final : public ServiceBase {
+ public:
+  GrpcWorkerService(Worker* worker, std::function<std::vector<DeviceAttributes>()> devices,
+                    int64_t max_message_bytes)
+      : worker_(worker),
+        devices_(std::move(devices)),
+        max_message_bytes_(std::min(max_message_bytes, kMaxRecvTensorMessageBytes)) {}
 
   grpc::Status GetStatus(grpc::ServerContext*, const wire::GetStatusRequest*,
                          wire::GetStatusResponse* response) override {
@@ -59,41 +207,23 @@ class GrpcWorkerService final : public wire::WorkerService::Service {
                           wire::CleanupAllResponse*) override {
     return ToGrpcStatus(worker_->CleanupAll(*request));
   }
-  grpc::Status RecvTensor(grpc::ServerContext* context, const wire::RecvTensorRequest* request,
-                          wire::RecvTensorResponse* response) override {
-    // The value may come after the caller gave up (its deadline, a
-    // cancel, server shutdown): the callback then writes into state of its
-    // own, never into the response gRPC has freed.
-    struct Pending {
-      Notification done;
-      Status status;
-      wire::RecvTensorResponse response;
-    };
-    auto pending = std::make_shared<Pending>();
-    worker_->RecvTensorAsync(*request, &pending->response, [pending](Status status) {
-      pending->status = std::move(status);
-      pending->done.Notify();
-    });
-    while (!pending->done.WaitFor(std::chrono::milliseconds(50))) {
-      if (context->IsCancelled()) {
-        worker_->ForgetOrphanStep(request->step_id());
-        return grpc::Status(grpc::StatusCode::CANCELLED, "RecvTensor cancelled by its caller");
-      }
-    }
-    if (pending->status.ok()) response->Swap(&pending->response);
-    return ToGrpcStatus(pending->status);
+  grpc::ServerWriteReactor<grpc::ByteBuffer>* RecvTensor(grpc::CallbackServerContext*,
+                                                         const grpc::ByteBuffer* request) override {
+    return RecvTensorReactor::Start(worker_, max_message_bytes_, *request);
   }
 
  private:
   Worker* worker_;
   std::function<std::vector<DeviceAttributes>()> devices_;
+  const int64_t max_message_bytes_;
 };
 
 }  // namespace
 
 std::unique_ptr<grpc::Service> NewGrpcWorkerService(
-    Worker* worker, std::function<std::vector<DeviceAttributes>()> devices) {
-  return std::make_unique<GrpcWorkerService>(worker, std::move(devices));
+    Worker* worker, std::function<std::vector<DeviceAttributes>()> devices,
+    int64_t max_message_bytes) {
+  return std::make_unique<GrpcWorkerService>(worker, std::move(devices), max_message_bytes);
 }
 
 }  // namespace weir
