@@ -40,14 +40,18 @@ struct HealthMonitor::Impl {
   bool started = false;
   std::atomic<bool> stopping{false};
   Status failure;
+  FailedTask failed_task;
   std::thread thread;
 
   // One round of checks. With `stop`, returns early (OK) once it is set,
   // cancelling the calls in flight.
-  Status Round(const std::atomic<bool>* stop) {
+  Status Round(const std::atomic<bool>* stop, FailedTask* failed) {
     grpc::CompletionQueue queue;
     std::vector<std::unique_ptr<Call>> calls;
     wire::GetStatusRequest request;
+    for (const std::string& handle : options.renew_sessions) {
+      request.add_renew_session_handle(handle);
+    }
     auto deadline = std::chrono::system_clock::now() + options.timeout;
     for (size_t i = 0; i < tasks.size(); ++i) {
       auto call = std::make_unique<Call>();
@@ -81,7 +85,16 @@ struct HealthMonitor::Impl {
     if (cancelled) return Status::OK();
     for (size_t i = 0; i < calls.size(); ++i) {
       const grpc::Status& status = calls[i]->status;
-      if (status.ok()) continue;
+      if (status.ok()) {
+        const wire::GetStatusResponse& response = calls[i]->response;
+        if (response.lost_session_handle_size() == 0) continue;
+        if (failed != nullptr) *failed = FailedTask{tasks[i].name, tasks[i].address};
+        return errors::Aborted("task ", tasks[i].name, " at ", tasks[i].address,
+                               " no longer holds worker session '",
+                               response.lost_session_handle(0).substr(0, 256),
+                               "' (its lease expired, or the task restarted)");
+      }
+      if (failed != nullptr) *failed = FailedTask{tasks[i].name, tasks[i].address};
       Status cause = FromGrpcCallStatus(status, "GetStatus", options.channel);
       std::string why =
           status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED
@@ -122,7 +135,7 @@ StatusOr<std::unique_ptr<HealthMonitor>> HealthMonitor::Create(
   return std::unique_ptr<HealthMonitor>(new HealthMonitor(std::move(impl)));
 }
 
-Status HealthMonitor::CheckNow() { return impl_->Round(nullptr); }
+Status HealthMonitor::CheckNow(FailedTask* failed) { return impl_->Round(nullptr, failed); }
 
 Status HealthMonitor::Start(std::function<void(const Status&)> on_failure) {
   std::lock_guard<std::mutex> lock(impl_->mu);
@@ -135,11 +148,13 @@ Status HealthMonitor::Start(std::function<void(const Status&)> on_failure) {
 
 void HealthMonitor::Loop(std::function<void(const Status&)> on_failure) {
   while (!impl_->stopping.load()) {
-    Status status = impl_->Round(&impl_->stopping);
+    FailedTask failed;
+    Status status = impl_->Round(&impl_->stopping, &failed);
     if (!status.ok()) {
       {
         std::lock_guard<std::mutex> lock(impl_->mu);
         impl_->failure = status;
+        impl_->failed_task = failed;
       }
       if (on_failure) on_failure(status);
       return;
@@ -163,6 +178,11 @@ void HealthMonitor::Stop() {
 Status HealthMonitor::status() const {
   std::lock_guard<std::mutex> lock(impl_->mu);
   return impl_->failure;
+}
+
+FailedTask HealthMonitor::failed_task() const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  return impl_->failed_task;
 }
 
 }  // namespace weir

@@ -17,6 +17,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "weir/base/status.h"
 #include "weir/distributed/cluster_spec.h"
@@ -31,6 +32,16 @@ struct HealthMonitorOptions {
   std::chrono::milliseconds timeout{1500};
   // TLS, token and limits of the calls (a task's PeerChannelOptions).
   ChannelOptions channel;
+  // Worker sessions every check renews the lease of (a master's): each task
+  // must hold all of them. A task that answers it no longer holds one (its
+  // lease expired, or it restarted) fails the check with Aborted.
+  std::vector<std::string> renew_sessions;
+};
+
+// The task a failed check names (empty while every check passed).
+struct FailedTask {
+  std::string name;     // "/job:ps/replica:0/task:0"
+  std::string address;  // "10.0.0.3:2222"
 };
 
 class HealthMonitor {
@@ -44,12 +55,16 @@ class HealthMonitor {
   // One round: GetStatus to every task at once, each with the deadline.
   // OK if all answered; else Unavailable naming the first failed task (in
   // job and task order): "task /job:ps/replica:0/task:0 at 10.0.0.3:2222
-  // failed its health check: ...". Takes at most about `timeout`.
-  Status CheckNow();
+  // failed its health check: ...". Takes at most about `timeout`. A task
+  // that lost a session of `renew_sessions` is Aborted: "task ... at ...
+  // no longer holds worker session '...' ...". The failed task goes to
+  // `failed` (if not null).
+  Status CheckNow(FailedTask* failed = nullptr);
 
   // Runs rounds in a background thread until Stop or the first failure,
-  // which is kept (status()) and passed once to `on_failure` (may be null)
-  // on that thread. FailedPrecondition if started before.
+  // which is kept (status(), failed_task()) and passed once to
+  // `on_failure` (may be null) on that thread, after both are set.
+  // FailedPrecondition if started before.
   Status Start(std::function<void(const Status&)> on_failure);
   // Ends the background thread (waits at most for the round in flight) and
   // joins it. Idempotent.
@@ -57,6 +72,8 @@ class HealthMonitor {
 
   // OK, or the first failure the background rounds saw (it stays).
   Status status() const;
+  // The task of status()'s failure.
+  FailedTask failed_task() const;
 
  private:
   struct Impl;

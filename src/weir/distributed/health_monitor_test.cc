@@ -10,7 +10,9 @@
 #include <chrono>
 #include <thread>
 
+#include "proto/worker_service.pb.h"
 #include "weir/distributed/server.h"
+#include "weir/distributed/worker.h"
 
 namespace weir {
 namespace {
@@ -79,12 +81,52 @@ TEST(HealthMonitorTest, CheckNowNamesTheFailedTask) {
   tasks.ps->Stop();
   tasks.ps->Join();
   auto start = Clock::now();
-  Status status = (*monitor)->CheckNow();
+  FailedTask failed;
+  Status status = (*monitor)->CheckNow(&failed);
   EXPECT_LT(Clock::now() - start, 2s);
   EXPECT_EQ(status.code(), Code::kUnavailable) << status;
   EXPECT_THAT(status.message(), HasSubstr("task /job:ps/replica:0/task:0 at " + ps_address +
                                           " failed its health check"));
   EXPECT_THAT(status.message(), ::testing::Not(HasSubstr("/job:worker")));
+  EXPECT_EQ(failed.name, "/job:ps/replica:0/task:0");
+  EXPECT_EQ(failed.address, ps_address);
+}
+
+// The checks carry lease renewals: a task that holds every session passes,
+// one that does not (expired, deleted, restarted) fails with Aborted.
+TEST(HealthMonitorTest, ATaskThatLostARenewedSessionFailsTheCheck) {
+  TwoTasks tasks;
+  for (Server* server : {tasks.worker.get(), tasks.ps.get()}) {
+    wire::CreateWorkerSessionRequest create;
+    create.set_session_handle("s");
+    create.set_lease_ms(60000);
+    ASSERT_TRUE(server->worker()->CreateWorkerSession(create).ok());
+  }
+  HealthMonitorOptions options;
+  options.renew_sessions = {"s"};
+  auto monitor = HealthMonitor::Create(tasks.cluster, options);
+  ASSERT_TRUE(monitor.ok());
+  FailedTask failed;
+  Status status = (*monitor)->CheckNow(&failed);
+  EXPECT_TRUE(status.ok()) << status;
+  EXPECT_TRUE(failed.name.empty());
+
+  wire::DeleteWorkerSessionRequest del;
+  del.set_session_handle("s");
+  ASSERT_TRUE(tasks.ps->worker()->DeleteWorkerSession(del).ok());
+  status = (*monitor)->CheckNow(&failed);
+  EXPECT_EQ(status.code(), Code::kAborted) << status;
+  EXPECT_THAT(status.message(),
+              HasSubstr("task /job:ps/replica:0/task:0 at " + tasks.ps->bound_address() +
+                        " no longer holds worker session 's'"));
+  EXPECT_EQ(failed.name, "/job:ps/replica:0/task:0");
+
+  // The background rounds keep the structured task with the failure.
+  ASSERT_TRUE((*monitor)->Start(nullptr).ok());
+  for (int i = 0; i < 200 && (*monitor)->status().ok(); ++i) std::this_thread::sleep_for(20ms);
+  EXPECT_EQ((*monitor)->status().code(), Code::kAborted);
+  EXPECT_EQ((*monitor)->failed_task().name, "/job:ps/replica:0/task:0");
+  EXPECT_EQ((*monitor)->failed_task().address, tasks.ps->bound_address());
 }
 
 TEST(HealthMonitorTest, BackgroundRoundsReportTheFirstFailureOnce) {

@@ -51,8 +51,8 @@ bool IsEcho(const Status& s) { return errors::IsCancelled(s) || errors::IsAborte
 
 class MasterSession final : public Session {
  public:
-  MasterSession(Worker* worker, const SessionOptions& options)
-      : worker_(worker), options_(options) {
+  MasterSession(Worker* worker, const SessionOptions& options, const MasterOptions& master_options)
+      : worker_(worker), options_(options), master_options_(master_options) {
     options_.compile.cost_model_placement = false;
     handle_ = StrCat("master_", std::hex, RandomUint64());
     default_container_ = "localhost";  // shared by the cluster's sessions (worker.cc)
@@ -153,12 +153,13 @@ class MasterSession final : public Session {
   // Watches the other tasks of the session (StartMonitor); the first
   // failure (OnTaskFailure) aborts the running steps and every later one.
   Status StartMonitor();
-  void OnTaskFailure(const Status& failure);
+  void OnTaskFailure(const Status& failure, const FailedTask& task);
   // The status of a step started after a task failed.
   Status FailedSession() const;
 
   Worker* const worker_;
   SessionOptions options_;
+  const MasterOptions master_options_;
   std::string handle_;
   std::string default_container_;
   std::vector<Task> tasks_;
@@ -173,6 +174,7 @@ class MasterSession final : public Session {
   std::unique_ptr<HealthMonitor> monitor_;
   mutable std::mutex health_mu_;
   Status task_failure_;  // the monitor's first failure; guarded by health_mu_
+  std::string failed_task_;  // the task it names; guarded by health_mu_
   // Aborts each running step with a task's failure; guarded by health_mu_,
   // which a step holds to unregister, so an abort never outlives its step.
   std::map<int64_t, std::function<void(const Status&)>> running_;
@@ -232,11 +234,30 @@ Status MasterSession::Connect(std::chrono::milliseconds timeout) {
     task_index_[task.name] = static_cast<int>(tasks_.size());
     tasks_.push_back(task);
   }
-  for (Task& task : tasks_) {
+  // Leases start when each task creates the session and are first renewed
+  // by the monitor's first round: creating them all must leave that round
+  // time to arrive (half the lease; MasterOptions::Validate keeps the
+  // round's timeout under the other half).
+  const std::chrono::milliseconds lease = master_options_.session_lease;
+  const std::chrono::milliseconds create_limit =
+      lease.count() > 0 ? std::min(timeout, lease / 2) : timeout;
+  const auto create_deadline = std::chrono::steady_clock::now() + create_limit;
+  for (size_t t = 0; t < tasks_.size(); ++t) {
+    Task& task = tasks_[t];
     wire::CreateWorkerSessionRequest request;
     request.set_session_handle(handle_);
+    request.set_master_task(worker_->task_name());
+    // The master's own task shares its process: no lease there.
+    if (t > 0) request.set_lease_ms(lease.count());
     wire::CreateWorkerSessionResponse response;
-    WEIR_RETURN_IF_ERROR(task.client->CreateWorkerSession(request, &response, timeout)
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        create_deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      return errors::DeadlineExceeded("creating the session on every task took longer than ",
+                                      create_limit.count(), " ms; task ", task.name,
+                                      " not reached");
+    }
+    WEIR_RETURN_IF_ERROR(task.client->CreateWorkerSession(request, &response, left)
                              .WithContext(StrCat("task ", task.name)));
   }
   connected_ = true;
@@ -253,14 +274,19 @@ Status MasterSession::StartMonitor() {
   WEIR_ASSIGN_OR_RETURN(ClusterSpec cluster, ClusterSpec::FromJobs(std::move(jobs)));
   HealthMonitorOptions options;
   options.channel = worker_->peer_options();
+  options.interval = master_options_.health_interval;
+  options.timeout = master_options_.health_timeout;
+  if (master_options_.session_lease.count() > 0) options.renew_sessions = {handle_};
   WEIR_ASSIGN_OR_RETURN(monitor_, HealthMonitor::Create(cluster, options));
-  return monitor_->Start([this](const Status& failure) { OnTaskFailure(failure); });
+  return monitor_->Start(
+      [this](const Status& failure) { OnTaskFailure(failure, monitor_->failed_task()); });
 }
 
-void MasterSession::OnTaskFailure(const Status& failure) {
+void MasterSession::OnTaskFailure(const Status& failure, const FailedTask& task) {
   std::lock_guard<std::mutex> lock(health_mu_);
   if (!task_failure_.ok()) return;  // the first failure stays
   task_failure_ = failure;
+  failed_task_ = task.name;
   for (auto& [step_id, abort] : running_) abort(failure);
 }
 
@@ -280,15 +306,15 @@ Status MasterSession::Close() {
   }
   if (monitor_ != nullptr) monitor_->Stop();
   if (!connected_) return Status::OK();
-  std::string failed;  // the monitor's message, which names the failed task
+  std::string failed;  // the task the monitor saw fail
   {
     std::lock_guard<std::mutex> lock(health_mu_);
-    failed = std::string(task_failure_.message());
+    failed = failed_task_;
   }
   Status status;
   for (Task& task : tasks_) {
     // A hung task would hold Close for the whole control timeout.
-    if (failed.find(StrCat("task ", task.name, " at ")) != std::string::npos) continue;
+    if (task.name == failed) continue;
     wire::DeleteWorkerSessionRequest request;
     request.set_session_handle(handle_);
     wire::DeleteWorkerSessionResponse response;
@@ -604,8 +630,9 @@ Status MasterSession::RunCompiled(const CompiledStep& step, const std::vector<Te
     // A task that went away (a dead process refuses connections at once):
     // check now rather than at the monitor's next round, so that the
     // session fails as a whole, and this step with the monitor's status.
-    Status health = monitor_->CheckNow();
-    if (!health.ok()) OnTaskFailure(health);
+    FailedTask failed;
+    Status health = monitor_->CheckNow(&failed);
+    if (!health.ok()) OnTaskFailure(health, failed);
   }
   if (!status.ok()) {
     // A task the monitor saw fail is the root cause of the others' errors.
@@ -633,15 +660,34 @@ Status MasterSession::RunCompiled(const CompiledStep& step, const std::vector<Te
 
 }  // namespace
 
+Status MasterOptions::Validate() const {
+  if (health_interval.count() < 0 || health_timeout.count() <= 0) {
+    return errors::InvalidArgument("master: health check interval ", health_interval.count(),
+                                   " ms must be >= 0 and timeout ", health_timeout.count(),
+                                   " ms > 0");
+  }
+  if (session_lease.count() < 0 ||
+      (session_lease.count() > 0 && session_lease < 2 * (health_interval + health_timeout))) {
+    return errors::InvalidArgument(
+        "master: a session lease of ", session_lease.count(), " ms must be 0 (none) or at least ",
+        (2 * (health_interval + health_timeout)).count(),
+        " ms (twice the health check interval plus timeout, which renew it)");
+  }
+  return Status::OK();
+}
+
 StatusOr<std::unique_ptr<Session>> NewMasterSession(Worker* worker, const SessionOptions& options,
-                                                    std::chrono::milliseconds connect_timeout) {
-  auto session = std::make_unique<MasterSession>(worker, options);
+                                                    std::chrono::milliseconds connect_timeout,
+                                                    const MasterOptions& master_options) {
+  WEIR_RETURN_IF_ERROR(master_options.Validate());
+  auto session = std::make_unique<MasterSession>(worker, options, master_options);
   WEIR_RETURN_IF_ERROR(session->Connect(connect_timeout));
   return std::unique_ptr<Session>(std::move(session));
 }
 
 StatusOr<std::string> Master::CreateSession(const SessionOptions& options) {
-  WEIR_ASSIGN_OR_RETURN(std::unique_ptr<Session> session, NewMasterSession(worker_, options));
+  WEIR_ASSIGN_OR_RETURN(std::unique_ptr<Session> session,
+                        NewMasterSession(worker_, options, std::chrono::seconds(10), options_));
   std::string handle = StrCat("session_", std::hex, RandomUint64());
   std::lock_guard<std::mutex> lock(mu_);
   sessions_[handle] = std::move(session);

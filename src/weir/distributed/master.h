@@ -14,11 +14,18 @@
 // its executors and its remote Recvs); the client gets that original
 // error, which names the task and the node.
 //
+// Leases: the master creates its session on every other task under a lease
+// (MasterOptions::session_lease) and renews it with each of the session's
+// health checks; a task whose lease runs out (this process died or was cut
+// off) drops the session and aborts its steps (worker.h). A task that no
+// longer holds the session fails it like a dead task (Aborted, naming it).
+//
 // Master keeps the sessions of the master service (proto/master_service.
 // proto) by handle.
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -32,6 +39,20 @@ namespace weir {
 class Device;
 class Worker;
 
+struct MasterOptions {
+  // How long another task keeps this master's session without hearing from
+  // it (every health check renews it); 0: no lease (kept until Close).
+  std::chrono::milliseconds session_lease{10000};
+  // The health checks of each session's other tasks (health_monitor.h).
+  std::chrono::milliseconds health_interval{500};
+  std::chrono::milliseconds health_timeout{1500};
+
+  // InvalidArgument unless interval >= 0, timeout > 0 and the lease is 0 or
+  // at least 2 * (interval + timeout): the longest gap between two renewals
+  // that a healthy master leaves is about interval + 2 * timeout.
+  Status Validate() const;
+};
+
 // A session on the cluster `worker` belongs to, mastered from `worker`'s
 // task (its first CPU device runs constant folding and holds unplaced
 // nodes). Contacts every task of the cluster (GetStatus, then
@@ -40,11 +61,14 @@ class Worker;
 // outlive the session.
 StatusOr<std::unique_ptr<Session>> NewMasterSession(
     Worker* worker, const SessionOptions& options,
-    std::chrono::milliseconds connect_timeout = std::chrono::seconds(10));
+    std::chrono::milliseconds connect_timeout = std::chrono::seconds(10),
+    const MasterOptions& master_options = MasterOptions());
 
 class Master {
  public:
-  explicit Master(Worker* worker) : worker_(worker) {}
+  // REQUIRES: options.Validate() is OK.
+  explicit Master(Worker* worker, MasterOptions options = MasterOptions())
+      : worker_(worker), options_(options) {}
 
   // A new session and its handle.
   StatusOr<std::string> CreateSession(const SessionOptions& options);
@@ -56,6 +80,7 @@ class Master {
 
  private:
   Worker* const worker_;
+  const MasterOptions options_;
   mutable std::mutex mu_;
   std::map<std::string, std::shared_ptr<Session>> sessions_;
 };

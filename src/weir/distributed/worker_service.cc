@@ -17,8 +17,11 @@ class GrpcWorkerService final : public wire::WorkerService::Service {
   GrpcWorkerService(Worker* worker, std::function<std::vector<DeviceAttributes>()> devices)
       : worker_(worker), devices_(std::move(devices)) {}
 
-  grpc::Status GetStatus(grpc::ServerContext*, const wire::GetStatusRequest*,
+  grpc::Status GetStatus(grpc::ServerContext*, const wire::GetStatusRequest* request,
                          wire::GetStatusResponse* response) override {
+    // The master's health check carries the renewals of its sessions' leases.
+    Status renewed = worker_->RenewLeases(*request, response);
+    if (!renewed.ok()) return ToGrpcStatus(renewed);
     for (const DeviceAttributes& device : devices_()) {
       wire::DeviceAttributes* out = response->add_device_attributes();
       out->set_name(device.name);
