@@ -14,6 +14,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -80,6 +81,44 @@ class HealthMonitor {
   explicit HealthMonitor(std::unique_ptr<Impl> impl);
   void Loop(std::function<void(const Status&)> on_failure);
 
+  std::unique_ptr<Impl> impl_;
+};
+
+// One background thread that checks the tasks of many sessions (a master's
+// sessions share one): each session adds a watch of its tasks and the
+// handle whose lease the checks renew. Every round sends one GetStatus per
+// task, renewing the handles of every watch that has it. A watch fails at
+// its first failed task (in job and task order): Unavailable if the task
+// failed the check, Aborted if it lost that watch's session; its callback
+// runs once, on the monitor's thread, and the watch goes. Other watches go
+// on.
+//
+// Thread-safe. `options.renew_sessions` is unused (each watch has its own).
+class SharedHealthMonitor {
+ public:
+  using Callback = std::function<void(const Status&, const FailedTask&)>;
+
+  // InvalidArgument for a negative interval or a timeout <= 0.
+  static StatusOr<std::shared_ptr<SharedHealthMonitor>> Create(const HealthMonitorOptions& options);
+  // Stops the thread (prompt: it cancels the round in flight).
+  ~SharedHealthMonitor();
+
+  // Watches the tasks of `cluster` (not empty), renewing `handle` on each
+  // (empty: none), until Remove or its first failure. Starts the thread on
+  // first use. The watch's id.
+  StatusOr<int64_t> Add(const ClusterSpec& cluster, const std::string& handle, Callback on_failure);
+  // Ends the watch; its callback does not run after Remove returns (waits
+  // for one running). REQUIRES: not called from a callback.
+  void Remove(int64_t id);
+  // One round over the watch's tasks now (its callback is not called; the
+  // failed task goes to `failed`). OK if the watch has failed or gone.
+  Status CheckNow(int64_t id, FailedTask* failed);
+  // Live watches (for tests).
+  int num_watches() const;
+
+ private:
+  struct Impl;
+  explicit SharedHealthMonitor(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
 

@@ -8,6 +8,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <map>
+#include <mutex>
 #include <thread>
 
 #include "proto/worker_service.pb.h"
@@ -127,6 +129,74 @@ TEST(HealthMonitorTest, ATaskThatLostARenewedSessionFailsTheCheck) {
   EXPECT_EQ((*monitor)->status().code(), Code::kAborted);
   EXPECT_EQ((*monitor)->failed_task().name, "/job:ps/replica:0/task:0");
   EXPECT_EQ((*monitor)->failed_task().address, tasks.ps->bound_address());
+}
+
+// One thread for many sessions: a dead task fails every watch that has it
+// (once each, naming it), others go on; a lost session fails only the
+// watch that renews it; a removed watch is never reported.
+TEST(HealthMonitorTest, ASharedMonitorFailsTheWatchesOfAFailedTaskOnly) {
+  TwoTasks tasks;
+  for (Server* server : {tasks.worker.get(), tasks.ps.get()}) {
+    for (const char* handle : {"a", "b"}) {
+      wire::CreateWorkerSessionRequest create;
+      create.set_session_handle(handle);
+      create.set_lease_ms(60000);
+      ASSERT_TRUE(server->worker()->CreateWorkerSession(create).ok());
+    }
+  }
+  HealthMonitorOptions options;
+  options.interval = 50ms;
+  options.timeout = 1000ms;
+  auto monitor = SharedHealthMonitor::Create(options);
+  ASSERT_TRUE(monitor.ok()) << monitor.status();
+  auto worker_only = ClusterSpec::FromJobs({{"worker", {{0, tasks.worker->bound_address()}}}});
+  ASSERT_TRUE(worker_only.ok());
+  std::mutex mu;
+  std::map<int64_t, std::vector<std::pair<Status, FailedTask>>> reports;
+  auto report = [&](int64_t* id) {
+    return [&, id](const Status& status, const FailedTask& task) {
+      std::lock_guard<std::mutex> lock(mu);
+      reports[*id].push_back({status, task});
+    };
+  };
+  int64_t both_a = 0, both_b = 0, worker_a = 0, removed = 0;
+  both_a = *(*monitor)->Add(tasks.cluster, "a", report(&both_a));
+  both_b = *(*monitor)->Add(tasks.cluster, "b", report(&both_b));
+  worker_a = *(*monitor)->Add(*worker_only, "a", report(&worker_a));
+  removed = *(*monitor)->Add(tasks.cluster, "", report(&removed));
+  std::this_thread::sleep_for(300ms);  // healthy rounds
+  EXPECT_EQ((*monitor)->num_watches(), 4);
+  (*monitor)->Remove(removed);
+
+  // ps loses "b": only the watch renewing it fails.
+  wire::DeleteWorkerSessionRequest del;
+  del.set_session_handle("b");
+  ASSERT_TRUE(tasks.ps->worker()->DeleteWorkerSession(del).ok());
+  for (int i = 0; i < 200 && (*monitor)->num_watches() > 2; ++i) std::this_thread::sleep_for(10ms);
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    ASSERT_EQ(reports[both_b].size(), 1u);
+    EXPECT_EQ(reports[both_b][0].first.code(), Code::kAborted) << reports[both_b][0].first;
+    EXPECT_EQ(reports[both_b][0].second.name, "/job:ps/replica:0/task:0");
+    EXPECT_TRUE(reports[both_a].empty());
+  }
+
+  // ps dies: the watch that has it fails; the worker-only one goes on.
+  std::string ps_address = tasks.ps->bound_address();
+  tasks.ps->Stop();
+  for (int i = 0; i < 500 && (*monitor)->num_watches() > 1; ++i) std::this_thread::sleep_for(10ms);
+  std::this_thread::sleep_for(200ms);  // more rounds: nothing reported twice
+  std::lock_guard<std::mutex> lock(mu);
+  ASSERT_EQ(reports[both_a].size(), 1u);
+  EXPECT_EQ(reports[both_a][0].first.code(), Code::kUnavailable) << reports[both_a][0].first;
+  EXPECT_EQ(reports[both_a][0].second.name, "/job:ps/replica:0/task:0");
+  EXPECT_EQ(reports[both_a][0].second.address, ps_address);
+  EXPECT_EQ(reports[both_b].size(), 1u);
+  EXPECT_TRUE(reports[worker_a].empty());
+  EXPECT_TRUE(reports[removed].empty());
+  EXPECT_EQ((*monitor)->num_watches(), 1);
+  FailedTask failed;
+  EXPECT_TRUE((*monitor)->CheckNow(worker_a, &failed).ok());
 }
 
 TEST(HealthMonitorTest, BackgroundRoundsReportTheFirstFailureOnce) {

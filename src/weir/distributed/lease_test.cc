@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "proto/worker_service.pb.h"
+#include "weir/distributed/health_monitor.h"
 #include "weir/distributed/master.h"
 #include "weir/distributed/test_cluster_test_util.h"
 #include "weir/distributed/worker.h"
@@ -284,6 +285,26 @@ TEST_F(LeaseTest, AMasterRenewsItsLeasesAndFailsTheSessionWhenATaskLostIt) {
   s = (*fresh)->Run({}, {"on_ps"}, {}, &out);
   ASSERT_TRUE(s.ok()) << s;
   EXPECT_EQ(ps->num_sessions(), 1);
+}
+
+// The sessions of one master share one health-monitor thread: each is a
+// watch of it, which Close removes.
+TEST_F(LeaseTest, AMastersSessionsShareOneHealthMonitor) {
+  StartCluster({{"worker", 1}, {"ps", 1}});
+  Master* master = cluster_.server(kWorker0)->master();
+  EXPECT_EQ(master->health_monitor(), nullptr);
+  auto first = master->CreateSession(SessionOptions());
+  ASSERT_TRUE(first.ok()) << first.status();
+  auto second = master->CreateSession(SessionOptions());
+  ASSERT_TRUE(second.ok()) << second.status();
+  ASSERT_NE(master->health_monitor(), nullptr);
+  EXPECT_EQ(master->health_monitor()->num_watches(), 2);
+  EXPECT_EQ(cluster_.server(kPs0)->worker()->num_sessions(), 2);
+  ASSERT_TRUE(master->CloseSession(*first).ok());
+  EXPECT_EQ(master->health_monitor()->num_watches(), 1);
+  ASSERT_TRUE(master->CloseSession(*second).ok());
+  EXPECT_EQ(master->health_monitor()->num_watches(), 0);
+  EXPECT_EQ(cluster_.server(kPs0)->worker()->num_sessions(), 0);
 }
 
 }  // namespace

@@ -51,8 +51,12 @@ bool IsEcho(const Status& s) { return errors::IsCancelled(s) || errors::IsAborte
 
 class MasterSession final : public Session {
  public:
-  MasterSession(Worker* worker, const SessionOptions& options, const MasterOptions& master_options)
-      : worker_(worker), options_(options), master_options_(master_options) {
+  MasterSession(Worker* worker, const SessionOptions& options, const MasterOptions& master_options,
+                std::shared_ptr<SharedHealthMonitor> monitor)
+      : worker_(worker),
+        options_(options),
+        master_options_(master_options),
+        monitor_(std::move(monitor)) {
     options_.compile.cost_model_placement = false;
     handle_ = StrCat("master_", std::hex, RandomUint64());
     default_container_ = "localhost";  // shared by the cluster's sessions (worker.cc)
@@ -171,7 +175,9 @@ class MasterSession final : public Session {
   std::vector<std::string> unreachable_;
   bool connected_ = false;
 
-  std::unique_ptr<HealthMonitor> monitor_;
+  // Shared with the master's other sessions (or the session's own).
+  std::shared_ptr<SharedHealthMonitor> monitor_;
+  int64_t watch_ = 0;  // this session's watch in monitor_; 0: none
   mutable std::mutex health_mu_;
   Status task_failure_;  // the monitor's first failure; guarded by health_mu_
   std::string failed_task_;  // the task it names; guarded by health_mu_
@@ -272,14 +278,15 @@ Status MasterSession::StartMonitor() {
   }
   if (jobs.empty()) return Status::OK();
   WEIR_ASSIGN_OR_RETURN(ClusterSpec cluster, ClusterSpec::FromJobs(std::move(jobs)));
-  HealthMonitorOptions options;
-  options.channel = worker_->peer_options();
-  options.interval = master_options_.health_interval;
-  options.timeout = master_options_.health_timeout;
-  if (master_options_.session_lease.count() > 0) options.renew_sessions = {handle_};
-  WEIR_ASSIGN_OR_RETURN(monitor_, HealthMonitor::Create(cluster, options));
-  return monitor_->Start(
-      [this](const Status& failure) { OnTaskFailure(failure, monitor_->failed_task()); });
+  if (monitor_ == nullptr) {
+    WEIR_ASSIGN_OR_RETURN(monitor_, NewMasterHealthMonitor(worker_, master_options_));
+  }
+  const std::string renew = master_options_.session_lease.count() > 0 ? handle_ : "";
+  WEIR_ASSIGN_OR_RETURN(
+      watch_, monitor_->Add(cluster, renew, [this](const Status& failure, const FailedTask& task) {
+        OnTaskFailure(failure, task);
+      }));
+  return Status::OK();
 }
 
 void MasterSession::OnTaskFailure(const Status& failure, const FailedTask& task) {
@@ -304,7 +311,7 @@ Status MasterSession::Close() {
     if (closed_) return Status::OK();
     closed_ = true;
   }
-  if (monitor_ != nullptr) monitor_->Stop();
+  if (watch_ != 0) monitor_->Remove(watch_);
   if (!connected_) return Status::OK();
   std::string failed;  // the task the monitor saw fail
   {
@@ -626,12 +633,12 @@ Status MasterSession::RunCompiled(const CompiledStep& step, const std::vector<Te
     }
     status.Update(named);
   }
-  if (errors::IsUnavailable(status) && monitor_ != nullptr) {
+  if (errors::IsUnavailable(status) && watch_ != 0) {
     // A task that went away (a dead process refuses connections at once):
     // check now rather than at the monitor's next round, so that the
     // session fails as a whole, and this step with the monitor's status.
     FailedTask failed;
-    Status health = monitor_->CheckNow(&failed);
+    Status health = monitor_->CheckNow(watch_, &failed);
     if (!health.ok()) OnTaskFailure(health, failed);
   }
   if (!status.ok()) {
@@ -678,16 +685,40 @@ Status MasterOptions::Validate() const {
 
 StatusOr<std::unique_ptr<Session>> NewMasterSession(Worker* worker, const SessionOptions& options,
                                                     std::chrono::milliseconds connect_timeout,
-                                                    const MasterOptions& master_options) {
+                                                    const MasterOptions& master_options,
+                                                    std::shared_ptr<SharedHealthMonitor> monitor) {
   WEIR_RETURN_IF_ERROR(master_options.Validate());
-  auto session = std::make_unique<MasterSession>(worker, options, master_options);
+  auto session =
+      std::make_unique<MasterSession>(worker, options, master_options, std::move(monitor));
   WEIR_RETURN_IF_ERROR(session->Connect(connect_timeout));
   return std::unique_ptr<Session>(std::move(session));
 }
 
+StatusOr<std::shared_ptr<SharedHealthMonitor>> NewMasterHealthMonitor(
+    Worker* worker, const MasterOptions& master_options) {
+  HealthMonitorOptions options;
+  options.channel = worker->peer_options();
+  options.interval = master_options.health_interval;
+  options.timeout = master_options.health_timeout;
+  return SharedHealthMonitor::Create(options);
+}
+
+Master::Master(Worker* worker, MasterOptions options) : worker_(worker), options_(options) {}
+
+Master::~Master() = default;
+
 StatusOr<std::string> Master::CreateSession(const SessionOptions& options) {
-  WEIR_ASSIGN_OR_RETURN(std::unique_ptr<Session> session,
-                        NewMasterSession(worker_, options, std::chrono::seconds(10), options_));
+  std::shared_ptr<SharedHealthMonitor> monitor;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (monitor_ == nullptr) {
+      WEIR_ASSIGN_OR_RETURN(monitor_, NewMasterHealthMonitor(worker_, options_));
+    }
+    monitor = monitor_;
+  }
+  WEIR_ASSIGN_OR_RETURN(
+      std::unique_ptr<Session> session,
+      NewMasterSession(worker_, options, std::chrono::seconds(10), options_, std::move(monitor)));
   std::string handle = StrCat("session_", std::hex, RandomUint64());
   std::lock_guard<std::mutex> lock(mu_);
   sessions_[handle] = std::move(session);

@@ -37,6 +37,7 @@
 namespace weir {
 
 class Device;
+class SharedHealthMonitor;
 class Worker;
 
 struct MasterOptions {
@@ -59,16 +60,24 @@ struct MasterOptions {
 // CreateWorkerSession) before returning; Unavailable naming the task if one
 // does not answer within `connect_timeout`. `worker` is borrowed and must
 // outlive the session.
+// The session's health checks run on `monitor` (shared with other sessions
+// of the same master) or, if null, on a monitor of its own.
 StatusOr<std::unique_ptr<Session>> NewMasterSession(
     Worker* worker, const SessionOptions& options,
     std::chrono::milliseconds connect_timeout = std::chrono::seconds(10),
-    const MasterOptions& master_options = MasterOptions());
+    const MasterOptions& master_options = MasterOptions(),
+    std::shared_ptr<SharedHealthMonitor> monitor = nullptr);
+
+// A health monitor for the sessions of a master on `worker`'s task.
+StatusOr<std::shared_ptr<SharedHealthMonitor>> NewMasterHealthMonitor(
+    Worker* worker, const MasterOptions& master_options);
 
 class Master {
  public:
-  // REQUIRES: options.Validate() is OK.
-  explicit Master(Worker* worker, MasterOptions options = MasterOptions())
-      : worker_(worker), options_(options) {}
+  // REQUIRES: options.Validate() is OK. The sessions share one health
+  // monitor thread (made with the first session).
+  explicit Master(Worker* worker, MasterOptions options = MasterOptions());
+  ~Master();
 
   // A new session and its handle.
   StatusOr<std::string> CreateSession(const SessionOptions& options);
@@ -77,11 +86,17 @@ class Master {
   // Closes the session and forgets it (its state on the workers goes).
   Status CloseSession(const std::string& handle);
   int num_sessions() const;
+  // The monitor the sessions share (null before the first session).
+  std::shared_ptr<SharedHealthMonitor> health_monitor() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return monitor_;
+  }
 
  private:
   Worker* const worker_;
   const MasterOptions options_;
   mutable std::mutex mu_;
+  std::shared_ptr<SharedHealthMonitor> monitor_;  // sessions hold it too
   std::map<std::string, std::shared_ptr<Session>> sessions_;
 };
 
