@@ -5,7 +5,10 @@
 # (not loopback). The test checks every task answers from another namespace,
 # then cuts one host's link (ip link set ... down) and asserts that a health
 # monitor in another host reports that task Unavailable, naming it and its
-# address, within 5 s. Nothing is made in the caller's namespace, and
+# address, within 5 s. Then, with that host back, a session mastered on
+# host 0 holds a step blocked on host 1 and host 0's link is cut: host 1
+# must drop the session when its lease (4 s) runs out, aborting the step,
+# and log it. Nothing is made in the caller's namespace, and
 # everything is removed on exit, failure included.
 #
 #   netns_cluster_test.sh WEIR_SERVER WEIR_CLUSTER_PROBE
@@ -73,6 +76,7 @@ for i in 0 1 2; do
   read -r job task <<<"${TASKS[$i]}"
   ip netns exec "${HOSTS[$i]}" "$SERVER" --cluster "$CLUSTER" --job "$job" --task "$task" \
     --host "${ADDRESSES[$i]}" --intra-op-threads 1 --address-file "$DIR/address$i" \
+    --session-lease-ms 4000 \
     2>"$DIR/server$i.log" &
   PIDS+=($!)
 done
@@ -128,4 +132,43 @@ echo "netns_cluster_test: detected in $detected ms: $message"
 [[ $message == *"Unavailable"* ]] || fail "not Unavailable: $message"
 [[ $message == *"task /job:ps/replica:0/task:0 at ${ADDRESSES[2]}:$PORT"* ]] ||
   fail "the message does not name /job:ps/replica:0/task:0 at ${ADDRESSES[2]}:$PORT: $message"
+
+# Leases: host 2 back (a session waits out its connect timeout for a task
+# that does not answer), then a step mastered on host 0 and blocked in a
+# dequeue on host 1, then host 0 cut off.
+ip -n "${HOSTS[2]}" link set eth0 up
+out=""
+for _ in $(seq 100); do
+  out=$(ip netns exec "${HOSTS[0]}" "$PROBE" --cluster "$CLUSTER" --once --timeout-ms 500 2>&1) &&
+    break
+  sleep 0.1
+done
+[[ $out == healthy ]] || fail "host 2 did not come back: $out"
+ip netns exec "${HOSTS[0]}" "$PROBE" --hold-step "grpc://${ADDRESSES[0]}:$PORT" \
+  --on /job:worker/task:1 >"$DIR/hold.log" 2>&1 &
+PIDS+=($!)
+for _ in $(seq 100); do
+  grep -q holding "$DIR/hold.log" && break
+  sleep 0.1
+done
+grep -q holding "$DIR/hold.log" || fail "the held step did not start: $(cat "$DIR/hold.log")"
+sleep 1  # renewed a few times
+grep -q "dropped worker session" "$DIR/server1.log" && fail "host 1 dropped the session early"
+cut_ns=$(date +%s%N)
+ip -n "${HOSTS[0]}" link set eth0 down
+dropped=""
+while (( ($(date +%s%N) - cut_ns) / 1000000 < 10000 )); do
+  if grep -q "dropped worker session" "$DIR/server1.log"; then
+    dropped=$(( ($(date +%s%N) - cut_ns) / 1000000 ))
+    break
+  fi
+  sleep 0.02
+done
+[[ -n $dropped ]] || fail "host 1 kept the session of its cut-off master for 10 s"
+line=$(grep "dropped worker session" "$DIR/server1.log")
+echo "netns_cluster_test: host 1 dropped the session $dropped ms after its master's host was cut: $line"
+# The last renewal came at most an interval (0.5 s) before the cut.
+(( dropped > 3000 && dropped < 5500 )) || fail "dropped $dropped ms after the cut (lease 4000 ms)"
+[[ $line == *"its master (/job:worker/replica:0/task:0)"* ]] || fail "the line names no master: $line"
+[[ $line == *"aborted 1 running step"* ]] || fail "the held step was not aborted: $line"
 echo "netns_cluster_test: PASS"
