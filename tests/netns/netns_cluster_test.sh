@@ -5,10 +5,12 @@
 # (not loopback). The test checks every task answers from another namespace,
 # then cuts one host's link (ip link set ... down) and asserts that a health
 # monitor in another host reports that task Unavailable, naming it and its
-# address, within 5 s. Then, with that host back, a session mastered on
-# host 0 holds a step blocked on host 1 and host 0's link is cut: host 1
-# must drop the session when its lease (4 s) runs out, aborting the step,
-# and log it. Nothing is made in the caller's namespace, and
+# address, within 5 s. Then, with that host back, a client on host 1 holds
+# a step mastered on host 0 and blocked on host 1, and host 0's link is
+# cut: host 1 must drop the session when its lease (4 s) runs out, aborting
+# the step, and log it; the client's untimed step must fail Unavailable
+# within its keepalive bound (5 s + 5 s). Nothing is made in the caller's
+# namespace, and
 # everything is removed on exit, failure included.
 #
 #   netns_cluster_test.sh WEIR_SERVER WEIR_CLUSTER_PROBE
@@ -135,7 +137,7 @@ echo "netns_cluster_test: detected in $detected ms: $message"
 
 # Leases: host 2 back (a session waits out its connect timeout for a task
 # that does not answer), then a step mastered on host 0 and blocked in a
-# dequeue on host 1, then host 0 cut off.
+# dequeue on host 1 (its client on host 1), then host 0 cut off.
 ip -n "${HOSTS[2]}" link set eth0 up
 out=""
 for _ in $(seq 100); do
@@ -144,7 +146,7 @@ for _ in $(seq 100); do
   sleep 0.1
 done
 [[ $out == healthy ]] || fail "host 2 did not come back: $out"
-ip netns exec "${HOSTS[0]}" "$PROBE" --hold-step "grpc://${ADDRESSES[0]}:$PORT" \
+ip netns exec "${HOSTS[1]}" "$PROBE" --hold-step "grpc://${ADDRESSES[0]}:$PORT" \
   --on /job:worker/task:1 >"$DIR/hold.log" 2>&1 &
 PIDS+=($!)
 for _ in $(seq 100); do
@@ -171,4 +173,18 @@ echo "netns_cluster_test: host 1 dropped the session $dropped ms after its maste
 (( dropped > 3000 && dropped < 5500 )) || fail "dropped $dropped ms after the cut (lease 4000 ms)"
 [[ $line == *"its master (/job:worker/replica:0/task:0)"* ]] || fail "the line names no master: $line"
 [[ $line == *"aborted 1 running step"* ]] || fail "the held step was not aborted: $line"
+# The client's step: no deadline of its own, ended by its channel's
+# keepalive (the master's host answers no ping).
+ended=""
+while (( ($(date +%s%N) - cut_ns) / 1000000 < 20000 )); do
+  if grep -q "step ended" "$DIR/hold.log"; then
+    ended=$(( ($(date +%s%N) - cut_ns) / 1000000 ))
+    break
+  fi
+  sleep 0.05
+done
+[[ -n $ended ]] || fail "the client's step still waits 20 s after its master's host was cut"
+echo "netns_cluster_test: the client's step ended $ended ms after the cut: $(grep "step ended" "$DIR/hold.log")"
+(( ended < 12000 )) || fail "the client's step ended $ended ms after the cut (keepalive 5 s + 5 s)"
+grep -q "step ended: Unavailable" "$DIR/hold.log" || fail "not Unavailable: $(cat "$DIR/hold.log")"
 echo "netns_cluster_test: PASS"

@@ -17,6 +17,9 @@ namespace {
 constexpr std::chrono::milliseconds kControlTimeout = std::chrono::seconds(60);
 constexpr std::chrono::milliseconds kUntimedStepLimit = std::chrono::hours(24);
 constexpr std::chrono::milliseconds kDeadlineSlack = std::chrono::seconds(10);
+// A master that does not answer a ping within this long, after this long
+// without a frame, fails the calls waiting on it (ChannelOptions).
+constexpr std::chrono::milliseconds kKeepalive = std::chrono::seconds(5);
 
 class GrpcSession final : public Session {
  public:
@@ -26,9 +29,12 @@ class GrpcSession final : public Session {
   Status Connect() {
     // Plaintext with the default (2 GiB) message limit: SessionOptions has
     // no TLS or token fields yet, so a grpc:// session cannot reach a
-    // server that requires them.
+    // server that requires them. Keepalive pings bound an untimed step
+    // whose master's host is cut off (a dead master refuses at once).
+    ChannelOptions channel_options;
+    channel_options.keepalive = kKeepalive;
     WEIR_ASSIGN_OR_RETURN(std::shared_ptr<grpc::Channel> channel,
-                          MakeChannel(address_, ChannelOptions()));
+                          MakeChannel(address_, channel_options));
     stub_ = wire::MasterService::NewStub(std::move(channel));
     wire::CreateSessionRequest request;
     wire::CreateSessionResponse response;

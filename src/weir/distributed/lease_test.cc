@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "proto/worker_service.pb.h"
+#include "weir/distributed/credentials.h"
 #include "weir/distributed/health_monitor.h"
 #include "weir/distributed/master.h"
 #include "weir/distributed/test_cluster_test_util.h"
@@ -285,6 +286,32 @@ TEST_F(LeaseTest, AMasterRenewsItsLeasesAndFailsTheSessionWhenATaskLostIt) {
   s = (*fresh)->Run({}, {"on_ps"}, {}, &out);
   ASSERT_TRUE(s.ok()) << s;
   EXPECT_EQ(ps->num_sessions(), 1);
+}
+
+// A client with keepalive pings (what grpc:// sessions use) keeps a call
+// that waits long without data: servers accept its pings (gRPC's default
+// policy would end the connection with GOAWAY after a few of them).
+TEST_F(LeaseTest, KeepalivePingsDoNotEndALongCall) {
+  StartCluster({{"worker", 1}});
+  ChannelOptions options;
+  options.keepalive = 2s;
+  auto client = WorkerClient::Create(cluster_.server(kWorker0)->bound_address(), options);
+  ASSERT_TRUE(client.ok()) << client.status();
+  ASSERT_TRUE(CreateSession(**client, "long", 0).ok());
+  Scope root = Scope::NewRootScope();
+  auto queue = ops::FIFOQueueV2(root.WithOpName("q"), {DT_FLOAT});
+  ops::QueueDequeueV2(root.WithOpName("dequeue"), queue, {DT_FLOAT});
+  auto graph = Register(**client, "long", root, {});
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  wire::RunGraphRequest request;
+  request.set_session_handle("long");
+  request.set_graph_handle(*graph);
+  request.set_step_id(5);
+  request.set_timeout_ms(10000);  // five pings' worth of silence
+  wire::RunGraphResponse response;
+  Status s = (*client)->RunGraph(request, &response, 20s);
+  EXPECT_EQ(s.code(), Code::kDeadlineExceeded) << s;  // the step's own limit
+  EXPECT_TRUE(Contains(s, "10000 ms (RunOptions.timeout_ms)")) << s;
 }
 
 // The sessions of one master share one health-monitor thread: each is a
