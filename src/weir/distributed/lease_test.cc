@@ -314,6 +314,24 @@ TEST_F(LeaseTest, KeepalivePingsDoNotEndALongCall) {
   EXPECT_TRUE(Contains(s, "10000 ms (RunOptions.timeout_ms)")) << s;
 }
 
+// A session that could not be made on every task leaves nothing behind on
+// those that made it, the master's own task included (which holds it
+// without a lease).
+TEST_F(LeaseTest, ASessionThatFailsPartWayIsDeletedWhereItWasMade) {
+  StartCluster({{"worker", 1}, {"ps", 1}});
+  Worker* ps = cluster_.server(kPs0)->worker();
+  for (int i = 0; i < 4096; ++i) {  // the most a task keeps
+    wire::CreateWorkerSessionRequest create;
+    create.set_session_handle(StrCat("filler_", i));
+    ASSERT_TRUE(ps->CreateWorkerSession(create).ok());
+  }
+  Worker* master_worker = cluster_.server(kWorker0)->worker();
+  auto session = NewMasterSession(master_worker, SessionOptions());
+  EXPECT_EQ(session.status().code(), Code::kResourceExhausted) << session.status();
+  EXPECT_TRUE(Contains(session.status(), kPs0)) << session.status();
+  EXPECT_EQ(master_worker->num_sessions(), 0);
+}
+
 // The sessions of one master share one health-monitor thread: each is a
 // watch of it, which Close removes.
 TEST_F(LeaseTest, AMastersSessionsShareOneHealthMonitor) {

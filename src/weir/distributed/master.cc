@@ -173,7 +173,9 @@ class MasterSession final : public Session {
   // Tasks that did not answer when the session was created ("task X: why");
   // the session runs without their devices.
   std::vector<std::string> unreachable_;
-  bool connected_ = false;
+  // Tasks (a prefix of tasks_) that created the worker session; Close
+  // deletes it there, also after a Connect that failed part way.
+  size_t sessions_created_ = 0;
 
   // Shared with the master's other sessions (or the session's own).
   std::shared_ptr<SharedHealthMonitor> monitor_;
@@ -265,8 +267,8 @@ Status MasterSession::Connect(std::chrono::milliseconds timeout) {
     }
     WEIR_RETURN_IF_ERROR(task.client->CreateWorkerSession(request, &response, left)
                              .WithContext(StrCat("task ", task.name)));
+    sessions_created_ = t + 1;
   }
-  connected_ = true;
   return StartMonitor();
 }
 
@@ -312,14 +314,15 @@ Status MasterSession::Close() {
     closed_ = true;
   }
   if (watch_ != 0) monitor_->Remove(watch_);
-  if (!connected_) return Status::OK();
+  if (sessions_created_ == 0) return Status::OK();
   std::string failed;  // the task the monitor saw fail
   {
     std::lock_guard<std::mutex> lock(health_mu_);
     failed = failed_task_;
   }
   Status status;
-  for (Task& task : tasks_) {
+  for (size_t t = 0; t < sessions_created_; ++t) {
+    Task& task = tasks_[t];
     // A hung task would hold Close for the whole control timeout.
     if (task.name == failed) continue;
     wire::DeleteWorkerSessionRequest request;
