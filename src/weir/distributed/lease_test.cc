@@ -84,7 +84,7 @@ TEST_F(LeaseTest, AnExpiredLeaseAbortsTheSessionsStepAndDropsItsState) {
   Worker* worker = cluster_.server(kWorker0)->worker();
   auto client = WorkerClient::Create(cluster_.server(kWorker0)->bound_address());
   ASSERT_TRUE(client.ok());
-  constexpr int64_t kLeaseMs = 400;
+  constexpr int64_t kLeaseMs = 1000;
   ASSERT_TRUE(CreateSession(**client, "leased", kLeaseMs).ok());
   Scope root = Scope::NewRootScope();
   auto queue = ops::FIFOQueueV2(root.WithOpName("q"), {DT_FLOAT});
@@ -105,7 +105,9 @@ TEST_F(LeaseTest, AnExpiredLeaseAbortsTheSessionsStepAndDropsItsState) {
   });
   // Renewed for three lease periods: the session and its step stay.
   auto renew_until = Clock::now() + 3 * std::chrono::milliseconds(kLeaseMs);
+  Clock::time_point last_renewal;
   while (Clock::now() < renew_until) {
+    last_renewal = Clock::now();  // the lease runs from a moment after this
     EXPECT_TRUE(Renew(worker, {"leased"}).empty());
     std::this_thread::sleep_for(50ms);
   }
@@ -113,10 +115,9 @@ TEST_F(LeaseTest, AnExpiredLeaseAbortsTheSessionsStepAndDropsItsState) {
   EXPECT_EQ(worker->num_sessions(), 1);
   EXPECT_EQ(worker->num_steps(), 1);
 
-  auto silent_since = Clock::now();
   step.join();
-  auto ended_after = Clock::now() - silent_since;
-  EXPECT_GE(ended_after, std::chrono::milliseconds(kLeaseMs - 60));
+  auto ended_after = Clock::now() - last_renewal;
+  EXPECT_GE(ended_after, std::chrono::milliseconds(kLeaseMs));
   EXPECT_LT(ended_after, std::chrono::milliseconds(kLeaseMs) + 1500ms);
   EXPECT_EQ(ran.code(), Code::kAborted) << ran;
   EXPECT_TRUE(Contains(ran, "'leased'") && Contains(ran, kMasterTask) && Contains(ran, "lease"))
@@ -236,9 +237,10 @@ TEST_F(LeaseTest, MasterOptionsAreValidated) {
 TEST_F(LeaseTest, AMasterRenewsItsLeasesAndFailsTheSessionWhenATaskLostIt) {
   StartCluster({{"worker", 1}, {"ps", 1}});
   MasterOptions master_options;
-  master_options.session_lease = 600ms;
-  master_options.health_interval = 50ms;
-  master_options.health_timeout = 250ms;
+  // Short, with room for a loaded machine's slow rounds.
+  master_options.session_lease = 1500ms;
+  master_options.health_interval = 100ms;
+  master_options.health_timeout = 650ms;
   Scope root = Scope::NewRootScope();
   ops::Identity(root.WithOpName("on_ps").WithDevice("/job:ps/task:0"), 3.f);
   Worker* ps = cluster_.server(kPs0)->worker();
@@ -248,7 +250,7 @@ TEST_F(LeaseTest, AMasterRenewsItsLeasesAndFailsTheSessionWhenATaskLostIt) {
   ASSERT_TRUE((*session)->Create(root.ToGraphDef()).ok());
   std::vector<Tensor> out;
   ASSERT_TRUE((*session)->Run({}, {"on_ps"}, {}, &out).ok());
-  std::this_thread::sleep_for(5 * master_options.session_lease);  // idle
+  std::this_thread::sleep_for(3 * master_options.session_lease);  // idle
   EXPECT_EQ(ps->num_sessions(), 1);
   EXPECT_EQ(master_worker->num_sessions(), 1);  // its own task's: no lease
   Status s = (*session)->Run({}, {"on_ps"}, {}, &out);
@@ -261,20 +263,22 @@ TEST_F(LeaseTest, AMasterRenewsItsLeasesAndFailsTheSessionWhenATaskLostIt) {
   wire::DeleteWorkerSessionRequest del;
   del.set_session_handle(handles[0]);
   ASSERT_TRUE(ps->DeleteWorkerSession(del).ok());
+  // The next round reports it (a step that meets the missing session first
+  // fails with the worker's NotFound); from then on every step fails at
+  // once with the monitor's Aborted naming ps.
   auto start = Clock::now();
   while (Clock::now() - start < 5s) {
     s = (*session)->Run({}, {"on_ps"}, {}, &out);
-    if (!s.ok()) break;
+    if (s.code() == Code::kAborted) break;
+    EXPECT_TRUE(s.ok() || s.code() == Code::kNotFound) << s;
     std::this_thread::sleep_for(20ms);
   }
-  EXPECT_FALSE(s.ok());
-  // The next round reports it; a step that met the missing session first
-  // fails with the worker's NotFound. Either way later steps fail at once
-  // with the monitor's Aborted naming ps.
-  std::this_thread::sleep_for(master_options.health_interval + master_options.health_timeout);
-  s = (*session)->Run({}, {"on_ps"}, {}, &out);
   EXPECT_EQ(s.code(), Code::kAborted) << s;
   EXPECT_TRUE(Contains(s, kPs0) && Contains(s, "no longer holds worker session")) << s;
+  start = Clock::now();
+  s = (*session)->Run({}, {"on_ps"}, {}, &out);
+  EXPECT_LT(Clock::now() - start, 500ms);
+  EXPECT_EQ(s.code(), Code::kAborted) << s;
   start = Clock::now();
   EXPECT_TRUE((*session)->Close().ok());
   EXPECT_LT(Clock::now() - start, 2s);
