@@ -16,6 +16,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
 #include <thread>
 
 #include "weir/distributed/grpc_session.h"
@@ -187,10 +190,60 @@ TEST_F(DistributedProcessTest, WeirRunMasterRunsAGraphFileOnTheCluster) {
   EXPECT_NE(out.find("ps says hi"), std::string::npos) << out;
   // A bad master is a clear error.
   out = RunShell(std::string(WEIR_TOOL_PATH) + " run " + Path("g.pb") +
-                     " --master grpc://127.0.0.1:" + std::to_string(FreePort()) + " --fetch y",
+                     " --master grpc://127.0.0.1:" + std::to_string(FreePort()) +
+                     " --connect-timeout-ms 0 --fetch y",
                  &code);
   EXPECT_EQ(code, 1) << out;
   EXPECT_NE(out.find("Unavailable"), std::string::npos) << out;
+}
+
+// `weir run --master ... --trace`: a Chrome trace with a process row for
+// each task's device, holding nodes of both tasks.
+TEST_F(DistributedProcessTest, WeirRunMasterWritesATraceOfEveryTask) {
+  Scope graph = Model("/job:ps/task:0", "/job:worker/task:0");
+  ASSERT_TRUE(WriteGraphDefFile(Path("g.pb"), graph.ToGraphDef()).ok());
+  ASSERT_TRUE(WriteNpy(Path("x.npy"), Tensor::FromVector<float>({1, 2, 3, 4}, {2, 2})).ok());
+  int code = -1;
+  std::string out = RunShell(std::string(WEIR_TOOL_PATH) + " run " + Path("g.pb") +
+                                 " --master grpc://" + worker_address_ + " --target init",
+                             &code);
+  ASSERT_EQ(code, 0) << out;
+  out = RunShell(std::string(WEIR_TOOL_PATH) + " run " + Path("g.pb") + " --master grpc://" +
+                     worker_address_ + " --feed x=" + Path("x.npy") +
+                     " --fetch y --fetch label --trace " + Path("t.json"),
+                 &code);
+  ASSERT_EQ(code, 0) << out;
+  EXPECT_NE(out.find("trace: " + Path("t.json")), std::string::npos) << out;
+  std::ifstream file(Path("t.json"));
+  std::stringstream text;
+  text << file.rdbuf();
+  nlohmann::json trace = nlohmann::json::parse(text.str(), nullptr, /*allow_exceptions=*/false);
+  ASSERT_FALSE(trace.is_discarded()) << text.str().substr(0, 500);
+  std::map<int, std::string> devices;  // pid -> device
+  for (const auto& event : trace["traceEvents"]) {
+    if (event["name"] == "process_name") devices[event["pid"]] = event["args"]["name"];
+  }
+  const std::string ps_cpu = "/job:ps/replica:0/task:0/device:CPU:0";
+  const std::string worker_cpu = "/job:worker/replica:0/task:0/device:CPU:0";
+  std::set<std::string> names;
+  for (const auto& [pid, device] : devices) names.insert(device);
+  EXPECT_EQ(names, (std::set<std::string>{ps_cpu, worker_cpu}));
+  // y (MatMul) ran on worker, label (Identity) on ps.
+  std::map<std::string, std::string> node_device;
+  for (const auto& event : trace["traceEvents"]) {
+    if (event["ph"] == "X") {
+      node_device[event["name"]] = devices[event["pid"]];
+      EXPECT_GE(event["dur"].get<int64_t>(), 0);
+    }
+  }
+  EXPECT_EQ(node_device["y"], worker_cpu);
+  EXPECT_EQ(node_device["label"], ps_cpu);
+  // The flags of a secured cluster need --master.
+  out = RunShell(std::string(WEIR_TOOL_PATH) + " run " + Path("g.pb") + " --tls-ca " +
+                     Path("x.npy") + " --fetch y",
+                 &code);
+  EXPECT_EQ(code, 1) << out;
+  EXPECT_NE(out.find("need --master"), std::string::npos) << out;
 }
 
 // A step blocked on /job:worker/task:0 (a dequeue from its empty queue,

@@ -2,10 +2,13 @@
 // its devices over gRPC (with a deadline), stopped with SIGTERM; serving TLS
 // with a token from a file; and a bad TF_CONFIG or TLS flag refused with its
 // message on stderr.
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -22,6 +25,7 @@
 #include "weir/distributed/health_monitor.h"
 #include "weir/distributed/tls_test_util.h"
 #include "weir/distributed/worker_client.h"
+#include "weir/graph/graph_def_io.h"
 
 namespace weir {
 namespace {
@@ -34,6 +38,31 @@ std::string ReadFile(const std::string& path) {
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
+}
+
+// `command`'s stdout and stderr; its exit status in *exit_code.
+std::string RunShell(const std::string& command, int* exit_code) {
+  std::string output;
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+  if (pipe == nullptr) return output;
+  char buffer[4096];
+  size_t n;
+  while ((n = fread(buffer, 1, sizeof(buffer), pipe)) > 0) output.append(buffer, n);
+  int status = pclose(pipe);
+  *exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return output;
+}
+
+int FreePort() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) != 0) return -1;
+  socklen_t length = sizeof(address);
+  getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
+  close(fd);
+  return ntohs(address.sin_port);
 }
 
 class WeirServerTest : public ::testing::Test {
@@ -232,6 +261,59 @@ TEST_F(WeirServerTest, ServesTlsWithATokenFromAFile) {
   auto plaintext = WorkerClient::Create(address);
   ASSERT_TRUE(plaintext.ok());
   EXPECT_EQ((*plaintext)->GetStatus(5s).status().code(), Code::kUnavailable);
+
+  ASSERT_EQ(kill(pid_, SIGTERM), 0);
+  EXPECT_EQ(WaitForExit(10s), 0) << ReadFile(dir_ + "/stderr.txt");
+  std::filesystem::remove_all(certs->dir);
+}
+
+// `weir run --master` of a TLS server that requires a token: started before
+// the server (it waits for it), then refused clearly and at once with a
+// wrong token, no token or the wrong CA.
+TEST_F(WeirServerTest, WeirRunMasterReachesATlsServerWithATokenAndWaitsForIt) {
+  auto certs = MakeTestCertificates();
+  ASSERT_TRUE(certs.ok()) << certs.status();
+  std::ofstream(dir_ + "/token") << "process-token-42\n";
+  std::ofstream(dir_ + "/wrong") << "process-token-41\n";
+  GraphDef graph;
+  NodeDef c;
+  c.name = "c";
+  c.op = "Const";
+  c.attrs = {{"dtype", DT_FLOAT}, {"value", Tensor::FromVector<float>({7.f}, {})}};
+  graph.nodes.push_back(c);
+  ASSERT_TRUE(WriteGraphDefFile(dir_ + "/g.pb", graph).ok());
+  const int port = FreePort();
+  ASSERT_GT(port, 0);
+  auto weir_run = [&](const std::string& flags, int* code) {
+    return RunShell(std::string(WEIR_TOOL_PATH) + " run " + dir_ + "/g.pb --fetch c --master " +
+                        "grpc://localhost:" + std::to_string(port) + " " + flags,
+                    code);
+  };
+  const std::string ca = " --tls-ca " + certs->ca_cert;
+  int code = -1;
+  std::string out;
+  std::thread client([&] { out = weir_run(ca + " --auth-token-file " + dir_ + "/token", &code); });
+  std::this_thread::sleep_for(500ms);  // the client is being refused meanwhile
+  Start({"--cluster", "worker=localhost:" + std::to_string(port), "--job", "worker", "--task", "0",
+         "--intra-op-threads", "1", "--tls-cert", certs->server_cert, "--tls-key",
+         certs->server_key, "--tls-ca", certs->ca_cert, "--auth-token-file", dir_ + "/token"});
+  client.join();
+  EXPECT_EQ(code, 0) << out << "\nweir-server:\n" << ReadFile(dir_ + "/stderr.txt");
+  EXPECT_THAT(out, HasSubstr("c: float [] {7}"));
+
+  auto start = std::chrono::steady_clock::now();
+  out = weir_run(ca + " --auth-token-file " + dir_ + "/wrong", &code);
+  EXPECT_EQ(code, 1) << out;
+  EXPECT_THAT(out, HasSubstr("Unauthenticated: the call's auth token is wrong"));
+  out = weir_run(ca, &code);
+  EXPECT_EQ(code, 1) << out;
+  EXPECT_THAT(out, HasSubstr("Unauthenticated: the call carries no auth token"));
+  out = weir_run(" --tls-ca " + certs->other_ca_cert + " --auth-token-file " + dir_ + "/token",
+                 &code);
+  EXPECT_EQ(code, 1) << out;
+  EXPECT_THAT(out, HasSubstr("TLS handshake failed"));
+  // Refusals do not wait for --connect-timeout-ms (30 s by default).
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 20s);
 
   ASSERT_EQ(kill(pid_, SIGTERM), 0);
   EXPECT_EQ(WaitForExit(10s), 0) << ReadFile(dir_ + "/stderr.txt");

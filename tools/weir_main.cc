@@ -42,6 +42,7 @@ struct RunArgs {
   std::string trace;
   int devices = 1;
   std::string master;  // "grpc://host:port": run on that cluster's master
+  RemoteSessionOptions remote;  // how to reach it (TLS, token, wait)
 };
 
 // "name:port" -> a file name ("name_port.npy"), '/' becoming '__'.
@@ -107,14 +108,20 @@ Status RunCommand(const RunArgs& args) {
     }
     return RunSavedModelCommand(args);
   }
-  if (!args.master.empty() && !args.trace.empty()) {
-    return errors::Unimplemented("--trace is not collected from a cluster (--master) yet");
+  const RemoteSessionOptions defaults;
+  if (args.master.empty() &&
+      (!args.remote.tls_ca_file.empty() || !args.remote.tls_server_name.empty() ||
+       !args.remote.auth_token_file.empty() ||
+       args.remote.connect_timeout_ms != defaults.connect_timeout_ms)) {
+    return errors::InvalidArgument(
+        "--tls-ca, --tls-server-name, --auth-token-file and --connect-timeout-ms need --master");
   }
   WEIR_ASSIGN_OR_RETURN(GraphDef graph, ReadGraphDefFile(args.graph));
   WEIR_ASSIGN_OR_RETURN(auto feeds, ReadFeeds(args));
   SessionOptions options;
   options.num_cpu_devices = args.devices;
   options.target = args.master;
+  options.remote = args.remote;
   WEIR_ASSIGN_OR_RETURN(std::unique_ptr<Session> session, Session::New(options));
   WEIR_RETURN_IF_ERROR(session->Create(graph));
   RunOptions run_options;
@@ -240,6 +247,18 @@ int main(int argc, char** argv) {
   run->add_option("--master", run_args.master,
                   "run on a cluster: grpc://HOST:PORT of a weir-server task (its master places "
                   "the graph on every task's devices)");
+  run->add_option("--tls-ca", run_args.remote.tls_ca_file,
+                  "with --master: PEM file of the CA that signed the servers' certificates "
+                  "(turns TLS on)");
+  run->add_option("--tls-server-name", run_args.remote.tls_server_name,
+                  "with --tls-ca: the name the master's certificate must hold, when it does not "
+                  "name the host dialled");
+  run->add_option("--auth-token-file", run_args.remote.auth_token_file,
+                  "with --tls-ca: file holding the cluster's bearer token");
+  run->add_option("--connect-timeout-ms", run_args.remote.connect_timeout_ms,
+                  "with --master: how long to wait for a master not listening yet (default "
+                  "30000; 0: fail at once)")
+      ->check(CLI::NonNegativeNumber);
   std::string inspect_path;
   int inspect_devices = 1;
   CLI::App* inspect = app.add_subcommand("inspect", "list ops, inferred shapes and devices");

@@ -56,12 +56,30 @@ class PySession {
         // "grpc://host:port": Session::New finds the factory the module
         // registered (module.cc), or says this build has none (the wheel).
         options.target = nb::cast<std::string>(value);
+      } else if (k == "tls_ca_file") {  // the rest: SessionOptions::remote
+        options.remote.tls_ca_file = nb::cast<std::string>(value);
+      } else if (k == "tls_server_name") {
+        options.remote.tls_server_name = nb::cast<std::string>(value);
+      } else if (k == "auth_token_file") {
+        options.remote.auth_token_file = nb::cast<std::string>(value);
+      } else if (k == "max_message_bytes") {
+        options.remote.max_message_bytes = ConfigCount(value, k);
+      } else if (k == "connect_timeout_ms") {
+        options.remote.connect_timeout_ms = ConfigCount(value, k);
       } else {
         ThrowInvalidArgument("Session config has no key '" + k +
-                             "' (devices, intra_op_threads, inter_op_threads, target)");
+                             "' (devices, intra_op_threads, inter_op_threads, target, "
+                             "tls_ca_file, tls_server_name, auth_token_file, max_message_bytes, "
+                             "connect_timeout_ms)");
       }
     }
-    session_ = Check(Session::New(options));
+    // A grpc:// session may wait for its master (remote.connect_timeout_ms):
+    // other Python threads run meanwhile.
+    StatusOr<std::unique_ptr<Session>> session = [&] {
+      nb::gil_scoped_release release;
+      return Session::New(options);
+    }();
+    session_ = Check(std::move(session));
     if (graph_def.size() > 0) Extend(graph_def);
   }
 

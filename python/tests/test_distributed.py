@@ -103,5 +103,7 @@ def test_error_on_ps_names_node_and_task(cluster):
 
 
 def test_unreachable_master_is_unavailable():
+    # connect_timeout_ms=0: no wait for a master that may start later (test_remote_session.py).
     with pytest.raises(errors.UnavailableError, match="127.0.0.1"):
-        wr.Session(f"grpc://127.0.0.1:{_free_port()}")
+        wr.Session(f"grpc://127.0.0.1:{_free_port()}",
+                   remote=wr.distribute.RemoteSessionOptions(connect_timeout_ms=0))

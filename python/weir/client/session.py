@@ -609,7 +609,8 @@ _leaf_types = (None, None)  # (Tensor, Operation), set by the first Session (ops
 class BaseSession:
     """The session machinery shared by Session and InteractiveSession."""
 
-    def __init__(self, target="", graph=None, config=None, *, devices=None, threads=None):
+    def __init__(self, target="", graph=None, config=None, *, devices=None, threads=None,
+                 remote=None):
         global _leaf_types
         if _leaf_types[0] is None:
             _leaf_types = (ops.Tensor, ops.Operation)
@@ -630,6 +631,15 @@ class BaseSession:
         _check_counts(c_config)
         if target:
             c_config["target"] = target
+        if remote is not None:
+            from weir.distribute.remote_session import RemoteSessionOptions
+            if not isinstance(remote, RemoteSessionOptions):
+                raise TypeError("remote must be a wr.distribute.RemoteSessionOptions, got %s"
+                                % type(remote).__name__)
+            if not target:
+                raise ValueError("remote options need a grpc:// target; the in-process session "
+                                 "has no master to reach")
+            c_config.update(remote._to_c())
         self._graph = graph
         self._target = target
         self._config = config
@@ -1005,10 +1015,14 @@ class _DeviceAttributes:
 class Session(BaseSession):
     """A session running one Graph (the default graph when `graph` is None).
 
-    Session(target="", graph=None, config=None, *, devices=None, threads=None)
-      target: "" (in-process; other targets raise UnimplementedError for now).
+    Session(target="", graph=None, config=None, *, devices=None, threads=None, remote=None)
+      target: "" (in-process) or "grpc://host:port" (the master of a Weir
+        cluster: wr.distribute.Server, weir-server).
       config: a ConfigProto. devices: number of virtual CPU devices.
       threads: the intra-op (per device) and inter-op thread counts.
+      remote: with a grpc:// target, a wr.distribute.RemoteSessionOptions
+        (TLS, the auth token, the message limit, how long to wait for a
+        master not listening yet: 30 s by default).
 
     As a context manager it is the default session and its graph the default
     graph inside the block, and is closed at the end.
@@ -1020,8 +1034,9 @@ class InteractiveSession(BaseSession):
     for shells and notebooks: `t.eval()` works without a `with` block. Close
     it to undo that."""
 
-    def __init__(self, target="", graph=None, config=None, *, devices=None, threads=None):
-        super().__init__(target, graph, config, devices=devices, threads=threads)
+    def __init__(self, target="", graph=None, config=None, *, devices=None, threads=None,
+                 remote=None):
+        super().__init__(target, graph, config, devices=devices, threads=threads, remote=remote)
         self._interactive_graph_ctx = self._graph.as_default()
         self._interactive_graph_ctx.__enter__()
         self._interactive_session_ctx = self.as_default()

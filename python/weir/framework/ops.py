@@ -873,19 +873,22 @@ class Graph:
             self._device_stack.pop()
 
     def _compute_device(self, op_type, name, attrs):
-        spec = None
-        for entry in self._device_stack:
+        # As TF applies device scopes: the innermost first, each seeing the device the inner
+        # ones chose. A name fills the fields still open (an inner field wins); a function
+        # gets the op with that device and returns the op's device (None: none); a None scope
+        # hides the scopes around it. So replica_device_setter sees an inner "/job:other".
+        device = ""
+        for entry in reversed(self._device_stack):
             if entry is None:
-                spec = None
-            elif callable(entry):
-                result = entry(_PendingOp(op_type, name, spec.to_string() if spec else "", attrs))
-                if result is None:
-                    continue
-                spec = DeviceSpec.from_string(_canonical_device(result)) if result else None
+                break
+            if callable(entry):
+                result = entry(_PendingOp(op_type, name, device, attrs))
+                device = DeviceSpec.from_string(_canonical_device(result)).to_string() \
+                    if result else ""
             else:
-                spec = DeviceSpec.from_string(entry) if spec is None else \
-                    spec.make_merged_spec(DeviceSpec.from_string(entry))
-        return spec.to_string() if spec is not None else ""
+                device = DeviceSpec.from_string(entry).make_merged_spec(
+                    DeviceSpec.from_string(device)).to_string()
+        return device
 
     # --- colocation -------------------------------------------------------
     @contextlib.contextmanager

@@ -101,12 +101,19 @@ class Variable:
                 self._handle = apply_op("VarHandleOp", scope_name, dtype=self._dtype,
                                         shape=var_shape, shared_name=handle_name)
                 self._handle_name = handle_name
-                with ops.name_scope("IsInitialized"):
-                    self._is_initialized_op = apply_op("VarIsInitializedOp", None,
-                                                       resource=self._handle)
-                self._initializer_op = apply_op("AssignVariableOp", "Assign",
-                                                resource=self._handle, value=value)
-                with ops.name_scope("Read"):
+                # The ops on the handle go to the handle's device, as in TF, so that a device
+                # function that sends variables to a ps task and other ops to a worker
+                # (replica_device_setter) does not split them from it: the initializer and the
+                # initialization check exactly there (TF leaves VarIsInitializedOp to the
+                # scope; Weir's placer keeps every op on a resource with the resource), the read
+                # there with the scopes filling what the handle's device leaves open (TF's).
+                with ops.device(None), ops.device(self._handle.device):
+                    with ops.name_scope("IsInitialized"):
+                        self._is_initialized_op = apply_op("VarIsInitializedOp", None,
+                                                           resource=self._handle)
+                    self._initializer_op = apply_op("AssignVariableOp", "Assign",
+                                                    resource=self._handle, value=value)
+                with ops.name_scope("Read"), ops.device(self._handle.device):
                     self._graph_element = apply_op("ReadVariableOp", None,
                                                    resource=self._handle, dtype=self._dtype)
                     # ReadVariableOp's C++ shape function cannot see the handle's shape; TF

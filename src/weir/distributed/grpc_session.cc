@@ -2,11 +2,15 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <algorithm>
 #include <mutex>
+#include <thread>
 
 #include "proto/master_service.grpc.pb.h"
+#include "weir/distributed/credentials.h"
 #include "weir/distributed/grpc_credentials.h"
 #include "weir/distributed/grpc_util.h"
+#include "weir/distributed/step_stats_wire.h"
 #include "weir/distributed/wire_tensor.h"
 #include "weir/framework/tensor_proto.h"
 #include "weir/graph/graph_def_io.h"
@@ -21,25 +25,72 @@ constexpr std::chrono::milliseconds kDeadlineSlack = std::chrono::seconds(10);
 // without a frame, fails the calls waiting on it (ChannelOptions).
 constexpr std::chrono::milliseconds kKeepalive = std::chrono::seconds(5);
 
+// Retries while the master is not listening yet: at first quickly (a
+// cluster that starts together is up in well under a second), then at
+// most once a second.
+constexpr std::chrono::milliseconds kFirstRetryDelay = std::chrono::milliseconds(50);
+constexpr std::chrono::milliseconds kMaxRetryDelay = std::chrono::seconds(1);
+
+// A master that answers but refuses the connection (a TLS mismatch, a
+// plaintext client of a TLS server) will not change its mind: waiting only
+// hides the cause. Nor does a master that answered with an error of its
+// own (Unavailable included: a task it needs is down; the channel is
+// connected then). Anything else Unavailable (connection refused, a name
+// that does not resolve yet) may be a server still starting.
+bool MayBeStarting(const grpc::Status& status, grpc::Channel* channel) {
+  if (status.error_code() != grpc::StatusCode::UNAVAILABLE) return false;
+  if (channel->GetState(/*try_to_connect=*/false) == GRPC_CHANNEL_READY) return false;
+  const std::string& message = status.error_message();
+  for (std::string_view refusal : {"andshake", "Socket closed", "SSL", "ssl", "ertificate"}) {
+    if (message.find(refusal) != std::string::npos) return false;
+  }
+  return true;
+}
+
+// Keepalive pings bound an untimed step whose master's host is cut off (a
+// dead master refuses at once).
+ChannelOptions WithKeepalive(ChannelOptions options) {
+  options.keepalive = kKeepalive;
+  return options;
+}
+
 class GrpcSession final : public Session {
  public:
-  explicit GrpcSession(std::string address) : address_(std::move(address)) {}
+  GrpcSession(std::string address, ChannelOptions channel)
+      : address_(std::move(address)), channel_options_(WithKeepalive(std::move(channel))) {}
   ~GrpcSession() override { Close().ok(); }
 
-  Status Connect() {
-    // Plaintext with the default (2 GiB) message limit: SessionOptions has
-    // no TLS or token fields yet, so a grpc:// session cannot reach a
-    // server that requires them. Keepalive pings bound an untimed step
-    // whose master's host is cut off (a dead master refuses at once).
-    ChannelOptions channel_options;
-    channel_options.keepalive = kKeepalive;
-    WEIR_ASSIGN_OR_RETURN(std::shared_ptr<grpc::Channel> channel,
-                          MakeChannel(address_, channel_options));
-    stub_ = wire::MasterService::NewStub(std::move(channel));
-    wire::CreateSessionRequest request;
+  // Creates the session on the master, retrying for `wait` while the master
+  // is not listening yet (a fresh channel per try: a channel refused once
+  // backs off for a second or more before it tries again).
+  Status Connect(std::chrono::milliseconds wait) {
+    const auto give_up = std::chrono::steady_clock::now() + wait;
+    std::chrono::milliseconds delay = kFirstRetryDelay;
+    int tries = 0;
     wire::CreateSessionResponse response;
-    WEIR_RETURN_IF_ERROR(Call(&wire::MasterService::Stub::CreateSession, "CreateSession", request,
-                              &response, kControlTimeout));
+    for (;;) {
+      WEIR_ASSIGN_OR_RETURN(std::shared_ptr<grpc::Channel> channel,
+                            MakeChannel(address_, channel_options_));
+      stub_ = wire::MasterService::NewStub(channel);
+      wire::CreateSessionRequest request;
+      grpc::Status status =
+          RawCall(&wire::MasterService::Stub::CreateSession, request, &response, kControlTimeout);
+      ++tries;
+      if (status.ok()) break;
+      const auto now = std::chrono::steady_clock::now();
+      const bool may_be_starting = MayBeStarting(status, channel.get());
+      if (!may_be_starting || now >= give_up) {
+        // A refusal is the master's answer, however late it came.
+        Status out = ToStatus(status, "CreateSession");
+        if (tries == 1 || !may_be_starting) return out;
+        return errors::Unavailable("the master at ", address_, " did not answer in ", wait.count(),
+                                   " ms (SessionOptions.remote.connect_timeout_ms; ", tries,
+                                   " tries); the last: ", out.message());
+      }
+      std::this_thread::sleep_for(
+          std::min<std::chrono::steady_clock::duration>(delay, give_up - now));
+      delay = std::min(delay * 2, kMaxRetryDelay);
+    }
     handle_ = response.session_handle();
     wire::ListDevicesRequest list;
     list.set_session_handle(handle_);
@@ -82,7 +133,7 @@ class GrpcSession final : public Session {
   Status Run(const std::vector<std::pair<std::string, Tensor>>& feeds,
              const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
              std::vector<Tensor>* outputs, const RunOptions& options = {},
-             RunMetadata* = nullptr) override {
+             RunMetadata* metadata = nullptr) override {
     wire::RunStepRequest request;
     request.set_session_handle(handle_);
     for (const auto& [name, value] : feeds) {
@@ -95,7 +146,7 @@ class GrpcSession final : public Session {
     }
     for (const std::string& fetch : fetches) request.add_fetch(fetch);
     for (const std::string& target : targets) request.add_target(target);
-    request.mutable_options()->set_timeout_in_ms(options.timeout_ms);
+    SetOptions(options, request.mutable_options());
     wire::RunStepResponse response;
     WEIR_RETURN_IF_ERROR(Call(&wire::MasterService::Stub::RunStep, "RunStep", request, &response,
                               StepLimit(options)));
@@ -108,7 +159,7 @@ class GrpcSession final : public Session {
       WEIR_RETURN_IF_ERROR(TensorFromWire(response.tensor(i).tensor(),
                                           StrCat("fetch '", fetches[i], "'"), &(*outputs)[i]));
     }
-    return Status::OK();
+    return ReadMetadata(response.metadata(), options, metadata);
   }
 
   StatusOr<CallableHandle> MakeCallable(const CallableOptions& options) override {
@@ -126,7 +177,7 @@ class GrpcSession final : public Session {
   }
   Status RunCallable(CallableHandle handle, const std::vector<Tensor>& feeds,
                      std::vector<Tensor>* fetches, const RunOptions& options = {},
-                     RunMetadata* = nullptr) override {
+                     RunMetadata* metadata = nullptr) override {
     wire::RunCallableRequest request;
     request.set_session_handle(handle_);
     request.set_handle(handle);
@@ -136,7 +187,7 @@ class GrpcSession final : public Session {
       }
       WEIR_RETURN_IF_ERROR(TensorToProto(feeds[i], request.add_feed()));
     }
-    request.mutable_options()->set_timeout_in_ms(options.timeout_ms);
+    SetOptions(options, request.mutable_options());
     wire::RunCallableResponse response;
     WEIR_RETURN_IF_ERROR(Call(&wire::MasterService::Stub::RunCallable, "RunCallable", request,
                               &response, StepLimit(options)));
@@ -145,7 +196,7 @@ class GrpcSession final : public Session {
       WEIR_RETURN_IF_ERROR(
           TensorFromWire(response.fetch(i), StrCat("callable fetch ", i), &(*fetches)[i]));
     }
-    return Status::OK();
+    return ReadMetadata(response.metadata(), options, metadata);
   }
   Status ReleaseCallable(CallableHandle handle) override {
     wire::ReleaseCallableRequest request;
@@ -186,23 +237,55 @@ class GrpcSession final : public Session {
                                   : kUntimedStepLimit;
   }
 
+  static void SetOptions(const RunOptions& options, wire::RunStepOptions* out) {
+    out->set_timeout_in_ms(options.timeout_ms);
+    if (options.trace) out->set_trace_level(wire::RunStepOptions::FULL_TRACE);
+  }
+
+  // The master's merged step statistics (every task's nodes, full device
+  // names) into `metadata`, as the local session fills it.
+  Status ReadMetadata(const wire::RunMetadataProto& proto, const RunOptions& options,
+                      RunMetadata* metadata) const {
+    if (!options.trace || metadata == nullptr) return Status::OK();
+    StepStats stats;
+    WEIR_RETURN_IF_ERROR(
+        StepStatsFromWire(proto.step_stats(), StrCat("the master at ", address_), &stats));
+    metadata->step_stats = std::move(stats);
+    return Status::OK();
+  }
+
   template <typename Method, typename Request, typename Response>
-  Status Call(Method method, const char* name, const Request& request, Response* response,
-              std::chrono::milliseconds timeout) {
+  grpc::Status RawCall(Method method, const Request& request, Response* response,
+                       std::chrono::milliseconds timeout) {
     grpc::ClientContext context;
     context.set_deadline(std::chrono::system_clock::now() + timeout);
-    grpc::Status status = (stub_.get()->*method)(&context, request, response);
-    // The master's errors are the step's own (they name node and task); a
-    // transport failure names the master.
+    return (stub_.get()->*method)(&context, request, response);
+  }
+
+  // The master's errors are the step's own (they name node and task); a
+  // transport failure (unreachable, timed out, refused credentials) names
+  // the master.
+  Status ToStatus(const grpc::Status& status, const char* name) const {
     if (status.ok()) return Status::OK();
+    const bool over_limit = status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED &&
+                            status.error_message().find("larger than max") != std::string::npos;
     if (status.error_code() == grpc::StatusCode::UNAVAILABLE ||
-        status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
-      return FromGrpcStatus(status, StrCat(name, " to the master at ", address_));
+        status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED ||
+        status.error_code() == grpc::StatusCode::UNAUTHENTICATED || over_limit) {
+      return FromGrpcCallStatus(status, StrCat(name, " to the master at ", address_),
+                                channel_options_);
     }
     return Status(FromGrpcStatus(status, name).code(), status.error_message());
   }
 
+  template <typename Method, typename Request, typename Response>
+  Status Call(Method method, const char* name, const Request& request, Response* response,
+              std::chrono::milliseconds timeout) {
+    return ToStatus(RawCall(method, request, response, timeout), name);
+  }
+
   const std::string address_;
+  const ChannelOptions channel_options_;
   std::unique_ptr<wire::MasterService::Stub> stub_;
   std::string handle_;
   std::string default_container_;
@@ -221,8 +304,23 @@ StatusOr<std::unique_ptr<Session>> NewGrpcSession(const SessionOptions& options)
       options.target.find(':', kScheme.size()) == std::string::npos) {
     return errors::InvalidArgument("session target '", options.target, "' is not grpc://host:port");
   }
-  auto session = std::make_unique<GrpcSession>(options.target.substr(kScheme.size()));
-  WEIR_RETURN_IF_ERROR(session->Connect());
+  const RemoteSessionOptions& remote = options.remote;
+  if (remote.connect_timeout_ms < 0) {
+    return errors::InvalidArgument("SessionOptions.remote.connect_timeout_ms is negative: ",
+                                   remote.connect_timeout_ms);
+  }
+  ChannelOptions channel;
+  channel.tls_ca_file = remote.tls_ca_file;
+  channel.tls_server_name = remote.tls_server_name;
+  if (!remote.auth_token_file.empty()) {
+    WEIR_ASSIGN_OR_RETURN(channel.auth_token, ReadAuthTokenFile(remote.auth_token_file));
+  }
+  if (remote.max_message_bytes != 0) channel.max_message_bytes = remote.max_message_bytes;
+  const std::string where = StrCat("session target '", options.target, "'");
+  WEIR_RETURN_IF_ERROR(channel.Validate().WithContext(where));
+  auto session =
+      std::make_unique<GrpcSession>(options.target.substr(kScheme.size()), std::move(channel));
+  WEIR_RETURN_IF_ERROR(session->Connect(std::chrono::milliseconds(remote.connect_timeout_ms)));
   return std::unique_ptr<Session>(std::move(session));
 }
 

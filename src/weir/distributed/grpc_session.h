@@ -6,8 +6,12 @@
 //
 // Creating the session contacts the master (which contacts every task), so
 // an unreachable cluster is an error from Session::New, not from the first
-// Run. Every call has a deadline: a step's is its RunOptions.timeout_ms
-// (plus a little) when set.
+// Run: after SessionOptions::remote.connect_timeout_ms (30 s by default) of
+// retries while nobody listens at the address (a cluster still starting),
+// at once when the master answers and refuses (TLS, token). TLS, the token
+// and the message limit come from SessionOptions::remote. Every call has a
+// deadline: a step's is its RunOptions.timeout_ms (plus a little) when set.
+// RunOptions.trace fills RunMetadata with every task's step statistics.
 #pragma once
 
 #include <memory>

@@ -9,6 +9,7 @@
 #include "proto/worker_service.pb.h"
 #include "weir/base/notification.h"
 #include "weir/distributed/health_monitor.h"
+#include "weir/distributed/step_stats_wire.h"
 #include "weir/distributed/wire_tensor.h"
 #include "weir/distributed/worker.h"
 #include "weir/distributed/worker_client.h"
@@ -106,7 +107,7 @@ class MasterSession final : public Session {
         return errors::InvalidArgument("no callable with handle ", handle);
       step = it->second;
     }
-    return RunCompiled(*step, feeds, fetches, options);
+    return RunCompiled(*step, feeds, fetches, options, metadata);
   }
   Status ReleaseCallable(CallableHandle handle) override {
     std::unique_lock<std::shared_mutex> lock(graph_mu_);
@@ -150,8 +151,10 @@ class MasterSession final : public Session {
 
   StatusOr<std::shared_ptr<const CompiledStep>> GetOrCompile(const StepSignature& signature);
   StatusOr<std::shared_ptr<const CompiledStep>> Compile(const StepSignature& signature);
+  // With options.trace, every task's step statistics go to `metadata`.
   Status RunCompiled(const CompiledStep& step, const std::vector<Tensor>& feeds,
-                     std::vector<Tensor>* fetches, const RunOptions& options);
+                     std::vector<Tensor>* fetches, const RunOptions& options,
+                     RunMetadata* metadata);
   // CleanupGraph(step_id) on these tasks, without waiting.
   void CleanupAsync(int64_t step_id, const std::vector<int>& tasks);
   // Watches the other tasks of the session (StartMonitor); the first
@@ -456,7 +459,7 @@ StatusOr<std::shared_ptr<const MasterSession::CompiledStep>> MasterSession::Comp
 Status MasterSession::Run(const std::vector<std::pair<std::string, Tensor>>& feeds,
                           const std::vector<std::string>& fetches,
                           const std::vector<std::string>& targets, std::vector<Tensor>* outputs,
-                          const RunOptions& options, RunMetadata*) {
+                          const RunOptions& options, RunMetadata* metadata) {
   std::vector<std::string> feed_names;
   for (const auto& feed : feeds) feed_names.push_back(feed.first);
   CanonicalRun run = CanonicalizeRun(feed_names, fetches, targets);
@@ -464,7 +467,7 @@ Status MasterSession::Run(const std::vector<std::pair<std::string, Tensor>>& fee
   std::vector<Tensor> args;
   for (int i : run.feed_order) args.push_back(feeds[i].second);
   std::vector<Tensor> results;
-  WEIR_RETURN_IF_ERROR(RunCompiled(*step, args, &results, options));
+  WEIR_RETURN_IF_ERROR(RunCompiled(*step, args, &results, options, metadata));
   outputs->resize(fetches.size());
   for (size_t k = 0; k < run.fetch_order.size(); ++k) {
     (*outputs)[run.fetch_order[k]] = std::move(results[k]);
@@ -492,7 +495,8 @@ void MasterSession::CleanupAsync(int64_t step_id, const std::vector<int>& tasks)
 }
 
 Status MasterSession::RunCompiled(const CompiledStep& step, const std::vector<Tensor>& feeds,
-                                  std::vector<Tensor>* fetches, const RunOptions& options) {
+                                  std::vector<Tensor>* fetches, const RunOptions& options,
+                                  RunMetadata* metadata) {
   if (feeds.size() != step.feeds.size()) {
     return errors::InvalidArgument("expected ", step.feeds.size(), " feeds, got ", feeds.size());
   }
@@ -540,6 +544,7 @@ Status MasterSession::RunCompiled(const CompiledStep& step, const std::vector<Te
     request.set_graph_handle(part.graph_handle);
     request.set_step_id(step_id);
     request.set_timeout_ms(options.timeout_ms);
+    if (options.trace) request.mutable_exec_opts()->set_record_timeline(true);
     for (int feed : part.feeds) {
       wire::NamedTensorProto* send = request.add_send();
       send->set_name(step.feeds[feed].name);
@@ -664,6 +669,18 @@ Status MasterSession::RunCompiled(const CompiledStep& step, const std::vector<Te
                                                  "' from task ", tasks_[step.parts[p].task].name),
                                           &(*fetches)[indexes[k]]));
     }
+  }
+  if (options.trace && metadata != nullptr) {
+    // Every task's nodes in one StepStats (the master's own part included:
+    // it ran through the same RunGraph). Each task stamps its nodes with its
+    // own wall clock, in microseconds since the epoch.
+    StepStats merged;
+    for (size_t p = 0; p < n; ++p) {
+      WEIR_RETURN_IF_ERROR(StepStatsFromWire(calls[p].response.step_stats(),
+                                             StrCat("task ", tasks_[step.parts[p].task].name),
+                                             &merged));
+    }
+    metadata->step_stats = std::move(merged);
   }
   return Status::OK();
 }

@@ -7,6 +7,7 @@
 #include "weir/distributed/grpc_services.h"
 #include "weir/distributed/grpc_util.h"
 #include "weir/distributed/master.h"
+#include "weir/distributed/step_stats_wire.h"
 #include "weir/distributed/wire_tensor.h"
 #include "weir/framework/tensor_proto.h"
 #include "weir/graph/graph_def_io.h"
@@ -23,6 +24,7 @@ namespace {
 RunOptions FromWire(const wire::RunStepOptions& options) {
   RunOptions out;
   out.timeout_ms = options.timeout_in_ms();
+  out.trace = options.trace_level() != wire::RunStepOptions::NO_TRACE;
   return out;
 }
 
@@ -71,8 +73,13 @@ class GrpcMasterService final : public wire::MasterService::Service {
     std::vector<std::string> fetches(request->fetch().begin(), request->fetch().end());
     std::vector<std::string> targets(request->target().begin(), request->target().end());
     std::vector<Tensor> outputs;
-    Status status = session->Run(feeds, fetches, targets, &outputs, FromWire(request->options()));
+    RunMetadata metadata;
+    Status status =
+        session->Run(feeds, fetches, targets, &outputs, FromWire(request->options()), &metadata);
     if (!status.ok()) return ToGrpcStatus(status);
+    if (!metadata.step_stats.nodes.empty()) {  // untraced steps send no metadata
+      StepStatsToProto(metadata.step_stats, response->mutable_metadata()->mutable_step_stats());
+    }
     for (size_t i = 0; i < outputs.size(); ++i) {
       wire::NamedTensorProto* out = response->add_tensor();
       out->set_name(fetches[i]);
@@ -127,9 +134,13 @@ class GrpcMasterService final : public wire::MasterService::Service {
       if (!status.ok()) return ToGrpcStatus(status);
     }
     std::vector<Tensor> fetches;
-    Status status =
-        session->RunCallable(request->handle(), feeds, &fetches, FromWire(request->options()));
+    RunMetadata metadata;
+    Status status = session->RunCallable(request->handle(), feeds, &fetches,
+                                         FromWire(request->options()), &metadata);
     if (!status.ok()) return ToGrpcStatus(status);
+    if (!metadata.step_stats.nodes.empty()) {  // untraced steps send no metadata
+      StepStatsToProto(metadata.step_stats, response->mutable_metadata()->mutable_step_stats());
+    }
     for (const Tensor& fetch : fetches) {
       status = TensorToProto(fetch, response->add_fetch());
       if (!status.ok()) return ToGrpcStatus(status);

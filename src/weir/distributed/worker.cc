@@ -9,6 +9,7 @@
 #include "weir/base/logging.h"
 #include "weir/base/notification.h"
 #include "weir/distributed/remote_rendezvous.h"
+#include "weir/distributed/step_stats_wire.h"
 #include "weir/distributed/wire_tensor.h"
 #include "weir/distributed/worker_client.h"
 #include "weir/framework/call_frame.h"
@@ -546,6 +547,11 @@ Status Worker::RunGraph(const wire::RunGraphRequest& request, wire::RunGraphResp
   WEIR_RETURN_IF_ERROR(AttachStep(step, session));
 
   CallFrame frame(std::move(args), graph->num_fetches);
+  // Collected as the local session does; the devices' names are full
+  // (/job:worker/replica:0/task:1/device:CPU:0), so the master can merge
+  // every task's nodes into one StepStats.
+  std::unique_ptr<StepStatsCollector> stats;
+  if (request.exec_opts().record_timeline()) stats = std::make_unique<StepStatsCollector>();
   Executor::Args exec_args;
   exec_args.step_id = request.step_id();
   exec_args.rendezvous = step->rendezvous.get();
@@ -553,6 +559,7 @@ Status Worker::RunGraph(const wire::RunGraphRequest& request, wire::RunGraphResp
   exec_args.call_frame = &frame;
   exec_args.runner = &runner_;
   exec_args.default_container = session->container;
+  exec_args.stats = stats.get();
 
   std::vector<Status> statuses(graph->parts.size());
   std::atomic<int> remaining(static_cast<int>(graph->parts.size()));
@@ -597,6 +604,14 @@ Status Worker::RunGraph(const wire::RunGraphRequest& request, wire::RunGraphResp
     std::lock_guard<std::mutex> lock(step->mu);
     if (!step->aborted.ok()) status = step->aborted;  // the reason, not its echo
   }
+  if (request.timeout_ms() > 0 && errors::IsDeadlineExceeded(status) &&
+      status.message().find("RunOptions.timeout_ms") == std::string::npos) {
+    // A RecvTensor's deadline (the step's time limit too) can end the step
+    // just before the timer above: say it is the step's limit.
+    return errors::DeadlineExceeded("step timed out after ", request.timeout_ms(),
+                                    " ms (RunOptions.timeout_ms) on task ", task_name_, ": ",
+                                    status.message());
+  }
   if (!status.ok()) {
     // Name the task; keep the node the executor named.
     return status.message().find(task_name_) == std::string::npos ? status.WithContext(context)
@@ -613,6 +628,7 @@ Status Worker::RunGraph(const wire::RunGraphRequest& request, wire::RunGraphResp
     out->set_name(request.recv_key(k));
     WEIR_RETURN_IF_ERROR(TensorToProto(value, out->mutable_tensor()).WithContext(context));
   }
+  if (stats) StepStatsToProto(stats->Finalize(), response->mutable_step_stats());
   return Status::OK();
 }
 

@@ -30,6 +30,29 @@
 
 namespace weir {
 
+// How a session with a "grpc://" target reaches its master: the plain
+// fields of distributed/credentials.h's ChannelOptions (runtime/ cannot
+// include distributed/; grpc_session.cc converts). The in-process session
+// ignores them.
+struct RemoteSessionOptions {
+  // PEM bundle of the CA(s) that signed the master's certificate: non-empty
+  // turns TLS on. The certificate must name the host of the target unless
+  // tls_server_name says which name to check instead.
+  std::string tls_ca_file;
+  std::string tls_server_name;
+  // A file holding the cluster's bearer token, sent with every call (needs
+  // TLS). A file, so that the secret never appears on a command line.
+  std::string auth_token_file;
+  // The largest message the session sends or accepts, in bytes; 0: the
+  // default (2 GiB less one, protobuf's ceiling).
+  int64_t max_message_bytes = 0;
+  // How long Session::New waits for a master that is not listening yet (a
+  // cluster still starting), retrying; then Unavailable naming the address.
+  // 0: one try, fail at once. A master that answers but refuses (TLS, token)
+  // fails at once either way.
+  int64_t connect_timeout_ms = 30000;
+};
+
 struct SessionOptions {
   // Where the session runs: empty for this process; "scheme://address" for
   // a session served elsewhere ("grpc://host:port": the master of a Weir
@@ -43,6 +66,8 @@ struct SessionOptions {
   int graph_growth_warning_threshold = 3;
   // The graph compiler's passes (runtime/graph_compiler.h).
   CompileOptions compile;
+  // For a "grpc://" target: TLS, token, message limit, wait for the master.
+  RemoteSessionOptions remote;
 };
 
 struct RunOptions {
