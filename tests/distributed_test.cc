@@ -415,5 +415,53 @@ TEST_F(DistributedProcessTest, AKilledMastersSessionIsDroppedWhenItsLeaseRunsOut
   EXPECT_TRUE(out[0].ContentEquals(Tensor::FromVector<float>({5}, {1}))) << out[0].DebugString();
 }
 
+// The master hangs (SIGSTOP: its connections stay open) under an untimed
+// step blocked on ps: ps drops the session when the lease runs out, and the
+// client's step fails Unavailable when the master answers no keepalive
+// ping (5 s without a frame, then 5 s), not at its 24 h deadline.
+TEST_F(DistributedProcessTest, AHungMastersStepEndsByLeaseOnPsAndKeepaliveOnTheClient) {
+  Scope root = Scope::NewRootScope();
+  auto queue = ops::FIFOQueueV2(root.WithOpName("q").WithDevice("/job:ps/task:0"), {DT_FLOAT});
+  auto dequeued = ops::QueueDequeueV2(root.WithOpName("dequeue").WithDevice("/job:ps/task:0"),
+                                      queue, {DT_FLOAT});
+  ops::Identity(root.WithOpName("out").WithDevice("/job:worker/task:0"), Output(dequeued.node()));
+  ASSERT_TRUE(root.ok()) << root.status();
+  SessionOptions options;
+  options.target = "grpc://" + worker_address_;
+  auto session = Session::New(options);
+  ASSERT_TRUE(session.ok()) << session.status();
+  ASSERT_TRUE((*session)->Create(root.ToGraphDef()).ok());
+  Status step;
+  std::chrono::steady_clock::time_point ended_at;
+  const pid_t master = pids_[0];
+  std::thread blocked([&] {
+    std::vector<Tensor> out;
+    step = (*session)->Run({}, {"out"}, {}, &out);  // no timeout
+    ended_at = std::chrono::steady_clock::now();
+  });
+  std::this_thread::sleep_for(500ms);
+  const auto stopped_at = std::chrono::steady_clock::now();
+  ASSERT_EQ(kill(master, SIGSTOP), 0);
+  blocked.join();
+  const auto step_ended =
+      std::chrono::duration_cast<std::chrono::milliseconds>(ended_at - stopped_at);
+  // A stopped process ignores SIGTERM: end it here, not in TearDown.
+  kill(master, SIGKILL);
+  waitpid(master, nullptr, 0);
+  pids_.erase(pids_.begin());
+  std::printf("[ keepalive ] the client's step ended %lld ms after its master stopped: %s\n",
+              static_cast<long long>(step_ended.count()), step.ToString().c_str());
+  EXPECT_EQ(step.code(), Code::kUnavailable) << step;
+  EXPECT_NE(step.message().find(worker_address_), std::string::npos) << step;
+  EXPECT_GT(step_ended, 4000ms);  // a ping after 5 s of silence, 5 s to answer
+  EXPECT_LT(step_ended, 15000ms);
+  std::ifstream in(Path("ps.log"));
+  std::string text, line;
+  while (std::getline(in, text)) {
+    if (text.find("dropped worker session") != std::string::npos) line = text;
+  }
+  EXPECT_NE(line.find("aborted 1 running step"), std::string::npos) << line;
+}
+
 }  // namespace
 }  // namespace weir
