@@ -3,6 +3,7 @@
 // and stopped by the test; a remote session and `weir run --master` run a
 // graph placed across both and give what the local session gives.
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -92,12 +93,30 @@ class DistributedProcessTest : public ::testing::Test {
     }
     fs::remove_all(dir_);
   }
+  void StartTask(const std::string& job) {
+    StartTask("worker=" + worker_address_ + ";ps=" + ps_address_, job);
+  }
+  // Waits (bounded) until the task at `address` answers GetStatus.
+  bool WaitUntilUp(const std::string& address) {
+    for (int i = 0; i < 100; ++i) {
+      auto client = WorkerClient::Create(address);
+      if (client.ok() && (*client)->GetStatus(1s).ok()) return true;
+      std::this_thread::sleep_for(50ms);
+    }
+    return false;
+  }
   void StartTask(const std::string& cluster, const std::string& job) {
+    // Its log (a lease that expires says so there), one per task.
+    const std::string log = Path(job + ".log");
     pid_t pid = fork();
     ASSERT_GE(pid, 0);
     if (pid == 0) {
+      int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+      if (fd < 0 || dup2(fd, 2) < 0) _exit(127);
+      // A short lease (the least the default health checks allow), so the
+      // lease test is quick.
       execl(WEIR_SERVER_PATH, WEIR_SERVER_PATH, "--cluster", cluster.c_str(), "--job", job.c_str(),
-            "--task", "0", static_cast<char*>(nullptr));
+            "--task", "0", "--session-lease-ms", "4000", static_cast<char*>(nullptr));
       _exit(127);
     }
     pids_.push_back(pid);
@@ -322,6 +341,126 @@ TEST_F(DistributedProcessTest, ADeadTaskFailsTheStepWithinFiveSeconds) {
       kill(worker, SIGKILL);
     }
   }
+}
+
+// The master (worker task 0) is SIGKILLed while its step is blocked in a
+// dequeue on ps: ps drops the session when the lease runs out (4 s here),
+// aborting that step, and logs one line naming the session and the master.
+// A master started again at the same address makes a new session whose
+// dequeue gets the value enqueued: the queue outlived the session (it is in
+// ps's shared container) and the old dequeue was cancelled, not left
+// waiting to take the value.
+TEST_F(DistributedProcessTest, AKilledMastersSessionIsDroppedWhenItsLeaseRunsOut) {
+  const std::string kWorkerTask = "/job:worker/replica:0/task:0";
+  Scope root = Scope::NewRootScope();
+  auto queue = ops::FIFOQueueV2(root.WithOpName("q").WithDevice("/job:ps/task:0"), {DT_FLOAT});
+  auto dequeued = ops::QueueDequeueV2(root.WithOpName("dequeue").WithDevice("/job:ps/task:0"),
+                                      queue, {DT_FLOAT});
+  ops::Identity(root.WithOpName("out").WithDevice("/job:worker/task:0"), Output(dequeued.node()));
+  ops::QueueEnqueueV2(root.WithOpName("enqueue").WithDevice("/job:ps/task:0"), queue,
+                      {Input(Tensor::FromVector<float>({5}, {1}))});
+  ASSERT_TRUE(root.ok()) << root.status();
+  SessionOptions options;
+  options.target = "grpc://" + worker_address_;
+  auto session = Session::New(options);
+  ASSERT_TRUE(session.ok()) << session.status();
+  ASSERT_TRUE((*session)->Create(root.ToGraphDef()).ok());
+  Status step;
+  std::thread blocked([&] {
+    std::vector<Tensor> out;
+    step = (*session)->Run({}, {"out"}, {}, &out);  // no timeout: blocks on ps
+  });
+  std::this_thread::sleep_for(500ms);
+  const pid_t master = pids_[0];
+  auto killed_at = std::chrono::steady_clock::now();
+  ASSERT_EQ(kill(master, SIGKILL), 0);
+  waitpid(master, nullptr, 0);
+  pids_.erase(pids_.begin());
+  blocked.join();  // the client sees its master go at once
+  EXPECT_FALSE(step.ok());
+
+  const std::string ps_log = Path("ps.log");
+  std::string line;
+  std::chrono::milliseconds dropped_after{-1};
+  while (std::chrono::steady_clock::now() - killed_at < 10s && line.empty()) {
+    std::ifstream in(ps_log);
+    for (std::string text; std::getline(in, text);) {
+      if (text.find("dropped worker session") != std::string::npos) line = text;
+    }
+    if (line.empty()) std::this_thread::sleep_for(20ms);
+  }
+  dropped_after = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::steady_clock::now() - killed_at);
+  ASSERT_FALSE(line.empty()) << "ps logged no expiry in 10 s";
+  std::printf("[ lease ] ps dropped the session %lld ms after its master was killed: %s\n",
+              static_cast<long long>(dropped_after.count()), line.c_str());
+  // The last renewal came at most a health interval (0.5 s) before the kill.
+  EXPECT_GT(dropped_after, 3000ms);
+  EXPECT_LT(dropped_after, 4000ms + 1500ms);
+  EXPECT_NE(line.find(kWorkerTask), std::string::npos) << line;
+  EXPECT_NE(line.find("aborted 1 running step"), std::string::npos) << line;
+
+  StartTask("worker");
+  ASSERT_TRUE(WaitUntilUp(worker_address_));
+  auto fresh = Session::New(options);
+  ASSERT_TRUE(fresh.ok()) << fresh.status();
+  ASSERT_TRUE((*fresh)->Create(root.ToGraphDef()).ok());
+  std::vector<Tensor> out;
+  Status s = (*fresh)->Run({}, {}, {"enqueue"}, &out);
+  ASSERT_TRUE(s.ok()) << s;
+  RunOptions bounded;
+  bounded.timeout_ms = 5000;  // a dequeue left blocked would take the value
+  s = (*fresh)->Run({}, {"out"}, {}, &out, bounded);
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_TRUE(out[0].ContentEquals(Tensor::FromVector<float>({5}, {1}))) << out[0].DebugString();
+}
+
+// The master hangs (SIGSTOP: its connections stay open) under an untimed
+// step blocked on ps: ps drops the session when the lease runs out, and the
+// client's step fails Unavailable when the master answers no keepalive
+// ping (5 s without a frame, then 5 s), not at its 24 h deadline.
+TEST_F(DistributedProcessTest, AHungMastersStepEndsByLeaseOnPsAndKeepaliveOnTheClient) {
+  Scope root = Scope::NewRootScope();
+  auto queue = ops::FIFOQueueV2(root.WithOpName("q").WithDevice("/job:ps/task:0"), {DT_FLOAT});
+  auto dequeued = ops::QueueDequeueV2(root.WithOpName("dequeue").WithDevice("/job:ps/task:0"),
+                                      queue, {DT_FLOAT});
+  ops::Identity(root.WithOpName("out").WithDevice("/job:worker/task:0"), Output(dequeued.node()));
+  ASSERT_TRUE(root.ok()) << root.status();
+  SessionOptions options;
+  options.target = "grpc://" + worker_address_;
+  auto session = Session::New(options);
+  ASSERT_TRUE(session.ok()) << session.status();
+  ASSERT_TRUE((*session)->Create(root.ToGraphDef()).ok());
+  Status step;
+  std::chrono::steady_clock::time_point ended_at;
+  const pid_t master = pids_[0];
+  std::thread blocked([&] {
+    std::vector<Tensor> out;
+    step = (*session)->Run({}, {"out"}, {}, &out);  // no timeout
+    ended_at = std::chrono::steady_clock::now();
+  });
+  std::this_thread::sleep_for(500ms);
+  const auto stopped_at = std::chrono::steady_clock::now();
+  ASSERT_EQ(kill(master, SIGSTOP), 0);
+  blocked.join();
+  const auto step_ended =
+      std::chrono::duration_cast<std::chrono::milliseconds>(ended_at - stopped_at);
+  // A stopped process ignores SIGTERM: end it here, not in TearDown.
+  kill(master, SIGKILL);
+  waitpid(master, nullptr, 0);
+  pids_.erase(pids_.begin());
+  std::printf("[ keepalive ] the client's step ended %lld ms after its master stopped: %s\n",
+              static_cast<long long>(step_ended.count()), step.ToString().c_str());
+  EXPECT_EQ(step.code(), Code::kUnavailable) << step;
+  EXPECT_NE(step.message().find(worker_address_), std::string::npos) << step;
+  EXPECT_GT(step_ended, 4000ms);  // a ping after 5 s of silence, 5 s to answer
+  EXPECT_LT(step_ended, 15000ms);
+  std::ifstream in(Path("ps.log"));
+  std::string text, line;
+  while (std::getline(in, text)) {
+    if (text.find("dropped worker session") != std::string::npos) line = text;
+  }
+  EXPECT_NE(line.find("aborted 1 running step"), std::string::npos) << line;
 }
 
 }  // namespace

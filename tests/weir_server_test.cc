@@ -345,6 +345,11 @@ TEST_F(WeirServerTest, BadSecurityFlagsExitNonZeroWithTheMessage) {
   Start(with({"--max-message-bytes", "0"}));
   EXPECT_EQ(WaitForExit(10s), 1);
   EXPECT_THAT(ReadFile(dir_ + "/stderr.txt"), HasSubstr("max_message_bytes 0"));
+
+  // A lease the health checks could not keep renewed.
+  Start(with({"--session-lease-ms", "1000"}));
+  EXPECT_EQ(WaitForExit(10s), 1);
+  EXPECT_THAT(ReadFile(dir_ + "/stderr.txt"), HasSubstr("a session lease of 1000 ms"));
 }
 
 // The failure-detection test: a task killed with SIGKILL is reported

@@ -164,6 +164,10 @@ int main(int argc, char** argv) {
   app.add_option("--max-message-bytes", args.server.security.max_message_bytes,
                  "the largest message served or accepted")
       ->default_val(weir::kDefaultMaxMessageBytes);
+  app.add_option("--session-lease-ms", args.server.session_lease_ms,
+                 "how long another task keeps a session this task masters without hearing from "
+                 "it (renewed every 500 ms; at least 4000, 0: no lease)")
+      ->default_val(10000);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

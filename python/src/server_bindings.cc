@@ -63,6 +63,8 @@ class PyServer {
         server_options.security.auth_token = nb::cast<std::string>(value);
       } else if (k == "max_message_bytes") {
         server_options.security.max_message_bytes = OptionInt(value, k);
+      } else if (k == "session_lease_ms") {
+        server_options.session_lease_ms = OptionInt(value, k);
       } else {
         ThrowInvalidArgument("unknown Server option '" + k + "'");
       }

@@ -8,6 +8,7 @@ import subprocess
 import threading
 import time
 
+import numpy as np
 import pytest
 
 import weir as wr
@@ -193,6 +194,34 @@ def test_server_with_tls_and_a_token(tmp_path):
     with pytest.raises(wr.errors.UnavailableError):
         _C.distributed_get_status(address, 5.0)  # plaintext
     server.stop()
+
+
+@needs_runtime
+def test_server_session_lease():
+    import socket
+    ports = []
+    for _ in range(2):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            ports.append(s.getsockname()[1])
+    cluster = {"worker": ["127.0.0.1:%d" % ports[0]], "ps": ["127.0.0.1:%d" % ports[1]]}
+    with pytest.raises(wr.errors.InvalidArgumentError, match="at least 4000"):
+        wr.distribute.Server(cluster, job_name="worker", task_index=0, session_lease_ms=1000,
+                             start=False)
+    ps = wr.distribute.Server(cluster, job_name="ps", task_index=0)
+    master = wr.distribute.Server(cluster, job_name="worker", task_index=0, session_lease_ms=4000)
+    g = wr.Graph()
+    with g.as_default():
+        with wr.device("/job:ps/task:0"):
+            on_ps = wr.identity(wr.constant([1.5, 2.5]), name="on_ps")
+    with wr.Session(master.target, graph=g) as sess:
+        np.testing.assert_array_equal(sess.run(on_ps), [1.5, 2.5])
+        # Idle for longer than the lease: the master's health checks renew it
+        # on ps, so ps still holds the session.
+        time.sleep(5.0)
+        np.testing.assert_array_equal(sess.run(on_ps), [1.5, 2.5])
+    master.stop()
+    ps.stop()
 
 
 def test_server_without_the_runtime_is_a_clear_error(monkeypatch):

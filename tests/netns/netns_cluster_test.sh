@@ -5,7 +5,13 @@
 # (not loopback). The test checks every task answers from another namespace,
 # then cuts one host's link (ip link set ... down) and asserts that a health
 # monitor in another host reports that task Unavailable, naming it and its
-# address, within 5 s. Nothing is made in the caller's namespace, and
+# address, within 5 s. Then, with that host back, a client on host 1 holds
+# a step mastered on host 0, blocked in a dequeue on host 2 and in a Recv
+# of its value on host 1, and host 0's link is cut: hosts 1 and 2 must drop
+# the session when its lease (4 s) runs out, aborting their parts of the
+# step, and log it; the client's untimed step must fail Unavailable
+# within its keepalive bound (5 s + 5 s). Nothing is made in the caller's
+# namespace, and
 # everything is removed on exit, failure included.
 #
 #   netns_cluster_test.sh WEIR_SERVER WEIR_CLUSTER_PROBE
@@ -73,6 +79,7 @@ for i in 0 1 2; do
   read -r job task <<<"${TASKS[$i]}"
   ip netns exec "${HOSTS[$i]}" "$SERVER" --cluster "$CLUSTER" --job "$job" --task "$task" \
     --host "${ADDRESSES[$i]}" --intra-op-threads 1 --address-file "$DIR/address$i" \
+    --session-lease-ms 4000 \
     2>"$DIR/server$i.log" &
   PIDS+=($!)
 done
@@ -128,4 +135,69 @@ echo "netns_cluster_test: detected in $detected ms: $message"
 [[ $message == *"Unavailable"* ]] || fail "not Unavailable: $message"
 [[ $message == *"task /job:ps/replica:0/task:0 at ${ADDRESSES[2]}:$PORT"* ]] ||
   fail "the message does not name /job:ps/replica:0/task:0 at ${ADDRESSES[2]}:$PORT: $message"
+
+# Leases: host 2 back (a session waits out its connect timeout for a task
+# that does not answer), then a step mastered on host 0, blocked in a
+# dequeue on host 2 and a Recv on host 1 (its client on host 1), then host
+# 0 cut off.
+ip -n "${HOSTS[2]}" link set eth0 up
+out=""
+for _ in $(seq 100); do
+  out=$(ip netns exec "${HOSTS[0]}" "$PROBE" --cluster "$CLUSTER" --once --timeout-ms 500 2>&1) &&
+    break
+  sleep 0.1
+done
+[[ $out == healthy ]] || fail "host 2 did not come back: $out"
+ip netns exec "${HOSTS[1]}" "$PROBE" --hold-step "grpc://${ADDRESSES[0]}:$PORT" \
+  --on /job:ps/task:0 --fetch-on /job:worker/task:1 >"$DIR/hold.log" 2>&1 &
+PIDS+=($!)
+for _ in $(seq 100); do
+  grep -q holding "$DIR/hold.log" && break
+  sleep 0.1
+done
+grep -q holding "$DIR/hold.log" || fail "the held step did not start: $(cat "$DIR/hold.log")"
+sleep 1  # renewed a few times
+for i in 1 2; do
+  grep -q "dropped worker session" "$DIR/server$i.log" && fail "host $i dropped the session early"
+done
+cut_ns=$(date +%s%N)
+ip -n "${HOSTS[0]}" link set eth0 down
+dropped=""
+while (( ($(date +%s%N) - cut_ns) / 1000000 < 10000 )); do
+  if grep -q "dropped worker session" "$DIR/server1.log"; then
+    dropped=$(( ($(date +%s%N) - cut_ns) / 1000000 ))
+    break
+  fi
+  sleep 0.02
+done
+[[ -n $dropped ]] || fail "host 1 kept the session of its cut-off master for 10 s"
+echo "netns_cluster_test: host 1 dropped the session $dropped ms after its master's host was cut"
+# The last renewal came at most an interval (0.5 s) before the cut.
+(( dropped > 3000 && dropped < 5500 )) || fail "dropped $dropped ms after the cut (lease 4000 ms)"
+sleep 0.5  # host 2's lease ends at about the same time
+for i in 1 2; do
+  line=$(grep "dropped worker session" "$DIR/server$i.log") ||
+    fail "host $i kept the session: $(cat "$DIR/server$i.log")"
+  echo "netns_cluster_test: host $i: $line"
+  [[ $line == *"its master (/job:worker/replica:0/task:0)"* ]] || fail "no master named: $line"
+done
+# Host 2's part waits in the dequeue until its lease ends it; host 1's, in a
+# Recv from host 2, ends with its own lease or with host 2's abort, which
+# can come a few ms first (both leases were renewed by one round).
+line=$(grep "dropped worker session" "$DIR/server2.log")
+[[ $line == *"aborted 1 running step"* ]] || fail "host 2's part was not aborted: $line"
+# The client's step: no deadline of its own, ended by its channel's
+# keepalive (the master's host answers no ping).
+ended=""
+while (( ($(date +%s%N) - cut_ns) / 1000000 < 20000 )); do
+  if grep -q "step ended" "$DIR/hold.log"; then
+    ended=$(( ($(date +%s%N) - cut_ns) / 1000000 ))
+    break
+  fi
+  sleep 0.05
+done
+[[ -n $ended ]] || fail "the client's step still waits 20 s after its master's host was cut"
+echo "netns_cluster_test: the client's step ended $ended ms after the cut: $(grep "step ended" "$DIR/hold.log")"
+(( ended < 12000 )) || fail "the client's step ended $ended ms after the cut (keepalive 5 s + 5 s)"
+grep -q "step ended: Unavailable" "$DIR/hold.log" || fail "not Unavailable: $(cat "$DIR/hold.log")"
 echo "netns_cluster_test: PASS"

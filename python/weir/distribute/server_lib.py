@@ -9,7 +9,11 @@ worker service over gRPC on loopback unless told otherwise.
 
 Beyond TensorFlow's arguments: `host` (the interface to listen on), TLS
 (`tls_cert_file`, `tls_key_file`, `tls_ca_file`), `auth_token` (needs TLS)
-and `max_message_bytes` (src/weir/distributed/credentials.h).
+and `max_message_bytes` (src/weir/distributed/credentials.h), and
+`session_lease_ms`: how long another task keeps a session this task masters
+without hearing from it (renewed by the master's health checks every 500 ms;
+0: no lease, else at least 4000; default 10000). A task whose lease runs out
+(this process died or was cut off) drops the session and aborts its steps.
 
 Builds without the distributed runtime (the pip wheel, built without gRPC)
 have ClusterSpec but no Server: creating one raises UnimplementedError.
@@ -62,7 +66,8 @@ class Server:
 
     def __init__(self, server_or_cluster_def, job_name=None, task_index=None, protocol=None,
                  config=None, start=True, *, host="127.0.0.1", tls_cert_file=None,
-                 tls_key_file=None, tls_ca_file=None, auth_token=None, max_message_bytes=None):
+                 tls_key_file=None, tls_ca_file=None, auth_token=None, max_message_bytes=None,
+                 session_lease_ms=None):
         _require_runtime()
         port = None
         if hasattr(server_or_cluster_def, "cluster") and hasattr(server_or_cluster_def,
@@ -99,7 +104,8 @@ class Server:
         options = {"host": host, "cpu_devices": devices, "intra_op_threads": threads}
         for key, value in (("tls_cert_file", tls_cert_file), ("tls_key_file", tls_key_file),
                            ("tls_ca_file", tls_ca_file), ("auth_token", auth_token),
-                           ("max_message_bytes", max_message_bytes)):
+                           ("max_message_bytes", max_message_bytes),
+                           ("session_lease_ms", session_lease_ms)):
             if value is not None:
                 options[key] = value
         self._cluster_spec = cluster

@@ -3,6 +3,9 @@
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/security/auth_metadata_processor.h>
 
+#include <algorithm>
+#include <limits>
+
 #include "weir/base/file_system.h"
 #include "weir/base/str_util.h"
 #include "weir/distributed/grpc_credentials.h"
@@ -12,6 +15,10 @@ namespace weir {
 namespace {
 
 constexpr size_t kMaxTokenBytes = 4096;
+// Servers accept keepalive pings this often; clients ping at most half as
+// often, so timing jitter never makes a ping look abusive.
+constexpr std::chrono::milliseconds kMinServerPingInterval{1000};
+constexpr std::chrono::milliseconds kMinClientKeepalive{2000};
 constexpr char kAuthorization[] = "authorization";  // the header gRPC's token credentials set
 
 Status ValidateToken(std::string_view token, std::string_view where) {
@@ -131,6 +138,12 @@ Status ChannelOptions::Validate() const {
     }
     WEIR_RETURN_IF_ERROR(ValidateToken(auth_token, "client"));
   }
+  if (keepalive.count() != 0 && keepalive < kMinClientKeepalive) {
+    return errors::InvalidArgument("client keepalive of ", keepalive.count(),
+                                   " ms: 0 (none) or at least ", kMinClientKeepalive.count(),
+                                   " ms (servers refuse pings more often than every ",
+                                   kMinServerPingInterval.count(), " ms)");
+  }
   return ValidateLimit(max_message_bytes, "client");
 }
 
@@ -176,6 +189,10 @@ StatusOr<std::shared_ptr<grpc::ServerCredentials>> MakeServerCredentials(
 void ApplyServerLimits(const ServerSecurity& security, grpc::ServerBuilder* builder) {
   builder->SetMaxReceiveMessageSize(static_cast<int>(security.max_message_bytes));
   builder->SetMaxSendMessageSize(static_cast<int>(security.max_message_bytes));
+  // Clients' keepalive pings during long calls (ChannelOptions::keepalive):
+  // gRPC's default (5 min) would answer them with GOAWAY, ending the calls.
+  builder->AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS,
+                              static_cast<int>(kMinServerPingInterval.count()));
 }
 
 StatusOr<std::shared_ptr<grpc::Channel>> MakeChannel(const std::string& address,
@@ -184,6 +201,16 @@ StatusOr<std::shared_ptr<grpc::Channel>> MakeChannel(const std::string& address,
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(static_cast<int>(options.max_message_bytes));
   args.SetMaxSendMessageSize(static_cast<int>(options.max_message_bytes));
+  if (options.keepalive.count() > 0) {
+    const int keepalive = static_cast<int>(
+        std::min<int64_t>(options.keepalive.count(), std::numeric_limits<int>::max()));
+    args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, keepalive);
+    args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, keepalive);
+    // Keep pinging while a call waits without data (the default stops
+    // after two pings), as often as the keepalive time.
+    args.SetInt(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
+    args.SetInt(GRPC_ARG_HTTP2_MIN_SENT_PING_INTERVAL_WITHOUT_DATA_MS, keepalive);
+  }
   std::shared_ptr<grpc::ChannelCredentials> credentials;
   if (!options.tls()) {
     credentials = grpc::InsecureChannelCredentials();

@@ -10,6 +10,7 @@
 // in clear.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 
@@ -57,6 +58,13 @@ struct ChannelOptions {
   std::string auth_token;
   // The largest message the client sends or accepts, in bytes.
   int64_t max_message_bytes = kDefaultMaxMessageBytes;
+  // 0: none. Otherwise, while calls are in flight, the channel pings the
+  // server after this long without a frame and fails the calls with
+  // Unavailable when a ping is not answered within this long either (a
+  // server whose host was cut off): the bound on calls that may rightly
+  // wait long, like an untimed step. At least 2000 ms (servers refuse
+  // pings more often than every 1000 ms).
+  std::chrono::milliseconds keepalive{0};
 
   bool tls() const { return !tls_ca_file.empty(); }
   Status Validate() const;

@@ -188,6 +188,12 @@ TEST_F(CredentialsTest, BadOptionsAreInvalidArguments) {
   channel = ChannelOptions();
   channel.tls_server_name = "x";
   EXPECT_EQ(channel.Validate().code(), Code::kInvalidArgument);
+  channel = ChannelOptions();
+  channel.keepalive = std::chrono::milliseconds(500);
+  EXPECT_EQ(channel.Validate().code(), Code::kInvalidArgument);
+  EXPECT_THAT(channel.Validate().message(), HasSubstr("keepalive of 500 ms"));
+  channel.keepalive = std::chrono::milliseconds(2000);
+  EXPECT_TRUE(channel.Validate().ok());
 }
 
 TEST_F(CredentialsTest, ReadAuthTokenFile) {

@@ -21,6 +21,9 @@ namespace {
 constexpr std::chrono::milliseconds kControlTimeout = std::chrono::seconds(60);
 constexpr std::chrono::milliseconds kUntimedStepLimit = std::chrono::hours(24);
 constexpr std::chrono::milliseconds kDeadlineSlack = std::chrono::seconds(10);
+// A master that does not answer a ping within this long, after this long
+// without a frame, fails the calls waiting on it (ChannelOptions).
+constexpr std::chrono::milliseconds kKeepalive = std::chrono::seconds(5);
 
 // Retries while the master is not listening yet: at first quickly (a
 // cluster that starts together is up in well under a second), then at
@@ -44,10 +47,17 @@ bool MayBeStarting(const grpc::Status& status, grpc::Channel* channel) {
   return true;
 }
 
+// Keepalive pings bound an untimed step whose master's host is cut off (a
+// dead master refuses at once).
+ChannelOptions WithKeepalive(ChannelOptions options) {
+  options.keepalive = kKeepalive;
+  return options;
+}
+
 class GrpcSession final : public Session {
  public:
   GrpcSession(std::string address, ChannelOptions channel)
-      : address_(std::move(address)), channel_options_(std::move(channel)) {}
+      : address_(std::move(address)), channel_options_(WithKeepalive(std::move(channel))) {}
   ~GrpcSession() override { Close().ok(); }
 
   // Creates the session on the master, retrying for `wait` while the master

@@ -8,9 +8,13 @@
 
 #include <atomic>
 #include <chrono>
+#include <map>
+#include <mutex>
 #include <thread>
 
+#include "proto/worker_service.pb.h"
 #include "weir/distributed/server.h"
+#include "weir/distributed/worker.h"
 
 namespace weir {
 namespace {
@@ -79,12 +83,120 @@ TEST(HealthMonitorTest, CheckNowNamesTheFailedTask) {
   tasks.ps->Stop();
   tasks.ps->Join();
   auto start = Clock::now();
-  Status status = (*monitor)->CheckNow();
+  FailedTask failed;
+  Status status = (*monitor)->CheckNow(&failed);
   EXPECT_LT(Clock::now() - start, 2s);
   EXPECT_EQ(status.code(), Code::kUnavailable) << status;
   EXPECT_THAT(status.message(), HasSubstr("task /job:ps/replica:0/task:0 at " + ps_address +
                                           " failed its health check"));
   EXPECT_THAT(status.message(), ::testing::Not(HasSubstr("/job:worker")));
+  EXPECT_EQ(failed.name, "/job:ps/replica:0/task:0");
+  EXPECT_EQ(failed.address, ps_address);
+}
+
+// The checks carry lease renewals: a task that holds every session passes,
+// one that does not (expired, deleted, restarted) fails with Aborted.
+TEST(HealthMonitorTest, ATaskThatLostARenewedSessionFailsTheCheck) {
+  TwoTasks tasks;
+  for (Server* server : {tasks.worker.get(), tasks.ps.get()}) {
+    wire::CreateWorkerSessionRequest create;
+    create.set_session_handle("s");
+    create.set_lease_ms(60000);
+    ASSERT_TRUE(server->worker()->CreateWorkerSession(create).ok());
+  }
+  HealthMonitorOptions options;
+  options.renew_sessions = {"s"};
+  auto monitor = HealthMonitor::Create(tasks.cluster, options);
+  ASSERT_TRUE(monitor.ok());
+  FailedTask failed;
+  Status status = (*monitor)->CheckNow(&failed);
+  EXPECT_TRUE(status.ok()) << status;
+  EXPECT_TRUE(failed.name.empty());
+
+  wire::DeleteWorkerSessionRequest del;
+  del.set_session_handle("s");
+  ASSERT_TRUE(tasks.ps->worker()->DeleteWorkerSession(del).ok());
+  status = (*monitor)->CheckNow(&failed);
+  EXPECT_EQ(status.code(), Code::kAborted) << status;
+  EXPECT_THAT(status.message(),
+              HasSubstr("task /job:ps/replica:0/task:0 at " + tasks.ps->bound_address() +
+                        " no longer holds worker session 's'"));
+  EXPECT_EQ(failed.name, "/job:ps/replica:0/task:0");
+
+  // The background rounds keep the structured task with the failure.
+  ASSERT_TRUE((*monitor)->Start(nullptr).ok());
+  for (int i = 0; i < 200 && (*monitor)->status().ok(); ++i) std::this_thread::sleep_for(20ms);
+  EXPECT_EQ((*monitor)->status().code(), Code::kAborted);
+  EXPECT_EQ((*monitor)->failed_task().name, "/job:ps/replica:0/task:0");
+  EXPECT_EQ((*monitor)->failed_task().address, tasks.ps->bound_address());
+}
+
+// One thread for many sessions: a dead task fails every watch that has it
+// (once each, naming it), others go on; a lost session fails only the
+// watch that renews it; a removed watch is never reported.
+TEST(HealthMonitorTest, ASharedMonitorFailsTheWatchesOfAFailedTaskOnly) {
+  TwoTasks tasks;
+  for (Server* server : {tasks.worker.get(), tasks.ps.get()}) {
+    for (const char* handle : {"a", "b"}) {
+      wire::CreateWorkerSessionRequest create;
+      create.set_session_handle(handle);
+      create.set_lease_ms(60000);
+      ASSERT_TRUE(server->worker()->CreateWorkerSession(create).ok());
+    }
+  }
+  HealthMonitorOptions options;
+  options.interval = 50ms;
+  options.timeout = 1000ms;
+  auto monitor = SharedHealthMonitor::Create(options);
+  ASSERT_TRUE(monitor.ok()) << monitor.status();
+  auto worker_only = ClusterSpec::FromJobs({{"worker", {{0, tasks.worker->bound_address()}}}});
+  ASSERT_TRUE(worker_only.ok());
+  std::mutex mu;
+  std::map<int64_t, std::vector<std::pair<Status, FailedTask>>> reports;
+  auto report = [&](int64_t* id) {
+    return [&, id](const Status& status, const FailedTask& task) {
+      std::lock_guard<std::mutex> lock(mu);
+      reports[*id].push_back({status, task});
+    };
+  };
+  int64_t both_a = 0, both_b = 0, worker_a = 0, removed = 0;
+  both_a = *(*monitor)->Add(tasks.cluster, "a", report(&both_a));
+  both_b = *(*monitor)->Add(tasks.cluster, "b", report(&both_b));
+  worker_a = *(*monitor)->Add(*worker_only, "a", report(&worker_a));
+  removed = *(*monitor)->Add(tasks.cluster, "", report(&removed));
+  std::this_thread::sleep_for(300ms);  // healthy rounds
+  EXPECT_EQ((*monitor)->num_watches(), 4);
+  (*monitor)->Remove(removed);
+
+  // ps loses "b": only the watch renewing it fails.
+  wire::DeleteWorkerSessionRequest del;
+  del.set_session_handle("b");
+  ASSERT_TRUE(tasks.ps->worker()->DeleteWorkerSession(del).ok());
+  for (int i = 0; i < 200 && (*monitor)->num_watches() > 2; ++i) std::this_thread::sleep_for(10ms);
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    ASSERT_EQ(reports[both_b].size(), 1u);
+    EXPECT_EQ(reports[both_b][0].first.code(), Code::kAborted) << reports[both_b][0].first;
+    EXPECT_EQ(reports[both_b][0].second.name, "/job:ps/replica:0/task:0");
+    EXPECT_TRUE(reports[both_a].empty());
+  }
+
+  // ps dies: the watch that has it fails; the worker-only one goes on.
+  std::string ps_address = tasks.ps->bound_address();
+  tasks.ps->Stop();
+  for (int i = 0; i < 500 && (*monitor)->num_watches() > 1; ++i) std::this_thread::sleep_for(10ms);
+  std::this_thread::sleep_for(200ms);  // more rounds: nothing reported twice
+  std::lock_guard<std::mutex> lock(mu);
+  ASSERT_EQ(reports[both_a].size(), 1u);
+  EXPECT_EQ(reports[both_a][0].first.code(), Code::kUnavailable) << reports[both_a][0].first;
+  EXPECT_EQ(reports[both_a][0].second.name, "/job:ps/replica:0/task:0");
+  EXPECT_EQ(reports[both_a][0].second.address, ps_address);
+  EXPECT_EQ(reports[both_b].size(), 1u);
+  EXPECT_TRUE(reports[worker_a].empty());
+  EXPECT_TRUE(reports[removed].empty());
+  EXPECT_EQ((*monitor)->num_watches(), 1);
+  FailedTask failed;
+  EXPECT_TRUE((*monitor)->CheckNow(worker_a, &failed).ok());
 }
 
 TEST(HealthMonitorTest, BackgroundRoundsReportTheFirstFailureOnce) {

@@ -52,8 +52,12 @@ bool IsEcho(const Status& s) { return errors::IsCancelled(s) || errors::IsAborte
 
 class MasterSession final : public Session {
  public:
-  MasterSession(Worker* worker, const SessionOptions& options)
-      : worker_(worker), options_(options) {
+  MasterSession(Worker* worker, const SessionOptions& options, const MasterOptions& master_options,
+                std::shared_ptr<SharedHealthMonitor> monitor)
+      : worker_(worker),
+        options_(options),
+        master_options_(master_options),
+        monitor_(std::move(monitor)) {
     options_.compile.cost_model_placement = false;
     handle_ = StrCat("master_", std::hex, RandomUint64());
     default_container_ = "localhost";  // shared by the cluster's sessions (worker.cc)
@@ -156,12 +160,13 @@ class MasterSession final : public Session {
   // Watches the other tasks of the session (StartMonitor); the first
   // failure (OnTaskFailure) aborts the running steps and every later one.
   Status StartMonitor();
-  void OnTaskFailure(const Status& failure);
+  void OnTaskFailure(const Status& failure, const FailedTask& task);
   // The status of a step started after a task failed.
   Status FailedSession() const;
 
   Worker* const worker_;
   SessionOptions options_;
+  const MasterOptions master_options_;
   std::string handle_;
   std::string default_container_;
   std::vector<Task> tasks_;
@@ -171,11 +176,16 @@ class MasterSession final : public Session {
   // Tasks that did not answer when the session was created ("task X: why");
   // the session runs without their devices.
   std::vector<std::string> unreachable_;
-  bool connected_ = false;
+  // Tasks (a prefix of tasks_) that created the worker session; Close
+  // deletes it there, also after a Connect that failed part way.
+  size_t sessions_created_ = 0;
 
-  std::unique_ptr<HealthMonitor> monitor_;
+  // Shared with the master's other sessions (or the session's own).
+  std::shared_ptr<SharedHealthMonitor> monitor_;
+  int64_t watch_ = 0;  // this session's watch in monitor_; 0: none
   mutable std::mutex health_mu_;
   Status task_failure_;  // the monitor's first failure; guarded by health_mu_
+  std::string failed_task_;  // the task it names; guarded by health_mu_
   // Aborts each running step with a task's failure; guarded by health_mu_,
   // which a step holds to unregister, so an abort never outlives its step.
   std::map<int64_t, std::function<void(const Status&)>> running_;
@@ -235,14 +245,33 @@ Status MasterSession::Connect(std::chrono::milliseconds timeout) {
     task_index_[task.name] = static_cast<int>(tasks_.size());
     tasks_.push_back(task);
   }
-  for (Task& task : tasks_) {
+  // Leases start when each task creates the session and are first renewed
+  // by the monitor's first round: creating them all must leave that round
+  // time to arrive (half the lease; MasterOptions::Validate keeps the
+  // round's timeout under the other half).
+  const std::chrono::milliseconds lease = master_options_.session_lease;
+  const std::chrono::milliseconds create_limit =
+      lease.count() > 0 ? std::min(timeout, lease / 2) : timeout;
+  const auto create_deadline = std::chrono::steady_clock::now() + create_limit;
+  for (size_t t = 0; t < tasks_.size(); ++t) {
+    Task& task = tasks_[t];
     wire::CreateWorkerSessionRequest request;
     request.set_session_handle(handle_);
+    request.set_master_task(worker_->task_name());
+    // The master's own task shares its process: no lease there.
+    if (t > 0) request.set_lease_ms(lease.count());
     wire::CreateWorkerSessionResponse response;
-    WEIR_RETURN_IF_ERROR(task.client->CreateWorkerSession(request, &response, timeout)
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        create_deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      return errors::DeadlineExceeded("creating the session on every task took longer than ",
+                                      create_limit.count(), " ms; task ", task.name,
+                                      " not reached");
+    }
+    WEIR_RETURN_IF_ERROR(task.client->CreateWorkerSession(request, &response, left)
                              .WithContext(StrCat("task ", task.name)));
+    sessions_created_ = t + 1;
   }
-  connected_ = true;
   return StartMonitor();
 }
 
@@ -254,16 +283,22 @@ Status MasterSession::StartMonitor() {
   }
   if (jobs.empty()) return Status::OK();
   WEIR_ASSIGN_OR_RETURN(ClusterSpec cluster, ClusterSpec::FromJobs(std::move(jobs)));
-  HealthMonitorOptions options;
-  options.channel = worker_->peer_options();
-  WEIR_ASSIGN_OR_RETURN(monitor_, HealthMonitor::Create(cluster, options));
-  return monitor_->Start([this](const Status& failure) { OnTaskFailure(failure); });
+  if (monitor_ == nullptr) {
+    WEIR_ASSIGN_OR_RETURN(monitor_, NewMasterHealthMonitor(worker_, master_options_));
+  }
+  const std::string renew = master_options_.session_lease.count() > 0 ? handle_ : "";
+  WEIR_ASSIGN_OR_RETURN(
+      watch_, monitor_->Add(cluster, renew, [this](const Status& failure, const FailedTask& task) {
+        OnTaskFailure(failure, task);
+      }));
+  return Status::OK();
 }
 
-void MasterSession::OnTaskFailure(const Status& failure) {
+void MasterSession::OnTaskFailure(const Status& failure, const FailedTask& task) {
   std::lock_guard<std::mutex> lock(health_mu_);
   if (!task_failure_.ok()) return;  // the first failure stays
   task_failure_ = failure;
+  failed_task_ = task.name;
   for (auto& [step_id, abort] : running_) abort(failure);
 }
 
@@ -281,17 +316,18 @@ Status MasterSession::Close() {
     if (closed_) return Status::OK();
     closed_ = true;
   }
-  if (monitor_ != nullptr) monitor_->Stop();
-  if (!connected_) return Status::OK();
-  std::string failed;  // the monitor's message, which names the failed task
+  if (watch_ != 0) monitor_->Remove(watch_);
+  if (sessions_created_ == 0) return Status::OK();
+  std::string failed;  // the task the monitor saw fail
   {
     std::lock_guard<std::mutex> lock(health_mu_);
-    failed = std::string(task_failure_.message());
+    failed = failed_task_;
   }
   Status status;
-  for (Task& task : tasks_) {
+  for (size_t t = 0; t < sessions_created_; ++t) {
+    Task& task = tasks_[t];
     // A hung task would hold Close for the whole control timeout.
-    if (failed.find(StrCat("task ", task.name, " at ")) != std::string::npos) continue;
+    if (task.name == failed) continue;
     wire::DeleteWorkerSessionRequest request;
     request.set_session_handle(handle_);
     wire::DeleteWorkerSessionResponse response;
@@ -605,12 +641,13 @@ Status MasterSession::RunCompiled(const CompiledStep& step, const std::vector<Te
     }
     status.Update(named);
   }
-  if (errors::IsUnavailable(status) && monitor_ != nullptr) {
+  if (errors::IsUnavailable(status) && watch_ != 0) {
     // A task that went away (a dead process refuses connections at once):
     // check now rather than at the monitor's next round, so that the
     // session fails as a whole, and this step with the monitor's status.
-    Status health = monitor_->CheckNow();
-    if (!health.ok()) OnTaskFailure(health);
+    FailedTask failed;
+    Status health = monitor_->CheckNow(watch_, &failed);
+    if (!health.ok()) OnTaskFailure(health, failed);
   }
   if (!status.ok()) {
     // A task the monitor saw fail is the root cause of the others' errors.
@@ -650,15 +687,58 @@ Status MasterSession::RunCompiled(const CompiledStep& step, const std::vector<Te
 
 }  // namespace
 
+Status MasterOptions::Validate() const {
+  if (health_interval.count() < 0 || health_timeout.count() <= 0) {
+    return errors::InvalidArgument("master: health check interval ", health_interval.count(),
+                                   " ms must be >= 0 and timeout ", health_timeout.count(),
+                                   " ms > 0");
+  }
+  if (session_lease.count() < 0 ||
+      (session_lease.count() > 0 && session_lease < 2 * (health_interval + health_timeout))) {
+    return errors::InvalidArgument(
+        "master: a session lease of ", session_lease.count(), " ms must be 0 (none) or at least ",
+        (2 * (health_interval + health_timeout)).count(),
+        " ms (twice the health check interval plus timeout, which renew it)");
+  }
+  return Status::OK();
+}
+
 StatusOr<std::unique_ptr<Session>> NewMasterSession(Worker* worker, const SessionOptions& options,
-                                                    std::chrono::milliseconds connect_timeout) {
-  auto session = std::make_unique<MasterSession>(worker, options);
+                                                    std::chrono::milliseconds connect_timeout,
+                                                    const MasterOptions& master_options,
+                                                    std::shared_ptr<SharedHealthMonitor> monitor) {
+  WEIR_RETURN_IF_ERROR(master_options.Validate());
+  auto session =
+      std::make_unique<MasterSession>(worker, options, master_options, std::move(monitor));
   WEIR_RETURN_IF_ERROR(session->Connect(connect_timeout));
   return std::unique_ptr<Session>(std::move(session));
 }
 
+StatusOr<std::shared_ptr<SharedHealthMonitor>> NewMasterHealthMonitor(
+    Worker* worker, const MasterOptions& master_options) {
+  HealthMonitorOptions options;
+  options.channel = worker->peer_options();
+  options.interval = master_options.health_interval;
+  options.timeout = master_options.health_timeout;
+  return SharedHealthMonitor::Create(options);
+}
+
+Master::Master(Worker* worker, MasterOptions options) : worker_(worker), options_(options) {}
+
+Master::~Master() = default;
+
 StatusOr<std::string> Master::CreateSession(const SessionOptions& options) {
-  WEIR_ASSIGN_OR_RETURN(std::unique_ptr<Session> session, NewMasterSession(worker_, options));
+  std::shared_ptr<SharedHealthMonitor> monitor;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (monitor_ == nullptr) {
+      WEIR_ASSIGN_OR_RETURN(monitor_, NewMasterHealthMonitor(worker_, options_));
+    }
+    monitor = monitor_;
+  }
+  WEIR_ASSIGN_OR_RETURN(
+      std::unique_ptr<Session> session,
+      NewMasterSession(worker_, options, std::chrono::seconds(10), options_, std::move(monitor)));
   std::string handle = StrCat("session_", std::hex, RandomUint64());
   std::lock_guard<std::mutex> lock(mu_);
   sessions_[handle] = std::move(session);

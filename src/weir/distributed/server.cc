@@ -79,6 +79,9 @@ StatusOr<std::unique_ptr<Server>> Server::Create(const ClusterConfig& config,
     return errors::InvalidArgument("intra-op threads ", options.intra_op_threads, " is negative");
   }
   if (options.host.empty()) return errors::InvalidArgument("the host to listen on is empty");
+  MasterOptions master_options;
+  master_options.session_lease = std::chrono::milliseconds(options.session_lease_ms);
+  WEIR_RETURN_IF_ERROR(master_options.Validate());
   // Reads the TLS files now, so a bad one fails here with its name.
   StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials =
       MakeServerCredentials(options.security);
@@ -97,7 +100,7 @@ StatusOr<std::unique_ptr<Server>> Server::Create(const ClusterConfig& config,
   impl.credentials = std::move(*credentials);
   impl.worker = std::make_unique<Worker>(config, server->devices_.get(), options.inter_op_threads,
                                          PeerChannelOptions(options.security));
-  impl.master = std::make_unique<Master>(impl.worker.get());
+  impl.master = std::make_unique<Master>(impl.worker.get(), master_options);
   impl.worker_service = NewGrpcWorkerService(
       impl.worker.get(), [server = server.get()] { return server->device_attributes(); },
       options.security.max_message_bytes);

@@ -13,6 +13,7 @@
 // any number of times; the destructor stops and joins.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -41,6 +42,11 @@ struct ServerOptions {
   // TLS, the auth token and message limits (credentials.h); plaintext by
   // default. The task calls its peers with PeerChannelOptions(security).
   ServerSecurity security;
+  // The lease of the sessions this task masters on the other tasks: a task
+  // that has not heard from this master for this long (it died or was cut
+  // off) drops the session and aborts its steps. Renewed by the master's
+  // health checks (every 500 ms, 1.5 s timeout), so at least 4000; 0: none.
+  int64_t session_lease_ms = 10000;
 };
 
 // What GetStatus reports of each device (TensorFlow's DeviceAttributes).

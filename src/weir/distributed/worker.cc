@@ -2,9 +2,11 @@
 
 #include <atomic>
 #include <new>
+#include <optional>
 
 #include "proto/worker_service.pb.h"
 #include "weir/base/cancellation.h"
+#include "weir/base/logging.h"
 #include "weir/base/notification.h"
 #include "weir/distributed/remote_rendezvous.h"
 #include "weir/distributed/step_stats_wire.h"
@@ -29,6 +31,9 @@ constexpr size_t kMaxGraphsPerSession = 1 << 16;
 constexpr size_t kMaxSteps = 1 << 16;
 constexpr size_t kMaxRememberedCleanups = 1 << 14;
 constexpr size_t kMaxHandleBytes = 256;
+constexpr size_t kMaxRememberedExpiries = 1 << 12;
+// The longest lease a master may ask for.
+constexpr int64_t kMaxLeaseMs = int64_t{24} * 3600 * 1000;
 // Resources created with an empty container by any session of the cluster
 // live here, as in TensorFlow's servers: variables on a ps outlive the
 // session that made them and are shared by every client (between-graph
@@ -71,6 +76,9 @@ struct Worker::RegisteredGraph {
 struct Worker::Session {
   std::string handle;
   std::string container;  // resources created with an empty container
+  std::string master_task;  // who created it, named when its lease expires
+  std::chrono::milliseconds lease{0};  // 0: none
+  std::chrono::steady_clock::time_point expiry;  // with a lease; guarded by Worker::mu_
   std::mutex mu;
   std::map<std::string, std::shared_ptr<const RegisteredGraph>> graphs;
 };
@@ -83,6 +91,7 @@ struct Worker::Step {
   std::mutex mu;
   Status aborted;  // why AbortStep ended the step, if it did
   std::atomic<bool> ran{false};  // a RunGraph named it
+  std::string session;  // the session of its RunGraphs; guarded by Worker::mu_
 };
 
 Worker::Worker(ClusterConfig config, DeviceMgr* devices, int inter_op_threads,
@@ -96,10 +105,17 @@ Worker::Worker(ClusterConfig config, DeviceMgr* devices, int inter_op_threads,
   runner_ = [pool = inter_op_pool_.get()](std::function<void()> fn) {
     pool->Schedule(std::move(fn));
   };
+  lease_thread_ = std::thread([this] { ExpireLeases(); });
 }
 
 Worker::~Worker() {
   std::unordered_map<int64_t, std::shared_ptr<Step>> steps;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  lease_wake_.notify_all();
+  lease_thread_.join();
   {
     std::lock_guard<std::mutex> lock(mu_);
     steps.swap(steps_);
@@ -170,6 +186,107 @@ int Worker::num_sessions() const {
   return static_cast<int>(sessions_.size());
 }
 
+std::vector<std::string> Worker::session_handles() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<std::string> handles;
+  for (const auto& [handle, session] : sessions_) handles.push_back(handle);
+  return handles;
+}
+
+void Worker::ExpireLeases() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!stopping_) {
+    const auto now = std::chrono::steady_clock::now();
+    std::vector<std::shared_ptr<Session>> expired;
+    std::optional<std::chrono::steady_clock::time_point> next;
+    for (const auto& [handle, session] : sessions_) {
+      if (session->lease.count() == 0) continue;
+      if (session->expiry <= now) {
+        expired.push_back(session);
+      } else if (!next || session->expiry < *next) {
+        next = session->expiry;
+      }
+    }
+    if (!expired.empty()) {
+      lock.unlock();
+      for (const auto& session : expired) DropExpiredSession(session);
+      lock.lock();
+      continue;
+    }
+    // Renewals only move deadlines later: waking at the earliest one (or
+    // at a new session's, which notifies) is never late.
+    if (next) {
+      lease_wake_.wait_until(lock, *next);
+    } else {
+      lease_wake_.wait(lock);
+    }
+  }
+}
+
+void Worker::DropExpiredSession(const std::shared_ptr<Session>& session) {
+  const std::string why =
+      StrCat("worker session '", session->handle, "' on task ", task_name_,
+             " expired: its master (", session->master_task, ") did not renew its lease of ",
+             session->lease.count(), " ms (the master died, hung or was cut off)");
+  std::vector<int64_t> steps;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = sessions_.find(session->handle);
+    // Renewed or deleted since the lease thread looked.
+    if (it == sessions_.end() || it->second != session ||
+        session->expiry > std::chrono::steady_clock::now()) {
+      return;
+    }
+    sessions_.erase(it);
+    if (expired_sessions_.emplace(session->handle, why).second) {
+      expired_order_.push_back(session->handle);
+      if (expired_order_.size() > kMaxRememberedExpiries) {
+        expired_sessions_.erase(expired_order_.front());
+        expired_order_.pop_front();
+      }
+    }
+    for (const auto& [id, step] : steps_) {
+      if (step->session == session->handle) steps.push_back(id);
+    }
+  }
+  size_t graphs = 0;
+  {
+    std::lock_guard<std::mutex> lock(session->mu);
+    graphs = session->graphs.size();
+    session->graphs.clear();  // steps still running hold theirs
+  }
+  WEIR_LOG(Warning) << "dropped " << why << "; aborted " << steps.size()
+                    << " running step(s), dropped " << graphs << " graph(s)";
+  for (int64_t id : steps) AbortStep(id, errors::Aborted(why));
+}
+
+Status Worker::RenewLeases(const wire::GetStatusRequest& request,
+                           wire::GetStatusResponse* response) {
+  if (static_cast<size_t>(request.renew_session_handle_size()) > kMaxSessions) {
+    return errors::InvalidArgument("task ", task_name_, ": GetStatus renews ",
+                                   request.renew_session_handle_size(), " sessions, more than the ",
+                                   kMaxSessions, " a task keeps");
+  }
+  for (const std::string& handle : request.renew_session_handle()) {
+    if (handle.empty() || handle.size() > kMaxHandleBytes) {
+      return errors::InvalidArgument("task ", task_name_, ": GetStatus renews a session handle of ",
+                                     handle.size(), " bytes (1..", kMaxHandleBytes, ")");
+    }
+  }
+  const auto now = std::chrono::steady_clock::now();
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const std::string& handle : request.renew_session_handle()) {
+    auto it = sessions_.find(handle);
+    if (it == sessions_.end()) {
+      response->add_lost_session_handle(handle);
+      continue;
+    }
+    Session& session = *it->second;
+    if (session.lease.count() > 0) session.expiry = now + session.lease;
+  }
+  return Status::OK();
+}
+
 StatusOr<WorkerClient*> Worker::ClientForTask(const std::string& job, int task) {
   std::string name = ClusterSpec::TaskName(job, task);
   std::lock_guard<std::mutex> lock(mu_);
@@ -194,6 +311,10 @@ StatusOr<std::shared_ptr<Worker::Session>> Worker::FindSession(const std::string
   std::lock_guard<std::mutex> lock(mu_);
   auto it = sessions_.find(handle);
   if (it == sessions_.end()) {
+    auto expired = expired_sessions_.find(handle);
+    if (expired != expired_sessions_.end()) {
+      return errors::Aborted(expired->second, "; create a new session");
+    }
     return errors::NotFound("task ", task_name_, " has no worker session '",
                             handle.substr(0, kMaxHandleBytes),
                             "' (never created, deleted, or the "
@@ -208,9 +329,21 @@ Status Worker::CreateWorkerSession(const wire::CreateWorkerSessionRequest& reque
     return errors::InvalidArgument("task ", task_name_, ": a session handle must have 1..",
                                    kMaxHandleBytes, " bytes, got ", handle.size());
   }
+  if (request.lease_ms() < 0 || request.lease_ms() > kMaxLeaseMs) {
+    return errors::InvalidArgument("task ", task_name_, ": the lease of worker session '", handle,
+                                   "' is ", request.lease_ms(), " ms, not in 0..", kMaxLeaseMs);
+  }
+  if (request.master_task().size() > kMaxHandleBytes) {
+    return errors::InvalidArgument("task ", task_name_, ": the master task of worker session '",
+                                   handle, "' has ", request.master_task().size(),
+                                   " bytes, more than ", kMaxHandleBytes);
+  }
   auto session = std::make_shared<Session>();
   session->handle = handle;
   session->container = kSharedContainer;
+  session->master_task = request.master_task().empty() ? "an unnamed task" : request.master_task();
+  session->lease = std::chrono::milliseconds(request.lease_ms());
+  session->expiry = std::chrono::steady_clock::now() + session->lease;
   std::lock_guard<std::mutex> lock(mu_);
   if (sessions_.count(handle)) {
     return errors::AlreadyExists("task ", task_name_, " already has worker session '", handle, "'");
@@ -219,7 +352,11 @@ Status Worker::CreateWorkerSession(const wire::CreateWorkerSessionRequest& reque
     return errors::ResourceExhausted("task ", task_name_, " has ", sessions_.size(),
                                      " worker sessions, the most it keeps");
   }
+  const bool leased = session->lease.count() > 0;
   sessions_[handle] = std::move(session);
+  // A handle used again after it expired names the new session.
+  expired_sessions_.erase(handle);
+  if (leased) lease_wake_.notify_all();
   return Status::OK();
 }
 
@@ -228,6 +365,7 @@ Status Worker::DeleteWorkerSession(const wire::DeleteWorkerSessionRequest& reque
     std::lock_guard<std::mutex> lock(mu_);
     auto it = sessions_.find(request.session_handle());
     if (it == sessions_.end()) {
+      if (expired_sessions_.count(request.session_handle())) return Status::OK();
       return errors::NotFound("task ", task_name_, " has no worker session '",
                               request.session_handle().substr(0, kMaxHandleBytes), "'");
     }
@@ -348,6 +486,23 @@ StatusOr<std::shared_ptr<Worker::Step>> Worker::GetOrCreateStep(int64_t step_id,
   return step;
 }
 
+Status Worker::AttachStep(const std::shared_ptr<Step>& step,
+                          const std::shared_ptr<Session>& session) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = sessions_.find(session->handle);
+    if (it != sessions_.end() && it->second == session) {
+      step->session = session->handle;
+      return Status::OK();
+    }
+  }
+  // The session expired (or was deleted) since RunGraph found it.
+  Status gone = FindSession(session->handle).status();
+  if (gone.ok()) gone = errors::Aborted("worker session '", session->handle, "' was replaced");
+  AbortStep(step->step_id, gone);
+  return gone;
+}
+
 Status Worker::RunGraph(const wire::RunGraphRequest& request, wire::RunGraphResponse* response) {
   WEIR_ASSIGN_OR_RETURN(std::shared_ptr<Session> session, FindSession(request.session_handle()));
   std::shared_ptr<const RegisteredGraph> graph;
@@ -389,6 +544,7 @@ Status Worker::RunGraph(const wire::RunGraphRequest& request, wire::RunGraphResp
   WEIR_ASSIGN_OR_RETURN(std::shared_ptr<Step> step,
                         GetOrCreateStep(request.step_id(), request.timeout_ms()));
   step->ran.store(true);
+  WEIR_RETURN_IF_ERROR(AttachStep(step, session));
 
   CallFrame frame(std::move(args), graph->num_fetches);
   // Collected as the local session does; the devices' names are full

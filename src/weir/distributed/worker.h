@@ -9,12 +9,22 @@
 // first RunGraph or RecvTensor that names the step and dropped by
 // CleanupGraph, which also aborts the step if it still runs.
 //
+// Leases: a master may create a session under a lease (CreateWorkerSession's
+// lease_ms) that it renews with its health checks (RenewLeases, behind
+// GetStatus). When a lease runs out (the master died, hung or was cut off)
+// the worker drops the session as if the master had deleted it and aborts
+// its running steps (their Recvs and blocked queue ops are cancelled), and
+// logs one line naming the session and the master's task. Resources are not
+// the session's (they live in the task's shared "localhost" container) and
+// stay. Later calls naming the session are Aborted saying the lease expired.
+//
 // Thread-safe: every method may be called concurrently (gRPC's threads).
 // Errors name this task; a malformed request (unknown handle, a graph that
 // fails import, a tensor whose declared size it does not carry) is an error.
 #pragma once
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -23,7 +33,9 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <thread>
 #include <unordered_map>
+#include <vector>
 
 #include "weir/base/status.h"
 #include "weir/base/threadpool.h"
@@ -40,6 +52,8 @@ class WorkerClient;
 namespace wire {
 class CreateWorkerSessionRequest;
 class DeleteWorkerSessionRequest;
+class GetStatusRequest;
+class GetStatusResponse;
 class RegisterGraphRequest;
 class RegisterGraphResponse;
 class DeregisterGraphRequest;
@@ -59,10 +73,17 @@ class Worker {
          ChannelOptions peer_options = ChannelOptions());
   ~Worker();
 
+  // A new session, under a lease if request.lease_ms() > 0 (at most 24 h).
   Status CreateWorkerSession(const wire::CreateWorkerSessionRequest& request);
   // Drops the session's graphs. Resources stay: sessions share each task's
-  // default container ("localhost"), as TensorFlow's servers do.
+  // default container ("localhost"), as TensorFlow's servers do. Deleting a
+  // session whose lease expired is OK (it is gone already).
   Status DeleteWorkerSession(const wire::DeleteWorkerSessionRequest& request);
+  // Renews the lease of every session request.renew_session_handle()
+  // names; those this task does not hold go to response's
+  // lost_session_handle. InvalidArgument (nothing renewed) for more than
+  // 4096 handles or a handle over 256 bytes.
+  Status RenewLeases(const wire::GetStatusRequest& request, wire::GetStatusResponse* response);
   Status RegisterGraph(const wire::RegisterGraphRequest& request,
                        wire::RegisterGraphResponse* response);
   Status DeregisterGraph(const wire::DeregisterGraphRequest& request);
@@ -100,6 +121,7 @@ class Worker {
   // Steps with state on this task, and live sessions (for tests).
   int num_steps() const;
   int num_sessions() const;
+  std::vector<std::string> session_handles() const;
 
   struct Session;
   struct RegisteredGraph;
@@ -112,6 +134,14 @@ class Worker {
   void AbortStep(int64_t step_id, const Status& status);
   // The step's state, created if new; Aborted if the step was cleaned up.
   StatusOr<std::shared_ptr<Step>> GetOrCreateStep(int64_t step_id, int64_t timeout_ms);
+  // Marks `step` as `session`'s (so that the session's expiry aborts it);
+  // the expiry's error if the session went meanwhile.
+  Status AttachStep(const std::shared_ptr<Step>& step, const std::shared_ptr<Session>& session);
+  // Drops sessions whose lease ran out, until the destructor: a thread
+  // that sleeps until the earliest lease deadline.
+  void ExpireLeases();
+  // Drops `session` (expired) and aborts its steps. REQUIRES: not holding mu_.
+  void DropExpiredSession(const std::shared_ptr<Session>& session);
 
   const ClusterConfig config_;
   const std::string task_name_;
@@ -121,6 +151,12 @@ class Worker {
 
   mutable std::mutex mu_;
   std::map<std::string, std::shared_ptr<Session>> sessions_;
+  // Sessions dropped when their lease expired: handle -> why (bounded).
+  std::map<std::string, std::string> expired_sessions_;
+  std::deque<std::string> expired_order_;  // their age, oldest first
+  std::condition_variable lease_wake_;     // a new lease, or the destructor
+  bool stopping_ = false;
+  std::thread lease_thread_;
   std::unordered_map<int64_t, std::shared_ptr<Step>> steps_;
   std::set<int64_t> cleaned_steps_;     // recently cleaned, refused if named again
   std::deque<int64_t> cleaned_order_;   // their age, oldest first

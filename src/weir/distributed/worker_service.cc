@@ -165,8 +165,11 @@ class GrpcWorkerService final : public ServiceBase {
         devices_(std::move(devices)),
         max_message_bytes_(std::min(max_message_bytes, kMaxRecvTensorMessageBytes)) {}
 
-  grpc::Status GetStatus(grpc::ServerContext*, const wire::GetStatusRequest*,
+  grpc::Status GetStatus(grpc::ServerContext*, const wire::GetStatusRequest* request,
                          wire::GetStatusResponse* response) override {
+    // The master's health check carries the renewals of its sessions' leases.
+    Status renewed = worker_->RenewLeases(*request, response);
+    if (!renewed.ok()) return ToGrpcStatus(renewed);
     for (const DeviceAttributes& device : devices_()) {
       wire::DeviceAttributes* out = response->add_device_attributes();
       out->set_name(device.name);
