@@ -120,7 +120,8 @@ int main(int argc, char** argv) {
   for (int i = 0; s.ok() && i < steps; ++i) {
     auto start = std::chrono::steady_clock::now();
     s = (*session)->Run({}, fetches, {}, &out);
-    times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    times.push_back(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
   const double cpu = ProcessCpuSeconds() - cpu_start;
   const double server_end = SumCpu(pids);
@@ -129,7 +130,8 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::sort(times.begin(), times.end());
-  const double median = steps % 2 ? times[steps / 2] : (times[steps / 2 - 1] + times[steps / 2]) / 2;
+  const double median =
+      steps % 2 ? times[steps / 2] : (times[steps / 2 - 1] + times[steps / 2]) / 2;
   const double mean = std::accumulate(times.begin(), times.end(), 0.0) / steps;
   std::cout << "{\"peer\": \"weir\", \"workers\": " << tasks << ", \"steps\": " << steps
             << ", \"median_ms\": " << Round3(1e3 * median)
@@ -137,7 +139,8 @@ int main(int argc, char** argv) {
             << ", \"mean_ms\": " << Round3(1e3 * mean)
             << ", \"client_cpu_ms_per_step\": " << Round3(1e3 * cpu / steps);
   if (!pids.empty() && server_start >= 0 && server_end >= 0) {
-    std::cout << ", \"server_cpu_ms_per_step\": " << Round3(1e3 * (server_end - server_start) / steps);
+    std::cout << ", \"server_cpu_ms_per_step\": "
+              << Round3(1e3 * (server_end - server_start) / steps);
   }
   std::cout << "}" << std::endl;
   (*session)->Close().ok();
