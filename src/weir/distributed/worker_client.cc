@@ -169,7 +169,8 @@ struct RunGraphGroup::Impl {
     std::unique_ptr<grpc::ClientAsyncResponseReader<wire::RunGraphResponse>> reader;
   };
   grpc::CompletionQueue cq;
-  int in_flight = 0;  // only the draining thread touches it
+  int in_flight = 0;  // only the draining thread touches it (and ready)
+  std::vector<Call*> ready;  // ended without an RPC (started after CancelAll)
   std::mutex mu;      // guards calls' contexts against CancelAll, and cancelled
   bool cancelled = false;
   std::vector<std::unique_ptr<Call>> calls;
@@ -201,25 +202,35 @@ void RunGraphGroup::Start(WorkerClient* client, const wire::RunGraphRequest* req
   call->context.set_deadline(std::chrono::system_clock::now() +
                              std::max(timeout, std::chrono::milliseconds(1)));
   Impl::Call* raw = call.get();
-  bool cancel_now = false;
+  bool cancelled = false;
   {
     std::lock_guard<std::mutex> lock(impl_->mu);
     impl_->calls.push_back(std::move(call));
-    cancel_now = impl_->cancelled;
+    cancelled = impl_->cancelled;
+  }
+  ++impl_->in_flight;
+  if (cancelled) {  // not sent at all: a cancelled call may still succeed
+    raw->status = grpc::Status(grpc::StatusCode::CANCELLED, "cancelled before it was sent");
+    impl_->ready.push_back(raw);
+    return;
   }
   raw->reader = client->impl_->stub->AsyncRunGraph(&raw->context, *request, &impl_->cq);
   raw->reader->Finish(response, &raw->status, raw);
-  ++impl_->in_flight;
-  if (cancel_now) raw->context.TryCancel();
 }
 
 bool RunGraphGroup::Next(int* tag, Status* status) {
   if (impl_->in_flight == 0) return false;
-  void* got = nullptr;
-  bool ok = false;
-  if (!impl_->cq.Next(&got, &ok)) return false;  // not reached: only the destructor shuts down
+  Impl::Call* call = nullptr;
+  if (!impl_->ready.empty()) {
+    call = impl_->ready.back();
+    impl_->ready.pop_back();
+  } else {
+    void* got = nullptr;
+    bool ok = false;
+    if (!impl_->cq.Next(&got, &ok)) return false;  // not reached: only the destructor shuts down
+    call = static_cast<Impl::Call*>(got);
+  }
   --impl_->in_flight;
-  auto* call = static_cast<Impl::Call*>(got);
   *tag = call->tag;
   *status = call->status.ok()
                 ? Status::OK()

@@ -109,7 +109,7 @@ class RunGraphGroup {
 
   // Sends `request` to `client`'s task; `tag` names the call in Next.
   // `request` and `response` must stay valid until Next returned the call.
-  // After CancelAll, a started call is cancelled at once.
+  // After CancelAll, the call is not sent and ends Cancelled.
   void Start(WorkerClient* client, const wire::RunGraphRequest* request,
              wire::RunGraphResponse* response, std::chrono::milliseconds timeout, int tag);
   // Waits for the next call to end and gives its tag and status (errors
