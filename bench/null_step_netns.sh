@@ -80,7 +80,8 @@ run_cluster() {
     ports+=($((2300 + k / NUM_HOSTS)))
     workers+=("$(address "${hosts[$k]}"):${ports[$k]}")
   done
-  local cluster="master=$(address 0):2222;worker=$(IFS=,; echo "${workers[*]}")"
+  local cluster
+  cluster="master=$(address 0):2222;worker=$(IFS=,; echo "${workers[*]}")"
   local pids=()
   rm -f "$DIR"/address*
   ip netns exec "${HOSTS[0]}" "$SERVER" --cluster "$cluster" --job master --task 0 \

@@ -111,7 +111,7 @@ fi
 ip netns exec "${HOSTS[0]}" "$PROBE" --train "grpc://${ADDRESSES[0]}:$PORT" --steps 300 \
   --min-loss-drop 10 --limit-s 30 >"$DIR/train.log" 2>&1 &
 TRAINER=$!
-PIDS+=($TRAINER)
+PIDS+=("$TRAINER")
 train_start=$(date +%s%N)
 for _ in $(seq 400); do
   grep -q "^trained:" "$DIR/train.log" && break
