@@ -6,8 +6,9 @@ process on a free loopback port; a tf.compat.v1.Session on the first task's
 target (its master) runs a step that fetches one scalar Const placed on each
 /job:worker/task:i. After --warmup steps (which also register the partitions
 with every worker), --steps steps are timed one by one; the script prints one
-JSON line per N with the median, p90 and mean step latency in milliseconds and
-the client's CPU time per step:
+JSON line per N with the median, p90 and mean step latency in milliseconds,
+the client's CPU time per step and the worker processes' CPU time per step
+(all N together, from /proc, over the timed steps):
 
   /opt/weir-peers/bin/python bench/peers/null_step_peers.py --workers 1,2,4,8,16,32
 
@@ -62,6 +63,20 @@ def wait_ready(processes):
             raise RuntimeError("a worker did not start: %r" % line)
 
 
+def process_cpu_seconds(pids):
+    """utime + stime of these processes together, in seconds (/proc/<pid>/stat
+    fields 14 and 15); None where /proc cannot tell."""
+    total = 0.0
+    try:
+        for pid in pids:
+            with open("/proc/%d/stat" % pid) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            total += int(fields[11]) + int(fields[12])
+    except (OSError, IndexError, ValueError):
+        return None
+    return total / os.sysconf("SC_CLK_TCK")
+
+
 def measure(n, steps, warmup):
     import tensorflow as tf
     tf.compat.v1.disable_eager_execution()
@@ -88,14 +103,16 @@ def measure(n, steps, warmup):
                 values = sess.run(fetches)
             assert values == [float(task) for task in range(n)], values
             times = []
+            servers_start = process_cpu_seconds([p.pid for p in processes])
             cpu_start = time.process_time()
             for _ in range(steps):
                 start = time.perf_counter()
                 sess.run(fetches)
                 times.append(time.perf_counter() - start)
             cpu = time.process_time() - cpu_start
+            servers_end = process_cpu_seconds([p.pid for p in processes])
         times.sort()
-        return {
+        result = {
             "peer": "tensorflow " + tf.__version__,
             "workers": n,
             "steps": steps,
@@ -104,6 +121,9 @@ def measure(n, steps, warmup):
             "mean_ms": round(1e3 * statistics.fmean(times), 3),
             "client_cpu_ms_per_step": round(1e3 * cpu / steps, 3),
         }
+        if servers_start is not None and servers_end is not None:
+            result["server_cpu_ms_per_step"] = round(1e3 * (servers_end - servers_start) / steps, 3)
+        return result
     finally:
         for p in processes:
             p.kill()

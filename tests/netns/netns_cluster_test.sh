@@ -3,13 +3,19 @@
 # host is a namespace with one veth link to a bridge in a fourth ("switch")
 # namespace, on 10.213.0.0/24, and runs weir-server bound to its own address
 # (not loopback). The test checks every task answers from another namespace,
-# then cuts one host's link (ip link set ... down) and asserts that a health
-# monitor in another host reports that task Unavailable, naming it and its
-# address, within 5 s. Then, with that host back, a client on host 1 holds
-# a step mastered on host 0, blocked in a dequeue on host 2 and in a Recv
-# of its value on host 1, and host 0's link is cut: hosts 1 and 2 must drop
-# the session when its lease (4 s) runs out, aborting their parts of the
-# step, and log it; the client's untimed step must fail Unavailable
+# then trains a small MLP across the three hosts (weir_cluster_probe --train,
+# the client on host 0 with worker 0's master: variables and Adam's state on
+# the ps task on host 2, the layers and the backward pass on the workers of
+# hosts 0 and 1), asserting the loss falls at least 10x in 300 steps and the
+# variables live on the ps. While training continues, it cuts the ps host's
+# link (ip link set ... down) and asserts that the running training step
+# fails with Unavailable naming that task and its address within 5 s, that
+# the trainer then exits (no hang), and that a health monitor in another host
+# reports the same within 5 s. Then, with that host back, a client on host 1
+# holds a step mastered on host 0, blocked in a dequeue on host 2 and in a
+# Recv of its value on host 1, and host 0's link is cut: hosts 1 and 2 must
+# drop the session when its lease (4 s) runs out, aborting their parts of
+# the step, and log it; the client's untimed step must fail Unavailable
 # within its keepalive bound (5 s + 5 s). Nothing is made in the caller's
 # namespace, and
 # everything is removed on exit, failure included.
@@ -106,7 +112,24 @@ if ip netns exec "${HOSTS[0]}" "$PROBE" --cluster "worker=127.0.0.1:$PORT" --onc
   fail "a server answered on loopback; it should listen only on its host address"
 fi
 
-# Watch from host 0, then cut host 2's link.
+# Train across the hosts from host 0; the probe checks the loss and where
+# the variables live, prints "trained: ...", then trains on until a step
+# fails.
+ip netns exec "${HOSTS[0]}" "$PROBE" --train "grpc://${ADDRESSES[0]}:$PORT" --steps 300 \
+  --min-loss-drop 10 --limit-s 30 >"$DIR/train.log" 2>&1 &
+TRAINER=$!
+PIDS+=("$TRAINER")
+train_start=$(date +%s%N)
+for _ in $(seq 400); do
+  grep -q "^trained:" "$DIR/train.log" && break
+  kill -0 $TRAINER 2>/dev/null || break
+  sleep 0.1
+done
+grep -q "^trained:" "$DIR/train.log" || fail "training across the hosts: $(cat "$DIR/train.log")"
+echo "netns_cluster_test: $(grep "^trained:" "$DIR/train.log")" \
+  "($(( ($(date +%s%N) - train_start) / 1000000 )) ms)"
+
+# Watch from host 0, then cut host 2's link (the ps, during training).
 ip netns exec "${HOSTS[0]}" "$PROBE" --cluster "$CLUSTER" --watch --interval-ms 500 \
   --timeout-ms 1500 --limit-s 20 >"$DIR/watch.log" 2>&1 &
 PIDS+=($!)
@@ -121,12 +144,34 @@ grep -q FAILED "$DIR/watch.log" && fail "a failure before the cut: $(cat "$DIR/w
 cut_ns=$(date +%s%N)
 ip -n "${HOSTS[2]}" link set eth0 down
 detected=""
+step_failed=""
 while (( ($(date +%s%N) - cut_ns) / 1000000 < 10000 )); do
-  if grep -q FAILED "$DIR/watch.log"; then
+  if [[ -z $detected ]] && grep -q FAILED "$DIR/watch.log"; then
     detected=$(( ($(date +%s%N) - cut_ns) / 1000000 ))
-    break
   fi
+  if [[ -z $step_failed ]] && grep -q FAILED "$DIR/train.log"; then
+    step_failed=$(( ($(date +%s%N) - cut_ns) / 1000000 ))
+  fi
+  [[ -n $detected && -n $step_failed ]] && break
   sleep 0.02
+done
+[[ -n $step_failed ]] ||
+  fail "no training step failed within 10 s of the cut: $(cat "$DIR/train.log")"
+step_message=$(grep FAILED "$DIR/train.log")
+echo "netns_cluster_test: the training step failed in $step_failed ms: $step_message"
+(( step_failed < 5000 )) || fail "the training step failed after $step_failed ms (the limit is 5000)"
+[[ $step_message == *"Unavailable"* ]] || fail "the training step's error is not Unavailable: $step_message"
+[[ $step_message == *"task /job:ps/replica:0/task:0 at ${ADDRESSES[2]}:$PORT"* ]] ||
+  fail "the training step's error does not name /job:ps/replica:0/task:0 at ${ADDRESSES[2]}:$PORT: $step_message"
+for _ in $(seq 100); do
+  kill -0 $TRAINER 2>/dev/null || break
+  sleep 0.02
+done
+kill -0 $TRAINER 2>/dev/null && fail "the trainer did not exit within 2 s of its failed step (a hang)"
+wait $TRAINER && trainer_status=0 || trainer_status=$?
+(( trainer_status == 2 )) || fail "the trainer exited $trainer_status, not 2 (a failed step): $(cat "$DIR/train.log")"
+for i in 0 1; do
+  kill -0 "${PIDS[$i]}" 2>/dev/null || fail "the server of ${TASKS[$i]} died when the ps was cut off"
 done
 [[ -n $detected ]] || fail "no failure reported within 10 s of the cut: $(cat "$DIR/watch.log")"
 message=$(grep FAILED "$DIR/watch.log")

@@ -553,23 +553,21 @@ Status MasterSession::RunCompiled(const CompiledStep& step, const std::vector<Te
     for (int fetch : part.fetches) request.add_recv_key(step.fetches[fetch]);
   }
   std::mutex mu;
-  std::atomic<int> remaining(static_cast<int>(n));
-  bool aborted = false;
-  Notification all_done;
+  bool aborted = false;  // guarded by mu
+  // The other tasks' RunGraphs, all in flight at once on one completion
+  // queue that this thread drains (it outlives the registration below).
+  RunGraphGroup remote_calls;
   // A task's failure seen by the health monitor: cancel the RunGraphs in
   // flight (a task that hangs never answers) and end the step everywhere.
-  Status task_failure;                        // guarded by mu
-  std::vector<WorkerClient::Cancel> cancels;  // guarded by mu
+  Status task_failure;  // guarded by mu
   auto abort_on_failure = [&](const Status& failure) {
-    std::vector<WorkerClient::Cancel> to_cancel;
     {
       std::lock_guard<std::mutex> lock(mu);
       if (!task_failure.ok()) return;
       task_failure = failure;
       aborted = true;
-      to_cancel = cancels;
     }
-    for (const WorkerClient::Cancel& cancel : to_cancel) cancel();
+    remote_calls.CancelAll();
     CleanupAsync(step_id, tasks);
   };
   {
@@ -598,7 +596,6 @@ Status MasterSession::RunCompiled(const CompiledStep& step, const std::vector<Te
       // The root cause: end the step everywhere else now.
       if (first) CleanupAsync(step_id, tasks);
     }
-    if (remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) all_done.Notify();
   };
   // The master's own task (index 0) runs its part in this thread, without
   // an RPC to itself, after the other tasks' RunGraphs are on their way.
@@ -608,19 +605,13 @@ Status MasterSession::RunCompiled(const CompiledStep& step, const std::vector<Te
       local = static_cast<int>(p);
       continue;
     }
-    WorkerClient::Cancel cancel = tasks_[step.parts[p].task].client->RunGraphAsync(
-        &calls[p].request, &calls[p].response, deadline,
-        [&finish, p](Status status) { finish(p, status); });
-    bool cancel_now = false;
-    {
-      std::lock_guard<std::mutex> lock(mu);
-      cancels.push_back(cancel);
-      cancel_now = !task_failure.ok();
-    }
-    if (cancel_now) cancel();
+    remote_calls.Start(tasks_[step.parts[p].task].client, &calls[p].request, &calls[p].response,
+                       deadline, static_cast<int>(p));
   }
   if (local >= 0) finish(local, worker_->RunGraph(calls[local].request, &calls[local].response));
-  all_done.Wait();
+  int p = 0;
+  Status remote_status;
+  while (remote_calls.Next(&p, &remote_status)) finish(p, remote_status);
   bool step_aborted = false;
   {
     std::lock_guard<std::mutex> lock(mu);

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <set>
 #include <thread>
 
 #include "proto/worker_service.pb.h"
@@ -731,6 +732,79 @@ TEST_F(DistributedTest, BadTargetsAreClearErrors) {
   EXPECT_EQ(session.status().code(), Code::kUnavailable) << session.status();
   EXPECT_TRUE(Contains(session.status(), "127.0.0.1")) << session.status();
   EXPECT_LT(std::chrono::steady_clock::now() - start, 10s);
+}
+
+// The fan-out of a step: RunGraphs to several tasks on one completion queue
+// drained by the caller, each answered under its tag; a dead address fails
+// naming it; after CancelAll a started call ends Cancelled.
+TEST_F(DistributedTest, RunGraphGroupRunsCallsOnSeveralTasksAtOnce) {
+  StartCluster({{"worker", 1}, {"ps", 1}});
+  std::vector<std::unique_ptr<WorkerClient>> clients;
+  std::vector<std::string> graphs;
+  for (const char* task : {kWorker0, kPs0}) {
+    auto client = WorkerClient::Create(cluster_.server(task)->bound_address());
+    ASSERT_TRUE(client.ok());
+    wire::CreateWorkerSessionRequest create;
+    create.set_session_handle("group");
+    wire::CreateWorkerSessionResponse created;
+    ASSERT_TRUE((*client)->CreateWorkerSession(create, &created, kTimeout).ok());
+    wire::RegisterGraphRequest reg;
+    reg.set_session_handle("group");
+    GraphDef partition = DoublingPartition();
+    for (NodeDef& node : partition.nodes) node.device = StrCat(task, "/device:CPU:0");
+    GraphDefToProto(partition, reg.mutable_graph_def());
+    reg.add_feed_names("x");
+    reg.add_fetch_names("y");
+    wire::RegisterGraphResponse registered;
+    Status s = (*client)->RegisterGraph(reg, &registered, kTimeout);
+    ASSERT_TRUE(s.ok()) << s;
+    graphs.push_back(registered.graph_handle());
+    clients.push_back(std::move(*client));
+  }
+  std::vector<wire::RunGraphRequest> requests(2);
+  std::vector<wire::RunGraphResponse> responses(2);
+  RunGraphGroup group;
+  for (int t = 0; t < 2; ++t) {
+    requests[t].set_session_handle("group");
+    requests[t].set_graph_handle(graphs[t]);
+    requests[t].set_step_id(100 + t);
+    wire::NamedTensorProto* send = requests[t].add_send();
+    send->set_name("x");
+    ASSERT_TRUE(TensorToProto(Floats({t + 1.f}, TensorShape({1})), send->mutable_tensor()).ok());
+    requests[t].add_recv_key("y");
+    group.Start(clients[t].get(), &requests[t], &responses[t], kTimeout, 10 + t);
+  }
+  std::set<int> tags;
+  int tag = -1;
+  Status status;
+  while (group.Next(&tag, &status)) {
+    ASSERT_TRUE(status.ok()) << status;
+    tags.insert(tag);
+    const int t = tag - 10;
+    ASSERT_EQ(responses[t].recv_size(), 1);
+    Tensor y;
+    ASSERT_TRUE(TensorFromProto(responses[t].recv(0).tensor(), &y).ok());
+    EXPECT_TRUE(y.ContentEquals(Floats({2.f * (t + 1)}, TensorShape({1})))) << y.DebugString();
+  }
+  EXPECT_EQ(tags, (std::set<int>{10, 11}));
+  EXPECT_FALSE(group.Next(&tag, &status));
+
+  // Nobody listens at the address: Unavailable, naming the call and it.
+  auto dead = WorkerClient::Create(StrCat("127.0.0.1:", PickFreePort()));
+  ASSERT_TRUE(dead.ok());
+  RunGraphGroup failing;
+  failing.Start(dead->get(), &requests[0], &responses[0], kTimeout, 7);
+  ASSERT_TRUE(failing.Next(&tag, &status));
+  EXPECT_EQ(tag, 7);
+  EXPECT_EQ(status.code(), Code::kUnavailable) << status;
+  EXPECT_TRUE(Contains(status, StrCat("RunGraph to ", (*dead)->address()))) << status;
+
+  RunGraphGroup cancelled;
+  cancelled.CancelAll();
+  requests[1].set_step_id(200);
+  cancelled.Start(clients[1].get(), &requests[1], &responses[1], kTimeout, 3);
+  ASSERT_TRUE(cancelled.Next(&tag, &status));
+  EXPECT_EQ(status.code(), Code::kCancelled) << status;
 }
 
 }  // namespace

@@ -245,4 +245,88 @@ WorkerClient::Cancel WorkerClient::RecvTensorAsync(const wire::RecvTensorRequest
   };
 }
 
+struct RunGraphGroup::Impl {
+  struct Call {
+    int tag = 0;
+    const WorkerClient* client = nullptr;
+    grpc::ClientContext context;
+    grpc::Status status;
+    std::unique_ptr<grpc::ClientAsyncResponseReader<wire::RunGraphResponse>> reader;
+  };
+  grpc::CompletionQueue cq;
+  int in_flight = 0;  // only the draining thread touches it (and ready)
+  std::vector<Call*> ready;  // ended without an RPC (started after CancelAll)
+  std::mutex mu;      // guards calls' contexts against CancelAll, and cancelled
+  bool cancelled = false;
+  std::vector<std::unique_ptr<Call>> calls;
+};
+
+RunGraphGroup::RunGraphGroup() : impl_(std::make_unique<Impl>()) {}
+
+RunGraphGroup::~RunGraphGroup() {
+  if (impl_->in_flight > 0) {
+    CancelAll();
+    int tag;
+    Status status;
+    while (Next(&tag, &status)) {
+    }
+  }
+  impl_->cq.Shutdown();
+  void* got;
+  bool ok;
+  while (impl_->cq.Next(&got, &ok)) {
+  }
+}
+
+void RunGraphGroup::Start(WorkerClient* client, const wire::RunGraphRequest* request,
+                          wire::RunGraphResponse* response, std::chrono::milliseconds timeout,
+                          int tag) {
+  auto call = std::make_unique<Impl::Call>();
+  call->tag = tag;
+  call->client = client;
+  call->context.set_deadline(std::chrono::system_clock::now() +
+                             std::max(timeout, std::chrono::milliseconds(1)));
+  Impl::Call* raw = call.get();
+  bool cancelled = false;
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    impl_->calls.push_back(std::move(call));
+    cancelled = impl_->cancelled;
+  }
+  ++impl_->in_flight;
+  if (cancelled) {  // not sent at all: a cancelled call may still succeed
+    raw->status = grpc::Status(grpc::StatusCode::CANCELLED, "cancelled before it was sent");
+    impl_->ready.push_back(raw);
+    return;
+  }
+  raw->reader = client->impl_->stub->AsyncRunGraph(&raw->context, *request, &impl_->cq);
+  raw->reader->Finish(response, &raw->status, raw);
+}
+
+bool RunGraphGroup::Next(int* tag, Status* status) {
+  if (impl_->in_flight == 0) return false;
+  Impl::Call* call = nullptr;
+  if (!impl_->ready.empty()) {
+    call = impl_->ready.back();
+    impl_->ready.pop_back();
+  } else {
+    void* got = nullptr;
+    bool ok = false;
+    if (!impl_->cq.Next(&got, &ok)) return false;  // not reached: only the destructor shuts down
+    call = static_cast<Impl::Call*>(got);
+  }
+  --impl_->in_flight;
+  *tag = call->tag;
+  *status = call->status.ok()
+                ? Status::OK()
+                : FromGrpcStatus(call->status, StrCat("RunGraph to ", call->client->address()));
+  return true;
+}
+
+void RunGraphGroup::CancelAll() {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  impl_->cancelled = true;
+  for (const auto& call : impl_->calls) call->context.TryCancel();
+}
+
 }  // namespace weir

@@ -93,11 +93,45 @@ class WorkerClient {
   const std::string& address() const { return address_; }
 
  private:
+  friend class RunGraphGroup;
   struct Impl;
   WorkerClient(std::string address, ChannelOptions options);
 
   std::string address_;
   ChannelOptions options_;
+  std::unique_ptr<Impl> impl_;
+};
+
+// RunGraph to several tasks at once, all on one completion queue that the
+// calling thread drains with Next: each call's completion is handled on
+// that thread, with no hand-off to and from gRPC's callback threads (a
+// step's fan-out costs one wake-up, not one per task).
+//
+// Start and Next are called from one thread; CancelAll from any thread
+// while the group lives. The destructor cancels the calls still in flight
+// and waits for them.
+class RunGraphGroup {
+ public:
+  RunGraphGroup();
+  ~RunGraphGroup();
+  RunGraphGroup(const RunGraphGroup&) = delete;
+  RunGraphGroup& operator=(const RunGraphGroup&) = delete;
+
+  // Sends `request` to `client`'s task; `tag` names the call in Next.
+  // `request` and `response` must stay valid until Next returned the call.
+  // After CancelAll, the call is not sent and ends Cancelled.
+  void Start(WorkerClient* client, const wire::RunGraphRequest* request,
+             wire::RunGraphResponse* response, std::chrono::milliseconds timeout, int tag);
+  // Waits for the next call to end and gives its tag and status (errors
+  // name the call and the address, as WorkerClient's). False when no call
+  // is in flight.
+  bool Next(int* tag, Status* status);
+  // Cancels every call in flight and every later one (each ends
+  // Cancelled, unless it ended first).
+  void CancelAll();
+
+ private:
+  struct Impl;
   std::unique_ptr<Impl> impl_;
 };
 
