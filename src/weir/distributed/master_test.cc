@@ -54,30 +54,15 @@ class DistributedTest : public ::testing::Test {
   }
   std::unique_ptr<Session> Remote(const std::string& master_task, const Scope& root) {
     EXPECT_TRUE(root.ok()) << root.status();
-    SessionOptions options;
-    options.target = cluster_.target(master_task);
-    auto session = Session::New(options);
+    auto session = cluster_.NewSession(master_task, root.ToGraphDef());
     EXPECT_TRUE(session.ok()) << session.status();
-    if (!session.ok()) return nullptr;
-    Status created = (*session)->Create(root.ToGraphDef());
-    EXPECT_TRUE(created.ok()) << created;
-    return std::move(*session);
+    return session.ok() ? std::move(*session) : nullptr;
   }
   std::unique_ptr<Session> Local(const Scope& root) {
     auto session = Session::New(SessionOptions());
     EXPECT_TRUE(session.ok());
     EXPECT_TRUE((*session)->Create(root.ToGraphDef()).ok());
     return std::move(*session);
-  }
-  // Waits (polling, bounded) until no task keeps step state.
-  bool NoStepStateAnywhere() {
-    for (int i = 0; i < 200; ++i) {
-      int steps = 0;
-      for (auto& [name, server] : cluster_.servers) steps += server->worker()->num_steps();
-      if (steps == 0) return true;
-      std::this_thread::sleep_for(10ms);
-    }
-    return false;
   }
 
   TestCluster cluster_;
@@ -260,7 +245,7 @@ TEST_F(DistributedTest, WorkerServiceRefusesHostileRequests) {
     });
     orphan_done.Wait();
     EXPECT_EQ(orphan_status.code(), Code::kDeadlineExceeded) << orphan_status;
-    EXPECT_TRUE(NoStepStateAnywhere());
+    EXPECT_TRUE(cluster_.NoStepStateAnywhere());
   }
 
   // RecvTensor: a malformed key, and a key sent from another task.
@@ -352,7 +337,7 @@ TEST_F(DistributedTest, RemoteSessionMatchesLocalOnATrainingLoop) {
   s = remote->Run({}, {"no_such_node"}, {}, &b);
   EXPECT_FALSE(s.ok());
   EXPECT_TRUE(Contains(s, "no_such_node")) << s;
-  EXPECT_TRUE(NoStepStateAnywhere());
+  EXPECT_TRUE(cluster_.NoStepStateAnywhere());
 }
 
 TEST_F(DistributedTest, RunOptionsTimeoutEndsABlockedRemoteStep) {
@@ -370,7 +355,7 @@ TEST_F(DistributedTest, RunOptionsTimeoutEndsABlockedRemoteStep) {
   auto elapsed = std::chrono::steady_clock::now() - start;
   EXPECT_EQ(s.code(), Code::kDeadlineExceeded) << s;
   EXPECT_LT(elapsed, 5s);
-  EXPECT_TRUE(NoStepStateAnywhere());
+  EXPECT_TRUE(cluster_.NoStepStateAnywhere());
 }
 
 TEST_F(DistributedTest, StoppingAServerEndsAStepBlockedThere) {
@@ -393,7 +378,7 @@ TEST_F(DistributedTest, StoppingAServerEndsAStepBlockedThere) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
   EXPECT_FALSE(s.ok());
   EXPECT_TRUE(Contains(s, kPs0)) << s;
-  EXPECT_TRUE(NoStepStateAnywhere());
+  EXPECT_TRUE(cluster_.NoStepStateAnywhere());
 }
 
 // The master's health monitor: once a task of the session is gone, every
@@ -469,7 +454,7 @@ TEST_F(DistributedTest, VariableOnPsIsTrainedByAStepOnWorker) {
   ASSERT_TRUE(remote->Run({}, {"w_value"}, {}, &b).ok());
   EXPECT_TRUE(a[0].ContentEquals(b[0])) << a[0].DebugString() << " vs " << b[0].DebugString();
   EXPECT_NE(Values(b[0]), (std::vector<float>{0.5f, -0.25f})) << "the variable was not trained";
-  EXPECT_TRUE(NoStepStateAnywhere());
+  EXPECT_TRUE(cluster_.NoStepStateAnywhere());
   // The variable lives in the ps task's shared container: a second session
   // sees it; Reset drops it.
   auto second = Remote(kWorker0, remote_graph);
@@ -592,7 +577,7 @@ TEST_F(DistributedTest, AnErrorOnOneTaskReachesTheClientNamingNodeAndTask) {
   EXPECT_EQ(s.code(), Code::kInvalidArgument) << s;
   EXPECT_TRUE(Contains(s, "bad_reshape")) << s;
   EXPECT_TRUE(Contains(s, kPs0)) << s;
-  EXPECT_TRUE(NoStepStateAnywhere());
+  EXPECT_TRUE(cluster_.NoStepStateAnywhere());
   // The session still works.
   s = remote->Run({{"x", Floats({1, 2, 3}, TensorShape({3}))}}, {"doubled"}, {}, &out);
   ASSERT_TRUE(s.ok()) << s;
@@ -636,7 +621,7 @@ TEST_F(DistributedTest, AWhileLoopWhoseBodySpansTwoTasks) {
     for (int32_t i = 0; i < count; ++i) expected = expected * 0.5f + static_cast<float>(i);
     EXPECT_EQ(out[0].scalar<float>(), expected) << count;
   }
-  EXPECT_TRUE(NoStepStateAnywhere());
+  EXPECT_TRUE(cluster_.NoStepStateAnywhere());
 }
 
 TEST_F(DistributedTest, TensorsPastGrpcsDefaultLimitCrossTasks) {
@@ -686,7 +671,7 @@ TEST_F(DistributedTest, ConcurrentStepsAcrossThreeTasks) {
   }
   for (std::thread& thread : threads) thread.join();
   EXPECT_EQ(failures.load(), 0);
-  EXPECT_TRUE(NoStepStateAnywhere());
+  EXPECT_TRUE(cluster_.NoStepStateAnywhere());
 }
 
 TEST_F(DistributedTest, ClosedSessionsAndUnknownHandlesAreRefused) {

@@ -53,14 +53,9 @@ class RecvTensorTest : public ::testing::Test {
   }
   std::unique_ptr<Session> Remote(const Scope& root) {
     EXPECT_TRUE(root.ok()) << root.status();
-    SessionOptions options;
-    options.target = cluster_.target(kWorker0);
-    auto session = Session::New(options);
+    auto session = cluster_.NewSession(kWorker0, root.ToGraphDef());
     EXPECT_TRUE(session.ok()) << session.status();
-    if (!session.ok()) return nullptr;
-    Status created = (*session)->Create(root.ToGraphDef());
-    EXPECT_TRUE(created.ok()) << created;
-    return std::move(*session);
+    return session.ok() ? std::move(*session) : nullptr;
   }
 
   TestCluster cluster_;

@@ -46,23 +46,9 @@ class RemoteSessionTest : public ::testing::Test {
   }
   std::unique_ptr<Session> Remote(const Scope& root) {
     EXPECT_TRUE(root.ok()) << root.status();
-    SessionOptions options;
-    options.target = cluster_.target(kWorker0);
-    auto session = Session::New(options);
+    auto session = cluster_.NewSession(kWorker0, root.ToGraphDef());
     EXPECT_TRUE(session.ok()) << session.status();
-    if (!session.ok()) return nullptr;
-    Status created = (*session)->Create(root.ToGraphDef());
-    EXPECT_TRUE(created.ok()) << created;
-    return std::move(*session);
-  }
-  bool NoStepStateAnywhere() {
-    for (int i = 0; i < 200; ++i) {
-      int steps = 0;
-      for (auto& [name, server] : cluster_.servers) steps += server->worker()->num_steps();
-      if (steps == 0) return true;
-      std::this_thread::sleep_for(10ms);
-    }
-    return false;
+    return session.ok() ? std::move(*session) : nullptr;
   }
 
   TestCluster cluster_;
@@ -147,7 +133,7 @@ TEST_F(RemoteSessionTest, TracedStepsReturnTheStepStatisticsOfEveryTask) {
   RunMetadata untraced;
   ASSERT_TRUE(remote->Run({{"a", two}}, {"c"}, {}, &out, RunOptions(), &untraced).ok());
   EXPECT_TRUE(untraced.step_stats.nodes.empty());
-  EXPECT_TRUE(NoStepStateAnywhere());
+  EXPECT_TRUE(cluster_.NoStepStateAnywhere());
 }
 
 TEST_F(RemoteSessionTest, StepStatisticsFromTheWireAreChecked) {
@@ -212,7 +198,7 @@ TEST_F(RemoteSessionTest, RunOptionsTimeoutEndsAStepBlockedOnAnotherTask) {
     EXPECT_THAT(s.message(), HasSubstr("400 ms"));
     EXPECT_GE(elapsed, 400ms);
     EXPECT_LT(elapsed, 5s);
-    EXPECT_TRUE(NoStepStateAnywhere());
+    EXPECT_TRUE(cluster_.NoStepStateAnywhere());
   }
 }
 

@@ -5,7 +5,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <thread>
+
 #include "weir/base/logging.h"
+#include "weir/distributed/worker.h"
 
 namespace weir {
 
@@ -54,6 +58,26 @@ StatusOr<TestCluster> TestCluster::Start(const std::vector<std::pair<std::string
 
 std::string TestCluster::target(const std::string& task) const {
   return StrCat("grpc://", servers.at(task)->bound_address());
+}
+
+StatusOr<std::unique_ptr<Session>> TestCluster::NewSession(const std::string& master_task,
+                                                           const GraphDef& graph) const {
+  SessionOptions options;
+  options.target = target(master_task);
+  auto session = Session::New(options);
+  if (!session.ok()) return session.status();
+  WEIR_RETURN_IF_ERROR((*session)->Create(graph));
+  return std::move(*session);
+}
+
+bool TestCluster::NoStepStateAnywhere() const {
+  for (int i = 0; i < 200; ++i) {
+    int steps = 0;
+    for (const auto& [name, server] : servers) steps += server->worker()->num_steps();
+    if (steps == 0) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
 }
 
 }  // namespace weir

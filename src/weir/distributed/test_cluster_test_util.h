@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "weir/distributed/server.h"
+#include "weir/runtime/session.h"
 
 namespace weir {
 
@@ -24,6 +25,12 @@ struct TestCluster {
   // "grpc://127.0.0.1:port" of a task ("/job:worker/replica:0/task:0").
   std::string target(const std::string& task) const;
   Server* server(const std::string& task) const { return servers.at(task).get(); }
+  // A grpc:// session on `master_task`'s master with `graph` created in it.
+  StatusOr<std::unique_ptr<Session>> NewSession(const std::string& master_task,
+                                                const GraphDef& graph) const;
+  // Waits (polling, at most 2 s) until no task holds step state; false if
+  // one still does then.
+  bool NoStepStateAnywhere() const;
 
   ClusterSpec cluster;
   std::map<std::string, std::unique_ptr<Server>> servers;
