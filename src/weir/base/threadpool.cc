@@ -62,9 +62,9 @@ struct ParallelForState {
   std::atomic<int64_t> done{0};
   // Cores reserved for helpers that have not started yet. A helper woken
   // from sleep can take longer to start than the caller takes to run every
-  // shard itself; the caller then hands their cores back (Unreserve) rather
-  // than leave them counted busy until they wake, which kept the next
-  // ParallelFor from recruiting anyone.
+  // shard itself; once every shard is claimed the caller hands their cores
+  // back rather than leave them counted busy until they wake, which kept
+  // the next ParallelFor from recruiting anyone.
   std::atomic<int> unstarted{0};
   std::mutex mu;
   std::condition_variable all_done;
