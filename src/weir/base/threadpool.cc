@@ -60,10 +60,25 @@ struct ParallelForState {
   int64_t total = 0, shard_size = 0, shards = 0;
   std::atomic<int64_t> next{0};  // the next unclaimed shard
   std::atomic<int64_t> done{0};
+  // Cores reserved for helpers that have not started yet. A helper woken
+  // from sleep can take longer to start than the caller takes to run every
+  // shard itself; once every shard is claimed the caller hands their cores
+  // back rather than leave them counted busy until they wake, which kept
+  // the next ParallelFor from recruiting anyone.
+  std::atomic<int> unstarted{0};
   std::mutex mu;
   std::condition_variable all_done;
 
   bool Finished() const { return done.load(std::memory_order_acquire) == shards; }
+  // A helper starting: true if its core is still reserved (it then
+  // releases it when done), false if the caller took it back.
+  bool TakeReservation() {
+    int n = unstarted.load(std::memory_order_relaxed);
+    while (n > 0) {
+      if (unstarted.compare_exchange_weak(n, n - 1, std::memory_order_relaxed)) return true;
+    }
+    return false;
+  }
 };
 
 // Claims and runs shards until none is left, calling after_shard() after
@@ -157,6 +172,8 @@ ThreadPool::ScopedBusy::~ScopedBusy() {
 
 void ThreadPool::ClaimCore() { impl_->busy.fetch_add(1, std::memory_order_relaxed); }
 
+int ThreadPool::BusyCores() const { return impl_->busy.load(std::memory_order_relaxed); }
+
 ThreadPool::ThreadPool(std::string name, int num_threads) {
   CHECK_GE(num_threads, 1) << "thread pool " << name;
   impl_ = std::make_unique<Impl>(num_threads);
@@ -207,14 +224,17 @@ void ThreadPool::ParallelFor(int64_t total, int64_t cost_per_unit,
     const ThreadPool* previous = counted_on;
     counted_on = this;
     do {
-      RunShards(work.get(), [] {});
-      impl_->busy.fetch_sub(1, std::memory_order_relaxed);
+      if (work->TakeReservation()) {
+        RunShards(work.get(), [] {});
+        impl_->busy.fetch_sub(1, std::memory_order_relaxed);
+      }
       work = impl_->WaitForOffer();
     } while (work != nullptr);
     counted_on = previous;
   };
   auto recruit = [&](int64_t wanted) {
     const int helpers = ReserveIdle(static_cast<int>(std::min<int64_t>(wanted, NumThreads())));
+    state->unstarted.fetch_add(helpers, std::memory_order_relaxed);
     for (int h = 0; h < helpers; ++h) {
       if (!impl_->Offer(state)) Schedule([help, state] { help(state); });
     }
@@ -225,6 +245,10 @@ void ThreadPool::ParallelFor(int64_t total, int64_t cost_per_unit,
     const int64_t unclaimed = state->shards - state->next.load(std::memory_order_relaxed);
     if (unclaimed > 1) recruit(unclaimed - 1);
   });
+  // Every shard is claimed: helpers that have not started get nothing.
+  if (const int late = state->unstarted.exchange(0, std::memory_order_relaxed); late > 0) {
+    impl_->busy.fetch_sub(late, std::memory_order_relaxed);
+  }
   // The last shards run elsewhere and are usually nearly done: spin
   // (still counted busy) before sleeping.
   const auto deadline = std::chrono::steady_clock::now() + kSpin;

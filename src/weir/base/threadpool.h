@@ -53,6 +53,9 @@ class ThreadPool {
   // thread that runs the work takes the claim over with
   // ScopedBusy(pool, ScopedBusy::kClaimed), which releases it.
   void ClaimCore();
+  // How many of the pool's cores are counted busy now (ScopedBusy holders,
+  // claims, and cores reserved for ParallelFor helpers): a snapshot.
+  int BusyCores() const;
 
   // Marks the calling thread as running work on this pool's cores for its
   // lifetime. Nests; any thread may use it. kClaimed: the core was counted

@@ -225,6 +225,32 @@ TEST(ThreadPoolTest, AClaimedCoreIsLeftToTheWorkThatClaimedIt) {
   EXPECT_LT(ids.count(-1), 8u) << "the released core was not recruited";
 }
 
+// A helper woken from sleep may start only after the caller has run every
+// shard itself (here: both workers are held, so it cannot start at all).
+// Its core must not stay counted busy meanwhile, or the next ParallelFor
+// (the next kernel, microseconds later) finds no idle core to recruit.
+TEST(ThreadPoolTest, AHelperThatStartsLateHoldsNoCore) {
+  ThreadPool pool("test", 2);
+  Notification release;
+  std::atomic<int> held{0};
+  for (int i = 0; i < 2; ++i) {
+    pool.Schedule([&] {
+      held.fetch_add(1);
+      release.Wait();
+    });
+  }
+  while (held.load() < 2) std::this_thread::yield();
+  EXPECT_EQ(pool.BusyCores(), 0);
+  const std::multiset<int> ids = ShardThreads(&pool, 4, 1);
+  EXPECT_EQ(ids.count(-1), 4u) << "a held worker ran a shard";
+  EXPECT_EQ(pool.BusyCores(), 0) << "the late helper's core is still counted busy";
+  // A ParallelFor now recruits the idle core again (the helper it wakes
+  // waits behind the held workers, so the caller still runs every shard).
+  EXPECT_EQ(ShardThreads(&pool, 4, 1).count(-1), 4u);
+  EXPECT_EQ(pool.BusyCores(), 0);
+  release.Notify();
+}
+
 TEST(ThreadPoolTest, ScopedBusyNestsOnOneThread) {
   ThreadPool pool("test", 2);
   {

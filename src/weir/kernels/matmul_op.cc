@@ -31,9 +31,15 @@
 namespace weir {
 namespace {
 
-// Below this many flops per block (~2.5 us on one core), splitting costs
-// more than it saves; a helper that is still spinning joins in ~1 us.
-constexpr double kMinFlopsPerBlock = 1 << 18;
+// Below this many flops per block (~80 us on one core), splitting costs
+// more than it saves. A helper still spinning from the previous call joins
+// in ~1 us, but most splits have to wake one, which takes tens of
+// microseconds before it starts and then spins and sleeps again, and the
+// executor's other thread often holds the second core meanwhile: at
+// 2^18 flops (~2.5 us) the 2-thread LSTM split every ~15 MFLOP product and
+// paid ~25% more CPU per step for no gain in examples/s
+// (docs/performance.md, LSTM at two threads).
+constexpr double kMinFlopsPerBlock = 1 << 23;
 
 // C[m,n] = op(A)[m,k] * op(B)[k,n], all row-major with leading dims, for
 // T float or bfloat16.

@@ -120,9 +120,9 @@ TEST(MatMulOpTest, LargeProductsSplitAcrossThreads) {
   for (bool ta : {false, true}) {
     for (bool tb : {false, true}) {
       CheckMatMul<float>(300, 200, 256, ta, tb);  // split by rows
-      CheckMatMul<float>(2, 512, 1500, ta, tb);   // split by columns
+      CheckMatMul<float>(2, 4096, 1500, ta, tb);  // split by columns
       CheckMatMul<Eigen::bfloat16>(300, 200, 256, ta, tb);
-      CheckMatMul<Eigen::bfloat16>(2, 512, 1500, ta, tb);
+      CheckMatMul<Eigen::bfloat16>(2, 4096, 1500, ta, tb);
     }
   }
   CheckMatMul<double>(200, 150, 170, false, true);
