@@ -21,8 +21,10 @@
 #include "weir/distributed/wire_tensor.h"
 #include "weir/distributed/worker.h"
 #include "weir/distributed/worker_client.h"
+#include "weir/framework/allocator.h"
 #include "weir/framework/rendezvous.h"
 #include "weir/ops/standard_ops.h"
+#include "weir/runtime/device_mgr.h"
 #include "weir/runtime/standard_registration.h"
 
 namespace weir {
@@ -96,6 +98,48 @@ TEST_F(RecvTensorTest, A16MiBTensorIsCopiedOnceAcrossTasks) {
   const WireCopyCounts after = GetWireCopyCounts();
   EXPECT_EQ(after.sender - before.sender, 0);
   EXPECT_EQ(after.receiver - before.receiver, int64_t{n} * 4);
+}
+
+// A received value is the receiving device's memory: the worker device's
+// allocator counts the 16 MiB tensor (its peak rises by its bytes during the
+// step, and the count of allocations by one at least), and the default
+// allocator, which the receiver used before, does not see it.
+TEST_F(RecvTensorTest, TheReceivedTensorComesFromTheReceivingDevicesAllocator) {
+  StartCluster(kDefaultMaxMessageBytes);
+  Scope root = Scope::NewRootScope();
+  Scope ps = root.WithDevice("/job:ps/task:0");
+  Scope wk = root.WithDevice("/job:worker/task:0");
+  auto dims = ops::Placeholder(ps.WithOpName("dims"), DT_INT32);
+  auto x = ops::Fill(ps.WithOpName("x"), dims, 3.f);
+  auto y = ops::Identity(wk.WithOpName("y"), x);
+  ops::Slice(wk.WithOpName("first"), y, {0}, {1});
+  auto remote = Remote(root);
+  ASSERT_TRUE(remote);
+  StatusOr<Device*> device =
+      cluster_.server(kWorker0)->worker()->devices()->Find(StrCat(kWorker0, "/device:CPU:0"));
+  ASSERT_TRUE(device.ok()) << device.status();
+  Allocator* allocator = (*device)->allocator();
+  const int32_t n = 4 << 20;
+  allocator->ResetPeak();
+  DefaultCpuAllocator()->ResetPeak();
+  const AllocatorStats before = allocator->GetStats();
+  const AllocatorStats default_before = DefaultCpuAllocator()->GetStats();
+  std::vector<Tensor> out;
+  Status s = remote->Run({{"dims", Int32Vector({n})}}, {"first"}, {}, &out);
+  ASSERT_TRUE(s.ok()) << s;
+  ASSERT_EQ(out[0].flat<float>()[0], 3.f);
+  const AllocatorStats after = allocator->GetStats();
+  EXPECT_GE(after.peak_bytes_in_use - before.bytes_in_use, int64_t{n} * 4);
+  EXPECT_GE(after.num_allocs - before.num_allocs, 1);
+  EXPECT_GE(after.largest_alloc_size, int64_t{n} * 4);
+  // Freed once the step's state is dropped (CleanupGraph, after Run returns).
+  for (int wait = 0; wait < 500 && allocator->GetStats().bytes_in_use != before.bytes_in_use;
+       ++wait) {
+    std::this_thread::sleep_for(10ms);
+  }
+  EXPECT_EQ(allocator->GetStats().bytes_in_use, before.bytes_in_use);
+  EXPECT_LT(DefaultCpuAllocator()->GetStats().peak_bytes_in_use - default_before.bytes_in_use,
+            int64_t{n} * 4);
 }
 
 // The receiver's memory is reused from step to step: after two warm-up
