@@ -17,6 +17,12 @@
 // cost.
 //
 //   build/release/bench/recv_tensor_bench --benchmark_min_time=1
+//
+// To compare builds, run each family in its own process
+// (--benchmark_filter=WeirRecvTensor, then 'RawTcp|BareGrpc'): when the
+// references free their 64-256 MiB buffers, glibc raises its malloc
+// thresholds for the rest of the process, which hides a build's receiver
+// page faults (docs/performance.md, "RecvTensor throughput").
 #include <arpa/inet.h>
 #include <benchmark/benchmark.h>
 #include <grpcpp/generic/async_generic_service.h>

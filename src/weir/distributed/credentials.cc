@@ -3,16 +3,48 @@
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/security/auth_metadata_processor.h>
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <limits>
+#include <mutex>
 
 #include "weir/base/file_system.h"
+#include "weir/base/sanitizers.h"
 #include "weir/base/str_util.h"
 #include "weir/distributed/grpc_credentials.h"
 #include "weir/distributed/grpc_util.h"
 
 namespace weir {
 namespace {
+
+// gRPC reads sockets into 64 KiB buffers from malloc and frees them once a
+// message has been consumed: a 4 MiB RecvTensor message is 64 of them, all
+// freed together. glibc gives the free top of a heap back to the kernel once
+// it exceeds M_TRIM_THRESHOLD (128 KiB until the program frees a large
+// mmap'd block, which the tensor allocator's cache of large blocks seldom
+// does), so every message landed in fresh pages that the kernel faulted in
+// and zeroed: a fifth to a third of the process's cycles when receiving
+// 16-256 MiB tensors (docs/performance.md, "RecvTensor throughput"). Fixed
+// here at the values that glibc's own adaptation reaches at most (its
+// largest mmap threshold, 32 MiB, and twice that for trimming), once per
+// process, when the first channel or server is made. A program that sets
+// glibc's malloc tunables itself (GLIBC_TUNABLES=glibc.malloc....) keeps them.
+void KeepFreedReadBuffers() {
+#if defined(__GLIBC__) && !defined(WEIR_ADDRESS_SANITIZER)
+  static std::once_flag once;
+  std::call_once(once, [] {
+    const char* tunables = std::getenv("GLIBC_TUNABLES");
+    if (tunables != nullptr && std::strstr(tunables, "glibc.malloc.") != nullptr) return;
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_TRIM_THRESHOLD, 64 << 20);
+  });
+#endif
+}
 
 constexpr size_t kMaxTokenBytes = 4096;
 // Servers accept keepalive pings this often; clients ping at most half as
@@ -187,6 +219,7 @@ StatusOr<std::shared_ptr<grpc::ServerCredentials>> MakeServerCredentials(
 }
 
 void ApplyServerLimits(const ServerSecurity& security, grpc::ServerBuilder* builder) {
+  KeepFreedReadBuffers();
   builder->SetMaxReceiveMessageSize(static_cast<int>(security.max_message_bytes));
   builder->SetMaxSendMessageSize(static_cast<int>(security.max_message_bytes));
   // Clients' keepalive pings during long calls (ChannelOptions::keepalive):
@@ -198,6 +231,7 @@ void ApplyServerLimits(const ServerSecurity& security, grpc::ServerBuilder* buil
 StatusOr<std::shared_ptr<grpc::Channel>> MakeChannel(const std::string& address,
                                                      const ChannelOptions& options) {
   WEIR_RETURN_IF_ERROR(options.Validate());
+  KeepFreedReadBuffers();
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(static_cast<int>(options.max_message_bytes));
   args.SetMaxSendMessageSize(static_cast<int>(options.max_message_bytes));

@@ -36,10 +36,12 @@ struct RemoteRendezvous::CancelSlot {
 };
 
 RemoteRendezvous::RemoteRendezvous(int64_t step_id, std::string task, ClientForDevice clients,
-                                   std::chrono::milliseconds recv_timeout)
+                                   std::chrono::milliseconds recv_timeout,
+                                   AllocatorForDevice allocators)
     : step_id_(step_id),
       task_(std::move(task)),
       clients_(std::move(clients)),
+      allocators_(std::move(allocators)),
       recv_timeout_(recv_timeout) {}
 
 RemoteRendezvous::~RemoteRendezvous() {
@@ -100,6 +102,7 @@ void RemoteRendezvous::RecvAsync(const ParsedKey& key, CancellationManager* canc
   }
   std::string edge = key.edge_name;
   std::string peer = key.src_device.substr(0, key.src_device.find("/device:"));
+  Allocator* allocator = allocators_ ? allocators_(key.dst_device) : nullptr;
   WorkerClient::Cancel cancel = (*client)->RecvTensorAsync(
       request, recv_timeout_,
       [this, id, edge, peer,
@@ -115,7 +118,8 @@ void RemoteRendezvous::RecvAsync(const ParsedKey& key, CancellationManager* canc
           status = errors::Aborted("receiving '", edge, "' from ", peer, ": ", status.message());
         }
         done(status, result.value, result.is_dead);
-      });
+      },
+      allocator);
   slot->Set(std::move(cancel));
 }
 

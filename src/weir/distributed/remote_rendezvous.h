@@ -25,6 +25,7 @@
 
 namespace weir {
 
+class Allocator;
 class WorkerClient;
 
 class RemoteRendezvous final : public Rendezvous {
@@ -33,11 +34,17 @@ class RemoteRendezvous final : public Rendezvous {
   // error naming the device.
   using ClientForDevice = std::function<StatusOr<WorkerClient*>(const std::string& device)>;
 
+  // The allocator of this task's device `device` (a full name), for the
+  // values received from other tasks; null: DefaultCpuAllocator.
+  using AllocatorForDevice = std::function<Allocator*(const std::string& device)>;
+
   // `task` is this task's name ("/job:worker/replica:0/task:0"); devices
   // whose name starts with it are local. `recv_timeout` bounds each
-  // RecvTensor call.
+  // RecvTensor call. A value received from another task is allocated by
+  // `allocators(key.dst_device)` (no function: DefaultCpuAllocator); the
+  // allocators must outlive the rendezvous.
   RemoteRendezvous(int64_t step_id, std::string task, ClientForDevice clients,
-                   std::chrono::milliseconds recv_timeout);
+                   std::chrono::milliseconds recv_timeout, AllocatorForDevice allocators = nullptr);
   ~RemoteRendezvous() override;
 
   Status Send(const ParsedKey& key, const Tensor& value, bool is_dead) override;
@@ -58,6 +65,7 @@ class RemoteRendezvous final : public Rendezvous {
   const int64_t step_id_;
   const std::string task_;
   const ClientForDevice clients_;
+  const AllocatorForDevice allocators_;
   const std::chrono::milliseconds recv_timeout_;
   LocalRendezvous local_;
 

@@ -401,7 +401,7 @@ Status RecvTensorDecoder::AddNumeric(const std::string& shape_bytes, bool has_dt
 }
 
 Status RecvTensorDecoder::Allocate() {
-  StatusOr<Tensor> value = Tensor::Allocate(DefaultCpuAllocator(), dtype_, shape_);
+  StatusOr<Tensor> value = Tensor::Allocate(allocator_, dtype_, shape_);
   if (!value.ok()) return value.status().WithContext(Describe());
   value_ = std::move(*value);
   int64_t offset = 0;

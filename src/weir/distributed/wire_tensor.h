@@ -19,6 +19,7 @@
 #include "proto/tensor.pb.h"
 #include "proto/worker_service.pb.h"
 #include "weir/base/status.h"
+#include "weir/framework/allocator.h"
 #include "weir/framework/tensor.h"
 
 namespace weir {
@@ -60,10 +61,13 @@ StatusOr<std::vector<grpc::ByteBuffer>> EncodeRecvTensorResponse(const Tensor& v
 // than the shape needs, fewer at the end. The value's buffer is allocated
 // once an eighth of its declared bytes came (until then the bytes stay in
 // gRPC's slices, uncopied), so a few bytes never allocate a huge declared
-// size.
+// size. Numeric values are allocated from `allocator` (the receiving
+// device's, so that its statistics count them; null: DefaultCpuAllocator).
 class RecvTensorDecoder {
  public:
-  explicit RecvTensorDecoder(std::string what) : what_(std::move(what)) {}
+  explicit RecvTensorDecoder(std::string what, Allocator* allocator = nullptr)
+      : what_(std::move(what)),
+        allocator_(allocator != nullptr ? allocator : DefaultCpuAllocator()) {}
 
   Status Add(const grpc::ByteBuffer& message);
   // After the last message: the value, or is_dead.
@@ -77,6 +81,7 @@ class RecvTensorDecoder {
   std::string Describe() const;
 
   std::string what_;
+  Allocator* allocator_;
   int messages_ = 0;
   bool is_dead_ = false;
   enum class Path { kUnknown, kNumeric, kProto } path_ = Path::kUnknown;

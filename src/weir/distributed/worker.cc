@@ -481,7 +481,11 @@ StatusOr<std::shared_ptr<Worker::Step>> Worker::GetOrCreateStep(int64_t step_id,
       timeout_ms > 0 ? std::chrono::milliseconds(timeout_ms) : kDefaultRecvTimeout;
   step->rendezvous = std::make_shared<RemoteRendezvous>(
       step_id, task_name_, [this](const std::string& device) { return ClientForDevice(device); },
-      recv_timeout);
+      recv_timeout,
+      [this](const std::string& device) -> Allocator* {
+        StatusOr<Device*> found = devices_->Find(device);
+        return found.ok() ? (*found)->allocator() : nullptr;
+      });
   steps_[step_id] = step;
   return step;
 }

@@ -171,8 +171,12 @@ namespace {
 // transfer of the next). Deletes itself in OnDone.
 class RecvTensorCall final : public grpc::ClientBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer> {
  public:
-  RecvTensorCall(std::string what, WorkerClient::RecvTensorDone done, std::function<void()> end)
-      : what_(std::move(what)), decoder_(what_), done_(std::move(done)), end_(std::move(end)) {}
+  RecvTensorCall(std::string what, Allocator* allocator, WorkerClient::RecvTensorDone done,
+                 std::function<void()> end)
+      : what_(std::move(what)),
+        decoder_(what_, allocator),
+        done_(std::move(done)),
+        end_(std::move(end)) {}
 
   void Start(grpc::GenericStub* stub, grpc::ClientContext* context,
              const wire::RecvTensorRequest& request) {
@@ -231,13 +235,13 @@ class RecvTensorCall final : public grpc::ClientBidiReactor<grpc::ByteBuffer, gr
 
 WorkerClient::Cancel WorkerClient::RecvTensorAsync(const wire::RecvTensorRequest& request,
                                                    std::chrono::milliseconds timeout,
-                                                   RecvTensorDone done) {
+                                                   RecvTensorDone done, Allocator* allocator) {
   std::shared_ptr<AsyncCall> call = impl_->Begin(timeout);
   wire::RecvTensorRequest sized = request;
   sized.set_max_message_bytes(options_.max_message_bytes);
-  auto reactor =
-      std::make_unique<RecvTensorCall>(StrCat("RecvTensor to ", address_), std::move(done),
-                                       [impl = impl_.get(), id = call->id] { impl->End(id); });
+  auto reactor = std::make_unique<RecvTensorCall>(
+      StrCat("RecvTensor to ", address_), allocator, std::move(done),
+      [impl = impl_.get(), id = call->id] { impl->End(id); });
   reactor.release()->Start(impl_->generic.get(), &call->context, sized);
   std::weak_ptr<AsyncCall> weak = call;
   return [weak] {

@@ -87,8 +87,10 @@ class WorkerClient {
     bool is_dead = false;
   };
   using RecvTensorDone = std::function<void(RecvTensorResult)>;
+  // A numeric value's buffer comes from `allocator` (the receiving device's;
+  // null: DefaultCpuAllocator), which must outlive the call.
   Cancel RecvTensorAsync(const wire::RecvTensorRequest& request, std::chrono::milliseconds timeout,
-                         RecvTensorDone done);
+                         RecvTensorDone done, Allocator* allocator = nullptr);
 
   const std::string& address() const { return address_; }
 
