@@ -318,9 +318,13 @@ Status RecvTensorDecoder::Add(const grpc::ByteBuffer& message) {
           uint64_t size;
           std::vector<grpc::Slice> shape;
           ok = reader.ReadVarint(&size) && size <= end && reader.Take(size, &shape);
-          shape_bytes = Flatten(shape);  // a few bytes per dimension
+          // As protobuf reads it: a shape given twice is the two merged
+          // (their dims concatenated), which parsing the bytes joined does.
+          shape_bytes += Flatten(shape);  // a few bytes per dimension
         } else if (field >> 3 == kTensorContent && field_type == kLengthDelimited) {
           uint64_t size;
+          // As protobuf reads it: the last tensor_content of a message wins.
+          content.clear();
           ok = reader.ReadVarint(&size) && size <= end && reader.Take(size, &content);
         } else {
           other_fields = other_fields || field >> 3 != kTensorVersion;
