@@ -480,7 +480,7 @@ void WorkerWireSeeds(const fs::path& root) {
              ww::DecoderInput(answer(Tensor::FromVector<float>(many, TensorShape({8, 8})), false, 96)));
   corpus.Add("recv_string_split",
              ww::DecoderInput(answer(Tensor::FromVector<std::string>({"abc", "defg", "", "hi"}),
-                                     false, 24)));
+                                     false, 40)));
   corpus.Add("recv_dead", ww::DecoderInput(answer(Tensor(), true, 4 << 20)));
 
   GraphDef doubling = ww::DoublingPartition();
