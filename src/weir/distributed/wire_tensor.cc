@@ -447,6 +447,12 @@ Status RecvTensorDecoder::Finish(Tensor* value, bool* is_dead) {
                                    " bytes");
   }
   if (!value_.IsInitialized()) WEIR_RETURN_IF_ERROR(Allocate());
+  if (dtype_ == DT_BOOL) {
+    // As TensorFromProto reads tensor_content: any nonzero byte is true (a
+    // bool holding another byte is undefined behaviour to read).
+    auto* bytes = static_cast<unsigned char*>(value_.raw_data());
+    for (int64_t i = 0; i < expected_bytes_; ++i) bytes[i] = bytes[i] != 0;
+  }
   *value = std::move(value_);
   return Status::OK();
 }

@@ -270,6 +270,25 @@ TEST(WireTensorTest, RepeatedFieldsReadAsProtobufDoes) {
   }
 }
 
+// A bool tensor's bytes other than 0 and 1 (found by worker_wire_fuzzer)
+// are true, as TensorFromProto reads tensor_content, never a bool holding
+// another byte (undefined behaviour to read).
+TEST(WireTensorTest, BoolBytesOtherThanZeroAndOneAreTrue) {
+  wire::RecvTensorResponse message;
+  message.mutable_tensor()->set_dtype(static_cast<wire::DataType>(DT_BOOL));
+  message.mutable_tensor()->mutable_tensor_shape()->add_dim()->set_size(4);
+  message.mutable_tensor()->set_tensor_content(std::string("\x01\x40\x00\xff", 4));
+  Tensor want;
+  ASSERT_TRUE(TensorFromWire(message.tensor(), "want", &want).ok());
+  Tensor got;
+  bool is_dead = true;
+  Status s = Decode({Message(message)}, &got, &is_dead);
+  ASSERT_TRUE(s.ok()) << s;
+  const auto* bytes = static_cast<const unsigned char*>(got.raw_data());
+  EXPECT_EQ(std::vector<int>(bytes, bytes + 4), (std::vector<int>{1, 1, 0, 1}));
+  EXPECT_TRUE(got.ContentEquals(want)) << got.DebugString() << " vs " << want.DebugString();
+}
+
 // Damaged messages (bytes flipped, cut short, a message dropped or
 // repeated) are an error or a value of exactly the declared size, never a
 // crash or a read past the bytes (run under valgrind or ASan to see the
