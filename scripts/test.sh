@@ -32,7 +32,8 @@ ctest --test-dir build/release --output-on-failure -j "$JOBS"
 # in c-ares: tests/sanitizers/lsan.supp, set by ctest). Not under TSan:
 # Debian's gRPC and abseil are not built with TSan, so TSan sees none of
 # their synchronization and reports every hand-off through gRPC as a race
-# (over 5000 reports, every one through gRPC/abseil/protobuf frames).
+# (over 5000 reports, every one through gRPC/abseil/protobuf frames); the
+# TSan tree runs only weir_distributed_test's tests without gRPC.
 SANITIZED_TESTS=(weir_base_test weir_framework_test weir_graph_test weir_runtime_test
                  weir_distributed_test)
 
@@ -62,6 +63,10 @@ scripts/fuzz.sh --ci --no-build --build build/asan --time "${FUZZ_SECONDS:-12}" 
 
 echo "== TSan build of the runtime tests"
 configure build/tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DWEIR_SANITIZE=thread -DWEIR_BUILD_BENCHMARKS=OFF -DWEIR_BUILD_PYTHON=OFF
-cmake --build build/tsan -j "$JOBS" --target weir_base_test weir_runtime_test
+cmake --build build/tsan -j "$JOBS" --target weir_base_test weir_runtime_test weir_distributed_test
 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
   ctest --test-dir build/tsan --output-on-failure -j "$JOBS" -R '^(weir_base_test|weir_runtime_test)$'
+# The distributed worker's own concurrency, driven without gRPC (TSan cannot
+# see Debian's gRPC synchronizing; see SANITIZED_TESTS above).
+TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+  build/tsan/src/weir/distributed/weir_distributed_test --gtest_filter='WorkerConcurrencyTest.*'
