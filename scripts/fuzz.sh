@@ -7,7 +7,8 @@
 # --time / --runs   per harness (default --time 60)
 # --jobs J          harnesses fuzzed at once (default 1)
 # --harness NAME    only these (graph_def_binary graph_def_text tensor_proto
-#                   npy checkpoint run_op tfrecord example; default all)
+#                   npy checkpoint run_op tfrecord example worker_wire;
+#                   default all)
 # --build DIR       the clang ASan+UBSan tree with WEIR_FUZZ=ON, configured
 #                   and built here unless --no-build (default build/asan, the
 #                   tree scripts/test.sh builds)
@@ -25,7 +26,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-ALL_HARNESSES=(graph_def_binary graph_def_text tensor_proto npy checkpoint run_op tfrecord example)
+ALL_HARNESSES=(graph_def_binary graph_def_text tensor_proto npy checkpoint run_op tfrecord example
+               worker_wire)
 TIME=60 RUNS="" JOBS=1 BUILD=build/asan CORPUS="" CI_MODE=0 DO_BUILD=1
 HARNESSES=()
 COMMAND_LINE="scripts/fuzz.sh $*"
@@ -39,7 +41,7 @@ while (($#)); do
     --corpus) CORPUS=$2; shift 2 ;;
     --ci) CI_MODE=1; shift ;;
     --no-build) DO_BUILD=0; shift ;;
-    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
     *) echo "fuzz.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done

@@ -17,7 +17,10 @@
 
 #include "proto/example.pb.h"
 #include "proto/tensor.pb.h"
+#include "proto/worker_service.pb.h"
 #include "tests/fuzz/fuzz_support.h"
+#include "tests/fuzz/worker_wire_format.h"
+#include "weir/distributed/wire_tensor.h"
 #include "weir/base/file_system.h"
 #include "weir/base/record_writer.h"
 #include "weir/framework/npy.h"
@@ -437,6 +440,91 @@ void RunOpSeeds(const fs::path& root) {
   std::printf("run_op: %d seeds\n", corpus.count());
 }
 
+// RecvTensor answers of a few dtypes as the sender splits them (whole, and
+// in small messages), dead values, and RegisterGraph/RunGraph requests.
+void WorkerWireSeeds(const fs::path& root) {
+  namespace ww = worker_wire;
+  Corpus corpus(root, "worker_wire");
+  auto flatten = [](const grpc::ByteBuffer& buffer) {
+    std::vector<grpc::Slice> slices;
+    std::string bytes;
+    if (!buffer.Dump(&slices).ok()) std::exit(1);
+    for (const grpc::Slice& slice : slices) {
+      bytes.append(reinterpret_cast<const char*>(slice.begin()), slice.size());
+    }
+    return bytes;
+  };
+  auto answer = [&](const Tensor& value, bool is_dead, int64_t limit) {
+    StatusOr<std::vector<grpc::ByteBuffer>> messages =
+        EncodeRecvTensorResponse(value, is_dead, limit);
+    if (!messages.ok()) {
+      std::fprintf(stderr, "EncodeRecvTensorResponse: %s\n", messages.status().ToString().c_str());
+      std::exit(1);
+    }
+    std::vector<std::string> out;
+    for (const grpc::ByteBuffer& message : *messages) out.push_back(flatten(message));
+    return out;
+  };
+  for (const auto& [name, tensor] : SampleTensors()) {
+    if (name != "float_matrix" && name != "int64" && name != "string" && name != "half" &&
+        name != "complex128" && name != "float_empty" && name != "bool") {
+      continue;
+    }
+    corpus.Add("recv_" + name, ww::DecoderInput(answer(tensor, false, 4 << 20)));
+    corpus.Add("recv_" + name + "_cut", ww::DecoderInput(answer(tensor, false, 4 << 20), 5));
+  }
+  // A value in several messages (the limit leaves a few elements each).
+  std::vector<float> many(64);
+  for (size_t i = 0; i < many.size(); ++i) many[i] = static_cast<float>(i) - 3.5f;
+  corpus.Add("recv_float_split",
+             ww::DecoderInput(answer(Tensor::FromVector<float>(many, TensorShape({8, 8})), false, 96)));
+  corpus.Add("recv_string_split",
+             ww::DecoderInput(answer(Tensor::FromVector<std::string>({"abc", "defg", "", "hi"}),
+                                     false, 40)));
+  corpus.Add("recv_dead", ww::DecoderInput(answer(Tensor(), true, 4 << 20)));
+
+  GraphDef doubling = ww::DoublingPartition();
+  wire::RegisterGraphRequest reg;
+  reg.set_session_handle("s");
+  GraphDefToProto(doubling, reg.mutable_graph_def());
+  reg.add_feed_names("x");
+  reg.add_fetch_names("y");
+  auto run_request = [](const Tensor& x, bool trace) {
+    wire::RunGraphRequest run;
+    wire::NamedTensorProto* send = run.add_send();
+    send->set_name("x");
+    if (!TensorToProto(x, send->mutable_tensor()).ok()) std::exit(1);
+    run.add_recv_key("y");
+    run.mutable_exec_opts()->set_record_timeline(trace);
+    return run.SerializeAsString();
+  };
+  const Tensor x = Tensor::FromVector<float>({1.5f, -2, 0, 3e30f}, TensorShape({2, 2}));
+  corpus.Add("register_doubling", ww::RegisterInput(reg.SerializeAsString(), run_request(x, false)));
+  corpus.Add("run_fixed", ww::RunFixedInput(run_request(x, false)));
+  corpus.Add("run_fixed_trace", ww::RunFixedInput(run_request(Tensor::Scalar<float>(7), true)));
+  corpus.Add("run_fixed_int", ww::RunFixedInput(run_request(Tensor::Scalar<int32_t>(7), false)));
+  // A partition that sends a value to itself: _Send -> _Recv on one device.
+  GraphDef loop;
+  const std::string key_attrs = ww::kDevice;
+  AttrMap send_recv = {{"tensor_name", std::string("edge_1")},
+                       {"send_device", key_attrs},
+                       {"send_device_incarnation", int64_t{1}},
+                       {"recv_device", key_attrs},
+                       {"client_terminated", false}};
+  loop.nodes.push_back(ww::MakeNode("x", "_Arg", {}, {{"T", DT_FLOAT}, {"index", int64_t{0}}}));
+  AttrMap send_attrs = send_recv;
+  send_attrs["T"] = DT_FLOAT;
+  loop.nodes.push_back(ww::MakeNode("send", "_Send", {"x"}, send_attrs));
+  AttrMap recv_attrs = send_recv;
+  recv_attrs["tensor_type"] = DT_FLOAT;
+  loop.nodes.push_back(ww::MakeNode("recv", "_Recv", {}, recv_attrs));
+  loop.nodes.push_back(ww::MakeNode("y", "_Retval", {"recv"}, {{"T", DT_FLOAT}, {"index", int64_t{0}}}));
+  reg.clear_graph_def();
+  GraphDefToProto(loop, reg.mutable_graph_def());
+  corpus.Add("register_send_recv", ww::RegisterInput(reg.SerializeAsString(), run_request(x, true)));
+  std::printf("worker_wire: %d seeds\n", corpus.count());
+}
+
 }  // namespace
 }  // namespace weir::fuzz
 
@@ -454,5 +542,6 @@ int main(int argc, char** argv) {
   weir::fuzz::RunOpSeeds(root);
   weir::fuzz::TfRecordSeeds(root);
   weir::fuzz::ExampleSeeds(root);
+  weir::fuzz::WorkerWireSeeds(root);
   return 0;
 }

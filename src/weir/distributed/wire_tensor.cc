@@ -318,9 +318,13 @@ Status RecvTensorDecoder::Add(const grpc::ByteBuffer& message) {
           uint64_t size;
           std::vector<grpc::Slice> shape;
           ok = reader.ReadVarint(&size) && size <= end && reader.Take(size, &shape);
-          shape_bytes = Flatten(shape);  // a few bytes per dimension
+          // As protobuf reads it: a shape given twice is the two merged
+          // (their dims concatenated), which parsing the bytes joined does.
+          shape_bytes += Flatten(shape);  // a few bytes per dimension
         } else if (field >> 3 == kTensorContent && field_type == kLengthDelimited) {
           uint64_t size;
+          // As protobuf reads it: the last tensor_content of a message wins.
+          content.clear();
           ok = reader.ReadVarint(&size) && size <= end && reader.Take(size, &content);
         } else {
           other_fields = other_fields || field >> 3 != kTensorVersion;
@@ -443,6 +447,12 @@ Status RecvTensorDecoder::Finish(Tensor* value, bool* is_dead) {
                                    " bytes");
   }
   if (!value_.IsInitialized()) WEIR_RETURN_IF_ERROR(Allocate());
+  if (dtype_ == DT_BOOL) {
+    // As TensorFromProto reads tensor_content: any nonzero byte is true (a
+    // bool holding another byte is undefined behaviour to read).
+    auto* bytes = static_cast<unsigned char*>(value_.raw_data());
+    for (int64_t i = 0; i < expected_bytes_; ++i) bytes[i] = bytes[i] != 0;
+  }
   *value = std::move(value_);
   return Status::OK();
 }

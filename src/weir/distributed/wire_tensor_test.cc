@@ -228,6 +228,67 @@ TEST(WireTensorTest, HostileMessagesAreRefused) {
   EXPECT_NE(s.message().find("carries only 1 values"), std::string::npos) << s;
 }
 
+// A message that repeats fields inside its tensor is read as protobuf
+// reads it (found by worker_wire_fuzzer): the last tensor_content wins, and
+// two tensor_shape fields merge (their dims concatenated). The reference is
+// protobuf's own parser, through TensorFromWire.
+TEST(WireTensorTest, RepeatedFieldsReadAsProtobufDoes) {
+  auto field = [](int number, const std::string& payload) {
+    std::string out(1, static_cast<char>(number << 3 | 2));
+    out.push_back(static_cast<char>(payload.size()));  // payloads here are < 128 bytes
+    return out + payload;
+  };
+  const std::string dtype("\x08\x01", 2);  // DT_FLOAT
+  auto dim = [&](int size) { return field(2, std::string{'\x08', static_cast<char>(size)}); };
+  auto floats = [](std::vector<float> v) {
+    return std::string(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float));
+  };
+  const std::vector<std::string> tensors = {
+      // shape [2]; content 1.0 then 2.0: protobuf keeps 2.0 alone (too short).
+      dtype + field(2, dim(2)) + field(4, floats({1})) + field(4, floats({2})),
+      // shape [1]; content 1, 2 then 3: protobuf keeps 3.
+      dtype + field(2, dim(1)) + field(4, floats({1, 2})) + field(4, floats({3})),
+      // shape [2] then [3]: protobuf reads [2, 3].
+      dtype + field(2, dim(2)) + field(2, dim(3)) + field(4, floats({0, 1, 2, 3, 4, 5})),
+  };
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    SCOPED_TRACE(i);
+    const std::string bytes = field(1, tensors[i]);
+    wire::RecvTensorResponse parsed;
+    ASSERT_TRUE(parsed.ParseFromString(bytes));
+    Tensor want;
+    const Status want_status = TensorFromWire(parsed.tensor(), "want", &want);
+    grpc::Slice slice(bytes);
+    Tensor got;
+    bool is_dead = true;
+    const Status got_status = Decode({grpc::ByteBuffer(&slice, 1)}, &got, &is_dead);
+    ASSERT_EQ(got_status.ok(), want_status.ok()) << got_status << " vs " << want_status;
+    if (!want_status.ok()) continue;
+    EXPECT_FALSE(is_dead);
+    EXPECT_EQ(got.shape(), want.shape());
+    EXPECT_TRUE(got.ContentEquals(want)) << got.DebugString() << " vs " << want.DebugString();
+  }
+}
+
+// A bool tensor's bytes other than 0 and 1 (found by worker_wire_fuzzer)
+// are true, as TensorFromProto reads tensor_content, never a bool holding
+// another byte (undefined behaviour to read).
+TEST(WireTensorTest, BoolBytesOtherThanZeroAndOneAreTrue) {
+  wire::RecvTensorResponse message;
+  message.mutable_tensor()->set_dtype(static_cast<wire::DataType>(DT_BOOL));
+  message.mutable_tensor()->mutable_tensor_shape()->add_dim()->set_size(4);
+  message.mutable_tensor()->set_tensor_content(std::string("\x01\x40\x00\xff", 4));
+  Tensor want;
+  ASSERT_TRUE(TensorFromWire(message.tensor(), "want", &want).ok());
+  Tensor got;
+  bool is_dead = true;
+  Status s = Decode({Message(message)}, &got, &is_dead);
+  ASSERT_TRUE(s.ok()) << s;
+  const auto* bytes = static_cast<const unsigned char*>(got.raw_data());
+  EXPECT_EQ(std::vector<int>(bytes, bytes + 4), (std::vector<int>{1, 1, 0, 1}));
+  EXPECT_TRUE(got.ContentEquals(want)) << got.DebugString() << " vs " << want.DebugString();
+}
+
 // Damaged messages (bytes flipped, cut short, a message dropped or
 // repeated) are an error or a value of exactly the declared size, never a
 // crash or a read past the bytes (run under valgrind or ASan to see the
