@@ -4,17 +4,15 @@
 //
 //   delay_proxy --delay-us 50 [--spin-us 40] --route 0=127.0.0.1:2222 [--route ...]
 //
-// Each --route LISTEN_PORT=HOST:PORT listens on 127.0.0.1:LISTEN_PORT (0: a
-// free port) and connects every accepted connection to HOST:PORT (an IPv4
-// address). Bytes are forwarded in both directions; each chunk read is
-// written --delay-us microseconds after it was read (a one-way delay per
-// direction, so a round trip gains 2 * delay), in order, with no bandwidth
-// limit. One thread serves everything with epoll and a timerfd (absolute
-// CLOCK_MONOTONIC deadlines, timer slack 1 ns); since a wake-up from the
-// timer comes some 20 us late on this machine, the timer fires --spin-us
-// early and the thread spins to the release time (up to that much CPU per
-// release). Once listening it prints one
-// line "route <listen port> <target>" per route and then "ready".
+// Each --route LISTEN_PORT=HOST:PORT listens on 127.0.0.1:LISTEN_PORT (or
+// --listen-host's; LISTEN_PORT 0: a free port) and connects every accepted connection to HOST:PORT
+// (an IPv4 address). Bytes are forwarded in both directions; each chunk read is written --delay-us
+// microseconds after it was read (a one-way delay per direction, so a round trip gains 2 * delay),
+// in order, with no bandwidth limit. One thread serves everything with epoll and a timerfd
+// (absolute CLOCK_MONOTONIC deadlines, timer slack 1 ns); since a wake-up from the timer comes some
+// 20 us late on this machine, the timer fires --spin-us early and the thread spins to the release
+// time (up to that much CPU per release). Once listening it prints one line "route <listen port>
+// <target>" per route and then "ready".
 //
 // Two helper modes measure the proxy itself (bench/delay_proxy_check.sh):
 //   delay_proxy --echo-port P      an echo server on 127.0.0.1:P
@@ -84,6 +82,9 @@ void SetNoDelay(int fd) {
 
 void SetNonBlocking(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK); }
 
+// The address --route and --echo-port listen on (--listen-host).
+in_addr listen_host{htonl(INADDR_LOOPBACK)};
+
 int Listen(uint16_t port) {
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) Die("socket");
@@ -92,7 +93,7 @@ int Listen(uint16_t port) {
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_port = htons(port);
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_addr = listen_host;
   if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) Die("bind");
   if (listen(fd, 128) != 0) Die("listen");
   return fd;
@@ -419,7 +420,7 @@ int main(int argc, char** argv) {
   double spin_us = 40;
   std::vector<std::string> routes;
   int echo_port = -1, count = 2000, size = 64;
-  std::string ping;
+  std::string ping, host = "127.0.0.1";
   CLI::App app{"delay_proxy: a TCP proxy adding a fixed one-way delay (bench/delay_proxy.cc)"};
   app.add_option("--delay-us", delay_us, "one-way delay of every chunk, microseconds")
       ->check(CLI::Range(0.0, 10e6));
@@ -429,12 +430,17 @@ int main(int argc, char** argv) {
   app.add_option("--route", routes, "LISTEN_PORT=HOST:PORT (0: a free port); repeatable");
   app.add_option("--echo-port", echo_port, "run an echo server on this port instead (0: free)")
       ->check(CLI::Range(0, 65535));
+  app.add_option("--listen-host", host, "the IPv4 address --route and --echo-port listen on");
   app.add_option("--ping", ping, "measure round trips to this HOST:PORT instead");
   app.add_option("--count", count, "--ping: timed round trips")->check(CLI::Range(1, 10000000));
   app.add_option("--size", size, "--ping: message bytes")->check(CLI::Range(1, 1 << 20));
   CLI11_PARSE(app, argc, argv);
   // Timers fire within the slack (50 us by default): ask for none.
   prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+  if (inet_pton(AF_INET, host.c_str(), &listen_host) != 1) {
+    std::cerr << "delay_proxy: --listen-host " << host << " is not an IPv4 address\n";
+    return 64;
+  }
   if (echo_port >= 0) return Echo(static_cast<uint16_t>(echo_port));
   if (!ping.empty()) {
     sockaddr_in target;
