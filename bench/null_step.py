@@ -94,6 +94,13 @@ def measure_rtt(args, delay_us):
                 p.wait()
 
 
+def proc_cpu_seconds(pid):
+    """utime + stime of a process (/proc/<pid>/stat fields 14 and 15)."""
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def wait_for_address_files(processes, paths):
     deadline = time.monotonic() + 60
     for task, (process, path) in enumerate(zip(processes, paths)):
@@ -136,12 +143,19 @@ def run_weir(args, n, delay_us=None):
                     stderr=subprocess.DEVNULL))
                 target = master
             wait_for_address_files(processes, paths)
+            proxy_start = proc_cpu_seconds(proxy.pid) if proxy else None
             out = subprocess.run(
                 [args.client, "--target", "grpc://" + target, "--job", "worker",
                  "--tasks", str(n), "--steps", str(args.steps), "--warmup", str(args.warmup),
                  "--server-pids", ",".join(str(p.pid) for p in processes)],
                 check=True, capture_output=True, text=True, timeout=600)
-            return json.loads(out.stdout.strip().splitlines()[-1])
+            result = json.loads(out.stdout.strip().splitlines()[-1])
+            if proxy:
+                # Over the client's whole run, warm-up and start included.
+                result["proxy_cpu_ms_per_step"] = round(
+                    1e3 * (proc_cpu_seconds(proxy.pid) - proxy_start) /
+                    (args.steps + args.warmup), 3)
+            return result
         finally:
             for p in processes + ([proxy] if proxy else []):
                 p.kill()
