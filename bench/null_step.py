@@ -14,6 +14,19 @@ one Markdown table: median and p90 step latency, the client's CPU time per
 step and the servers' CPU time per step (all N processes together, over the
 timed steps). Run it through bench/null_step.sh, which builds nothing and
 takes the binaries from a build folder.
+
+With --delay-us D1,D2,... (the kernel has no netem) each N is run once per
+one-way delay D over delayed links instead: the master is a task of its own,
+/job:master/task:0, and every master->worker link goes through
+bench/delay_proxy (one process, one route per worker, each chunk released D
+us after it was read, per direction, so a round trip gains 2 D). The workers
+are given the real cluster and bind their own ports; the master is given a
+view of the cluster whose worker addresses are the proxy's ports (a task
+binds only the port of its own entry, so the views may differ there). TF's
+side (bench/peers/null_step_peers.py --delay-us D) does the same. For each D
+the round trip through the proxy is measured first (64-byte pings to an echo
+server, bench/delay_proxy --ping), and the table gives each median against
+it.
 """
 import argparse
 import json
@@ -42,46 +55,121 @@ def free_ports(count):
             s.close()
 
 
-def run_weir(args, n):
-    addresses = ["127.0.0.1:%d" % port for port in free_ports(n)]
-    cluster = "worker=" + ",".join(addresses)
-    processes = []
-    with tempfile.TemporaryDirectory(prefix="null_step.") as tmp:
-        try:
-            for task in range(n):
-                processes.append(subprocess.Popen(
-                    [args.weir_server, "--cluster", cluster, "--job", "worker", "--task",
-                     str(task), "--intra-op-threads", "1",
-                     "--address-file", os.path.join(tmp, "address%d" % task)],
-                    stderr=subprocess.DEVNULL))
-            deadline = time.monotonic() + 60
-            for task, process in enumerate(processes):
-                path = os.path.join(tmp, "address%d" % task)
-                while not (os.path.exists(path) and os.path.getsize(path) > 0):
-                    if process.poll() is not None:
-                        raise RuntimeError("weir-server task %d exited (%d)" %
-                                           (task, process.returncode))
-                    if time.monotonic() > deadline:
-                        raise RuntimeError("weir-server task %d did not start in 60 s" % task)
-                    time.sleep(0.02)
-            out = subprocess.run(
-                [args.client, "--target", "grpc://" + addresses[0], "--job", "worker",
-                 "--tasks", str(n), "--steps", str(args.steps), "--warmup", str(args.warmup),
-                 "--server-pids", ",".join(str(p.pid) for p in processes)],
-                check=True, capture_output=True, text=True, timeout=600)
-            return json.loads(out.stdout.strip().splitlines()[-1])
-        finally:
-            for p in processes:
+def start_proxy(args, delay_us, targets):
+    """One bench/delay_proxy process with one route per target address;
+    returns (process, the proxy's addresses, in the targets' order)."""
+    command = [args.proxy, "--delay-us", str(delay_us), "--spin-us", str(args.spin_us)]
+    for target in targets:
+        command += ["--route", "0=" + target]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    addresses = []
+    for line in process.stdout:
+        if line.startswith("route "):
+            addresses.append("127.0.0.1:" + line.split()[1])
+        elif line.startswith("ready"):
+            break
+    if len(addresses) != len(targets):
+        process.kill()
+        process.wait()
+        raise RuntimeError("delay_proxy did not start: %s" % " ".join(command))
+    return process, addresses
+
+
+def measure_rtt(args, delay_us):
+    """The median round trip (ms) of 64-byte pings to an echo server on
+    loopback, directly (delay_us None) or through the proxy."""
+    echo = subprocess.Popen([args.proxy, "--echo-port", "0"], stdout=subprocess.PIPE, text=True)
+    proxy = None
+    try:
+        target = "127.0.0.1:" + echo.stdout.readline().split()[1]
+        if delay_us is not None:
+            proxy, [target] = start_proxy(args, delay_us, [target])
+        out = subprocess.run([args.proxy, "--ping", target, "--count", "5000"], check=True,
+                             capture_output=True, text=True, timeout=120)
+        return json.loads(out.stdout)["median_us"] / 1e3
+    finally:
+        for p in (proxy, echo):
+            if p is not None:
                 p.kill()
-            for p in processes:
                 p.wait()
 
 
-def run_tf(args, n):
-    out = subprocess.run(
-        [args.tf_python, os.path.join(HERE, "peers", "null_step_peers.py"), "--workers", str(n),
-         "--steps", str(args.steps), "--warmup", str(args.warmup)],
-        check=True, capture_output=True, text=True, timeout=900)
+def proc_cpu_seconds(pid):
+    """utime + stime of a process (/proc/<pid>/stat fields 14 and 15)."""
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def wait_for_address_files(processes, paths):
+    deadline = time.monotonic() + 60
+    for task, (process, path) in enumerate(zip(processes, paths)):
+        while not (os.path.exists(path) and os.path.getsize(path) > 0):
+            if process.poll() is not None:
+                raise RuntimeError("weir-server %d exited (%d)" % (task, process.returncode))
+            if time.monotonic() > deadline:
+                raise RuntimeError("weir-server %d did not start in 60 s" % task)
+            time.sleep(0.02)
+
+
+def run_weir(args, n, delay_us=None):
+    """Task 0 of the workers is the master; with delay_us, /job:master/task:0
+    is, and it reaches every worker through the delay proxy."""
+    ports = free_ports(n + 1)
+    addresses = ["127.0.0.1:%d" % port for port in ports[:n]]
+    master = "127.0.0.1:%d" % ports[n]
+    processes = []
+    proxy = None
+    with tempfile.TemporaryDirectory(prefix="null_step.") as tmp:
+        try:
+            cluster = "worker=" + ",".join(addresses)
+            if delay_us is not None:
+                cluster = "master=%s;%s" % (master, cluster)
+            paths = []
+            for task in range(n):
+                paths.append(os.path.join(tmp, "address%d" % task))
+                processes.append(subprocess.Popen(
+                    [args.weir_server, "--cluster", cluster, "--job", "worker", "--task",
+                     str(task), "--intra-op-threads", "1", "--address-file", paths[-1]],
+                    stderr=subprocess.DEVNULL))
+            target = addresses[0]
+            if delay_us is not None:
+                proxy, proxied = start_proxy(args, delay_us, addresses)
+                paths.append(os.path.join(tmp, "address_master"))
+                processes.append(subprocess.Popen(
+                    [args.weir_server, "--cluster",
+                     "master=%s;worker=%s" % (master, ",".join(proxied)), "--job", "master",
+                     "--task", "0", "--intra-op-threads", "1", "--address-file", paths[-1]],
+                    stderr=subprocess.DEVNULL))
+                target = master
+            wait_for_address_files(processes, paths)
+            proxy_start = proc_cpu_seconds(proxy.pid) if proxy else None
+            out = subprocess.run(
+                [args.client, "--target", "grpc://" + target, "--job", "worker",
+                 "--tasks", str(n), "--steps", str(args.steps), "--warmup", str(args.warmup),
+                 "--server-pids", ",".join(str(p.pid) for p in processes)],
+                check=True, capture_output=True, text=True, timeout=600)
+            result = json.loads(out.stdout.strip().splitlines()[-1])
+            if proxy:
+                # Over the client's whole run, warm-up and start included.
+                result["proxy_cpu_ms_per_step"] = round(
+                    1e3 * (proc_cpu_seconds(proxy.pid) - proxy_start) /
+                    (args.steps + args.warmup), 3)
+            return result
+        finally:
+            for p in processes + ([proxy] if proxy else []):
+                p.kill()
+            for p in processes + ([proxy] if proxy else []):
+                p.wait()
+
+
+def run_tf(args, n, delay_us=None):
+    command = [args.tf_python, os.path.join(HERE, "peers", "null_step_peers.py"), "--workers",
+               str(n), "--steps", str(args.steps), "--warmup", str(args.warmup)]
+    if delay_us is not None:
+        command += ["--delay-us", str(delay_us), "--proxy", args.proxy, "--spin-us",
+                    str(args.spin_us)]
+    out = subprocess.run(command, check=True, capture_output=True, text=True, timeout=900)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -109,12 +197,24 @@ def main():
                         help="runs of each side per N (the table gives their medians)")
     parser.add_argument("--no-tf", action="store_true", help="Weir only")
     parser.add_argument("--json", action="store_true", help="also print each run's JSON line")
+    parser.add_argument("--delay-us", default=None,
+                        help="comma-separated one-way delays in us: run over delayed links "
+                        "(a master task of its own, bench/delay_proxy on every master->worker "
+                        "link)")
+    parser.add_argument("--spin-us", type=float, default=40,
+                        help="bench/delay_proxy --spin-us (wake early, spin to each release)")
     args = parser.parse_args()
     args.weir_server = os.path.join(args.build, "tools", "weir-server")
     args.client = os.path.join(args.build, "bench", "null_step_client")
-    for path in (args.weir_server, args.client):
+    args.proxy = os.path.abspath(os.path.join(args.build, "bench", "delay_proxy"))
+    needed = [args.weir_server, args.client] + ([args.proxy] if args.delay_us else [])
+    for path in needed:
         if not os.access(path, os.X_OK):
-            sys.exit("null_step.py: %s is missing; build weir-server and null_step_client" % path)
+            sys.exit("null_step.py: %s is missing; build weir-server, null_step_client "
+                     "(and delay_proxy for --delay-us)" % path)
+    if args.delay_us:
+        delayed(args)
+        return
 
     rows = []
     for i, n in enumerate(int(x) for x in args.workers.split(",")):
@@ -144,6 +244,41 @@ def main():
             n, cell(weir, "median_ms"), cell(weir, "p90_ms"), cell(weir, "client_cpu_ms_per_step"),
             cell(weir, "server_cpu_ms_per_step"), cell(tf, "median_ms"), cell(tf, "p90_ms"),
             cell(tf, "client_cpu_ms_per_step"), cell(tf, "server_cpu_ms_per_step"), ratio))
+
+
+def delayed(args):
+    """The null step over delayed links: one table row per delay and N."""
+    delays = [float(x) for x in args.delay_us.split(",")]
+    workers = [int(x) for x in args.workers.split(",")]
+    direct = measure_rtt(args, None)
+    print("Loopback RTT without the proxy (64-byte ping, median): %.3f ms" % direct, flush=True)
+    print("| one-way delay us | RTT via proxy ms | N | Weir median ms | Weir p90 ms | "
+          "Weir median - RTT ms | TF median ms | TF p90 ms | TF median - RTT ms | "
+          "TF / Weir (median) |")
+    print("| ---: " * 10 + "|", flush=True)
+    for delay in delays:
+        rtt = measure_rtt(args, delay)
+        for i, n in enumerate(workers):
+            weir, tf = [], []
+            for r in range(args.rounds):
+                sides = [(run_weir, weir)] + ([] if args.no_tf else [(run_tf, tf)])
+                if (i + r) % 2:
+                    sides.reverse()
+                for run, results in sides:
+                    results.append(run(args, n, delay))
+                    if args.json:
+                        print(json.dumps(results[-1]), file=sys.stderr, flush=True)
+            weir = combine(weir)
+            tf = combine(tf) if tf else None
+
+            def cells(result):
+                if not result:
+                    return "- | - | -"
+                return "%.3f | %.3f | %.3f" % (result["median_ms"], result["p90_ms"],
+                                               result["median_ms"] - rtt)
+            ratio = "%.2fx" % (tf["median_ms"] / weir["median_ms"]) if tf else "-"
+            print("| %g | %.3f | %d | %s | %s | %s |" % (delay, rtt, n, cells(weir), cells(tf),
+                                                       ratio), flush=True)
 
 
 if __name__ == "__main__":

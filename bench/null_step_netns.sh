@@ -12,7 +12,15 @@
 # so it should cost about one round trip, not one per worker.
 #
 #   bench/null_step_netns.sh [BUILD_DIR] [--workers 2,4,8] [--hosts 2]
-#       [--delays none,0.1ms,1ms] [--steps 500]
+#       [--delays none,0.1ms,1ms] [--steps 500] [--proxy-delays 0,50,500]
+#
+# Without netem (this kernel has none), --proxy-delays D1,D2 (one-way, us)
+# delays the links in user space instead: bench/delay_proxy runs on host 0
+# with one route per worker (D us each way), the master task is given a
+# cluster whose worker addresses are the proxy's (the workers get the real
+# one and bind their own ports), and the round trip is measured as the
+# median of 5000 TCP pings from host 0 through the proxy to an echo on
+# host 1 (delay_proxy --ping / --echo-port).
 #
 # Needs root (ip netns, tc). Everything is removed on exit.
 set -euo pipefail
@@ -23,12 +31,14 @@ WORKERS=2,4,8
 NUM_HOSTS=2
 DELAYS=none,0.1ms,1ms
 STEPS=500
+PROXY_DELAYS=
 while [[ $# -gt 0 ]]; do
   case $1 in
     --workers) WORKERS=$2; shift 2 ;;
     --hosts) NUM_HOSTS=$2; shift 2 ;;
     --delays) DELAYS=$2; shift 2 ;;
     --steps) STEPS=$2; shift 2 ;;
+    --proxy-delays) PROXY_DELAYS=$2; shift 2 ;;
     *) echo "null_step_netns.sh: unknown argument $1" >&2; exit 64 ;;
   esac
 done
@@ -36,6 +46,9 @@ SERVER=$BUILD/tools/weir-server
 CLIENT=$BUILD/bench/null_step_client
 [[ -x $SERVER && -x $CLIENT ]] ||
   { echo "null_step_netns.sh: build weir-server and null_step_client in $BUILD first" >&2; exit 1; }
+PROXY=$BUILD/bench/delay_proxy
+[[ -z $PROXY_DELAYS || -x $PROXY ]] ||
+  { echo "null_step_netns.sh: build delay_proxy in $BUILD first (--proxy-delays)" >&2; exit 1; }
 [[ $(id -u) -eq 0 ]] || { echo "null_step_netns.sh: needs root (ip netns, tc)" >&2; exit 1; }
 
 PREFIX="wns$$"
@@ -71,20 +84,42 @@ for h in "${!HOSTS[@]}"; do
   ip -n "$ns" link set lo up
 done
 
+# Waits for a line starting with $2 in file $1 and prints its second field.
+field() {
+  for _ in $(seq 300); do
+    if grep -q "^$2 " "$1" 2>/dev/null; then awk -v k="$2" '$1 == k {print $2; exit}' "$1"; return; fi
+    sleep 0.02
+  done
+  echo "null_step_netns.sh: no '$2' line in $1" >&2; exit 1
+}
+
 # One cluster per N: the master task on host 0, worker k on host 1 + k % H
-# at port 2300 + k / H.
+# at port 2300 + k / H; with a second argument D, the master reaches the
+# workers through a delay_proxy on host 0 (D us one way).
 run_cluster() {
-  local n=$1 k workers=() hosts=() ports=()
+  local n=$1 proxy_delay=${2:-} k workers=() hosts=() ports=()
   for ((k = 0; k < n; ++k)); do
     hosts+=($((1 + k % NUM_HOSTS)))
     ports+=($((2300 + k / NUM_HOSTS)))
     workers+=("$(address "${hosts[$k]}"):${ports[$k]}")
   done
-  local cluster
+  local cluster master_cluster
   cluster="master=$(address 0):2222;worker=$(IFS=,; echo "${workers[*]}")"
+  master_cluster=$cluster
   local pids=()
-  rm -f "$DIR"/address*
-  ip netns exec "${HOSTS[0]}" "$SERVER" --cluster "$cluster" --job master --task 0 \
+  rm -f "$DIR"/address* "$DIR"/proxy
+  if [[ -n $proxy_delay ]]; then
+    local routes=() proxied=()
+    for w in "${workers[@]}"; do routes+=(--route "0=$w"); done
+    ip netns exec "${HOSTS[0]}" "$PROXY" --delay-us "$proxy_delay" "${routes[@]}" \
+      >"$DIR/proxy" &
+    pids+=($!)
+    for _ in $(seq 300); do grep -q '^ready' "$DIR/proxy" && break; sleep 0.02; done
+    mapfile -t proxied < <(awk '$1 == "route" {print "127.0.0.1:" $2}' "$DIR/proxy")
+    [[ ${#proxied[@]} -eq $n ]] || { echo "null_step_netns.sh: delay_proxy did not start" >&2; exit 1; }
+    master_cluster="master=$(address 0):2222;worker=$(IFS=,; echo "${proxied[*]}")"
+  fi
+  ip netns exec "${HOSTS[0]}" "$SERVER" --cluster "$master_cluster" --job master --task 0 \
     --host "$(address 0)" --intra-op-threads 1 --address-file "$DIR/address_m" 2>/dev/null &
   pids+=($!)
   for ((k = 0; k < n; ++k)); do
@@ -134,6 +169,42 @@ print("%.3f" % (1e3 * statistics.median(times)))'
   kill $echo 2>/dev/null || true
   wait $echo 2>/dev/null || true
 }
+
+# The median TCP round trip (ms) from host 0 through a delay_proxy (D us
+# one way) on host 0 to an echo server on host 1.
+proxy_rtt() {
+  local echo proxy port
+  ip netns exec "${HOSTS[1]}" "$PROXY" --listen-host "$(address 1)" --echo-port 2298 \
+    >"$DIR/echo" &
+  echo=$!
+  ip netns exec "${HOSTS[0]}" "$PROXY" --delay-us "$1" --route "0=$(address 1):2298" \
+    >"$DIR/rtt_proxy" &
+  proxy=$!
+  field "$DIR/echo" echo >/dev/null
+  port=$(field "$DIR/rtt_proxy" route)
+  ip netns exec "${HOSTS[0]}" "$PROXY" --ping "127.0.0.1:$port" --count 5000 |
+    python3 -c 'import json, sys; print("%.3f" % (json.load(sys.stdin)["median_us"] / 1e3))'
+  kill $echo $proxy 2>/dev/null || true
+  wait $echo $proxy 2>/dev/null || true
+}
+
+if [[ -n $PROXY_DELAYS ]]; then
+  echo "| delay_proxy one-way delay us | TCP RTT via proxy ms | N workers (hosts) | step median ms | step p90 ms | median - RTT ms | client CPU ms/step |"
+  echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
+  IFS=, read -r -a worker_list <<<"$WORKERS"
+  for delay in ${PROXY_DELAYS//,/ }; do
+    rtt=$(proxy_rtt "$delay")
+    for n in "${worker_list[@]}"; do
+      json=$(run_cluster "$n" "$delay")
+      median=$(sed -n 's/.*"median_ms": \([0-9.]*\).*/\1/p' <<<"$json")
+      p90=$(sed -n 's/.*"p90_ms": \([0-9.]*\).*/\1/p' <<<"$json")
+      cpu=$(sed -n 's/.*"client_cpu_ms_per_step": \([0-9.]*\).*/\1/p' <<<"$json")
+      extra=$(awk -v m="$median" -v r="$rtt" 'BEGIN {printf "%.3f", m - r}')
+      echo "| $delay | $rtt | $n ($NUM_HOSTS) | $median | $p90 | $extra | $cpu |"
+    done
+  done
+  exit 0
+fi
 
 echo "| netem delay per link | UDP RTT median ms | N workers (hosts) | step median ms | step p90 ms | median - RTT ms | client CPU ms/step |"
 echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"

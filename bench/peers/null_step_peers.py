@@ -15,6 +15,13 @@ the client's CPU time per step and the worker processes' CPU time per step
 The servers are started with one intra- and one inter-op thread each, so many
 tasks fit on a small machine; they are killed when the N is done (or if the
 script fails).
+
+With --delay-us D and --proxy PATH (bench/delay_proxy, as bench/null_step.py
+--delay-us runs it), the master is a server of its own, /job:master/task:0,
+whose cluster lists the worker addresses of one delay_proxy process (one route
+per worker, D us one way) while the workers are given the real addresses: a
+tf.distribute.Server binds the port of its own entry only, so the views may
+differ in the other entries.
 """
 import argparse
 import json
@@ -43,13 +50,13 @@ def free_ports(count):
             s.close()
 
 
-def serve(cluster_json, task):
-    """The body of a worker process: one task, serving until killed."""
+def serve(cluster_json, task, job="worker"):
+    """The body of a server process: one task, serving until killed."""
     import tensorflow as tf
     cluster = tf.train.ClusterSpec(json.loads(cluster_json))
     config = tf.compat.v1.ConfigProto(intra_op_parallelism_threads=1,
                                       inter_op_parallelism_threads=1)
-    server = tf.distribute.Server(cluster, job_name="worker", task_index=task, config=config)
+    server = tf.distribute.Server(cluster, job_name=job, task_index=task, config=config)
     print("ready", server.target, flush=True)
     server.join()
 
@@ -77,18 +84,50 @@ def process_cpu_seconds(pids):
     return total / os.sysconf("SC_CLK_TCK")
 
 
-def measure(n, steps, warmup):
+def start_proxy(proxy, delay_us, spin_us, targets):
+    """One delay_proxy process with a route per target; returns it and the
+    proxy's addresses in the targets' order."""
+    command = [proxy, "--delay-us", str(delay_us), "--spin-us", str(spin_us)]
+    for target in targets:
+        command += ["--route", "0=" + target]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    addresses = []
+    for line in process.stdout:
+        if line.startswith("route "):
+            addresses.append("127.0.0.1:" + line.split()[1])
+        elif line.startswith("ready"):
+            break
+    if len(addresses) != len(targets):
+        process.kill()
+        process.wait()
+        raise RuntimeError("delay_proxy did not start: %s" % " ".join(command))
+    return process, addresses
+
+
+def measure(n, steps, warmup, delay_us=None, proxy=None, spin_us=40):
     import tensorflow as tf
     tf.compat.v1.disable_eager_execution()
-    ports = free_ports(n)
-    addresses = ["127.0.0.1:%d" % port for port in ports]
-    cluster_json = json.dumps({"worker": addresses})
+    ports = free_ports(n + 1)
+    addresses = ["127.0.0.1:%d" % port for port in ports[:n]]
+    cluster = {"worker": addresses}
+    if delay_us is not None:
+        cluster["master"] = ["127.0.0.1:%d" % ports[n]]
+    cluster_json = json.dumps(cluster)
     processes = []
+    proxy_process = None
+    target = addresses[0]
     try:
         for task in range(n):
             processes.append(subprocess.Popen(
                 [sys.executable, __file__, "--serve-task", str(task), "--cluster", cluster_json],
                 stdout=subprocess.PIPE, text=True))
+        if delay_us is not None:
+            proxy_process, proxied = start_proxy(proxy, delay_us, spin_us, addresses)
+            master_view = json.dumps({"worker": proxied, "master": cluster["master"]})
+            processes.append(subprocess.Popen(
+                [sys.executable, __file__, "--serve-task", "0", "--serve-job", "master",
+                 "--cluster", master_view], stdout=subprocess.PIPE, text=True))
+            target = cluster["master"][0]
         wait_ready(processes)
         graph = tf.Graph()
         with graph.as_default():
@@ -98,7 +137,7 @@ def measure(n, steps, warmup):
                     fetches.append(tf.constant(float(task), name="scalar_%d" % task))
         config = tf.compat.v1.ConfigProto(intra_op_parallelism_threads=1,
                                           inter_op_parallelism_threads=1)
-        with tf.compat.v1.Session("grpc://" + addresses[0], graph=graph, config=config) as sess:
+        with tf.compat.v1.Session("grpc://" + target, graph=graph, config=config) as sess:
             for _ in range(warmup):
                 values = sess.run(fetches)
             assert values == [float(task) for task in range(n)], values
@@ -123,11 +162,14 @@ def measure(n, steps, warmup):
         }
         if servers_start is not None and servers_end is not None:
             result["server_cpu_ms_per_step"] = round(1e3 * (servers_end - servers_start) / steps, 3)
+        if delay_us is not None:
+            result["delay_us"] = delay_us
         return result
     finally:
-        for p in processes:
+        others = processes + ([proxy_process] if proxy_process else [])
+        for p in others:
             p.kill()
-        for p in processes:
+        for p in others:
             p.wait()
 
 
@@ -137,14 +179,22 @@ def main():
                         help="comma-separated numbers of worker tasks")
     parser.add_argument("--steps", type=int, default=1000, help="timed steps per N")
     parser.add_argument("--warmup", type=int, default=50, help="untimed steps first")
+    parser.add_argument("--delay-us", type=float, default=None,
+                        help="one-way delay of every master->worker link (needs --proxy)")
+    parser.add_argument("--proxy", default=None, help="bench/delay_proxy's binary")
+    parser.add_argument("--spin-us", type=float, default=40, help="delay_proxy --spin-us")
     parser.add_argument("--serve-task", type=int, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--serve-job", default="worker", help=argparse.SUPPRESS)
     parser.add_argument("--cluster", default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve_task is not None:
-        serve(args.cluster, args.serve_task)
+        serve(args.cluster, args.serve_task, args.serve_job)
         return
+    if args.delay_us is not None and not args.proxy:
+        parser.error("--delay-us needs --proxy (bench/delay_proxy)")
     for n in [int(x) for x in args.workers.split(",")]:
-        print(json.dumps(measure(n, args.steps, args.warmup)), flush=True)
+        print(json.dumps(measure(n, args.steps, args.warmup, args.delay_us, args.proxy,
+                                 args.spin_us)), flush=True)
 
 
 if __name__ == "__main__":
