@@ -31,7 +31,6 @@ it.
 import argparse
 import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -41,38 +40,9 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def free_ports(count):
-    """`count` distinct free loopback ports (held open together)."""
-    sockets = []
-    try:
-        for _ in range(count):
-            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-            s.bind(("127.0.0.1", 0))
-            sockets.append(s)
-        return [s.getsockname()[1] for s in sockets]
-    finally:
-        for s in sockets:
-            s.close()
-
-
-def start_proxy(args, delay_us, targets):
-    """One bench/delay_proxy process with one route per target address;
-    returns (process, the proxy's addresses, in the targets' order)."""
-    command = [args.proxy, "--delay-us", str(delay_us), "--spin-us", str(args.spin_us)]
-    for target in targets:
-        command += ["--route", "0=" + target]
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
-    addresses = []
-    for line in process.stdout:
-        if line.startswith("route "):
-            addresses.append("127.0.0.1:" + line.split()[1])
-        elif line.startswith("ready"):
-            break
-    if len(addresses) != len(targets):
-        process.kill()
-        process.wait()
-        raise RuntimeError("delay_proxy did not start: %s" % " ".join(command))
-    return process, addresses
+# The peers' script imports TensorFlow only where it runs it.
+sys.path.insert(0, os.path.join(HERE, "peers"))
+from null_step_peers import free_ports, start_proxy  # noqa: E402
 
 
 def measure_rtt(args, delay_us):
@@ -83,7 +53,7 @@ def measure_rtt(args, delay_us):
     try:
         target = "127.0.0.1:" + echo.stdout.readline().split()[1]
         if delay_us is not None:
-            proxy, [target] = start_proxy(args, delay_us, [target])
+            proxy, [target] = start_proxy(args.proxy, delay_us, args.spin_us, [target])
         out = subprocess.run([args.proxy, "--ping", target, "--count", "5000"], check=True,
                              capture_output=True, text=True, timeout=120)
         return json.loads(out.stdout)["median_us"] / 1e3
@@ -134,7 +104,7 @@ def run_weir(args, n, delay_us=None):
                     stderr=subprocess.DEVNULL))
             target = addresses[0]
             if delay_us is not None:
-                proxy, proxied = start_proxy(args, delay_us, addresses)
+                proxy, proxied = start_proxy(args.proxy, delay_us, args.spin_us, addresses)
                 paths.append(os.path.join(tmp, "address_master"))
                 processes.append(subprocess.Popen(
                     [args.weir_server, "--cluster",
