@@ -766,18 +766,47 @@ StatusOr<MergeInput> ReadMergeInput(const std::string& prefix) {
   return input;
 }
 
-// Moves files[i].first to files[i].second for every i, or, when one rename
-// fails, moves back those already moved and returns the failure.
-Status RenameAll(const std::vector<std::pair<std::string, std::string>>& files) {
-  for (size_t i = 0; i < files.size(); ++i) {
-    Status renamed = RenameFile(files[i].first, files[i].second);
-    if (!renamed.ok()) {
-      for (size_t j = i; j-- > 0;) (void)RenameFile(files[j].second, files[j].first);
-      return renamed;
+// Moves data files into place, keeping what they replace beside it until
+// the merge is done, so that a failure can put everything back.
+class FileMover {
+ public:
+  // Moves `from` to `to`; a file already at `to` is moved aside first.
+  Status Move(const std::string& from, const std::string& to) {
+    std::string aside;
+    if (FileExists(to)) {
+      aside = to + ".replaced.tmp";
+      WEIR_RETURN_IF_ERROR(RenameFile(to, aside));
     }
+    Status moved = RenameFile(from, to);
+    if (!moved.ok()) {
+      if (!aside.empty()) (void)RenameFile(aside, to);
+      return moved;
+    }
+    moves_.push_back({from, to, aside});
+    return Status::OK();
   }
-  return Status::OK();
-}
+  // Moves every file back where it was, and the replaced ones back too.
+  void Undo() {
+    for (auto it = moves_.rbegin(); it != moves_.rend(); ++it) {
+      (void)RenameFile(it->to, it->from);
+      if (!it->aside.empty()) (void)RenameFile(it->aside, it->to);
+    }
+    moves_.clear();
+  }
+  // Deletes the replaced files: the moves are final.
+  void Commit() {
+    for (const Moved& moved : moves_) {
+      if (!moved.aside.empty()) (void)DeleteFile(moved.aside);
+    }
+    moves_.clear();
+  }
+
+ private:
+  struct Moved {
+    std::string from, to, aside;
+  };
+  std::vector<Moved> moves_;
+};
 
 }  // namespace
 
@@ -910,20 +939,20 @@ Status MergeBundles(const std::vector<std::string>& prefixes, const std::string&
 
   // Data files first, made durable before the index names them; the index
   // last, so a crash never leaves an index without its data.
-  Status moved = RenameAll(renames);
-  if (moved.ok()) {
-    moved = SyncParentDirectory(index_path);
-    if (moved.ok()) moved = RenameFile(index_temp, index_path);
-    if (!moved.ok()) {
-      std::vector<std::pair<std::string, std::string>> back;
-      for (const auto& [from, to] : renames) back.emplace_back(to, from);
-      (void)RenameAll(back);
-    }
+  FileMover mover;
+  Status moved;
+  for (const auto& [from, to] : renames) {
+    moved = mover.Move(from, to);
+    if (!moved.ok()) break;
   }
+  if (moved.ok()) moved = SyncParentDirectory(index_path);
+  if (moved.ok()) moved = RenameFile(index_temp, index_path);
   if (!moved.ok()) {
+    mover.Undo();
     (void)DeleteFile(index_temp);
     return moved.WithContext(StrCat("merging checkpoints into '", merged_prefix, "'"));
   }
+  mover.Commit();
   WEIR_RETURN_IF_ERROR(SyncParentDirectory(index_path));
   // The inputs are now part of the merged checkpoint; their indexes go.
   for (const MergeInput& input : inputs) (void)DeleteFile(BundleIndexFilename(input.prefix));

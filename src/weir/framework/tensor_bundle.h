@@ -187,11 +187,13 @@ class BundleReader {
 //
 // Every input is read and checked (as BundleReader::Open does) before any
 // file moves. The merged index goes to a temporary file that is renamed
-// into place last, after the data files are renamed and synced; a failed
-// rename moves the renamed files back. So a crash or failure leaves a
+// into place last, after the data files are renamed and synced; on a
+// failure the renamed files go back, and so do the files of a checkpoint
+// already at `merged_prefix` that they replaced (kept aside until the index
+// lands). So a failure leaves every checkpoint as it was; a crash leaves a
 // checkpoint at another prefix untouched, and one at `merged_prefix` itself
-// either whole or (its data files replaced by same-named new ones before
-// the new index landed) reporting DataLoss on read, never wrong values.
+// either whole or (same-named data files replaced before the new index
+// landed) reporting DataLoss on read, never wrong values.
 //
 // Errors name the files: InvalidArgument for no prefixes, an empty or
 // repeated prefix, `merged_prefix` among the inputs, a tensor in two inputs

@@ -314,6 +314,34 @@ TEST_F(MergeV2CheckpointsTest, APreviousCheckpointStaysReadableUntilTheMergeSucc
   EXPECT_EQ(step->scalar<int64_t>(), 3);
 }
 
+TEST_F(MergeV2CheckpointsTest, AFailedMergeOverThePreviousSaveRestoresItsFiles) {
+  // The previous save at the same prefix has three data files too, which
+  // the merge's files replace by name.
+  WriteThreeShards();
+  ASSERT_TRUE(Merge({Part(0, 3), Part(1, 3), Part(2, 3)}, dest_).ok());
+  Write(Part(0, 3), {{"global_step", Tensor::Scalar<int64_t>(8)}});
+  Write(Part(1, 3), {{"vocab", Strings({"b"})}});
+  Write(Part(2, 3), {{"layer/k", Tensor::Scalar<int32_t>(0)}});
+  const std::set<std::string> before = Files();
+  // The last step (the index's rename) fails.
+  fs::rename(dest_ + ".index", dir_ + "/kept.index");
+  fs::create_directories(dest_ + ".index/x");
+  EXPECT_FALSE(Merge({Part(0, 3), Part(1, 3), Part(2, 3)}, dest_).ok());
+  fs::remove_all(dest_ + ".index");
+  fs::rename(dir_ + "/kept.index", dest_ + ".index");
+  EXPECT_EQ(Files(), before);
+  ExpectThreeShardValues(dest_);
+  // And a merge that succeeds leaves no replaced file behind.
+  ASSERT_TRUE(Merge({Part(0, 3), Part(1, 3), Part(2, 3)}, dest_).ok());
+  EXPECT_EQ(Files(), (std::set<std::string>{"model.ckpt-7.index",
+                                            "model.ckpt-7.data-00000-of-00003",
+                                            "model.ckpt-7.data-00001-of-00003",
+                                            "model.ckpt-7.data-00002-of-00003"}));
+  auto step = (*BundleReader::Open(dest_))->Lookup("global_step");
+  ASSERT_TRUE(step.ok()) << step.status();
+  EXPECT_EQ(step->scalar<int64_t>(), 8);
+}
+
 TEST(ShardedSaveOpsTest, MergeIsStatefulAndTheNamesAreNot) {
   RegisterAllOps();
   RegisterAllKernels();
