@@ -209,6 +209,18 @@ def test_checkpoints_exchanged_with_tensorflow(tmp_path):
                 "step": np.int64(-9), "emb": np.array([[7, 8], [9, 10]], np.int32)})
 
 
+def test_string_join(tmp_path):
+    with ops.Graph().as_default():
+        prefix = wr.placeholder(wr.string, [])
+        joined = wr.strings.join([prefix, "_temp/part"])
+        rows = wr.string_join([["a", "b"], "-", wr.constant(["1", "2"])], separator="|")
+        with wr.Session() as sess:
+            assert sess.run(joined, {prefix: "/d/ckpt"}) == b"/d/ckpt_temp/part"
+            assert list(sess.run(rows)) == [b"a|-|1", b"b|-|2"]
+        with pytest.raises(wr.errors.InvalidArgumentError, match=r"\[2\] and input 1's \[3\]"):
+            wr.string_join([["a", "b"], ["c", "d", "e"]])  # seen when the graph is built
+
+
 def _free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
