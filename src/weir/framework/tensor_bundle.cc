@@ -865,6 +865,10 @@ Status MergeBundles(const std::vector<std::string>& prefixes, const std::string&
       auto [it, added] = merged.try_emplace(key);
       if (!added) {
         wire::BundleEntryProto& existing = it->second;
+        if (IsSliceKey(key)) {
+          return invalid("one slice of a tensor is in both '", source[key], "' and '", input.prefix,
+                         "'");
+        }
         if (existing.slices_size() == 0 || entry.slices_size() == 0) {
           return invalid("tensor '", key, "' is in both '", source[key], "' and '", input.prefix,
                          "'");

@@ -238,6 +238,13 @@ TEST_F(MergeV2CheckpointsTest, BadInputsFailNamingTheFilesAndMoveNothing) {
   EXPECT_TRUE(Mentions(out.status(), "overlapping")) << out.status();
   fs::remove(overlap + ".index");
   fs::remove(BundleDataFilename(overlap, 0, 1));
+  Write(overlap, {},
+        {{"w", "4 2 0,2:-", Tensor::FromVector<float>({0, 0, 0, 0}, TensorShape({2, 2}))}});
+  out = Merge({Part(0, 3), overlap}, dest_);
+  EXPECT_TRUE(errors::IsInvalidArgument(out.status())) << out.status();
+  EXPECT_TRUE(Mentions(out.status(), "one slice of a tensor is in both")) << out.status();
+  fs::remove(overlap + ".index");
+  fs::remove(BundleDataFilename(overlap, 0, 1));
   const std::string reshaped = dir_ + "/reshaped";
   Write(reshaped, {},
         {{"w", "6 2 2,2:-", Tensor::FromVector<float>({0, 0, 0, 0}, TensorShape({2, 2}))}});
