@@ -62,6 +62,7 @@ namespace {
 const std::map<std::string, std::string>& ExcludedOps() {
   static const auto* excluded = new std::map<std::string, std::string>{
       {"SaveV2", "writes files at paths the fuzzer chooses"},
+      {"MergeV2Checkpoints", "renames and deletes files at paths the fuzzer chooses"},
       {"RestoreV2",
        "reads files at paths the fuzzer chooses (/dev/zero never ends); "
        "checkpoint_fuzzer covers the reader"},

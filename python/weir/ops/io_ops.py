@@ -1,6 +1,7 @@
 """Readers and file ops (TF1's tf.TFRecordReader, tf.TextLineReader,
 tf.FixedLengthRecordReader, tf.WholeFileReader, tf.io.matching_files,
-tf.io.read_file, tf.io.write_file).
+tf.io.read_file, tf.io.write_file), and the string op of save graphs,
+string_join (tf.strings.join).
 
 A reader pulls file names from a queue of strings (a string_input_producer's,
 or any queue whose elements are one scalar string) and produces (key, value)
@@ -17,7 +18,7 @@ from weir.ops.data_flow_ops import QueueBase, _as_op
 
 __all__ = [
     "ReaderBase", "TFRecordReader", "TextLineReader", "FixedLengthRecordReader",
-    "WholeFileReader", "matching_files", "read_file", "write_file",
+    "WholeFileReader", "matching_files", "read_file", "write_file", "string_join",
 ]
 
 
@@ -155,3 +156,12 @@ def write_file(filename, contents, name=None):
     return apply_op("WriteFile", name,
                     filename=ops.convert_to_tensor(filename, dtype=_dtypes.string),
                     contents=ops.convert_to_tensor(contents, dtype=_dtypes.string))
+
+
+def string_join(inputs, separator="", name=None):
+    """The string tensors `inputs` joined elementwise with `separator` between them
+    (TF1's tf.string_join, tf.strings.join): scalars apply to every element, the
+    others must share one shape, the result's."""
+    return apply_op("StringJoin", name or "StringJoin",
+                    inputs=[ops.convert_to_tensor(x, dtype=_dtypes.string) for x in inputs],
+                    separator=separator)

@@ -1,4 +1,5 @@
 """weir.strings: TF's tf.strings names that Weir has."""
+from weir.ops.io_ops import string_join as join  # noqa: F401  (tf.strings.join)
 from weir.ops.logging_ops import string_format as format  # noqa: F401,A001  (tf.strings.format)
 
-__all__ = ["format"]
+__all__ = ["format", "join"]

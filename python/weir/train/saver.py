@@ -19,8 +19,19 @@ minimal MetaGraphDef: the GraphDef and the SaverDef, no collections (weir has
 no MetaGraphDef support beyond that); import_meta_graph reads such a file (or
 TensorFlow's: collections, signatures and other fields are skipped) back into
 a graph and returns a Saver over its save/restore nodes (its stripped_op_list is
-import_graph_def's producer_op_list). `sharded` is accepted
-and ignored (SaveV2 writes one shard).
+import_graph_def's producer_op_list).
+
+Saver(sharded=True), as TensorFlow's: the variables are grouped by their
+device (one group per distinct variable device, in sorted order), and each
+group is saved by its own SaveV2 on CPU:0 of that device's task
+(/job:ps/task:1/device:CPU:0), into `<path>_temp/part-<i>-of-<n>`
+(StringJoin and ShardedFilename build the names at run time); then
+MergeV2Checkpoints on the last group's device joins the parts into one
+checkpoint at `<path>` (`.data-<i>-of-<n>`, one index) and removes the
+temporary directory. So on a cluster each ps task writes its own variables
+(no variable crosses the network) and the checkpoint directory must be one
+file system that every task sees. Restore runs one RestoreV2 per group on
+the same devices. SaverDef.sharded is true in the .meta file.
 """
 import os
 import time
@@ -32,6 +43,7 @@ from weir.framework import dtypes
 from weir.framework import errors
 from weir.framework import ops
 from weir.framework.op_def_library import apply_op
+from weir.ops import array_ops
 from weir.ops import variables
 from weir.train import checkpoint_management
 from weir.train import training_util
@@ -56,12 +68,14 @@ def _field(number, payload):
 
 
 def _saver_def_bytes(filename_tensor_name, save_tensor_name, restore_op_name, max_to_keep,
-                     keep_hours):
+                     keep_hours, sharded=False):
     import struct
     out = _field(1, filename_tensor_name.encode())
     out += _field(2, save_tensor_name.encode())
     out += _field(3, restore_op_name.encode())
     out += _varint(4 << 3) + _varint(max(0, int(max_to_keep or 0)))
+    if sharded:
+        out += _varint(5 << 3) + _varint(1)
     out += _varint((6 << 3) | 5) + struct.pack("<f", float(keep_hours))
     out += _varint(7 << 3) + _varint(2)  # CheckpointFormatVersion V2
     return out
@@ -169,7 +183,7 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
         return graph.as_graph_element(prefix + name)
     saver = Saver.__new__(Saver)
     Saver.__init__(saver, var_list=[], allow_empty=True, defer_build=True,
-                   max_to_keep=saver_fields.get(4, 5))
+                   max_to_keep=saver_fields.get(4, 5), sharded=bool(saver_fields.get(5, 0)))
     saver._is_built = True
     saver._is_empty = False
     saver._graph = graph
@@ -177,6 +191,25 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
     saver._save_tensor = element(2)
     saver._restore_op = element(3)
     return saver
+
+
+def _cpu0(device):
+    """CPU:0 of `device`'s task: where a sharded save's ops for the variables
+    on `device` run ("" -> "/device:CPU:0")."""
+    spec = ops.DeviceSpec.from_string(device or "")
+    spec.device_type = "CPU"
+    spec.device_index = 0
+    return spec.to_string()
+
+
+def _group_by_device(items):
+    """`items` ((key, variable), sorted by key) grouped by the variable's
+    device: [(device, items)], sorted by device."""
+    groups = {}
+    for key, v in items:
+        device = ops.DeviceSpec.from_string(v.device or "").to_string()
+        groups.setdefault(device, []).append((key, v))
+    return sorted(groups.items())
 
 
 class Saver:
@@ -193,6 +226,7 @@ class Saver:
         if write_version not in (2, None):
             raise ValueError("weir writes V2 checkpoints only (write_version=%r)" % write_version)
         self._var_list = var_list
+        self._sharded = bool(sharded)
         self._max_to_keep = max_to_keep
         self._keep_checkpoint_every_n_hours = keep_checkpoint_every_n_hours
         self._next_checkpoint_time = time.time() + keep_checkpoint_every_n_hours * 3600
@@ -258,38 +292,95 @@ class Saver:
                 ops.name_scope(self._name, "save") as scope:
             self._filename_tensor = constant_op.constant(self._filename or "model",
                                                          dtype=dtypes.string)
-            names = constant_op.constant(np.array([k.encode() for k in self._keys], object),
-                                         dtype=dtypes.string, name="tensor_names")
-            slices = constant_op.constant(np.array([b""] * len(self._keys), object),
-                                          dtype=dtypes.string, name="shape_and_slices")
-            values = []
-            for v in self._vars:
-                with ops.colocate_with(v.op):
-                    values.append(v.value())
-            save = apply_op("SaveV2", "SaveV2", prefix=self._filename_tensor,
-                            tensor_names=names, shape_and_slices=slices, tensors=values)
-            with ops.control_dependencies([save]):
-                self._save_tensor = apply_op("Identity", "control_dependency",
-                                             input=self._filename_tensor)
-            rnames = constant_op.constant(np.array([k.encode() for k in self._keys], object),
-                                          dtype=dtypes.string, name="tensor_names")
-            rslices = constant_op.constant(np.array([b""] * len(self._keys), object),
-                                           dtype=dtypes.string,
-                                           name="shape_and_slices")
-            restored = apply_op("RestoreV2", "RestoreV2", prefix=self._filename_tensor,
-                                tensor_names=rnames, shape_and_slices=rslices,
-                                dtypes=[v.dtype for v in self._vars])
-            if isinstance(restored, ops.Tensor):
-                restored = [restored]
-            assigns = []
-            for i, (v, value) in enumerate(zip(self._vars, restored)):
-                with ops.colocate_with(v.op):
-                    assigns.append(apply_op("AssignVariableOp",
-                                            "Assign" if i == 0 else "Assign_%d" % i,
-                                            resource=v.handle, value=value))
-            with ops.control_dependencies(assigns):
-                self._restore_op = apply_op("NoOp", "restore_all")
+            if self._sharded:
+                groups = _group_by_device(items)
+                self._save_tensor = self._add_sharded_save_ops(groups)
+                self._restore_op = self._add_sharded_restore_ops(groups)
+            else:
+                save = self._add_save_op(self._filename_tensor, items)
+                with ops.control_dependencies([save]):
+                    self._save_tensor = apply_op("Identity", "control_dependency",
+                                                 input=self._filename_tensor)
+                assigns = self._add_restore_ops(items, 0)
+                with ops.control_dependencies(assigns):
+                    self._restore_op = apply_op("NoOp", "restore_all")
             self._scope = scope
+
+    @staticmethod
+    def _names_and_slices(keys):
+        names = constant_op.constant(np.array([k.encode() for k in keys], object),
+                                     dtype=dtypes.string, name="tensor_names")
+        slices = constant_op.constant(np.array([b""] * len(keys), object),
+                                      dtype=dtypes.string, name="shape_and_slices")
+        return names, slices
+
+    def _add_save_op(self, prefix, items):
+        """One SaveV2 of `items` ((key, variable) pairs) into `prefix`."""
+        names, slices = self._names_and_slices([k for k, _ in items])
+        values = []
+        for _, v in items:
+            with ops.colocate_with(v.op):
+                values.append(v.value())
+        return apply_op("SaveV2", "SaveV2", prefix=prefix, tensor_names=names,
+                        shape_and_slices=slices, tensors=values)
+
+    def _add_restore_ops(self, items, first_index):
+        """One RestoreV2 of `items` from the fed filename and an assignment per
+        variable (named Assign_<first_index + i>); returns the assignments."""
+        names, slices = self._names_and_slices([k for k, _ in items])
+        restored = apply_op("RestoreV2", "RestoreV2", prefix=self._filename_tensor,
+                            tensor_names=names, shape_and_slices=slices,
+                            dtypes=[v.dtype for _, v in items])
+        if isinstance(restored, ops.Tensor):
+            restored = [restored]
+        assigns = []
+        for i, ((_, v), value) in enumerate(zip(items, restored)):
+            index = first_index + i
+            with ops.colocate_with(v.op):
+                assigns.append(apply_op("AssignVariableOp",
+                                        "Assign" if index == 0 else "Assign_%d" % index,
+                                        resource=v.handle, value=value))
+        return assigns
+
+    def _add_sharded_save_ops(self, groups):
+        """TensorFlow's sharded save: a SaveV2 per device group into
+        <prefix>_temp/part-<i>-of-<n>, then MergeV2Checkpoints into <prefix>;
+        returns the prefix, after the merge."""
+        suffix = constant_op.constant("_temp/part", dtype=dtypes.string)
+        temp_prefix = apply_op("StringJoin", "StringJoin", inputs=[self._filename_tensor, suffix])
+        num_shards = constant_op.constant(len(groups), dtype=dtypes.int32, name="num_shards")
+        parts, saves = [], []
+        for shard, (device, items) in enumerate(groups):
+            with ops.device(_cpu0(device)):
+                part = apply_op("ShardedFilename", "ShardedFilename", basename=temp_prefix,
+                                shard=constant_op.constant(shard, dtype=dtypes.int32),
+                                num_shards=num_shards)
+                save = self._add_save_op(part, items)
+                with ops.control_dependencies([save]):
+                    saves.append(apply_op("Identity", "control_dependency", input=part))
+                parts.append(part)
+        last_device = groups[-1][0]
+        with ops.control_dependencies([t.op for t in saves]), ops.device(_cpu0(last_device)):
+            merge = apply_op("MergeV2Checkpoints", "MergeV2Checkpoints",
+                             checkpoint_prefixes=array_ops.stack(parts,
+                                                                 name="checkpoint_prefixes"),
+                             destination_prefix=self._filename_tensor, delete_old_dirs=True)
+            with ops.control_dependencies([merge]):
+                return apply_op("Identity", "Identity", input=self._filename_tensor)
+
+    def _add_sharded_restore_ops(self, groups):
+        """A RestoreV2 per device group on that device's CPU:0; returns the
+        op that runs them all (restore_all)."""
+        shards = []
+        first_index = 0
+        for device, items in groups:
+            with ops.device(_cpu0(device)):
+                assigns = self._add_restore_ops(items, first_index)
+                with ops.control_dependencies(assigns):
+                    shards.append(apply_op("NoOp", "restore_shard"))
+            first_index += len(items)
+        with ops.control_dependencies(shards):
+            return apply_op("NoOp", "restore_all")
 
     @property
     def saver_def(self):
@@ -300,7 +391,7 @@ class Saver:
                 "save_tensor_name": self._save_tensor.name,
                 "restore_op_name": self._restore_op.name, "max_to_keep": self._max_to_keep,
                 "keep_checkpoint_every_n_hours": self._keep_checkpoint_every_n_hours,
-                "version": 2}
+                "sharded": self._sharded, "version": 2}
 
     # --- bookkeeping of checkpoints ---------------------------------------------
 
@@ -394,7 +485,8 @@ class Saver:
         if write_meta_graph:
             saver_def = _saver_def_bytes(self._filename_tensor.name, self._save_tensor.name,
                                          self._restore_op.name, self._max_to_keep,
-                                         self._keep_checkpoint_every_n_hours)
+                                         self._keep_checkpoint_every_n_hours,
+                                         sharded=self._sharded)
             export_meta_graph(path + "." + meta_graph_suffix, graph=self._graph,
                               saver_def=saver_def)
         return path
@@ -417,5 +509,6 @@ class Saver:
     def export_meta_graph(self, filename=None, **unused):
         saver_def = _saver_def_bytes(self._filename_tensor.name, self._save_tensor.name,
                                      self._restore_op.name, self._max_to_keep,
-                                     self._keep_checkpoint_every_n_hours)
+                                     self._keep_checkpoint_every_n_hours,
+                                     sharded=self._sharded)
         return export_meta_graph(filename, graph=self._graph, saver_def=saver_def)

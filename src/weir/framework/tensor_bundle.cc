@@ -129,6 +129,10 @@ static_assert(std::endian::native == std::endian::little,
 // files this reader understands.
 constexpr int kBundleVersion = 1;
 
+// The most data files a checkpoint may have: far more than any save
+// produces; bounds the files a reader opens.
+constexpr int kMaxShards = 1 << 16;
+
 // Keys of the pieces of a tensor saved in slices start with a zero byte
 // (TensorFlow's encoding of the slice); they are not tensors themselves.
 bool IsSliceKey(const std::string& key) { return !key.empty() && key[0] == '\0'; }
@@ -416,8 +420,6 @@ Status BundleReader::ReadEntries(const std::string& index_path) {
                                  kBundleVersion);
   }
   const int num_shards = header.num_shards();
-  // Far more shards than any save produces; bounds the files opened below.
-  constexpr int kMaxShards = 1 << 16;
   if (num_shards < 1 || num_shards > kMaxShards) {
     return corrupt("the header says ", num_shards, " data files");
   }
@@ -717,6 +719,248 @@ StatusOr<Tensor> BundleReader::ReadStrings(const std::string& name, const Entry&
     input.remove_prefix(lengths[i]);
   }
   return tensor;
+}
+
+// ---------------------------------------------------------------- merge
+
+namespace {
+
+std::string DirName(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return "";
+  return slash == 0 ? "/" : path.substr(0, slash);
+}
+
+// One input of a merge: its prefix, header and entries as stored.
+struct MergeInput {
+  std::string prefix;
+  int num_shards = 0;
+  std::vector<std::pair<std::string, wire::BundleEntryProto>> entries;
+};
+
+// Reads and checks the checkpoint `prefix` for a merge: the reader's checks
+// (header, entries, data files present and long enough), then its entries.
+StatusOr<MergeInput> ReadMergeInput(const std::string& prefix) {
+  WEIR_RETURN_IF_ERROR(BundleReader::Open(prefix).status());
+  const std::string index_path = BundleIndexFilename(prefix);
+  WEIR_ASSIGN_OR_RETURN(SSTable table, SSTable::Open(index_path));
+  MergeInput input;
+  input.prefix = prefix;
+  for (const auto& [key, value] : table.entries()) {
+    if (key.empty()) {
+      wire::BundleHeaderProto header;
+      if (!header.ParseFromString(value)) {
+        return errors::DataLoss("corrupt checkpoint index '", index_path,
+                                "': the header does not parse");
+      }
+      input.num_shards = header.num_shards();
+      continue;
+    }
+    wire::BundleEntryProto entry;
+    if (!entry.ParseFromString(value)) {
+      return errors::DataLoss("corrupt checkpoint index '", index_path, "': the entry of '", key,
+                              "' does not parse");
+    }
+    input.entries.emplace_back(key, std::move(entry));
+  }
+  return input;
+}
+
+// Moves data files into place, keeping what they replace beside it until
+// the merge is done, so that a failure can put everything back.
+class FileMover {
+ public:
+  // Moves `from` to `to`; a file already at `to` is moved aside first.
+  Status Move(const std::string& from, const std::string& to) {
+    std::string aside;
+    if (FileExists(to)) {
+      aside = to + ".replaced.tmp";
+      WEIR_RETURN_IF_ERROR(RenameFile(to, aside));
+    }
+    Status moved = RenameFile(from, to);
+    if (!moved.ok()) {
+      if (!aside.empty()) (void)RenameFile(aside, to);
+      return moved;
+    }
+    moves_.push_back({from, to, aside});
+    return Status::OK();
+  }
+  // Moves every file back where it was, and the replaced ones back too.
+  void Undo() {
+    for (auto it = moves_.rbegin(); it != moves_.rend(); ++it) {
+      (void)RenameFile(it->to, it->from);
+      if (!it->aside.empty()) (void)RenameFile(it->aside, it->to);
+    }
+    moves_.clear();
+  }
+  // Deletes the replaced files: the moves are final.
+  void Commit() {
+    for (const Moved& moved : moves_) {
+      if (!moved.aside.empty()) (void)DeleteFile(moved.aside);
+    }
+    moves_.clear();
+  }
+
+ private:
+  struct Moved {
+    std::string from, to, aside;
+  };
+  std::vector<Moved> moves_;
+};
+
+}  // namespace
+
+Status MergeBundles(const std::vector<std::string>& prefixes, const std::string& merged_prefix,
+                    bool allow_missing_files) {
+  auto invalid = [&](const auto&... why) {
+    return errors::InvalidArgument("merging checkpoints into '", merged_prefix, "': ", why...);
+  };
+  if (merged_prefix.empty()) {
+    return errors::InvalidArgument("merging checkpoints: the destination prefix is empty");
+  }
+  if (prefixes.empty()) return invalid("no checkpoints to merge");
+  std::set<std::string> seen;
+  for (const std::string& prefix : prefixes) {
+    if (prefix.empty()) return invalid("an input prefix is empty");
+    if (prefix == merged_prefix) {
+      return invalid("the destination is also an input (the merge would delete it)");
+    }
+    if (!seen.insert(prefix).second) return invalid("input '", prefix, "' is listed twice");
+  }
+
+  // Read and check every input before anything moves.
+  std::vector<MergeInput> inputs;
+  int64_t total_shards = 0;
+  for (const std::string& prefix : prefixes) {
+    if (!FileExists(BundleIndexFilename(prefix))) {
+      if (allow_missing_files) continue;
+      return errors::NotFound("merging checkpoints into '", merged_prefix, "': input '", prefix,
+                              "' has no index file '", BundleIndexFilename(prefix), "'");
+    }
+    StatusOr<MergeInput> input = ReadMergeInput(prefix);
+    if (!input.ok()) {
+      return input.status().WithContext(
+          StrCat("merging checkpoint '", prefix, "' into '", merged_prefix, "'"));
+    }
+    total_shards += input->num_shards;
+    inputs.push_back(std::move(input).value());
+  }
+  if (inputs.empty()) {
+    return errors::NotFound("merging checkpoints into '", merged_prefix, "': none of the ",
+                            prefixes.size(), " inputs exists (", StrJoin(prefixes, ", "), ")");
+  }
+  if (total_shards > kMaxShards) {
+    return invalid("the inputs have ", total_shards, " data files; a checkpoint has at most ",
+                   kMaxShards);
+  }
+  const int num_shards = static_cast<int>(total_shards);
+
+  // The merged entries: each input's shards follow the earlier inputs'.
+  std::map<std::string, wire::BundleEntryProto> merged;
+  std::map<std::string, std::string> source;  // key -> the input it came from
+  std::vector<std::pair<std::string, std::string>> renames;  // data file -> merged name
+  int first_shard = 0;
+  for (MergeInput& input : inputs) {
+    for (auto& [key, entry] : input.entries) {
+      auto [it, added] = merged.try_emplace(key);
+      if (!added) {
+        wire::BundleEntryProto& existing = it->second;
+        if (IsSliceKey(key)) {
+          return invalid("one slice of a tensor is in both '", source[key], "' and '", input.prefix,
+                         "'");
+        }
+        if (existing.slices_size() == 0 || entry.slices_size() == 0) {
+          return invalid("tensor '", key, "' is in both '", source[key], "' and '", input.prefix,
+                         "'");
+        }
+        PartialShape a, b;
+        if (existing.dtype() != entry.dtype() || !ShapeFromProto(existing.shape(), &a).ok() ||
+            !ShapeFromProto(entry.shape(), &b).ok() || a.dim_sizes() != b.dim_sizes()) {
+          return invalid("the slices of tensor '", key, "' in '", source[key], "' (",
+                         WireDTypeName(existing.dtype()), " ", a, ") and in '", input.prefix, "' (",
+                         WireDTypeName(entry.dtype()), " ", b, ") disagree");
+        }
+        for (const wire::TensorSliceProto& slice : entry.slices()) *existing.add_slices() = slice;
+        continue;
+      }
+      source[key] = input.prefix;
+      if (entry.slices_size() == 0) entry.set_shard_id(first_shard + entry.shard_id());
+      it->second = std::move(entry);
+    }
+    for (int shard = 0; shard < input.num_shards; ++shard) {
+      renames.emplace_back(BundleDataFilename(input.prefix, shard, input.num_shards),
+                           BundleDataFilename(merged_prefix, first_shard + shard, num_shards));
+    }
+    first_shard += input.num_shards;
+  }
+  // Slices joined from several inputs must not overlap (each input's own
+  // were checked when it was read).
+  for (const auto& [key, entry] : merged) {
+    if (entry.slices_size() == 0) continue;
+    std::vector<std::vector<int64_t>> starts, lengths;
+    PartialShape shape;
+    (void)ShapeFromProto(entry.shape(), &shape);
+    for (const wire::TensorSliceProto& slice : entry.slices()) {
+      std::vector<int64_t> start, length;
+      for (int d = 0; d < slice.extent_size(); ++d) {
+        const auto& extent = slice.extent(d);
+        start.push_back(extent.start());
+        const bool whole =
+            extent.has_length_case() == wire::TensorSliceProto::Extent::HAS_LENGTH_NOT_SET;
+        length.push_back(whole ? shape.dim(d) - extent.start() : extent.length());
+      }
+      starts.push_back(std::move(start));
+      lengths.push_back(std::move(length));
+    }
+    if (auto pair = FindOverlap(starts, lengths, shape.rank())) {
+      return invalid("tensor '", key, "' gets overlapping slices from the inputs (",
+                     SliceText(starts[pair->first], lengths[pair->first]), " and ",
+                     SliceText(starts[pair->second], lengths[pair->second]), ")");
+    }
+  }
+
+  // The merged index, to a temporary file beside its final name.
+  const std::string dir = DirName(merged_prefix);
+  if (!dir.empty()) WEIR_RETURN_IF_ERROR(RecursivelyCreateDir(dir));
+  SSTableBuilder builder;
+  wire::BundleHeaderProto header;
+  header.set_num_shards(num_shards);
+  header.set_endianness(wire::BundleHeaderProto::LITTLE);
+  header.mutable_version()->set_producer(kBundleVersion);
+  header.mutable_version()->set_min_consumer(0);
+  builder.Add("", header.SerializeAsString());
+  for (const auto& [key, entry] : merged) builder.Add(key, entry.SerializeAsString());
+  const std::string index_path = BundleIndexFilename(merged_prefix);
+  WEIR_ASSIGN_OR_RETURN(std::unique_ptr<WritableFile> index_file,
+                        WritableFile::CreateTemp(index_path));
+  const std::string index_temp = index_file->path();
+  Status written = index_file->Append(builder.Finish());
+  written.Update(index_file->Close());
+  if (!written.ok()) {
+    (void)DeleteFile(index_temp);
+    return written.WithContext(StrCat("merging checkpoints into '", merged_prefix, "'"));
+  }
+
+  // Data files first, made durable before the index names them; the index
+  // last, so a crash never leaves an index without its data.
+  FileMover mover;
+  Status moved;
+  for (const auto& [from, to] : renames) {
+    moved = mover.Move(from, to);
+    if (!moved.ok()) break;
+  }
+  if (moved.ok()) moved = SyncParentDirectory(index_path);
+  if (moved.ok()) moved = RenameFile(index_temp, index_path);
+  if (!moved.ok()) {
+    mover.Undo();
+    (void)DeleteFile(index_temp);
+    return moved.WithContext(StrCat("merging checkpoints into '", merged_prefix, "'"));
+  }
+  mover.Commit();
+  WEIR_RETURN_IF_ERROR(SyncParentDirectory(index_path));
+  // The inputs are now part of the merged checkpoint; their indexes go.
+  for (const MergeInput& input : inputs) (void)DeleteFile(BundleIndexFilename(input.prefix));
+  return Status::OK();
 }
 
 }  // namespace weir

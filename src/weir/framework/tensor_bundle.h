@@ -19,7 +19,8 @@
 //                         -- TensorFlow's rule, so it is not the crc of the
 //                         stored bytes.
 // Readers take several data files (P.data-<i>-of-<n>, as TensorFlow's
-// sharded saves leave after merging); the writer always writes one.
+// sharded saves leave after merging); the writer always writes one, and
+// MergeBundles joins several checkpoints into one of several data files.
 #pragma once
 
 #include <functional>
@@ -174,5 +175,34 @@ class BundleReader {
   std::vector<BundleTensorInfo> tensors_;
   std::vector<std::unique_ptr<RandomAccessFile>> data_files_;  // by shard
 };
+
+// Joins the checkpoints `prefixes` (each written by one task of a sharded
+// save) into one checkpoint at `merged_prefix`, as TensorFlow's
+// MergeV2Checkpoints: the inputs' data files, in the order of `prefixes`
+// and of their shards, become <merged_prefix>.data-<i>-of-<n> (renamed, not
+// copied: all must be on one file system), the merged index points each
+// entry at its renamed file, and the inputs' index files are deleted. The
+// slices of a tensor saved in slices by several inputs (a partitioned
+// variable across tasks) join into one entry.
+//
+// Every input is read and checked (as BundleReader::Open does) before any
+// file moves. The merged index goes to a temporary file that is renamed
+// into place last, after the data files are renamed and synced; on a
+// failure the renamed files go back, and so do the files of a checkpoint
+// already at `merged_prefix` that they replaced (kept aside until the index
+// lands). So a failure leaves every checkpoint as it was; a crash leaves a
+// checkpoint at another prefix untouched, and one at `merged_prefix` itself
+// either whole or (same-named data files replaced before the new index
+// landed) reporting DataLoss on read, never wrong values.
+//
+// Errors name the files: InvalidArgument for no prefixes, an empty or
+// repeated prefix, `merged_prefix` among the inputs, a tensor in two inputs
+// (unless both hold slices of it, of one dtype and shape, that do not
+// overlap), more data files than a checkpoint may have; NotFound for an
+// input without an index unless `allow_missing_files` (then it is skipped,
+// but at least one must exist); the input's DataLoss/Unimplemented for a
+// damaged or unreadable input.
+Status MergeBundles(const std::vector<std::string>& prefixes, const std::string& merged_prefix,
+                    bool allow_missing_files);
 
 }  // namespace weir

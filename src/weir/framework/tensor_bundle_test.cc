@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -296,6 +297,103 @@ TEST_F(TensorBundleTest, EntrySizeMismatchIsDataLoss) {
     EXPECT_TRUE(Mentions(got.status(), StrCat("tensor '", name, "'"))) << got.status();
     EXPECT_TRUE(Mentions(got.status(), BundleDataFilename(prefix_, 0, 1))) << got.status();
   }
+}
+
+// A checkpoint of two data files (two saves merged), then its index
+// rewritten by `edit` (key "" is the header).
+class ShardedBundleTest : public TensorBundleTest {
+ protected:
+  void SetUp() override {
+    TensorBundleTest::SetUp();
+    ASSERT_TRUE(Write(dir_ + "/a", {{"a", Tensor::FromVector<float>({1, 2, 3})}}).ok());
+    ASSERT_TRUE(Write(dir_ + "/b", {{"b", Tensor::FromVector<int64_t>({4, 5})},
+                                    {"s", Tensor::FromVector<std::string>({"x", "yz"})}})
+                    .ok());
+    ASSERT_TRUE(MergeBundles({dir_ + "/a", dir_ + "/b"}, prefix_, false).ok());
+  }
+
+  void EditIndex(const std::function<void(const std::string&, std::string*)>& edit) {
+    StatusOr<SSTable> table = SSTable::Open(BundleIndexFilename(prefix_));
+    ASSERT_TRUE(table.ok());
+    SSTableBuilder builder;
+    for (const auto& [key, value] : table->entries()) {
+      std::string edited = value;
+      edit(key, &edited);
+      builder.Add(key, edited);
+    }
+    ASSERT_TRUE(WriteStringToFileAtomic(BundleIndexFilename(prefix_), builder.Finish()).ok());
+  }
+  void EditEntry(const std::string& name,
+                 const std::function<void(wire::BundleEntryProto*)>& edit) {
+    EditIndex([&](const std::string& key, std::string* value) {
+      if (key != name) return;
+      wire::BundleEntryProto entry;
+      ASSERT_TRUE(entry.ParseFromString(*value));
+      edit(&entry);
+      *value = entry.SerializeAsString();
+    });
+  }
+};
+
+TEST_F(ShardedBundleTest, ReadsEachEntryFromItsShard) {
+  EXPECT_EQ(EntryOf("a").shard_id(), 0);
+  EXPECT_EQ(EntryOf("b").shard_id(), 1);
+  EXPECT_EQ(EntryOf("s").shard_id(), 1);
+  auto reader = BundleReader::Open(prefix_);
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  EXPECT_TRUE((*reader)->Lookup("a")->ContentEquals(Tensor::FromVector<float>({1, 2, 3})));
+  EXPECT_TRUE((*reader)->Lookup("b")->ContentEquals(Tensor::FromVector<int64_t>({4, 5})));
+  EXPECT_TRUE((*reader)->Lookup("s")->ContentEquals(Tensor::FromVector<std::string>({"x", "yz"})));
+}
+
+TEST_F(ShardedBundleTest, ShardIdsOutOfRangeAreDataLoss) {
+  for (int shard : {2, -1, 1 << 30}) {
+    EditEntry("b", [&](wire::BundleEntryProto* e) { e->set_shard_id(shard); });
+    auto reader = BundleReader::Open(prefix_);
+    EXPECT_TRUE(errors::IsDataLoss(reader.status())) << shard << ": " << reader.status();
+    EXPECT_TRUE(Mentions(reader.status(), "'b'")) << reader.status();
+    EXPECT_TRUE(Mentions(reader.status(), BundleIndexFilename(prefix_))) << reader.status();
+  }
+}
+
+TEST_F(ShardedBundleTest, OffsetsPastTheirShardsEndAreDataLoss) {
+  // "a" is the whole of shard 0 (12 bytes); shard 1 is longer, so an offset
+  // that fits there must still be refused for shard 0.
+  EditEntry("a", [](wire::BundleEntryProto* e) { e->set_offset(4); });
+  auto reader = BundleReader::Open(prefix_);
+  EXPECT_TRUE(errors::IsDataLoss(reader.status())) << reader.status();
+  EXPECT_TRUE(Mentions(reader.status(), BundleDataFilename(prefix_, 0, 2))) << reader.status();
+  EXPECT_TRUE(Mentions(reader.status(), "'a'")) << reader.status();
+  EditEntry("a", [](wire::BundleEntryProto* e) {
+    e->set_offset(0);
+    e->set_size(std::numeric_limits<int64_t>::max());
+  });
+  reader = BundleReader::Open(prefix_);
+  EXPECT_TRUE(errors::IsDataLoss(reader.status())) << reader.status();
+}
+
+TEST_F(ShardedBundleTest, AHeaderShardCountThatDisagreesIsDataLoss) {
+  for (int num_shards : {3, 0, -2, 1 << 20}) {
+    EditIndex([&](const std::string& key, std::string* value) {
+      if (!key.empty()) return;
+      wire::BundleHeaderProto header;
+      ASSERT_TRUE(header.ParseFromString(*value));
+      header.set_num_shards(num_shards);
+      *value = header.SerializeAsString();
+    });
+    auto reader = BundleReader::Open(prefix_);
+    EXPECT_TRUE(errors::IsDataLoss(reader.status())) << num_shards << ": " << reader.status();
+  }
+  // 3 data files: the third is missing, and named.
+  EditIndex([&](const std::string& key, std::string* value) {
+    if (!key.empty()) return;
+    wire::BundleHeaderProto header;
+    ASSERT_TRUE(header.ParseFromString(*value));
+    header.set_num_shards(3);
+    *value = header.SerializeAsString();
+  });
+  auto reader = BundleReader::Open(prefix_);
+  EXPECT_TRUE(Mentions(reader.status(), BundleDataFilename(prefix_, 0, 3))) << reader.status();
 }
 
 TEST_F(TensorBundleTest, UnsupportedDtypesAreListedAndRefusedByName) {

@@ -12,6 +12,7 @@
 #include "weir/base/file_system.h"
 #include "weir/base/str_util.h"
 #include "weir/framework/attr_value.h"
+#include "weir/framework/device_name.h"
 #include "weir/ops/const_op.h"
 #include "weir/ops/standard_ops.h"
 
@@ -22,7 +23,19 @@ constexpr char kStateFile[] = "checkpoint";
 // Metrics have no field in TensorFlow's state format (and its parser
 // rejects unknown fields), so they live beside it.
 constexpr char kMetricsFile[] = "checkpoint_metrics";
-constexpr char kDataSuffix[] = ".data-00000-of-00001";
+constexpr char kDataPattern[] =
+    ".data-?????"
+    "-of-?????";
+
+// `path` as a glob pattern that matches only itself.
+std::string GlobEscape(const std::string& path) {
+  std::string out;
+  for (char c : path) {
+    if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out;
+}
 
 std::string JoinPath(const std::string& dir, const std::string& name) {
   if (dir.empty() || name.starts_with('/')) return name;
@@ -122,28 +135,86 @@ StatusOr<std::unique_ptr<Saver>> Saver::Create(const Scope& scope,
   std::sort(variables.begin(), variables.end(),
             [](const SaveableVariable& a, const SaveableVariable& b) { return a.name < b.name; });
 
-  Scope save = scope.NewSubScope("save");
-  std::vector<std::string> name_list;
-  std::vector<Input> values;
-  std::vector<DType> dtypes;
-  for (const SaveableVariable& v : variables) {
-    name_list.push_back(v.name);
-    values.push_back(ops::ReadVariableOp(save, v.handle, v.dtype));
-    dtypes.push_back(v.dtype);
+  // The groups that each get a SaveV2 and a RestoreV2: by device when
+  // sharded (sorted by device, as TensorFlow's), else one.
+  std::map<std::string, std::vector<size_t>> groups;
+  for (size_t i = 0; i < variables.size(); ++i) {
+    std::string device;
+    if (options.sharded) {
+      const std::string& requested = variables[i].handle.node()->requested_device();
+      StatusOr<DeviceName> parsed = DeviceName::Parse(requested);
+      if (!parsed.ok()) {
+        return errors::InvalidArgument("Saver: variable '", variables[i].name, "' has device '",
+                                       requested, "': ", parsed.status().message());
+      }
+      device = parsed->ToString();
+    }
+    groups[device].push_back(i);
   }
-  const TensorShape count({static_cast<int64_t>(variables.size())});
+
+  Scope save = scope.NewSubScope("save");
   Output prefix = ops::Placeholder(save.WithOpName("filename"), DT_STRING,
                                    {{"shape", PartialShape(TensorShape({}))}});
-  Output tensor_names = ops::Const(save.WithOpName("tensor_names"),
-                                   Tensor::FromVector<std::string>(name_list, count));
-  Output slices = ops::Const(save.WithOpName("shape_and_slices"),
-                             Tensor::FromVector<std::string>(
-                                 std::vector<std::string>(variables.size()), count));
-  Operation save_op = ops::SaveV2(save, prefix, tensor_names, slices, values);
-  Operation restore = ops::RestoreV2(save, prefix, tensor_names, slices, dtypes);
-  std::vector<Operation> assigns;
-  for (size_t i = 0; i < variables.size(); ++i) {
-    assigns.push_back(ops::AssignVariableOp(save, variables[i].handle, restore.output(i)));
+  Output temp_prefix, num_shards;
+  if (options.sharded) {
+    temp_prefix = ops::StringJoin(save.WithOpName("StringJoin"),
+                                  {prefix, ops::Const(save.WithOpName("temp_suffix"),
+                                                      Tensor::Scalar<std::string>("_temp/part"))});
+    num_shards = ops::Const(save.WithOpName("num_shards"),
+                            Tensor::Scalar<int32_t>(static_cast<int32_t>(groups.size())));
+  }
+  std::vector<std::string> restore_outputs(variables.size());
+  std::vector<Operation> saves, assigns;
+  std::vector<Input> parts;
+  std::string last_device;
+  for (const auto& [device, members] : groups) {
+    // The group's ops on CPU:0 of its device's task (reads and assignments
+    // go with their variables).
+    Scope on = save;
+    if (options.sharded) {
+      DeviceName cpu0 = *DeviceName::Parse(device);
+      cpu0.has_type = cpu0.has_id = true;
+      cpu0.type = "CPU";
+      cpu0.id = 0;
+      on = save.WithDevice(cpu0.ToString());
+      last_device = cpu0.ToString();
+    }
+    std::vector<std::string> name_list;
+    std::vector<Input> values;
+    std::vector<DType> dtypes;
+    for (size_t i : members) {
+      name_list.push_back(variables[i].name);
+      values.push_back(ops::ReadVariableOp(save, variables[i].handle, variables[i].dtype));
+      dtypes.push_back(variables[i].dtype);
+    }
+    const TensorShape count({static_cast<int64_t>(members.size())});
+    Output tensor_names = ops::Const(on.WithOpName("tensor_names"),
+                                     Tensor::FromVector<std::string>(name_list, count));
+    Output slices = ops::Const(
+        on.WithOpName("shape_and_slices"),
+        Tensor::FromVector<std::string>(std::vector<std::string>(members.size()), count));
+    Output target = prefix;
+    if (options.sharded) {
+      const int32_t shard = static_cast<int32_t>(parts.size());
+      target = ops::ShardedFilename(on.WithOpName("ShardedFilename"), temp_prefix,
+                                    ops::Const(on.WithOpName("shard"), Tensor::Scalar(shard)),
+                                    num_shards);
+      parts.push_back(target);
+    }
+    saves.push_back(ops::SaveV2(on, target, tensor_names, slices, values));
+    Operation restore = ops::RestoreV2(on, prefix, tensor_names, slices, dtypes);
+    for (size_t k = 0; k < members.size(); ++k) {
+      const size_t i = members[k];
+      assigns.push_back(ops::AssignVariableOp(save, variables[i].handle, restore.output(k)));
+      restore_outputs[i] = StrCat(restore.name(), ":", k);
+    }
+  }
+  Operation save_op = saves.front();
+  if (options.sharded) {
+    Scope last = save.WithDevice(last_device).WithControlDependencies(saves);
+    save_op =
+        ops::MergeV2Checkpoints(last.WithOpName("MergeV2Checkpoints"),
+                                ops::Pack(last.WithOpName("checkpoint_prefixes"), parts), prefix);
   }
   Operation restore_all = ops::NoOp(save.WithOpName("restore_all").WithControlDependencies(assigns));
   WEIR_RETURN_IF_ERROR(save.status());
@@ -164,7 +235,7 @@ StatusOr<std::unique_ptr<Saver>> Saver::Create(const Scope& scope,
   saver->filename_feed_ = prefix.name();
   saver->save_target_ = save_op.name();
   saver->restore_target_ = restore_all.name();
-  saver->restore_op_ = restore.name();
+  saver->restore_outputs_ = std::move(restore_outputs);
   return saver;
 }
 
@@ -241,7 +312,11 @@ StatusOr<std::string> Saver::Save(Session* session, const std::string& dir, int6
   for (size_t i = 0; i < records.size(); ++i) {
     if (kept[i]) continue;
     const std::string old = JoinPath(dir, records[i].prefix);
-    for (const std::string& file : {old + ".index", old + kDataSuffix}) {
+    // Every data file: a sharded checkpoint has several.
+    WEIR_ASSIGN_OR_RETURN(std::vector<std::string> files,
+                          GetMatchingPaths(GlobEscape(old) + kDataPattern));
+    files.push_back(old + ".index");
+    for (const std::string& file : files) {
       Status deleted = DeleteFile(file);
       if (!deleted.ok() && deleted.code() != Code::kNotFound) return deleted;
     }
@@ -252,8 +327,7 @@ StatusOr<std::string> Saver::Save(Session* session, const std::string& dir, int6
 Status Saver::Restore(Session* session, const std::string& prefix) const {
   // Read every value first and check it against its variable's declared
   // shape, so that a wrong checkpoint changes no variable at all.
-  std::vector<std::string> outputs;
-  for (size_t i = 0; i < variables_.size(); ++i) outputs.push_back(StrCat(restore_op_, ":", i));
+  const std::vector<std::string>& outputs = restore_outputs_;
   std::vector<Tensor> values;
   Status read = session->Run({{filename_feed_, Tensor::Scalar<std::string>(prefix)}}, outputs, {},
                              &values);

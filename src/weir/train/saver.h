@@ -15,6 +15,14 @@
 // checkpoint named and intact. Checkpoint names need not be variable names,
 // so a Saver over some variables under other names restores part of a model
 // from another model's checkpoint (transfer learning).
+//
+// With SaverOptions::sharded (TensorFlow's sharded save, as Python's
+// Saver(sharded=True)): one SaveV2 per variable device, on CPU:0 of that
+// device's task, into "<prefix>_temp/part-<i>-of-<n>", then
+// MergeV2Checkpoints on the last device joins the parts into one checkpoint
+// (`.data-<i>-of-<n>`, one index); restore runs one RestoreV2 per device.
+// So on a cluster each task writes and reads its own variables, and the
+// checkpoint directory must be a file system every task sees.
 #pragma once
 
 #include <chrono>
@@ -44,12 +52,14 @@ struct SaverOptions {
   // it is older than the newest max_to_keep.
   bool keep_best = false;
   bool higher_metric_is_better = true;
+  // One save and one restore per variable device (see above).
+  bool sharded = false;
 };
 
 class Saver {
  public:
-  // InvalidArgument for no variables, duplicate names, or a handle that is
-  // not DT_RESOURCE.
+  // InvalidArgument for no variables, duplicate names, a handle that is
+  // not DT_RESOURCE, or (sharded) a handle whose device does not parse.
   static StatusOr<std::unique_ptr<Saver>> Create(const Scope& scope,
                                                  std::vector<SaveableVariable> variables,
                                                  SaverOptions options = {});
@@ -94,8 +104,8 @@ class Saver {
   std::vector<PartialShape> declared_shapes_;  // per variable, from its VarHandleOp
   SaverOptions options_;
   std::string filename_feed_;    // scalar string placeholder: the prefix
-  std::string save_target_;      // SaveV2
-  std::string restore_op_;       // RestoreV2
+  std::string save_target_;      // SaveV2, or MergeV2Checkpoints when sharded
+  std::vector<std::string> restore_outputs_;  // per variable: its RestoreV2 output
   std::string restore_target_;   // NoOp after every assignment
 };
 

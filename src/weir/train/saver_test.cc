@@ -6,6 +6,11 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <tuple>
+
 #include "weir/base/file_system.h"
 #include "weir/ops/standard_ops.h"
 
@@ -104,6 +109,89 @@ TEST(SaverTest, KeepsTheNewestN) {
   EXPECT_FALSE(FileExists(dir + "/model.ckpt-10.index"));
   EXPECT_FALSE(FileExists(dir + "/model.ckpt-20.data-00000-of-00001"));
   EXPECT_TRUE(FileExists(dir + "/model.ckpt-30.index"));
+}
+
+TEST(SaverTest, ShardedSavesOnePartPerDeviceAndMergesThem) {
+  const std::string dir = NewTempDir();
+  Scope root = Scope::NewRootScope();
+  Output w = ops::VarHandleOp(root.WithOpName("w").WithDevice("/device:CPU:1"), DT_FLOAT,
+                              PartialShape({3}));
+  Output b =
+      ops::VarHandleOp(root.WithOpName("b").WithDevice("/cpu:0"), DT_DOUBLE, PartialShape({}));
+  Output v = ops::VarHandleOp(root.WithOpName("v").WithDevice("/device:CPU:1"), DT_INT64,
+                              PartialShape({}));
+  Output wv = ops::Placeholder(root.WithOpName("wv"), DT_FLOAT);
+  Output bv = ops::Placeholder(root.WithOpName("bv"), DT_DOUBLE);
+  Output vv = ops::Placeholder(root.WithOpName("vv"), DT_INT64);
+  ops::AssignVariableOp(root.WithOpName("set_w"), w, wv);
+  ops::AssignVariableOp(root.WithOpName("set_b"), b, bv);
+  ops::AssignVariableOp(root.WithOpName("set_v"), v, vv);
+  ops::ReadVariableOp(root.WithOpName("read_w"), w, DT_FLOAT);
+  ops::ReadVariableOp(root.WithOpName("read_b"), b, DT_DOUBLE);
+  ops::ReadVariableOp(root.WithOpName("read_v"), v, DT_INT64);
+  SaverOptions options;
+  options.sharded = true;
+  options.max_to_keep = 1;
+  auto saver =
+      Saver::Create(root, {{"w", w, DT_FLOAT}, {"b", b, DT_DOUBLE}, {"v", v, DT_INT64}}, options);
+  ASSERT_TRUE(saver.ok()) << saver.status();
+  GraphDef graph = root.ToGraphDef();
+  // Two devices: two SaveV2 and two RestoreV2, all on CPU:0, and one merge.
+  std::map<std::string, int> count;
+  for (const NodeDef& node : graph.nodes) {
+    if (node.op == "SaveV2" || node.op == "RestoreV2" || node.op == "MergeV2Checkpoints") {
+      ++count[node.op];
+      EXPECT_EQ(node.device, "/device:CPU:0") << node.name;
+    }
+  }
+  EXPECT_EQ(count, (std::map<std::string, int>{
+                       {"MergeV2Checkpoints", 1}, {"RestoreV2", 2}, {"SaveV2", 2}}));
+  SessionOptions session_options;
+  session_options.num_cpu_devices = 2;
+  auto session = Session::New(session_options);
+  ASSERT_TRUE(session.ok());
+  ASSERT_TRUE((*session)->Create(graph).ok());
+  auto set = [&](float w0, double b0, int64_t v0) {
+    std::vector<Tensor> unused;
+    ASSERT_TRUE((*session)
+                    ->Run({{"wv", Tensor::FromVector<float>({w0, w0 + 1, w0 + 2})},
+                           {"bv", Tensor::Scalar(b0)},
+                           {"vv", Tensor::Scalar(v0)}},
+                          {}, {"set_w", "set_b", "set_v"}, &unused)
+                    .ok());
+  };
+  auto get = [&] {
+    std::vector<Tensor> out;
+    EXPECT_TRUE((*session)->Run({}, {"read_w", "read_b", "read_v"}, {}, &out).ok());
+    return std::make_tuple(out[0].data<float>()[2], out[1].scalar<double>(),
+                           out[2].scalar<int64_t>());
+  };
+  set(0.5f, -3.25, 1);
+  ASSERT_TRUE((*saver)->Save(session->get(), dir, 1).ok());
+  set(1.5f, 4.0, int64_t{1} << 40);
+  auto path = (*saver)->Save(session->get(), dir, 2);
+  ASSERT_TRUE(path.ok()) << path.status();
+  // One checkpoint of two data files; the parts' directory is gone, and so is
+  // every file of the checkpoint keep-1 dropped.
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    files.push_back(entry.path().filename().string());
+  }
+  std::sort(files.begin(), files.end());
+  EXPECT_EQ(files, (std::vector<std::string>{
+                       "checkpoint", "checkpoint_metrics", "model.ckpt-2.data-00000-of-00002",
+                       "model.ckpt-2.data-00001-of-00002", "model.ckpt-2.index"}));
+  set(0, 0, 0);
+  ASSERT_TRUE((*saver)->Restore(session->get(), *path).ok());
+  EXPECT_EQ(get(), std::make_tuple(3.5f, 4.0, int64_t{1} << 40));
+  // An unsharded saver reads it too (restore reads any V2 checkpoint).
+  SaverOptions bad;
+  bad.sharded = true;
+  Scope other = Scope::NewRootScope();
+  Output odd =
+      ops::VarHandleOp(other.WithOpName("odd").WithDevice("/job:"), DT_FLOAT, PartialShape({}));
+  auto refused = Saver::Create(other, {{"odd", odd, DT_FLOAT}}, bad);
+  EXPECT_TRUE(errors::IsInvalidArgument(refused.status())) << refused.status();
 }
 
 TEST(SaverTest, KeepsTheBestByMetricBesidesTheNewest) {

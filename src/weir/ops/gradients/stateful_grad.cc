@@ -60,10 +60,11 @@ void RegisterStatefulGradients(GradientRegistry* registry) {
     registry->RegisterNoGradient(op);
   }
   // Readers and files: records and file names, nothing to differentiate.
-  for (const char* op : {"TFRecordReaderV2", "FixedLengthRecordReaderV2", "TextLineReaderV2",
-                         "WholeFileReaderV2", "ReaderReadV2", "ReaderReadUpToV2",
-                         "ReaderNumRecordsProducedV2", "ReaderNumWorkUnitsCompletedV2",
-                         "ReaderResetV2", "MatchingFiles", "ReadFile", "WriteFile"}) {
+  for (const char* op :
+       {"TFRecordReaderV2", "FixedLengthRecordReaderV2", "TextLineReaderV2", "WholeFileReaderV2",
+        "ReaderReadV2", "ReaderReadUpToV2", "ReaderNumRecordsProducedV2",
+        "ReaderNumWorkUnitsCompletedV2", "ReaderResetV2", "MatchingFiles", "ReadFile", "WriteFile",
+        "MergeV2Checkpoints", "ShardedFilename", "ShardedFilespec", "StringJoin"}) {
     registry->RegisterNoGradient(op);
   }
   // Parsing: strings in, values out.
