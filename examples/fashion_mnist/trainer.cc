@@ -319,7 +319,9 @@ int ResolvedTowers(const TrainOptions& options) {
   if (options.towers != 0) return options.towers;
   if (options.model != ModelKind::kLstm && options.model != ModelKind::kLstmUnrolled) return 1;
   const int threads = options.threads > 0 ? options.threads : NumSchedulableCpus();
-  return std::clamp(threads, 1, kMaxTowers);
+  // No more towers than examples in a batch (an empty tower only costs).
+  const int64_t most = std::min<int64_t>(kMaxTowers, std::max(options.batch_size, 1));
+  return static_cast<int>(std::clamp<int64_t>(threads, 1, most));
 }
 
 StatusOr<EpochResult> Train(const Dataset& data, const TrainOptions& options,

@@ -29,9 +29,9 @@ struct TrainOptions {
   int64_t save_every_steps = 0;   // 0: not by steps
   int threads = 0;                // intra-op threads; 0: every core
   // The LSTM's towers (model.h's BuildModel): 0 means one per intra-op
-  // thread (`threads`, or every core when that is 0), since each tower's
-  // loop runs at one-thread speed beside the others; the other models
-  // take 0 or 1.
+  // thread (`threads`, or every core when that is 0; at most batch_size),
+  // since each tower's loop runs at one-thread speed beside the others;
+  // the other models take 0 or 1.
   int towers = 0;
   bool progress_bar = true;       // redrawn on stderr
   int64_t train_limit = 0;        // use only the first N examples (0: all)
