@@ -32,8 +32,7 @@ const Dataset& Data() {
 StatusOr<std::vector<Tensor>> LossAndGradients(ModelKind kind, int64_t batch, bool with_gradients,
                                                int towers = 1) {
   Scope root = Scope::NewRootScope();
-  WEIR_ASSIGN_OR_RETURN(Model model,
-                        BuildModel(root, kind, /*seed=*/7, /*input=*/nullptr, towers));
+  WEIR_ASSIGN_OR_RETURN(Model model, BuildModel(root, kind, /*seed=*/7, /*input=*/nullptr, towers));
   std::vector<std::string> fetches = {model.loss.name()}, init;
   if (with_gradients) {
     std::vector<Output> values;

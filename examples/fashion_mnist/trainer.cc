@@ -106,9 +106,9 @@ StatusOr<Run> BuildRun(const TrainOptions& options) {
     WEIR_ASSIGN_OR_RETURN(run.input, BuildTFRecordInput(root, input_options));
     model_input = {run.input->images, run.input->labels};
   }
-  WEIR_ASSIGN_OR_RETURN(run.model, BuildModel(root, options.model, options.seed,
-                                              run.input ? &model_input : nullptr,
-                                              ResolvedTowers(options)));
+  WEIR_ASSIGN_OR_RETURN(
+      run.model, BuildModel(root, options.model, options.seed, run.input ? &model_input : nullptr,
+                            ResolvedTowers(options)));
   WEIR_ASSIGN_OR_RETURN(run.global_step, CreateGlobalStep(root));
 
   AdamOptimizer adam(options.learning_rate);
