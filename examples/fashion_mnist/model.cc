@@ -112,18 +112,25 @@ class LayerBuilder {
     const Output no_peepholes = Zeros(s, kLstmUnits);  // read only with use_peephole
     if (towers == 1) return LstmTower(s, images, w, b, no_peepholes, unrolled);
     // Tower i reads rows [batch * i / towers, batch * (i + 1) / towers): a
-    // first-dim Slice, which shares the images' buffer.
-    const Output batch = ops::Slice(s, ops::Shape(s, images), {0}, {1});
+    // first-dim Slice, which shares the images' buffer. In int64, so that
+    // batch * towers cannot overflow.
+    const Output batch = ops::Slice(s, ops::Shape(s, images, {{"out_type", DT_INT64}}),
+                                    ops::Const(s, Tensor::FromVector<int64_t>({0})),
+                                    ops::Const(s, Tensor::FromVector<int64_t>({1})));
+    auto int64_vector = [](const Scope& t, int64_t v) {
+      return ops::Const(t, Tensor::FromVector<int64_t>({v}));
+    };
     auto boundary = [&](const Scope& t, int i) {
-      return ops::FloorDiv(t, ops::Mul(t, batch, i), towers);
+      return ops::FloorDiv(t, ops::Mul(t, batch, ops::Const(t, Tensor::Scalar<int64_t>(i))),
+                           ops::Const(t, Tensor::Scalar<int64_t>(towers)));
     };
     std::vector<Input> last_h;
     for (int i = 0; i < towers; ++i) {
       Scope t = s.NewSubScope(StrCat("tower", i));
       const Output begin = boundary(t, i);
       const Output size = ops::Sub(t, boundary(t, i + 1), begin);
-      const Output slice = ops::Slice(t, images, ops::ConcatV2(t, {begin, ops::Const(t, {0})}, 0),
-                                      ops::ConcatV2(t, {size, ops::Const(t, {-1})}, 0));
+      const Output slice = ops::Slice(t, images, ops::ConcatV2(t, {begin, int64_vector(t, 0)}, 0),
+                                      ops::ConcatV2(t, {size, int64_vector(t, -1)}, 0));
       WEIR_ASSIGN_OR_RETURN(Output h, LstmTower(t, slice, w, b, no_peepholes, unrolled));
       last_h.push_back(h);
     }
