@@ -10,9 +10,12 @@
 # and evaluation cancel. Prints a Markdown table for docs/performance.md.
 # Needs the peers' virtualenv (/opt/weir-peers).
 #   [WEIR=build/release/examples/weir-fashion-mnist] [WEIR_BASE=other/weir-fashion-mnist] \
-#     bench/lstm_bench.sh [threads] [steps]
+#     [WEIR_ARGS=...] [WEIR_BASE_ARGS=...] bench/lstm_bench.sh [threads] [steps]
 # WEIR_BASE adds a row for a second Weir binary (a baseline build), run
 # right after the first, so a before/after pair shares the machine's load.
+# WEIR_ARGS and WEIR_BASE_ARGS add flags to WEIR's and WEIR_BASE's runs
+# (e.g. WEIR_BASE=$WEIR WEIR_BASE_ARGS="--towers 1": the same binary
+# without towers); by default Weir runs one LSTM tower per thread.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 THREADS=${1:-$(nproc)}
@@ -37,23 +40,24 @@ measure() {
 
 echo "| framework | settings | examples/s | CPU ms per step | peak RSS (MiB) |"
 echo "|---|---|---:|---:|---:|"
-weir_run() {  # weir_run BINARY TIMED_STEPS
+weir_run() {  # weir_run BINARY TIMED_STEPS EXTRA_FLAGS
+  # shellcheck disable=SC2086 # EXTRA_FLAGS is a list of flags
   measure "$1" --model lstm --epochs 1 --batch-size $BATCH \
     --train-limit $(((WARMUP + $2) * BATCH)) --untimed-steps $WARMUP --test-limit 1000 \
-    --threads "$THREADS" --no-progress
+    --threads "$THREADS" --no-progress $3
 }
-weir() {  # weir LABEL BINARY
+weir() {  # weir LABEL BINARY EXTRA_FLAGS
   local rss cpu line rss2 cpu2 line2
-  IFS=$'\t' read -r rss cpu line < <(weir_run "$2" "$STEPS")
-  IFS=$'\t' read -r rss2 cpu2 line2 < <(weir_run "$2" 2)
+  IFS=$'\t' read -r rss cpu line < <(weir_run "$2" "$STEPS" "$3")
+  IFS=$'\t' read -r rss2 cpu2 line2 < <(weir_run "$2" 2 "$3")
   local ms
   ms=$(awk -v a="$cpu" -v b="$cpu2" -v n="$STEPS" 'BEGIN {printf "%.1f", 1000 * (a - b) / (n - 2)}')
-  echo "| $1 | WhileLoop + LSTMBlockCell, $THREADS intra-op threads | $(sed -E 's/.*examples_per_sec=([0-9.]+).*/\1/' <<<"$line") | $ms | $rss |"
+  echo "| $1 | WhileLoop + LSTMBlockCell, $THREADS intra-op threads${3:+ $3} | $(sed -E 's/.*examples_per_sec=([0-9.]+).*/\1/' <<<"$line") | $ms | $rss |"
 }
-weir Weir "$WEIR"
+weir Weir "$WEIR" "${WEIR_ARGS:-}"
 if [[ -n ${WEIR_BASE:-} ]]; then
   [[ -x $WEIR_BASE ]] || { echo "no $WEIR_BASE" >&2; exit 1; }
-  weir "Weir ($WEIR_BASE)" "$WEIR_BASE"
+  weir "Weir ($WEIR_BASE)" "$WEIR_BASE" "${WEIR_BASE_ARGS:-}"
 fi
 peer() {  # peer LABEL ARGS...
   local label=$1

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <random>
 
+#include "weir/base/str_util.h"
 #include "weir/ops/const_op.h"
 #include "weir/ops/control_flow_builder.h"
 #include "weir/ops/standard_ops.h"
@@ -89,8 +90,14 @@ class LayerBuilder {
   }
 
   // The LSTM layer over `images` [batch, 784] read row by row; returns the
-  // last h [batch, units].
-  StatusOr<Output> Lstm(const Output& images, bool unrolled) {
+  // last h [batch, units]. With towers > 1 the batch is cut into that many
+  // slices of (nearly) equal rows, each read by its own loop (its own frame,
+  // so the executor runs the loops side by side) with the same w and b, and
+  // the slices' h are joined again in batch order: the same values as one
+  // loop over the whole batch, and, since the loss is the mean over the
+  // joined batch, the same gradients (each loop's share of w's gradient,
+  // summed).
+  StatusOr<Output> Lstm(const Output& images, bool unrolled, int towers) {
     Scope s = scope_.NewSubScope("lstm");
     const int64_t gates = 4 * kLstmUnits;
     // Keras's initialization: Glorot-uniform input weights over [x, h]'s x
@@ -103,6 +110,37 @@ class LayerBuilder {
                                   0));
     const Output b = NewVariable(s, "bias", Zeros(s, gates));
     const Output no_peepholes = Zeros(s, kLstmUnits);  // read only with use_peephole
+    if (towers == 1) return LstmTower(s, images, w, b, no_peepholes, unrolled);
+    // Tower i reads rows [batch * i / towers, batch * (i + 1) / towers): a
+    // first-dim Slice, which shares the images' buffer. In int64, so that
+    // batch * towers cannot overflow.
+    const Output batch = ops::Slice(s, ops::Shape(s, images, {{"out_type", DT_INT64}}),
+                                    ops::Const(s, Tensor::FromVector<int64_t>({0})),
+                                    ops::Const(s, Tensor::FromVector<int64_t>({1})));
+    auto int64_vector = [](const Scope& t, int64_t v) {
+      return ops::Const(t, Tensor::FromVector<int64_t>({v}));
+    };
+    auto boundary = [&](const Scope& t, int i) {
+      return ops::FloorDiv(t, ops::Mul(t, batch, ops::Const(t, Tensor::Scalar<int64_t>(i))),
+                           ops::Const(t, Tensor::Scalar<int64_t>(towers)));
+    };
+    std::vector<Input> last_h;
+    for (int i = 0; i < towers; ++i) {
+      Scope t = s.NewSubScope(StrCat("tower", i));
+      const Output begin = boundary(t, i);
+      const Output size = ops::Sub(t, boundary(t, i + 1), begin);
+      const Output slice = ops::Slice(t, images, ops::ConcatV2(t, {begin, int64_vector(t, 0)}, 0),
+                                      ops::ConcatV2(t, {size, int64_vector(t, -1)}, 0));
+      WEIR_ASSIGN_OR_RETURN(Output h, LstmTower(t, slice, w, b, no_peepholes, unrolled));
+      last_h.push_back(h);
+    }
+    return ops::ConcatV2(s, last_h, 0);
+  }
+
+  // One loop (or its 28 steps unrolled) over `images` [batch, 784]: the last
+  // h [batch, units].
+  static StatusOr<Output> LstmTower(const Scope& s, const Output& images, const Output& w,
+                                    const Output& b, const Output& no_peepholes, bool unrolled) {
     // Time-major rows [28, batch, 28]: step t reads row t of every image.
     const Output rows = ops::Transpose(
         s, ops::Reshape(s, images, ops::Const(s, {-1, kRows, kColumns})), ops::Const(s, {1, 0, 2}));
@@ -169,7 +207,12 @@ StatusOr<ModelKind> ParseModelKind(const std::string& name) {
 }
 
 StatusOr<Model> BuildModel(const Scope& scope, ModelKind kind, int64_t seed,
-                           const ModelInput* input) {
+                           const ModelInput* input, int towers) {
+  const bool lstm = kind == ModelKind::kLstm || kind == ModelKind::kLstmUnrolled;
+  if (towers < 1 || towers > kMaxTowers || (!lstm && towers != 1)) {
+    return errors::InvalidArgument("towers must be in [1, ", kMaxTowers,
+                                   "] for the lstm model and 1 for the others, got ", towers);
+  }
   Model m;
   if (input != nullptr) {
     // Identities forward the dequeued buffers (no copy) under the feedable names.
@@ -188,8 +231,9 @@ StatusOr<Model> BuildModel(const Scope& scope, ModelKind kind, int64_t seed,
     Output h = layers.Dense("dense1", m.images, 28 * 28, 512, true);
     h = layers.Dense("dense2", h, 512, 512, true);
     m.logits = layers.Dense("logits", h, 512, kNumClasses, false);
-  } else if (kind == ModelKind::kLstm || kind == ModelKind::kLstmUnrolled) {
-    WEIR_ASSIGN_OR_RETURN(Output h, layers.Lstm(m.images, kind == ModelKind::kLstmUnrolled));
+  } else if (lstm) {
+    WEIR_ASSIGN_OR_RETURN(Output h,
+                          layers.Lstm(m.images, kind == ModelKind::kLstmUnrolled, towers));
     m.logits = layers.Dense("logits", h, kLstmUnits, kNumClasses, false);
   } else {
     Output x = ops::Reshape(scope, m.images, ops::Const(scope, {-1, 28, 28, 1}));

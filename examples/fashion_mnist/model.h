@@ -52,11 +52,22 @@ struct Model {
   float default_dropout_rate = 0;   // the rate training uses
 };
 
+// The most towers BuildModel accepts.
+inline constexpr int kMaxTowers = 64;
+
 // With `input`, a step that feeds nothing reads `input`, and one that feeds
 // "images" and "labels" (evaluation) does not run it: a fed tensor's
 // producers are pruned.
+//
+// `towers` (the LSTM only; the others take 1) splits each batch into that
+// many slices of nearly equal rows (a slice may be empty when the batch is
+// smaller than towers), each run through its own WhileLoop over the same
+// variables, side by side on the executor's inter-op threads: the same
+// loss and gradients as one loop (up to float rounding), the same variables
+// and checkpoints, with the parallelism between whole loops instead of
+// inside each small product. InvalidArgument outside [1, kMaxTowers].
 StatusOr<Model> BuildModel(const Scope& scope, ModelKind kind, int64_t seed,
-                           const ModelInput* input = nullptr);
+                           const ModelInput* input = nullptr, int towers = 1);
 
 }  // namespace fashion_mnist
 }  // namespace weir

@@ -44,6 +44,10 @@ int main(int argc, char** argv) {
   app.add_option("--save-every-steps", options.save_every_steps,
                  "also checkpoint every N steps (0: not by steps)");
   app.add_option("--threads", options.threads, "intra-op threads (0: every core)");
+  app.add_option("--towers", options.towers,
+                 "lstm only: split each batch into N slices, each read by its own loop over the "
+                 "same weights, run side by side (0: one per intra-op thread)")
+      ->check(CLI::Range(0, kMaxTowers));
   app.add_option("--data-dir", data_dir, "directory of the Fashion-MNIST IDX files");
   app.add_option(
       "--train-limit", options.train_limit,

@@ -13,6 +13,7 @@
 #include "tfrecords.h"
 #include "weir/base/file_system.h"
 #include "weir/base/str_util.h"
+#include "weir/base/threadpool.h"
 #include "weir/ops/standard_ops.h"
 #include "weir/runtime/session.h"
 #include "weir/train/coordinator.h"
@@ -106,7 +107,8 @@ StatusOr<Run> BuildRun(const TrainOptions& options) {
     model_input = {run.input->images, run.input->labels};
   }
   WEIR_ASSIGN_OR_RETURN(
-      run.model, BuildModel(root, options.model, options.seed, run.input ? &model_input : nullptr));
+      run.model, BuildModel(root, options.model, options.seed, run.input ? &model_input : nullptr,
+                            ResolvedTowers(options)));
   WEIR_ASSIGN_OR_RETURN(run.global_step, CreateGlobalStep(root));
 
   AdamOptimizer adam(options.learning_rate);
@@ -312,6 +314,15 @@ StatusOr<EpochResult> TrainEpochs(Run& run, const TrainOptions& options, const S
 }
 
 }  // namespace
+
+int ResolvedTowers(const TrainOptions& options) {
+  if (options.towers != 0) return options.towers;
+  if (options.model != ModelKind::kLstm && options.model != ModelKind::kLstmUnrolled) return 1;
+  const int threads = options.threads > 0 ? options.threads : NumSchedulableCpus();
+  // No more towers than examples in a batch (an empty tower only costs).
+  const int64_t most = std::min<int64_t>(kMaxTowers, std::max(options.batch_size, 1));
+  return static_cast<int>(std::clamp<int64_t>(threads, 1, most));
+}
 
 StatusOr<EpochResult> Train(const Dataset& data, const TrainOptions& options,
                             const std::function<void(const EpochResult&)>& on_epoch) {

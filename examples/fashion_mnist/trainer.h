@@ -28,6 +28,11 @@ struct TrainOptions {
   double save_every_seconds = 60;  // besides every epoch; 0: only per epoch
   int64_t save_every_steps = 0;   // 0: not by steps
   int threads = 0;                // intra-op threads; 0: every core
+  // The LSTM's towers (model.h's BuildModel): 0 means one per intra-op
+  // thread (`threads`, or every core when that is 0; at most batch_size),
+  // since each tower's loop runs at one-thread speed beside the others;
+  // the other models take 0 or 1.
+  int towers = 0;
   bool progress_bar = true;       // redrawn on stderr
   int64_t train_limit = 0;        // use only the first N examples (0: all)
   int64_t test_limit = 0;
@@ -66,6 +71,9 @@ struct EpochResult {
 // complete in the checkpoint is not run again.
 StatusOr<EpochResult> Train(const Dataset& data, const TrainOptions& options,
                             const std::function<void(const EpochResult&)>& on_epoch);
+
+// The towers BuildModel gets for `options` (resolving towers = 0).
+int ResolvedTowers(const TrainOptions& options);
 
 // The training state (model, optimizer slots, global step) as a training
 // run built from `options` holds it after restoring the checkpoint
