@@ -295,3 +295,208 @@ def test_queue_runner_pipeline_ends_cleanly(tf_results):
     assert wr_["got"] == tf["got"]
     assert sorted(sum(wr_["got"], [])) == sorted(list(range(10)) * 2)
     assert wr_["total"] == tf["total"] == 90
+
+
+# ---------------------------------------------------------------------------
+# Weir's side alone
+
+
+class Recorder(wr.train.SessionRunHook):
+    """Records its calls; asks for `request` (a SessionRunArgs) in every run."""
+
+    def __init__(self, request=None):
+        self.calls, self.request, self.values = [], request, []
+
+    def begin(self):
+        self.calls.append("begin")
+
+    def after_create_session(self, session, coord):
+        assert wr.get_default_graph().finalized
+        self.calls.append("after_create_session")
+
+    def before_run(self, run_context):
+        self.calls.append("before_run")
+        self.original_args = run_context.original_args
+        return self.request
+
+    def after_run(self, run_context, run_values):
+        self.calls.append("after_run")
+        self.values.append(run_values)
+
+    def end(self, session):
+        self.calls.append("end")
+
+
+def _counter_graph():
+    graph = wr.Graph()
+    with graph.as_default():
+        step = wr.train.get_or_create_global_step()
+        x = wr.placeholder(wr.float32, [], name="x")
+        y = wr.placeholder_with_default(np.float32(3.0), [], name="y")
+        increment = wr.assign_add(step, 1)
+    return graph, step, x, y, increment
+
+
+def test_hooks_fetches_feeds_and_options_are_merged_and_split():
+    graph, step, x, y, increment = _counter_graph()
+    with graph.as_default():
+        product = x * y
+        request = wr.train.SessionRunArgs({"product": product, "pair": [x, y]}, feed_dict={y: 5.0},
+                                          options=wr.RunOptions(trace_level=wr.RunOptions.FULL_TRACE))
+        hook, plain = Recorder(request), Recorder()
+        metadata = wr.RunMetadata()
+        x_plus_1 = x + 1.0
+        with wr.train.MonitoredSession(hooks=[hook, plain]) as sess:
+            out = sess.run({"sum": x_plus_1, "inc": increment}, feed_dict={x: 2.0}, run_metadata=metadata)
+        assert set(out) == {"sum", "inc"} and out["sum"] == 3.0 and out["inc"] == 1
+        values = hook.values[0]
+        assert values.results == {"product": 10.0, "pair": [2.0, 5.0]}
+        assert values.options.trace_level == wr.RunOptions.FULL_TRACE
+        assert values.run_metadata is metadata and len(metadata.step_stats) > 0
+        assert plain.values[0].results is None
+        assert hook.original_args.feed_dict == {x: 2.0}
+        assert hook.calls == plain.calls == ["begin", "after_create_session", "before_run", "after_run", "end"]
+        assert not graph.finalized  # unfinalized again by close()
+
+
+def test_feeds_fed_twice_are_errors():
+    graph, step, x, y, increment = _counter_graph()
+    with graph.as_default():
+        twice = [Recorder(wr.train.SessionRunArgs(None, feed_dict={x: 1.0})) for _ in range(2)]
+        with wr.train.MonitoredSession(hooks=twice) as sess:
+            with pytest.raises(RuntimeError, match="Same tensor is fed by two hooks"):
+                sess.run(increment)
+        doubled = x * 2.0
+        with wr.train.MonitoredSession(hooks=[wr.train.FeedFnHook(lambda: {x: 1.0})]) as sess:
+            with pytest.raises(RuntimeError, match="Same tensor is fed by a SessionRunHook and user"):
+                sess.run(increment, {x: 2.0})
+            assert sess.run(doubled) == 2.0  # the hook's feed alone
+
+
+def test_stop_close_and_errors_in_the_with_block():
+    graph, step, x, y, increment = _counter_graph()
+    with graph.as_default():
+        hook = Recorder()
+        with wr.train.MonitoredSession(hooks=[wr.train.StopAtStepHook(num_steps=2), hook]) as sess:
+            while not sess.should_stop():
+                sess.run(increment)
+            with pytest.raises(RuntimeError, match="Run called even after should_stop requested"):
+                sess.run(increment)
+        assert hook.calls.count("after_run") == 2 and hook.calls[-1] == "end"
+        with pytest.raises(RuntimeError, match="already closed"):
+            sess.run(increment)
+        assert sess.should_stop()
+        # An error other than OutOfRange leaves the block without the hooks' end().
+        hook = Recorder()
+        unknown = wr.placeholder(wr.float32, None)
+        bad = wr.reshape(unknown, [2])
+        with pytest.raises(errors.InvalidArgumentError):
+            with wr.train.MonitoredSession(hooks=[hook]) as sess:
+                sess.run(bad, {unknown: [1.0, 2.0, 3.0]})
+        assert "end" not in hook.calls
+        assert not graph.finalized
+    for bad in [dict(), dict(num_steps=1, last_step=2), dict(num_steps=0)]:
+        with pytest.raises(ValueError):
+            wr.train.StopAtStepHook(**bad)
+
+
+def test_singular_session_does_not_recover():
+    graph, step, x, y, increment = _counter_graph()
+
+    class Abort(wr.train.SessionRunHook):
+        def after_run(self, run_context, run_values):
+            raise errors.AbortedError(None, None, "lost a task")
+
+    with graph.as_default():
+        with pytest.raises(errors.AbortedError, match="lost a task"):
+            with wr.train.SingularMonitoredSession(hooks=[Abort()]) as sess:
+                assert isinstance(sess.raw_session(), wr.Session)
+                sess.run(increment)
+
+
+def test_worker_session_creator_times_out_naming_the_variables():
+    graph = wr.Graph()
+    with graph.as_default():
+        wr.Variable(1.0, name="never_initialized")
+        creator = wr.train.WorkerSessionCreator(max_wait_secs=0.5)
+        with pytest.raises(errors.DeadlineExceededError, match="never_initialized"):
+            wr.train.MonitoredSession(session_creator=creator)
+        assert not graph.finalized
+
+
+def test_scaffold_defaults_and_collections():
+    graph = wr.Graph()
+    with graph.as_default():
+        v = wr.Variable(1.0, name="v")
+        local = wr.Variable(2.0, name="local", collections=[wr.GraphKeys.LOCAL_VARIABLES])
+        mine = wr.group(v.initializer, name="my_init")
+        wr.add_to_collection(wr.GraphKeys.INIT_OP, mine)
+        scaffold = wr.train.Scaffold().finalize()
+        assert scaffold.init_op is mine and graph.finalized
+        assert scaffold.saver is wr.get_collection(wr.GraphKeys.SAVERS)[0]
+        assert scaffold.summary_op is None and scaffold.local_init_op is not None
+        with wr.Session(graph=graph) as sess:
+            assert sorted(sess.run(scaffold.ready_op).tolist()) == [b"local", b"v"]
+            assert sess.run(scaffold.ready_for_local_init_op).tolist() == [b"v"]
+            sess.run(scaffold.init_op)
+            sess.run(scaffold.local_init_op)
+            assert sess.run(scaffold.ready_op).size == 0 and sess.run(local) == 2.0
+        graph._unsafe_unfinalize()
+        wr.add_to_collection(wr.GraphKeys.READY_OP, wr.constant([], wr.string))
+        wr.add_to_collection(wr.GraphKeys.READY_OP, wr.constant([], wr.string))
+        with pytest.raises(RuntimeError, match="More than one item"):
+            wr.train.Scaffold().finalize()
+    # init_fn gets the scaffold and the session; feeds reach init_op.
+    graph = wr.Graph()
+    with graph.as_default():
+        seen = []
+        value = wr.placeholder(wr.float32, [])
+        w = wr.Variable(0.0, name="w")
+        scaffold = wr.train.Scaffold(init_op=w.assign(value), init_feed_dict={value: 4.0},
+                                     init_fn=lambda s, sess: seen.append((s, sess.run(w))))
+        with wr.train.MonitoredSession(wr.train.ChiefSessionCreator(scaffold=scaffold)) as sess:
+            assert sess.run(w) == 4.0
+        assert seen[0][0] is scaffold and seen[0][1] == 4.0
+
+
+def test_run_step_fn():
+    graph, step, x, y, increment = _counter_graph()
+    with graph.as_default():
+        hook = Recorder()
+        with wr.train.MonitoredSession(hooks=[hook]) as sess:
+            def step_fn(step_context):
+                raw = step_context.session.run(step)  # no hooks
+                value = step_context.run_with_hooks(increment)
+                if value >= 2:
+                    step_context.request_stop()
+                return raw, value
+            assert sess.run_step_fn(step_fn) == (0, 1)
+            assert sess.run_step_fn(step_fn) is None and sess.should_stop()
+            with pytest.raises(ValueError, match="step_context"):
+                sess.run_step_fn(lambda ctx: None)
+        assert hook.calls.count("after_run") == 2
+
+
+def test_timer_summary_saver_and_step_waiter(tmp_path):
+    timer = wr.train.SecondOrStepTimer(every_steps=3)
+    assert timer.should_trigger_for_step(0) and timer.update_last_triggered_step(0) == (None, None)
+    assert not timer.should_trigger_for_step(0) and not timer.should_trigger_for_step(2)
+    assert timer.should_trigger_for_step(3)
+    assert timer.update_last_triggered_step(3)[1] == 3 and timer.last_triggered_step() == 3
+    with pytest.raises(ValueError):
+        wr.train.SecondOrStepTimer(every_secs=1, every_steps=1)
+    graph, step, x, y, increment = _counter_graph()
+    with graph.as_default():
+        summary = wr.summary.scalar("twice", wr.cast(step, wr.float32) * 2.0)
+        saver_hook = wr.train.SummarySaverHook(save_steps=2, output_dir=str(tmp_path), summary_op=summary)
+        with wr.train.MonitoredSession(hooks=[saver_hook, wr.train.GlobalStepWaiterHook(0)]) as sess:
+            for _ in range(5):
+                sess.run(increment)
+        wr.summary.FileWriterCache.clear()
+        steps = []
+        for name in os.listdir(tmp_path):
+            for record in wr.io.tf_record_iterator(str(tmp_path / name)):
+                event = wr.summary.Event.FromString(record)
+                steps += [(event.step, v.simple_value) for v in event.summary.value]
+        # Written at the first run and every second step after it; the step read before the update.
+        assert sorted(steps) == [(1, 0.0), (3, 4.0), (5, 8.0)]

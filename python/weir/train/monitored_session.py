@@ -558,10 +558,17 @@ class _MonitoredSession(object):
             session_creator=session_creator or ChiefSessionCreator(), hooks=self._hooks,
             stop_grace_period_secs=stop_grace_period_secs)
         self._stop_requested_in_step_fn = False
-        if should_recover:
-            self._sess = _RecoverableSession(self._coordinated_creator)
-        else:
-            self._sess = self._coordinated_creator.create_session()
+        try:
+            if should_recover:
+                self._sess = _RecoverableSession(self._coordinated_creator)
+            else:
+                self._sess = self._coordinated_creator.create_session()
+        except BaseException:
+            # No session: the graph is the caller's to change again (Weir's
+            # addition; TF's stays finalized).
+            if not self._graph_was_finalized:
+                ops.get_default_graph()._unsafe_unfinalize()
+            raise
 
     @property
     def graph(self):
