@@ -28,6 +28,7 @@ block ends it cleanly, as in TF.
 import inspect
 import logging
 import sys
+import time
 
 from weir.client import session as session_lib
 from weir.framework import errors
@@ -339,12 +340,17 @@ class _RecoverableSession(_WrappedSession):
         super().__init__(self._create_session())
 
     def _create_session(self):
+        pause = 0.05
         while True:
             try:
                 return self._sess_creator.create_session()
             except _PREEMPTION_ERRORS as e:
                 _log.info("An error was raised while a session was being created (%s: %s); "
-                          "trying again.", type(e).__name__, _first_line(e))
+                          "trying again in %.2f s.", type(e).__name__, _first_line(e), pause)
+                # A restarted task takes a moment to be seen again: back off
+                # (Weir's addition; at most 2 s between tries).
+                time.sleep(pause)
+                pause = min(2 * pause, 2.0)
 
     def _check_stop(self):
         try:

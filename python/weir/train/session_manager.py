@@ -12,8 +12,8 @@ variables' initializers) runs once ready_for_local_init_op is empty (the
 global variables are initialized), in every session made.
 
 Weir's differences: wait_for_session polls with backoff (0.1 s, doubling, at
-most recovery_wait_secs) rather than every recovery_wait_secs, so a worker
-starts within about a second of the chief; its DeadlineExceededError names
+most 1 s or recovery_wait_secs) rather than every recovery_wait_secs (30 s),
+so a worker starts within about a second of the chief; its DeadlineExceededError names
 the variables still uninitialized. A session on a grpc:// master is made
 only once the master sees a device of every job the graph's nodes name
 (a master whose channel to a restarted task is still backing off makes
@@ -212,7 +212,7 @@ class SessionManager(object):
                     % (max_wait_secs, message))
             _log.info("Waiting for model to be ready: %s", message)
             time.sleep(pause)
-            pause = min(pause * 2, max(self._recovery_wait_secs, 0.1))
+            pause = min(pause * 2, 1.0, max(self._recovery_wait_secs, 0.1))
 
     def _model_ready(self, sess):
         return _ready(self._ready_op, sess, "Model not ready")
