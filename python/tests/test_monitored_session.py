@@ -500,3 +500,16 @@ def test_timer_summary_saver_and_step_waiter(tmp_path):
                 steps += [(event.step, v.simple_value) for v in event.summary.value]
         # Written at the first run and every second step after it; the step read before the update.
         assert sorted(steps) == [(1, 0.0), (3, 4.0), (5, 8.0)]
+
+
+def test_profiler_hook_writes_chrome_traces(tmp_path):
+    graph, step, x, y, increment = _counter_graph()
+    with graph.as_default():
+        hook = wr.train.ProfilerHook(save_steps=2, output_dir=str(tmp_path))
+        with wr.train.MonitoredSession(hooks=[hook]) as sess:
+            for _ in range(5):
+                sess.run(increment)
+    # Not the first run, then every second step: the files TensorFlow 2.21 writes for this loop.
+    assert sorted(os.listdir(tmp_path)) == ["timeline-2.json", "timeline-4.json"]
+    trace = json.loads((tmp_path / "timeline-4.json").read_text())
+    assert "AssignAddVariableOp" in [event.get("name") for event in trace["traceEvents"]]

@@ -10,6 +10,7 @@ SummarySaverHook      writes the summary op's results every N steps or seconds
 GlobalStepWaiterHook  holds a worker until the global step reaches a value
 FinalOpsHook          runs ops when the session ends; their values are kept
 FeedFnHook            adds feed_fn()'s feeds to every run
+ProfilerHook          traces a run every N steps or seconds: <output_dir>/timeline-<step>.json
 SecondOrStepTimer     "every N seconds or every N steps", the hooks' shared trigger
 
 The hooks that read the global step read it through one cached tensor (the
@@ -30,7 +31,8 @@ from weir.train.session_run_hook import SessionRunArgs, SessionRunHook
 
 __all__ = ["SecondOrStepTimer", "StopAtStepHook", "CheckpointSaverListener", "CheckpointSaverHook",
            "StepCounterHook", "LoggingTensorHook", "NanLossDuringTrainingError", "NanTensorHook",
-           "SummarySaverHook", "GlobalStepWaiterHook", "FinalOpsHook", "FeedFnHook"]
+           "SummarySaverHook", "GlobalStepWaiterHook", "FinalOpsHook", "FeedFnHook",
+           "ProfilerHook"]
 
 _log = logging.getLogger("weir.train")
 
@@ -548,3 +550,53 @@ class FeedFnHook(SessionRunHook):
 
     def before_run(self, run_context):
         return SessionRunArgs(fetches=None, feed_dict=self.feed_fn())
+
+
+class ProfilerHook(SessionRunHook):
+    """Traces one run every save_steps steps or save_secs seconds (not the
+    first) and writes its Chrome trace (chrome://tracing, Perfetto) to
+    <output_dir>/timeline-<global step>.json. (TF's also adds the run's
+    metadata to the event file; Weir's FileWriter has no add_run_metadata.)"""
+
+    def __init__(self, save_steps=None, save_secs=None, output_dir="", show_dataflow=True,
+                 show_memory=False):
+        self._output_file = os.path.join(output_dir, "timeline-{}.json")
+        self._output_dir = output_dir
+        self._show_dataflow = show_dataflow
+        self._show_memory = show_memory
+        self._timer = SecondOrStepTimer(every_secs=save_secs, every_steps=save_steps)
+
+    def begin(self):
+        self._next_step = None
+        self._global_step_tensor = _global_step_read_or_raise("ProfilerHook")
+
+    def before_run(self, run_context):
+        from weir.client import session as session_lib
+        self._request_trace = (self._next_step is not None and
+                               self._timer.should_trigger_for_step(self._next_step))
+        options = (session_lib.RunOptions(trace_level=session_lib.RunOptions.FULL_TRACE)
+                   if self._request_trace else None)
+        return SessionRunArgs({"global_step": self._global_step_tensor}, options=options)
+
+    def after_run(self, run_context, run_values):
+        stale_global_step = int(run_values.results["global_step"])
+        if self._next_step is None:
+            # The first run is not traced: it compiles the graph.
+            self._timer.update_last_triggered_step(stale_global_step)
+        global_step = stale_global_step + 1
+        if self._request_trace:
+            global_step = int(run_context.session.run(self._global_step_tensor))
+            self._timer.update_last_triggered_step(global_step)
+            self._save(global_step, run_values.run_metadata)
+        self._next_step = global_step + 1
+
+    def _save(self, step, run_metadata):
+        from weir.client import timeline
+        path = self._output_file.format(step)
+        _log.info("Saving timeline for %d into '%s'.", step, path)
+        if self._output_dir:
+            os.makedirs(self._output_dir, exist_ok=True)
+        trace = timeline.Timeline(run_metadata.step_stats).generate_chrome_trace_format(
+            show_dataflow=self._show_dataflow, show_memory=self._show_memory)
+        with open(path, "w") as f:
+            f.write(trace)
