@@ -513,3 +513,25 @@ def test_profiler_hook_writes_chrome_traces(tmp_path):
     assert sorted(os.listdir(tmp_path)) == ["timeline-2.json", "timeline-4.json"]
     trace = json.loads((tmp_path / "timeline-4.json").read_text())
     assert "AssignAddVariableOp" in [event.get("name") for event in trace["traceEvents"]]
+
+
+def test_a_job_the_master_lacks_is_an_error_not_a_wait(monkeypatch):
+    if not wr.distribute.server_lib.available():
+        pytest.skip("this build of weir has no distributed runtime")
+    from weir.train import session_manager
+    monkeypatch.setattr(session_manager, "_DEVICE_WAIT_SECS", 0.5)
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = wr.distribute.Server({"localhost": ["127.0.0.1:%d" % port]})
+    try:
+        graph = wr.Graph()
+        with graph.as_default():
+            with wr.device("/job:nonexistent/task:0"):
+                wr.Variable(1.0, name="v")
+            creator = wr.train.ChiefSessionCreator(master=server.target)
+            with pytest.raises(errors.InvalidArgumentError, match="/job:nonexistent/"):
+                wr.train.MonitoredSession(session_creator=creator)
+    finally:
+        server.stop()

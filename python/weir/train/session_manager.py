@@ -17,8 +17,8 @@ so a worker starts within about a second of the chief; its DeadlineExceededError
 the variables still uninitialized. A session on a grpc:// master is made
 only once the master sees a device of every job the graph's nodes name
 (a master whose channel to a restarted task is still backing off makes
-sessions without it): until then UnavailableError, which monitored sessions
-retry.
+sessions without it): the session is made again until it does, for 30 s at
+most, then InvalidArgumentError naming the jobs missing.
 """
 import logging
 import time
@@ -48,23 +48,41 @@ def _jobs_named(graph):
     return sorted(jobs)
 
 
+# How long a grpc:// master may take to see a device of every job the graph
+# names (a restarted task is seen again within a second or two).
+_DEVICE_WAIT_SECS = 30.0
+
+
 def _new_session(master, graph, config):
-    """A Session on master; on a grpc:// master, UnavailableError unless the
-    master lists a device of every job the graph names."""
-    sess = session_lib.Session(master, graph=graph, config=config)
-    if not master:
-        return sess
-    try:
-        names = [d.name for d in sess.list_devices()]
-    except Exception:
+    """A Session on master. On a grpc:// master, made again (with backoff)
+    until the master lists a device of every job the graph names; after
+    _DEVICE_WAIT_SECS, InvalidArgumentError naming the jobs missing (a job
+    the cluster lacks, or a task that stays down)."""
+    deadline = time.monotonic() + _DEVICE_WAIT_SECS
+    pause = 0.05
+    while True:
+        sess = session_lib.Session(master, graph=graph, config=config)
+        if not master:
+            return sess
+        try:
+            names = [d.name for d in sess.list_devices()]
+        except Exception:
+            _close_quietly(sess)
+            raise
+        missing = [job for job in _jobs_named(graph)
+                   if not any(n.startswith(job) for n in names)]
+        if not missing:
+            return sess
         _close_quietly(sess)
-        raise
-    missing = [job for job in _jobs_named(graph) if not any(n.startswith(job) for n in names)]
-    if missing:
-        _close_quietly(sess)
-        raise errors.UnavailableError(None, None, "the master %s sees no device of %s yet"
-                                      % (master, ", ".join(missing)))
-    return sess
+        if time.monotonic() + pause > deadline:
+            raise errors.InvalidArgumentError(
+                None, None, "the master %s sees no device of %s after %g s (its devices: %s): "
+                "is the job in the cluster, and its task running?"
+                % (master, ", ".join(missing), _DEVICE_WAIT_SECS, ", ".join(sorted(names))))
+        _log.info("The master %s sees no device of %s yet; trying again in %.2f s", master,
+                  ", ".join(missing), pause)
+        time.sleep(pause)
+        pause = min(2 * pause, 1.0)
 
 
 def _close_quietly(sess):
