@@ -535,3 +535,16 @@ def test_a_job_the_master_lacks_is_an_error_not_a_wait(monkeypatch):
                 wr.train.MonitoredSession(session_creator=creator)
     finally:
         server.stop()
+
+
+def test_queue_runners_are_stopped_on_close():
+    import threading
+    graph = wr.Graph()
+    with graph.as_default():
+        # An endless producer: its thread blocks on the full queue until close() cancels it.
+        item = wr.train.range_input_producer(1000, shuffle=False, capacity=4).dequeue()
+        batch = wr.train.batch([item], batch_size=2, capacity=4)
+        with wr.train.MonitoredSession(stop_grace_period_secs=30) as sess:
+            assert sess.run(batch).tolist() == [0, 1]
+            assert any(t.name.startswith("QueueRunnerThread") for t in threading.enumerate())
+        assert not [t.name for t in threading.enumerate() if t.name.startswith("QueueRunnerThread")]
