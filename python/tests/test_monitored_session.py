@@ -475,6 +475,16 @@ def test_run_step_fn():
             with pytest.raises(ValueError, match="step_context"):
                 sess.run_step_fn(lambda ctx: None)
         assert hook.calls.count("after_run") == 2
+        # A lost task inside step_fn: a new session, and step_fn is called again.
+        hook, attempts = Recorder(), []
+        with wr.train.MonitoredSession(hooks=[hook]) as sess:
+            def flaky(step_context):
+                attempts.append(step_context.session)
+                if len(attempts) == 1:
+                    raise errors.UnavailableError(None, None, "the ps went away")
+                return step_context.run_with_hooks(increment)
+            assert sess.run_step_fn(flaky) == 1
+        assert hook.calls.count("after_create_session") == 2 and attempts[0] is not attempts[1]
 
 
 def test_timer_summary_saver_and_step_waiter(tmp_path):
