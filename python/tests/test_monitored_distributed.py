@@ -236,8 +236,6 @@ def test_ps_restart_mid_run_is_recovered(tmp_path):
         final = wr.train.latest_checkpoint(str(checkpoint_dir))
         assert int(final.rsplit("-", 1)[1]) >= 30
         print(f"wall time {time.monotonic() - started:.1f} s")
-        if os.environ.get("MONSESS_DEBUG"):
-            print(chief.seen, other.seen, "".join(chief.stderr), "".join(other.stderr))
     finally:
         for process in processes:
             process.stop()
