@@ -558,3 +558,29 @@ def test_queue_runners_are_stopped_on_close():
             assert sess.run(batch).tolist() == [0, 1]
             assert any(t.name.startswith("QueueRunnerThread") for t in threading.enumerate())
         assert not [t.name for t in threading.enumerate() if t.name.startswith("QueueRunnerThread")]
+
+
+def test_logging_and_step_counter_lines(caplog, tmp_path):
+    graph, step, x, y, increment = _counter_graph()
+    with graph.as_default():
+        doubled = wr.cast(step, wr.float32) * 2.0
+        hooks = [wr.train.LoggingTensorHook({"doubled": doubled, "y": y}, every_n_iter=2),
+                 wr.train.LoggingTensorHook(["y"], at_end=True),
+                 wr.train.StepCounterHook(every_n_steps=2, output_dir=str(tmp_path))]
+        with caplog.at_level("INFO", logger="weir.train"):
+            with wr.train.MonitoredSession(hooks=hooks) as sess:
+                for _ in range(4):
+                    sess.run(increment)
+    lines = [r.getMessage() for r in caplog.records if r.name == "weir.train"]
+    logged = [line for line in lines if line.startswith("doubled")]
+    # Runs 0 and 2 (the step read before each run's update), tags in sorted order; then the elapsed time.
+    assert logged[0] == "doubled = 0.0, y = 3.0"
+    assert logged[1].startswith("doubled = 4.0, y = 3.0 (") and logged[1].endswith(" sec)")
+    assert len(logged) == 2 and lines.count("y = 3.0") == 1  # at_end: once, at close
+    rates = [line for line in lines if line.startswith("global_step/sec: ")]
+    assert len(rates) >= 1 and all(float(line.split(": ")[1]) > 0 for line in rates)
+    wr.summary.FileWriterCache.clear()
+    tags = [v.tag for name in os.listdir(tmp_path)
+            for record in wr.io.tf_record_iterator(str(tmp_path / name))
+            for v in wr.summary.Event.FromString(record).summary.value]
+    assert tags and set(tags) == {"global_step/sec"}
