@@ -15,6 +15,9 @@ from weir.train.queue_runner import *  # noqa: F401,F403
 from weir.train.input import *  # noqa: F401,F403
 from weir.train.device_setter import *  # noqa: F401,F403
 from weir.train.session_run_hook import *  # noqa: F401,F403
+from weir.train.basic_session_run_hooks import *  # noqa: F401,F403
+from weir.train.session_manager import *  # noqa: F401,F403
+from weir.train.monitored_session import *  # noqa: F401,F403
 from weir.distribute import ClusterSpec, Server  # noqa: F401  (tf.train.ClusterSpec, Server)
 
 
