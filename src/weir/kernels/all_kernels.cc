@@ -28,6 +28,7 @@ void RegisterAllKernels() {
     RegisterGradientSupportKernels(registry);
     RegisterIoKernels(registry);
     RegisterQueueKernels(registry);
+    RegisterAccumulatorKernels(registry);
     RegisterReaderKernels(registry);
     RegisterParsingKernels(registry);
     RegisterSummaryKernels(registry);

@@ -30,6 +30,7 @@ void RegisterAllOps() {
     RegisterGradientSupportOps(registry);
     RegisterIoOps(registry);
     RegisterQueueOps(registry);
+    RegisterAccumulatorOps(registry);
     RegisterReaderOps(registry);
     RegisterParsingOps(registry);
     RegisterSummaryOps(registry);
