@@ -15,6 +15,7 @@ from weir.train.queue_runner import *  # noqa: F401,F403
 from weir.train.input import *  # noqa: F401,F403
 from weir.train.device_setter import *  # noqa: F401,F403
 from weir.train.session_run_hook import *  # noqa: F401,F403
+from weir.train.sync_replicas_optimizer import *  # noqa: F401,F403
 from weir.distribute import ClusterSpec, Server  # noqa: F401  (tf.train.ClusterSpec, Server)
 
 

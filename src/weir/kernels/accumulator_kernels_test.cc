@@ -249,10 +249,14 @@ TEST(AccumulatorErrorsTest, DtypeMismatchesAndMissingAccumulators) {
   ops::ResourceAccumulatorApplyGradient(root.WithOpName("apply_double"), acc, int64_t{0},
                                         Input({1.0, 2.0}));
   ops::ResourceAccumulatorTakeGradient(root.WithOpName("take_double"), acc, 1, DT_DOUBLE);
-  Output bad_handle = ops::Const(root.WithOpName("bad_handle"), {std::string("c")});
+  Tensor one_string(DT_STRING, TensorShape({1}));
+  one_string.data<std::string>()[0] = "c";
+  Output bad_handle = ops::Const(root.WithOpName("bad_handle"), Input(one_string));
   ops::AccumulatorNumAccumulated(root.WithOpName("num_bad"), bad_handle);
-  Output missing =
-      ops::Const(root.WithOpName("missing"), {std::string("localhost"), std::string("nobody")});
+  Tensor two_strings(DT_STRING, TensorShape({2}));
+  two_strings.data<std::string>()[0] = "localhost";
+  two_strings.data<std::string>()[1] = "nobody";
+  Output missing = ops::Const(root.WithOpName("missing"), Input(two_strings));
   ops::AccumulatorNumAccumulated(root.WithOpName("num_missing"), missing);
   ops::ResourceConditionalAccumulator(root.WithOpName("ints"), DT_INT32, PartialShape({2}));
   // A second node sharing "shared" with another shape.

@@ -30,7 +30,6 @@ void RegisterTrainingKernels(KernelRegistry* registry);
 void RegisterGradientSupportKernels(KernelRegistry* registry);
 void RegisterIoKernels(KernelRegistry* registry);
 void RegisterQueueKernels(KernelRegistry* registry);   // data flow: queues
-void RegisterAccumulatorKernels(KernelRegistry* registry);  // data flow: conditional accumulators
 void RegisterReaderKernels(KernelRegistry* registry);  // io: readers and files
 void RegisterParsingKernels(KernelRegistry* registry);
 void RegisterSummaryKernels(KernelRegistry* registry);

@@ -29,7 +29,6 @@ void RegisterTrainingOps(OpRegistry* registry);
 void RegisterGradientSupportOps(OpRegistry* registry);
 void RegisterIoOps(OpRegistry* registry);
 void RegisterQueueOps(OpRegistry* registry);    // data flow: queues
-void RegisterAccumulatorOps(OpRegistry* registry);  // data flow: conditional accumulators
 void RegisterReaderOps(OpRegistry* registry);   // io: readers and files
 void RegisterParsingOps(OpRegistry* registry);
 void RegisterSummaryOps(OpRegistry* registry);

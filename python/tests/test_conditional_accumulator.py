@@ -1,0 +1,168 @@
+"""wr.ConditionalAccumulator against TensorFlow 2.21's
+tf.compat.v1.ConditionalAccumulator: one program runs under both (TF in a
+subprocess with the peers' interpreter) on the same inputs, and every
+fetched value, error class and static shape must be the same. Then Weir's
+own checks: a blocked take_grad ends at the step's timeout."""
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import time
+
+import numpy as np
+import pytest
+
+import weir as wr
+from weir.framework import errors
+
+from peers import PEERS_PYTHON  # noqa: E402
+
+PROGRAM = textwrap.dedent('''
+    import json
+    import numpy as np
+    out = {}
+    g = tf.Graph()
+    with g.as_default():
+        accs = {
+            "mean32": v1.ConditionalAccumulator(tf.float32, shape=[2, 2], name="mean32"),
+            "sum64": v1.ConditionalAccumulator(tf.float64, shape=[3], reduction_type="SUM",
+                                               name="sum64"),
+            "any": v1.ConditionalAccumulator(tf.float32, name="any"),
+        }
+        out["names"] = [accs[k].name for k in sorted(accs)]
+        out["dtypes"] = [accs[k].dtype.name for k in sorted(accs)]
+        step = v1.placeholder(tf.int64, [])
+        grads = {"mean32": v1.placeholder(tf.float32, [2, 2]),
+                 "sum64": v1.placeholder(tf.float64, [3]),
+                 "any": v1.placeholder(tf.float32, None)}
+        apply = {k: accs[k].apply_grad(grads[k], local_step=step) for k in accs}
+        take = {k: accs[k].take_grad(2) for k in accs}
+        take1 = {k: accs[k].take_grad(1) for k in accs}
+        num = {k: accs[k].num_accumulated() for k in accs}
+        new_step = v1.placeholder(tf.int64, [])
+        set_step = {k: accs[k].set_global_step(new_step) for k in accs}
+        out["take_shapes"] = [take[k].shape.as_list() if take[k].shape.rank is not None else None
+                              for k in sorted(accs)]
+        try:
+            accs["mean32"].apply_grad(np.ones([3], np.float32))
+            out["static_shape_error"] = None
+        except ValueError:
+            out["static_shape_error"] = "ValueError"
+        bad_n = accs["mean32"].take_grad(0)
+        rng = np.random.RandomState(7)
+        g32 = [rng.randn(2, 2).astype(np.float32) for _ in range(4)]
+        g64 = [rng.randn(3) for _ in range(4)]
+        with v1.Session() as sess:
+            log = []
+            def run(fetch, feed=None):
+                try:
+                    value = sess.run(fetch, feed)
+                    log.append(np.asarray(value).tolist())
+                except tf.errors.OpError as e:
+                    log.append(type(e).__name__)
+            for k, gs in (("mean32", g32), ("sum64", g64)):
+                run(apply[k], {step: 0, grads[k]: gs[0]})
+                run(apply[k], {step: 0, grads[k]: gs[1]})
+                run(apply[k], {step: 0, grads[k]: gs[2]})
+                run(num[k])
+                run(take[k])                                   # mean/sum of three
+                run(num[k])
+                run(apply[k], {step: 0, grads[k]: gs[3]})      # stale after the take
+                run(num[k])
+                run(apply[k], {step: 1, grads[k]: gs[3]})
+                run(apply[k], {step: 5, grads[k]: gs[0]})
+                run(take1[k])
+                run(set_step[k], {new_step: 10})
+                run(apply[k], {step: 9, grads[k]: gs[1]})      # stale
+                run(apply[k], {step: 10, grads[k]: gs[2]})
+                run(num[k])
+                run(take1[k])
+                run(set_step[k], {new_step: 3})                # back: allowed
+                run(apply[k], {step: 3, grads[k]: gs[0]})
+                run(num[k])
+            run(apply["any"], {step: 0, grads["any"]: np.ones([4], np.float32)})
+            run(apply["any"], {step: 0, grads["any"]: np.ones([5], np.float32)})  # mismatch
+            run(apply["any"], {step: 0, grads["any"]: np.full([4], 3, np.float32)})
+            run(take["any"])
+            run(apply["mean32"], {step: 20, grads["mean32"]: g32[0]})
+            run(bad_n)
+            out["log"] = log
+    print("RESULT " + json.dumps(out))
+''')
+
+TF_HEADER = "import tensorflow as tf\nv1 = tf.compat.v1\nv1.disable_eager_execution()\n"
+WEIR_HEADER = "import weir as tf\nv1 = tf\n"
+
+
+def _run(python, header, env):
+    proc = subprocess.run([python, "-c", header + PROGRAM], env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-4000:]
+    line = [l for l in proc.stdout.splitlines() if l.startswith("RESULT ")][-1]
+    return json.loads(line[len("RESULT "):])
+
+
+def test_accumulator_matches_tensorflow():
+    if not os.path.exists(PEERS_PYTHON):
+        pytest.fail(f"TensorFlow's interpreter {PEERS_PYTHON} is missing (scripts/install_deps.sh)")
+    tf_env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="",
+                  TF_ENABLE_ONEDNN_OPTS="0")
+    tf_env.pop("PYTHONPATH", None)
+    tf_out = _run(PEERS_PYTHON, TF_HEADER, tf_env)
+    weir_out = _run(sys.executable, WEIR_HEADER, dict(os.environ))
+    assert weir_out["names"] == tf_out["names"] == ["any", "mean32", "sum64"]
+    assert weir_out["dtypes"] == tf_out["dtypes"]
+    assert weir_out["take_shapes"] == tf_out["take_shapes"]
+    assert weir_out["static_shape_error"] == tf_out["static_shape_error"] == "ValueError"
+    tf_log, weir_log = tf_out["log"], weir_out["log"]
+    assert len(weir_log) == len(tf_log)
+    for i, (w, t) in enumerate(zip(weir_log, tf_log)):
+        if isinstance(t, str) or t is None:
+            assert w == t, (i, w, t)
+        else:
+            np.testing.assert_allclose(np.asarray(w, np.float64), np.asarray(t, np.float64),
+                                       rtol=1e-6, err_msg=str(i))
+    # The log holds real work: means, sums, drops and errors, not only Nones.
+    assert tf_log.count("InvalidArgumentError") == 2
+    assert 3 in tf_log and 0 in tf_log
+
+
+def test_mean_sum_and_stale_against_hand_values():
+    with wr.Graph().as_default():
+        acc = wr.ConditionalAccumulator(wr.float32, shape=[2], reduction_type="SUM")
+        step = wr.placeholder(wr.int64, [])
+        grad = wr.placeholder(wr.float32, [2])
+        apply = acc.apply_grad(grad, local_step=step)
+        take = acc.take_grad(2)
+        with wr.Session() as sess:
+            sess.run(apply, {step: 0, grad: [1, 2]})
+            sess.run(apply, {step: 0, grad: [10, 20]})
+            np.testing.assert_array_equal(sess.run(take), [11, 22])
+            sess.run(apply, {step: 0, grad: [5, 5]})  # the take advanced the step to 1
+            assert sess.run(acc.num_accumulated()) == 0
+
+
+def test_blocked_take_ends_at_the_step_timeout():
+    with wr.Graph().as_default():
+        acc = wr.ConditionalAccumulator(wr.float32, shape=[])
+        take = acc.take_grad(1)
+        with wr.Session() as sess:
+            start = time.monotonic()
+            with pytest.raises((errors.DeadlineExceededError, errors.CancelledError)):
+                sess.run(take, options=wr.RunOptions(timeout_in_ms=200))
+            assert time.monotonic() - start < 10
+            sess.run(acc.apply_grad(np.float32(4.0)))
+            assert sess.run(take) == 4.0
+
+
+def test_hostile_num_required_is_an_error_naming_the_node():
+    with wr.Graph().as_default():
+        acc = wr.ConditionalAccumulator(wr.float64, shape=[1], name="acc")
+        n = wr.placeholder(wr.int32, [])
+        take = acc.take_grad(n, name="take_n")
+        with wr.Session() as sess:
+            for bad in (0, -5, -2 ** 31):
+                with pytest.raises(errors.InvalidArgumentError,
+                                   match="take_n.*num_required must be positive"):
+                    sess.run(take, {n: bad})
