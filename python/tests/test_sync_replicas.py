@@ -22,7 +22,6 @@ import numpy as np
 import pytest
 
 import weir as wr
-from weir.framework import errors
 
 BUILD = pathlib.Path(os.environ.get("WEIR_BUILD_DIR", pathlib.Path(__file__).resolve().parents[2] /
                                     "build" / "release"))
