@@ -88,6 +88,51 @@ PROGRAM = textwrap.dedent('''
             run(apply["mean32"], {step: 20, grads["mean32"]: g32[0]})
             run(bad_n)
             out["log"] = log
+
+        # The sparse accumulator, on sorted indices without repeats (where
+        # TensorFlow's merge is defined).
+        sparse = v1.SparseConditionalAccumulator(tf.float32, shape=[4, 2], name="sparse")
+        sparse_sum = v1.SparseConditionalAccumulator(tf.float64, reduction_type="SUM",
+                                                     name="sparse_sum")
+        out["sparse_names"] = [sparse.name, sparse_sum.name]
+        idx = v1.placeholder(tf.int64, [None])
+        val32 = v1.placeholder(tf.float32, None)
+        val64 = v1.placeholder(tf.float64, None)
+        s_apply = sparse.apply_grad(idx, val32, local_step=step)
+        s_apply_shaped = sparse_sum.apply_grad(idx, val64, grad_shape=[5, 3], local_step=step)
+        s_take = sparse.take_grad(2)
+        s_take_sum = sparse_sum.take_indexed_slices_grad(1)
+        s_num = sparse.num_accumulated()
+        s_set = sparse.set_global_step(new_step)
+        with v1.Session() as sess:
+            slog = []
+            def run_all(fetch, feed=None):
+                try:
+                    value = sess.run(fetch, feed)
+                    if value is None:
+                        slog.append(None)
+                    elif isinstance(value, tuple):
+                        slog.append([np.asarray(v).tolist() for v in value])
+                    else:
+                        slog.append(np.asarray(value).tolist())
+                except tf.errors.OpError as e:
+                    slog.append(type(e).__name__)
+            run_all(s_apply, {idx: [1, 3], val32: [[1, 2], [3, 4]], step: 0})
+            run_all(s_apply, {idx: [0, 1], val32: [[10, 20], [30, 40]], step: 0})
+            run_all(s_num)
+            run_all(tuple(s_take))
+            run_all(s_apply, {idx: [2], val32: [[5, 5]], step: 0})       # stale
+            run_all(s_num)
+            run_all(s_apply, {idx: [4], val32: [[1, 2]], step: 1})       # index out of range
+            run_all(s_apply, {idx: [2], val32: [[1, 2, 3]], step: 1})    # row shape
+            run_all(s_set, {new_step: 7})
+            run_all(s_apply, {idx: [2], val32: [[5, 5]], step: 6})       # stale
+            run_all(s_apply, {idx: [], val32: np.zeros([0, 2]), step: 7})
+            run_all(s_apply, {idx: [0, 2], val32: [[1, 1], [2, 4]], step: 7})
+            run_all(tuple(s_take))
+            run_all(s_apply_shaped, {idx: [0, 4], val64: [[1, 2, 3], [4, 5, 6]], step: 0})
+            run_all((s_take_sum.indices, s_take_sum.values, s_take_sum.dense_shape))
+            out["sparse_log"] = slog
     print("RESULT " + json.dumps(out))
 ''')
 
@@ -123,6 +168,19 @@ def test_accumulator_matches_tensorflow():
         else:
             np.testing.assert_allclose(np.asarray(w, np.float64), np.asarray(t, np.float64),
                                        rtol=1e-6, err_msg=str(i))
+    assert weir_out["sparse_names"] == tf_out["sparse_names"]
+    tf_slog, weir_slog = tf_out["sparse_log"], weir_out["sparse_log"]
+    assert len(weir_slog) == len(tf_slog)
+    for i, (w, t) in enumerate(zip(weir_slog, tf_slog)):
+        if isinstance(t, list) and t and isinstance(t[0], list):
+            assert isinstance(w, list) and len(w) == len(t), (i, w, t)
+            for wv, tv in zip(w, t):
+                np.testing.assert_allclose(np.asarray(wv, np.float64), np.asarray(tv, np.float64),
+                                           rtol=1e-6, err_msg=str(i))
+        else:
+            assert w == t, (i, w, t)
+    assert tf_slog.count("InvalidArgumentError") == 2
+    assert tf_slog[3][0] == [0, 1, 3]  # indices of the first take
     # The log holds real work: means, sums, drops and errors, not only Nones.
     assert tf_log.count("InvalidArgumentError") == 2
     assert 3 in tf_log and 0 in tf_log

@@ -5,6 +5,7 @@
 // asynchronous: it holds no thread while it waits, and its callback holds
 // the accumulator.
 #include <mutex>
+#include <vector>
 
 #include "weir/framework/kernel_registry.h"
 #include "weir/framework/resource_handle.h"
@@ -15,8 +16,8 @@
 namespace weir {
 namespace {
 
-// ConditionalAccumulator (kResource false: a string handle) and
-// ResourceConditionalAccumulator. shared_name empty: an accumulator private
+// ConditionalAccumulator and SparseConditionalAccumulator (kResource false:
+// a string handle) and ResourceConditionalAccumulator. shared_name empty: an accumulator private
 // to the node, in the session's container (as queues).
 template <bool kResource>
 class AccumulatorHandleOp final : public OpKernel {
@@ -120,6 +121,13 @@ Status CheckDType(const OpKernel& kernel, DType dtype, const ConditionalAccumula
                                  accumulator.DebugString(), " holds ", accumulator.dtype());
 }
 
+// A take on the other kind of accumulator is InvalidArgument.
+Status CheckKind(const OpKernel& kernel, bool sparse, const ConditionalAccumulator& accumulator) {
+  if (sparse == accumulator.sparse()) return Status::OK();
+  return errors::InvalidArgument(kernel.type_string(), " cannot act on ", accumulator.DebugString(),
+                                 " (", accumulator.sparse() ? "sparse" : "dense", ")");
+}
+
 template <bool kResource>
 class ApplyGradientOp final : public OpKernel {
  public:
@@ -139,7 +147,9 @@ class ApplyGradientOp final : public OpKernel {
   DType dtype_ = DT_INVALID;
 };
 
-template <bool kResource>
+// AccumulatorTakeGradient (dense) and SparseAccumulatorTakeGradient
+// (kSparse), each only on its kind of accumulator.
+template <bool kResource, bool kSparse = false>
 class TakeGradientOp final : public AsyncOpKernel {
  public:
   explicit TakeGradientOp(OpKernelConstruction* context) : AsyncOpKernel(context) {
@@ -149,6 +159,7 @@ class TakeGradientOp final : public AsyncOpKernel {
     auto accumulator = LookupAccumulator<kResource>(context);
     OP_REQUIRES_OK_ASYNC(context, accumulator.status(), done);
     OP_REQUIRES_OK_ASYNC(context, CheckDType(*this, dtype_, **accumulator), done);
+    OP_REQUIRES_OK_ASYNC(context, CheckKind(*this, kSparse, **accumulator), done);
     StatusOr<int32_t> num_required = ScalarInput<int32_t>(context, 1, "num_required");
     OP_REQUIRES_OK_ASYNC(context, num_required.status(), done);
     OP_REQUIRES_ASYNC(
@@ -158,16 +169,43 @@ class TakeGradientOp final : public AsyncOpKernel {
         done);
     std::shared_ptr<ConditionalAccumulator> held = std::move(accumulator).value();
     ConditionalAccumulator* a = held.get();
-    a->TryTakeGradient(
-        *num_required, context,
-        [context, held = std::move(held), done = std::move(done)](StatusOr<Tensor> result) {
-          if (result.ok()) context->set_output(0, std::move(result).value());
-          done();
-        });
+    a->TryTakeGradient(*num_required, context,
+                       [context, held = std::move(held),
+                        done = std::move(done)](StatusOr<std::vector<Tensor>> result) {
+                         if (result.ok()) {
+                           for (size_t i = 0; i < result->size(); ++i) {
+                             context->set_output(static_cast<int>(i), std::move((*result)[i]));
+                           }
+                         }
+                         done();
+                       });
   }
 
  private:
   DType dtype_ = DT_INVALID;
+};
+
+class SparseApplyGradientOp final : public OpKernel {
+ public:
+  explicit SparseApplyGradientOp(OpKernelConstruction* context) : OpKernel(context) {
+    context->SetStatus(context->GetAttr("dtype", &dtype_));
+    context->SetStatus(context->GetAttr("has_known_shape", &has_known_shape_));
+  }
+  void Compute(OpKernelContext* context) override {
+    auto accumulator = LookupAccumulator<false>(context);
+    OP_REQUIRES_OK(context, accumulator.status());
+    OP_REQUIRES_OK(context, CheckDType(*this, dtype_, **accumulator));
+    StatusOr<int64_t> local_step = ScalarInput<int64_t>(context, 1, "local_step");
+    OP_REQUIRES_OK(context, local_step.status());
+    OP_REQUIRES_OK(context,
+                   (*accumulator)
+                       ->ApplySparseGradient(*local_step, context->input(2), context->input(3),
+                                             has_known_shape_ ? &context->input(4) : nullptr));
+  }
+
+ private:
+  DType dtype_ = DT_INVALID;
+  bool has_known_shape_ = false;
 };
 
 template <bool kResource>
@@ -218,6 +256,12 @@ void RegisterForm(KernelRegistry* registry) {
 void RegisterAccumulatorKernels(KernelRegistry* registry) {
   RegisterForm<false>(registry);
   RegisterForm<true>(registry);
+  registry->Register(KernelBuilder("SparseConditionalAccumulator").Device(kDeviceCpu),
+                     MakeKernel<AccumulatorHandleOp<false>>);
+  registry->Register(KernelBuilder("SparseAccumulatorApplyGradient").Device(kDeviceCpu),
+                     MakeKernel<SparseApplyGradientOp>);
+  registry->Register(KernelBuilder("SparseAccumulatorTakeGradient").Device(kDeviceCpu),
+                     MakeKernel<TakeGradientOp<false, true>>);
 }
 
 }  // namespace weir

@@ -280,5 +280,149 @@ TEST(AccumulatorErrorsTest, DtypeMismatchesAndMissingAccumulators) {
               {"shared ConditionalAccumulator 'shared' has shape [2]", "'s2'", "[3]"});
 }
 
+// A sparse accumulator of float [4, 2] (or `shape`) fed by placeholders:
+// "apply" (step, indices, values), "apply_shaped" (the same with
+// gradient_shape "dense"), "take" (n), "num".
+struct SparseGraph {
+  explicit SparseGraph(std::string reduction = "MEAN", PartialShape shape = PartialShape({4, 2})) {
+    Scope root = Scope::NewRootScope();
+    Output acc = ops::SparseConditionalAccumulator(root.WithOpName("acc"), DT_FLOAT, shape,
+                                                   {{"reduction_type", AttrValue(reduction)}});
+    Output step = ops::Placeholder(root.WithOpName("step"), DT_INT64);
+    Output indices = ops::Placeholder(root.WithOpName("indices"), DT_INT64);
+    Output values = ops::Placeholder(root.WithOpName("values"), DT_FLOAT);
+    Output dense = ops::Placeholder(root.WithOpName("dense"), DT_INT64);
+    Output n = ops::Placeholder(root.WithOpName("n"), DT_INT32);
+    Output unused_shape = ops::Const(root.WithOpName("unused_shape"), Input({int64_t{0}}));
+    ops::SparseAccumulatorApplyGradient(root.WithOpName("apply"), acc, step, indices, values,
+                                        unused_shape, false);
+    ops::SparseAccumulatorApplyGradient(root.WithOpName("apply_shaped"), acc, step, indices, values,
+                                        dense, true);
+    ops::SparseAccumulatorTakeGradient(root.WithOpName("take"), acc, n, DT_FLOAT);
+    ops::AccumulatorNumAccumulated(root.WithOpName("num"), acc);
+    ops::AccumulatorApplyGradient(root.WithOpName("apply_dense"), acc, step, values);
+    ops::AccumulatorTakeGradient(root.WithOpName("take_dense"), acc, n, DT_FLOAT);
+    session = NewSession(root);
+  }
+
+  static Tensor Indices(std::vector<int64_t> v) {
+    Tensor t(DT_INT64, TensorShape({static_cast<int64_t>(v.size())}));
+    std::copy(v.begin(), v.end(), t.data<int64_t>());
+    return t;
+  }
+  static Tensor Rows(std::vector<std::vector<float>> rows, int64_t width = 2) {
+    Tensor t(DT_FLOAT, TensorShape({static_cast<int64_t>(rows.size()), width}));
+    float* out = t.data<float>();
+    for (const auto& row : rows) out = std::copy(row.begin(), row.end(), out);
+    return t;
+  }
+
+  Status Apply(int64_t step, std::vector<int64_t> indices, Tensor values) {
+    std::vector<Tensor> out;
+    return session->Run(
+        {{"step", Int64(step)}, {"indices", Indices(std::move(indices))}, {"values", values}}, {},
+        {"apply"}, &out);
+  }
+  Status ApplyShaped(int64_t step, std::vector<int64_t> indices, Tensor values,
+                     std::vector<int64_t> dense) {
+    std::vector<Tensor> out;
+    return session->Run({{"step", Int64(step)},
+                         {"indices", Indices(std::move(indices))},
+                         {"values", values},
+                         {"dense", Indices(std::move(dense))}},
+                        {}, {"apply_shaped"}, &out);
+  }
+  StatusOr<std::vector<Tensor>> Take(int32_t n) {
+    std::vector<Tensor> out;
+    RunOptions options;
+    options.timeout_ms = 20000;
+    WEIR_RETURN_IF_ERROR(
+        session->Run({{"n", Int32(n)}}, {"take:0", "take:1", "take:2"}, {}, &out, options));
+    return out;
+  }
+  int32_t Num() {
+    std::vector<Tensor> out;
+    Status s = session->Run({}, {"num"}, {}, &out);
+    EXPECT_TRUE(s.ok()) << s;
+    return s.ok() ? out[0].scalar<int32_t>() : -1;
+  }
+
+  std::unique_ptr<Session> session;
+};
+
+std::vector<int64_t> Ints(const Tensor& t) {
+  return {t.flat<int64_t>().begin(), t.flat<int64_t>().end()};
+}
+
+TEST(SparseAccumulatorTest, MeanPerRowOverTheGradientsThatTouchedIt) {
+  SparseGraph g;
+  ASSERT_TRUE(g.Apply(0, {1, 3}, SparseGraph::Rows({{1, 2}, {3, 4}})).ok());
+  ASSERT_TRUE(g.Apply(0, {0, 1}, SparseGraph::Rows({{10, 20}, {30, 40}})).ok());
+  auto took = g.Take(2);
+  ASSERT_TRUE(took.ok()) << took.status();
+  EXPECT_EQ(Ints((*took)[0]), (std::vector<int64_t>{0, 1, 3}));
+  EXPECT_EQ((*took)[1].shape(), TensorShape({3, 2}));
+  // Row 1 had two gradients: (1 + 30) / 2, (2 + 40) / 2 (TensorFlow's values).
+  EXPECT_EQ(Values((*took)[1]), (std::vector<float>{10, 20, 15.5, 21, 3, 4}));
+  EXPECT_EQ(Ints((*took)[2]), (std::vector<int64_t>{4, 2}));
+  EXPECT_EQ(g.Num(), 0);
+}
+
+TEST(SparseAccumulatorTest, SumWithUnknownShapeAndUnsortedRepeatedIndices) {
+  SparseGraph g("SUM", PartialShape::UnknownRank());
+  // Index 3 twice in one gradient: summed, and that gradient touched it once.
+  ASSERT_TRUE(g.Apply(0, {3, 1, 3}, SparseGraph::Rows({{1, 1}, {2, 2}, {3, 3}})).ok());
+  ASSERT_TRUE(g.ApplyShaped(0, {3}, SparseGraph::Rows({{2, 2}}), {9, 2}).ok());
+  auto took = g.Take(2);
+  ASSERT_TRUE(took.ok()) << took.status();
+  EXPECT_EQ(Ints((*took)[0]), (std::vector<int64_t>{1, 3}));
+  EXPECT_EQ(Values((*took)[1]), (std::vector<float>{2, 2, 6, 6}));
+  EXPECT_EQ(Ints((*took)[2]), (std::vector<int64_t>{-1, 2}));
+}
+
+TEST(SparseAccumulatorTest, RepeatedIndexCountsOncePerGradientForTheMean) {
+  SparseGraph g;
+  ASSERT_TRUE(g.Apply(0, {3, 3}, SparseGraph::Rows({{1, 1}, {3, 3}})).ok());
+  ASSERT_TRUE(g.Apply(0, {3}, SparseGraph::Rows({{2, 2}})).ok());
+  auto took = g.Take(2);
+  ASSERT_TRUE(took.ok()) << took.status();
+  EXPECT_EQ(Values((*took)[1]), (std::vector<float>{3, 3}));  // (1 + 3 + 2) / 2 gradients
+}
+
+TEST(SparseAccumulatorTest, StaleDroppedAndEmptyGradientsCount) {
+  SparseGraph g;
+  ASSERT_TRUE(g.Apply(0, {}, SparseGraph::Rows({})).ok());
+  ASSERT_TRUE(g.Apply(0, {2}, SparseGraph::Rows({{4, 6}})).ok());
+  auto took = g.Take(2);
+  ASSERT_TRUE(took.ok()) << took.status();
+  EXPECT_EQ(Ints((*took)[0]), (std::vector<int64_t>{2}));
+  EXPECT_EQ(Values((*took)[1]), (std::vector<float>{4, 6}));  // one gradient touched row 2
+  ASSERT_TRUE(g.Apply(0, {1}, SparseGraph::Rows({{1, 1}})).ok());  // stale: step is 1
+  EXPECT_EQ(g.Num(), 0);
+}
+
+TEST(SparseAccumulatorTest, BadGradientsNameTheShapes) {
+  SparseGraph g;
+  ExpectError(
+      g.Apply(0, {4}, SparseGraph::Rows({{1, 2}})), Code::kInvalidArgument,
+      {"'apply'", "SparseConditionalAccumulator '_acc'", "index 0", "is 4", "outside [0, 4)"});
+  ExpectError(g.Apply(0, {-1}, SparseGraph::Rows({{1, 2}})), Code::kInvalidArgument, {"is -1"});
+  ExpectError(g.Apply(0, {1}, SparseGraph::Rows({{1, 2, 3}}, 3)), Code::kInvalidArgument,
+              {"Shape mismatch", "expected values dim 1 to be 2, got 3"});
+  ExpectError(g.Apply(0, {1, 2}, SparseGraph::Rows({{1, 2}})), Code::kInvalidArgument,
+              {"one row of gradient_values per index", "[2]", "[1,2]"});
+  ExpectError(g.ApplyShaped(0, {1}, SparseGraph::Rows({{1, 2}}), {5, 2}), Code::kInvalidArgument,
+              {"gradient_shape [5,2]"});
+  ExpectError(g.ApplyShaped(0, {1}, SparseGraph::Rows({{1, 2}}), {4}), Code::kInvalidArgument,
+              {"gradient_shape [1]"});
+  std::vector<Tensor> out;
+  ExpectError(
+      g.session->Run({{"step", Int64(0)}, {"values", Floats({1, 2})}}, {}, {"apply_dense"}, &out),
+      Code::kInvalidArgument, {"takes IndexedSlices"});
+  ExpectError(g.session->Run({{"n", Int32(1)}}, {"take_dense"}, {}, &out), Code::kInvalidArgument,
+              {"AccumulatorTakeGradient cannot act on", "(sparse)"});
+  EXPECT_EQ(g.Num(), 0);
+}
+
 }  // namespace
 }  // namespace weir

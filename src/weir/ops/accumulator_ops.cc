@@ -13,6 +13,8 @@
 // listed in tests/tf_compat/op_def_differences.txt. A string handle names a
 // resource of the device its consumer runs on, so those consumers must be
 // placed with the accumulator (TensorFlow forces that with the ref edge).
+// The sparse accumulator exists only in the string-handle form (as in
+// TensorFlow).
 #include "weir/framework/op_def.h"
 #include "weir/framework/shape_inference.h"
 #include "weir/ops/all_ops.h"
@@ -60,6 +62,15 @@ Status TakeShape(InferenceContext* c) {
   return Status::OK();
 }
 
+// (handle, num_required) -> indices [?], values [?] + rows, shape [rank].
+Status SparseTakeShape(InferenceContext* c) {
+  WEIR_RETURN_IF_ERROR(ScalarInputs(c, {1}));
+  c->set_output(0, PartialShape(std::vector<int64_t>{-1}));
+  c->set_output(1, PartialShape::UnknownRank());
+  c->set_output(2, PartialShape(std::vector<int64_t>{-1}));
+  return Status::OK();
+}
+
 OpDefBuilder& CreationAttrs(OpDefBuilder& b) {
   return b.Attr("dtype: numbertype")
       .Attr("shape: shape")
@@ -89,6 +100,16 @@ void RegisterAccumulatorOps(OpRegistry* registry) {
     registry->Register(CreationAttrs(b)
                            .SetShapeFn(ResourceHandleShape)
                            .Doc("ConditionalAccumulator with a resource handle."));
+  }
+  {
+    OpDefBuilder b("SparseConditionalAccumulator");
+    b.Output("handle: string");
+    registry->Register(
+        CreationAttrs(b)
+            .SetShapeFn(StringHandleShape)
+            .Doc("An accumulator of IndexedSlices gradients (a string handle): rows of one "
+                 "index are summed; a take gives, per row, the mean over the gradients that "
+                 "touched it (reduction_type MEAN) or the sum."));
   }
   // The ops on a handle, in their string-handle and resource-handle forms.
   for (const bool resource : {false, true}) {
@@ -130,6 +151,32 @@ void RegisterAccumulatorOps(OpRegistry* registry) {
                  "their mean (or sum), empties the accumulator and advances its step by one. "
                  "Cancelled with the step; num_required < 1 is InvalidArgument."));
   }
+  registry->Register(
+      OpDefBuilder("SparseAccumulatorApplyGradient")
+          .Input("handle: string")
+          .Input("local_step: int64")
+          .Input("gradient_indices: int64")
+          .Input("gradient_values: dtype")
+          .Input("gradient_shape: int64")
+          .Attr("dtype: numbertype")
+          .Attr("has_known_shape: bool")
+          .SetIsStateful()
+          .SetShapeFn(ApplyShape)
+          .Doc("Adds an IndexedSlices gradient (indices, values with one row per index), or "
+               "drops it when local_step is stale. `gradient_shape` is read only when "
+               "has_known_shape."));
+  registry->Register(
+      OpDefBuilder("SparseAccumulatorTakeGradient")
+          .Input("handle: string")
+          .Input("num_required: int32")
+          .Output("indices: int64")
+          .Output("values: dtype")
+          .Output("shape: int64")
+          .Attr("dtype: numbertype")
+          .SetIsStateful()
+          .SetShapeFn(SparseTakeShape)
+          .Doc("Waits for `num_required` gradients, then gives the accumulated IndexedSlices "
+               "(indices increasing), empties it and advances its step by one."));
 }
 
 }  // namespace weir

@@ -138,7 +138,8 @@ void RegisterDataFlowGradients(GradientRegistry* registry) {
         "ResourceAccumulatorApplyGradient", "AccumulatorTakeGradient",
         "ResourceAccumulatorTakeGradient", "AccumulatorNumAccumulated",
         "ResourceAccumulatorNumAccumulated", "AccumulatorSetGlobalStep",
-        "ResourceAccumulatorSetGlobalStep"}) {
+        "ResourceAccumulatorSetGlobalStep", "SparseConditionalAccumulator",
+        "SparseAccumulatorApplyGradient", "SparseAccumulatorTakeGradient"}) {
     registry->RegisterNoGradient(op);
   }
   // Summaries: serialized protos out, for TensorBoard only.
