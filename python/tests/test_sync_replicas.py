@@ -225,7 +225,18 @@ def test_one_replica_in_process_with_the_chief_hook():
         global_step = wr.train.get_or_create_global_step()
         t = wr.placeholder(wr.float32, [2])
         loss = 0.5 * wr.reduce_sum(wr.square(w - t))
-        opt = wr.train.SyncReplicasOptimizer(wr.train.GradientDescentOptimizer(LR), 1)
+        # variable_averages: anything with apply(var_list) -> op (TF passes an
+        # ExponentialMovingAverage); here it counts the chief's updates.
+        averaged = wr.Variable(0, name="averaged")
+
+        class CountingAverages(object):
+            def apply(self, var_list):
+                assert var_list == [w]
+                return averaged.assign_add(1)
+
+        opt = wr.train.SyncReplicasOptimizer(wr.train.GradientDescentOptimizer(LR), 1,
+                                             variable_averages=CountingAverages(),
+                                             variables_to_average=[w])
         train_op = opt.apply_gradients(opt.compute_gradients(loss), global_step=global_step)
         local_steps = wr.get_collection(wr.GraphKeys.LOCAL_VARIABLES)
         assert [v.op.name for v in local_steps] == ["sync_rep_local_step"]
@@ -246,6 +257,12 @@ def test_one_replica_in_process_with_the_chief_hook():
             runs += 1
             assert runs < 20
         assert sess.run(global_step) == 3
+        # The averages run after each update's tokens are in: the third may
+        # still be on its way.
+        deadline = time.monotonic() + 10
+        while sess.run(averaged) < 3 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert sess.run(averaged) == 3
         np.testing.assert_allclose(sess.run(w), TARGET + (1 - LR) ** 3 * (W0 - TARGET), rtol=1e-6)
         coord.request_stop()
     coord.join(stop_grace_period_secs=10, ignore_live_threads=True)
