@@ -1,6 +1,7 @@
 #include "weir/kernels/conditional_accumulator.h"
 
 #include <algorithm>
+#include <limits>
 #include <span>
 #include <utility>
 
@@ -23,7 +24,7 @@ void AddInto(Tensor* sum, const Tensor& gradient) {
 }
 
 template <typename T>
-void DivideBy(Tensor* sum, int32_t count) {
+void DivideBy(Tensor* sum, int64_t count) {
   const T divisor = static_cast<T>(count);
   for (T& value : sum->flat<T>()) value /= divisor;
 }
@@ -166,14 +167,14 @@ void AddRows(const Tensor& values, const std::vector<int64_t>& slots, int64_t ro
 }
 
 template <typename T>
-void WriteRows(const std::vector<double>& sums, const std::vector<int32_t>& counts,
+void WriteRows(const std::vector<double>& sums, const std::vector<int64_t>& counts,
                const std::vector<int64_t>& slot_order, int64_t row_elements, bool mean,
                Tensor* values) {
   T* out = values->data<T>();
   for (size_t i = 0; i < slot_order.size(); ++i) {
     const int64_t slot = slot_order[i];
     const double* row = sums.data() + slot * row_elements;
-    const double divisor = mean ? counts[slot] : 1.0;
+    const double divisor = mean ? static_cast<double>(counts[slot]) : 1.0;
     for (int64_t j = 0; j < row_elements; ++j) {
       out[static_cast<int64_t>(i) * row_elements + j] = static_cast<T>(row[j] / divisor);
     }
@@ -422,7 +423,7 @@ void ConditionalAccumulator::Cancel(CancellationManager* cancellation, Cancellat
 
 int32_t ConditionalAccumulator::num_accumulated() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return counter_;
+  return static_cast<int32_t>(std::min<int64_t>(counter_, std::numeric_limits<int32_t>::max()));
 }
 
 int64_t ConditionalAccumulator::global_step() const {

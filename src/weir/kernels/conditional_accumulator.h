@@ -84,6 +84,7 @@ class ConditionalAccumulator : public ResourceBase,
   // once if they are). REQUIRES: num_required >= 1 (the kernel checks).
   void TryTakeGradient(int32_t num_required, OpKernelContext* context, TakeCallback done);
 
+  // Saturates at the int32 maximum (the op's output type).
   int32_t num_accumulated() const;
   int64_t global_step() const;
   // Sets the step; a smaller one than the current is allowed (as
@@ -130,14 +131,14 @@ class ConditionalAccumulator : public ResourceBase,
 
   mutable std::mutex mu_;
   int64_t global_step_ = 0;
-  int32_t counter_ = 0;
+  int64_t counter_ = 0;
   Tensor sum_;  // dense: the sum of the counted gradients; empty when counter_ == 0
   // Sparse: index -> slot; slot s's row sum is row_sums_[s * row elements ...]
   // and row_counts_[s] gradients touched it. row_shape_ (values' dims after
   // the first) is fixed by the step's first gradient with rows.
   std::map<int64_t, int64_t> rows_;
   std::vector<double> row_sums_;
-  std::vector<int32_t> row_counts_;
+  std::vector<int64_t> row_counts_;
   std::vector<int64_t> row_shape_;
   bool has_row_shape_ = false;
   TakeList takes_;
