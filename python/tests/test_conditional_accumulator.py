@@ -224,3 +224,77 @@ def test_hostile_num_required_is_an_error_naming_the_node():
                 with pytest.raises(errors.InvalidArgumentError,
                                    match="take_n.*num_required must be positive"):
                     sess.run(take, {n: bad})
+
+
+EXPORT_PROGRAM = textwrap.dedent('''
+    import base64, json
+    import numpy as np
+    import tensorflow as tf
+    v1 = tf.compat.v1
+    v1.disable_eager_execution()
+    g = tf.Graph()
+    with g.as_default():
+        step = v1.placeholder(tf.int64, [], name="step")
+        grad = v1.placeholder(tf.float32, [3], name="grad")
+        idx = v1.placeholder(tf.int64, [None], name="idx")
+        rows = v1.placeholder(tf.float32, [None, 2], name="rows")
+        dense = v1.ConditionalAccumulator(tf.float32, shape=[3], name="dense")
+        sparse = v1.SparseConditionalAccumulator(tf.float32, shape=[5, 2], name="sparse")
+        dense.apply_grad(grad, local_step=step, name="dense_apply")
+        tf.identity(dense.take_grad(2), name="dense_take")
+        sparse.apply_grad(idx, rows, local_step=step, name="sparse_apply")
+        taken = sparse.take_grad(2, name="sparse_take")
+        sparse.set_global_step(step, name="sparse_set")
+        tf.identity(sparse.num_accumulated(), name="sparse_num")
+    with v1.Session(graph=g) as sess:
+        feeds = [("dense_apply", {"step:0": 0, "grad:0": [1, 2, 3]}),
+                 ("dense_apply", {"step:0": 0, "grad:0": [3, 2, 1]}),
+                 ("dense_take:0", {}),
+                 ("dense_apply", {"step:0": 0, "grad:0": [9, 9, 9]}),
+                 ("sparse_apply", {"step:0": 0, "idx:0": [0, 4], "rows:0": [[1, 2], [3, 4]]}),
+                 ("sparse_apply", {"step:0": 0, "idx:0": [4], "rows:0": [[5, 6]]}),
+                 ("sparse_take", {}),
+                 ("sparse_set", {"step:0": 5}),
+                 ("sparse_apply", {"step:0": 4, "idx:0": [1], "rows:0": [[5, 6]]}),
+                 ("sparse_num:0", {})]
+        results = []
+        for fetch, feed in feeds:
+            if fetch == "sparse_take":
+                value = sess.run(["sparse_take:0", "sparse_take:1", "sparse_take:2"], feed)
+                results.append([np.asarray(v).tolist() for v in value])
+            else:
+                value = sess.run(fetch, feed)
+                results.append(None if value is None else np.asarray(value).tolist())
+    print("RESULT " + json.dumps({"graph": base64.b64encode(
+        g.as_graph_def().SerializeToString()).decode(), "feeds": feeds, "results": results}))
+''')
+
+
+def test_tensorflow_exported_graph_runs():
+    """A GraphDef TensorFlow 2.21 built with both accumulator kinds (the dense
+    one's Resource ops, the sparse one's ref-handle ops) imports into Weir and
+    gives what it gave in TensorFlow."""
+    if not os.path.exists(PEERS_PYTHON):
+        pytest.fail(f"TensorFlow's interpreter {PEERS_PYTHON} is missing (scripts/install_deps.sh)")
+    import base64
+    tf_env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="",
+                  TF_ENABLE_ONEDNN_OPTS="0")
+    tf_env.pop("PYTHONPATH", None)
+    proc = subprocess.run([PEERS_PYTHON, "-c", EXPORT_PROGRAM], env=tf_env, capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    line = [l for l in proc.stdout.splitlines() if l.startswith("RESULT ")][-1]
+    exported = json.loads(line[len("RESULT "):])
+    with wr.Graph().as_default():
+        wr.import_graph_def(base64.b64decode(exported["graph"]), name="")
+        results = []
+        with wr.Session() as sess:
+            for fetch, feed in exported["feeds"]:
+                if fetch == "sparse_take":
+                    value = sess.run(["sparse_take:0", "sparse_take:1", "sparse_take:2"], feed)
+                    results.append([np.asarray(v).tolist() for v in value])
+                else:
+                    value = sess.run(fetch, feed)
+                    results.append(None if value is None else np.asarray(value).tolist())
+    assert results == exported["results"]
+    assert results[2] == [2, 2, 2] and results[6][0] == [0, 4] and results[9] == 0
