@@ -424,5 +424,30 @@ TEST(SparseAccumulatorTest, BadGradientsNameTheShapes) {
   EXPECT_EQ(g.Num(), 0);
 }
 
+TEST(SparseAccumulatorTest, HostileShapesAreErrorsNotCrashes) {
+  const int64_t huge = int64_t{1} << 40;
+  SparseGraph g("MEAN", PartialShape({4, huge, huge}));
+  // No rows, but rows of 2^80 elements: the element count overflows.
+  auto empty = TensorShape::FromDims(std::vector<int64_t>{0, huge, huge});
+  ASSERT_TRUE(empty.ok()) << empty.status();
+  ExpectError(g.Apply(0, {}, Tensor(DT_FLOAT, *empty)), Code::kInvalidArgument, {"a gradient row"});
+  EXPECT_EQ(g.Num(), 0);
+  // A gradient_shape of negative or mismatched dims.
+  SparseGraph h;
+  ExpectError(h.ApplyShaped(0, {1}, SparseGraph::Rows({{1, 2}}), {-4, 2}), Code::kInvalidArgument,
+              {"gradient_shape [-4,2]"});
+  ExpectError(h.ApplyShaped(0, {1}, SparseGraph::Rows({{1, 2}}), {4, 2, 1}), Code::kInvalidArgument,
+              {"must list the 2 dims"});
+}
+
+TEST(AccumulatorErrorsTest, HostileShapeAttrsNeverAllocate) {
+  // A dense accumulator whose declared shape is far too large: only real
+  // gradients are ever stored, so a small one is just a mismatch.
+  const int64_t huge = int64_t{1} << 40;
+  Graph g(/*resource=*/true, "MEAN", PartialShape({huge, huge}));
+  ExpectError(g.Apply(0, Floats({1, 2})), Code::kInvalidArgument, {"Shape mismatch"});
+  EXPECT_EQ(g.Num(), 0);
+}
+
 }  // namespace
 }  // namespace weir
