@@ -5,8 +5,13 @@ ports), and its hook and argument checks in one process.
 The model: w (on the ps) with loss 0.5 * |w - t|^2, so every replica's
 gradient at step k is w_k - t and one synchronous SGD step with rate lr gives
 w_{k+1} = w_k - lr (w_k - t): after K global steps w_K = t + (1 - lr)^K (w_0 - t)
-exactly, and global_step is exactly K. Gradients applied one by one, or a
-step taken twice, would give another w or step."""
+exactly, and global_step is exactly K. Gradients applied one by one, a stale
+gradient counted, or a step taken twice would give another w or step.
+
+The backup (replicas_to_aggregate=2 of total_num_replicas=3) runs in its own
+process and is SIGKILLed once the run is half done (global_step 3 of 6); the
+two survivors, held at the half-way point until then, must finish the other
+half by themselves, each step under a timeout."""
 import os
 import pathlib
 import select
@@ -112,15 +117,21 @@ def _step(sess, replica):
 
 
 def _worker_main(worker_address, task):
-    """A replica in its own process (the one the test kills): steps until killed,
-    printing each new local step."""
+    """A replica in its own process (the one the test kills): steps, printing
+    each new local step, until it has taken part in the first half of the
+    run; then waits in its training loop for the SIGKILL. (Stepping on, with
+    the surplus tokens of the backup, it could advance global_step on its own
+    and make the end of the run depend on when the kill lands.)"""
     replica = build_replica(task)
     with wr.Session("grpc://" + worker_address, graph=replica["graph"]) as sess:
         _wait_initialized(sess, replica)
         replica["hook"].after_create_session(sess, wr.train.Coordinator())
         print("ready", flush=True)
         while True:
-            print("ran", _step(sess, replica), flush=True)
+            local_step = _step(sess, replica)
+            print("ran", local_step, flush=True)
+            while local_step >= STEPS // 2:
+                time.sleep(1)
 
 
 def test_backup_worker_killed_mid_run(cluster):
@@ -157,10 +168,10 @@ def test_backup_worker_killed_mid_run(cluster):
         threads = [threading.Thread(target=worker, args=(task,), daemon=True) for task in (0, 1)]
         for t in threads:
             t.start()
-        # Kill the backup once it has run a step.
+        # Kill the backup once it has taken part in the first half.
         ran = None
         deadline = time.monotonic() + 25
-        while ran is None and time.monotonic() < deadline:
+        while (ran is None or ran < STEPS // 2) and time.monotonic() < deadline:
             readable, _, _ = select.select([victim.stdout], [], [], 0.5)
             if readable:
                 line = victim.stdout.readline()
@@ -168,11 +179,12 @@ def test_backup_worker_killed_mid_run(cluster):
                     break
                 if line.startswith("ran"):
                     ran = int(line.split()[1])
-        if ran is None:
+        if ran is None or ran < STEPS // 2:
             victim.kill()
             victim.wait(timeout=10)
             victim_log.seek(0)
-            pytest.fail("the backup replica never finished a step: " + victim_log.read()[-3000:])
+            pytest.fail("the backup replica never reached the half-way step: " +
+                        victim_log.read()[-3000:])
         victim.send_signal(signal.SIGKILL)
         victim.wait(timeout=10)
         killed.set()
