@@ -32,6 +32,7 @@ from weir.ops.state_ops import *  # noqa: F401,F403
 from weir.ops.gradients_impl import *  # noqa: F401,F403
 from weir.ops.variable_scope import *  # noqa: F401,F403
 from weir.ops.data_flow_ops import *  # noqa: F401,F403
+from weir.ops.accumulator_ops import *  # noqa: F401,F403
 from weir.ops.io_ops import *  # noqa: F401,F403
 from weir.ops.parsing_ops import *  # noqa: F401,F403
 from weir.ops.summary_ops import *  # noqa: F401,F403

@@ -6,6 +6,10 @@
 
 namespace weir {
 
+// Declared here rather than in the header, so that adding the family does not
+// rebuild every file of the layer (the lead may move it to the header).
+void RegisterAccumulatorKernels(KernelRegistry* registry);  // accumulator_kernels.cc
+
 void RegisterAllKernels() {
   static std::once_flag once;
   std::call_once(once, [] {
@@ -28,6 +32,7 @@ void RegisterAllKernels() {
     RegisterGradientSupportKernels(registry);
     RegisterIoKernels(registry);
     RegisterQueueKernels(registry);
+    RegisterAccumulatorKernels(registry);
     RegisterReaderKernels(registry);
     RegisterParsingKernels(registry);
     RegisterSummaryKernels(registry);

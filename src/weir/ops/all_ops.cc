@@ -6,6 +6,10 @@
 
 namespace weir {
 
+// Declared here rather than in the header, so that adding the family does not
+// rebuild every file of the layer (the lead may move it to the header).
+void RegisterAccumulatorOps(OpRegistry* registry);  // accumulator_ops.cc
+
 void RegisterAllOps() {
   static std::once_flag once;
   std::call_once(once, [] {
@@ -30,6 +34,7 @@ void RegisterAllOps() {
     RegisterGradientSupportOps(registry);
     RegisterIoOps(registry);
     RegisterQueueOps(registry);
+    RegisterAccumulatorOps(registry);
     RegisterReaderOps(registry);
     RegisterParsingOps(registry);
     RegisterSummaryOps(registry);

@@ -133,6 +133,15 @@ void RegisterDataFlowGradients(GradientRegistry* registry) {
                          "QueueCloseV2", "QueueSizeV2", "QueueIsClosedV2"}) {
     registry->RegisterNoGradient(op);
   }
+  for (const char* op :
+       {"ConditionalAccumulator", "ResourceConditionalAccumulator", "AccumulatorApplyGradient",
+        "ResourceAccumulatorApplyGradient", "AccumulatorTakeGradient",
+        "ResourceAccumulatorTakeGradient", "AccumulatorNumAccumulated",
+        "ResourceAccumulatorNumAccumulated", "AccumulatorSetGlobalStep",
+        "ResourceAccumulatorSetGlobalStep", "SparseConditionalAccumulator",
+        "SparseAccumulatorApplyGradient", "SparseAccumulatorTakeGradient"}) {
+    registry->RegisterNoGradient(op);
+  }
   // Summaries: serialized protos out, for TensorBoard only.
   for (const char* op : {"ScalarSummary", "HistogramSummary", "MergeSummary", "Assert"}) {
     registry->RegisterNoGradient(op);
