@@ -4,6 +4,8 @@
 #include "weir/distributed/bulk_transfer.h"
 
 #include <arpa/inet.h>
+#include <grpcpp/generic/async_generic_service.h>
+#include <grpcpp/grpcpp.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -16,6 +18,10 @@
 #include <set>
 #include <thread>
 
+#include "proto/worker_service.pb.h"
+#include "weir/base/notification.h"
+#include "weir/distributed/wire_tensor.h"
+#include "weir/distributed/worker_client.h"
 #include "weir/framework/allocator.h"
 
 namespace weir {
@@ -382,6 +388,163 @@ TEST(BulkTransferTest, BadOptionsAndHostsAreErrors) {
   std::vector<char> out(8);
   EXPECT_EQ(pool.Read(1, "short", 8, out.data(), Clock::now() + 1s, nullptr).code(),
             Code::kInvalidArgument);
+}
+
+// A gRPC server whose every call is answered with one given message: a
+// worker that hands out bulk answers pointing wherever a test wants.
+class FakeWorker {
+ public:
+  explicit FakeWorker(grpc::ByteBuffer answer) : service_(std::move(answer)) {
+    grpc::ServerBuilder builder;
+    builder.AddListeningPort("127.0.0.1:0", grpc::InsecureServerCredentials(), &port_);
+    builder.RegisterCallbackGenericService(&service_);
+    server_ = builder.BuildAndStart();
+    CHECK(server_ != nullptr);
+  }
+  ~FakeWorker() { server_->Shutdown(std::chrono::system_clock::now()); }
+  std::string address() const { return StrCat("127.0.0.1:", port_); }
+
+ private:
+  class Service : public grpc::CallbackGenericService {
+   public:
+    explicit Service(grpc::ByteBuffer answer) : answer_(std::move(answer)) {}
+    grpc::ServerGenericBidiReactor* CreateReactor(grpc::GenericCallbackServerContext*) override {
+      class Reactor : public grpc::ServerGenericBidiReactor {
+       public:
+        explicit Reactor(const grpc::ByteBuffer& answer) : answer_(answer) { StartRead(&request_); }
+        void OnReadDone(bool) override {
+          StartWriteAndFinish(&answer_, grpc::WriteOptions(), grpc::Status::OK);
+        }
+        void OnDone() override { delete this; }
+
+       private:
+        grpc::ByteBuffer request_;
+        grpc::ByteBuffer answer_;
+      };
+      return new Reactor(answer_);
+    }
+
+   private:
+    grpc::ByteBuffer answer_;
+  };
+  Service service_;
+  int port_ = 0;
+  std::unique_ptr<grpc::Server> server_;
+};
+
+struct RecvOutcome {
+  WorkerClient::RecvTensorResult result;
+  std::chrono::steady_clock::duration took;
+};
+
+// RecvTensor through a WorkerClient that accepts the bulk channel (or not),
+// cancelled after `cancel_after` if positive.
+RecvOutcome Recv(const std::string& address, std::chrono::milliseconds timeout,
+                 bool accept_bulk = true, std::chrono::milliseconds cancel_after = 0ms) {
+  ChannelOptions options;
+  options.bulk_min_bytes = accept_bulk ? 1 : 0;
+  auto client = WorkerClient::Create(address, options);
+  CHECK(client.ok());
+  wire::RecvTensorRequest request;
+  request.set_step_id(1);
+  request.set_rendezvous_key("k");
+  Notification done;
+  RecvOutcome outcome;
+  const auto start = Clock::now();
+  WorkerClient::Cancel cancel =
+      (*client)->RecvTensorAsync(request, timeout, [&](WorkerClient::RecvTensorResult result) {
+        outcome.result = std::move(result);
+        outcome.took = Clock::now() - start;
+        done.Notify();
+      });
+  if (cancel_after.count() > 0) {
+    std::this_thread::sleep_for(cancel_after);
+    cancel();
+  }
+  done.Wait();
+  return outcome;
+}
+
+Tensor Floats(int64_t n) {
+  Tensor value(DT_FLOAT, TensorShape({n}));
+  for (float& v : value.flat<float>()) v = 1.f;
+  return value;
+}
+
+TEST(BulkRecvTensorTest, ASenderThatDiesMidTransferFailsTheRecvUnavailableNamingIt) {
+  FakeSender sender;
+  const int64_t n = 4 << 20;
+  sender.Serve([&](int fd) {
+    FakeSender::SendHeader(fd, n * 4);
+    std::vector<char> part(1 << 20, 'x');
+    send(fd, part.data(), part.size(), MSG_NOSIGNAL);
+  });
+  FakeWorker worker(EncodeBulkRecvTensorResponse(Floats(n), std::string(16, 't'), sender.port));
+  RecvOutcome outcome = Recv(worker.address(), 30s);
+  const Status& status = outcome.result.status;
+  EXPECT_EQ(status.code(), Code::kUnavailable) << status;
+  EXPECT_TRUE(outcome.result.bulk_failed);
+  EXPECT_NE(status.message().find(worker.address()), std::string::npos) << status;
+  EXPECT_NE(status.message().find(StrCat("127.0.0.1:", sender.port)), std::string::npos) << status;
+  EXPECT_LT(outcome.took, 5s);
+}
+
+TEST(BulkRecvTensorTest, ABlockedReadEndsAtTheDeadlineOrACancel) {
+  for (bool by_cancel : {false, true}) {
+    FakeSender sender;
+    std::atomic<bool> release{false};
+    sender.Serve([&](int fd) {
+      FakeSender::SendHeader(fd, 4096);
+      while (!release) std::this_thread::sleep_for(5ms);
+    });
+    FakeWorker worker(EncodeBulkRecvTensorResponse(Floats(1024), std::string(16, 't'), sender.port));
+    RecvOutcome outcome =
+        by_cancel ? Recv(worker.address(), 60s, true, 300ms) : Recv(worker.address(), 300ms);
+    release = true;
+    const Status& status = outcome.result.status;
+    EXPECT_EQ(status.code(), by_cancel ? Code::kCancelled : Code::kDeadlineExceeded) << status;
+    EXPECT_LT(outcome.took, 3s);
+  }
+}
+
+TEST(BulkRecvTensorTest, HostileBulkAnswersAreRefusedBeforeAnyRead) {
+  // A byte count other than the shape's.
+  wire::RecvTensorResponse wrong_count;
+  wrong_count.mutable_tensor()->set_dtype(wire::DT_FLOAT);
+  wrong_count.mutable_tensor()->mutable_tensor_shape()->add_dim()->set_size(1 << 30);
+  wrong_count.mutable_bulk_transfer()->set_ticket(std::string(16, 't'));
+  wrong_count.mutable_bulk_transfer()->set_port(1);
+  wrong_count.mutable_bulk_transfer()->set_byte_count(16);
+  // A short ticket; a string value; a dead value; content as well.
+  wire::RecvTensorResponse short_ticket = wrong_count;
+  short_ticket.mutable_bulk_transfer()->set_byte_count(int64_t{4} << 30);
+  short_ticket.mutable_bulk_transfer()->set_ticket("t");
+  wire::RecvTensorResponse strings = short_ticket;
+  strings.mutable_tensor()->set_dtype(wire::DT_STRING);
+  strings.mutable_bulk_transfer()->set_ticket(std::string(16, 't'));
+  wire::RecvTensorResponse dead = short_ticket;
+  dead.mutable_bulk_transfer()->set_ticket(std::string(16, 't'));
+  dead.set_is_dead(true);
+  wire::RecvTensorResponse content;
+  content.mutable_tensor()->set_dtype(wire::DT_FLOAT);
+  content.mutable_tensor()->mutable_tensor_shape()->add_dim()->set_size(1);
+  content.mutable_tensor()->set_tensor_content(std::string(4, 'x'));
+  content.mutable_bulk_transfer()->set_ticket(std::string(16, 't'));
+  content.mutable_bulk_transfer()->set_port(1);
+  content.mutable_bulk_transfer()->set_byte_count(4);
+  for (const wire::RecvTensorResponse* answer :
+       {&wrong_count, &short_ticket, &strings, &dead, &content}) {
+    grpc::Slice slice(answer->SerializeAsString());
+    FakeWorker worker(grpc::ByteBuffer(&slice, 1));
+    RecvOutcome outcome = Recv(worker.address(), 10s);
+    EXPECT_EQ(outcome.result.status.code(), Code::kInvalidArgument) << outcome.result.status;
+    EXPECT_TRUE(outcome.result.malformed);
+  }
+  // A good bulk answer to a caller that did not ask for one.
+  FakeWorker worker(EncodeBulkRecvTensorResponse(Floats(4), std::string(16, 't'), 1));
+  RecvOutcome outcome = Recv(worker.address(), 10s, /*accept_bulk=*/false);
+  EXPECT_EQ(outcome.result.status.code(), Code::kInvalidArgument) << outcome.result.status;
+  EXPECT_NE(outcome.result.status.message().find("nobody asked for"), std::string::npos);
 }
 
 }  // namespace
