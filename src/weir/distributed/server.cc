@@ -53,7 +53,8 @@ std::string JoinHostPort(const std::string& host, int port) {
 struct Server::Impl {
   std::unique_ptr<Worker> worker;
   std::unique_ptr<Master> master;
-  std::unique_ptr<BulkSender> bulk;  // made by Start when enabled
+  // Made by Start when enabled; shared with the worker's step-end observer.
+  std::shared_ptr<BulkSender> bulk;
   std::unique_ptr<grpc::Service> worker_service;
   std::unique_ptr<grpc::Service> master_service;
   std::shared_ptr<grpc::ServerCredentials> credentials;
@@ -159,6 +160,9 @@ Status Server::Start() {
     StatusOr<std::unique_ptr<BulkSender>> bulk = BulkSender::Create(options_.host, task);
     if (!bulk.ok()) return bulk.status();
     impl_->bulk = std::move(*bulk);
+    // A step aborted or cleaned up here releases the values it offered.
+    impl_->worker->SetStepEndObserver(
+        [bulk = impl_->bulk](int64_t step_id) { bulk->DropStep(step_id); });
   }
   impl_->worker_service = NewGrpcWorkerService(
       impl_->worker.get(), [this] { return device_attributes(); },
@@ -178,6 +182,7 @@ Status Server::Start() {
   impl_->grpc_server = builder.BuildAndStart();
   if (impl_->grpc_server == nullptr || selected_port == 0) {
     impl_->grpc_server.reset();
+    impl_->worker->SetStepEndObserver(nullptr);
     impl_->bulk.reset();
     return errors::Unavailable(
         "server of ", task, " cannot listen on ", listen,
