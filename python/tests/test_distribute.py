@@ -225,6 +225,7 @@ def test_server_session_lease():
 
 
 def _two_task_cluster():
+    import socket
     ports = []
     for _ in range(2):
         with socket.socket() as s:
@@ -233,6 +234,7 @@ def _two_task_cluster():
     return {"worker": ["127.0.0.1:%d" % ports[0]], "ps": ["127.0.0.1:%d" % ports[1]]}
 
 
+@needs_runtime
 @pytest.mark.parametrize("bulk_transfer", [True, False])
 def test_bulk_transfer_option(bulk_transfer):
     # A 4 MiB value made on ps crosses to worker over the bulk channel (on by
