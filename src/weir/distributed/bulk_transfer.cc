@@ -11,6 +11,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstring>
@@ -29,8 +30,6 @@ using Clock = std::chrono::steady_clock;
 constexpr char kMagic[4] = {'W', 'B', 'L', 'K'};
 constexpr size_t kRequestBytes = sizeof(kMagic) + kBulkTicketBytes;
 constexpr size_t kHeaderBytes = 8;
-// How long a sender waits for the rest of a request once its first byte came.
-constexpr auto kRequestTimeout = std::chrono::seconds(5);
 // A sender whose receiver stops acknowledging gives up after this long.
 constexpr unsigned kUserTimeoutMs = 30000;
 // Idle connections a receiver keeps per sender.
@@ -202,14 +201,13 @@ struct BulkSender::Impl {
   // invalid request, idleness, a failed write or Stop.
   void Serve(Connection* connection) {
     const int fd = connection->fd;
+    // One blocking read per request: the idle timeout bounds it, and Stop
+    // or DropStep shut the socket down, which ends it at once.
+    SetTimeout(fd, SO_RCVTIMEO, Clock::now() + options.idle_timeout);
     for (;;) {
-      pollfd fds[2] = {{fd, POLLIN, 0}, {wake_fd, POLLIN, 0}};
-      int ready = poll(fds, 2, static_cast<int>(options.idle_timeout.count()));
-      if (ready < 0 && errno == EINTR) continue;
-      if (ready <= 0 || fds[1].revents != 0) break;
       char request[kRequestBytes];
-      if (!SetTimeout(fd, SO_RCVTIMEO, Clock::now() + kRequestTimeout)) break;
       ssize_t got = recv(fd, request, sizeof(request), MSG_WAITALL);
+      if (got < 0 && errno == EINTR) continue;
       if (got != static_cast<ssize_t>(sizeof(request)) ||
           std::memcmp(request, kMagic, sizeof(kMagic)) != 0) {
         break;  // closed, or not a request: no answer
@@ -514,32 +512,48 @@ Status BulkConnectionPool::ReadOnce(int fd, const std::string& address, const st
     *nothing_came = true;
     return fail(errno, StrCat("sending the ticket: ", ErrnoText(errno)));
   }
+  // The header and the bytes in one read where the kernel allows (the
+  // header is checked once it is in; a sender that announced another
+  // count is DataLoss, whatever it wrote into `dst`).
   char header[kHeaderBytes];
-  if (!SetTimeout(fd, SO_RCVTIMEO, deadline)) return fail(0, "deadline");
-  ssize_t header_bytes = recv(fd, header, sizeof(header), MSG_WAITALL);
-  if (header_bytes != static_cast<ssize_t>(sizeof(header))) {
-    const int error = header_bytes < 0 ? errno : 0;
-    *nothing_came = header_bytes <= 0 && error != EAGAIN;
-    return fail(error, header_bytes < 0 ? ErrnoText(error)
-                                        : "the sender closed the connection without answering "
-                                          "(it refused the ticket, or it stopped)");
-  }
-  const uint64_t announced = GetLittleEndian64(header);
-  if (announced != static_cast<uint64_t>(size)) {
-    if (cancel != nullptr) cancel->Detach();
-    return errors::DataLoss(what, ": the sender announced ", announced,
-                            " bytes; its RecvTensor answer said ", size);
-  }
-  while (got < size) {
+  int64_t header_got = 0;
+  bool header_checked = false;
+  while (got < size || !header_checked) {
     if (!SetTimeout(fd, SO_RCVTIMEO, deadline)) return fail(EAGAIN, "deadline");
-    ssize_t n = recv(fd, dst + got, static_cast<size_t>(size - got), MSG_WAITALL);
+    iovec iov[2];
+    int count = 0;
+    if (header_got < static_cast<int64_t>(kHeaderBytes)) {
+      iov[count++] = {header + header_got, kHeaderBytes - static_cast<size_t>(header_got)};
+    }
+    if (got < size) iov[count++] = {dst + got, static_cast<size_t>(size - got)};
+    msghdr message{};
+    message.msg_iov = iov;
+    message.msg_iovlen = static_cast<size_t>(count);
+    ssize_t n = count > 0 ? recvmsg(fd, &message, MSG_WAITALL) : 0;
     if (n > 0) {
-      got += n;
-    } else if (n == 0) {
+      const int64_t to_header = std::min<int64_t>(n, kHeaderBytes - header_got);
+      header_got += to_header;
+      got += n - to_header;
+    } else if (n == 0 && count > 0) {
+      if (header_got < static_cast<int64_t>(kHeaderBytes)) {
+        *nothing_came = header_got == 0;
+        return fail(0, "the sender closed the connection without answering (it refused the "
+                       "ticket, or it stopped)");
+      }
       return fail(0, StrCat("the connection closed after ", got, " of ", size,
                             " bytes (the sender stopped or died)"));
-    } else if (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK) {
+    } else if (n < 0 && errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK) {
+      *nothing_came = header_got == 0 && got == 0;
       return fail(errno, StrCat(ErrnoText(errno), " after ", got, " of ", size, " bytes"));
+    }
+    if (!header_checked && header_got == static_cast<int64_t>(kHeaderBytes)) {
+      header_checked = true;
+      const uint64_t announced = GetLittleEndian64(header);
+      if (announced != static_cast<uint64_t>(size)) {
+        if (cancel != nullptr) cancel->Detach();
+        return errors::DataLoss(what, ": the sender announced ", announced,
+                                " bytes; its RecvTensor answer said ", size);
+      }
     }
   }
   if (cancel != nullptr) cancel->Detach();

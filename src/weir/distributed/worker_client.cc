@@ -4,6 +4,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include <condition_variable>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -24,6 +25,49 @@ struct AsyncCall {
   grpc::ClientContext context;
   // RecvTensor's read over the bulk channel, after the call's answer.
   std::shared_ptr<BulkCancel> bulk_cancel = std::make_shared<BulkCancel>();
+};
+
+// Threads for bulk reads (blocking, each as long as its read): kept idle
+// for a while after a read so that the next one needs no new thread; as
+// many as there are reads at once, never fewer. Process-wide, never
+// destroyed (a detached thread may still be finishing at exit).
+class BulkReadThreads {
+ public:
+  static BulkReadThreads* Get() {
+    static auto* threads = new BulkReadThreads;
+    return threads;
+  }
+  void Run(std::function<void()> job) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (idle_ > static_cast<int>(jobs_.size())) {
+        jobs_.push_back(std::move(job));
+        wake_.notify_one();
+        return;
+      }
+    }
+    std::thread([this, job = std::move(job)]() mutable { Loop(std::move(job)); }).detach();
+  }
+
+ private:
+  static constexpr auto kIdleTime = std::chrono::seconds(10);
+  void Loop(std::function<void()> job) {
+    for (;;) {
+      job();
+      job = nullptr;
+      std::unique_lock<std::mutex> lock(mu_);
+      ++idle_;
+      wake_.wait_for(lock, kIdleTime, [this] { return !jobs_.empty(); });
+      --idle_;
+      if (jobs_.empty()) return;  // idle for kIdleTime
+      job = std::move(jobs_.front());
+      jobs_.pop_front();
+    }
+  }
+  std::mutex mu_;
+  std::condition_variable wake_;
+  std::deque<std::function<void()>> jobs_;
+  int idle_ = 0;
 };
 
 }  // namespace
@@ -238,10 +282,14 @@ class RecvTensorCall final : public grpc::ClientBidiReactor<grpc::ByteBuffer, gr
     if (result.status.ok() && decoder_.bulk()) {
       // The bytes come over the bulk channel: a blocking read, on a thread
       // of its own for as long as it lasts (gRPC's threads never block).
-      std::thread(&RecvTensorCall::ReadBulk, bulk_, std::move(bulk_cancel_), deadline_,
-                  decoder_.bulk_port(), decoder_.bulk_ticket(), std::move(result),
-                  std::move(done_), std::move(end_))
-          .detach();
+      BulkReadThreads::Get()->Run(
+          [bulk = bulk_, cancel = std::move(bulk_cancel_), deadline = deadline_,
+           port = decoder_.bulk_port(), ticket = decoder_.bulk_ticket(),
+           result = std::move(result), done = std::move(done_),
+           end = std::move(end_)]() mutable {
+            ReadBulk(bulk, std::move(cancel), deadline, port, std::move(ticket), std::move(result),
+                     std::move(done), std::move(end));
+          });
       delete this;
       return;
     }
