@@ -72,7 +72,8 @@ void PutLittleEndian64(uint64_t value, char* out) {
 
 uint64_t GetLittleEndian64(const char* in) {
   uint64_t value = 0;
-  for (size_t i = 0; i < 8; ++i) value |= static_cast<uint64_t>(static_cast<uint8_t>(in[i])) << (8 * i);
+  for (size_t i = 0; i < 8; ++i)
+    value |= static_cast<uint64_t>(static_cast<uint8_t>(in[i])) << (8 * i);
   return value;
 }
 
@@ -106,7 +107,8 @@ bool SendAll(int fd, iovec* iov, int count, Clock::time_point deadline) {
 }  // namespace
 
 BulkCounts GetBulkCounts() {
-  return {bytes_sent.load(std::memory_order_relaxed), bytes_received.load(std::memory_order_relaxed)};
+  return {bytes_sent.load(std::memory_order_relaxed),
+          bytes_received.load(std::memory_order_relaxed)};
 }
 
 // ---------------------------------------------------------------- sender
@@ -537,8 +539,9 @@ Status BulkConnectionPool::ReadOnce(int fd, const std::string& address, const st
     } else if (n == 0 && count > 0) {
       if (header_got < static_cast<int64_t>(kHeaderBytes)) {
         *nothing_came = header_got == 0;
-        return fail(0, "the sender closed the connection without answering (it refused the "
-                       "ticket, or it stopped)");
+        return fail(0,
+                    "the sender closed the connection without answering (it refused the "
+                    "ticket, or it stopped)");
       }
       return fail(0, StrCat("the connection closed after ", got, " of ", size,
                             " bytes (the sender stopped or died)"));

@@ -11,8 +11,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <cstring>
 #include <atomic>
+#include <cstring>
 #include <functional>
 #include <random>
 #include <set>
@@ -168,7 +168,8 @@ TEST(BulkTransferTest, AReplayedTicketIsRefused) {
   auto ticket = sender->Offer(value, 1, Clock::now() + 10s);
   ASSERT_TRUE(ticket.ok());
   std::vector<char> out(4096);
-  ASSERT_TRUE(pool.Read(sender->port(), *ticket, 4096, out.data(), Clock::now() + 10s, nullptr).ok());
+  ASSERT_TRUE(
+      pool.Read(sender->port(), *ticket, 4096, out.data(), Clock::now() + 10s, nullptr).ok());
   Status again = pool.Read(sender->port(), *ticket, 4096, out.data(), Clock::now() + 10s, nullptr);
   EXPECT_EQ(again.code(), Code::kUnavailable) << again;
   EXPECT_NE(again.message().find("refused the ticket"), std::string::npos) << again;
@@ -188,7 +189,8 @@ TEST(BulkTransferTest, AnExpiredTicketIsRefusedAndItsValueReleased) {
   Status read = pool.Read(sender->port(), *ticket, 4096, out.data(), Clock::now() + 10s, nullptr);
   EXPECT_EQ(read.code(), Code::kUnavailable) << read;
   // The listener's sweep (at most a second apart) drops it.
-  for (int wait = 0; wait < 300 && sender->num_tickets() > 0; ++wait) std::this_thread::sleep_for(10ms);
+  for (int wait = 0; wait < 300 && sender->num_tickets() > 0; ++wait)
+    std::this_thread::sleep_for(10ms);
   EXPECT_EQ(sender->num_tickets(), 0);
   EXPECT_TRUE(value.RefCountIsOne());
 }
@@ -257,7 +259,8 @@ TEST(BulkTransferTest, DropStepAndStopBreakAWriteBlockedOnASlowReader) {
   std::this_thread::sleep_for(50ms);
   EXPECT_FALSE(value->RefCountIsOne());  // the write in flight holds it
   sender->DropStep(7);
-  for (int wait = 0; wait < 200 && !value->RefCountIsOne(); ++wait) std::this_thread::sleep_for(5ms);
+  for (int wait = 0; wait < 200 && !value->RefCountIsOne(); ++wait)
+    std::this_thread::sleep_for(5ms);
   EXPECT_TRUE(value->RefCountIsOne());
   // Stop with another blocked write: prompt.
   auto second = sender->Offer(*value, 8, Clock::now() + 60s);
@@ -314,7 +317,8 @@ TEST(BulkTransferTest, ACancelEndsABlockedReadPromptly) {
   EXPECT_EQ(read.code(), Code::kCancelled) << read;
   EXPECT_LT(took, 2s);
   // A read after the cancel does not start.
-  Status after = pool.Read(fake.port, std::string(16, 't'), 1, out.data(), Clock::now() + 60s, &cancel);
+  Status after =
+      pool.Read(fake.port, std::string(16, 't'), 1, out.data(), Clock::now() + 60s, &cancel);
   EXPECT_EQ(after.code(), Code::kCancelled) << after;
 }
 
@@ -323,8 +327,8 @@ TEST(BulkTransferTest, AnotherAnnouncedSizeIsDataLoss) {
   fake.Serve([&](int fd) { FakeSender::SendHeader(fd, 999); });
   BulkConnectionPool pool("127.0.0.1", "peer");
   std::vector<char> out(1000);
-  Status read = pool.Read(fake.port, std::string(16, 't'), 1000, out.data(),
-                          Clock::now() + 10s, nullptr);
+  Status read =
+      pool.Read(fake.port, std::string(16, 't'), 1000, out.data(), Clock::now() + 10s, nullptr);
   EXPECT_EQ(read.code(), Code::kDataLoss) << read;
   EXPECT_NE(read.message().find("999"), std::string::npos) << read;
 }
@@ -350,7 +354,8 @@ TEST(BulkTransferTest, AKeptConnectionTheSenderClosedIsReplacedOnce) {
   Tensor value = RandomBytes(4096, 7);
   std::vector<char> out(4096);
   auto first = sender->Offer(value, 1, Clock::now() + 10s);
-  ASSERT_TRUE(pool.Read(sender->port(), *first, 4096, out.data(), Clock::now() + 10s, nullptr).ok());
+  ASSERT_TRUE(
+      pool.Read(sender->port(), *first, 4096, out.data(), Clock::now() + 10s, nullptr).ok());
   EXPECT_EQ(pool.num_idle(), 1);
   std::this_thread::sleep_for(200ms);  // the sender closed the idle connection
   auto second = sender->Offer(value, 1, Clock::now() + 10s);
@@ -379,8 +384,7 @@ TEST(BulkTransferTest, TooManyConnectionsAreRefused) {
 TEST(BulkTransferTest, BadOptionsAndHostsAreErrors) {
   BulkSenderOptions options;
   options.max_connections = 0;
-  EXPECT_EQ(BulkSender::Create("127.0.0.1", "t", options).status().code(),
-            Code::kInvalidArgument);
+  EXPECT_EQ(BulkSender::Create("127.0.0.1", "t", options).status().code(), Code::kInvalidArgument);
   auto sender = BulkSender::Create("203.0.113.7", "/job:ps/replica:0/task:0");  // not this host
   EXPECT_EQ(sender.status().code(), Code::kUnavailable);
   EXPECT_NE(sender.status().message().find("/job:ps/replica:0/task:0"), std::string::npos);
@@ -497,7 +501,8 @@ TEST(BulkRecvTensorTest, ABlockedReadEndsAtTheDeadlineOrACancel) {
       FakeSender::SendHeader(fd, 4096);
       while (!release) std::this_thread::sleep_for(5ms);
     });
-    FakeWorker worker(EncodeBulkRecvTensorResponse(Floats(1024), std::string(16, 't'), sender.port));
+    FakeWorker worker(
+        EncodeBulkRecvTensorResponse(Floats(1024), std::string(16, 't'), sender.port));
     RecvOutcome outcome =
         by_cancel ? Recv(worker.address(), 60s, true, 300ms) : Recv(worker.address(), 300ms);
     release = true;

@@ -314,9 +314,9 @@ TEST_F(RecvTensorTest, A16MiBTensorCrossesTheBulkChannelWithNoCopy) {
 TEST_F(RecvTensorTest, EveryNumericDtypeCrossesTheBulkChannelBitIdentical) {
   StartCluster(kDefaultMaxMessageBytes, /*bulk_transfer=*/true);
   std::mt19937 random(16);
-  for (DType dtype : {DT_FLOAT, DT_DOUBLE, DT_INT32, DT_UINT8, DT_INT16, DT_INT8, DT_COMPLEX64,
-                      DT_INT64, DT_BOOL, DT_BFLOAT16, DT_UINT16, DT_COMPLEX128, DT_HALF, DT_UINT32,
-                      DT_UINT64}) {
+  for (DType dtype :
+       {DT_FLOAT, DT_DOUBLE, DT_INT32, DT_UINT8, DT_INT16, DT_INT8, DT_COMPLEX64, DT_INT64, DT_BOOL,
+        DT_BFLOAT16, DT_UINT16, DT_COMPLEX128, DT_HALF, DT_UINT32, DT_UINT64}) {
     SCOPED_TRACE(StrCat(dtype));
     Scope root = Scope::NewRootScope();
     Scope ps = root.WithDevice("/job:ps/task:0");

@@ -84,7 +84,8 @@ StatusOr<std::unique_ptr<Server>> Server::Create(const ClusterConfig& config,
   if (options.host.empty()) return errors::InvalidArgument("the host to listen on is empty");
   if (options.bulk_transfer_min_bytes < 1) {
     return errors::InvalidArgument("the bulk-transfer threshold is ",
-                                   options.bulk_transfer_min_bytes, " bytes; it must be at least 1");
+                                   options.bulk_transfer_min_bytes,
+                                   " bytes; it must be at least 1");
   }
   MasterOptions master_options;
   master_options.session_lease = std::chrono::milliseconds(options.session_lease_ms);

@@ -142,8 +142,8 @@ StatusOr<std::unique_ptr<WorkerClient>> WorkerClient::Create(const std::string& 
   client->impl_->stub = wire::WorkerService::NewStub(*channel);
   client->impl_->generic = std::make_unique<grpc::GenericStub>(*channel);
   if (options.bulk_min_bytes > 0 && !options.tls()) {
-    client->impl_->bulk = std::make_unique<BulkConnectionPool>(
-        address.substr(0, address.rfind(':')), address);
+    client->impl_->bulk =
+        std::make_unique<BulkConnectionPool>(address.substr(0, address.rfind(':')), address);
   }
   return client;
 }
@@ -282,14 +282,13 @@ class RecvTensorCall final : public grpc::ClientBidiReactor<grpc::ByteBuffer, gr
     if (result.status.ok() && decoder_.bulk()) {
       // The bytes come over the bulk channel: a blocking read, on a thread
       // of its own for as long as it lasts (gRPC's threads never block).
-      BulkReadThreads::Get()->Run(
-          [bulk = bulk_, cancel = std::move(bulk_cancel_), deadline = deadline_,
-           port = decoder_.bulk_port(), ticket = decoder_.bulk_ticket(),
-           result = std::move(result), done = std::move(done_),
-           end = std::move(end_)]() mutable {
-            ReadBulk(bulk, std::move(cancel), deadline, port, std::move(ticket), std::move(result),
-                     std::move(done), std::move(end));
-          });
+      BulkReadThreads::Get()->Run([bulk = bulk_, cancel = std::move(bulk_cancel_),
+                                   deadline = deadline_, port = decoder_.bulk_port(),
+                                   ticket = decoder_.bulk_ticket(), result = std::move(result),
+                                   done = std::move(done_), end = std::move(end_)]() mutable {
+        ReadBulk(bulk, std::move(cancel), deadline, port, std::move(ticket), std::move(result),
+                 std::move(done), std::move(end));
+      });
       delete this;
       return;
     }
@@ -346,8 +345,7 @@ WorkerClient::Cancel WorkerClient::RecvTensorAsync(const wire::RecvTensorRequest
   if (impl_->bulk) sized.set_bulk_min_bytes(options_.bulk_min_bytes);
   auto reactor = std::make_unique<RecvTensorCall>(
       StrCat("RecvTensor to ", address_), allocator, std::move(done),
-      [impl = impl_.get(), id = call->id] { impl->End(id); }, impl_->bulk.get(),
-      call->bulk_cancel,
+      [impl = impl_.get(), id = call->id] { impl->End(id); }, impl_->bulk.get(), call->bulk_cancel,
       std::chrono::steady_clock::now() + std::max(timeout, std::chrono::milliseconds(1)));
   reactor.release()->Start(impl_->generic.get(), &call->context, sized);
   std::weak_ptr<AsyncCall> weak = call;
