@@ -346,6 +346,28 @@ TEST_F(RecvTensorTest, EveryNumericDtypeCrossesTheBulkChannelBitIdentical) {
   }
 }
 
+// A sender whose bulk channel stopped (as a stopping server's does) offers
+// no ticket: the value takes the stream, and the step succeeds.
+TEST_F(RecvTensorTest, AStoppedBulkSenderFallsBackToTheStream) {
+  StartCluster(kDefaultMaxMessageBytes, /*bulk_transfer=*/true);
+  cluster_.server(kPs0)->bulk_sender()->Stop();
+  Scope root = Scope::NewRootScope();
+  Scope ps = root.WithDevice("/job:ps/task:0");
+  Scope wk = root.WithDevice("/job:worker/task:0");
+  auto dims = ops::Placeholder(ps.WithOpName("dims"), DT_INT32);
+  ops::Sum(wk.WithOpName("sum"), ops::Identity(wk, ops::Fill(ps, dims, 0.25f)), 0);
+  auto remote = Remote(root);
+  ASSERT_TRUE(remote);
+  const WireCopyCounts before = GetWireCopyCounts();
+  std::vector<Tensor> out;
+  Status s = remote->Run({{"dims", Int32Vector({1 << 20})}}, {"sum"}, {}, &out);
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_EQ(out[0].scalar<float>(), 0.25f * (1 << 20));
+  const WireCopyCounts after = GetWireCopyCounts();
+  EXPECT_EQ(after.bulk_received - before.bulk_received, 0);
+  EXPECT_EQ(after.receiver - before.receiver, int64_t{4} << 20);
+}
+
 // Off (ServerOptions::bulk_transfer = false, weir-server
 // --no-bulk-transfer): no listener, and values take the stream.
 TEST_F(RecvTensorTest, WithTheBulkChannelOffValuesTakeTheStream) {
