@@ -6,6 +6,11 @@
 //     fetches its first element. Both tasks are Servers in this process,
 //     each with its own gRPC server; the step's fixed cost (RunGraph to two
 //     tasks, about 1 ms) is included.
+//     The servers use the bulk-transfer channel (ServerOptions::
+//     bulk_transfer, the default): values of 1 MiB and more cross on a TCP
+//     connection of their own, read straight into the received tensor.
+//   BM_WeirRecvTensorStream: the same with the channel off (the gRPC
+//     stream, copied once on the receiver).
 //   BM_BareGrpcStream: a generic gRPC service in this process streams the
 //     same N bytes in 4 MiB messages that reference one buffer; the client
 //     copies each message into an aligned buffer (what Weir's receiver does).
@@ -88,7 +93,9 @@ void ReportCpu(benchmark::State& state, double start_ms) {
 
 // ---- Weir --------------------------------------------------------------
 
-void BM_WeirRecvTensor(benchmark::State& state) {
+// `bulk_transfer`: the servers' ServerOptions::bulk_transfer (values of
+// 1 MiB and more cross on the bulk channel; off: on the gRPC stream).
+void WeirRecvTensor(benchmark::State& state, bool bulk_transfer) {
   const int64_t elements = std::max<int64_t>(state.range(0) * kMiB / 4, 1);
   RegisterStandardOpsAndKernels();
   RegisterGrpcSessionFactory();
@@ -100,6 +107,7 @@ void BM_WeirRecvTensor(benchmark::State& state) {
     ServerOptions options;
     options.intra_op_threads = 1;
     options.inter_op_threads = 2;
+    options.bulk_transfer = bulk_transfer;
     auto server = Server::Create(ClusterConfig{cluster, job, 0}, options).value();
     CHECK(server->Start().ok());
     servers.push_back(std::move(server));
@@ -134,6 +142,9 @@ void BM_WeirRecvTensor(benchmark::State& state) {
   state.SetBytesProcessed(state.iterations() * elements * 4);
   session.reset();
 }
+
+void BM_WeirRecvTensor(benchmark::State& state) { WeirRecvTensor(state, true); }
+void BM_WeirRecvTensorStream(benchmark::State& state) { WeirRecvTensor(state, false); }
 
 // ---- Bare gRPC streaming -----------------------------------------------
 
@@ -314,6 +325,7 @@ void Sizes(benchmark::internal::Benchmark* b) {
 BENCHMARK(BM_RawTcp)->Apply(Sizes);
 BENCHMARK(BM_BareGrpcStream)->Apply(Sizes);
 BENCHMARK(BM_WeirRecvTensor)->Arg(0)->Apply(Sizes);
+BENCHMARK(BM_WeirRecvTensorStream)->Apply(Sizes);
 
 }  // namespace
 }  // namespace weir

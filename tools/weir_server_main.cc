@@ -168,10 +168,19 @@ int main(int argc, char** argv) {
                  "how long another task keeps a session this task masters without hearing from "
                  "it (renewed every 500 ms; at least 4000, 0: no lease)")
       ->default_val(10000);
+  bool no_bulk_transfer = false;
+  app.add_flag("--no-bulk-transfer", no_bulk_transfer,
+               "send every RecvTensor value on the gRPC stream; by default numeric values of "
+               "--bulk-transfer-min-bytes and more cross on a TCP connection of their own, read "
+               "straight into the receiver's tensor (never with TLS)");
+  app.add_option("--bulk-transfer-min-bytes", args.server.bulk_transfer_min_bytes,
+                 "the smallest value sent on the bulk-transfer channel")
+      ->default_val(int64_t{1} << 20);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }
+  args.server.bulk_transfer = !no_bulk_transfer;
   return weir::Serve(args);
 }

@@ -15,6 +15,7 @@
 #include <chrono>
 #include <memory>
 
+#include "weir/distributed/bulk_transfer.h"
 #include "weir/distributed/server.h"
 #include "weir/distributed/worker_client.h"
 #endif
@@ -65,6 +66,10 @@ class PyServer {
         server_options.security.max_message_bytes = OptionInt(value, k);
       } else if (k == "session_lease_ms") {
         server_options.session_lease_ms = OptionInt(value, k);
+      } else if (k == "bulk_transfer") {
+        server_options.bulk_transfer = nb::cast<bool>(value);
+      } else if (k == "bulk_transfer_min_bytes") {
+        server_options.bulk_transfer_min_bytes = OptionInt(value, k);
       } else {
         ThrowInvalidArgument("unknown Server option '" + k + "'");
       }
@@ -91,6 +96,11 @@ class PyServer {
     server_->Join();
   }
   std::string BoundAddress() const { return server_->bound_address(); }
+  // The bulk-transfer listener's port; 0 when off (the option, TLS, or not started).
+  int BulkTransferPort() const {
+    BulkSender* bulk = server_->bulk_sender();
+    return bulk != nullptr ? bulk->port() : 0;
+  }
   std::vector<std::string> DeviceNames() const {
     std::vector<std::string> names;
     for (const DeviceAttributes& device : server_->device_attributes()) {
@@ -133,6 +143,7 @@ void DefineServer(nb::module_& m) {
       .def("stop", &PyServer::Stop)
       .def("join", &PyServer::Join)
       .def("bound_address", &PyServer::BoundAddress)
+      .def("bulk_transfer_port", &PyServer::BulkTransferPort)
       .def("device_names", &PyServer::DeviceNames);
   m.def("distributed_get_status", &GetStatus, nb::arg("address"), nb::arg("timeout_seconds"),
         nb::arg("tls_ca_file") = "", nb::arg("auth_token") = "");

@@ -224,6 +224,45 @@ def test_server_session_lease():
     ps.stop()
 
 
+def _two_task_cluster():
+    import socket
+    ports = []
+    for _ in range(2):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            ports.append(s.getsockname()[1])
+    return {"worker": ["127.0.0.1:%d" % ports[0]], "ps": ["127.0.0.1:%d" % ports[1]]}
+
+
+@needs_runtime
+@pytest.mark.parametrize("bulk_transfer", [True, False])
+def test_bulk_transfer_option(bulk_transfer):
+    # A 4 MiB value made on ps crosses to worker over the bulk channel (on by
+    # default) or the gRPC stream (bulk_transfer=False): the same bytes.
+    cluster = _two_task_cluster()
+    with pytest.raises(wr.errors.InvalidArgumentError, match="bulk-transfer threshold"):
+        wr.distribute.Server(cluster, job_name="ps", task_index=0, bulk_transfer_min_bytes=0,
+                             start=False)
+    ps = wr.distribute.Server(cluster, job_name="ps", task_index=0, bulk_transfer=bulk_transfer)
+    master = wr.distribute.Server(cluster, job_name="worker", task_index=0,
+                                  bulk_transfer=bulk_transfer)
+    assert (ps.bulk_transfer_port > 0) == bulk_transfer
+    assert (master.bulk_transfer_port > 0) == bulk_transfer
+    value = np.random.default_rng(16).standard_normal(1 << 20).astype(np.float32)
+    g = wr.Graph()
+    with g.as_default():
+        fed = wr.placeholder(wr.float32, [None], name="fed")
+        with wr.device("/job:ps/task:0"):
+            on_ps = wr.identity(fed, name="on_ps") * 2.0
+        with wr.device("/job:worker/task:0"):
+            on_worker = wr.identity(on_ps, name="on_worker")
+    with wr.Session(master.target, graph=g) as sess:
+        for _ in range(2):
+            np.testing.assert_array_equal(sess.run(on_worker, {fed: value}), value * 2.0)
+    master.stop()
+    ps.stop()
+
+
 def test_server_without_the_runtime_is_a_clear_error(monkeypatch):
     monkeypatch.setattr(server_lib, "available", lambda: False)
     with pytest.raises(wr.errors.UnimplementedError, match="no distributed runtime"):

@@ -473,6 +473,19 @@ void WorkerWireSeeds(const fs::path& root) {
     corpus.Add("recv_" + name, ww::DecoderInput(answer(tensor, false, 4 << 20)));
     corpus.Add("recv_" + name + "_cut", ww::DecoderInput(answer(tensor, false, 4 << 20), 5));
   }
+  // Bulk-transfer answers (dtype, shape, ticket, port, byte count; no
+  // content), and one followed by a content message (refused).
+  for (const auto& [name, tensor] : SampleTensors()) {
+    if (name != "float_matrix" && name != "bool" && name != "float_empty") continue;
+    const std::string bulk =
+        flatten(EncodeBulkRecvTensorResponse(tensor, std::string(16, '\x5a'), 4242));
+    corpus.Add("recv_bulk_" + name, ww::DecoderInput({bulk}));
+    corpus.Add("recv_bulk_" + name + "_cut", ww::DecoderInput({bulk}, 7));
+    if (name == "float_matrix") {
+      corpus.Add("recv_bulk_then_content",
+                 ww::DecoderInput({bulk, answer(tensor, false, 4 << 20).front()}));
+    }
+  }
   // A value in several messages (the limit leaves a few elements each).
   std::vector<float> many(64);
   for (size_t i = 0; i < many.size(); ++i) many[i] = static_cast<float>(i) - 3.5f;

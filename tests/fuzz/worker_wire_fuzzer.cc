@@ -5,6 +5,9 @@
 // worker_wire_format.h.
 //
 // Invariants beyond "no crash, no sanitizer report, no hang":
+// - a bulk-transfer answer is accepted only as the single message of a
+//   numeric value without content, with a 16-byte ticket, a valid port and
+//   a byte count equal to its shape's;
 // - a decoded numeric value holds exactly the bytes the messages carried in
 //   tensor_content (as protobuf's own parser reads them), and its byte size
 //   is its shape's; a decoded value of any dtype passes TensorFromWire's
@@ -33,6 +36,7 @@
 #include "tests/fuzz/fuzz_input.h"
 #include "tests/fuzz/fuzz_support.h"
 #include "tests/fuzz/worker_wire_format.h"
+#include "weir/distributed/bulk_transfer.h"
 #include "weir/distributed/cluster_spec.h"
 #include "weir/distributed/wire_tensor.h"
 #include "weir/distributed/worker.h"
@@ -89,6 +93,20 @@ void FuzzDecoder(FuzzInput& in) {
   if (!decoder.Finish(&value, &is_dead).ok() || is_dead) return;
   Require(value.IsInitialized(), "RecvTensorDecoder succeeded without a value");
   const DType dtype = value.dtype();
+  if (decoder.bulk()) {
+    // A bulk-transfer answer: the value is allocated for the side channel
+    // to fill, and only from what the checks allow.
+    Require(dtype != DT_STRING && dtype != DT_RESOURCE && dtype != DT_VARIANT,
+            "a bulk-transfer answer of a non-numeric dtype was accepted");
+    Require(content.empty(), "a bulk-transfer answer with tensor_content was accepted");
+    Require(decoder.bulk_ticket().size() == kBulkTicketBytes, "a bulk ticket of the wrong size");
+    Require(decoder.bulk_port() >= 1 && decoder.bulk_port() <= 65535, "a bulk port out of range");
+    Require(static_cast<size_t>(decoder.bulk_bytes()) == value.TotalBytes() &&
+                value.TotalBytes() ==
+                    static_cast<size_t>(value.shape().num_elements()) * DTypeSize(dtype),
+            "a bulk value's byte size is not its shape's or the answer's");
+    return;  // its bytes are not in the messages
+  }
   if (dtype != DT_STRING && dtype != DT_RESOURCE && dtype != DT_VARIANT) {
     Require(
         value.TotalBytes() == static_cast<size_t>(value.shape().num_elements()) * DTypeSize(dtype),

@@ -14,6 +14,10 @@ and `max_message_bytes` (src/weir/distributed/credentials.h), and
 without hearing from it (renewed by the master's health checks every 500 ms;
 0: no lease, else at least 4000; default 10000). A task whose lease runs out
 (this process died or was cut off) drops the session and aborts its steps.
+`bulk_transfer` (default True) and `bulk_transfer_min_bytes` (default 1 MiB):
+numeric values of at least that size cross tasks over a TCP connection of
+their own, read straight into the receiver's tensor, when both tasks allow it
+and neither uses TLS (src/weir/distributed/README.md, "Bulk transfer").
 
 Builds without the distributed runtime (the pip wheel, built without gRPC)
 have ClusterSpec but no Server: creating one raises UnimplementedError.
@@ -67,7 +71,7 @@ class Server:
     def __init__(self, server_or_cluster_def, job_name=None, task_index=None, protocol=None,
                  config=None, start=True, *, host="127.0.0.1", tls_cert_file=None,
                  tls_key_file=None, tls_ca_file=None, auth_token=None, max_message_bytes=None,
-                 session_lease_ms=None):
+                 session_lease_ms=None, bulk_transfer=None, bulk_transfer_min_bytes=None):
         _require_runtime()
         port = None
         if hasattr(server_or_cluster_def, "cluster") and hasattr(server_or_cluster_def,
@@ -105,7 +109,9 @@ class Server:
         for key, value in (("tls_cert_file", tls_cert_file), ("tls_key_file", tls_key_file),
                            ("tls_ca_file", tls_ca_file), ("auth_token", auth_token),
                            ("max_message_bytes", max_message_bytes),
-                           ("session_lease_ms", session_lease_ms)):
+                           ("session_lease_ms", session_lease_ms),
+                           ("bulk_transfer", None if bulk_transfer is None else bool(bulk_transfer)),
+                           ("bulk_transfer_min_bytes", bulk_transfer_min_bytes)):
             if value is not None:
                 options[key] = value
         self._cluster_spec = cluster
@@ -153,6 +159,12 @@ class Server:
     def devices(self):
         """The full names of the task's devices."""
         return self._server.device_names()
+
+    @property
+    def bulk_transfer_port(self):
+        """The port of the bulk-transfer listener (on the host of `target`);
+        0 when the channel is off (bulk_transfer=False, TLS, or not started)."""
+        return self._server.bulk_transfer_port()
 
 
 def _text(value):

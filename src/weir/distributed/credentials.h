@@ -65,6 +65,11 @@ struct ChannelOptions {
   // wait long, like an untimed step. At least 2000 ms (servers refuse
   // pings more often than every 1000 ms).
   std::chrono::milliseconds keepalive{0};
+  // Non-zero (plaintext channels only): RecvTensor accepts values of at
+  // least this many bytes over the sender's bulk-transfer channel
+  // (bulk_transfer.h); 0: the gRPC stream only. Servers set it for their
+  // peers from ServerOptions::bulk_transfer.
+  int64_t bulk_min_bytes = 0;
 
   bool tls() const { return !tls_ca_file.empty(); }
   Status Validate() const;

@@ -10,11 +10,13 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <random>
 #include <thread>
 
 #include "proto/worker_service.pb.h"
 #include "weir/base/notification.h"
 #include "weir/base/sanitizers.h"
+#include "weir/distributed/bulk_transfer.h"
 #include "weir/distributed/grpc_session.h"
 #include "weir/distributed/test_cluster_test_util.h"
 #include "weir/distributed/tls_test_util.h"
@@ -50,8 +52,13 @@ class RecvTensorTest : public ::testing::Test {
     RegisterStandardOpsAndKernels();
     RegisterGrpcSessionFactory();
   }
-  void StartCluster(int64_t max_message_bytes) {
-    auto cluster = TestCluster::Start({{"worker", 1}, {"ps", 1}}, 1, max_message_bytes);
+  // The stream path's tests turn the bulk channel off (their values are
+  // 1 MiB and more); the bulk channel's turn it on.
+  void StartCluster(int64_t max_message_bytes, bool bulk_transfer = false) {
+    ServerOptions options;
+    options.security.max_message_bytes = max_message_bytes;
+    options.bulk_transfer = bulk_transfer;
+    auto cluster = TestCluster::StartWithOptions({{"worker", 1}, {"ps", 1}}, options);
     ASSERT_TRUE(cluster.ok()) << cluster.status();
     cluster_ = std::move(*cluster);
   }
@@ -248,6 +255,7 @@ TEST_F(RecvTensorTest, TheSenderSplitsToTheReceiversSmallerLimit) {
     ServerOptions options;
     options.intra_op_threads = 1;
     options.security.max_message_bytes = limit;
+    options.bulk_transfer = false;  // the stream's limits are under test
     auto server = Server::Create(ClusterConfig{*cluster, job, 0}, options);
     ASSERT_TRUE(server.ok()) << server.status();
     ASSERT_TRUE((*server)->Start().ok());
@@ -266,6 +274,119 @@ TEST_F(RecvTensorTest, TheSenderSplitsToTheReceiversSmallerLimit) {
   Status s = remote->Run({{"n", Tensor::Scalar<int32_t>(1 << 18)}}, {"equal"}, {}, &out);
   ASSERT_TRUE(s.ok()) << s;
   EXPECT_TRUE(out[0].scalar<bool>());
+}
+
+// The bulk-transfer channel (bulk_transfer.h): the same 16 MiB value is
+// written from ps's tensor and read into worker's new tensor by the kernel:
+// Weir copies none of its bytes on either side, and the side channel
+// counts them once each way.
+TEST_F(RecvTensorTest, A16MiBTensorCrossesTheBulkChannelWithNoCopy) {
+  StartCluster(kDefaultMaxMessageBytes, /*bulk_transfer=*/true);
+  ASSERT_NE(cluster_.server(kPs0)->bulk_sender(), nullptr);
+  Scope root = Scope::NewRootScope();
+  Scope ps = root.WithDevice("/job:ps/task:0");
+  Scope wk = root.WithDevice("/job:worker/task:0");
+  auto dims = ops::Placeholder(ps.WithOpName("dims"), DT_INT32);
+  auto x = ops::Fill(ps.WithOpName("x"), dims, 1.5f);
+  auto y = ops::Identity(wk.WithOpName("y"), x);
+  ops::Sum(wk.WithOpName("sum"), y, 0);
+  auto remote = Remote(root);
+  ASSERT_TRUE(remote);
+  const int32_t n = 4 << 20;
+  for (int step = 0; step < 3; ++step) {  // the connection is reused
+    const WireCopyCounts before = GetWireCopyCounts();
+    std::vector<Tensor> out;
+    Status s = remote->Run({{"dims", Int32Vector({n})}}, {"sum"}, {}, &out);
+    ASSERT_TRUE(s.ok()) << s;
+    EXPECT_EQ(out[0].scalar<float>(), 1.5f * n);
+    const WireCopyCounts after = GetWireCopyCounts();
+    EXPECT_EQ(after.sender - before.sender, 0);
+    EXPECT_EQ(after.receiver - before.receiver, 0);
+    EXPECT_EQ(after.bulk_received - before.bulk_received, int64_t{n} * 4);
+  }
+  EXPECT_EQ(cluster_.server(kPs0)->bulk_sender()->num_tickets(), 0);
+  EXPECT_EQ(cluster_.server(kPs0)->bulk_sender()->num_connections(), 1);
+}
+
+// Every numeric dtype crosses the bulk channel bit-identical: a fed value
+// of random bytes (bool: 0 and 1) of 1 MiB and a bit goes to ps, crosses
+// to worker and comes back as the fetch; small values take the stream.
+TEST_F(RecvTensorTest, EveryNumericDtypeCrossesTheBulkChannelBitIdentical) {
+  StartCluster(kDefaultMaxMessageBytes, /*bulk_transfer=*/true);
+  std::mt19937 random(16);
+  for (DType dtype :
+       {DT_FLOAT, DT_DOUBLE, DT_INT32, DT_UINT8, DT_INT16, DT_INT8, DT_COMPLEX64, DT_INT64, DT_BOOL,
+        DT_BFLOAT16, DT_UINT16, DT_COMPLEX128, DT_HALF, DT_UINT32, DT_UINT64}) {
+    SCOPED_TRACE(StrCat(dtype));
+    Scope root = Scope::NewRootScope();
+    Scope ps = root.WithDevice("/job:ps/task:0");
+    Scope wk = root.WithDevice("/job:worker/task:0");
+    auto fed = ops::Placeholder(ps.WithOpName("fed"), dtype);
+    auto on_ps = ops::Identity(ps.WithOpName("on_ps"), fed);
+    ops::Identity(wk.WithOpName("on_worker"), on_ps);
+    auto remote = Remote(root);
+    ASSERT_TRUE(remote);
+    for (int64_t bytes : {int64_t{64}, (int64_t{1} << 20) + 16}) {
+      const int64_t elements = bytes / static_cast<int64_t>(DTypeSize(dtype));
+      Tensor value(dtype, TensorShape({elements}));
+      auto* data = static_cast<uint8_t*>(value.raw_data());
+      for (size_t i = 0; i < value.TotalBytes(); ++i) {
+        data[i] = dtype == DT_BOOL ? random() & 1 : static_cast<uint8_t>(random());
+      }
+      const WireCopyCounts before = GetWireCopyCounts();
+      std::vector<Tensor> out;
+      Status s = remote->Run({{"fed", value}}, {"on_worker"}, {}, &out);
+      ASSERT_TRUE(s.ok()) << s;
+      ASSERT_EQ(out[0].dtype(), dtype);
+      ASSERT_EQ(out[0].shape(), value.shape());
+      EXPECT_EQ(std::memcmp(out[0].raw_data(), value.raw_data(), value.TotalBytes()), 0);
+      const int64_t bulk = GetWireCopyCounts().bulk_received - before.bulk_received;
+      EXPECT_EQ(bulk, bytes >= (1 << 20) ? static_cast<int64_t>(value.TotalBytes()) : 0);
+    }
+  }
+}
+
+// A sender whose bulk channel stopped (as a stopping server's does) offers
+// no ticket: the value takes the stream, and the step succeeds.
+TEST_F(RecvTensorTest, AStoppedBulkSenderFallsBackToTheStream) {
+  StartCluster(kDefaultMaxMessageBytes, /*bulk_transfer=*/true);
+  cluster_.server(kPs0)->bulk_sender()->Stop();
+  Scope root = Scope::NewRootScope();
+  Scope ps = root.WithDevice("/job:ps/task:0");
+  Scope wk = root.WithDevice("/job:worker/task:0");
+  auto dims = ops::Placeholder(ps.WithOpName("dims"), DT_INT32);
+  ops::Sum(wk.WithOpName("sum"), ops::Identity(wk, ops::Fill(ps, dims, 0.25f)), 0);
+  auto remote = Remote(root);
+  ASSERT_TRUE(remote);
+  const WireCopyCounts before = GetWireCopyCounts();
+  std::vector<Tensor> out;
+  Status s = remote->Run({{"dims", Int32Vector({1 << 20})}}, {"sum"}, {}, &out);
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_EQ(out[0].scalar<float>(), 0.25f * (1 << 20));
+  const WireCopyCounts after = GetWireCopyCounts();
+  EXPECT_EQ(after.bulk_received - before.bulk_received, 0);
+  EXPECT_EQ(after.receiver - before.receiver, int64_t{4} << 20);
+}
+
+// Off (ServerOptions::bulk_transfer = false, weir-server
+// --no-bulk-transfer): no listener, and values take the stream.
+TEST_F(RecvTensorTest, WithTheBulkChannelOffValuesTakeTheStream) {
+  StartCluster(kDefaultMaxMessageBytes, /*bulk_transfer=*/false);
+  EXPECT_EQ(cluster_.server(kPs0)->bulk_sender(), nullptr);
+  Scope root = Scope::NewRootScope();
+  Scope ps = root.WithDevice("/job:ps/task:0");
+  Scope wk = root.WithDevice("/job:worker/task:0");
+  auto dims = ops::Placeholder(ps.WithOpName("dims"), DT_INT32);
+  ops::Sum(wk.WithOpName("sum"), ops::Identity(wk, ops::Fill(ps, dims, 0.5f)), 0);
+  auto remote = Remote(root);
+  ASSERT_TRUE(remote);
+  const WireCopyCounts before = GetWireCopyCounts();
+  std::vector<Tensor> out;
+  ASSERT_TRUE(remote->Run({{"dims", Int32Vector({1 << 20})}}, {"sum"}, {}, &out).ok());
+  EXPECT_EQ(out[0].scalar<float>(), 0.5f * (1 << 20));
+  const WireCopyCounts after = GetWireCopyCounts();
+  EXPECT_EQ(after.bulk_received - before.bulk_received, 0);
+  EXPECT_EQ(after.receiver - before.receiver, int64_t{4} << 20);
 }
 
 // RecvTensor waits for its value without a server thread: 200 calls
@@ -371,6 +492,11 @@ TEST_F(RecvTensorTest, CallsCarryTheChannelsTlsAndToken) {
   auto server = Server::Create(*config, options);
   ASSERT_TRUE(server.ok()) << server.status();
   ASSERT_TRUE((*server)->Start().ok());
+  // With TLS the values stay on the encrypted stream: no bulk listener, and
+  // the task never asks its peers for the bulk channel.
+  EXPECT_TRUE(options.bulk_transfer);
+  EXPECT_EQ((*server)->bulk_sender(), nullptr);
+  EXPECT_EQ((*server)->worker()->peer_options().bulk_min_bytes, 0);
   const std::string device = StrCat(kWorker0, "/device:CPU:0");
   wire::RecvTensorRequest request;
   request.set_step_id(77);

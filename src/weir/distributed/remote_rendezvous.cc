@@ -109,7 +109,9 @@ void RemoteRendezvous::RecvAsync(const ParsedKey& key, CancellationManager* canc
        done = std::move(done)](WorkerClient::RecvTensorResult result) mutable {
         FinishRemote(id);  // the last use of `this`
         Status status = std::move(result.status);
-        if (result.malformed) {
+        if (result.malformed || result.bulk_failed) {
+          // The bulk channel's own failure (the sender died mid-transfer,
+          // the deadline, a cancel) keeps its code.
           status = status.WithContext(StrCat("RecvTensor of '", edge, "' from ", peer));
         } else if (!status.ok() && !errors::IsCancelled(status) &&
                    !errors::IsDeadlineExceeded(status)) {

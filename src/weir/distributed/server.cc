@@ -9,6 +9,7 @@
 #include "proto/server.pb.h"
 #include "weir/base/checked_math.h"
 #include "weir/base/str_util.h"
+#include "weir/distributed/bulk_transfer.h"
 #include "weir/distributed/grpc_credentials.h"
 #include "weir/distributed/grpc_services.h"
 #include "weir/distributed/grpc_shutdown.h"
@@ -52,6 +53,8 @@ std::string JoinHostPort(const std::string& host, int port) {
 struct Server::Impl {
   std::unique_ptr<Worker> worker;
   std::unique_ptr<Master> master;
+  // Made by Start when enabled; shared with the worker's step-end observer.
+  std::shared_ptr<BulkSender> bulk;
   std::unique_ptr<grpc::Service> worker_service;
   std::unique_ptr<grpc::Service> master_service;
   std::shared_ptr<grpc::ServerCredentials> credentials;
@@ -79,6 +82,11 @@ StatusOr<std::unique_ptr<Server>> Server::Create(const ClusterConfig& config,
     return errors::InvalidArgument("intra-op threads ", options.intra_op_threads, " is negative");
   }
   if (options.host.empty()) return errors::InvalidArgument("the host to listen on is empty");
+  if (options.bulk_transfer_min_bytes < 1) {
+    return errors::InvalidArgument("the bulk-transfer threshold is ",
+                                   options.bulk_transfer_min_bytes,
+                                   " bytes; it must be at least 1");
+  }
   MasterOptions master_options;
   master_options.session_lease = std::chrono::milliseconds(options.session_lease_ms);
   WEIR_RETURN_IF_ERROR(master_options.Validate());
@@ -98,12 +106,11 @@ StatusOr<std::unique_ptr<Server>> Server::Create(const ClusterConfig& config,
   server->impl_ = std::make_unique<Impl>();
   Impl& impl = *server->impl_;
   impl.credentials = std::move(*credentials);
+  ChannelOptions peer_options = PeerChannelOptions(options.security);
+  if (server->bulk_enabled()) peer_options.bulk_min_bytes = options.bulk_transfer_min_bytes;
   impl.worker = std::make_unique<Worker>(config, server->devices_.get(), options.inter_op_threads,
-                                         PeerChannelOptions(options.security));
+                                         peer_options);
   impl.master = std::make_unique<Master>(impl.worker.get(), master_options);
-  impl.worker_service = NewGrpcWorkerService(
-      impl.worker.get(), [server = server.get()] { return server->device_attributes(); },
-      options.security.max_message_bytes);
   impl.master_service = NewGrpcMasterService(impl.master.get());
   return server;
 }
@@ -135,6 +142,10 @@ Server::~Server() {
 }
 
 Worker* Server::worker() const { return impl_->worker.get(); }
+BulkSender* Server::bulk_sender() const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  return impl_->bulk.get();
+}
 Master* Server::master() const { return impl_->master.get(); }
 
 Status Server::Start() {
@@ -146,6 +157,17 @@ Status Server::Start() {
   WEIR_ASSIGN_OR_RETURN(std::string address,
                         config_.cluster.task_address(config_.job, config_.task));
   std::string listen = JoinHostPort(options_.host, PortOf(address));
+  if (bulk_enabled()) {
+    StatusOr<std::unique_ptr<BulkSender>> bulk = BulkSender::Create(options_.host, task);
+    if (!bulk.ok()) return bulk.status();
+    impl_->bulk = std::move(*bulk);
+    // A step aborted or cleaned up here releases the values it offered.
+    impl_->worker->SetStepEndObserver(
+        [bulk = impl_->bulk](int64_t step_id) { bulk->DropStep(step_id); });
+  }
+  impl_->worker_service = NewGrpcWorkerService(
+      impl_->worker.get(), [this] { return device_attributes(); },
+      options_.security.max_message_bytes, impl_->bulk.get(), options_.bulk_transfer_min_bytes);
   int selected_port = 0;
   grpc::ServerBuilder builder;
   // gRPC sets SO_REUSEPORT by default, which would let a second server bind
@@ -161,6 +183,8 @@ Status Server::Start() {
   impl_->grpc_server = builder.BuildAndStart();
   if (impl_->grpc_server == nullptr || selected_port == 0) {
     impl_->grpc_server.reset();
+    impl_->worker->SetStepEndObserver(nullptr);
+    impl_->bulk.reset();
     return errors::Unavailable(
         "server of ", task, " cannot listen on ", listen,
         " (the port is in use, or the host is not an address of this "
@@ -187,6 +211,8 @@ void Server::Stop() {
     ShutdownPromptly(impl_->grpc_server.get(), &impl_->inflight, kShutdownGrace);
     lock.lock();
   }
+  // After the calls: no new ticket; writes in flight end now.
+  if (impl_->bulk) impl_->bulk->Stop();
   impl_->stopped = true;
   impl_->stopped_cv.notify_all();
 }

@@ -24,6 +24,7 @@
 
 namespace weir {
 
+class BulkSender;
 class DeviceMgr;
 class Master;
 class Worker;
@@ -47,6 +48,14 @@ struct ServerOptions {
   // off) drops the session and aborts its steps. Renewed by the master's
   // health checks (every 500 ms, 1.5 s timeout), so at least 4000; 0: none.
   int64_t session_lease_ms = 10000;
+  // The bulk-transfer channel of RecvTensor (bulk_transfer.h): numeric
+  // values of at least bulk_transfer_min_bytes cross tasks over a TCP
+  // connection of their own, read straight into the receiver's tensor,
+  // when both tasks allow it. Never with TLS (values stay on the encrypted
+  // gRPC stream). weir-server --no-bulk-transfer,
+  // --bulk-transfer-min-bytes.
+  bool bulk_transfer = true;
+  int64_t bulk_transfer_min_bytes = int64_t{1} << 20;
 };
 
 // What GetStatus reports of each device (TensorFlow's DeviceAttributes).
@@ -84,10 +93,13 @@ class Server {
   // The task's worker and master (the logic behind the two services).
   Worker* worker() const;
   Master* master() const;
+  // The bulk-transfer sender once started (null: off, TLS, or not started).
+  BulkSender* bulk_sender() const;
 
  private:
   struct Impl;
   Server(ClusterConfig config, ServerOptions options);
+  bool bulk_enabled() const { return options_.bulk_transfer && !options_.security.tls(); }
 
   ClusterConfig config_;
   ServerOptions options_;

@@ -30,6 +30,14 @@ int PickFreePort() {
 
 StatusOr<TestCluster> TestCluster::Start(const std::vector<std::pair<std::string, int>>& jobs,
                                          int cpu_devices_per_task, int64_t max_message_bytes) {
+  ServerOptions options;
+  options.num_cpu_devices = cpu_devices_per_task;
+  options.security.max_message_bytes = max_message_bytes;
+  return StartWithOptions(jobs, options);
+}
+
+StatusOr<TestCluster> TestCluster::StartWithOptions(
+    const std::vector<std::pair<std::string, int>>& jobs, const ServerOptions& base) {
   std::map<std::string, ClusterSpec::Tasks> spec;
   for (const auto& [job, tasks] : jobs) {
     for (int t = 0; t < tasks; ++t) spec[job][t] = StrCat("127.0.0.1:", PickFreePort());
@@ -43,11 +51,9 @@ StatusOr<TestCluster> TestCluster::Start(const std::vector<std::pair<std::string
       config.cluster = cluster;
       config.job = job;
       config.task = t;
-      ServerOptions options;
-      options.num_cpu_devices = cpu_devices_per_task;
+      ServerOptions options = base;
       options.intra_op_threads = 1;
       options.inter_op_threads = 4;
-      options.security.max_message_bytes = max_message_bytes;
       WEIR_ASSIGN_OR_RETURN(std::unique_ptr<Server> server, Server::Create(config, options));
       WEIR_RETURN_IF_ERROR(server->Start());
       out.servers[ClusterSpec::TaskName(job, t)] = std::move(server);

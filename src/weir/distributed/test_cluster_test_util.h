@@ -22,6 +22,9 @@ struct TestCluster {
   static StatusOr<TestCluster> Start(const std::vector<std::pair<std::string, int>>& jobs,
                                      int cpu_devices_per_task = 1,
                                      int64_t max_message_bytes = kDefaultMaxMessageBytes);
+  // The same with every server's options (the thread counts are set).
+  static StatusOr<TestCluster> StartWithOptions(
+      const std::vector<std::pair<std::string, int>>& jobs, const ServerOptions& options);
   // "grpc://127.0.0.1:port" of a task ("/job:worker/replica:0/task:0").
   std::string target(const std::string& task) const;
   Server* server(const std::string& task) const { return servers.at(task).get(); }

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "weir/base/checked_math.h"
+#include "weir/distributed/bulk_transfer.h"
 #include "weir/framework/tensor_proto.h"
 
 namespace weir {
@@ -47,6 +48,7 @@ std::atomic<int64_t> receiver_copied{0};
 enum WireType { kVarint = 0, kFixed64 = 1, kLengthDelimited = 2, kFixed32 = 5 };
 constexpr int kResponseTensor = 1;   // RecvTensorResponse.tensor
 constexpr int kResponseIsDead = 2;   // RecvTensorResponse.is_dead
+constexpr int kResponseBulk = 100;   // RecvTensorResponse.bulk_transfer
 constexpr int kTensorDtype = 1;      // TensorProto.dtype
 constexpr int kTensorShape = 2;      // TensorProto.tensor_shape
 constexpr int kTensorVersion = 3;    // TensorProto.version_number
@@ -168,8 +170,21 @@ StatusOr<std::vector<grpc::ByteBuffer>> EncodeStrings(const Tensor& value, int64
 }  // namespace
 
 WireCopyCounts GetWireCopyCounts() {
+  BulkCounts bulk = GetBulkCounts();
   return {sender_copied.load(std::memory_order_relaxed),
-          receiver_copied.load(std::memory_order_relaxed)};
+          receiver_copied.load(std::memory_order_relaxed), bulk.sent, bulk.received};
+}
+
+grpc::ByteBuffer EncodeBulkRecvTensorResponse(const Tensor& value, const std::string& ticket,
+                                              int port) {
+  wire::RecvTensorResponse message;
+  message.mutable_tensor()->set_dtype(static_cast<wire::DataType>(value.dtype()));
+  ShapeToProto(PartialShape(value.shape()), message.mutable_tensor()->mutable_tensor_shape());
+  wire::BulkTransfer* bulk = message.mutable_bulk_transfer();
+  bulk->set_ticket(ticket);
+  bulk->set_port(port);
+  bulk->set_byte_count(static_cast<int64_t>(value.TotalBytes()));
+  return MessageFromString(message.SerializeAsString());
 }
 
 StatusOr<std::vector<grpc::ByteBuffer>> EncodeRecvTensorResponse(const Tensor& value, bool is_dead,
@@ -332,6 +347,22 @@ Status RecvTensorDecoder::Add(const grpc::ByteBuffer& message) {
         }
         if (!ok || reader.position() > tensor_end) return malformed();
       }
+    } else if (tag >> 3 == kResponseBulk && type == kLengthDelimited) {
+      uint64_t length;
+      std::vector<grpc::Slice> bytes;
+      wire::BulkTransfer bulk;
+      if (!reader.ReadVarint(&length) || length > end - reader.position() ||
+          !reader.Take(length, &bytes) || !bulk.ParseFromString(Flatten(bytes))) {
+        return malformed();
+      }
+      if (messages_ != 1) {
+        return errors::InvalidArgument(what_, ": RecvTensor message ", messages_ - 1,
+                                       " announces a bulk transfer after the first message");
+      }
+      bulk_ = true;
+      bulk_ticket_ = bulk.ticket();
+      bulk_port_ = bulk.port();
+      bulk_declared_bytes_ = bulk.byte_count();
     } else if (tag >> 3 == kResponseIsDead && type == kVarint) {
       uint64_t dead;
       if (!reader.ReadVarint(&dead)) return malformed();
@@ -339,6 +370,10 @@ Status RecvTensorDecoder::Add(const grpc::ByteBuffer& message) {
     } else if (!reader.Skip(type)) {
       return malformed();
     }
+  }
+  if (bulk_ && messages_ > 1) {
+    return errors::InvalidArgument(what_, ": RecvTensor message ", messages_ - 1,
+                                   " follows a bulk-transfer answer");
   }
   if (path_ == Path::kUnknown) {
     const bool numeric = has_dtype && !other_fields && dtype < 1024 &&
@@ -440,6 +475,7 @@ Status RecvTensorDecoder::Finish(Tensor* value, bool* is_dead) {
     return errors::InvalidArgument(what_, ": RecvTensor answered with no message");
   }
   *is_dead = is_dead_;
+  if (bulk_) return FinishBulkAnswer(value);
   if (is_dead_) return Status::OK();
   if (path_ == Path::kProto) return TensorFromWire(merged_.tensor(), what_, value);
   if (received_bytes_ != expected_bytes_) {
@@ -447,13 +483,40 @@ Status RecvTensorDecoder::Finish(Tensor* value, bool* is_dead) {
                                    " bytes");
   }
   if (!value_.IsInitialized()) WEIR_RETURN_IF_ERROR(Allocate());
-  if (dtype_ == DT_BOOL) {
+  FinishBulk(&value_);
+  *value = std::move(value_);
+  return Status::OK();
+}
+
+void RecvTensorDecoder::FinishBulk(Tensor* value) {
+  if (value->dtype() == DT_BOOL) {
     // As TensorFromProto reads tensor_content: any nonzero byte is true (a
     // bool holding another byte is undefined behaviour to read).
-    auto* bytes = static_cast<unsigned char*>(value_.raw_data());
-    for (int64_t i = 0; i < expected_bytes_; ++i) bytes[i] = bytes[i] != 0;
+    auto* bytes = static_cast<unsigned char*>(value->raw_data());
+    const auto size = static_cast<int64_t>(value->TotalBytes());
+    for (int64_t i = 0; i < size; ++i) bytes[i] = bytes[i] != 0;
   }
-  *value = std::move(value_);
+}
+
+Status RecvTensorDecoder::FinishBulkAnswer(Tensor* value) {
+  // Checked before anything is allocated: the size is the shape's (checked
+  // arithmetic in AddNumeric), and the sender's byte count must agree.
+  if (path_ != Path::kNumeric || is_dead_ || messages_ != 1 || received_bytes_ != 0) {
+    return errors::InvalidArgument(what_,
+                                   ": a bulk-transfer answer must be the only message, of a live "
+                                   "numeric value without tensor_content");
+  }
+  if (bulk_declared_bytes_ != expected_bytes_) {
+    return errors::InvalidArgument(Describe(), ": the bulk-transfer answer declares ",
+                                   bulk_declared_bytes_, " bytes");
+  }
+  if (bulk_ticket_.size() != kBulkTicketBytes || bulk_port_ < 1 || bulk_port_ > 65535) {
+    return errors::InvalidArgument(Describe(), ": the bulk-transfer answer has a ticket of ",
+                                   bulk_ticket_.size(), " bytes and port ", bulk_port_);
+  }
+  StatusOr<Tensor> allocated = Tensor::Allocate(allocator_, dtype_, shape_);
+  if (!allocated.ok()) return allocated.status().WithContext(Describe());
+  *value = std::move(*allocated);
   return Status::OK();
 }
 

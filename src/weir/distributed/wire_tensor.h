@@ -39,9 +39,14 @@ Status TensorFromWire(const wire::TensorProto& proto, std::string_view what, Ten
 // slices -> the tensor's buffer, once; others: into a protobuf message and
 // out of it). Copies inside gRPC and the kernel (socket buffers) are not
 // counted. The small header (dtype, shape) is not counted either.
+// `bulk_sent` / `bulk_received`: value bytes that went over the bulk-transfer
+// channel instead (bulk_transfer.h): written from the value's buffer and read
+// into the new tensor's by the kernel, not copied by Weir.
 struct WireCopyCounts {
   int64_t sender = 0;
   int64_t receiver = 0;
+  int64_t bulk_sent = 0;
+  int64_t bulk_received = 0;
 };
 WireCopyCounts GetWireCopyCounts();
 
@@ -54,6 +59,12 @@ WireCopyCounts GetWireCopyCounts();
 // too small for the dtype and shape); Unimplemented for variant values.
 StatusOr<std::vector<grpc::ByteBuffer>> EncodeRecvTensorResponse(const Tensor& value, bool is_dead,
                                                                  int64_t max_message_bytes);
+
+// RecvTensor's answer for a value sent over the bulk-transfer channel: one
+// message with the value's dtype and shape (no content) and
+// RecvTensorResponse.bulk_transfer (`ticket`, `port`, the byte count).
+grpc::ByteBuffer EncodeBulkRecvTensorResponse(const Tensor& value, const std::string& ticket,
+                                              int port);
 
 // Reassembles one RecvTensor answer from its messages, in order. Errors are
 // InvalidArgument naming `what`, the dtype and the shape: a message that is
@@ -70,14 +81,28 @@ class RecvTensorDecoder {
         allocator_(allocator != nullptr ? allocator : DefaultCpuAllocator()) {}
 
   Status Add(const grpc::ByteBuffer& message);
-  // After the last message: the value, or is_dead.
+  // After the last message: the value, or is_dead. For a bulk answer
+  // (bulk() after an OK Finish) `value` is allocated but not filled: its
+  // bytes come over the bulk channel, then FinishBulk.
   Status Finish(Tensor* value, bool* is_dead);
+
+  // A bulk answer (RecvTensorResponse.bulk_transfer), valid after Finish:
+  // checked to be the only message, of a numeric dtype and a fully defined
+  // shape whose checked byte size equals the byte count, with a ticket of
+  // kBulkTicketBytes and a port in 1..65535.
+  bool bulk() const { return bulk_; }
+  const std::string& bulk_ticket() const { return bulk_ticket_; }
+  int bulk_port() const { return bulk_port_; }
+  int64_t bulk_bytes() const { return expected_bytes_; }
+  // After the bytes came into `value`: as Finish does for the stream's.
+  static void FinishBulk(Tensor* value);
 
  private:
   Status AddNumeric(const std::string& shape_bytes, bool has_dtype, int dtype,
                     std::vector<grpc::Slice> content);
   Status AddProto(const std::vector<grpc::Slice>& slices);
   Status Allocate();
+  Status FinishBulkAnswer(Tensor* value);
   std::string Describe() const;
 
   std::string what_;
@@ -94,6 +119,11 @@ class RecvTensorDecoder {
   Tensor value_;
   // Proto path (string, resource and anything not numeric).
   wire::RecvTensorResponse merged_;
+  // Bulk answer.
+  bool bulk_ = false;
+  std::string bulk_ticket_;
+  int bulk_port_ = 0;
+  int64_t bulk_declared_bytes_ = 0;
 };
 
 }  // namespace weir

@@ -148,10 +148,17 @@ void Worker::AbortAllSteps(const Status& status) {
   for (int64_t id : ids) AbortStep(id, status);
 }
 
+void Worker::SetStepEndObserver(std::function<void(int64_t step_id)> observer) {
+  std::lock_guard<std::mutex> lock(mu_);
+  step_end_observer_ = std::move(observer);
+}
+
 void Worker::AbortStep(int64_t step_id, const Status& status) {
   std::shared_ptr<Step> step;
+  std::function<void(int64_t)> observer;
   {
     std::lock_guard<std::mutex> lock(mu_);
+    observer = step_end_observer_;
     auto it = steps_.find(step_id);
     if (it != steps_.end()) {
       step = std::move(it->second);
@@ -165,6 +172,7 @@ void Worker::AbortStep(int64_t step_id, const Status& status) {
       }
     }
   }
+  if (observer) observer(step_id);
   if (step == nullptr) return;
   {
     std::lock_guard<std::mutex> lock(step->mu);

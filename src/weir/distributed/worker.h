@@ -108,6 +108,11 @@ class Worker {
   // flight return.
   void AbortAllSteps(const Status& status);
 
+  // Called with a step's id once the step is aborted or cleaned up on this
+  // task (outside the worker's lock): the bulk-transfer sender drops the
+  // step's tickets (bulk_transfer.h). Set before serving; null: none.
+  void SetStepEndObserver(std::function<void(int64_t step_id)> observer);
+
   // The client of the task that owns `device` ("/job:ps/replica:0/task:0/
   // device:CPU:0"), or of task `task` of `job`.
   StatusOr<WorkerClient*> ClientForDevice(const std::string& device);
@@ -161,6 +166,7 @@ class Worker {
   std::set<int64_t> cleaned_steps_;     // recently cleaned, refused if named again
   std::deque<int64_t> cleaned_order_;   // their age, oldest first
   int64_t next_graph_ = 0;
+  std::function<void(int64_t)> step_end_observer_;  // guarded by mu_
   const ChannelOptions peer_options_;
   std::map<std::string, std::unique_ptr<WorkerClient>> clients_;  // by task name
 };

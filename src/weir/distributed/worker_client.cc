@@ -4,10 +4,13 @@
 #include <grpcpp/grpcpp.h>
 
 #include <condition_variable>
+#include <deque>
 #include <map>
 #include <mutex>
+#include <thread>
 
 #include "proto/worker_service.grpc.pb.h"
+#include "weir/distributed/bulk_transfer.h"
 #include "weir/distributed/grpc_credentials.h"
 #include "weir/distributed/grpc_util.h"
 #include "weir/distributed/wire_tensor.h"
@@ -20,6 +23,51 @@ namespace {
 struct AsyncCall {
   int64_t id = 0;
   grpc::ClientContext context;
+  // RecvTensor's read over the bulk channel, after the call's answer.
+  std::shared_ptr<BulkCancel> bulk_cancel = std::make_shared<BulkCancel>();
+};
+
+// Threads for bulk reads (blocking, each as long as its read): kept idle
+// for a while after a read so that the next one needs no new thread; as
+// many as there are reads at once, never fewer. Process-wide, never
+// destroyed (a detached thread may still be finishing at exit).
+class BulkReadThreads {
+ public:
+  static BulkReadThreads* Get() {
+    static auto* threads = new BulkReadThreads;
+    return threads;
+  }
+  void Run(std::function<void()> job) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (idle_ > static_cast<int>(jobs_.size())) {
+        jobs_.push_back(std::move(job));
+        wake_.notify_one();
+        return;
+      }
+    }
+    std::thread([this, job = std::move(job)]() mutable { Loop(std::move(job)); }).detach();
+  }
+
+ private:
+  static constexpr auto kIdleTime = std::chrono::seconds(10);
+  void Loop(std::function<void()> job) {
+    for (;;) {
+      job();
+      job = nullptr;
+      std::unique_lock<std::mutex> lock(mu_);
+      ++idle_;
+      wake_.wait_for(lock, kIdleTime, [this] { return !jobs_.empty(); });
+      --idle_;
+      if (jobs_.empty()) return;  // idle for kIdleTime
+      job = std::move(jobs_.front());
+      jobs_.pop_front();
+    }
+  }
+  std::mutex mu_;
+  std::condition_variable wake_;
+  std::deque<std::function<void()>> jobs_;
+  int idle_ = 0;
 };
 
 }  // namespace
@@ -33,6 +81,8 @@ struct WorkerClient::Impl {
   std::unique_ptr<wire::WorkerService::Stub> stub;
   // RecvTensor reads raw messages (wire_tensor.h), through the generic stub.
   std::unique_ptr<grpc::GenericStub> generic;
+  // Connections to the task's bulk listener; null: the stream only.
+  std::unique_ptr<BulkConnectionPool> bulk;
   std::mutex mu;
   std::condition_variable idle;  // signalled when in_flight empties
   int64_t next_id = 0;
@@ -67,7 +117,10 @@ WorkerClient::WorkerClient(std::string address, ChannelOptions options)
 WorkerClient::~WorkerClient() {
   if (!impl_) return;
   std::unique_lock<std::mutex> lock(impl_->mu);
-  for (auto& [id, call] : impl_->in_flight) call->context.TryCancel();
+  for (auto& [id, call] : impl_->in_flight) {
+    call->context.TryCancel();
+    call->bulk_cancel->Cancel();
+  }
   impl_->idle.wait(lock, [this] { return impl_->in_flight.empty(); });
   impl_->finished.clear();
 }
@@ -88,6 +141,10 @@ StatusOr<std::unique_ptr<WorkerClient>> WorkerClient::Create(const std::string& 
   // deadline (the default for calls without wait_for_ready).
   client->impl_->stub = wire::WorkerService::NewStub(*channel);
   client->impl_->generic = std::make_unique<grpc::GenericStub>(*channel);
+  if (options.bulk_min_bytes > 0 && !options.tls()) {
+    client->impl_->bulk =
+        std::make_unique<BulkConnectionPool>(address.substr(0, address.rfind(':')), address);
+  }
   return client;
 }
 
@@ -172,11 +229,16 @@ namespace {
 class RecvTensorCall final : public grpc::ClientBidiReactor<grpc::ByteBuffer, grpc::ByteBuffer> {
  public:
   RecvTensorCall(std::string what, Allocator* allocator, WorkerClient::RecvTensorDone done,
-                 std::function<void()> end)
+                 std::function<void()> end, BulkConnectionPool* bulk,
+                 std::shared_ptr<BulkCancel> bulk_cancel,
+                 std::chrono::steady_clock::time_point deadline)
       : what_(std::move(what)),
         decoder_(what_, allocator),
         done_(std::move(done)),
-        end_(std::move(end)) {}
+        end_(std::move(end)),
+        bulk_(bulk),
+        bulk_cancel_(std::move(bulk_cancel)),
+        deadline_(deadline) {}
 
   void Start(grpc::GenericStub* stub, grpc::ClientContext* context,
              const wire::RecvTensorRequest& request) {
@@ -212,6 +274,23 @@ class RecvTensorCall final : public grpc::ClientBidiReactor<grpc::ByteBuffer, gr
     if (result.status.ok()) {
       result.status = decoder_.Finish(&result.value, &result.is_dead);
       result.malformed = !result.status.ok();
+      if (result.status.ok() && decoder_.bulk() && bulk_ == nullptr) {
+        result.status = errors::InvalidArgument(what_, ": a bulk-transfer answer nobody asked for");
+        result.malformed = true;
+      }
+    }
+    if (result.status.ok() && decoder_.bulk()) {
+      // The bytes come over the bulk channel: a blocking read, on a thread
+      // of its own for as long as it lasts (gRPC's threads never block).
+      BulkReadThreads::Get()->Run([bulk = bulk_, cancel = std::move(bulk_cancel_),
+                                   deadline = deadline_, port = decoder_.bulk_port(),
+                                   ticket = decoder_.bulk_ticket(), result = std::move(result),
+                                   done = std::move(done_), end = std::move(end_)]() mutable {
+        ReadBulk(bulk, std::move(cancel), deadline, port, std::move(ticket), std::move(result),
+                 std::move(done), std::move(end));
+      });
+      delete this;
+      return;
     }
     done_(std::move(result));
     std::function<void()> end = std::move(end_);
@@ -221,10 +300,34 @@ class RecvTensorCall final : public grpc::ClientBidiReactor<grpc::ByteBuffer, gr
   }
 
  private:
+  // Reads the value's bytes into result.value (allocated by the decoder),
+  // then ends the call as OnDone does. The call stays in flight meanwhile,
+  // so the client (and `bulk`) outlive it.
+  static void ReadBulk(BulkConnectionPool* bulk, std::shared_ptr<BulkCancel> cancel,
+                       std::chrono::steady_clock::time_point deadline, int port, std::string ticket,
+                       WorkerClient::RecvTensorResult result, WorkerClient::RecvTensorDone done,
+                       std::function<void()> end) {
+    Status read = bulk->Read(port, ticket, static_cast<int64_t>(result.value.TotalBytes()),
+                             static_cast<char*>(result.value.raw_data()), deadline, cancel.get());
+    if (read.ok()) {
+      RecvTensorDecoder::FinishBulk(&result.value);
+    } else {
+      result.status = std::move(read);
+      result.value = Tensor();
+      result.bulk_failed = true;
+    }
+    done(std::move(result));
+    done = nullptr;
+    end();
+  }
+
   std::string what_;
   RecvTensorDecoder decoder_;
   WorkerClient::RecvTensorDone done_;
   std::function<void()> end_;
+  BulkConnectionPool* bulk_;
+  std::shared_ptr<BulkCancel> bulk_cancel_;
+  std::chrono::steady_clock::time_point deadline_;
   grpc::ClientContext* context_ = nullptr;
   grpc::ByteBuffer request_;
   grpc::ByteBuffer message_;
@@ -239,13 +342,18 @@ WorkerClient::Cancel WorkerClient::RecvTensorAsync(const wire::RecvTensorRequest
   std::shared_ptr<AsyncCall> call = impl_->Begin(timeout);
   wire::RecvTensorRequest sized = request;
   sized.set_max_message_bytes(options_.max_message_bytes);
+  if (impl_->bulk) sized.set_bulk_min_bytes(options_.bulk_min_bytes);
   auto reactor = std::make_unique<RecvTensorCall>(
       StrCat("RecvTensor to ", address_), allocator, std::move(done),
-      [impl = impl_.get(), id = call->id] { impl->End(id); });
+      [impl = impl_.get(), id = call->id] { impl->End(id); }, impl_->bulk.get(), call->bulk_cancel,
+      std::chrono::steady_clock::now() + std::max(timeout, std::chrono::milliseconds(1)));
   reactor.release()->Start(impl_->generic.get(), &call->context, sized);
   std::weak_ptr<AsyncCall> weak = call;
   return [weak] {
-    if (std::shared_ptr<AsyncCall> live = weak.lock()) live->context.TryCancel();
+    if (std::shared_ptr<AsyncCall> live = weak.lock()) {
+      live->context.TryCancel();
+      live->bulk_cancel->Cancel();
+    }
   };
 }
 

@@ -79,10 +79,17 @@ class WorkerClient {
                            std::function<void(Status)> done);
   // The value's bytes are copied once, from gRPC's buffers into the new
   // tensor's (wire_tensor.h); a value larger than the message limit comes
-  // in several messages. `request` need not outlive the call.
+  // in several messages. With ChannelOptions::bulk_min_bytes on a plaintext
+  // channel, a large numeric value may instead be read over the sender's
+  // bulk channel straight into the tensor (bulk_transfer.h), within the same
+  // `timeout`, on a thread of its own while it reads. `request` need not
+  // outlive the call.
   struct RecvTensorResult {
     Status status;           // the call's, or the decoder's
     bool malformed = false;  // the answer failed the decoder's checks (InvalidArgument)
+    // The value's read over the bulk channel failed (bulk_transfer.h):
+    // Unavailable, DeadlineExceeded, Cancelled or DataLoss naming the address.
+    bool bulk_failed = false;
     Tensor value;
     bool is_dead = false;
   };

@@ -6,9 +6,12 @@
 // them (wire_tensor.h), in as many messages as the limits ask.
 #include <grpcpp/grpcpp.h>
 
+#include <algorithm>
+#include <chrono>
 #include <mutex>
 
 #include "proto/worker_service.grpc.pb.h"
+#include "weir/distributed/bulk_transfer.h"
 #include "weir/distributed/grpc_services.h"
 #include "weir/distributed/grpc_util.h"
 #include "weir/distributed/wire_tensor.h"
@@ -31,10 +34,20 @@ class RecvTensorReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer
   RecvTensorReactor(Worker* worker, int64_t max_message_bytes)
       : worker_(worker), max_message_bytes_(max_message_bytes) {}
 
+  // `bulk` (may be null): the bulk channel for values of at least
+  // `bulk_min_bytes`, when the caller accepts it.
   static RecvTensorReactor* Start(Worker* worker, int64_t server_limit,
-                                  const grpc::ByteBuffer& request_bytes) {
+                                  const grpc::ByteBuffer& request_bytes, BulkSender* bulk,
+                                  int64_t bulk_min_bytes,
+                                  std::chrono::system_clock::time_point deadline) {
     auto reactor = std::make_shared<RecvTensorReactor>(worker, server_limit);
     reactor->self_ = reactor;
+    // The call's deadline for the bulk write, on the steady clock (at most
+    // a day: callers without a deadline send none).
+    const auto left = std::clamp<std::chrono::system_clock::duration>(
+        deadline - std::chrono::system_clock::now(), std::chrono::system_clock::duration::zero(),
+        std::chrono::hours(24));
+    reactor->deadline_ = std::chrono::steady_clock::now() + left;
     wire::RecvTensorRequest request;
     grpc::ByteBuffer bytes(request_bytes);  // shares the slices; parsing consumes it
     grpc::Status parsed =
@@ -47,6 +60,10 @@ class RecvTensorReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer
     }
     reactor->step_id_ = request.step_id();
     reactor->parsed_ = true;
+    if (bulk != nullptr && request.bulk_min_bytes() > 0) {
+      reactor->bulk_ = bulk;
+      reactor->bulk_min_bytes_ = std::max(bulk_min_bytes, request.bulk_min_bytes());
+    }
     if (request.max_message_bytes() > 0) {
       reactor->max_message_bytes_ =
           std::min(reactor->max_message_bytes_, request.max_message_bytes());
@@ -103,7 +120,16 @@ class RecvTensorReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer
     }
     Status result = status;
     StatusOr<std::vector<grpc::ByteBuffer>> messages = std::vector<grpc::ByteBuffer>();
-    if (result.ok()) {
+    if (result.ok() && bulk_ != nullptr && !is_dead && !IsNonPodDType(value.dtype()) &&
+        static_cast<int64_t>(value.TotalBytes()) >= bulk_min_bytes_) {
+      // The value goes over the bulk channel; the stream carries the ticket.
+      // Should the sender be stopping, the stream carries the value.
+      StatusOr<std::string> ticket = bulk_->Offer(value, step_id_, deadline_);
+      if (ticket.ok()) {
+        messages->push_back(EncodeBulkRecvTensorResponse(value, *ticket, bulk_->port()));
+      }
+    }
+    if (result.ok() && messages->empty()) {
       messages = EncodeRecvTensorResponse(value, is_dead, max_message_bytes_);
       if (!messages.ok()) {
         result = messages.status().WithContext(
@@ -144,6 +170,9 @@ class RecvTensorReactor final : public grpc::ServerWriteReactor<grpc::ByteBuffer
   int64_t step_id_ = 0;
   bool parsed_ = false;  // the request was a RecvTensorRequest
   std::string edge_;
+  BulkSender* bulk_ = nullptr;  // null: the stream only
+  int64_t bulk_min_bytes_ = 0;
+  std::chrono::steady_clock::time_point deadline_;
   std::shared_ptr<RecvTensorReactor> self_;  // until OnDone
 
   std::mutex mu_;
@@ -160,10 +189,12 @@ using ServiceBase =
 class GrpcWorkerService final : public ServiceBase {
  public:
   GrpcWorkerService(Worker* worker, std::function<std::vector<DeviceAttributes>()> devices,
-                    int64_t max_message_bytes)
+                    int64_t max_message_bytes, BulkSender* bulk, int64_t bulk_min_bytes)
       : worker_(worker),
         devices_(std::move(devices)),
-        max_message_bytes_(std::min(max_message_bytes, kMaxRecvTensorMessageBytes)) {}
+        max_message_bytes_(std::min(max_message_bytes, kMaxRecvTensorMessageBytes)),
+        bulk_(bulk),
+        bulk_min_bytes_(std::max<int64_t>(bulk_min_bytes, 1)) {}
 
   grpc::Status GetStatus(grpc::ServerContext*, const wire::GetStatusRequest* request,
                          wire::GetStatusResponse* response) override {
@@ -210,23 +241,27 @@ class GrpcWorkerService final : public ServiceBase {
                           wire::CleanupAllResponse*) override {
     return ToGrpcStatus(worker_->CleanupAll(*request));
   }
-  grpc::ServerWriteReactor<grpc::ByteBuffer>* RecvTensor(grpc::CallbackServerContext*,
+  grpc::ServerWriteReactor<grpc::ByteBuffer>* RecvTensor(grpc::CallbackServerContext* context,
                                                          const grpc::ByteBuffer* request) override {
-    return RecvTensorReactor::Start(worker_, max_message_bytes_, *request);
+    return RecvTensorReactor::Start(worker_, max_message_bytes_, *request, bulk_, bulk_min_bytes_,
+                                    context->deadline());
   }
 
  private:
   Worker* worker_;
   std::function<std::vector<DeviceAttributes>()> devices_;
   const int64_t max_message_bytes_;
+  BulkSender* const bulk_;
+  const int64_t bulk_min_bytes_;
 };
 
 }  // namespace
 
 std::unique_ptr<grpc::Service> NewGrpcWorkerService(
     Worker* worker, std::function<std::vector<DeviceAttributes>()> devices,
-    int64_t max_message_bytes) {
-  return std::make_unique<GrpcWorkerService>(worker, std::move(devices), max_message_bytes);
+    int64_t max_message_bytes, BulkSender* bulk, int64_t bulk_min_bytes) {
+  return std::make_unique<GrpcWorkerService>(worker, std::move(devices), max_message_bytes, bulk,
+                                             bulk_min_bytes);
 }
 
 }  // namespace weir
