@@ -168,6 +168,10 @@ int main(int argc, char** argv) {
                  "how long another task keeps a session this task masters without hearing from "
                  "it (renewed every 500 ms; at least 4000, 0: no lease)")
       ->default_val(10000);
+  app.add_option("--client-session-lease-ms", args.server.client_session_lease_ms,
+                 "how long this task's master keeps a session without a call from its client "
+                 "(living clients renew it every quarter of it; at least 400, 0: no lease)")
+      ->default_val(60000);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -65,6 +65,8 @@ class PyServer {
         server_options.security.max_message_bytes = OptionInt(value, k);
       } else if (k == "session_lease_ms") {
         server_options.session_lease_ms = OptionInt(value, k);
+      } else if (k == "client_session_lease_ms") {
+        server_options.client_session_lease_ms = OptionInt(value, k);
       } else {
         ThrowInvalidArgument("unknown Server option '" + k + "'");
       }

@@ -14,6 +14,10 @@ and `max_message_bytes` (src/weir/distributed/credentials.h), and
 without hearing from it (renewed by the master's health checks every 500 ms;
 0: no lease, else at least 4000; default 10000). A task whose lease runs out
 (this process died or was cut off) drops the session and aborts its steps.
+`client_session_lease_ms`: how long this task's master keeps a session
+without a call from its client (a living client renews it every quarter of
+it; 0: no lease, else at least 400; default 60000); a session whose client
+died is then closed on every task, and a later call on it raises AbortedError.
 
 Builds without the distributed runtime (the pip wheel, built without gRPC)
 have ClusterSpec but no Server: creating one raises UnimplementedError.
@@ -67,7 +71,7 @@ class Server:
     def __init__(self, server_or_cluster_def, job_name=None, task_index=None, protocol=None,
                  config=None, start=True, *, host="127.0.0.1", tls_cert_file=None,
                  tls_key_file=None, tls_ca_file=None, auth_token=None, max_message_bytes=None,
-                 session_lease_ms=None):
+                 session_lease_ms=None, client_session_lease_ms=None):
         _require_runtime()
         port = None
         if hasattr(server_or_cluster_def, "cluster") and hasattr(server_or_cluster_def,
@@ -105,7 +109,8 @@ class Server:
         for key, value in (("tls_cert_file", tls_cert_file), ("tls_key_file", tls_key_file),
                            ("tls_ca_file", tls_ca_file), ("auth_token", auth_token),
                            ("max_message_bytes", max_message_bytes),
-                           ("session_lease_ms", session_lease_ms)):
+                           ("session_lease_ms", session_lease_ms),
+                           ("client_session_lease_ms", client_session_lease_ms)):
             if value is not None:
                 options[key] = value
         self._cluster_spec = cluster

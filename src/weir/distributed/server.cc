@@ -81,6 +81,7 @@ StatusOr<std::unique_ptr<Server>> Server::Create(const ClusterConfig& config,
   if (options.host.empty()) return errors::InvalidArgument("the host to listen on is empty");
   MasterOptions master_options;
   master_options.session_lease = std::chrono::milliseconds(options.session_lease_ms);
+  master_options.client_session_lease = std::chrono::milliseconds(options.client_session_lease_ms);
   WEIR_RETURN_IF_ERROR(master_options.Validate());
   // Reads the TLS files now, so a bad one fails here with its name.
   StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials =

@@ -47,6 +47,11 @@ struct ServerOptions {
   // off) drops the session and aborts its steps. Renewed by the master's
   // health checks (every 500 ms, 1.5 s timeout), so at least 4000; 0: none.
   int64_t session_lease_ms = 10000;
+  // The lease of this task's master sessions on their clients: a session no
+  // call of its client touched for this long (the client died, hung or was
+  // cut off) is closed, and its state on every task dropped. Remote clients
+  // renew it every quarter of it while they live. At least 400; 0: none.
+  int64_t client_session_lease_ms = 60000;
 };
 
 // What GetStatus reports of each device (TensorFlow's DeviceAttributes).
