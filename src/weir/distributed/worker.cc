@@ -508,7 +508,14 @@ Status Worker::AttachStep(const std::shared_ptr<Step>& step,
 }
 
 Status Worker::RunGraph(const wire::RunGraphRequest& request, wire::RunGraphResponse* response) {
-  WEIR_ASSIGN_OR_RETURN(std::shared_ptr<Session> session, FindSession(request.session_handle()));
+  StatusOr<std::shared_ptr<Session>> found = FindSession(request.session_handle());
+  if (!found.ok()) {
+    // Other tasks' Recvs of this step's values would wait for Sends that
+    // never run: they get this error instead (and later ones at once).
+    AbortStep(request.step_id(), found.status());
+    return found.status();
+  }
+  std::shared_ptr<Session> session = std::move(*found);
   std::shared_ptr<const RegisteredGraph> graph;
   {
     std::lock_guard<std::mutex> lock(session->mu);
