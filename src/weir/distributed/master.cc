@@ -235,7 +235,15 @@ Status MasterSession::Connect(std::chrono::milliseconds timeout) {
     task.name = ClusterSpec::TaskName(job, index);
     task.job = job;
     task.index = index;
-    WEIR_ASSIGN_OR_RETURN(task.client, worker_->ClientForTask(job, index));
+    StatusOr<WorkerClient*> client = worker_->ClientForTask(job, index);
+    if (!client.ok()) {
+      // Another task that cannot be called (port 0 in the spec) is left
+      // out as a task that is down: graphs placed there fail naming it.
+      if (tasks_.empty()) return client.status();
+      unreachable_.push_back(client.status().message());
+      continue;
+    }
+    task.client = *client;
     StatusOr<std::vector<DeviceAttributes>> devices = task.client->GetStatus(timeout);
     if (!devices.ok()) {
       Status named = devices.status().WithContext(StrCat("task ", task.name));
@@ -420,9 +428,10 @@ StatusOr<std::shared_ptr<const MasterSession::CompiledStep>> MasterSession::Comp
     compiled = CompileGraph(graph_, signature, env, options_.compile);
   }
   if (!compiled.ok() && !unreachable_.empty()) {
-    return Status(compiled.status().code(),
-                  StrCat(compiled.status().message(), " (the session has no devices of tasks ",
-                         "that were down when it was created: ", StrJoin(unreachable_, "; "), ")"));
+    return Status(
+        compiled.status().code(),
+        StrCat(compiled.status().message(), " (the session has no devices of tasks ",
+               "it could not reach when it was created: ", StrJoin(unreachable_, "; "), ")"));
   }
   WEIR_RETURN_IF_ERROR(compiled.status());
   auto step = std::make_shared<CompiledStep>();

@@ -169,6 +169,17 @@ Status Server::Start() {
         options_.security.tls() ? ", or gRPC rejected the TLS key/certificate" : "", ")");
   }
   impl_->bound_address = JoinHostPort(options_.host, selected_port);
+  if (PortOf(address) == 0) {
+    // The spec's port 0 meant "any free one": this task's own calls to
+    // itself (its master's) go to the port it got. Other tasks cannot know
+    // it; their specs need the real port (Worker::ClientForTask says so).
+    const std::string resolved = StrCat(address.substr(0, address.rfind(':')), ":", selected_port);
+    std::map<std::string, ClusterSpec::Tasks> jobs = config_.cluster.jobs();
+    jobs[config_.job][config_.task] = resolved;
+    StatusOr<ClusterSpec> cluster = ClusterSpec::FromJobs(std::move(jobs));
+    if (cluster.ok()) config_.cluster = std::move(*cluster);  // it was valid with port 0
+    impl_->worker->SetOwnAddress(resolved);
+  }
   impl_->started = true;
   return Status::OK();
 }
