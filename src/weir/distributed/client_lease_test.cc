@@ -82,7 +82,12 @@ TEST_F(ClientLeaseTest, AnIdleSessionIsClosedOnEveryTaskWhenItsLeaseRunsOut) {
   EXPECT_GE(Clock::now() - before_last_call, kLease);
   EXPECT_LT(Clock::now() - last_call, kLease + 300ms);
   EXPECT_EQ(master->num_expired_sessions(), 1);
-  // Close ran on every task: the worker sessions (and their graphs) went.
+  // The collector's Close (after it forgot the handle) deletes the worker
+  // sessions, and their graphs, on every task.
+  for (int i = 0; i < 200 && worker(kPs0)->num_sessions() + worker(kWorker0)->num_sessions() > 0;
+       ++i) {
+    std::this_thread::sleep_for(10ms);
+  }
   EXPECT_EQ(worker(kPs0)->num_sessions(), 0);
   EXPECT_EQ(worker(kWorker0)->num_sessions(), 0);
 

@@ -226,6 +226,7 @@ class GrpcSession final : public Session {
       std::lock_guard<std::mutex> lock(mu_);
       if (closed_ || handle_.empty()) return Status::OK();
       closed_ = true;
+      if (keepalive_call_ != nullptr) keepalive_call_->TryCancel();
     }
     keepalive_wake_.notify_all();
     if (keepalive_.joinable()) keepalive_.join();
@@ -263,11 +264,14 @@ class GrpcSession final : public Session {
     request.set_session_handle(handle_);
     std::unique_lock<std::mutex> lock(mu_);
     while (!keepalive_wake_.wait_for(lock, period, [&] { return closed_; })) {
+      grpc::ClientContext context;  // Close cancels it: a hung master does not hold Close
+      context.set_deadline(std::chrono::system_clock::now() + period);
+      keepalive_call_ = &context;
       lock.unlock();
       wire::KeepAliveResponse response;
-      grpc::Status status =
-          RawCall(&wire::MasterService::Stub::KeepAlive, request, &response, period);
+      grpc::Status status = stub_->KeepAlive(&context, request, &response);
       lock.lock();
+      keepalive_call_ = nullptr;
       // Unreachable or slow: try again next period (the lease has room).
       if (!status.ok() && status.error_code() != grpc::StatusCode::UNAVAILABLE &&
           status.error_code() != grpc::StatusCode::DEADLINE_EXCEEDED) {
@@ -334,6 +338,7 @@ class GrpcSession final : public Session {
   bool closed_ = false;  // guarded by mu_
   std::condition_variable keepalive_wake_;
   std::thread keepalive_;  // with a client lease only
+  grpc::ClientContext* keepalive_call_ = nullptr;  // in flight; guarded by mu_
 };
 
 }  // namespace
