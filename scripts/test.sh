@@ -28,14 +28,16 @@ cmake --build build/release -j "$JOBS"
 ctest --test-dir build/release --output-on-failure -j "$JOBS"
 
 # The runtime's tests (and the layers under it) under the sanitizers, and
-# the distributed runtime's under ASan+UBSan (LSan's suppressions for leaks
+# the distributed runtime's under ASan+UBSan, in process and across
+# weir-server and weir processes built the same way (weir_server_test,
+# distributed_test: about 10 s and 35 s; LSan's suppressions for leaks
 # in c-ares: tests/sanitizers/lsan.supp, set by ctest). Not under TSan:
 # Debian's gRPC and abseil are not built with TSan, so TSan sees none of
 # their synchronization and reports every hand-off through gRPC as a race
 # (over 5000 reports, every one through gRPC/abseil/protobuf frames); the
 # TSan tree runs only weir_distributed_test's tests without gRPC.
 SANITIZED_TESTS=(weir_base_test weir_framework_test weir_graph_test weir_runtime_test
-                 weir_distributed_test)
+                 weir_distributed_test weir_server_test distributed_test)
 
 # The ASan+UBSan tree is built by clang 16 (14 lacks std::source_location
 # with libstdc++ 12) with libFuzzer's coverage hooks
@@ -43,7 +45,7 @@ SANITIZED_TESTS=(weir_base_test weir_framework_test weir_graph_test weir_runtime
 # configured by another compiler is started afresh (CMake cannot switch).
 FUZZERS=(graph_def_binary_fuzzer graph_def_text_fuzzer tensor_proto_fuzzer npy_fuzzer
          checkpoint_fuzzer run_op_fuzzer tfrecord_fuzzer
-         example_fuzzer worker_wire_fuzzer)
+         example_fuzzer worker_wire_fuzzer step_stats_wire_fuzzer)
 if [[ -f build/asan/CMakeCache.txt ]] && ! grep -q '^CMAKE_CXX_COMPILER:[A-Z]*=.*clang++-16$' build/asan/CMakeCache.txt; then
   rm -rf build/asan
 fi

@@ -34,6 +34,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
+constexpr int kClientLeaseMs = 2000;
 
 int FreePort() {
   int fd = socket(AF_INET, SOCK_STREAM, 0);
@@ -113,10 +114,12 @@ class DistributedProcessTest : public ::testing::Test {
     if (pid == 0) {
       int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
       if (fd < 0 || dup2(fd, 2) < 0) _exit(127);
-      // A short lease (the least the default health checks allow), so the
-      // lease test is quick.
+      // Short leases (the least the default health checks allow for the
+      // workers'; 2 s for clients'), so the lease tests are quick; every
+      // test's clients then renew theirs several times.
       execl(WEIR_SERVER_PATH, WEIR_SERVER_PATH, "--cluster", cluster.c_str(), "--job", job.c_str(),
-            "--task", "0", "--session-lease-ms", "4000", static_cast<char*>(nullptr));
+            "--task", "0", "--session-lease-ms", "4000", "--client-session-lease-ms",
+            std::to_string(kClientLeaseMs).c_str(), static_cast<char*>(nullptr));
       _exit(127);
     }
     pids_.push_back(pid);
@@ -461,6 +464,113 @@ TEST_F(DistributedProcessTest, AHungMastersStepEndsByLeaseOnPsAndKeepaliveOnTheC
     if (text.find("dropped worker session") != std::string::npos) line = text;
   }
   EXPECT_NE(line.find("aborted 1 running step"), std::string::npos) << line;
+}
+
+// A client process SIGKILLed while its step waits in a dequeue on ps: its
+// master (worker task 0) closes the session when the client lease runs out
+// (2 s here), logging it, and the step is aborted on ps: a new session's
+// dequeue gets the value enqueued, which a dequeue left waiting would take.
+TEST_F(DistributedProcessTest, AKilledClientsSessionIsClosedEverywhereWhenItsLeaseRunsOut) {
+  Scope root = Scope::NewRootScope();
+  auto queue = ops::FIFOQueueV2(root.WithOpName("q").WithDevice("/job:ps/task:0"), {DT_FLOAT});
+  auto dequeued = ops::QueueDequeueV2(root.WithOpName("dequeue").WithDevice("/job:ps/task:0"),
+                                      queue, {DT_FLOAT});
+  ops::Identity(root.WithOpName("out").WithDevice("/job:worker/task:0"), Output(dequeued.node()));
+  ops::QueueEnqueueV2(root.WithOpName("enqueue").WithDevice("/job:ps/task:0"), queue,
+                      {Input(Tensor::FromVector<float>({5}, {1}))});
+  ASSERT_TRUE(root.ok()) << root.status();
+  ASSERT_TRUE(WriteGraphDefFile(Path("q.pb"), root.ToGraphDef()).ok());
+  const std::string master = "grpc://" + worker_address_;
+  pid_t client = fork();
+  ASSERT_GE(client, 0);
+  if (client == 0) {
+    int fd = open(Path("client.log").c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0) _exit(127);
+    execl(WEIR_TOOL_PATH, WEIR_TOOL_PATH, "run", Path("q.pb").c_str(), "--master", master.c_str(),
+          "--fetch", "out", static_cast<char*>(nullptr));  // blocks in the dequeue
+    _exit(127);
+  }
+  std::this_thread::sleep_for(1500ms);  // connected, and its step waits on ps
+  int status = 0;
+  ASSERT_EQ(waitpid(client, &status, WNOHANG), 0) << "the client ended early";
+  const auto killed_at = std::chrono::steady_clock::now();
+  ASSERT_EQ(kill(client, SIGKILL), 0);
+  waitpid(client, nullptr, 0);
+
+  std::string line;
+  while (std::chrono::steady_clock::now() - killed_at < 10s && line.empty()) {
+    std::ifstream in(Path("worker.log"));
+    for (std::string text; std::getline(in, text);) {
+      if (text.find("closed session '") != std::string::npos) line = text;
+    }
+    if (line.empty()) std::this_thread::sleep_for(20ms);
+  }
+  const auto closed_after = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::steady_clock::now() - killed_at);
+  ASSERT_FALSE(line.empty()) << "the master logged no closed session in 10 s";
+  std::printf(
+      "[ client lease ] the master closed the session %lld ms after its client was "
+      "killed: %s\n",
+      static_cast<long long>(closed_after.count()), line.c_str());
+  // The client renewed at most a quarter lease before it was killed.
+  EXPECT_GT(closed_after, std::chrono::milliseconds(kClientLeaseMs * 3 / 4 - 100));
+  EXPECT_LT(closed_after, std::chrono::milliseconds(kClientLeaseMs) + 1000ms);
+  EXPECT_NE(line.find("without a call from its client"), std::string::npos) << line;
+
+  SessionOptions options;
+  options.target = master;
+  auto fresh = Session::New(options);
+  ASSERT_TRUE(fresh.ok()) << fresh.status();
+  ASSERT_TRUE((*fresh)->Create(root.ToGraphDef()).ok());
+  std::vector<Tensor> out;
+  Status s = (*fresh)->Run({}, {}, {"enqueue"}, &out);
+  ASSERT_TRUE(s.ok()) << s;
+  RunOptions bounded;
+  bounded.timeout_ms = 5000;  // the killed client's dequeue, left waiting, would take it
+  s = (*fresh)->Run({}, {"out"}, {}, &out, bounded);
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_TRUE(out[0].ContentEquals(Tensor::FromVector<float>({5}, {1}))) << out[0].DebugString();
+}
+
+// A master that hangs (SIGSTOP) under a step with a 1 s timeout: the client
+// gives up at its deadline, the timeout plus a small slack (max(1 s, 10%)),
+// not 10 s later.
+TEST_F(DistributedProcessTest, AHungMasterFailsATimedStepWithinTimeoutAndSlack) {
+  Scope root = Scope::NewRootScope();
+  auto queue = ops::FIFOQueueV2(root.WithOpName("q").WithDevice("/job:ps/task:0"), {DT_FLOAT});
+  auto dequeued = ops::QueueDequeueV2(root.WithOpName("dequeue").WithDevice("/job:ps/task:0"),
+                                      queue, {DT_FLOAT});
+  ops::Identity(root.WithOpName("out").WithDevice("/job:worker/task:0"), Output(dequeued.node()));
+  ASSERT_TRUE(root.ok()) << root.status();
+  SessionOptions options;
+  options.target = "grpc://" + worker_address_;
+  auto session = Session::New(options);
+  ASSERT_TRUE(session.ok()) << session.status();
+  ASSERT_TRUE((*session)->Create(root.ToGraphDef()).ok());
+  const pid_t master = pids_[0];
+  Status step;
+  std::chrono::milliseconds took{0};
+  std::thread timed([&] {
+    RunOptions run;
+    run.timeout_ms = 1000;
+    std::vector<Tensor> out;
+    const auto start = std::chrono::steady_clock::now();
+    step = (*session)->Run({}, {"out"}, {}, &out, run);
+    took = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
+                                                                 start);
+  });
+  std::this_thread::sleep_for(200ms);  // the step waits on ps
+  ASSERT_EQ(kill(master, SIGSTOP), 0);
+  timed.join();
+  kill(master, SIGKILL);  // a stopped process ignores SIGTERM
+  waitpid(master, nullptr, 0);
+  pids_.erase(pids_.begin());
+  std::printf("[ deadline ] a 1 s step on a hung master failed after %lld ms: %s\n",
+              static_cast<long long>(took.count()), step.ToString().c_str());
+  EXPECT_EQ(step.code(), Code::kDeadlineExceeded) << step;
+  EXPECT_NE(step.message().find(worker_address_), std::string::npos) << step;
+  EXPECT_GE(took, 1000ms);
+  EXPECT_LT(took, 3000ms);
 }
 
 }  // namespace

@@ -350,6 +350,11 @@ TEST_F(WeirServerTest, BadSecurityFlagsExitNonZeroWithTheMessage) {
   Start(with({"--session-lease-ms", "1000"}));
   EXPECT_EQ(WaitForExit(10s), 1);
   EXPECT_THAT(ReadFile(dir_ + "/stderr.txt"), HasSubstr("a session lease of 1000 ms"));
+
+  // A client lease shorter than its renewals could keep.
+  Start(with({"--client-session-lease-ms", "100"}));
+  EXPECT_EQ(WaitForExit(10s), 1);
+  EXPECT_THAT(ReadFile(dir_ + "/stderr.txt"), HasSubstr("a client session lease of 100 ms"));
 }
 
 // The failure-detection test: a task killed with SIGKILL is reported

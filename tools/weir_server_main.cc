@@ -176,6 +176,10 @@ int main(int argc, char** argv) {
   app.add_option("--bulk-transfer-min-bytes", args.server.bulk_transfer_min_bytes,
                  "the smallest value sent on the bulk-transfer channel")
       ->default_val(int64_t{1} << 20);
+  app.add_option("--client-session-lease-ms", args.server.client_session_lease_ms,
+                 "how long this task's master keeps a session without a call from its client "
+                 "(living clients renew it every quarter of it; at least 400, 0: no lease)")
+      ->default_val(60000);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

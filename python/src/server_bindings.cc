@@ -70,6 +70,8 @@ class PyServer {
         server_options.bulk_transfer = nb::cast<bool>(value);
       } else if (k == "bulk_transfer_min_bytes") {
         server_options.bulk_transfer_min_bytes = OptionInt(value, k);
+      } else if (k == "client_session_lease_ms") {
+        server_options.client_session_lease_ms = OptionInt(value, k);
       } else {
         ThrowInvalidArgument("unknown Server option '" + k + "'");
       }

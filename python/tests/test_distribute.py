@@ -5,6 +5,7 @@ import json
 import os
 import re
 import subprocess
+import sys
 import threading
 import time
 
@@ -261,6 +262,75 @@ def test_bulk_transfer_option(bulk_transfer):
             np.testing.assert_array_equal(sess.run(on_worker, {fed: value}), value * 2.0)
     master.stop()
     ps.stop()
+# A client in another process: a session on TARGET whose step waits in a
+# dequeue from the server's shared queue "q"; prints "ready" first.
+BLOCKED_CLIENT = r"""
+import sys, threading, time
+import weir as wr
+g = wr.Graph()
+with g.as_default():
+    q = wr.FIFOQueue(4, [wr.float32], shapes=[[]], shared_name="q", name="q")
+    out = q.dequeue()
+sess = wr.Session(sys.argv[1], graph=g)
+threading.Timer(0.5, lambda: print("ready", flush=True)).start()
+sess.run(out)  # blocks until this process is killed
+"""
+
+
+def _queue_graph():
+    g = wr.Graph()
+    with g.as_default():
+        q = wr.FIFOQueue(4, [wr.float32], shapes=[[]], shared_name="q", name="q")
+        enqueue = q.enqueue([wr.constant(5.0)])
+        out = q.dequeue()
+    return g, enqueue, out
+
+
+@needs_runtime
+def test_server_client_session_lease():
+    with pytest.raises(wr.errors.InvalidArgumentError, match="client session lease of 100 ms"):
+        wr.distribute.Server({"worker": ["localhost:0"]}, client_session_lease_ms=100, start=False)
+    # Port 0: the one task calls itself at the port it bound.
+    server = wr.distribute.Server({"worker": ["localhost:0"]}, client_session_lease_ms=1000)
+    g, enqueue, out = _queue_graph()
+    with wr.Session(server.target, graph=g) as sess:
+        time.sleep(2.5)  # idle for longer than the lease: the client renews it
+        sess.run(enqueue)
+        assert sess.run(out) == 5.0
+
+    # A client SIGKILLed under a blocked dequeue: the master closes its
+    # session at the lease, aborting the dequeue, which would otherwise take
+    # the next value enqueued.
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        [os.path.dirname(os.path.dirname(wr.__file__))] +
+        [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]))
+    client = subprocess.Popen([sys.executable, "-c", BLOCKED_CLIENT, server.target],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        assert client.stdout.readline().strip() == "ready", client.stderr.read()
+        time.sleep(0.5)
+        client.kill()
+        client.wait()
+    finally:
+        if client.poll() is None:
+            client.kill()
+    time.sleep(1.0 + 0.5)  # the lease, and room for the collector's Close
+    with wr.Session(server.target, graph=g) as sess:
+        sess.run(enqueue)
+        options = wr.RunOptions(timeout_in_ms=5000)
+        assert sess.run(out, options=options) == 5.0
+    server.stop()
+
+
+@needs_runtime
+def test_local_server_runs_a_session():
+    server = wr.distribute.Server.create_local_server()
+    g = wr.Graph()
+    with g.as_default():
+        y = wr.constant(2.0) * 21.0
+    with wr.Session(server.target, graph=g) as sess:
+        assert sess.run(y) == 42.0
+    server.stop()
 
 
 def test_server_without_the_runtime_is_a_clear_error(monkeypatch):

@@ -20,9 +20,10 @@
 #include "proto/worker_service.pb.h"
 #include "tests/fuzz/fuzz_support.h"
 #include "tests/fuzz/worker_wire_format.h"
-#include "weir/distributed/wire_tensor.h"
 #include "weir/base/file_system.h"
 #include "weir/base/record_writer.h"
+#include "weir/distributed/step_stats_wire.h"
+#include "weir/distributed/wire_tensor.h"
 #include "weir/framework/npy.h"
 #include "weir/framework/op_def.h"
 #include "weir/framework/sstable.h"
@@ -538,6 +539,46 @@ void WorkerWireSeeds(const fs::path& root) {
   std::printf("worker_wire: %d seeds\n", corpus.count());
 }
 
+// Traced steps' statistics as a worker sends them: nodes on two devices,
+// a _Send/_Recv pair (the trace's flow arrow), a loop frame, extremes.
+void StepStatsWireSeeds(const fs::path& root) {
+  Corpus corpus(root, "step_stats_wire");
+  auto node = [](std::string device, std::string name, std::string op, int64_t start, int64_t end) {
+    NodeExecStats n;
+    n.device = std::move(device);
+    n.node_name = std::move(name);
+    n.op = std::move(op);
+    n.start_micros = start;
+    n.end_micros = end;
+    n.thread_id = 3;
+    n.bytes_allocated = 64;
+    return n;
+  };
+  const std::string ps = "/job:ps/replica:0/task:0/device:CPU:0";
+  const std::string worker = "/job:worker/replica:0/task:0/device:CPU:0";
+  StepStats step;
+  step.nodes.push_back(node(ps, "w/read", "ReadVariableOp", 1700000000000000, 1700000000000010));
+  step.nodes.push_back(node(ps, "edge_3_w/read/_0", "_Send", 1700000000000011, 1700000000000012));
+  step.nodes.push_back(
+      node(worker, "edge_3_w/read/_1", "_Recv", 1700000000000005, 1700000000000030));
+  step.nodes.push_back(node(worker, "y", "MatMul", 1700000000000031, 1700000000000050));
+  NodeExecStats in_loop = node(worker, "while/add", "AddV2", 1700000000000051, 1700000000000052);
+  in_loop.frame_name = "while/while_context";
+  in_loop.iteration = 4;
+  step.nodes.push_back(in_loop);
+  wire::StepStats proto;
+  StepStatsToProto(step, &proto);
+  corpus.Add("traced_step", proto.SerializeAsString());
+  StepStats extremes;
+  extremes.nodes.push_back(node(worker, "late", "NoOp", INT64_MAX - 1, INT64_MAX));
+  extremes.nodes.push_back(node(worker, "early", "NoOp", INT64_MIN, INT64_MIN + 1));
+  proto.Clear();
+  StepStatsToProto(extremes, &proto);
+  corpus.Add("extremes", proto.SerializeAsString());
+  corpus.Add("empty", "");
+  std::printf("step_stats_wire: %d seeds\n", corpus.count());
+}
+
 }  // namespace
 }  // namespace weir::fuzz
 
@@ -556,5 +597,6 @@ int main(int argc, char** argv) {
   weir::fuzz::TfRecordSeeds(root);
   weir::fuzz::ExampleSeeds(root);
   weir::fuzz::WorkerWireSeeds(root);
+  weir::fuzz::StepStatsWireSeeds(root);
   return 0;
 }

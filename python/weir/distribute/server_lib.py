@@ -18,6 +18,10 @@ without hearing from it (renewed by the master's health checks every 500 ms;
 numeric values of at least that size cross tasks over a TCP connection of
 their own, read straight into the receiver's tensor, when both tasks allow it
 and neither uses TLS (src/weir/distributed/README.md, "Bulk transfer").
+`client_session_lease_ms`: how long this task's master keeps a session
+without a call from its client (a living client renews it every quarter of
+it; 0: no lease, else at least 400; default 60000); a session whose client
+died is then closed on every task, and a later call on it raises AbortedError.
 
 Builds without the distributed runtime (the pip wheel, built without gRPC)
 have ClusterSpec but no Server: creating one raises UnimplementedError.
@@ -71,7 +75,8 @@ class Server:
     def __init__(self, server_or_cluster_def, job_name=None, task_index=None, protocol=None,
                  config=None, start=True, *, host="127.0.0.1", tls_cert_file=None,
                  tls_key_file=None, tls_ca_file=None, auth_token=None, max_message_bytes=None,
-                 session_lease_ms=None, bulk_transfer=None, bulk_transfer_min_bytes=None):
+                 session_lease_ms=None, client_session_lease_ms=None, bulk_transfer=None,
+                 bulk_transfer_min_bytes=None):
         _require_runtime()
         port = None
         if hasattr(server_or_cluster_def, "cluster") and hasattr(server_or_cluster_def,
@@ -110,6 +115,7 @@ class Server:
                            ("tls_ca_file", tls_ca_file), ("auth_token", auth_token),
                            ("max_message_bytes", max_message_bytes),
                            ("session_lease_ms", session_lease_ms),
+                           ("client_session_lease_ms", client_session_lease_ms),
                            ("bulk_transfer", None if bulk_transfer is None else bool(bulk_transfer)),
                            ("bulk_transfer_min_bytes", bulk_transfer_min_bytes)):
             if value is not None:

@@ -3,6 +3,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include <algorithm>
+#include <condition_variable>
 #include <mutex>
 #include <thread>
 
@@ -20,7 +21,15 @@ namespace {
 
 constexpr std::chrono::milliseconds kControlTimeout = std::chrono::seconds(60);
 constexpr std::chrono::milliseconds kUntimedStepLimit = std::chrono::hours(24);
-constexpr std::chrono::milliseconds kDeadlineSlack = std::chrono::seconds(10);
+// A timed step's RPC deadline is its timeout plus this slack, so that a
+// step that times out reports the master's error (which names the node and
+// task) rather than gRPC's; the master's own RPCs to its workers use half
+// of it (master.cc), so the errors nest: worker, then master, then client.
+// The slack only has to cover the answer's trip back, so it is small: a
+// master that hangs (or whose host is cut off) fails a 1 s step within 2 s.
+std::chrono::milliseconds DeadlineSlack(std::chrono::milliseconds timeout) {
+  return std::max<std::chrono::milliseconds>(std::chrono::seconds(1), timeout / 10);
+}
 // A master that does not answer a ping within this long, after this long
 // without a frame, fails the calls waiting on it (ChannelOptions).
 constexpr std::chrono::milliseconds kKeepalive = std::chrono::seconds(5);
@@ -104,6 +113,11 @@ class GrpcSession final : public Session {
       devices_.push_back(info);
     }
     default_container_ = "localhost";  // shared by the cluster's sessions (worker.cc)
+    if (response.client_lease_ms() > 0) {
+      // Four renewals per lease: one lost or late call is not the end.
+      const std::chrono::milliseconds period(std::max<int64_t>(response.client_lease_ms() / 4, 1));
+      keepalive_ = std::thread([this, period] { KeepAlive(period); });
+    }
     return Status::OK();
   }
 
@@ -212,7 +226,10 @@ class GrpcSession final : public Session {
       std::lock_guard<std::mutex> lock(mu_);
       if (closed_ || handle_.empty()) return Status::OK();
       closed_ = true;
+      if (keepalive_call_ != nullptr) keepalive_call_->TryCancel();
     }
+    keepalive_wake_.notify_all();
+    if (keepalive_.joinable()) keepalive_.join();
     wire::CloseSessionRequest request;
     request.set_session_handle(handle_);
     wire::CloseSessionResponse response;
@@ -233,8 +250,34 @@ class GrpcSession final : public Session {
 
  private:
   static std::chrono::milliseconds StepLimit(const RunOptions& options) {
-    return options.timeout_ms > 0 ? std::chrono::milliseconds(options.timeout_ms) + kDeadlineSlack
-                                  : kUntimedStepLimit;
+    if (options.timeout_ms <= 0) return kUntimedStepLimit;
+    const std::chrono::milliseconds timeout(options.timeout_ms);
+    return timeout + DeadlineSlack(timeout);
+  }
+
+  // Renews the session's client lease on the master every `period` while
+  // the session is open, so a client that is idle (or in a long step) but
+  // alive keeps it; a master that lost the session (it collected it, or
+  // restarted) makes it stop: the next call says why.
+  void KeepAlive(std::chrono::milliseconds period) {
+    wire::KeepAliveRequest request;
+    request.set_session_handle(handle_);
+    std::unique_lock<std::mutex> lock(mu_);
+    while (!keepalive_wake_.wait_for(lock, period, [&] { return closed_; })) {
+      grpc::ClientContext context;  // Close cancels it: a hung master does not hold Close
+      context.set_deadline(std::chrono::system_clock::now() + period);
+      keepalive_call_ = &context;
+      lock.unlock();
+      wire::KeepAliveResponse response;
+      grpc::Status status = stub_->KeepAlive(&context, request, &response);
+      lock.lock();
+      keepalive_call_ = nullptr;
+      // Unreachable or slow: try again next period (the lease has room).
+      if (!status.ok() && status.error_code() != grpc::StatusCode::UNAVAILABLE &&
+          status.error_code() != grpc::StatusCode::DEADLINE_EXCEEDED) {
+        return;
+      }
+    }
   }
 
   static void SetOptions(const RunOptions& options, wire::RunStepOptions* out) {
@@ -292,7 +335,10 @@ class GrpcSession final : public Session {
   std::vector<DeviceInfo> devices_;
   std::mutex mu_;
   bool created_ = false;
-  bool closed_ = false;
+  bool closed_ = false;  // guarded by mu_
+  std::condition_variable keepalive_wake_;
+  std::thread keepalive_;  // with a client lease only
+  grpc::ClientContext* keepalive_call_ = nullptr;  // in flight; guarded by mu_
 };
 
 }  // namespace

@@ -292,6 +292,51 @@ TEST_F(LeaseTest, AMasterRenewsItsLeasesAndFailsTheSessionWhenATaskLostIt) {
   EXPECT_EQ(ps->num_sessions(), 1);
 }
 
+// A task that lost the session answers the step's RunGraph with NotFound:
+// the master fails the step at once with Aborted naming the task (not at
+// the monitor's next round, 10 s away here), also when its own part waits
+// for a value from that task, and fails every later step at once.
+TEST_F(LeaseTest, ARunGraphAnsweredWithALostSessionFailsTheSessionAtOnce) {
+  StartCluster({{"worker", 1}, {"ps", 1}});
+  MasterOptions master_options;
+  master_options.health_interval = 10s;
+  master_options.session_lease = 30s;
+  Scope root = Scope::NewRootScope();
+  auto on_ps = ops::Const(root.WithOpName("on_ps").WithDevice(kPs0), 2.f);
+  ops::Mul(root.WithOpName("y").WithDevice(kWorker0), on_ps, 21.f);  // waits for ps's value
+  Worker* ps = cluster_.server(kPs0)->worker();
+  auto session = NewMasterSession(cluster_.server(kWorker0)->worker(), SessionOptions(), kTimeout,
+                                  master_options);
+  ASSERT_TRUE(session.ok()) << session.status();
+  ASSERT_TRUE((*session)->Create(root.ToGraphDef()).ok());
+  std::vector<Tensor> out;
+  Status s = (*session)->Run({}, {"y"}, {}, &out);
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_EQ(out[0].scalar<float>(), 42.f);
+
+  std::vector<std::string> handles = ps->session_handles();
+  ASSERT_EQ(handles.size(), 1u);
+  wire::DeleteWorkerSessionRequest del;
+  del.set_session_handle(handles[0]);
+  ASSERT_TRUE(ps->DeleteWorkerSession(del).ok());
+  auto start = Clock::now();
+  s = (*session)->Run({}, {"y"}, {}, &out);
+  EXPECT_LT(Clock::now() - start, 2s);
+  EXPECT_EQ(s.code(), Code::kAborted) << s;
+  EXPECT_TRUE(Contains(s, kPs0) && Contains(s, "no longer holds worker session '" + handles[0]) &&
+              Contains(s, "has no worker session"))
+      << s;
+  start = Clock::now();
+  s = (*session)->Run({}, {"y"}, {}, &out);
+  EXPECT_LT(Clock::now() - start, 500ms);
+  EXPECT_EQ(s.code(), Code::kAborted) << s;
+  EXPECT_TRUE(Contains(s, kPs0) && Contains(s, "create a new one")) << s;
+  EXPECT_TRUE(cluster_.NoStepStateAnywhere());
+  start = Clock::now();
+  EXPECT_TRUE((*session)->Close().ok());
+  EXPECT_LT(Clock::now() - start, 2s);
+}
+
 // A client with keepalive pings (what grpc:// sessions use) keeps a call
 // that waits long without data: servers accept its pings (gRPC's default
 // policy would end the connection with GOAWAY after a few of them).

@@ -7,6 +7,7 @@
 #include <shared_mutex>
 
 #include "proto/worker_service.pb.h"
+#include "weir/base/logging.h"
 #include "weir/base/notification.h"
 #include "weir/distributed/health_monitor.h"
 #include "weir/distributed/step_stats_wire.h"
@@ -29,9 +30,15 @@ namespace {
 constexpr std::chrono::milliseconds kControlTimeout = std::chrono::seconds(60);
 // The deadline of a step without RunOptions.timeout_ms.
 constexpr std::chrono::milliseconds kUntimedStepLimit = std::chrono::hours(24);
+// Collected session handles remembered for their error (Master::Find).
+constexpr size_t kMaxRememberedExpiries = 4096;
 // Slack between a step's own time limit and its RPCs' deadline, so a timed
-// out step reports the worker's DeadlineExceeded rather than gRPC's.
-constexpr std::chrono::milliseconds kDeadlineSlack = std::chrono::seconds(5);
+// out step reports the worker's DeadlineExceeded rather than gRPC's: half
+// the client's (grpc_session.cc), so the master's error reaches the client
+// before the client's own deadline.
+std::chrono::milliseconds DeadlineSlack(std::chrono::milliseconds timeout) {
+  return std::max<std::chrono::milliseconds>(std::chrono::milliseconds(500), timeout / 20);
+}
 
 uint64_t RandomUint64() {
   static std::mutex mu;
@@ -163,6 +170,17 @@ class MasterSession final : public Session {
   void OnTaskFailure(const Status& failure, const FailedTask& task);
   // The status of a step started after a task failed.
   Status FailedSession() const;
+  // Whether `s` is task `task`'s answer that it holds no worker session
+  // with this session's handle (worker.cc's wording: "task T has no worker
+  // session 'h'", "worker session 'h' on task T expired").
+  bool LostSession(const Status& s, const std::string& task) const {
+    if (!errors::IsNotFound(s) && !errors::IsAborted(s)) return false;
+    const std::string& m = s.message();
+    return m.find(StrCat("task ", task, " has no worker session '", handle_, "'")) !=
+               std::string::npos ||
+           m.find(StrCat("worker session '", handle_, "' on task ", task, " expired")) !=
+               std::string::npos;
+  }
 
   Worker* const worker_;
   SessionOptions options_;
@@ -217,7 +235,15 @@ Status MasterSession::Connect(std::chrono::milliseconds timeout) {
     task.name = ClusterSpec::TaskName(job, index);
     task.job = job;
     task.index = index;
-    WEIR_ASSIGN_OR_RETURN(task.client, worker_->ClientForTask(job, index));
+    StatusOr<WorkerClient*> client = worker_->ClientForTask(job, index);
+    if (!client.ok()) {
+      // Another task that cannot be called (port 0 in the spec) is left
+      // out as a task that is down: graphs placed there fail naming it.
+      if (tasks_.empty()) return client.status();
+      unreachable_.push_back(client.status().message());
+      continue;
+    }
+    task.client = *client;
     StatusOr<std::vector<DeviceAttributes>> devices = task.client->GetStatus(timeout);
     if (!devices.ok()) {
       Status named = devices.status().WithContext(StrCat("task ", task.name));
@@ -322,6 +348,11 @@ Status MasterSession::Close() {
   {
     std::lock_guard<std::mutex> lock(health_mu_);
     failed = failed_task_;
+    // Steps still running (blocked in a queue op, say, for a client that
+    // went away) end on every task now rather than hold their state.
+    for (auto& [step_id, abort] : running_) {
+      abort(errors::Cancelled("session ", handle_, " was closed while step ", step_id, " ran"));
+    }
   }
   Status status;
   for (size_t t = 0; t < sessions_created_; ++t) {
@@ -397,9 +428,10 @@ StatusOr<std::shared_ptr<const MasterSession::CompiledStep>> MasterSession::Comp
     compiled = CompileGraph(graph_, signature, env, options_.compile);
   }
   if (!compiled.ok() && !unreachable_.empty()) {
-    return Status(compiled.status().code(),
-                  StrCat(compiled.status().message(), " (the session has no devices of tasks ",
-                         "that were down when it was created: ", StrJoin(unreachable_, "; "), ")"));
+    return Status(
+        compiled.status().code(),
+        StrCat(compiled.status().message(), " (the session has no devices of tasks ",
+               "it could not reach when it was created: ", StrJoin(unreachable_, "; "), ")"));
   }
   WEIR_RETURN_IF_ERROR(compiled.status());
   auto step = std::make_shared<CompiledStep>();
@@ -524,7 +556,8 @@ Status MasterSession::RunCompiled(const CompiledStep& step, const std::vector<Te
   WEIR_RETURN_IF_ERROR(FailedSession());
   const int64_t step_id = next_step_id_.fetch_add(1, std::memory_order_relaxed);
   const std::chrono::milliseconds deadline =
-      options.timeout_ms > 0 ? std::chrono::milliseconds(options.timeout_ms) + kDeadlineSlack
+      options.timeout_ms > 0 ? std::chrono::milliseconds(options.timeout_ms) +
+                                   DeadlineSlack(std::chrono::milliseconds(options.timeout_ms))
                              : kUntimedStepLimit;
   struct Call {
     wire::RunGraphRequest request;
@@ -632,6 +665,20 @@ Status MasterSession::RunCompiled(const CompiledStep& step, const std::vector<Te
     }
     status.Update(named);
   }
+  // A task that no longer holds the session (its lease ran out there, or it
+  // restarted) answers NotFound or Aborted saying so: that will not change,
+  // so the session fails now as for a dead task (this step with a clear
+  // error, every later one at once), not at the monitor's next round.
+  for (size_t p = 0; p < n && !status.ok(); ++p) {
+    const Task& task = tasks_[step.parts[p].task];
+    if (LostSession(calls[p].status, task.name)) {
+      Status lost = errors::Aborted(
+          "task ", task.name, " at ", task.client->address(), " no longer holds worker session '",
+          handle_, "' (its lease expired, or the task restarted): ", calls[p].status.message());
+      OnTaskFailure(lost, FailedTask{task.name, task.client->address()});
+      return lost;
+    }
+  }
   if (errors::IsUnavailable(status) && watch_ != 0) {
     // A task that went away (a dead process refuses connections at once):
     // check now rather than at the monitor's next round, so that the
@@ -691,6 +738,12 @@ Status MasterOptions::Validate() const {
         (2 * (health_interval + health_timeout)).count(),
         " ms (twice the health check interval plus timeout, which renew it)");
   }
+  if (client_session_lease.count() < 0 ||
+      (client_session_lease.count() > 0 && client_session_lease < kMinClientSessionLease)) {
+    return errors::InvalidArgument(
+        "master: a client session lease of ", client_session_lease.count(),
+        " ms must be 0 (none) or at least ", kMinClientSessionLease.count(), " ms");
+  }
   return Status::OK();
 }
 
@@ -714,9 +767,75 @@ StatusOr<std::shared_ptr<SharedHealthMonitor>> NewMasterHealthMonitor(
   return SharedHealthMonitor::Create(options);
 }
 
-Master::Master(Worker* worker, MasterOptions options) : worker_(worker), options_(options) {}
+Master::Master(Worker* worker, MasterOptions options) : worker_(worker), options_(options) {
+  if (options_.client_session_lease.count() > 0) {
+    collector_ = std::thread([this] { CollectExpiredSessions(); });
+  }
+}
 
-Master::~Master() = default;
+Master::~Master() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  collector_wake_.notify_all();
+  if (collector_.joinable()) collector_.join();
+}
+
+void Master::CollectExpiredSessions() {
+  const std::chrono::milliseconds lease = options_.client_session_lease;
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!stopping_) {
+    // Renewals only move deadlines later and a new session's is the latest,
+    // so sleeping until the earliest one misses nothing.
+    const auto now = std::chrono::steady_clock::now();
+    auto next = now + lease;
+    struct Expired {
+      std::shared_ptr<Session> session;
+      std::string why;
+    };
+    std::vector<Expired> expired;
+    for (auto it = sessions_.begin(); it != sessions_.end();) {
+      const auto deadline = it->second.last_call + lease;
+      if (deadline > now) {
+        next = std::min(next, deadline);
+        ++it;
+        continue;
+      }
+      const auto idle =
+          std::chrono::duration_cast<std::chrono::milliseconds>(now - it->second.last_call);
+      std::string why = StrCat("session '", it->first, "' on the master of task ",
+                               worker_->task_name(), " expired after ", idle.count(),
+                               " ms without a call from its client (client session lease ",
+                               lease.count(), " ms: the client died, hung or was cut off)");
+      if (expired_.emplace(it->first, why).second) {  // (a copy: logged below)
+        expired_order_.push_back(it->first);
+        if (expired_order_.size() > kMaxRememberedExpiries) {
+          expired_.erase(expired_order_.front());
+          expired_order_.pop_front();
+        }
+      }
+      ++num_expired_;
+      expired.push_back({std::move(it->second.session), std::move(why)});
+      it = sessions_.erase(it);
+    }
+    if (!expired.empty()) {
+      // Closing calls every task (a hung one for up to its control timeout):
+      // never under the lock that every call of the service takes.
+      lock.unlock();
+      for (Expired& gone : expired) {
+        Status closed = gone.session->Close();
+        WEIR_LOG(Warning) << "closed " << gone.why << "; its steps aborted and its state on every "
+                          << "task dropped" << (closed.ok() ? "" : StrCat(": ", closed.ToString()));
+        gone.session.reset();
+      }
+      expired.clear();
+      lock.lock();
+      continue;
+    }
+    collector_wake_.wait_until(lock, next, [&] { return stopping_; });
+  }
+}
 
 StatusOr<std::string> Master::CreateSession(const SessionOptions& options) {
   std::shared_ptr<SharedHealthMonitor> monitor;
@@ -732,18 +851,23 @@ StatusOr<std::string> Master::CreateSession(const SessionOptions& options) {
       NewMasterSession(worker_, options, std::chrono::seconds(10), options_, std::move(monitor)));
   std::string handle = StrCat("session_", std::hex, RandomUint64());
   std::lock_guard<std::mutex> lock(mu_);
-  sessions_[handle] = std::move(session);
+  sessions_[handle] = Entry{std::move(session), std::chrono::steady_clock::now()};
   return handle;
 }
 
-StatusOr<std::shared_ptr<Session>> Master::Find(const std::string& handle) const {
+StatusOr<std::shared_ptr<Session>> Master::Find(const std::string& handle) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = sessions_.find(handle);
   if (it == sessions_.end()) {
+    auto expired = expired_.find(handle);
+    if (expired != expired_.end()) {
+      return errors::Aborted(expired->second, "; create a new session");
+    }
     return errors::NotFound("the master of task ", worker_->task_name(), " has no session '",
                             handle.substr(0, 256), "' (closed, or the task restarted)");
   }
-  return it->second;
+  it->second.last_call = std::chrono::steady_clock::now();
+  return it->second.session;
 }
 
 Status Master::CloseSession(const std::string& handle) {
@@ -752,10 +876,11 @@ Status Master::CloseSession(const std::string& handle) {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = sessions_.find(handle);
     if (it == sessions_.end()) {
+      if (expired_.count(handle)) return Status::OK();  // the collector closed it
       return errors::NotFound("the master of task ", worker_->task_name(), " has no session '",
                               handle.substr(0, 256), "'");
     }
-    session = std::move(it->second);
+    session = std::move(it->second.session);
     sessions_.erase(it);
   }
   return session->Close();
@@ -764,6 +889,11 @@ Status Master::CloseSession(const std::string& handle) {
 int Master::num_sessions() const {
   std::lock_guard<std::mutex> lock(mu_);
   return static_cast<int>(sessions_.size());
+}
+
+int64_t Master::num_expired_sessions() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return num_expired_;
 }
 
 }  // namespace weir

@@ -21,15 +21,22 @@
 // longer holds the session fails it like a dead task (Aborted, naming it).
 //
 // Master keeps the sessions of the master service (proto/master_service.
-// proto) by handle.
+// proto) by handle, each under a client lease: a session that no call of
+// its client touched for MasterOptions::client_session_lease (the client
+// died, hung or was cut off; a living one renews it with KeepAlive) is
+// closed by the master's collector thread, which drops its state on every
+// task; later calls naming it are Aborted saying so.
 #pragma once
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 
 #include "weir/distributed/cluster_spec.h"
 #include "weir/runtime/session.h"
@@ -47,11 +54,19 @@ struct MasterOptions {
   // The health checks of each session's other tasks (health_monitor.h).
   std::chrono::milliseconds health_interval{500};
   std::chrono::milliseconds health_timeout{1500};
+  // How long the master keeps a session that no call of its client touched
+  // (remote clients renew it with KeepAlive every quarter of it); 0: no
+  // lease (kept until CloseSession or the server stops).
+  std::chrono::milliseconds client_session_lease{60000};
 
   // InvalidArgument unless interval >= 0, timeout > 0 and the lease is 0 or
   // at least 2 * (interval + timeout): the longest gap between two renewals
-  // that a healthy master leaves is about interval + 2 * timeout.
+  // that a healthy master leaves is about interval + 2 * timeout; and the
+  // client lease is 0 or at least kMinClientSessionLease.
   Status Validate() const;
+  // Renewed every quarter lease, a client lease under this would be renewed
+  // more often than a busy link delivers a small RPC reliably.
+  static constexpr std::chrono::milliseconds kMinClientSessionLease{400};
 };
 
 // A session on the cluster `worker` belongs to, mastered from `worker`'s
@@ -75,17 +90,25 @@ StatusOr<std::shared_ptr<SharedHealthMonitor>> NewMasterHealthMonitor(
 class Master {
  public:
   // REQUIRES: options.Validate() is OK. The sessions share one health
-  // monitor thread (made with the first session).
+  // monitor thread (made with the first session) and, with a client lease,
+  // one collector thread.
   explicit Master(Worker* worker, MasterOptions options = MasterOptions());
   ~Master();
 
   // A new session and its handle.
   StatusOr<std::string> CreateSession(const SessionOptions& options);
-  // The session with this handle, or NotFound.
-  StatusOr<std::shared_ptr<Session>> Find(const std::string& handle) const;
-  // Closes the session and forgets it (its state on the workers goes).
+  // The session with this handle, renewing its client lease (every call of
+  // the master service finds its session here). NotFound for a handle never
+  // made or closed; Aborted for one the collector closed ("expired after N
+  // ms without a call from its client").
+  StatusOr<std::shared_ptr<Session>> Find(const std::string& handle);
+  // Closes the session and forgets it (its state on the workers goes, its
+  // running steps are aborted). Closing a collected session is OK.
   Status CloseSession(const std::string& handle);
   int num_sessions() const;
+  // Sessions the collector closed since the master started.
+  int64_t num_expired_sessions() const;
+  const MasterOptions& options() const { return options_; }
   // The monitor the sessions share (null before the first session).
   std::shared_ptr<SharedHealthMonitor> health_monitor() const {
     std::lock_guard<std::mutex> lock(mu_);
@@ -96,8 +119,22 @@ class Master {
   Worker* const worker_;
   const MasterOptions options_;
   mutable std::mutex mu_;
+  struct Entry {
+    std::shared_ptr<Session> session;
+    std::chrono::steady_clock::time_point last_call;  // of its client
+  };
+  // Closes the sessions whose client lease ran out, until the destructor.
+  void CollectExpiredSessions();
+
   std::shared_ptr<SharedHealthMonitor> monitor_;  // sessions hold it too
-  std::map<std::string, std::shared_ptr<Session>> sessions_;
+  std::map<std::string, Entry> sessions_;
+  // Why each recently collected handle went (the last kMaxRememberedExpiries).
+  std::map<std::string, std::string> expired_;
+  std::deque<std::string> expired_order_;
+  int64_t num_expired_ = 0;
+  std::condition_variable collector_wake_;
+  bool stopping_ = false;
+  std::thread collector_;  // runs with a client lease only
 };
 
 }  // namespace weir

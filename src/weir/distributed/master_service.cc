@@ -48,6 +48,7 @@ class GrpcMasterService final : public wire::MasterService::Service {
       }
     }
     response->set_session_handle(*handle);
+    response->set_client_lease_ms(master_->options().client_session_lease.count());
     return grpc::Status::OK;
   }
 
@@ -146,6 +147,12 @@ class GrpcMasterService final : public wire::MasterService::Service {
       if (!status.ok()) return ToGrpcStatus(status);
     }
     return grpc::Status::OK;
+  }
+
+  // Finding the session renews its client lease; nothing else to do.
+  grpc::Status KeepAlive(grpc::ServerContext*, const wire::KeepAliveRequest* request,
+                         wire::KeepAliveResponse*) override {
+    return ToGrpcStatus(master_->Find(request->session_handle()).status());
   }
 
   grpc::Status ReleaseCallable(grpc::ServerContext*, const wire::ReleaseCallableRequest* request,

@@ -89,6 +89,7 @@ StatusOr<std::unique_ptr<Server>> Server::Create(const ClusterConfig& config,
   }
   MasterOptions master_options;
   master_options.session_lease = std::chrono::milliseconds(options.session_lease_ms);
+  master_options.client_session_lease = std::chrono::milliseconds(options.client_session_lease_ms);
   WEIR_RETURN_IF_ERROR(master_options.Validate());
   // Reads the TLS files now, so a bad one fails here with its name.
   StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials =
@@ -192,6 +193,17 @@ Status Server::Start() {
         options_.security.tls() ? ", or gRPC rejected the TLS key/certificate" : "", ")");
   }
   impl_->bound_address = JoinHostPort(options_.host, selected_port);
+  if (PortOf(address) == 0) {
+    // The spec's port 0 meant "any free one": this task's own calls to
+    // itself (its master's) go to the port it got. Other tasks cannot know
+    // it; their specs need the real port (Worker::ClientForTask says so).
+    const std::string resolved = StrCat(address.substr(0, address.rfind(':')), ":", selected_port);
+    std::map<std::string, ClusterSpec::Tasks> jobs = config_.cluster.jobs();
+    jobs[config_.job][config_.task] = resolved;
+    StatusOr<ClusterSpec> cluster = ClusterSpec::FromJobs(std::move(jobs));
+    if (cluster.ok()) config_.cluster = std::move(*cluster);  // it was valid with port 0
+    impl_->worker->SetOwnAddress(resolved);
+  }
   impl_->started = true;
   return Status::OK();
 }

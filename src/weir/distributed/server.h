@@ -2,7 +2,9 @@
 // service over gRPC (distributed/worker.h, distributed/master.h).
 // A server binds to loopback unless ServerOptions::host says otherwise; the
 // port is that of the task's address in the cluster, and a port of 0 makes
-// the system pick a free one, which bound_address() reports.
+// the system pick a free one, which bound_address() reports and the task's
+// own calls to itself use (config() holds it once started); other tasks
+// cannot know it, so a session that needs them needs their real port.
 //
 //   WEIR_ASSIGN_OR_RETURN(auto server, Server::Create(config, ServerOptions()));
 //   WEIR_RETURN_IF_ERROR(server->Start());
@@ -56,6 +58,11 @@ struct ServerOptions {
   // --bulk-transfer-min-bytes.
   bool bulk_transfer = true;
   int64_t bulk_transfer_min_bytes = int64_t{1} << 20;
+  // The lease of this task's master sessions on their clients: a session no
+  // call of its client touched for this long (the client died, hung or was
+  // cut off) is closed, and its state on every task dropped. Remote clients
+  // renew it every quarter of it while they live. At least 400; 0: none.
+  int64_t client_session_lease_ms = 60000;
 };
 
 // What GetStatus reports of each device (TensorFlow's DeviceAttributes).
@@ -88,6 +95,7 @@ class Server {
 
   // "127.0.0.1:45123" once started (the picked port when the spec said 0).
   std::string bound_address() const;
+  // The cluster and task; once started, this task's port 0 is the bound one.
   const ClusterConfig& config() const { return config_; }
   std::vector<DeviceAttributes> device_attributes() const;
   // The task's worker and master (the logic behind the two services).

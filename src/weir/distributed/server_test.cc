@@ -7,7 +7,10 @@
 #include <thread>
 
 #include "proto/server.pb.h"
+#include "weir/distributed/grpc_session.h"
 #include "weir/distributed/worker_client.h"
+#include "weir/ops/standard_ops.h"
+#include "weir/runtime/session.h"
 
 namespace weir {
 namespace {
@@ -128,6 +131,48 @@ TEST(WorkerClientTest, UnreachableTaskFailsWithinItsDeadline) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, 2s);
   EXPECT_EQ((*client)->GetStatus(0ms).status().code(), Code::kInvalidArgument);
   EXPECT_EQ(WorkerClient::Create("nohost").status().code(), Code::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace weir
+
+namespace weir {
+namespace {
+
+// Port 0 in the cluster spec: the task binds a free port and its own master
+// calls itself there, so a session runs; another task's port 0 cannot be
+// known, so a graph that needs that task fails naming it.
+TEST(ServerTest, PortZeroIsResolvedForTheTasksOwnSessions) {
+  RegisterGrpcSessionFactory();
+  const std::string cluster = "worker=localhost:0;ps=localhost:0";
+  auto worker = Server::Create(Config(cluster, "worker", 0), SmallOptions());
+  auto ps = Server::Create(Config(cluster, "ps", 0), SmallOptions());
+  ASSERT_TRUE(worker.ok() && ps.ok());
+  ASSERT_TRUE((*worker)->Start().ok());
+  ASSERT_TRUE((*ps)->Start().ok());
+  const std::string bound = (*worker)->bound_address();
+  const std::string port = bound.substr(bound.rfind(':'));
+  auto own = (*worker)->config().cluster.task_address("worker", 0);
+  ASSERT_TRUE(own.ok());
+  EXPECT_EQ(*own, "localhost" + port);  // the spec's host, the bound port
+
+  SessionOptions options;
+  options.target = "grpc://" + bound;
+  auto session = Session::New(options);
+  ASSERT_TRUE(session.ok()) << session.status();
+  Scope root = Scope::NewRootScope();
+  ops::Mul(root.WithOpName("y"), ops::Const(root, 2.f), 21.f);
+  ops::Identity(root.WithOpName("on_ps").WithDevice("/job:ps/task:0"), 1.f);
+  ASSERT_TRUE((*session)->Create(root.ToGraphDef()).ok());
+  std::vector<Tensor> out;
+  Status s = (*session)->Run({}, {"y"}, {}, &out);
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_EQ(out[0].scalar<float>(), 42.f);
+  s = (*session)->Run({}, {"on_ps"}, {}, &out);
+  EXPECT_FALSE(s.ok());
+  EXPECT_THAT(s.message(), HasSubstr("/job:ps/replica:0/task:0"));
+  EXPECT_THAT(s.message(), HasSubstr("port 0"));
+  EXPECT_TRUE((*session)->Close().ok());
 }
 
 }  // namespace

@@ -295,12 +295,27 @@ Status Worker::RenewLeases(const wire::GetStatusRequest& request,
   return Status::OK();
 }
 
+void Worker::SetOwnAddress(const std::string& address) {
+  std::lock_guard<std::mutex> lock(mu_);
+  own_address_ = address;
+  clients_.erase(task_name_);
+}
+
 StatusOr<WorkerClient*> Worker::ClientForTask(const std::string& job, int task) {
   std::string name = ClusterSpec::TaskName(job, task);
   std::lock_guard<std::mutex> lock(mu_);
   auto it = clients_.find(name);
   if (it != clients_.end()) return it->second.get();
   WEIR_ASSIGN_OR_RETURN(std::string address, config_.cluster.task_address(job, task));
+  if (name == task_name_ && !own_address_.empty()) {
+    address = own_address_;
+  } else if (address.size() >= 2 && address.compare(address.size() - 2, 2, ":0") == 0) {
+    // Port 0 binds a free port that only that task's own server knows.
+    return errors::FailedPrecondition(
+        "task ", name, " (job '", job, "', task ", task, ") has port 0 in the cluster spec ('",
+        address, "') of task ", task_name_,
+        ": only its own server knows the port it bound; give it its real port");
+  }
   WEIR_ASSIGN_OR_RETURN(std::unique_ptr<WorkerClient> client, WorkerClient::Create(address, peer_options_));
   WorkerClient* out = client.get();
   clients_[name] = std::move(client);
@@ -516,7 +531,14 @@ Status Worker::AttachStep(const std::shared_ptr<Step>& step,
 }
 
 Status Worker::RunGraph(const wire::RunGraphRequest& request, wire::RunGraphResponse* response) {
-  WEIR_ASSIGN_OR_RETURN(std::shared_ptr<Session> session, FindSession(request.session_handle()));
+  StatusOr<std::shared_ptr<Session>> found = FindSession(request.session_handle());
+  if (!found.ok()) {
+    // Other tasks' Recvs of this step's values would wait for Sends that
+    // never run: they get this error instead (and later ones at once).
+    AbortStep(request.step_id(), found.status());
+    return found.status();
+  }
+  std::shared_ptr<Session> session = std::move(*found);
   std::shared_ptr<const RegisteredGraph> graph;
   {
     std::lock_guard<std::mutex> lock(session->mu);

@@ -116,7 +116,13 @@ class Worker {
   // The client of the task that owns `device` ("/job:ps/replica:0/task:0/
   // device:CPU:0"), or of task `task` of `job`.
   StatusOr<WorkerClient*> ClientForDevice(const std::string& device);
+  // A task whose port in the cluster spec is 0 is FailedPrecondition naming
+  // it, unless it is this task and SetOwnAddress gave its real address.
   StatusOr<WorkerClient*> ClientForTask(const std::string& job, int task);
+  // The address this task's server bound, for a cluster spec that gives
+  // this task port 0 ("localhost:0": any free port): calls to this task
+  // (its master's to its own worker) use it. Called by Server::Start.
+  void SetOwnAddress(const std::string& address);
 
   const std::string& task_name() const { return task_name_; }
   const ClusterConfig& config() const { return config_; }
@@ -169,6 +175,7 @@ class Worker {
   std::function<void(int64_t)> step_end_observer_;  // guarded by mu_
   const ChannelOptions peer_options_;
   std::map<std::string, std::unique_ptr<WorkerClient>> clients_;  // by task name
+  std::string own_address_;  // SetOwnAddress's; empty: the cluster spec's
 };
 
 }  // namespace weir
