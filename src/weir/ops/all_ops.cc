@@ -3,6 +3,7 @@
 #include <mutex>
 
 #include "weir/framework/op_def.h"
+#include "weir/ops/string_ops.h"
 
 namespace weir {
 
@@ -32,6 +33,7 @@ void RegisterAllOps() {
     RegisterQueueOps(registry);
     RegisterReaderOps(registry);
     RegisterParsingOps(registry);
+    RegisterStringOps(registry);
     RegisterSummaryOps(registry);
     RegisterLoggingOps(registry);
   });
