@@ -244,6 +244,28 @@ TEST(RegexOpsTest, HostilePatternsFinishFastOrFail) {
   EXPECT_EQ((*replaced)[0].scalar<std::string>(), "x");
   EXPECT_LT(std::chrono::duration<double>(Clock::now() - start).count(), 20.0);
 
+  // A DFA of 2^20 states outgrows the memory budget: RE2 falls back to its
+  // NFA, still linear but slower (seconds per MiB), so a smaller input here.
+  std::string ab(1 << 16, 'a');
+  std::mt19937 rng(3);
+  for (char& c : ab) c = "ab"[rng() % 2];
+  ab[ab.size() - 22] = 'a';
+  ab.back() = 'c';
+  start = Clock::now();
+  auto exploding = RunKernel("StaticRegexFullMatch", {{"pattern", "(a|b)*a(a|b){20}"}},
+                             {Tensor::Scalar<std::string>(ab)});
+  ASSERT_TRUE(exploding.ok()) << exploding.status();
+  EXPECT_FALSE((*exploding)[0].scalar<bool>());
+  auto exploding_replace =
+      RunKernel("StaticRegexReplace", {{"pattern", "a(a|b){20}c"}, {"rewrite", "<\\1>"}},
+                {Tensor::Scalar<std::string>(ab)});
+  ASSERT_TRUE(exploding_replace.ok()) << exploding_replace.status();
+  const std::string& replaced_ab = (*exploding_replace)[0].scalar<std::string>();
+  // By hand: the only match is the 'a' 22 from the end through the final 'c',
+  // replaced by its last group (the character before the 'c').
+  EXPECT_EQ(replaced_ab, ab.substr(0, ab.size() - 22) + "<" + ab[ab.size() - 2] + ">");
+  EXPECT_LT(std::chrono::duration<double>(Clock::now() - start).count(), 20.0);
+
   // Too big to compile within the memory budget: an error, not gigabytes.
   start = Clock::now();
   for (const char* pattern : {"\\pL{1000}", "[\\pL\\pN]{1000}", "(\\pL{100}){10}"}) {
