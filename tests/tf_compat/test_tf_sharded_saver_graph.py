@@ -47,13 +47,22 @@ with open(os.path.join(OUT, "save.json"), "w") as f:
 '''
 
 READ = VARIABLES + '''
+def same(got):
+    return sorted(got) == sorted(VARIABLES) and all(
+        got[n].dtype == np.asarray(VARIABLES[n][1]).dtype and
+        np.array_equal(got[n], VARIABLES[n][1]) for n in VARIABLES)
 r = tf.train.load_checkpoint(PATH)
-got = {name: r.get_tensor(name) for name in r.get_variable_to_shape_map()}
-ok = sorted(got) == sorted(VARIABLES) and all(
-    got[n].dtype == np.asarray(VARIABLES[n][1]).dtype and
-    np.array_equal(got[n], VARIABLES[n][1]) for n in VARIABLES)
+read = {name: r.get_tensor(name) for name in r.get_variable_to_shape_map()}
+# The .meta Weir wrote beside it: TensorFlow imports it and restores through it.
+g = tf.Graph()
+with g.as_default():
+    saver = v1.train.import_meta_graph(PATH + ".meta")
+    with v1.Session(graph=g, config=v1.ConfigProto(device_count={"CPU": 2})) as s:
+        saver.restore(s, PATH)
+        restored = dict(zip(VARIABLES, s.run(["value/" + n + ":0" for n in VARIABLES])))
 with open(os.path.join(OUT, "read.json"), "w") as f:
-    json.dump({"ok": bool(ok), "got": {n: repr(v) for n, v in got.items()}}, f)
+    json.dump({"read": same(read), "restored": same(restored), "sharded": saver.saver_def.sharded,
+               "got": {n: repr(v) for n, v in read.items()}}, f)
 '''
 
 
@@ -105,8 +114,7 @@ def test_tf_sharded_saver_meta_graph_restores_and_saves(run_tf, tmp_path):
             # (regex, Select, StringJoin, one SaveV2 per device, MergeV2Checkpoints).
             sess.run(graph.get_operation_by_name("init"))
             (tmp_path / "weir").mkdir()
-            weir_path = saver.save(sess, str(tmp_path / "weir" / "model.ckpt"), global_step=6,
-                                   write_meta_graph=False)
+            weir_path = saver.save(sess, str(tmp_path / "weir" / "model.ckpt"), global_step=6)
             assert weir_path == str(tmp_path / "weir" / "model.ckpt-6")
             # Restoring it gives them back after TensorFlow's values were restored again.
             saver.restore(sess, tf_path)
@@ -115,10 +123,12 @@ def test_tf_sharded_saver_meta_graph_restores_and_saves(run_tf, tmp_path):
     # The merged checkpoint only: the temporary shards are gone.
     names = sorted(p.name for p in (tmp_path / "weir").iterdir())
     assert names == ["checkpoint", "model.ckpt-6.data-00000-of-00002",
-                     "model.ckpt-6.data-00001-of-00002", "model.ckpt-6.index"], names
+                     "model.ckpt-6.data-00001-of-00002", "model.ckpt-6.index",
+                     "model.ckpt-6.meta"], names
+    # TensorFlow reads Weir's checkpoint, and restores it through the .meta Weir wrote.
     read = json.loads((run_tf(f"PATH = {weir_path!r}\nimport json\n" + READ, "read_back")
                        / "read.json").read_text())
-    assert read["ok"], read["got"]
+    assert read["read"] and read["restored"] and read["sharded"], read
 
 
 INPUTS = ["s3://bucket/model", "/tmp/s3://x", "", "abc123 def45", "café é", "aaa", "xx yy",
