@@ -8,6 +8,11 @@
 // backtracking), and compiles within a memory budget: a pattern too big for
 // it (huge counted repetitions) is an InvalidArgument, not an allocation.
 // Replacement output is bounded too, as a rewrite can multiply its input.
+//
+// One deliberate difference: a rewrite RE2 cannot apply (\2 with one group,
+// a backslash before a letter or at the end) is InvalidArgument. TensorFlow
+// 2.21 checks nothing there and returns the input unchanged (\2) or an
+// empty string (\q).
 #include "weir/kernels/regex_kernels.h"
 
 #include <re2/re2.h>
