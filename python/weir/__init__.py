@@ -37,6 +37,7 @@ from weir.ops.io_ops import *  # noqa: F401,F403
 from weir.ops.parsing_ops import *  # noqa: F401,F403
 from weir.ops.summary_ops import *  # noqa: F401,F403
 from weir.ops.logging_ops import *  # noqa: F401,F403  (wr.print shadows print only as wr.print)
+from weir.ops.string_ops import *  # noqa: F401,F403  (wr.regex_replace, TF1's tf.regex_replace)
 from weir import nn, math, random, layers, initializers, summary, linalg, train  # noqa: F401
 from weir import losses  # noqa: F401
 from weir import image  # noqa: F401

@@ -3,6 +3,7 @@
 #include <mutex>
 
 #include "weir/framework/kernel_registry.h"
+#include "weir/kernels/regex_kernels.h"
 
 namespace weir {
 
@@ -35,6 +36,7 @@ void RegisterAllKernels() {
     RegisterAccumulatorKernels(registry);
     RegisterReaderKernels(registry);
     RegisterParsingKernels(registry);
+    RegisterStringKernels(registry);
     RegisterSummaryKernels(registry);
     RegisterLoggingKernels(registry);
     RegisterFloat16Kernels(registry);

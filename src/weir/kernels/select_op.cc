@@ -6,8 +6,11 @@
 // together as NumPy does.
 //
 // Selecting only moves bytes, so one kernel per element size serves every
-// dtype of that size.
-#include <cstring>
+// numeric dtype of that size; strings (a save graph picks its temporary
+// path's suffix with a Select) have a kernel of their own.
+#include <algorithm>
+#include <string>
+#include <type_traits>
 
 #include "weir/framework/broadcast_shape.h"
 #include "weir/kernels/cwise_ops.h"
@@ -32,6 +35,27 @@ using UnsignedOfSize = typename UnsignedOfSizeImpl<sizeof(T)>::type;
 
 template <typename U>
 constexpr double kSelectCycles = 1 + (1 + 3 * sizeof(U)) * 11.0 / 64;
+// A string copy: an allocation for all but short strings.
+template <>
+constexpr double kSelectCycles<std::string> = 60;
+
+// The elements of `t`, of the dtype's size (or strings).
+template <typename U>
+U* Elements(Tensor& t) {
+  if constexpr (std::is_same_v<U, std::string>) {
+    return t.data<std::string>();
+  } else {
+    return RawElements<U>(t);
+  }
+}
+template <typename U>
+const U* Elements(const Tensor& t) {
+  if constexpr (std::is_same_v<U, std::string>) {
+    return t.data<std::string>();
+  } else {
+    return RawElements<U>(t);
+  }
+}
 
 // z[i] = c[i] ? t[i] : e[i] for i in [0, n), where an input marked as
 // repeated contributes its element 0 throughout. Fixed at compile time so
@@ -58,7 +82,7 @@ void SelectRange(bool repeat_c, bool repeat_t, bool repeat_e, const bool* c, con
   }
 }
 
-// U: the unsigned type of the dtype's element size.
+// U: the unsigned type of the dtype's element size, or std::string.
 template <typename U>
 class SelectOp : public OpKernel {
  public:
@@ -92,9 +116,9 @@ class SelectOp : public OpKernel {
     Tensor* out = ForwardOrAllocate(context, {1, 2}, shape, &forwarded);
     if (out == nullptr || shape.num_elements() == 0) return;
     const bool* c = condition.data<bool>();
-    const U* t = RawElements<U>(forwarded == 1 ? *out : context->input(1));
-    const U* e = RawElements<U>(forwarded == 2 ? *out : context->input(2));
-    U* z = RawElements<U>(*out);
+    const U* t = Elements<U>(forwarded == 1 ? *out : context->input(1));
+    const U* e = Elements<U>(forwarded == 2 ? *out : context->input(2));
+    U* z = Elements<U>(*out);
     ThreadPool* pool = context->device()->intra_op_pool();
     if (by_rows) {
       const int64_t row = shape.num_elements() / shape.dim_size(0);
@@ -102,7 +126,7 @@ class SelectOp : public OpKernel {
                     [&](int64_t begin, int64_t end) {
                       for (int64_t r = begin; r < end; ++r) {
                         const U* from = (c[r] ? t : e) + r * row;
-                        if (from != z + r * row) std::memcpy(z + r * row, from, row * sizeof(U));
+                        if (from != z + r * row) std::copy_n(from, row, z + r * row);
                       }
                     });
     } else {
@@ -142,9 +166,9 @@ class SelectV2Op : public OpKernel {
     int forwarded;
     Tensor* out = ForwardOrAllocate(context, {1, 2}, shape, &forwarded);
     if (out == nullptr || n == 0) return;
-    const U* t = RawElements<U>(forwarded == 1 ? *out : context->input(1));
-    const U* e = RawElements<U>(forwarded == 2 ? *out : context->input(2));
-    U* z = RawElements<U>(*out);
+    const U* t = Elements<U>(forwarded == 1 ? *out : context->input(1));
+    const U* e = Elements<U>(forwarded == 2 ? *out : context->input(2));
+    U* z = Elements<U>(*out);
     ThreadPool* pool = context->device()->intra_op_pool();
     auto full_or_one = [n](const TensorShape& s) {
       return s.num_elements() == n || s.num_elements() == 1;
@@ -186,6 +210,10 @@ void RegisterSelectKernels(KernelRegistry* registry) {
     registry->Register(KernelBuilder("SelectV2").TypeConstraint<T>("T"),
                        MakeKernel<SelectV2Op<UnsignedOfSize<T>>>);
   });
+  registry->Register(KernelBuilder("Select").TypeConstraint<std::string>("T"),
+                     MakeKernel<SelectOp<std::string>>);
+  registry->Register(KernelBuilder("SelectV2").TypeConstraint<std::string>("T"),
+                     MakeKernel<SelectV2Op<std::string>>);
 }
 
 }  // namespace weir

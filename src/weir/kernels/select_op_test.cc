@@ -2,6 +2,8 @@
 // three inputs) against references computed element by element.
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "weir/kernels/cwise_test_util.h"
 #include "weir/kernels/kernel_test_util.h"
 
@@ -151,6 +153,86 @@ TEST(SelectV2Test, IncompatibleShapes) {
   EXPECT_TRUE(errors::IsInvalidArgument(out.status()));
   EXPECT_EQ(out.status().message(),
             "SelectV2: condition [2], t [3] and e [1] do not broadcast together (dtype double)");
+}
+
+// Strings (a save graph's Select picks a path suffix): the values are
+// "t<i>" and "e<i>" for element i of t and e, long enough every third one to
+// live on the heap, so a wrong pick or a shallow copy shows.
+std::string Label(char which, int64_t i) {
+  return which + std::to_string(i) + (i % 3 == 0 ? std::string(40, '.') : "");
+}
+Tensor Labels(char which, const TensorShape& shape) {
+  Tensor t(DT_STRING, shape);
+  for (int64_t i = 0; i < shape.num_elements(); ++i) t.data<std::string>()[i] = Label(which, i);
+  return t;
+}
+Tensor Indices(const TensorShape& shape, int32_t offset) {
+  Tensor t(DT_INT32, shape);
+  for (int64_t i = 0; i < shape.num_elements(); ++i) t.data<int32_t>()[i] = offset + i;
+  return t;
+}
+
+TEST(SelectTest, Strings) {
+  for (const TensorShape& shape : {TensorShape({4}), TensorShape({3, 2}), TensorShape({})}) {
+    for (const TensorShape& c_shape :
+         {shape, TensorShape({}), TensorShape({shape.rank() > 1 ? shape.dim_size(0) : 0})}) {
+      if (c_shape.rank() == 1 && c_shape.dim_size(0) == 0) continue;
+      Tensor c = Conditions(c_shape, 9);
+      auto out =
+          RunKernel("Select", {{"T", DT_STRING}}, {c, Labels('t', shape), Labels('e', shape)});
+      ASSERT_TRUE(out.ok()) << shape << " " << c_shape << ": " << out.status();
+      ASSERT_EQ((*out)[0].shape(), shape);
+      const int64_t per_condition = c.dims() == 0 ? 1 : shape.num_elements() / c.NumElements();
+      for (int64_t i = 0; i < shape.num_elements(); ++i) {
+        const bool pick = c.data<bool>()[c.dims() == 0 ? 0 : i / per_condition];
+        EXPECT_EQ((*out)[0].data<std::string>()[i], Label(pick ? 't' : 'e', i))
+            << shape << " " << c_shape << " at " << i;
+      }
+    }
+  }
+  // The save graph's own use: a scalar condition over scalar strings.
+  for (bool s3 : {true, false}) {
+    auto out = RunKernel("Select", {{"T", DT_STRING}},
+                         {Tensor::Scalar<bool>(s3), Tensor::Scalar<std::string>(".part"),
+                          Tensor::Scalar<std::string>("_temp/part")});
+    ASSERT_TRUE(out.ok()) << out.status();
+    EXPECT_EQ((*out)[0].scalar<std::string>(), s3 ? ".part" : "_temp/part");
+  }
+  auto bad = RunKernel("Select", {{"T", DT_STRING}},
+                       {Tensor(DT_BOOL, TensorShape({2})), Labels('t', TensorShape({3})),
+                        Labels('e', TensorShape({3}))});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("dtype string"), std::string::npos) << bad.status();
+}
+
+TEST(SelectV2Test, StringsBroadcast) {
+  const std::vector<SelectV2Case> cases = {
+      {{2, 3}, {2, 3}, {2, 3}, {2, 3}},
+      {{}, {2, 3}, {}, {2, 3}},
+      {{3}, {2, 3}, {2, 1}, {2, 3}},
+      {{2, 1}, {3}, {1, 3}, {2, 3}},
+      {{0, 3}, {3}, {}, {0, 3}},
+      {{5000}, {5000}, {}, {5000}},
+      {{4, 1, 1}, {1, 5, 1}, {1, 1, 6}, {4, 5, 6}},
+  };
+  constexpr int32_t kE = 1000000;  // e's indices are offset by this
+  for (const SelectV2Case& c : cases) {
+    Tensor condition = Conditions(c.c, 4);
+    // The reference picks indices; the kernel picks the labels they name.
+    std::vector<double> expected =
+        ReferenceBroadcast({condition, Indices(c.t, 0), Indices(c.e, kE)}, c.out,
+                           [](std::span<const double> a) { return a[0] != 0 ? a[1] : a[2]; });
+    auto out =
+        RunKernel("SelectV2", {{"T", DT_STRING}}, {condition, Labels('t', c.t), Labels('e', c.e)});
+    ASSERT_TRUE(out.ok()) << c.c << " " << c.t << " " << c.e << ": " << out.status();
+    ASSERT_EQ((*out)[0].shape(), c.out);
+    for (int64_t i = 0; i < c.out.num_elements(); ++i) {
+      const int64_t index = static_cast<int64_t>(expected[i]);
+      ASSERT_EQ((*out)[0].data<std::string>()[i],
+                index >= kE ? Label('e', index - kE) : Label('t', index))
+          << c.c << " " << c.t << " " << c.e << " at " << i;
+    }
+  }
 }
 
 }  // namespace

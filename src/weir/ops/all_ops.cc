@@ -3,6 +3,7 @@
 #include <mutex>
 
 #include "weir/framework/op_def.h"
+#include "weir/ops/string_ops.h"
 
 namespace weir {
 
@@ -37,6 +38,7 @@ void RegisterAllOps() {
     RegisterAccumulatorOps(registry);
     RegisterReaderOps(registry);
     RegisterParsingOps(registry);
+    RegisterStringOps(registry);
     RegisterSummaryOps(registry);
     RegisterLoggingOps(registry);
   });

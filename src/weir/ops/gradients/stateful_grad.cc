@@ -67,9 +67,10 @@ void RegisterStatefulGradients(GradientRegistry* registry) {
         "MergeV2Checkpoints", "ShardedFilename", "ShardedFilespec", "StringJoin"}) {
     registry->RegisterNoGradient(op);
   }
-  // Parsing: strings in, values out.
+  // Parsing and the string ops: strings in, values or strings out.
   for (const char* op : {"ParseExampleV2", "ParseSingleExample", "DecodeRaw", "DecodeCSV",
-                         "StringToNumber", "SerializeTensor", "ParseTensor"}) {
+                         "StringToNumber", "SerializeTensor", "ParseTensor", "StaticRegexFullMatch",
+                         "RegexFullMatch", "StaticRegexReplace", "RegexReplace"}) {
     registry->RegisterNoGradient(op);
   }
   // The optimizers' updates have no outputs to differentiate.
