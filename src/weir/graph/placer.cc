@@ -58,13 +58,12 @@ int InputArgOf(const Node* node, int index) {
 
 // An edge into an input TensorFlow declares Ref(T) (framework/ref_inputs.h):
 // an accumulator's string handle, which names state on its producer's device.
-bool IsRefEdge(const Edge* e) {
-  if (e->IsControlEdge() || !HasRefInputs(e->dst()->op_def())) return false;
-  return IsRefInputArg(e->dst()->op_def(), InputArgOf(e->dst(), e->dst_input()));
+// `dst_has_refs`: HasRefInputs of the consumer's op, when the caller knows it.
+bool IsRefEdge(const Edge* e, int dst_has_refs = -1) {
+  if (e->IsControlEdge()) return false;
+  if (dst_has_refs < 0) dst_has_refs = HasRefInputs(e->dst()->op_def());
+  return dst_has_refs && IsRefInputArg(e->dst()->op_def(), InputArgOf(e->dst(), e->dst_input()));
 }
-
-// An edge that ties its consumer to its producer's device.
-bool IsHandleEdge(const Edge* e) { return IsResourceEdge(e) || IsRefEdge(e); }
 
 std::string FormatMicros(double micros) {
   char buffer[32];
@@ -122,6 +121,7 @@ class Feasibility {
     // Kernel matches depend only on the op and its type attrs: looked up
     // once per distinct (op, dtypes) rather than once per node.
     std::unordered_map<std::string, size_t> kernel_cache;
+    std::unordered_map<const OpDef*, bool> ref_cache;  // HasRefInputs, once per op
     std::string key;
     UnionFind uf(n);
     const std::vector<Node*> nodes = graph_.nodes();
@@ -157,8 +157,10 @@ class Feasibility {
       // A resource (variable, queue, accumulator) is used where it lives,
       // through its DT_RESOURCE handle or a string handle TensorFlow passes
       // by reference.
+      auto [refs, new_op] = ref_cache.try_emplace(&node->op_def(), false);
+      if (new_op) refs->second = HasRefInputs(node->op_def());
       for (const Edge* e : node->in_edges()) {
-        if (IsHandleEdge(e)) {
+        if (IsResourceEdge(e) || (refs->second && IsRefEdge(e, 1))) {
           uf.Union(id, e->src()->id());
           uses_handle_[id] = 1;
         }
