@@ -2,7 +2,7 @@
 run where the variable lives, as in TensorFlow (whose placer lets a
 resource's device win over its consumer's request): read_value(),
 is_variable_initialized(), report_uninitialized_variables() (Scaffold's
-ready_op), assign. In one session with several CPU devices, and between
+ready_op), assign; so do the ops on an accumulator's string handle. In one session with several CPU devices, and between
 graphs: two worker clients, each with its own graph built under
 replica_device_setter, against in-process servers of a ps and two worker
 tasks."""
@@ -13,6 +13,7 @@ import pytest
 
 import weir as wr
 from weir.distribute import server_lib
+from weir.framework.op_def_library import apply_op
 
 
 def test_variable_ops_under_another_device_scope():
@@ -46,6 +47,34 @@ def test_variable_ops_under_another_device_scope():
             devices = {s.node_name: s.device for s in metadata.step_stats}
             assert devices[read.op.name].endswith("CPU:1"), devices
             assert devices[assign.op.name].endswith("CPU:2"), devices
+
+
+def test_string_handle_accumulator_ops_run_with_the_accumulator():
+    """TensorFlow's ConditionalAccumulator with a Ref(string) handle: its ops,
+    unplaced or requested elsewhere, run on the accumulator's device, where
+    the handle names it (elsewhere the handle would name nothing: NotFound)."""
+    with wr.Graph().as_default() as g:
+        with wr.device("/device:CPU:1"):
+            handle = apply_op("ConditionalAccumulator", "acc", dtype=wr.float32, shape=[2])
+        step = wr.constant(0, wr.int64)
+        apply = apply_op("AccumulatorApplyGradient", "apply", handle=handle, local_step=step,
+                         gradient=wr.constant([1.0, 3.0]))
+        with wr.device("/device:CPU:0"):
+            apply2 = apply_op("AccumulatorApplyGradient", "apply2", handle=handle,
+                              local_step=step, gradient=wr.constant([3.0, 5.0]))
+            num = apply_op("AccumulatorNumAccumulated", "num", handle=handle)
+        take = apply_op("AccumulatorTakeGradient", "take", handle=handle,
+                        num_required=wr.constant(2), dtype=wr.float32)
+        with wr.Session(graph=g, config=wr.ConfigProto(device_count={"CPU": 2})) as sess:
+            sess.run(apply)
+            sess.run(apply2)
+            assert sess.run(num) == 2
+            metadata = wr.RunMetadata()
+            value = sess.run(take, options=wr.RunOptions(trace_level=wr.RunOptions.FULL_TRACE),
+                             run_metadata=metadata)
+            np.testing.assert_array_equal(value, [2.0, 4.0])
+            devices = {s.node_name: s.device for s in metadata.step_stats}
+            assert devices["take"].endswith("CPU:1"), devices
 
 
 def _ports(n):
