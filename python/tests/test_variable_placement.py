@@ -2,10 +2,10 @@
 run where the variable lives, as in TensorFlow (whose placer lets a
 resource's device win over its consumer's request): read_value(),
 is_variable_initialized(), report_uninitialized_variables() (Scaffold's
-ready_op), assign; so do the ops on an accumulator's string handle. In one session with several CPU devices, and between
+ready_op), assign; in one session with several CPU devices, and between
 graphs: two worker clients, each with its own graph built under
 replica_device_setter, against in-process servers of a ps and two worker
-tasks."""
+tasks. So do the ops on an accumulator's string handle."""
 import socket
 
 import numpy as np

@@ -18,7 +18,6 @@ change the averages of variables, as in TensorFlow.
 """
 from weir.framework import dtypes
 from weir.framework import ops
-from weir.ops import array_ops
 from weir.ops import control_flow_ops
 from weir.ops import init_ops
 from weir.ops import math_ops
