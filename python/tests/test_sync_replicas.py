@@ -237,17 +237,10 @@ def test_one_replica_in_process_with_the_chief_hook():
         global_step = wr.train.get_or_create_global_step()
         t = wr.placeholder(wr.float32, [2])
         loss = 0.5 * wr.reduce_sum(wr.square(w - t))
-        # variable_averages: anything with apply(var_list) -> op (TF passes an
-        # ExponentialMovingAverage); here it counts the chief's updates.
-        averaged = wr.Variable(0, name="averaged")
-
-        class CountingAverages(object):
-            def apply(self, var_list):
-                assert var_list == [w]
-                return averaged.assign_add(1)
-
+        # variable_averages: the chief moves w's average after each update.
+        ema = wr.train.ExponentialMovingAverage(0.5)
         opt = wr.train.SyncReplicasOptimizer(wr.train.GradientDescentOptimizer(LR), 1,
-                                             variable_averages=CountingAverages(),
+                                             variable_averages=ema,
                                              variables_to_average=[w])
         train_op = opt.apply_gradients(opt.compute_gradients(loss), global_step=global_step)
         local_steps = wr.get_collection(wr.GraphKeys.LOCAL_VARIABLES)
@@ -270,11 +263,18 @@ def test_one_replica_in_process_with_the_chief_hook():
             assert runs < 20
         assert sess.run(global_step) == 3
         # The averages run after each update's tokens are in: the third may
-        # still be on its way.
+        # still be on its way. After update k, w is TARGET + (1 - LR)^k (W0 -
+        # TARGET), and the average moves half way to it.
+        average = ema.average(w)
+        assert average.op.name == "w/ExponentialMovingAverage"
+        expected = np.array(W0, np.float64)
+        for k in (1, 2, 3):
+            expected = expected - (expected - (TARGET + (1 - LR) ** k * (W0 - TARGET))) * 0.5
         deadline = time.monotonic() + 10
-        while sess.run(averaged) < 3 and time.monotonic() < deadline:
+        while (not np.allclose(sess.run(average), expected, rtol=1e-6) and
+               time.monotonic() < deadline):
             time.sleep(0.01)
-        assert sess.run(averaged) == 3
+        np.testing.assert_allclose(sess.run(average), expected, rtol=1e-6)
         np.testing.assert_allclose(sess.run(w), TARGET + (1 - LR) ** 3 * (W0 - TARGET), rtol=1e-6)
         coord.request_stop()
     coord.join(stop_grace_period_secs=10, ignore_live_threads=True)

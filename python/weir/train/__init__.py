@@ -19,6 +19,7 @@ from weir.train.basic_session_run_hooks import *  # noqa: F401,F403
 from weir.train.session_manager import *  # noqa: F401,F403
 from weir.train.monitored_session import *  # noqa: F401,F403
 from weir.train.sync_replicas_optimizer import *  # noqa: F401,F403
+from weir.train.moving_averages import *  # noqa: F401,F403
 from weir.distribute import ClusterSpec, Server  # noqa: F401  (tf.train.ClusterSpec, Server)
 
 

@@ -15,6 +15,7 @@
 #include "proto/graph.pb.h"
 #include "proto/op_def.pb.h"
 #include "weir/base/file_system.h"
+#include "weir/framework/ref_inputs.h"
 #include "weir/framework/tensor_proto.h"
 #include "weir/graph/proto_parse.h"
 
@@ -475,7 +476,12 @@ Status OpDefFromProto(const wire::OpDef& proto, OpDef* out) {
 void OpDefToProto(const OpDef& op, wire::OpDef* proto) {
   proto->Clear();
   proto->set_name(op.name);
-  for (const ArgDef& arg : op.inputs) ArgToWire(arg, proto->add_input_arg());
+  for (size_t i = 0; i < op.inputs.size(); ++i) {
+    wire::OpDef::ArgDef* arg = proto->add_input_arg();
+    ArgToWire(op.inputs[i], arg);
+    // What TensorFlow passes by reference (framework/ref_inputs.h).
+    if (IsRefInputArg(op, static_cast<int>(i))) arg->set_is_ref(true);
+  }
   for (const ArgDef& arg : op.outputs) ArgToWire(arg, proto->add_output_arg());
   for (const AttrDef& attr : op.attrs) {
     wire::OpDef::AttrDef* a = proto->add_attr();

@@ -7,6 +7,8 @@
 #include <unordered_map>
 
 #include "weir/framework/device_name.h"
+#include "weir/framework/node_def_util.h"
+#include "weir/framework/ref_inputs.h"
 #include "weir/graph/algorithm.h"
 
 namespace weir {
@@ -39,6 +41,28 @@ std::vector<std::string> ColocationTargets(const Node* node) {
 
 bool IsResourceEdge(const Edge* e) {
   return !e->IsControlEdge() && e->src()->output_type(e->src_output()) == DT_RESOURCE;
+}
+
+// The input arg of `node` that data input `index` belongs to, or -1.
+int InputArgOf(const Node* node, int index) {
+  const OpDef& op = node->op_def();
+  int64_t start = 0;
+  for (size_t a = 0; a < op.inputs.size(); ++a) {
+    StatusOr<int64_t> count = ArgCount(op.inputs[a], node->def().attrs);
+    if (!count.ok()) return -1;  // import validated the attrs; nothing to colocate by
+    if (index < start + *count) return static_cast<int>(a);
+    start += *count;
+  }
+  return -1;
+}
+
+// An edge into an input TensorFlow declares Ref(T) (framework/ref_inputs.h):
+// an accumulator's string handle, which names state on its producer's device.
+// `dst_has_refs`: HasRefInputs of the consumer's op, when the caller knows it.
+bool IsRefEdge(const Edge* e, int dst_has_refs = -1) {
+  if (e->IsControlEdge()) return false;
+  if (dst_has_refs < 0) dst_has_refs = HasRefInputs(e->dst()->op_def());
+  return dst_has_refs && IsRefInputArg(e->dst()->op_def(), InputArgOf(e->dst(), e->dst_input()));
 }
 
 std::string FormatMicros(double micros) {
@@ -91,10 +115,13 @@ class Feasibility {
     types_ = types;
     kernel_ok_.assign(static_cast<size_t>(n) * num_types_, 0);
     request_index_.assign(n, -1);
+    uses_handle_.assign(n, 0);
+    yielded_.assign(n, 0);
     std::unordered_map<std::string, int> request_cache;
     // Kernel matches depend only on the op and its type attrs: looked up
     // once per distinct (op, dtypes) rather than once per node.
     std::unordered_map<std::string, size_t> kernel_cache;
+    std::unordered_map<const OpDef*, bool> ref_cache;  // HasRefInputs, once per op
     std::string key;
     UnionFind uf(n);
     const std::vector<Node*> nodes = graph_.nodes();
@@ -127,9 +154,16 @@ class Feasibility {
                                          "), but the graph has no node named '", target, "'");
         }
       }
-      // A resource (variable, queue) is used where it lives.
+      // A resource (variable, queue, accumulator) is used where it lives,
+      // through its DT_RESOURCE handle or a string handle TensorFlow passes
+      // by reference.
+      auto [refs, new_op] = ref_cache.try_emplace(&node->op_def(), false);
+      if (new_op) refs->second = HasRefInputs(node->op_def());
       for (const Edge* e : node->in_edges()) {
-        if (IsResourceEdge(e)) uf.Union(id, e->src()->id());
+        if (IsResourceEdge(e) || (refs->second && IsRefEdge(e, 1))) {
+          uf.Union(id, e->src()->id());
+          uses_handle_[id] = 1;
+        }
       }
     }
     // Dense group numbers, members by counting sort.
@@ -147,18 +181,46 @@ class Feasibility {
     std::vector<int> fill(member_start_.begin(), member_start_.end() - 1);
     for (Node* node : nodes) members_[fill[group_[node->id()]]++] = node;
 
+    // Every member's kernels, and the requests of all but the handle users.
     mask_.assign(static_cast<size_t>(num_groups_) * num_devices_, 1);
     for (Node* node : nodes) {
       char* mask = &mask_[static_cast<size_t>(group_[node->id()]) * num_devices_];
-      for (int d = 0; d < num_devices_; ++d) mask[d] &= NodeAllows(node, d);
+      for (int d = 0; d < num_devices_; ++d) {
+        mask[d] &= KernelOk(node, d) && (uses_handle_[node->id()] || Requested(node, d));
+      }
+    }
+    for (int g = 0; g < num_groups_; ++g) {
+      if (CountAllowed(g) == 0) return Unsatisfiable(g);
+    }
+    // A handle user's own request narrows its group where it can; where it
+    // cannot, it yields to the resource's device, as TensorFlow's placer
+    // lets a resource's or ref's device win over its consumer's request (a
+    // read of a /job:ps variable built under a /job:worker scope runs on the
+    // ps task). Requests apply in node-id order.
+    for (Node* node : nodes) {
+      if (!uses_handle_[node->id()]) continue;
+      char* mask = &mask_[static_cast<size_t>(group_[node->id()]) * num_devices_];
+      bool any = false;
+      for (int d = 0; d < num_devices_ && !any; ++d) any = mask[d] && Requested(node, d);
+      if (!any) {
+        yielded_[node->id()] = 1;
+        continue;
+      }
+      for (int d = 0; d < num_devices_; ++d) mask[d] &= Requested(node, d);
     }
     mask_count_.assign(num_groups_, 0);
-    for (int g = 0; g < num_groups_; ++g) {
-      for (int d = 0; d < num_devices_; ++d)
-        mask_count_[g] += mask_[static_cast<size_t>(g) * num_devices_ + d];
-      if (mask_count_[g] == 0) return Unsatisfiable(g);
-    }
+    for (int g = 0; g < num_groups_; ++g) mask_count_[g] = CountAllowed(g);
     return Status::OK();
+  }
+
+  // Whether `node`'s request was dropped because its resource lives on a
+  // device the request does not match.
+  bool yielded(const Node* node) const { return yielded_[node->id()]; }
+  // For an explanation: what a yielded request was.
+  std::string YieldNote(const Node* node) const {
+    if (!yielded(node)) return "";
+    return StrCat("; its request '", node->requested_device(),
+                  "' yields to the device of the resource it uses");
   }
 
   int num_groups() const { return num_groups_; }
@@ -187,12 +249,12 @@ class Feasibility {
     if (num_devices_ == 1) return "the only device";
     const int g = group(node);
     auto count_of = [&](const std::vector<char>& m) { return std::count(m.begin(), m.end(), 1); };
-    if (count_of(request_masks_[request_index_[node->id()]]) == 1) {
+    if (!yielded(node) && count_of(request_masks_[request_index_[node->id()]]) == 1) {
       return StrCat("requested ", node->requested_device());
     }
     for (int i = 0; i < group_size(g); ++i) {
       const Node* m = member(g, i);
-      if (m != node && count_of(request_masks_[request_index_[m->id()]]) == 1) {
+      if (m != node && !yielded(m) && count_of(request_masks_[request_index_[m->id()]]) == 1) {
         return StrCat("colocated with '", m->name(), "', which requests ", m->requested_device());
       }
     }
@@ -222,8 +284,12 @@ class Feasibility {
   bool KernelOk(const Node* node, int d) const {
     return kernel_ok_[static_cast<size_t>(node->id()) * num_types_ + device_type_[d]];
   }
-  bool NodeAllows(const Node* node, int d) const {
-    return KernelOk(node, d) && request_masks_[request_index_[node->id()]][d];
+  bool Requested(const Node* node, int d) const {
+    return request_masks_[request_index_[node->id()]][d];
+  }
+  int CountAllowed(int g) const {
+    const char* mask = &mask_[static_cast<size_t>(g) * num_devices_];
+    return static_cast<int>(std::count(mask, mask + num_devices_, 1));
   }
 
   // Every member with its constraints, the constrained ones first.
@@ -236,8 +302,10 @@ class Feasibility {
       if (!node->requested_device().empty()) {
         const std::vector<char>& mask = request_masks_[request_index_[node->id()]];
         bool any = std::find(mask.begin(), mask.end(), 1) != mask.end();
-        parts.push_back(
-            StrCat("requests '", node->requested_device(), "'", any ? "" : " (matches no device)"));
+        parts.push_back(StrCat("requests '", node->requested_device(), "'",
+                               uses_handle_[node->id()] ? " (yields to its resource's device)"
+                               : any                    ? ""
+                                                        : " (matches no device)"));
       }
       for (int t = 0; t < num_types_; ++t) {
         if (!kernel_ok_[static_cast<size_t>(node->id()) * num_types_ + t]) {
@@ -252,8 +320,12 @@ class Feasibility {
         parts.push_back(StrCat("is colocated with '", target, "'"));
       }
       for (const Edge* e : node->in_edges()) {
-        if (IsResourceEdge(e))
+        if (IsResourceEdge(e)) {
           parts.push_back(StrCat("uses the resource of '", e->src()->name(), "'"));
+        } else if (IsRefEdge(e)) {
+          parts.push_back(StrCat("takes input ", e->dst_input(), " by reference from '",
+                                 e->src()->name(), "' (a TensorFlow Ref input)"));
+        }
       }
       std::string line =
           StrCat(node->Describe(), " ",
@@ -285,6 +357,8 @@ class Feasibility {
   std::vector<int> device_type_;
   std::vector<char> kernel_ok_;       // node id * types + type
   std::vector<int> request_index_;    // node id -> request_masks_
+  std::vector<char> uses_handle_;     // node id -> takes a resource or ref handle
+  std::vector<char> yielded_;         // node id -> its request gave way to its resource's
   std::vector<std::vector<char>> request_masks_;
   int num_groups_ = 0;
   std::vector<int> group_;            // node id -> group
@@ -633,7 +707,7 @@ class GreedyPlacer {
     }
     entry.finish = sim_.finish(node);
     entry.chosen = d;
-    entry.reason = std::move(reason);
+    entry.reason = std::move(reason) + feasibility_.YieldNote(node);
     explanation_->nodes.push_back(std::move(entry));
   }
 
@@ -691,6 +765,7 @@ Status PlaceGraph(Graph* graph, const std::vector<DeviceInfo>& devices,
       if (feasibility.count(g) == 1) entry.reason = feasibility.ForcedReason(node);
       else if (chosen == options.default_device) entry.reason = "default device (simulation off)";
       else entry.reason = "first feasible device (simulation off)";
+      entry.reason += feasibility.YieldNote(node);
       explanation->nodes.push_back(std::move(entry));
     }
     return Status::OK();

@@ -4,8 +4,13 @@
 // devices that have a kernel for it and match its requested spec ("",
 // "/device:CPU:1", "/job:w/task:0/device:CPU:*", ...). Nodes colocated by
 // "_class" = ["loc:@other"], and a resource's producer with every op that
-// takes it, form one group that shares one device: the intersection of its
-// members' feasible devices.
+// takes it (its DT_RESOURCE handle, or an input TensorFlow declares Ref(T):
+// framework/ref_inputs.h), form one group that shares one device: the
+// intersection of its members' feasible devices. As in TensorFlow, the
+// request of an op that takes a handle narrows the group only where it can:
+// one that no device of the group matches yields to the resource's device
+// (the explanation says so); the other members' requests and every member's
+// kernels must all hold, else an error lists them.
 //
 // The choice is a greedy simulation with a CostModel. Nodes are walked in
 // topological order, keeping each device's busy time (a node may fill an
@@ -64,8 +69,8 @@ struct PlacementExplanation {
 // Sets assigned_device on every node. Errors (InvalidArgument): a malformed
 // request; a colocation target that does not exist (naming node and target);
 // a group no device satisfies, listing each member's constraint (its
-// request, whom it is colocated with, the dtypes it has no kernel for) and
-// the devices available. `explanation`, when given, is filled (costly).
+// request, whom it is colocated with, whose resource it uses, the dtypes it
+// has no kernel for) and the devices available. `explanation`, when given, is filled (costly).
 // REQUIRES: devices non-empty; default_device indexes it; options.kernels.
 Status PlaceGraph(Graph* graph, const std::vector<DeviceInfo>& devices,
                   const PlacementOptions& options, PlacementExplanation* explanation = nullptr);

@@ -6,6 +6,7 @@
 
 #include <set>
 
+#include "weir/framework/ref_inputs.h"
 #include "weir/graph/graph_constructor.h"
 #include "weir/graph/graph_test_util.h"
 #include "weir/kernels/all_kernels.h"
@@ -406,6 +407,173 @@ TEST_F(PlacerTest, ExplanationTableNamesDevicesCostsAndReasons) {
     EXPECT_NE(table.find(part), std::string::npos) << part << "\n" << table;
   }
   EXPECT_GT(explanation.simulated_step_micros, 0);
+}
+
+// TensorFlow's dense accumulator with a string handle (its Ref(string)): the
+// accumulator, a gradient and the apply and take ops on the handle.
+std::vector<NodeDef> Accumulator(const std::string& acc_device, const std::string& apply_device) {
+  NodeDef acc;
+  acc.name = "acc";
+  acc.op = "ConditionalAccumulator";
+  acc.attrs["dtype"] = DT_FLOAT;
+  acc.attrs["shape"] = PartialShape({});
+  acc.device = acc_device;
+  NodeDef step = FloatNode("step", "Const", {});
+  step.attrs["dtype"] = DT_INT64;
+  step.attrs["value"] = Tensor::Scalar<int64_t>(0);
+  NodeDef need = FloatNode("need", "Const", {});
+  need.attrs["dtype"] = DT_INT32;
+  need.attrs["value"] = Tensor::Scalar<int32_t>(1);
+  NodeDef apply;
+  apply.name = "apply";
+  apply.op = "AccumulatorApplyGradient";
+  apply.inputs = {"acc", "step", "grad"};
+  apply.attrs["dtype"] = DT_FLOAT;
+  apply.device = apply_device;
+  NodeDef take;
+  take.name = "take";
+  take.op = "AccumulatorTakeGradient";
+  take.inputs = {"acc", "need", "^apply"};
+  take.attrs["dtype"] = DT_FLOAT;
+  return {acc, step, need, FloatNode("grad", "Const", {}), apply, take};
+}
+
+TEST_F(PlacerTest, RefHandleInputsAreDeclaredByTheirOps) {
+  const OpRegistry* registry = OpRegistry::Global();
+  const OpDef* apply = registry->Find("AccumulatorApplyGradient");
+  ASSERT_NE(apply, nullptr);
+  EXPECT_TRUE(HasRefInputs(*apply));
+  EXPECT_TRUE(IsRefInputArg(*apply, 0));   // handle
+  EXPECT_FALSE(IsRefInputArg(*apply, 1));  // local_step
+  EXPECT_FALSE(IsRefInputArg(*apply, 7));
+  for (const char* op :
+       {"AccumulatorTakeGradient", "AccumulatorNumAccumulated", "AccumulatorSetGlobalStep",
+        "SparseAccumulatorApplyGradient", "SparseAccumulatorTakeGradient"}) {
+    ASSERT_NE(registry->Find(op), nullptr) << op;
+    EXPECT_TRUE(IsRefInputArg(*registry->Find(op), 0)) << op;
+  }
+  // The resource forms take a DT_RESOURCE handle: no reference input.
+  EXPECT_FALSE(HasRefInputs(*registry->Find("ResourceAccumulatorApplyGradient")));
+  EXPECT_FALSE(HasRefInputs(*registry->Find("MatMul")));
+}
+
+TEST_F(PlacerTest, RefHandleUsersGoWhereTheAccumulatorLives) {
+  ASSERT_TRUE(Build(Accumulator("/device:CPU:1", "")).ok());
+  // Simulated and not: with simulation off every free node would go on
+  // the default device, CPU:0, where the handle names no accumulator.
+  for (bool simulate : {false, true}) {
+    PlacementOptions options;
+    options.kernels = KernelRegistry::Global();
+    options.cost_model = &cost_;
+    options.simulate = simulate;
+    PlacementExplanation explanation;
+    ASSERT_TRUE(PlaceGraph(&graph_, CpuDevices(3), options, &explanation).ok());
+    EXPECT_EQ(DeviceOf("apply"), Cpu(1)) << explanation.ToString();
+    EXPECT_EQ(DeviceOf("take"), Cpu(1)) << explanation.ToString();
+    EXPECT_EQ(Find(explanation, "take")->reason,
+              "colocated with 'acc', which requests /device:CPU:1");
+  }
+}
+
+TEST_F(PlacerTest, AnUnplacedAccumulatorGoesWithItsUsersRequest) {
+  ASSERT_TRUE(Build(Accumulator("", "/device:CPU:2")).ok());
+  ASSERT_TRUE(Place(CpuDevices(3)).ok());
+  EXPECT_EQ(DeviceOf("acc"), Cpu(2));
+  EXPECT_EQ(DeviceOf("take"), Cpu(2));
+}
+
+TEST_F(PlacerTest, AHandleUsersConflictingRequestYieldsToTheResource) {
+  // As TensorFlow 2.21's placer: the op on the handle runs where the
+  // accumulator lives, whatever device it asked for.
+  ASSERT_TRUE(Build(Accumulator("/device:CPU:1", "/device:CPU:0")).ok());
+  PlacementExplanation explanation;
+  ASSERT_TRUE(Place(CpuDevices(2), &explanation).ok());
+  EXPECT_EQ(DeviceOf("apply"), Cpu(1));
+  EXPECT_EQ(Find(explanation, "apply")->reason,
+            "colocated with 'acc', which requests /device:CPU:1; its request '/device:CPU:0' "
+            "yields to the device of the resource it uses");
+  EXPECT_EQ(Find(explanation, "acc")->reason, "requested /device:CPU:1");
+}
+
+TEST_F(PlacerTest, VariableUsersUnderAnotherJobRunOnTheVariablesTask) {
+  std::vector<DeviceInfo> devices;
+  for (const char* job : {"ps", "worker"}) {
+    for (int task = 0; task < 2; ++task) {
+      devices.push_back({StrCat("/job:", job, "/replica:0/task:", task, "/device:CPU:0"), "CPU"});
+    }
+  }
+  NodeDef var;
+  var.name = "v";
+  var.op = "VarHandleOp";
+  var.attrs["dtype"] = DT_FLOAT;
+  var.attrs["shape"] = PartialShape({});
+  var.device = "/job:ps";
+  NodeDef read;
+  read.name = "read";
+  read.op = "ReadVariableOp";
+  read.inputs = {"v"};
+  read.attrs["dtype"] = DT_FLOAT;
+  read.device = "/job:worker/task:0";  // conflicts: yields
+  NodeDef init;
+  init.name = "is_init";
+  init.op = "VarIsInitializedOp";
+  init.inputs = {"v"};
+  init.device = "/job:ps/task:1";  // compatible: narrows the group
+  ASSERT_TRUE(
+      Build({var, read, init, FloatNode("use", "Neg", {"read"}, "/job:worker/task:0")}).ok());
+  PlacementExplanation explanation;
+  ASSERT_TRUE(Place(devices, &explanation).ok()) << explanation.ToString();
+  EXPECT_EQ(DeviceOf("v"), devices[1].name);
+  EXPECT_EQ(DeviceOf("read"), devices[1].name);
+  EXPECT_EQ(DeviceOf("is_init"), devices[1].name);
+  EXPECT_EQ(DeviceOf("use"), devices[2].name);  // math stays on the worker
+  EXPECT_NE(Find(explanation, "read")->reason.find("its request '/job:worker/task:0' yields"),
+            std::string::npos)
+      << explanation.ToString();
+  EXPECT_EQ(Find(explanation, "is_init")->reason.find("yields"), std::string::npos);
+}
+
+TEST_F(PlacerTest, ResourcesOnConflictingDevicesAreAnErrorNamingBoth) {
+  // One op takes two variables that explicitly live on different devices.
+  std::vector<NodeDef> nodes;
+  for (const char* v : {"var", "accum"}) {
+    NodeDef def;
+    def.name = v;
+    def.op = "VarHandleOp";
+    def.attrs["dtype"] = DT_FLOAT;
+    def.attrs["shape"] = PartialShape({});
+    def.device = std::string(v) == "var" ? "/device:CPU:0" : "/device:CPU:1";
+    nodes.push_back(def);
+  }
+  for (const char* c : {"lr", "g", "m"}) nodes.push_back(FloatNode(c, "Const", {}));
+  nodes.push_back(FloatNode("update", "ResourceApplyMomentum", {"var", "accum", "lr", "g", "m"}));
+  ASSERT_TRUE(Build(nodes).ok());
+  Status s = Place(CpuDevices(2));
+  ASSERT_EQ(s.code(), Code::kInvalidArgument) << s;
+  for (const std::string& part :
+       {std::string("'var' (VarHandleOp) requests '/device:CPU:0'"),
+        std::string("'accum' (VarHandleOp) requests '/device:CPU:1'"),
+        std::string("'update' (ResourceApplyMomentum) uses the resource of 'var', uses the "
+                    "resource of 'accum'")}) {
+    EXPECT_NE(s.message().find(part), std::string::npos) << part << "\n" << s;
+  }
+}
+
+TEST_F(PlacerTest, AHandleUserColocatedAwayFromItsResourceIsAnError) {
+  // A string handle's user colocated (_class) with a node that requests
+  // another device than the accumulator's: two explicit devices conflict.
+  std::vector<NodeDef> acc = Accumulator("/device:CPU:1", "");
+  acc.push_back(FloatNode("pinned", "Const", {}, "/device:CPU:0"));
+  acc[4] = Colocated(acc[4], "pinned");
+  ASSERT_TRUE(Build(acc).ok());
+  Status s = Place(CpuDevices(2));
+  ASSERT_EQ(s.code(), Code::kInvalidArgument) << s;
+  for (const std::string& part :
+       {std::string("'acc' (ConditionalAccumulator) requests '/device:CPU:1'"),
+        std::string("'pinned' (Const) requests '/device:CPU:0'"),
+        std::string("takes input 0 by reference from 'acc'"), std::string("'pinned'")}) {
+    EXPECT_NE(s.message().find(part), std::string::npos) << part << "\n" << s;
+  }
 }
 
 }  // namespace

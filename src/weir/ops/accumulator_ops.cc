@@ -12,10 +12,13 @@
 // stateless, kept from being merged or pruned by the ref edge); both are
 // listed in tests/tf_compat/op_def_differences.txt. A string handle names a
 // resource of the device its consumer runs on, so those consumers must be
-// placed with the accumulator (TensorFlow forces that with the ref edge).
+// placed with the accumulator: their handle is declared a TensorFlow
+// reference input (framework/ref_inputs.h), and the placer colocates them
+// with its producer as TensorFlow's does along the ref edge.
 // The sparse accumulator exists only in the string-handle form (as in
 // TensorFlow).
 #include "weir/framework/op_def.h"
+#include "weir/framework/ref_inputs.h"
 #include "weir/framework/shape_inference.h"
 #include "weir/ops/all_ops.h"
 
@@ -115,6 +118,12 @@ void RegisterAccumulatorOps(OpRegistry* registry) {
   for (const bool resource : {false, true}) {
     const char* handle = resource ? "handle: resource" : "handle: string";
     const std::string prefix = resource ? "Resource" : "";
+    if (!resource) {
+      for (const char* op : {"AccumulatorNumAccumulated", "AccumulatorSetGlobalStep",
+                             "AccumulatorApplyGradient", "AccumulatorTakeGradient"}) {
+        DeclareRefInputs(op, {"handle"});  // TensorFlow's Ref(string)
+      }
+    }
     registry->Register(OpDefBuilder(prefix + "AccumulatorNumAccumulated")
                            .Input(handle)
                            .Output("num_accumulated: int32")
@@ -151,6 +160,8 @@ void RegisterAccumulatorOps(OpRegistry* registry) {
                  "their mean (or sum), empties the accumulator and advances its step by one. "
                  "Cancelled with the step; num_required < 1 is InvalidArgument."));
   }
+  DeclareRefInputs("SparseAccumulatorApplyGradient", {"handle"});
+  DeclareRefInputs("SparseAccumulatorTakeGradient", {"handle"});
   registry->Register(
       OpDefBuilder("SparseAccumulatorApplyGradient")
           .Input("handle: string")
