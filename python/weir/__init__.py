@@ -44,6 +44,8 @@ from weir import saved_model  # noqa: F401
 from weir import strings  # noqa: F401
 from weir import raw_ops  # noqa: F401
 from weir import distribute  # noqa: F401
+# TF1's everyday surface besides the graph API (tf1misc).
+from weir import metrics  # noqa: F401
 
 __version__ = "0.1.0"
 
