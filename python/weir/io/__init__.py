@@ -5,3 +5,4 @@ from weir.ops.io_ops import matching_files, read_file, write_file  # noqa: F401
 from weir.ops.parsing_ops import (  # noqa: F401
     FixedLenFeature, FixedLenSequenceFeature, VarLenFeature, parse_example,
     parse_single_example, decode_raw, decode_csv, serialize_tensor, parse_tensor)
+from weir.io import gfile  # noqa: F401,E402  (tf.io.gfile)
