@@ -54,3 +54,22 @@ def run_weir(body, header=WEIR_HEADER):
     namespace = {"__name__": "__main__"}
     exec(compile(header + body, "<program under weir>", "exec"), namespace)
     return json.loads(json.dumps(namespace["RESULT"]))
+
+
+def run_script(header, body, args=(), tmp_path=None, weir=True, timeout=300):
+    """Runs `header + body` as a script file with command-line `args` under
+    Weir (this interpreter, this PYTHONPATH) or TensorFlow; returns
+    (returncode, stdout, stderr)."""
+    import sys
+    import tempfile
+    if not weir:
+        require_tf()
+    folder = tmp_path or tempfile.mkdtemp()
+    script = os.path.join(str(folder), "weir_prog.py" if weir else "tf_prog.py")
+    with open(script, "w") as f:
+        f.write(header + body)
+    python = sys.executable if weir else PEERS_PYTHON
+    env = dict(os.environ) if weir else tf_env()
+    proc = subprocess.run([python, script, *args], env=env, capture_output=True, text=True,
+                          timeout=timeout)
+    return proc.returncode, proc.stdout, proc.stderr

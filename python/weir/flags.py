@@ -11,7 +11,8 @@ command-line flags of absl.flags as TF re-exports them, without absl.
 
 Contract (absl's, as TF 2.21 shows it): FLAGS(argv) parses argv[1:] and
 returns argv[0] followed by the arguments that are not flags ("--" ends the
-flags); "--name=value", "-name=value" and "--name value" set a flag, a
+flags, and
+stays among them when known_only); "--name=value", "-name=value" and "--name value" set a flag, a
 boolean also by "--name" / "--noname" / "--name=false"; an undefined flag is
 an UnrecognizedFlagError unless known_only=True, which leaves it among the
 returned arguments; a bad value is an IllegalFlagValueError naming the flag.
@@ -232,7 +233,8 @@ class FlagValues:
             if not isinstance(arg, str):
                 raise TypeError("argv must hold strings, got %r" % (arg,))
             if arg == "--":
-                remaining.extend(args[i:])
+                # absl keeps the "--" for the program when known_only.
+                remaining.extend(args[i - 1:] if known_only else args[i:])
                 break
             if not arg.startswith("-") or arg == "-":
                 remaining.append(arg)

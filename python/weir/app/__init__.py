@@ -8,8 +8,9 @@
 run() parses the command line into weir.flags.FLAGS (undefined flags are
 tolerated and passed on to main, as TF's tf.app.run does), calls
 main(remaining argv) and exits with main's return value (sys.exit). --help
-(or -h, --helpfull, --helpshort) prints the flags and exits with status 0; a
-bad flag value prints the error and exits with status 1.
+(or -h, --helpfull, --helpshort) prints the flags and exits with status 1
+(as TF's, through absl); a bad flag value prints the error and exits with
+status 1.
 """
 import sys as _sys
 
@@ -40,7 +41,7 @@ def run(main=None, argv=None):
     before_dashes = args[1:args.index("--")] if "--" in args[1:] else args[1:]
     if any(a in _HELP for a in before_dashes):
         print(_usage(main_module))
-        _sys.exit(0)
+        _sys.exit(1)
     try:
         remaining = flags.FLAGS(args, known_only=True)
     except flags.Error as e:
