@@ -47,6 +47,7 @@ from weir import distribute  # noqa: F401
 # TF1's everyday surface besides the graph API (tf1misc).
 from weir import metrics  # noqa: F401
 from weir import app, flags, logging, gfile  # noqa: F401
+from weir import compat, graph_util  # noqa: F401
 
 __version__ = "0.1.0"
 
