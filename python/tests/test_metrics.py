@@ -155,3 +155,23 @@ def test_errors_as_tf():
             sess.run(wr.local_variables_initializer())
             with pytest.raises(wr.errors.InvalidArgumentError, match=r"predictions must be in \[0, 1\]"):
                 sess.run(update)
+
+
+def test_classes_out_of_range_are_errors_not_miscounts():
+    with wr.Graph().as_default():
+        labels = wr.placeholder(wr.int32, [None])
+        preds = wr.placeholder(wr.int32, [None])
+        iou, iou_update = wr.metrics.mean_iou(labels, preds, num_classes=3)
+        acc, acc_update = wr.metrics.mean_per_class_accuracy(labels, preds, num_classes=3)
+        with wr.Session() as sess:
+            sess.run(wr.local_variables_initializer())
+            for bad in ({labels: [0, 3], preds: [0, 1]}, {labels: [0, 1], preds: [-1, 1]}):
+                for update in (iou_update, acc_update):
+                    with pytest.raises(wr.errors.InvalidArgumentError, match="out of bound|negative"):
+                        sess.run(update, bad)
+            # Nothing was counted by the failed steps.
+            np.testing.assert_array_equal(sess.run(iou_update, {labels: [0, 2], preds: [0, 2]}),
+                                          [[1, 0, 0], [0, 0, 0], [0, 0, 1]])
+            assert sess.run(iou) == 1.0
+        with pytest.raises(ValueError, match="num_thresholds"):
+            wr.metrics.auc(labels, wr.cast(preds, wr.float32), num_thresholds=1.5)

@@ -394,7 +394,8 @@ def auc(labels, predictions, weights=None, num_thresholds=200, metrics_collectio
         if thresholds is not None:
             inner = sorted(float(t) for t in thresholds)
         else:
-            if num_thresholds < 2:
+            if not isinstance(num_thresholds, int) or isinstance(num_thresholds, bool) or \
+                    num_thresholds < 2:
                 raise ValueError("num_thresholds must be at least 2, got %r" % num_thresholds)
             inner = [(i + 1) * 1.0 / (num_thresholds - 1) for i in range(num_thresholds - 2)]
         all_thresholds = [0.0 - kepsilon] + inner + [1.0 + kepsilon]
@@ -453,11 +454,21 @@ def auc(labels, predictions, weights=None, num_thresholds=200, metrics_collectio
 
 # --- per class -------------------------------------------------------------
 
-def _flat_classes(labels, predictions, weights):
+def _flat_classes(labels, predictions, weights, num_classes):
+    """Labels and predictions as flat int64 vectors, each checked (when run)
+    to lie in [0, num_classes): an out-of-range class is an
+    InvalidArgumentError, never a count in another class's cell."""
     labels = math_ops.cast(ops.convert_to_tensor(labels), dtypes.int64)
     predictions = math_ops.cast(ops.convert_to_tensor(predictions), dtypes.int64)
-    labels = array_ops.reshape(labels, [-1])
-    predictions = array_ops.reshape(predictions, [-1])
+    checks = []
+    for what, t in (("labels", labels), ("predictions", predictions)):
+        checks.append(check_ops.assert_non_negative(t, message="`%s` contains negative values"
+                                                    % what))
+        checks.append(check_ops.assert_less(t, math_ops.cast(num_classes, dtypes.int64),
+                                            message="`%s` out of bound" % what))
+    with ops.control_dependencies(checks):
+        labels = array_ops.reshape(labels, [-1])
+        predictions = array_ops.reshape(predictions, [-1])
     if weights is not None:
         weights = array_ops.reshape(math_ops.cast(weights, dtypes.float32), [-1])
     return labels, predictions, weights
@@ -474,7 +485,8 @@ def _streaming_confusion_matrix(labels, predictions, num_classes, weights):
     are labels, columns predictions) and the op adding one batch to it."""
     total_cm = metric_variable([num_classes, num_classes], dtypes.float64,
                                name="total_confusion_matrix")
-    labels, predictions, weights = _flat_classes(labels, predictions, weights)
+    labels, predictions, weights = _flat_classes(labels, predictions, weights,
+                                                 num_classes)
     index = labels * num_classes + predictions
     counts = array_ops.ones_like(index, dtype=dtypes.float64) if weights is None else \
         math_ops.cast(weights, dtypes.float64)
@@ -515,7 +527,8 @@ def mean_per_class_accuracy(labels, predictions, num_classes, weights=None,
     _check_num_classes(num_classes, "mean_per_class_accuracy")
     with variable_scope.variable_scope(name, "mean_accuracy", (predictions, labels, weights)):
         predictions, labels, weights = _remove_squeezable_dimensions(predictions, labels, weights)
-        labels, predictions, weights = _flat_classes(labels, predictions, weights)
+        labels, predictions, weights = _flat_classes(labels, predictions, weights,
+                                                 num_classes)
         total = metric_variable([num_classes], dtypes.float32, name="total")
         count = metric_variable([num_classes], dtypes.float32, name="count")
         ones = math_ops.cast(array_ops.ones_like(labels), dtypes.float32)
