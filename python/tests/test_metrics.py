@@ -23,6 +23,9 @@ for b in range(3):
     reg_preds = (reg_labels + 0.3 * rng.randn(n, 1)).astype(np.float32)
     batches.append((labels, scores, classes, pred_classes, weights, reg_labels, reg_preds))
 
+logit_batches = [rng.randn(20 + 7 * b, 5).astype(np.float32) for b in range(3)]
+multi_label_batches = [rng.randint(-1, 5, size=(20 + 7 * b, 2)).astype(np.int64) for b in range(3)]
+lg = tf.placeholder(tf.float32, [None, 5]); ml = tf.placeholder(tf.int64, [None, 2])
 lab = tf.placeholder(tf.int64, [None]); sc = tf.placeholder(tf.float32, [None])
 cls = tf.placeholder(tf.int32, [None]); pcls = tf.placeholder(tf.int32, [None])
 w = tf.placeholder(tf.float32, [None])
@@ -61,6 +64,11 @@ m["prec_thr"] = tf.metrics.precision_at_thresholds(lab, sc, [0.2, 0.5, 0.9])
 m["rec_thr"] = tf.metrics.recall_at_thresholds(lab, sc, [0.2, 0.5, 0.9])
 m["pct_below"] = tf.metrics.percentage_below(sc, 0.4)
 m["mean_tensor"] = tf.metrics.mean_tensor(tf.reduce_mean(rl, 0))
+m["p_at_1"] = tf.metrics.precision_at_k(tf.cast(cls, tf.int64), lg, 1)
+m["p_at_3"] = tf.metrics.precision_at_k(ml, lg, 3, weights=w)
+m["r_at_2"] = tf.metrics.recall_at_k(ml, lg, 2)
+m["r_at_2_class"] = tf.metrics.recall_at_k(tf.cast(cls, tf.int64), lg, 2, class_id=3)
+m["p_at_2_class"] = tf.metrics.precision_at_k(ml, lg, 2, class_id=0, weights=w)
 m["named"] = tf.metrics.accuracy(lab, binary, name="my_acc", metrics_collections=["mc"],
                                  updates_collections=["uc"])
 
@@ -71,8 +79,9 @@ RESULT = {"updates": [], "values": [], "reset": None}
 with tf.Session() as sess:
     sess.run(tf.local_variables_initializer())
     RESULT["initial"] = {k: fl(sess.run(m[k][0])) for k in names if k != "mean_tensor"}
-    for labels, scores, classes, pred_classes, weights, reg_labels, reg_preds in batches:
-        feed = {lab: labels, sc: scores, cls: classes, pcls: pred_classes, w: weights, rl: reg_labels, rp: reg_preds}
+    for b, (labels, scores, classes, pred_classes, weights, reg_labels, reg_preds) in enumerate(batches):
+        feed = {lab: labels, sc: scores, cls: classes, pcls: pred_classes, w: weights, rl: reg_labels, rp: reg_preds,
+                lg: logit_batches[b], ml: multi_label_batches[b]}
         ups = sess.run({k: m[k][1] for k in names}, feed)
         RESULT["updates"].append({k: fl(v) for k, v in ups.items()})
         vals = sess.run({k: m[k][0] for k in names})
@@ -95,7 +104,8 @@ def test_every_metric_matches_tf_batch_by_batch(results):
     wr_out, tf_out = results
     assert set(wr_out["initial"]) == set(tf_out["initial"])
     for name, expected in tf_out["initial"].items():
-        np.testing.assert_allclose(wr_out["initial"][name], expected, atol=1e-6, err_msg=name)
+        np.testing.assert_allclose(wr_out["initial"][name], expected, atol=1e-6, err_msg=name,
+                                   equal_nan=True)  # top-k metrics are 0/0 = NaN at first
     for kind in ("updates", "values"):
         assert len(wr_out[kind]) == len(tf_out[kind]) == 3
         for step, (got, expected) in enumerate(zip(wr_out[kind], tf_out[kind])):
@@ -117,6 +127,7 @@ def test_metric_state_is_local_and_named_as_tf(results):
     assert wr_out["metric_vars"] == tf_out["metric_vars"] == wr_out["local"]
     assert "accuracy/total" in wr_out["local"] and "accuracy_1/count" in wr_out["local"]
     assert "my_acc/total" in wr_out["local"] and "auc/true_positives" in wr_out["local"]
+    assert "recall_at_2_class3/false_negative_at_2_class3" in wr_out["local"]
     assert wr_out["collections"] == tf_out["collections"] == [1, 1]
     assert wr_out["trainable"] == tf_out["trainable"] == 0
     assert wr_out["reset"] == tf_out["reset"] == [0.0]
