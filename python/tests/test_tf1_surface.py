@@ -258,3 +258,28 @@ def test_gfile_as_tf():
     rows = dict((row[0], row[1]) for row in got)
     assert rows["read"] == "line1\nline2\nline3!" and rows["read_missing"] == "NotFoundError"
     assert rows["rename_onto_existing"] == "AlreadyExistsError"
+
+
+def test_compat_v1_is_weir_whole(tmp_path):
+    # `import weir.compat.v1 as tf` (and wr.compat.v1.X) as TF1 scripts write it.
+    body = ("tf.disable_eager_execution()\ntf.disable_v2_behavior()\n"
+            "x = tf.placeholder(tf.float32, [None])\n"
+            "acc, up = tf.compat.v1.metrics.mean(x)\n"
+            "with tf.Session() as sess:\n"
+            "    sess.run(tf.local_variables_initializer())\n"
+            "    sess.run(up, {x: [1.0, 2.0]})\n"
+            "    print('RESULT', float(sess.run(acc)), tf.compat.as_text(b'ok'),\n"
+            "          tf.compat.v1.executing_eagerly())\n")
+    rc, out, err = run_script("import weir.compat.v1 as tf\n", body, (), tmp_path)
+    assert rc == 0, err
+    assert "RESULT 1.5 ok False" in out
+    import weir.compat.v1 as v1
+    assert v1.placeholder is wr.placeholder and v1.metrics is wr.metrics
+    assert "placeholder" in dir(v1)
+    with pytest.raises(NotImplementedError, match="graph mode only"):
+        v1.enable_eager_execution()
+    with pytest.raises(AttributeError, match="no attribute 'no_such_name'"):
+        v1.no_such_name  # noqa: B018
+    assert wr.compat.as_bytes("é") == "é".encode() and wr.compat.as_text(b"x") == "x"
+    with pytest.raises(TypeError):
+        wr.compat.as_bytes(3)
