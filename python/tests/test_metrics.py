@@ -69,6 +69,9 @@ m["p_at_3"] = tf.metrics.precision_at_k(ml, lg, 3, weights=w)
 m["r_at_2"] = tf.metrics.recall_at_k(ml, lg, 2)
 m["r_at_2_class"] = tf.metrics.recall_at_k(tf.cast(cls, tf.int64), lg, 2, class_id=3)
 m["p_at_2_class"] = tf.metrics.precision_at_k(ml, lg, 2, class_id=0, weights=w)
+m["mre"] = tf.metrics.mean_relative_error(rl, rp, normalizer=tf.abs(rl) + 0.5)
+m["mcd"] = tf.metrics.mean_cosine_distance(tf.nn.l2_normalize(tf.concat([rl, rp], 1), 1),
+                                           tf.nn.l2_normalize(tf.concat([rp, rl * rl], 1), 1), dim=1)
 m["named"] = tf.metrics.accuracy(lab, binary, name="my_acc", metrics_collections=["mc"],
                                  updates_collections=["uc"])
 
