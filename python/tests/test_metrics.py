@@ -167,7 +167,8 @@ def test_errors_as_tf():
         value, update = wr.metrics.auc(labels, wr.constant([0.1, 1.5, 0.3]))
         with wr.Session() as sess:
             sess.run(wr.local_variables_initializer())
-            with pytest.raises(wr.errors.InvalidArgumentError, match=r"predictions must be in \[0, 1\]"):
+            with pytest.raises(wr.errors.InvalidArgumentError,
+                               match=r"predictions must be in \[0, 1\]"):
                 sess.run(update)
 
 
@@ -181,7 +182,8 @@ def test_classes_out_of_range_are_errors_not_miscounts():
             sess.run(wr.local_variables_initializer())
             for bad in ({labels: [0, 3], preds: [0, 1]}, {labels: [0, 1], preds: [-1, 1]}):
                 for update in (iou_update, acc_update):
-                    with pytest.raises(wr.errors.InvalidArgumentError, match="out of bound|negative"):
+                    with pytest.raises(wr.errors.InvalidArgumentError,
+                                       match="out of bound|negative"):
                         sess.run(update, bad)
             # Nothing was counted by the failed steps.
             np.testing.assert_array_equal(sess.run(iou_update, {labels: [0, 2], preds: [0, 2]}),

@@ -78,7 +78,8 @@ def test_errors_carry_the_python_error_and_name_the_node():
                 sess.run(y, {x: [1.0, 2.0]})
             assert "my_func" in str(info.value) and "bad batch of 2" in str(info.value)
             assert "Traceback" in str(info.value) and info.value.op is y.op
-            with pytest.raises(wr.errors.InvalidArgumentError, match="expects float but the array is double"):
+            with pytest.raises(wr.errors.InvalidArgumentError,
+                               match="expects float but the array is double"):
                 sess.run(z, {x: [1.0]})
 
 
