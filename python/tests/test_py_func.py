@@ -108,3 +108,27 @@ def test_bad_arguments():
             wr.py_func(3, [], wr.float32)
         with pytest.raises(TypeError):
             wr.py_func(lambda: 0, [], "not a dtype")
+
+
+def test_functions_are_released_with_their_graph():
+    import gc
+    import weakref
+    from weir.ops import script_ops
+
+    class Callback:
+        def __call__(self, a):
+            return a
+    callback = Callback()
+    alive = weakref.ref(callback)
+    graph = wr.Graph()
+    with graph.as_default():
+        x = wr.placeholder(wr.float32, [])
+        y = wr.py_func(callback, [x], wr.float32)
+        with wr.Session() as sess:
+            assert sess.run(y, {x: 2.0}) == 2.0
+    token = y.op.get_attr("token")
+    token = token.decode() if isinstance(token, bytes) else token
+    assert token in script_ops._functions
+    del callback, graph, x, y, sess
+    gc.collect()
+    assert token not in script_ops._functions and alive() is None

@@ -16,13 +16,14 @@ OutOfRangeError, NotImplementedError as UnimplementedError, MemoryError as
 ResourceExhaustedError, a weir error with its own class, anything else
 UnknownError. The outputs' shapes are unknown; there is no gradient. The node
 (ops PyFunc / PyFuncStateless, TF's names) runs only in this process, where
-the function is registered: a graph holding one does not run in a weir-server
-task nor in TensorFlow.
+the function is registered (until its graph is collected): a graph holding
+one does not run in a weir-server task nor in TensorFlow.
 """
 import atexit
 import itertools
 import threading
 import traceback
+import weakref
 
 import numpy as np
 
@@ -35,14 +36,22 @@ from weir.framework.op_def_library import apply_op
 __all__ = ["py_func", "numpy_function"]
 
 _lock = threading.Lock()
-_functions = {}  # token -> callable; kept for the life of the process, as graphs may be
+_functions = {}  # token -> callable, while the graph holding its node lives
 _counter = itertools.count()
 
 
-def _register(func):
+def _unregister(token):
+    with _lock:
+        _functions.pop(token, None)
+
+
+def _register(func, graph):
+    """A new token for `func`, forgotten when `graph` is collected (a
+    Session keeps its graph alive, so a running step always finds it)."""
     with _lock:
         token = "pyfunc_%d" % next(_counter)
         _functions[token] = func
+    weakref.finalize(graph, _unregister, token)
     return token
 
 
@@ -107,11 +116,11 @@ def py_func(func, inp, Tout, stateful=True, name=None):  # noqa: N803  (TF's nam
     if isinstance(inp, (ops.Tensor,)) or not isinstance(inp, (list, tuple)):
         inp = [inp]
     inputs = [ops.convert_to_tensor(x) for x in inp]
-    token = _register(func)
+    graph = ops._get_graph_from_inputs(inputs) if inputs else ops.get_default_graph()
+    token = _register(func, graph)
     op_type = "PyFunc" if stateful else "PyFuncStateless"
     result = apply_op(op_type, name, input=inputs, token=token, Tout=out_types)
     if not out_types:
-        graph = inputs[0].graph if inputs else ops.get_default_graph()
         op = graph.get_operations()[-1]
         assert op.type == op_type and op.get_attr("token") in (token, token.encode())
         return op
