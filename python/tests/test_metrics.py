@@ -72,6 +72,10 @@ m["p_at_2_class"] = tf.metrics.precision_at_k(ml, lg, 2, class_id=0, weights=w)
 m["mre"] = tf.metrics.mean_relative_error(rl, rp, normalizer=tf.abs(rl) + 0.5)
 m["mcd"] = tf.metrics.mean_cosine_distance(tf.nn.l2_normalize(tf.concat([rl, rp], 1), 1),
                                            tf.nn.l2_normalize(tf.concat([rp, rl * rl], 1), 1), dim=1)
+m["sens_at_spec"] = tf.metrics.sensitivity_at_specificity(lab, sc, 0.7)
+m["sens_at_spec_w"] = tf.metrics.sensitivity_at_specificity(lab, sc, 0.4, weights=w, num_thresholds=30)
+m["spec_at_sens"] = tf.metrics.specificity_at_sensitivity(lab, sc, 0.8)
+m["spec_at_sens_w"] = tf.metrics.specificity_at_sensitivity(lab, sc, 0.5, weights=w, num_thresholds=30)
 m["named"] = tf.metrics.accuracy(lab, binary, name="my_acc", metrics_collections=["mc"],
                                  updates_collections=["uc"])
 

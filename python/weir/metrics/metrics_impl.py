@@ -18,6 +18,7 @@ __all__ = [
     "true_negatives_at_thresholds", "precision_at_thresholds", "recall_at_thresholds", "auc",
     "mean_iou", "mean_per_class_accuracy", "mean_tensor", "percentage_below",
     "mean_cosine_distance", "mean_relative_error", "precision_at_k", "recall_at_k",
+    "sensitivity_at_specificity", "specificity_at_sensitivity",
 ]
 
 
@@ -451,6 +452,65 @@ def auc(labels, predictions, weights=None, num_thresholds=200, metrics_collectio
         update_op = compute_auc(updates["tp"], updates["fn"], updates["tn"], updates["fp"],
                                 "update_op")
         return _finish(value, update_op, metrics_collections, updates_collections)
+
+
+def _even_thresholds(num_thresholds, kepsilon):
+    if not isinstance(num_thresholds, int) or isinstance(num_thresholds, bool) or \
+            num_thresholds < 2:
+        raise ValueError("num_thresholds must be an int of at least 2, got %r"
+                         % (num_thresholds,))
+    inner = [(i + 1) * 1.0 / (num_thresholds - 1) for i in range(num_thresholds - 2)]
+    return [0.0 - kepsilon] + inner + [1.0 + kepsilon]
+
+
+def _rate_at_rate(default_name, given_value, given_name, compute, labels, predictions, weights,
+                  num_thresholds, metrics_collections, updates_collections, name):
+    if not isinstance(given_value, (int, float)) or not 0 <= given_value <= 1:
+        raise ValueError("`%s` must be in the range [0, 1]." % given_name)
+    with variable_scope.variable_scope(name, default_name, (predictions, labels, weights)):
+        kepsilon = 1e-7
+        thresholds = _even_thresholds(num_thresholds, kepsilon)
+        values, updates = _confusion_matrix_at_thresholds(labels, predictions, thresholds,
+                                                          weights)
+        value = compute(values["tp"], values["tn"], values["fp"], values["fn"], kepsilon,
+                        "value")
+        update_op = compute(updates["tp"], updates["tn"], updates["fp"], updates["fn"],
+                            kepsilon, "update_op")
+        return _finish(value, update_op, metrics_collections, updates_collections)
+
+
+def sensitivity_at_specificity(labels, predictions, specificity, weights=None,
+                               num_thresholds=200, metrics_collections=None,
+                               updates_collections=None, name=None):
+    """The sensitivity (recall) at the threshold whose specificity is nearest
+    `specificity` (the first such threshold), over num_thresholds thresholds."""
+    def compute(tp, tn, fp, fn, kepsilon, op_name):
+        specificities = math_ops.div(tn, tn + fp + kepsilon)
+        index = math_ops.argmin(math_ops.abs(specificities - specificity), 0)
+        tp_at = array_ops.gather(tp, index)
+        return math_ops.div(tp_at, tp_at + array_ops.gather(fn, index) + kepsilon, name=op_name)
+    return _rate_at_rate("sensitivity_at_specificity", specificity, "specificity", compute,
+                         labels, predictions, weights, num_thresholds, metrics_collections,
+                         updates_collections, name)
+
+
+def specificity_at_sensitivity(labels, predictions, sensitivity, weights=None,
+                               num_thresholds=200, metrics_collections=None,
+                               updates_collections=None, name=None):
+    """The specificity at the threshold whose sensitivity is nearest
+    `sensitivity` (the last such threshold, as TF's), over num_thresholds
+    thresholds."""
+    def compute(tp, tn, fp, fn, kepsilon, op_name):
+        sensitivities = math_ops.div(tp, tp + fn + kepsilon)
+        distance = math_ops.abs(sensitivities - sensitivity)
+        at_min = math_ops.cast(math_ops.equal(distance, math_ops.reduce_min(distance)),
+                               dtypes.int64)
+        index = math_ops.argmax(math_ops.cumsum(at_min), 0)  # the last nearest one
+        tn_at = array_ops.gather(tn, index)
+        return math_ops.div(tn_at, tn_at + array_ops.gather(fp, index) + kepsilon, name=op_name)
+    return _rate_at_rate("specificity_at_sensitivity", sensitivity, "sensitivity", compute,
+                         labels, predictions, weights, num_thresholds, metrics_collections,
+                         updates_collections, name)
 
 
 # --- per class -------------------------------------------------------------
