@@ -71,6 +71,12 @@ class PyFuncOp final : public OpKernel {
                                           values.size(), " values, but Tout has ", expected));
       for (int i = 0; i < expected; ++i) {
         std::string what = StrCat(i, "-th value returned by ", token_);
+        // An object array (a dict, a list of mixed things) is text only for
+        // a string output; say what it is for the others.
+        nb::object kind = nb::getattr(nb::getattr(values[i], "dtype"), "kind");
+        OP_REQUIRES(context, output_types_[i] == DT_STRING || nb::cast<std::string>(kind) != "O",
+                    errors::InvalidArgument(what, ": expects ", DTypeName(output_types_[i]),
+                                            " but the value is an array of Python objects"));
         context->set_output(i, TensorFromPython(values[i], what, output_types_[i],
                                                 /*allow_borrow=*/false));
       }

@@ -132,3 +132,25 @@ def test_functions_are_released_with_their_graph():
     del callback, graph, x, y, sess
     gc.collect()
     assert token not in script_ops._functions and alive() is None
+
+
+@pytest.mark.parametrize("func, tout, error, text", [
+    (lambda a: {"a": 1}, wr.float32, wr.errors.InvalidArgumentError, "array of Python objects"),
+    (lambda a: [[1.0], [1.0, 2.0]], [wr.float32], wr.errors.InvalidArgumentError,
+     "returned 2 values, but Tout has 1"),
+    (lambda a: None, wr.float32, wr.errors.InvalidArgumentError, "returned 0 values"),
+    (lambda a: a, wr.resource, wr.errors.InvalidArgumentError, "expects resource"),
+    (lambda a: (_ for _ in ()).throw(SystemExit(3)), wr.float32, wr.errors.UnknownError,
+     "SystemExit: 3"),
+    (lambda a: (_ for _ in ()).throw(KeyboardInterrupt()), wr.float32, wr.errors.CancelledError,
+     "KeyboardInterrupt"),
+])
+def test_hostile_returns_fail_the_step_only(func, tout, error, text):
+    with wr.Graph().as_default():
+        x = wr.placeholder(wr.float32, [None])
+        y = wr.py_func(func, [x], tout)
+        ok = wr.py_func(lambda a: a * 2, [x], wr.float32)
+        with wr.Session() as sess:
+            with pytest.raises(error, match=text):
+                sess.run(y, {x: [1.0]})
+            assert sess.run(ok, {x: [1.0]}).tolist() == [2.0]  # the session still works

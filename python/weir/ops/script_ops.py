@@ -94,9 +94,12 @@ def _dispatch(token, args):
             values = [_convert(v) for v in ret]
         else:
             values = [_convert(ret)]
-    except Exception as e:  # noqa: BLE001  (every error of user code becomes the step's)
+    except BaseException as e:  # noqa: BLE001  (every error of user code becomes the step's)
+        # Even SystemExit and KeyboardInterrupt end only the step (Ctrl-C as
+        # a cancellation): this runs on an executor thread.
         text = "".join(traceback.format_exception(type(e), e, e.__traceback__))
-        return _error_code(e), "%s: %s\n%s" % (type(e).__name__, e, text)
+        code = errors.CANCELLED if isinstance(e, KeyboardInterrupt) else _error_code(e)
+        return code, "%s: %s\n%s" % (type(e).__name__, e, text)
     return 0, values
 
 
