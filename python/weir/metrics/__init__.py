@@ -16,5 +16,10 @@ update_op are added to. Names follow TF's: accuracy's state is
         sess.run(acc_update, feed(batch))
     print(sess.run(acc))
 """
-from weir.metrics.metrics_impl import *  # noqa: F401,F403
-from weir.metrics.metrics_impl import __all__  # noqa: F401
+from weir.metrics import base, classes, means, thresholds
+from weir.metrics.base import *  # noqa: F401,F403
+from weir.metrics.classes import *  # noqa: F401,F403
+from weir.metrics.means import *  # noqa: F401,F403
+from weir.metrics.thresholds import *  # noqa: F401,F403
+
+__all__ = base.__all__ + means.__all__ + thresholds.__all__ + classes.__all__
