@@ -17,6 +17,7 @@ void DefineGraph(nanobind::module_& m);             // graph_bindings.cc
 void DefineSession(nanobind::module_& m);           // session_bindings.cc
 void DefineRecords(nanobind::module_& m);           // records.cc (H6)
 void DefineServer(nanobind::module_& m);            // server_bindings.cc
+void DefinePyFunc(nanobind::module_& m);            // py_func.cc
 
 // The weir Graph inside a _C.Graph (for binding files that take one).
 Graph* GraphOf(nanobind::handle py_graph);

@@ -9,6 +9,7 @@ void DefineAll(nanobind::module_& m) {
   DefineSession(m);
   DefineRecords(m);
   DefineServer(m);
+  DefinePyFunc(m);
 }
 
 }  // namespace weir::python

@@ -243,6 +243,70 @@ def _():
     """
 
 
+@program("flags_logging_metrics_gfile")
+def _():
+    """
+    import os, tempfile
+    import numpy as np
+    import tensorflow.compat.v1 as tf
+    tf.disable_eager_execution()
+
+    flags = tf.app.flags
+    flags.DEFINE_integer("tf1prog_batch_size", 32, "examples per batch")
+    flags.DEFINE_float("tf1prog_learning_rate", 0.1, "step size")
+    flags.DEFINE_string("tf1prog_model_dir", "", "where to write")
+    FLAGS = flags.FLAGS
+    rest = FLAGS(["prog", "--tf1prog_batch_size=50", "--tf1prog_learning_rate", "0.3", "extra"])
+    tf.logging.set_verbosity(tf.logging.INFO)
+
+    tf.reset_default_graph()
+    rng = np.random.RandomState(5)
+    x_data = rng.randn(400, 4).astype(np.float32)
+    y_data = (x_data @ np.array([1.0, -2.0, 0.5, 0.0]) + 0.3 * rng.randn(400) > 0).astype(np.int64)
+    x = tf.placeholder(tf.float32, [None, 4])
+    y = tf.placeholder(tf.int64, [None])
+    w = tf.get_variable("w", initializer=np.zeros([4, 1], np.float32))
+    b = tf.get_variable("b", initializer=np.float32(0))
+    logits = tf.squeeze(tf.matmul(x, w), [1]) + b
+    prob = tf.sigmoid(logits)
+    loss = tf.reduce_mean(tf.nn.sigmoid_cross_entropy_with_logits(labels=tf.cast(y, tf.float32), logits=logits))
+    train = tf.train.GradientDescentOptimizer(FLAGS.tf1prog_learning_rate).minimize(loss)
+    predicted = tf.cast(prob > 0.5, tf.int64)
+    with tf.name_scope("eval"):
+        acc, acc_up = tf.metrics.accuracy(y, predicted)
+        auc, auc_up = tf.metrics.auc(y, prob)
+        prec, prec_up = tf.metrics.precision(y, predicted)
+        rec, rec_up = tf.metrics.recall(y, predicted)
+        mean_loss, loss_up = tf.metrics.mean(loss)
+    updates = tf.group(acc_up, auc_up, prec_up, rec_up, loss_up)
+
+    model_dir = FLAGS.tf1prog_model_dir or tempfile.mkdtemp()
+    tf.gfile.MakeDirs(os.path.join(model_dir, "eval"))
+    evals = []
+    with tf.Session() as sess:
+        sess.run([tf.global_variables_initializer(), tf.local_variables_initializer()])
+        for epoch in range(3):
+            for i in range(0, 400, FLAGS.tf1prog_batch_size):
+                sess.run(train, {x: x_data[i:i + FLAGS.tf1prog_batch_size], y: y_data[i:i + FLAGS.tf1prog_batch_size]})
+            sess.run(tf.local_variables_initializer())  # a fresh evaluation each epoch
+            for i in range(0, 400, 100):
+                sess.run(updates, {x: x_data[i:i + 100], y: y_data[i:i + 100]})
+            values = sess.run([acc, auc, prec, rec, mean_loss])
+            tf.logging.info("epoch %d: accuracy %.3f auc %.3f", epoch, values[0], values[1])
+            evals.append([float(v) for v in values])
+        probs = sess.run(prob, {x: x_data[:5]})
+    path = os.path.join(model_dir, "eval", "predictions.csv")
+    with tf.gfile.GFile(path, "w") as f:
+        for p in probs:
+            f.write("%.4f\\n" % p)
+    with tf.gfile.GFile(path) as f:
+        lines = [line.strip() for line in f]
+    assert evals[-1][0] > 0.85 and evals[-1][1] > evals[0][1] - 1e-6, evals
+    RESULT = {"rest": rest, "evals": evals, "lines": len(lines), "listing": tf.gfile.ListDirectory(os.path.join(model_dir, "eval")),
+              "metric_vars": sorted(v.op.name for v in tf.local_variables()), "exists": tf.gfile.Exists(path)}
+    """
+
+
 def _as_weir(text):
     assert text.count(TF_HEADER) == 1, "each program imports TensorFlow the same way"
     return text.replace(TF_HEADER, WEIR_HEADER)
@@ -347,3 +411,15 @@ def test_feed_dict_classification(tf_results):
     np.testing.assert_allclose(wr["learning_rate"], 0.5 * 0.9 ** 6, rtol=1e-6)
     np.testing.assert_allclose(wr["losses"], tf["losses"], rtol=1e-3, atol=1e-5)
     assert abs(wr["accuracy"] - tf["accuracy"]) <= 1 / 600 + 1e-6
+
+
+def test_flags_logging_metrics_and_gfile(tf_results):
+    tf = _tf(tf_results, "flags_logging_metrics_gfile")
+    wr = _run_weir("flags_logging_metrics_gfile")
+    assert wr["rest"] == tf["rest"] == ["prog", "extra"]
+    assert wr["metric_vars"] == tf["metric_vars"]
+    assert "eval/accuracy/total" in wr["metric_vars"] and "eval/auc/true_positives" in wr["metric_vars"]
+    np.testing.assert_allclose(wr["evals"], tf["evals"], rtol=1e-4, atol=1e-5)
+    assert wr["lines"] == tf["lines"] == 5
+    assert wr["listing"] == tf["listing"] == ["predictions.csv"]
+    assert wr["exists"] and tf["exists"]

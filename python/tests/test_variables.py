@@ -425,3 +425,61 @@ def test_string_get_variable_defaults_to_empty_strings():
             assert sess.run(v).tolist() == [b"", b""]
             assert sess.run(v.assign(["a", "bc"])).tolist() == [b"a", b"bc"]
             assert sess.run(wr.zeros_initializer()([1], dtype=wr.string)).tolist() == [b""]
+
+
+_VALUE_DTYPE_PROGRAM = '''
+import json
+import numpy as np
+CASES = [("np_int32", dict(initializer=np.int32(0))), ("np_float64", dict(initializer=np.float64(1.5))),
+         ("py_float", dict(initializer=1.5)), ("py_int", dict(initializer=3)), ("py_bool", dict(initializer=True)),
+         ("int64_array", dict(initializer=np.array([1, 2], np.int64))), ("float_list", dict(initializer=[1.0, 2.0])),
+         ("float64_array", dict(initializer=np.array([1.0, 2.0]))),
+         ("int64_tensor", dict(initializer=tf.constant(2, tf.int64))),
+         ("same_dtype", dict(initializer=np.float64(2.0), dtype=tf.float64)),
+         ("float32_as_float64", dict(initializer=np.float32(1), dtype=tf.float64)),
+         ("int_as_float32", dict(initializer=3, dtype=tf.float32)),
+         ("int_as_int64", dict(initializer=3, dtype=tf.int64))]
+out = {}
+for name, kwargs in CASES:
+    try:
+        v = tf.get_variable(name, **kwargs)
+        out[name] = [v.dtype.base_dtype.name, v.shape.as_list()]
+    except ValueError as e:
+        out[name] = ["ValueError", str(e)]
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    out["values"] = [repr(sess.run(v).tolist()) for v in tf.global_variables()]
+print("RESULT " + json.dumps(out))
+'''
+
+
+def test_get_variable_infers_the_dtype_of_a_value_initializer_as_tf():
+    # Another helper's find: get_variable("t", initializer=np.int32(0)) made a
+    # float32 variable; TF takes the dtype from the value and refuses an
+    # explicit dtype that differs. Checked against TF 2.21 run on the same text.
+    import json
+    import os
+    import pathlib
+    import subprocess
+    from peers import PEERS_PYTHON
+    if not pathlib.Path(PEERS_PYTHON).exists():
+        pytest.skip(f"TensorFlow's interpreter {PEERS_PYTHON} is missing")
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
+    env.pop("PYTHONPATH", None)
+    tf_text = "import tensorflow.compat.v1 as tf\ntf.disable_eager_execution()\n" + _VALUE_DTYPE_PROGRAM
+    proc = subprocess.run([PEERS_PYTHON, "-c", tf_text], env=env, capture_output=True, text=True,
+                          timeout=300)
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
+    assert lines, proc.stderr[-3000:]
+    expected = json.loads(lines[-1][len("RESULT "):])
+    with wr.Graph().as_default():
+        namespace = {"tf": wr}
+        import contextlib
+        import io
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            exec(_VALUE_DTYPE_PROGRAM, namespace)
+    got = json.loads(buf.getvalue().split("RESULT ", 1)[1])
+    assert got == expected
+    assert got["np_int32"] == ["int32", []] and got["np_float64"] == ["float64", []]
+    assert got["int_as_int64"][0] == "ValueError"

@@ -46,6 +46,11 @@ from weir import saved_model  # noqa: F401
 from weir import strings  # noqa: F401
 from weir import raw_ops  # noqa: F401
 from weir import distribute  # noqa: F401
+# TF1's everyday surface besides the graph API (tf1misc).
+from weir import metrics  # noqa: F401
+from weir import app, flags, logging, gfile  # noqa: F401
+from weir import compat, graph_util  # noqa: F401
+from weir.ops.script_ops import *  # noqa: F401,F403  (py_func, numpy_function)
 
 __version__ = "0.1.0"
 

@@ -144,6 +144,14 @@ class VariableScope:
         full_name = self._name + "/" + name if self._name else name
         if reuse is None:
             reuse = self._reuse
+        if initializer is not None and not callable(initializer):
+            # A value initializer decides the dtype (TF: an int32 for 3, a
+            # float64 for np.float64(1)); an explicit dtype must agree with it.
+            init_dtype = _value_dtype(initializer)
+            if dtype is not None and dtypes.as_dtype(dtype).base_dtype != init_dtype:
+                raise ValueError("Initializer type '%s' and explicit dtype '%s' don't match."
+                                 % (init_dtype, dtypes.as_dtype(dtype).base_dtype))
+            dtype = init_dtype
         if dtype is None:
             dtype = self._dtype
         if initializer is None:
@@ -233,6 +241,15 @@ class _VariableStore:
             if loss is not None:
                 ops.add_to_collection(ops.GraphKeys.REGULARIZATION_LOSSES, loss)
         return v
+
+
+def _value_dtype(value):
+    """The dtype convert_to_tensor gives `value`, without adding a node."""
+    if isinstance(value, (ops.Tensor, variables.Variable)):
+        return value.dtype.base_dtype
+    from weir.framework import tensor_util
+    arr = tensor_util.to_numpy(value)
+    return dtypes.string if arr.dtype.kind in "OSU" else dtypes.as_dtype(arr.dtype)
 
 
 def _default_initializer(name, dtype):

@@ -20,6 +20,7 @@ from weir.train.session_manager import *  # noqa: F401,F403
 from weir.train.monitored_session import *  # noqa: F401,F403
 from weir.train.sync_replicas_optimizer import *  # noqa: F401,F403
 from weir.train.moving_averages import *  # noqa: F401,F403
+from weir.framework.graph_io import write_graph  # noqa: F401  (tf.train.write_graph)
 from weir.distribute import ClusterSpec, Server  # noqa: F401  (tf.train.ClusterSpec, Server)
 
 

@@ -61,13 +61,26 @@ StatusOr<RewrittenStep> RewriteForStep(Graph* graph, const StepSignature& signat
   }
   for (const auto& [node_id, args] : fed_ports) {
     const Node* node = graph->FindNodeId(node_id);
+    // A fed Placeholder must not run (it would fail for want of a value):
+    // its control out-edges move to the _Arg of its output, as TF does. Other
+    // fed nodes keep theirs, so their effects still happen when needed.
+    const bool placeholder =
+        node->type_string() == "Placeholder" || node->type_string() == "PlaceholderV2";
     std::vector<const Edge*> redirect;
     for (const Edge* e : node->out_edges()) {
-      if (!e->IsControlEdge() && args.count(e->src_output())) redirect.push_back(e);
+      if (e->IsControlEdge() ? placeholder && args.count(0) : args.count(e->src_output()) > 0) {
+        redirect.push_back(e);
+      }
     }
     for (const Edge* e : redirect) {
-      Node* arg_node = args.at(e->src_output());
       Node* dst = e->dst();
+      if (e->IsControlEdge()) {
+        Node* arg_node = args.at(0);
+        graph->RemoveEdge(e);
+        graph->AddControlEdge(arg_node, dst);
+        continue;
+      }
+      Node* arg_node = args.at(e->src_output());
       int slot = e->dst_input();
       graph->RemoveEdge(e);
       graph->AddEdge(arg_node, 0, dst, slot);

@@ -152,6 +152,23 @@ TEST_F(SessionTest, FeedOverridesANodesOutputAndCutsItsInputs) {
   EXPECT_EQ(out[0].scalar<float>(), 7.f);
 }
 
+TEST_F(SessionTest, ControlEdgesOfAFedPlaceholderFollowTheFeed) {
+  // tf.control_dependencies([placeholder]) then feeding the placeholder (TF1
+  // metrics do this): the Placeholder must not run, yet its dependents wait
+  // for the fed value, as in TF. An unfed Placeholder still fails the step.
+  Scope root = Scope::NewRootScope();
+  auto x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT);
+  auto after_x = root.WithControlDependencies({x});
+  ops::Identity(after_x.WithOpName("y"), ops::Const(root, 5.f));
+  auto session = NewSession(root);
+  std::vector<Tensor> out;
+  Status fed = session->Run({{"x", Tensor::Scalar<float>(1.f)}}, {"y"}, {}, &out);
+  ASSERT_TRUE(fed.ok()) << fed;
+  EXPECT_EQ(out[0].scalar<float>(), 5.f);
+  Status unfed = session->Run({}, {"y"}, {}, &out);
+  EXPECT_EQ(unfed.code(), Code::kInvalidArgument) << unfed;
+}
+
 TEST_F(SessionTest, OutOfRangeDeviceAndThreadCountsAreRefused) {
   for (auto [devices, intra, inter] :
        {std::tuple{0, 0, 0}, {100000, 0, 0}, {1, -1, 0}, {1, 0, 1 << 20}}) {
