@@ -57,6 +57,7 @@ class TensorArray:
         else:
             self._infer_shape = True
             self._element_shape = [tensor_shape.as_shape(element_shape)]
+        self._size = None  # the size tensor, where this object made the array
         if handle is not None:
             self._handle = handle
             self._flow = flow
@@ -64,6 +65,7 @@ class TensorArray:
         clear_after_read = True if clear_after_read is None else bool(clear_after_read)
         with ops.name_scope(name, "TensorArray", [size, flow]) as scope:
             size = ops.convert_to_tensor(size, dtype=dtypes.int32, name="size")
+            self._size = size
             attrs = dict(dtype=self._dtype, dynamic_size=self._dynamic_size,
                          clear_after_read=clear_after_read,
                          identical_element_shapes=self._infer_shape,
@@ -104,6 +106,7 @@ class TensorArray:
                          infer_shape=self._infer_shape)
         ta._element_shape = self._element_shape
         ta._dynamic_size = self._dynamic_size
+        ta._size = self._size
         return ta
 
     def _merge_element_shape(self, shape):
@@ -178,7 +181,13 @@ class TensorArray:
         """Every element, in order, stacked on a new dim 0."""
         from weir.ops import math_ops
         with ops.name_scope(name, "TensorArrayStack", [self._handle]) as scope:
-            return self.gather(math_ops.range(0, self.size()), name=scope)
+            value = self.gather(math_ops.range(0, self.size()), name=scope)
+        # A fixed size known at graph build is the stack's dim 0.
+        if self._size is not None and not self._dynamic_size and self._element_shape:
+            known = tensor_util.constant_value(self._size)
+            if known is not None and self._element_shape[0].ndims is not None:
+                value.set_shape([int(known)] + self._element_shape[0].as_list())
+        return value
 
     def concat(self, name=None):
         """Every element, in order, concatenated along dim 0."""
