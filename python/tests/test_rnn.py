@@ -294,6 +294,64 @@ def _():
     """
 
 
+@program("custom_cells")
+def _():
+    """
+    import numpy as np
+    import tensorflow.compat.v1 as tf
+    tf.disable_v2_behavior()
+
+
+    class OldStyleCell(tf.nn.rnn_cell.RNNCell):  # makes its variable in __call__
+        state_size = 3
+        output_size = 3
+
+        def __call__(self, inputs, state, scope=None):
+            with tf.variable_scope(scope or "old_style_cell"):
+                w = tf.get_variable("w", [int(inputs.shape[1]) + 3, 3],
+                                    initializer=tf.constant_initializer(np.linspace(-1, 1, 15).reshape(5, 3)))
+                h = tf.tanh(tf.matmul(tf.concat([inputs, state], 1), w))
+                return h, h
+
+
+    class LayerStyleCell(tf.nn.rnn_cell.RNNCell):  # build() and a get_variable in call()
+        @property
+        def state_size(self):
+            return 3
+
+        @property
+        def output_size(self):
+            return 3
+
+        def build(self, shape):
+            self.w = self.add_variable("w", [int(shape[-1]) + 3, 3],
+                                       initializer=tf.constant_initializer(np.linspace(1, -1, 15).reshape(5, 3)))
+            self.built = True
+
+        def call(self, inputs, state):
+            u = tf.get_variable("u", [3], initializer=tf.constant_initializer([0.5, -0.25, 1.5]))
+            h = tf.tanh(tf.matmul(tf.concat([inputs, state], 1), self.w) * u)
+            return h, h
+
+
+    tf.reset_default_graph()
+    rng = np.random.RandomState(5)
+    x_data = rng.randn(2, 4, 2).astype(np.float32)
+    x = tf.placeholder(tf.float32, [2, 4, 2])
+    fetches = {}
+    for name, cell in (("old", OldStyleCell()), ("layer", LayerStyleCell()),
+                       ("multi", tf.nn.rnn_cell.MultiRNNCell([LayerStyleCell(), OldStyleCell()]))):
+        out, state = tf.nn.dynamic_rnn(cell, x, sequence_length=[4, 2], dtype=tf.float32, scope=name)
+        variables = sorted(tf.trainable_variables(name), key=lambda v: v.name)
+        fetches[name] = [out] + tf.gradients(tf.reduce_sum(out * out), variables)
+    names = sorted(v.name for v in tf.trainable_variables())
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        values = sess.run(fetches, {x: x_data})
+    RESULT = {"names": names, "values": {k: [np.asarray(a).tolist() for a in v] for k, v in values.items()}}
+    """
+
+
 def _as_weir(text):
     assert text.count(TF_HEADER) == 1, "each program imports TensorFlow the same way"
     return text.replace(TF_HEADER, WEIR_HEADER)
@@ -340,7 +398,7 @@ def _run_weir(name):
 
 @pytest.fixture(scope="module")
 def tf_results():
-    return _run_tf(["tensor_array_loop", "functional_ops", "rnn_cells", "errors"])
+    return _run_tf(["tensor_array_loop", "functional_ops", "rnn_cells", "custom_cells", "errors"])
 
 
 def _close(a, b, rtol=1e-4, atol=1e-5):
@@ -396,6 +454,17 @@ def test_rnn_cells_and_drivers_match_tensorflow(tf_results, kind, weir_rnn_cells
 @pytest.fixture(scope="module")
 def weir_rnn_cells():
     return _run_weir("rnn_cells")
+
+
+def test_users_cells_in_dynamic_rnn(tf_results):
+    tf = tf_results["custom_cells"]
+    wr_ = _run_weir("custom_cells")
+    assert wr_["names"] == tf["names"]
+    assert "multi/multi_rnn_cell/cell_0/layer_style_cell/u:0" in tf["names"]
+    for key in ("old", "layer", "multi"):
+        assert len(wr_["values"][key]) == len(tf["values"][key])
+        for a, b in zip(wr_["values"][key], tf["values"][key]):
+            _close(a, b)
 
 
 def test_rnn_variable_names_are_tensorflows(weir_rnn_cells):

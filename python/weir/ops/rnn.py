@@ -173,9 +173,16 @@ def _dynamic_rnn_loop(cell, inputs, flat_input, state, parallel_iterations, swap
     else:
         max_sequence_length = time_steps
 
-    # The variables outside the loop: their gradients need that.
-    rnn_cell_impl._build_cell(cell, got_shapes[0][1:] if len(flat_input) == 1 else
-                              [s[1:] for s in got_shapes])
+    # The variables outside the loop: their gradients need that. A user's
+    # cell is called once here (on the first step's inputs; nothing runs it)
+    # to make whatever variables it makes, and reuses them in the loop.
+    reuse_in_loop = not rnn_cell_impl._prebuildable(cell)
+    if reuse_in_loop:
+        with ops.name_scope("make_variables"):
+            cell(_pack(inputs, [x[0] for x in flat_input]), state)
+    else:
+        rnn_cell_impl._build_cell(cell, got_shapes[0][1:] if len(flat_input) == 1 else
+                                  [s[1:] for s in got_shapes])
 
     with ops.name_scope("dynamic_rnn") as base_name:
         pass
@@ -195,7 +202,12 @@ def _dynamic_rnn_loop(cell, inputs, flat_input, state, parallel_iterations, swap
         for x, shape in zip(input_t, got_shapes):
             x.set_shape(shape[1:])
         input_t = _pack(inputs, input_t)
-        output, new_state = cell(input_t, state)
+        if reuse_in_loop:
+            with vs.variable_scope(vs.get_variable_scope(), reuse=True,
+                                   auxiliary_name_scope=False):
+                output, new_state = cell(input_t, state)
+        else:
+            output, new_state = cell(input_t, state)
         if sequence_length is not None:
             output, new_state = _mask_step(time, sequence_length, zero_output, state, output,
                                            new_state)

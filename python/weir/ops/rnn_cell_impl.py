@@ -494,11 +494,24 @@ class MultiRNNCell(RNNCell):
 
 def _build_cell(cell, inputs_shape):
     """Creates a cell's variables now, in its scope under the current one,
-    where the cell knows how (weir's cells and their subclasses)."""
+    where they are all made by build (weir's own cells); a user's cell
+    makes its variables on its first call."""
+    if not _prebuildable(cell):
+        return
     if isinstance(cell, _Wrapper):
         _build_cell(cell._cell, inputs_shape)
-    elif isinstance(cell, RNNCell) and type(cell).__call__ is RNNCell.__call__:
+    else:
         cell._build_in_scope(inputs_shape)
+
+
+def _prebuildable(cell):
+    """Whether _build_cell makes all of the cell's variables (weir's own
+    cells, stacked or wrapped); a user's cell may make more when called."""
+    if type(cell) in (DropoutWrapper, ResidualWrapper, DeviceWrapper):
+        return _prebuildable(cell._cell)
+    if type(cell) is MultiRNNCell:
+        return all(_prebuildable(c) for c in cell._cells)
+    return type(cell) in (BasicRNNCell, BasicLSTMCell, LSTMCell, GRUCell)
 
 
 class _Wrapper(RNNCell):
