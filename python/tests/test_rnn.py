@@ -168,6 +168,11 @@ def _():
             outs, state = tf.nn.static_rnn(rc.BasicLSTMCell(5), tf.unstack(x, axis=1), sequence_length=seq,
                                            dtype=tf.float32)
             return tf.stack(outs, axis=1), list(state)
+        if kind == "static_bidirectional_seq":
+            outs, sf, sb = tf.nn.static_bidirectional_rnn(rc.GRUCell(5), rc.BasicLSTMCell(5), tf.unstack(x, axis=1),
+                                                          sequence_length=seq, dtype=tf.float32)
+            out = tf.stack(outs, axis=1)
+            return out[:, :, :5] - out[:, :, 5:], [sf, sb.c, sb.h]
         if kind == "basic_rnn_residual_init_state":
             cell = rc.ResidualWrapper(rc.BasicRNNCell(3))
             init = tf.ones([tf.shape(x)[0], 3]) * 0.5
@@ -178,7 +183,8 @@ def _():
 
     RESULT = {}
     for kind in ["basic_lstm", "basic_lstm_seq", "lstm_peephole_proj_seq", "gru_seq", "gru_time_major",
-                 "multi_lstm_gru_seq", "bidirectional_seq", "static_lstm_seq", "basic_rnn_residual_init_state"]:
+                 "multi_lstm_gru_seq", "bidirectional_seq", "static_lstm_seq", "static_bidirectional_seq",
+             "basic_rnn_residual_init_state"]:
         tf.reset_default_graph()
         x = tf.placeholder(tf.float32, [None, 6, 3], name="x")
         seq = tf.placeholder(tf.int32, [None], name="seq")
@@ -195,7 +201,7 @@ def _():
             feed = {x: x_data, seq: lengths}
             o, s, g = sess.run([out, states, grads], feed)
             losses = [float(sess.run([loss, train], feed)[0]) for _ in range(4)]
-        if kind.endswith("_seq") and kind != "bidirectional_seq":  # zeros past each sequence's length
+        if kind.endswith("_seq") and "bidirectional" not in kind:  # zeros past each sequence's length
             for b, n in enumerate(lengths):
                 assert np.all(o[b, n:] == 0) and np.all(o[b, :n] != 0), (kind, b, o[b])
         assert losses[-1] < losses[0], (kind, losses)
@@ -435,7 +441,8 @@ def test_map_fn_scan_foldl_foldr_with_gradients(tf_results):
 
 @pytest.mark.parametrize("kind", ["basic_lstm", "basic_lstm_seq", "lstm_peephole_proj_seq", "gru_seq",
                                   "gru_time_major", "multi_lstm_gru_seq", "bidirectional_seq",
-                                  "static_lstm_seq", "basic_rnn_residual_init_state"])
+                                  "static_lstm_seq", "static_bidirectional_seq",
+                                  "basic_rnn_residual_init_state"])
 def test_rnn_cells_and_drivers_match_tensorflow(tf_results, kind, weir_rnn_cells):
     tf = tf_results["rnn_cells"][kind]
     wr_ = weir_rnn_cells[kind]

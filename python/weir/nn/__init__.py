@@ -1,7 +1,7 @@
 """weir.nn: tf.compat.v1.nn — activations, conv1d/conv2d and pooling, dropout,
 the cross-entropy losses, moments and batch normalization, embedding_lookup,
 l2_normalize, in_top_k (see weir.ops.nn_ops for each contract); the RNNs
-(dynamic_rnn, static_rnn, bidirectional_dynamic_rnn, weir.ops.rnn) and their
+(dynamic_rnn, static_rnn, the bidirectional ones: weir.ops.rnn) and their
 cells (weir.nn.rnn_cell)."""
 from weir.ops.nn_ops import (  # noqa: F401
     atrous_conv2d, avg_pool, avg_pool1d, avg_pool2d, batch_normalization, bias_add, conv1d, conv2d,
@@ -14,7 +14,8 @@ from weir.ops.nn_ops import (  # noqa: F401
     softmax_cross_entropy_with_logits_v2, softplus, softsign,
     sparse_softmax_cross_entropy_with_logits, swish, tanh, top_k,
     weighted_cross_entropy_with_logits, weighted_moments, xw_plus_b, zero_fraction)
-from weir.ops.rnn import bidirectional_dynamic_rnn, dynamic_rnn, static_rnn  # noqa: F401
+from weir.ops.rnn import (  # noqa: F401
+    bidirectional_dynamic_rnn, dynamic_rnn, static_bidirectional_rnn, static_rnn)
 from weir.nn import rnn_cell  # noqa: F401
 
 __all__ = [
@@ -29,5 +30,5 @@ __all__ = [
     "softmax_cross_entropy_with_logits_v2", "softplus", "softsign",
     "sparse_softmax_cross_entropy_with_logits", "swish", "tanh", "top_k",
     "weighted_cross_entropy_with_logits", "weighted_moments", "xw_plus_b", "zero_fraction",
-    "bidirectional_dynamic_rnn", "dynamic_rnn", "static_rnn", "rnn_cell",
+    "bidirectional_dynamic_rnn", "dynamic_rnn", "static_bidirectional_rnn", "static_rnn", "rnn_cell",
 ]

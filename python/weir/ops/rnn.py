@@ -1,5 +1,5 @@
 """TF1's RNN drivers: dynamic_rnn (a while loop over time with TensorArrays),
-static_rnn (unrolled), bidirectional_dynamic_rnn.
+static_rnn (unrolled), bidirectional_dynamic_rnn and static_bidirectional_rnn.
 
 With sequence_length, a batch entry's outputs past its length are zeros and
 its state is carried through unchanged, as TF does; dynamic_rnn's loop stops
@@ -17,7 +17,7 @@ from weir.ops import rnn_cell_impl
 from weir.ops import tensor_array_ops
 from weir.ops import variable_scope as vs
 
-__all__ = ["dynamic_rnn", "static_rnn", "bidirectional_dynamic_rnn"]
+__all__ = ["dynamic_rnn", "static_rnn", "bidirectional_dynamic_rnn", "static_bidirectional_rnn"]
 
 _flatten = control_flow_ops._flatten
 _pack = rnn_cell_impl._pack
@@ -325,3 +325,41 @@ def bidirectional_dynamic_rnn(cell_fw, cell_bw, inputs, sequence_length=None,
                 time_major=time_major, scope=bw_scope)
         output_bw = rnn_cell_impl._map(reverse, tmp)
         return (output_fw, output_bw), (state_fw, state_bw)
+
+
+def _reverse_steps(steps, lengths):
+    """A list of [batch, ...] steps reversed in time, within each batch
+    entry's length when lengths are given."""
+    if lengths is None:
+        return list(reversed(steps))
+    flat = [_flatten(step) for step in steps]
+    columns = []
+    for k in range(len(flat[0])):
+        stacked = array_ops.stack([f[k] for f in flat])  # [time, batch, ...]
+        columns.append(array_ops.unstack(_reverse_sequence(stacked, lengths, 0, 1)))
+    return [_pack(steps[t], [col[t] for col in columns]) for t in range(len(steps))]
+
+
+def static_bidirectional_rnn(cell_fw, cell_bw, inputs, initial_state_fw=None,
+                             initial_state_bw=None, dtype=None, sequence_length=None,
+                             scope=None):
+    """static_rnn forward (scope "fw") and over the reversed steps (scope
+    "bw"); each step's output is [output_fw, output_bw] concatenated on dim
+    1. Returns (outputs, state_fw, state_bw)."""
+    _assert_like_rnncell(cell_fw)
+    _assert_like_rnncell(cell_bw)
+    if not isinstance(inputs, (list, tuple)):
+        raise TypeError("inputs must be a list")
+    if not inputs:
+        raise ValueError("inputs must not be empty")
+    with vs.variable_scope(scope or "bidirectional_rnn"):
+        with vs.variable_scope("fw") as fw_scope:
+            output_fw, state_fw = static_rnn(cell_fw, inputs, initial_state_fw, dtype,
+                                             sequence_length, scope=fw_scope)
+        with vs.variable_scope("bw") as bw_scope:
+            tmp, state_bw = static_rnn(cell_bw, _reverse_steps(list(inputs), sequence_length),
+                                       initial_state_bw, dtype, sequence_length, scope=bw_scope)
+    output_bw = _reverse_steps(tmp, sequence_length)
+    outputs = [rnn_cell_impl._map(lambda f, b: array_ops.concat([f, b], 1), fw, bw)
+               for fw, bw in zip(output_fw, output_bw)]
+    return outputs, state_fw, state_bw
