@@ -303,3 +303,24 @@ def test_multi_rnn_cell_zero_state_and_errors():
                                scope="fed")
     with pytest.raises(wr.errors.InvalidArgumentError, match="Expected shape for Tensor sequence_length"):
         run(out, {seq: [1, 2, 3]})
+
+
+def test_cond_and_nested_loop_carry_tensor_arrays():
+    pred = wr.placeholder(wr.bool, [])
+    ta = wr.TensorArray(wr.float32, size=2)
+    ta = wr.cond(pred, lambda: ta.write(0, [1.0]).write(1, [2.0]),
+                 lambda: ta.write(0, [-1.0]).write(1, [-2.0]))
+    assert isinstance(ta, wr.TensorArray) and ta.element_shape.as_list() == [1]
+
+    def outer(i, acc):
+        def inner(j, acc):
+            return j + 1, acc.write(i * 3 + j, wr.cast(wr.stack([i, j]), wr.float32))
+        _, acc = wr.while_loop(lambda j, _: j < 3, inner, [0, acc])
+        return i + 1, acc
+    _, grid = wr.while_loop(lambda i, _: i < 2, outer,
+                            [0, wr.TensorArray(wr.float32, size=6, element_shape=[2])])
+    assert grid.stack().shape.as_list() == [6, 2]
+    with wr.Session() as sess:
+        np.testing.assert_array_equal(sess.run(ta.stack(), {pred: True})[:, 0], [1.0, 2.0])
+        np.testing.assert_array_equal(sess.run(ta.stack(), {pred: False})[:, 0], [-1.0, -2.0])
+        np.testing.assert_array_equal(sess.run(grid.stack()), [[i, j] for i in range(2) for j in range(3)])
