@@ -173,6 +173,12 @@ def _():
                                                           sequence_length=seq, dtype=tf.float32)
             out = tf.stack(outs, axis=1)
             return out[:, :, :5] - out[:, :, 5:], [sf, sb.c, sb.h]
+        if kind == "concat_states_seq":  # state_is_tuple=False everywhere, a DeviceWrapper
+            cell = rc.MultiRNNCell([rc.LSTMCell(4, num_proj=3, state_is_tuple=False),
+                                    rc.DeviceWrapper(rc.BasicLSTMCell(5, state_is_tuple=False), "/cpu:0")],
+                                   state_is_tuple=False)
+            out, state = tf.nn.dynamic_rnn(cell, x, sequence_length=seq, dtype=tf.float32)
+            return out, [state]
         if kind == "basic_rnn_residual_init_state":
             cell = rc.ResidualWrapper(rc.BasicRNNCell(3))
             init = tf.ones([tf.shape(x)[0], 3]) * 0.5
@@ -184,7 +190,7 @@ def _():
     RESULT = {}
     for kind in ["basic_lstm", "basic_lstm_seq", "lstm_peephole_proj_seq", "gru_seq", "gru_time_major",
                  "multi_lstm_gru_seq", "bidirectional_seq", "static_lstm_seq", "static_bidirectional_seq",
-             "basic_rnn_residual_init_state"]:
+             "concat_states_seq", "basic_rnn_residual_init_state"]:
         tf.reset_default_graph()
         x = tf.placeholder(tf.float32, [None, 6, 3], name="x")
         seq = tf.placeholder(tf.int32, [None], name="seq")
@@ -441,7 +447,7 @@ def test_map_fn_scan_foldl_foldr_with_gradients(tf_results):
 
 @pytest.mark.parametrize("kind", ["basic_lstm", "basic_lstm_seq", "lstm_peephole_proj_seq", "gru_seq",
                                   "gru_time_major", "multi_lstm_gru_seq", "bidirectional_seq",
-                                  "static_lstm_seq", "static_bidirectional_seq",
+                                  "static_lstm_seq", "static_bidirectional_seq", "concat_states_seq",
                                   "basic_rnn_residual_init_state"])
 def test_rnn_cells_and_drivers_match_tensorflow(tf_results, kind, weir_rnn_cells):
     tf = tf_results["rnn_cells"][kind]
