@@ -324,3 +324,21 @@ def test_cond_and_nested_loop_carry_tensor_arrays():
         np.testing.assert_array_equal(sess.run(ta.stack(), {pred: True})[:, 0], [1.0, 2.0])
         np.testing.assert_array_equal(sess.run(ta.stack(), {pred: False})[:, 0], [-1.0, -2.0])
         np.testing.assert_array_equal(sess.run(grid.stack()), [[i, j] for i in range(2) for j in range(3)])
+
+
+def test_dropout_wrapper_state_filter():
+    rc = wr.nn.rnn_cell
+    cell = rc.DropoutWrapper(rc.MultiRNNCell([rc.BasicLSTMCell(2), rc.GRUCell(2)]), state_keep_prob=0.5)
+    state = cell.zero_state(3, wr.float32)
+    assert cell._state_keep_filter(state) == [False, True, True]  # an LSTM's c is kept
+    # A visitor that says False everywhere: no state dropout, the wrapped cell's numbers.
+    inner = rc.GRUCell(4)
+    quiet = rc.DropoutWrapper(inner, state_keep_prob=0.1, dropout_state_filter_visitor=lambda s: False)
+    x = wr.constant(np.random.RandomState(7).randn(3, 5, 2).astype(np.float32))
+    out_quiet, _ = wr.nn.dynamic_rnn(quiet, x, dtype=wr.float32, scope="q")
+    out_plain, _ = wr.nn.dynamic_rnn(inner, x, dtype=wr.float32, scope="q")  # the same cell, built
+    noisy, _ = wr.nn.dynamic_rnn(rc.DropoutWrapper(inner, state_keep_prob=0.1, seed=1), x, dtype=wr.float32,
+                                 scope="q")
+    a, b, c = run([out_quiet, out_plain, noisy])
+    np.testing.assert_array_equal(a, b)
+    assert not np.allclose(c, b)

@@ -551,6 +551,13 @@ class _Wrapper(RNNCell):
         return self._call_wrapped(inputs, state, scope)
 
 
+def _default_state_filter(substate):
+    """Dropout on every state term but an LSTM's memory c."""
+    if isinstance(substate, LSTMStateTuple):
+        return LSTMStateTuple(c=False, h=True)
+    return True
+
+
 def _keep_prob_is_one(p):
     return isinstance(p, (int, float)) and float(p) == 1.0
 
@@ -576,32 +583,37 @@ class DropoutWrapper(_Wrapper):
         self._seed = seed
         self._state_filter = dropout_state_filter_visitor
 
-    def _dropout(self, values, keep_prob, salt, keep_filter=None):
+    def _dropout(self, values, keep_prob, salt, apply=None):
+        """Dropout on the leaves of values (those whose `apply` flag is set)."""
         if _keep_prob_is_one(keep_prob):
             return values
         flat = _flatten(values)
-        keep = _flatten(keep_filter) if keep_filter is not None else [True] * len(flat)
+        keep = apply if apply is not None else [True] * len(flat)
         seed = None if self._seed is None else self._seed + salt
         out = [nn_ops.dropout(v, keep_prob=keep_prob, seed=seed) if k else v
                for v, k in zip(flat, keep)]
         return _pack(values, out)
 
     def _state_keep_filter(self, state):
-        def visit(s):
-            if self._state_filter is not None:
-                return self._state_filter(s)
-            if isinstance(s, LSTMStateTuple):
-                return LSTMStateTuple(False, True)
-            return True
+        """One bool per leaf of state: whether state dropout applies to it.
+        TF's traversal: the visitor's True on a subtree descends into it
+        (a leaf: applies), False skips all of it, a depth-1 structure of
+        bools decides per child."""
+        visit = self._state_filter or _default_state_filter
+
+        def children(s):
+            return [s[k] for k in sorted(s)] if isinstance(s, dict) else list(s)
 
         def walk(s):
-            if isinstance(s, LSTMStateTuple) or not _is_nested(s):
-                v = visit(s)
-                if isinstance(v, bool):
-                    return _pack(s, [v] * len(_flatten(s)))
-                return v
-            return _pack(s, [leaf for item in (s.values() if isinstance(s, dict) else s)
-                             for leaf in _flatten(walk(item))])
+            v = visit(s)
+            if isinstance(v, bool):
+                if not v:
+                    return [False] * len(_flatten(s))
+                if not _is_nested(s):
+                    return [True]
+                return [flag for child in children(s) for flag in walk(child)]
+            return [flag for child, take in zip(children(s), children(v))
+                    for flag in (walk(child) if take else [False] * len(_flatten(child)))]
         return walk(state)
 
     def _call_wrapped(self, inputs, state, scope):
