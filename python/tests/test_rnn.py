@@ -364,6 +364,28 @@ def _():
     """
 
 
+@program("cell_scopes")
+def _():
+    """
+    import tensorflow.compat.v1 as tf
+    tf.disable_v2_behavior()
+
+    tf.reset_default_graph()
+    x = tf.zeros([2, 3])
+    cell = tf.nn.rnn_cell.BasicLSTMCell(4)
+    with tf.variable_scope("outer"):
+        cell(x, cell.zero_state(2, tf.float32), scope="foo")  # a scope given to the call
+    named = tf.nn.rnn_cell.GRUCell(4, name="my_gru")
+    with tf.variable_scope("outer2"):
+        named(x, named.zero_state(2, tf.float32))
+        named(x, named.zero_state(2, tf.float32))  # the second call reuses
+    for _ in range(2):  # two cells of one class: gru_cell, gru_cell_1
+        c = tf.nn.rnn_cell.GRUCell(4)
+        c(x, c.zero_state(2, tf.float32))
+    RESULT = sorted(v.name for v in tf.global_variables())
+    """
+
+
 def _as_weir(text):
     assert text.count(TF_HEADER) == 1, "each program imports TensorFlow the same way"
     return text.replace(TF_HEADER, WEIR_HEADER)
@@ -410,7 +432,7 @@ def _run_weir(name):
 
 @pytest.fixture(scope="module")
 def tf_results():
-    return _run_tf(["tensor_array_loop", "functional_ops", "rnn_cells", "custom_cells", "errors"])
+    return _run_tf(["tensor_array_loop", "functional_ops", "rnn_cells", "custom_cells", "cell_scopes", "errors"])
 
 
 def _close(a, b, rtol=1e-4, atol=1e-5):
@@ -478,6 +500,12 @@ def test_users_cells_in_dynamic_rnn(tf_results):
         assert len(wr_["values"][key]) == len(tf["values"][key])
         for a, b in zip(wr_["values"][key], tf["values"][key]):
             _close(a, b)
+
+
+def test_cell_scopes_and_names_match_tensorflows(tf_results):
+    assert _run_weir("cell_scopes") == tf_results["cell_scopes"]
+    assert "outer/foo/kernel:0" in tf_results["cell_scopes"]
+    assert "gru_cell_1/gates/bias:0" in tf_results["cell_scopes"]
 
 
 def test_rnn_variable_names_are_tensorflows(weir_rnn_cells):
