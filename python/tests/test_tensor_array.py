@@ -342,3 +342,15 @@ def test_dropout_wrapper_state_filter():
     a, b, c = run([out_quiet, out_plain, noisy])
     np.testing.assert_array_equal(a, b)
     assert not np.allclose(c, b)
+
+
+def test_the_names_tf1_scripts_use():
+    import weir.compat.v1 as tf1
+    assert tf1 is wr and wr.compat.v1.nn.rnn_cell.LSTMCell is wr.nn.rnn_cell.LSTMCell
+    for name in ("TensorArray", "map_fn", "scan", "foldl", "foldr"):
+        assert callable(getattr(wr, name))
+    for name in ("dynamic_rnn", "static_rnn", "bidirectional_dynamic_rnn", "static_bidirectional_rnn"):
+        assert callable(getattr(wr.nn, name))
+    for name in ("RNNCell", "BasicRNNCell", "BasicLSTMCell", "LSTMCell", "GRUCell", "MultiRNNCell",
+                 "DropoutWrapper", "ResidualWrapper", "DeviceWrapper", "LSTMStateTuple"):
+        assert isinstance(getattr(wr.nn.rnn_cell, name), type)

@@ -47,6 +47,7 @@ from weir import saved_model  # noqa: F401
 from weir import strings  # noqa: F401
 from weir import raw_ops  # noqa: F401
 from weir import distribute  # noqa: F401
+from weir import compat  # noqa: F401,E402  (wr.compat.v1 is weir: tf.compat.v1.nn.rnn_cell & co.)
 
 __version__ = "0.1.0"
 
