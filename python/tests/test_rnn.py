@@ -386,6 +386,34 @@ def _():
     """
 
 
+@program("reverse_sequence")
+def _():
+    """
+    import numpy as np
+    import tensorflow.compat.v1 as tf
+    tf.disable_v2_behavior()
+
+    tf.reset_default_graph()
+    rng = np.random.RandomState(8)
+    x = tf.constant(rng.randn(3, 4, 2, 5).astype(np.float32))
+    lengths = tf.placeholder(tf.int64, [None])
+    outs = [tf.reverse_sequence(x, lengths[:3], seq_axis=1, batch_axis=0),
+            tf.reverse_sequence(x, lengths[:4], seq_axis=0, batch_axis=1),
+            tf.reverse_sequence(x, tf.cast(lengths[:5], tf.int32), seq_axis=1, batch_axis=3),
+            tf.reverse_sequence(x, lengths[:2], seq_dim=3, batch_dim=2)]
+    weights = tf.constant(rng.randn(3, 4, 2, 5).astype(np.float32))
+    grad = tf.gradients(sum(tf.reduce_sum(o * weights) for o in outs[:2]) + tf.reduce_sum(outs[3] ** 2), x)[0]
+    with tf.Session() as sess:
+        values = sess.run(outs + [grad], {lengths: [3, 0, 1, 2, 4]})
+        try:
+            sess.run(outs[0], {lengths: [5, 1, 1]})
+            error = None
+        except tf.errors.InvalidArgumentError as e:
+            error = type(e).__name__
+    RESULT = {"shapes": [str(o.shape) for o in outs], "values": [v.tolist() for v in values], "error": error}
+    """
+
+
 def _as_weir(text):
     assert text.count(TF_HEADER) == 1, "each program imports TensorFlow the same way"
     return text.replace(TF_HEADER, WEIR_HEADER)
@@ -432,7 +460,8 @@ def _run_weir(name):
 
 @pytest.fixture(scope="module")
 def tf_results():
-    return _run_tf(["tensor_array_loop", "functional_ops", "rnn_cells", "custom_cells", "cell_scopes", "errors"])
+    return _run_tf(["tensor_array_loop", "functional_ops", "rnn_cells", "custom_cells", "cell_scopes", "reverse_sequence",
+                    "errors"])
 
 
 def _close(a, b, rtol=1e-4, atol=1e-5):
@@ -506,6 +535,14 @@ def test_cell_scopes_and_names_match_tensorflows(tf_results):
     assert _run_weir("cell_scopes") == tf_results["cell_scopes"]
     assert "outer/foo/kernel:0" in tf_results["cell_scopes"]
     assert "gru_cell_1/gates/bias:0" in tf_results["cell_scopes"]
+
+
+def test_reverse_sequence_matches_tensorflows(tf_results):
+    tf = tf_results["reverse_sequence"]
+    wr_ = _run_weir("reverse_sequence")
+    assert wr_["shapes"] == tf["shapes"] and wr_["error"] == tf["error"] == "InvalidArgumentError"
+    for a, b in zip(wr_["values"], tf["values"]):
+        _close(a, b, rtol=1e-6, atol=1e-6)
 
 
 def test_rnn_variable_names_are_tensorflows(weir_rnn_cells):

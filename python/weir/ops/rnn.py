@@ -14,6 +14,7 @@ from weir.ops import array_ops
 from weir.ops import control_flow_ops
 from weir.ops import math_ops
 from weir.ops import rnn_cell_impl
+from weir.ops import sequence_ops
 from weir.ops import tensor_array_ops
 from weir.ops import variable_scope as vs
 
@@ -275,23 +276,7 @@ def static_rnn(cell, inputs, initial_state=None, dtype=None, sequence_length=Non
 
 
 def _reverse_sequence(x, seq_lengths, seq_axis, batch_axis):
-    """x with the first seq_lengths[b] entries of each batch entry b reversed
-    along seq_axis (the rest kept): a gather, its own inverse."""
-    x = ops.convert_to_tensor(x)
-    if (seq_axis, batch_axis) == (0, 1):
-        x = _transpose_batch_time(x)
-    seq_lengths = math_ops.cast(seq_lengths, dtypes.int32)
-    shape = array_ops.shape(x)
-    batch, time = shape[0], shape[1]
-    t = array_ops.expand_dims(math_ops.range(time), 0)            # [1, T]
-    lengths = array_ops.expand_dims(seq_lengths, 1)                # [B, 1]
-    src = array_ops.where_v2(t < lengths, lengths - 1 - t, t)      # [B, T]
-    b = array_ops.tile(array_ops.expand_dims(math_ops.range(batch), 1), array_ops.stack([1, time]))
-    out = array_ops.gather_nd(x, array_ops.stack([b, src], axis=2))
-    out.set_shape(x.shape)
-    if (seq_axis, batch_axis) == (0, 1):
-        out = _transpose_batch_time(out)
-    return out
+    return sequence_ops.reverse_sequence(x, seq_lengths, seq_axis=seq_axis, batch_axis=batch_axis)
 
 
 def bidirectional_dynamic_rnn(cell_fw, cell_bw, inputs, sequence_length=None,
