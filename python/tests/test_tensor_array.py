@@ -354,3 +354,22 @@ def test_the_names_tf1_scripts_use():
     for name in ("RNNCell", "BasicRNNCell", "BasicLSTMCell", "LSTMCell", "GRUCell", "MultiRNNCell",
                  "DropoutWrapper", "ResidualWrapper", "DeviceWrapper", "LSTMStateTuple"):
         assert isinstance(getattr(wr.nn.rnn_cell, name), type)
+
+
+def test_dynamic_rnn_graph_round_trips_through_a_graph_def():
+    g = wr.get_default_graph()
+    x = wr.placeholder(wr.float32, [None, 4, 3], name="x")
+    cell = wr.nn.rnn_cell.GRUCell(2, kernel_initializer=wr.constant_initializer(0.2))
+    out, _ = wr.nn.dynamic_rnn(cell, x, sequence_length=[4, 2], dtype=wr.float32)
+    gx = wr.gradients(wr.reduce_sum(out * out), x)[0]
+    init = wr.global_variables_initializer()
+    xv = np.random.RandomState(0).randn(2, 4, 3).astype(np.float32)
+    want = run([out, gx], {x: xv})
+    with wr.Graph().as_default() as imported:
+        wr.import_graph_def(g.as_graph_def(), name="")
+        with wr.Session(graph=imported) as sess:
+            sess.run(init.name)
+            got = sess.run([out.name, gx.name], {"x:0": xv})
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(a, b, rtol=1e-6)
+    assert np.abs(want[1]).sum() > 0
