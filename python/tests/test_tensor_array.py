@@ -227,12 +227,18 @@ def test_dynamic_rnn_lstm_with_sequence_length_against_numpy():
         o, c, h = sess.run([out, state.c, state.h], {xs: x, seq: lengths})
         # A new trip count runs the same graph.
         o2 = sess.run(out, {xs: x[:, :2], seq: [2, 1, 2]})
+        # The loop stops after the longest sequence: the steps never written read as zeros.
+        o3, h3 = sess.run([out, state.h], {xs: x, seq: [2, 0, 1]})
     want_o, want_c, want_h = _numpy_lstm(x, lengths, kernel, bias)
     np.testing.assert_allclose(o, want_o, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(c, want_c, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(h, want_h, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(o2, _numpy_lstm(x[:, :2], np.array([2, 1, 2]), kernel, bias)[0],
                                rtol=1e-5, atol=1e-6)
+    want_o3, _, want_h3 = _numpy_lstm(x, np.array([2, 0, 1]), kernel, bias)
+    assert np.all(o3[:, 2:] == 0) and np.all(o3[1] == 0) and np.all(h3[1] == 0)
+    np.testing.assert_allclose(o3, want_o3, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(h3, want_h3, rtol=1e-5, atol=1e-6)
 
 
 def test_dynamic_rnn_gru_gradient_against_finite_differences():
