@@ -53,16 +53,20 @@ def _():
     perm = tf.TensorArray(tf.float32, size=5)
 
 
-    def body(i, out, grow, perm):
+    def body(i, out, grow, perm, total):
         v = inp.read(i)
         h = tf.tanh(tf.matmul(tf.expand_dims(v, 0), w))[0]
         out = out.write(i, h * tf.cast(i + 1, tf.float32))
         grow = grow.write(2 * i, h).write(2 * i + 1, -v)
         perm = perm.scatter(tf.reshape(4 - i, [1]), tf.expand_dims(v * v, 0))
-        return i + 1, out, grow, perm
+        # An array made in the body: split, then concat in another order.
+        pieces = tf.TensorArray(tf.float32, size=2, infer_shape=False).split(v * h, [1, 2])
+        swapped = tf.TensorArray(tf.float32, size=2, infer_shape=False).write(0, pieces.read(1)).write(
+            1, pieces.read(0) * 3.0).concat()
+        return i + 1, out, grow, perm, total + tf.reduce_sum(swapped * tf.constant([1.0, 2.0, 3.0]))
 
 
-    _, out, grow, perm = tf.while_loop(lambda i, *_: i < 5, body, [0, out, grow, perm])
+    _, out, grow, perm, total = tf.while_loop(lambda i, *_: i < 5, body, [0, out, grow, perm, 0.0])
     stacked = out.stack()
     gathered = grow.gather([9, 0, 3])
     grow_size = grow.size()
@@ -74,13 +78,15 @@ def _():
     middle = parts.read(1)
 
     loss = (tf.reduce_sum(stacked * stacked) + tf.reduce_sum(gathered * 3.0) + tf.reduce_sum(perm_stacked[1:])
-            + tf.reduce_sum(concat_all * concat_all) + tf.reduce_sum(middle) + tf.cast(grow_size, tf.float32))
+            + tf.reduce_sum(concat_all * concat_all) + tf.reduce_sum(middle) + tf.cast(grow_size, tf.float32)
+            + total)
     gx, gw = tf.gradients(loss, [x, w])
     train = tf.train.GradientDescentOptimizer(0.05).minimize(loss)
     shapes = [str(t.shape) for t in (stacked, gathered, perm_stacked, concat_all, middle)]
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
-        vals = sess.run([stacked, gathered, grow_size, perm_stacked, concat_all, middle, gx, gw], {x: x_data})
+        vals = sess.run([stacked, gathered, grow_size, perm_stacked, concat_all, middle, total, gx, gw],
+                        {x: x_data})
         losses = [float(sess.run([loss, train], {x: x_data})[0]) for _ in range(3)]
     # Reading an index twice from a clear_after_read array fails the step.
     once = tf.TensorArray(tf.float32, size=2).unstack(x[:2])
@@ -481,7 +487,7 @@ def test_tensor_array_ops_in_a_while_loop_with_gradients(tf_results):
     # Weir's gather knows its row count from constant indices; TF leaves it unknown.
     assert tf["shapes"] == ["(5, 3)", "(?, 3)", "(5, 3)", "<unknown>", "<unknown>"]
     assert wr_["shapes"] == ["(5, 3)", "(3, 3)", "(5, 3)", "<unknown>", "<unknown>"]
-    assert len(wr_["values"]) == len(tf["values"]) == 8
+    assert len(wr_["values"]) == len(tf["values"]) == 9
     for a, b in zip(wr_["values"], tf["values"]):
         _close(a, b)
     _close(wr_["losses"], tf["losses"], rtol=1e-4)

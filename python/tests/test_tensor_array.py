@@ -379,3 +379,14 @@ def test_dynamic_rnn_graph_round_trips_through_a_graph_def():
     for a, b in zip(got, want):
         np.testing.assert_allclose(a, b, rtol=1e-6)
     assert np.abs(want[1]).sum() > 0
+
+
+def test_a_full_reduction_of_an_unknown_rank_is_a_scalar():
+    # A concat of an array without element shapes has an unknown rank; its full
+    # sum is still a scalar (TF's rule), so it can be a loop variable.
+    joined = wr.TensorArray(wr.float32, size=2, infer_shape=False).split(wr.ones([3]), [1, 2]).concat()
+    assert joined.shape.ndims is None
+    assert wr.reduce_sum(joined).shape.as_list() == [] and wr.reduce_max(joined).shape.as_list() == []
+    assert wr.reduce_sum(joined, keepdims=True).shape.ndims is None
+    total = wr.while_loop(lambda i, t: i < 3, lambda i, t: (i + 1, t + wr.reduce_sum(joined)), [0, 0.0])[1]
+    assert run(total) == 9.0
