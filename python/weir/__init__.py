@@ -38,6 +38,10 @@ from weir.ops.parsing_ops import *  # noqa: F401,F403
 from weir.ops.summary_ops import *  # noqa: F401,F403
 from weir.ops.logging_ops import *  # noqa: F401,F403  (wr.print shadows print only as wr.print)
 from weir.ops.string_ops import *  # noqa: F401,F403  (wr.regex_replace, TF1's tf.regex_replace)
+# TensorArray, map_fn/scan/foldl/foldr (the loops dynamic_rnn-style graphs use)
+from weir.ops.tensor_array_ops import *  # noqa: F401,F403
+from weir.ops.functional_ops import *  # noqa: F401,F403
+from weir.ops.sequence_ops import *  # noqa: F401,F403  (reverse_sequence)
 from weir import nn, math, random, layers, initializers, summary, linalg, train  # noqa: F401
 from weir import losses  # noqa: F401
 from weir import image  # noqa: F401

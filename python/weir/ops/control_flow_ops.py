@@ -142,6 +142,7 @@ def _branch_flat(result, what):
     for leaf in _flatten(result):
         if leaf is None:
             raise ValueError("%s returned None; branches must return Tensors (or Operations)" % what)
+        leaf = _flow_of(leaf)
         if isinstance(leaf, ops.Operation):
             with ops.control_dependencies([leaf]):
                 leaf = array_ops.identity(ops.convert_to_tensor(True))
@@ -191,7 +192,8 @@ def cond(pred, true_fn=None, false_fn=None, strict=False, name=None, fn1=None, f
                                         make(false_fn, "false_fn"), scope.rstrip("/"))
         t_struct, f_struct = structures["true_fn"], structures["false_fn"]
         _assert_same_structure(t_struct, f_struct, "cond: true_fn and false_fn")
-        outs = [graph._tensor_for(_ep(e)) for e in endpoints]
+        outs = [_rewrap(v, graph._tensor_for(_ep(e)))
+                for v, e in zip(_flatten(t_struct), endpoints)]
         result = _pack_as(t_struct, outs) if _is_nested(t_struct) else outs[0]
         if not strict and isinstance(result, (list, _builtin_tuple)) and len(result) == 1 and not isinstance(
                 t_struct, dict):
@@ -270,7 +272,9 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
         graph = ops.get_default_graph()
         single = not _is_nested(loop_vars)
         structure = [loop_vars] if single else loop_vars
-        flat = [ops.convert_to_tensor(v) for v in _flatten(structure)]
+        # A TensorArray leaf travels as its flow and is rebuilt around it.
+        leaves = _flatten(structure)
+        flat = [ops.convert_to_tensor(_flow_of(v)) for v in leaves]
         if not flat:
             raise ValueError("No loop variables provided")
         invariants = None
@@ -286,7 +290,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
             max_ep = mi._as_endpoint()
 
         def packed(vars_eps):
-            ts = [graph._tensor_for(_ep(e)) for e in vars_eps]
+            ts = [_rewrap(v, graph._tensor_for(_ep(e))) for v, e in zip(leaves, vars_eps)]
             p = _pack_as(structure, ts)
             return p
 
@@ -314,6 +318,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
                     len(res_flat), len(flat)))
             out = []
             for v, r in zip(flat, res_flat):
+                r = _flow_of(r)
                 if isinstance(r, ops.Operation):
                     raise TypeError("while_loop: body returned an Operation, not a Tensor")
                 r = ops.convert_to_tensor(r, dtype=v.dtype.base_dtype) if not isinstance(
@@ -325,13 +330,24 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
             cond_fn, body_fn, [t._as_endpoint() for t in flat],
             parallel_iterations=int(parallel_iterations), maximum_iterations=max_ep,
             shape_invariants=invariants, name=scope.rstrip("/"))
-        outs = [graph._tensor_for(_ep(e)) for e in endpoints]
+        outs = [_rewrap(v, graph._tensor_for(_ep(e))) for v, e in zip(leaves, endpoints)]
         result = _pack_as(structure, outs)
         if single:
             return result[0]
         if not return_same_structure and isinstance(result, (list, _builtin_tuple)) and len(result) == 1:
             return result[0]
         return result
+
+
+def _flow_of(x):
+    """A TensorArray's flow (the tensor that stands for it in a loop); else x."""
+    return x.flow if hasattr(x, "_with_flow") else x
+
+
+def _rewrap(template, tensor):
+    """`tensor` as the loop-carried form of `template`: a TensorArray with
+    that flow where the template is one, else the tensor."""
+    return template._with_flow(tensor) if hasattr(template, "_with_flow") else tensor
 
 
 def _flatten_shapes(inv_struct, var_struct):

@@ -412,7 +412,10 @@ def _reduction(op_type, default_name, cast_bool=False):
         with ops.name_scope(name, default_name, [input_tensor]) as scope:
             dtype = dtypes.bool if cast_bool else None
             x = ops.convert_to_tensor(input_tensor, dtype=dtype, name="input_tensor")
-            return _op(op_type, scope, input=x, reduction_indices=_axes(x, axis), keep_dims=keep)
+            out = _op(op_type, scope, input=x, reduction_indices=_axes(x, axis), keep_dims=keep)
+            if axis is None and not keep:  # a scalar even when x's rank is unknown, as in TF
+                out.set_shape([])
+            return out
     fn.__name__ = "reduce_" + op_type.lower()
     fn.__doc__ = ("%s of input_tensor over `axis` (all dims for None; negative counts from the "
                   "end); reduced dims are dropped, or kept as 1 with keepdims." % op_type)
