@@ -418,9 +418,9 @@ class _CoordinatedSession(_WrappedSession):
             except Exception:  # closing after a failure: the first error is the one to see
                 pass
 
-    def run(self, *args, **kwargs):
+    def _call_with_root_cause(self, fn, *args, **kwargs):
         try:
-            return self._sess.run(*args, **kwargs)
+            return fn(*args, **kwargs)
         except _PREEMPTION_ERRORS:
             raise
         except Exception:
@@ -435,20 +435,11 @@ class _CoordinatedSession(_WrappedSession):
                 pass
             raise original[1].with_traceback(original[2])
 
+    def run(self, *args, **kwargs):
+        return self._call_with_root_cause(self._sess.run, *args, **kwargs)
+
     def run_step_fn(self, step_fn, raw_session, run_with_hooks):
-        try:
-            return self._sess.run_step_fn(step_fn, raw_session, run_with_hooks)
-        except _PREEMPTION_ERRORS:
-            raise
-        except Exception:
-            original = sys.exc_info()
-            try:
-                self._coord.raise_requested_exception()
-            except _PREEMPTION_ERRORS:
-                raise
-            except Exception:
-                pass
-            raise original[1].with_traceback(original[2])
+        return self._call_with_root_cause(self._sess.run_step_fn, step_fn, raw_session, run_with_hooks)
 
 
 def _merge_run_options(options, incoming):
