@@ -155,13 +155,17 @@ def _count_condition(values, weights, metrics_collections, updates_collections):
     return _finish(value, update_op, metrics_collections, updates_collections)
 
 
+def _bool_inputs(labels, predictions, weights):
+    """(predictions, labels, weights), the first two cast to bool, all squeezed."""
+    return _remove_squeezable_dimensions(
+        math_ops.cast(predictions, dtypes.bool), math_ops.cast(labels, dtypes.bool), weights)
+
+
 def _condition_metric(default_name, label_is, prediction_is):
     def metric(labels, predictions, weights=None, metrics_collections=None,
                updates_collections=None, name=None):
         with variable_scope.variable_scope(name, default_name, (predictions, labels, weights)):
-            predictions, labels, weights = _remove_squeezable_dimensions(
-                math_ops.cast(predictions, dtypes.bool), math_ops.cast(labels, dtypes.bool),
-                weights)
+            predictions, labels, weights = _bool_inputs(labels, predictions, weights)
             condition = math_ops.logical_and(math_ops.equal(labels, label_is),
                                              math_ops.equal(predictions, prediction_is))
             return _count_condition(condition, weights, metrics_collections,
@@ -190,9 +194,7 @@ def _ratio_metric(default_name, other_metric):
     def metric(labels, predictions, weights=None, metrics_collections=None,
                updates_collections=None, name=None):
         with variable_scope.variable_scope(name, default_name, (predictions, labels, weights)):
-            predictions, labels, weights = _remove_squeezable_dimensions(
-                math_ops.cast(predictions, dtypes.bool), math_ops.cast(labels, dtypes.bool),
-                weights)
+            predictions, labels, weights = _bool_inputs(labels, predictions, weights)
             tp, tp_update = true_positives(labels, predictions, weights)
             other, other_update = other_metric(labels, predictions, weights)
             value = _ratio(tp, other, "value")
