@@ -1,7 +1,7 @@
 """tf.train.MonitoredTrainingSession, MonitoredSession and their hooks against TensorFlow 2.21.
 
 The TF1 programs below run under TensorFlow (one subprocess) and under Weir (in this process), changed
-only in their import line (test_tf1_programs.py's harness), and must leave the same RESULT: the
+only in their import line (tf1_run.py's harness), and must leave the same RESULT: the
 hooks' logged values, the checkpoints written, the summaries and session logs in the event file,
 the final variables, the steps replayed after a recovery, the values an input pipeline gave before
 its OutOfRangeError ended the `with` block. The tests after them check Weir's side alone: merging
@@ -9,24 +9,16 @@ of the hooks' fetches, feeds and options, the errors, the waits and their time l
 """
 import json
 import os
-import subprocess
-import textwrap
 
 import numpy as np
 import pytest
 
-import test_tf1_programs as harness
+import tf1_run
 import weir as wr
 from weir.framework import errors
 
 PROGRAMS = {}
-
-
-def program(name):
-    def register(fn):
-        PROGRAMS[name] = textwrap.dedent(fn.__doc__).lstrip()
-        return fn
-    return register
+program = tf1_run.program_registry(PROGRAMS)
 
 
 @program("training_hooks_and_resume")
@@ -214,32 +206,20 @@ def _():
 
 @pytest.fixture(scope="module")
 def tf_results():
-    if not harness.TF_PYTHON.exists():
-        pytest.skip(f"TensorFlow's interpreter {harness.TF_PYTHON} is missing (bench/peers installs it)")
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="", TF_ENABLE_ONEDNN_OPTS="0")
-    env.pop("PYTHONPATH", None)
-    proc = subprocess.run([str(harness.TF_PYTHON), "-c", harness.TF_DRIVER], input=json.dumps(PROGRAMS),
-                          env=env, capture_output=True, text=True, timeout=300)
-    lines = [line for line in proc.stdout.splitlines() if line.startswith("RESULTS ")]
-    assert proc.returncode == 0 and lines, proc.stdout[-2000:] + proc.stderr[-4000:]
-    return json.loads(lines[-1][len("RESULTS "):])
+    return tf1_run.run_tf_programs(PROGRAMS)
 
 
 def _run_weir(name):
-    namespace = {"__name__": "__main__"}
-    exec(compile(harness._as_weir(PROGRAMS[name]), f"<{name} under weir>", "exec"), namespace)
-    return json.loads(json.dumps(namespace["RESULT"]))
+    return tf1_run.run_weir_program(PROGRAMS[name], name)
 
 
 def _tf(tf_results, name):
-    result = tf_results[name]
-    assert "error" not in result, "the program fails under TensorFlow:\n" + result.get("error", "")
-    return result
+    return tf1_run.tf_result(tf_results, name)
 
 
 def test_the_programs_differ_only_in_the_import():
     for text in PROGRAMS.values():
-        weir_text = harness._as_weir(text)
+        weir_text = tf1_run.as_weir(text)
         assert "tensorflow" not in weir_text and len(weir_text.splitlines()) == len(text.splitlines()) - 1
 
 

@@ -8,29 +8,17 @@ values; variable names; a checkpoint written by each restored by the
 other; the errors of bad graphs. Tests without TensorFlow check TensorArray
 and the loops against numpy and finite differences.
 """
-import json
 import os
-import pathlib
-import subprocess
-import textwrap
 
 import numpy as np
 import pytest
 
+import tf1_run
 import weir as wr
-from peers import PEERS_PYTHON
+from tf1_run import TF_V1_HEADER, WEIR_HEADER
 
-TF_PYTHON = pathlib.Path(PEERS_PYTHON)
-TF_HEADER = "import tensorflow.compat.v1 as tf\ntf.disable_v2_behavior()\n"
-WEIR_HEADER = "import weir as tf\n"
 PROGRAMS = {}
-
-
-def program(name):
-    def register(fn):
-        PROGRAMS[name] = textwrap.dedent(fn.__doc__).lstrip()
-        return fn
-    return register
+program = tf1_run.program_registry(PROGRAMS)
 
 
 @program("tensor_array_loop")
@@ -420,48 +408,18 @@ def _():
     """
 
 
-def _as_weir(text):
-    assert text.count(TF_HEADER) == 1, "each program imports TensorFlow the same way"
-    return text.replace(TF_HEADER, WEIR_HEADER)
-
-
-# Runs the named programs under TensorFlow: {name: RESULT or {"error": traceback}}.
-TF_DRIVER = r"""
-import json, sys, traceback
-programs = json.load(sys.stdin)
-results = {}
-for name, text in programs.items():
-    namespace = {"__name__": "__main__"}
-    try:
-        exec(compile(text, name, "exec"), namespace)
-        results[name] = namespace["RESULT"]
-    except Exception:
-        results[name] = {"__traceback__": traceback.format_exc()}
-print("RESULTS " + json.dumps(results))
-"""
-
-
 def _run_tf(names, **env_extra):
-    if not TF_PYTHON.exists():
-        pytest.skip(f"TensorFlow's interpreter {TF_PYTHON} is missing (bench/peers installs it)")
+    """The RESULTs of the named programs under TensorFlow, each checked not to fail."""
     # tf.nn.rnn_cell and tf.layers need Keras 2 (the tf-keras package) under TensorFlow 2.16+.
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="", TF_USE_LEGACY_KERAS="1",
-               TF_ENABLE_ONEDNN_OPTS="0", **env_extra)
-    env.pop("PYTHONPATH", None)
-    proc = subprocess.run([str(TF_PYTHON), "-c", TF_DRIVER], input=json.dumps({n: PROGRAMS[n] for n in names}),
-                          env=env, capture_output=True, text=True, timeout=600)
-    lines = [line for line in proc.stdout.splitlines() if line.startswith("RESULTS ")]
-    assert proc.returncode == 0 and lines, proc.stdout[-2000:] + proc.stderr[-4000:]
-    results = json.loads(lines[-1][len("RESULTS "):])
-    for name, result in results.items():
-        assert "__traceback__" not in result, f"{name} fails under TensorFlow:\n" + result["__traceback__"]
+    results = tf1_run.run_tf_programs({n: PROGRAMS[n] for n in names}, timeout=600, TF_USE_LEGACY_KERAS="1",
+                                      **env_extra)
+    for name in results:
+        tf1_run.tf_result(results, name)
     return results
 
 
 def _run_weir(name):
-    namespace = {"__name__": "__main__"}
-    exec(compile(_as_weir(PROGRAMS[name]), f"<{name} under weir>", "exec"), namespace)
-    return json.loads(json.dumps(namespace["RESULT"]))  # the same types as TensorFlow's side
+    return tf1_run.run_weir_program(PROGRAMS[name], name, TF_V1_HEADER)
 
 
 @pytest.fixture(scope="module")
@@ -476,7 +434,7 @@ def _close(a, b, rtol=1e-4, atol=1e-5):
 
 def test_the_programs_differ_only_in_the_import():
     for text in PROGRAMS.values():
-        weir_text = _as_weir(text)
+        weir_text = tf1_run.as_weir(text, TF_V1_HEADER)
         assert "tensorflow" not in weir_text and WEIR_HEADER in weir_text
 
 

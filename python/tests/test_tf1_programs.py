@@ -7,28 +7,14 @@ subprocess, and compares what each program leaves in RESULT. Initial values come
 deterministic programs must agree step by step (float32 rounding aside); the one with dropout must agree
 before training and learn as well. Each program also checks itself (loss falling, restored predictions equal).
 """
-import json
-import os
-import pathlib
-import subprocess
-import textwrap
-
 import numpy as np
 import pytest
 
-from peers import PEERS_PYTHON  # noqa: E402
-TF_PYTHON = pathlib.Path(PEERS_PYTHON)
-TF_HEADER = "import tensorflow.compat.v1 as tf\ntf.disable_eager_execution()\n"
-WEIR_HEADER = "import weir as tf\n"
+import tf1_run
+from tf1_run import WEIR_HEADER
 
 PROGRAMS = {}
-
-
-def program(name):
-    def register(fn):
-        PROGRAMS[name] = textwrap.dedent(fn.__doc__).lstrip()
-        return fn
-    return register
+program = tf1_run.program_registry(PROGRAMS)
 
 
 @program("mlp_layers_adam")
@@ -307,59 +293,23 @@ def _():
     """
 
 
-def _as_weir(text):
-    assert text.count(TF_HEADER) == 1, "each program imports TensorFlow the same way"
-    return text.replace(TF_HEADER, WEIR_HEADER)
-
-
-# Runs every program under TensorFlow and prints {name: RESULT or {"error": ...}} as JSON.
-TF_DRIVER = r"""
-import json, sys, traceback
-programs = json.load(sys.stdin)
-results = {}
-for name, text in programs.items():
-    namespace = {"__name__": "__main__"}
-    try:
-        exec(compile(text, name, "exec"), namespace)
-        results[name] = namespace["RESULT"]
-    except Exception:
-        results[name] = {"error": traceback.format_exc()}
-print("RESULTS " + json.dumps(results))
-"""
-
-
 @pytest.fixture(scope="module")
 def tf_results():
-    if not TF_PYTHON.exists():
-        pytest.skip(f"TensorFlow's interpreter {TF_PYTHON} is missing (bench/peers installs it)")
     # tf.compat.v1.layers needs Keras 2 (the tf-keras package) under TensorFlow 2.16+.
-    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="", TF_USE_LEGACY_KERAS="1",
-               TF_ENABLE_ONEDNN_OPTS="0")
-    env.pop("PYTHONPATH", None)
-    proc = subprocess.run([str(TF_PYTHON), "-c", TF_DRIVER], input=json.dumps(PROGRAMS), env=env,
-                          capture_output=True, text=True, timeout=300)
-    lines = [l for l in proc.stdout.splitlines() if l.startswith("RESULTS ")]
-    assert proc.returncode == 0 and lines, proc.stdout[-2000:] + proc.stderr[-4000:]
-    return json.loads(lines[-1][len("RESULTS "):])
+    return tf1_run.run_tf_programs(PROGRAMS, TF_USE_LEGACY_KERAS="1")
 
 
 def _run_weir(name):
-    namespace = {"__name__": "__main__"}
-    exec(compile(_as_weir(PROGRAMS[name]), f"<{name} under weir>", "exec"), namespace)
-    return json.loads(json.dumps(namespace["RESULT"]))  # the same types as TensorFlow's side
+    return tf1_run.run_weir_program(PROGRAMS[name], name)
 
 
 def _tf(tf_results, name):
-    result = tf_results[name]
-    hint = ("\n(tf.layers needs tf-keras: /opt/weir-peers/bin/pip install --no-deps tf-keras==2.21.0)"
-            if "Keras 3" in result.get("error", "") else "")
-    assert "error" not in result, "the program fails under TensorFlow:\n" + result.get("error", "") + hint
-    return result
+    return tf1_run.tf_result(tf_results, name)
 
 
 def test_the_programs_differ_only_in_the_import():
     for name, text in PROGRAMS.items():
-        weir_text = _as_weir(text)
+        weir_text = tf1_run.as_weir(text)
         assert "tensorflow" not in weir_text and WEIR_HEADER in weir_text
         assert len(weir_text.splitlines()) == len(text.splitlines()) - 1
 

@@ -19,6 +19,26 @@ __all__ = [
 
 # --- means -----------------------------------------------------------------
 
+def _weighted(values, weights):
+    """(values * weights, weights), weights squeezed and broadcast to values."""
+    values, _, weights = _remove_squeezable_dimensions(values, None, weights)
+    weights = _broadcast_weights(weights, values)
+    return math_ops.multiply(values, weights), weights
+
+
+def _running_mean(total, count, total_delta, values, num_values, metrics_collections,
+                  updates_collections):
+    """The metric total / count: adds total_delta to total and (after
+    `values`) num_values to count."""
+    update_total = total.assign_add(total_delta)
+    with ops.control_dependencies([values]):
+        update_count = count.assign_add(num_values)
+    value = math_ops.div_no_nan(total.value(), math_ops.maximum(count.value(), 0.0), name="value")
+    update_op = math_ops.div_no_nan(update_total, math_ops.maximum(update_count, 0.0),
+                                    name="update_op")
+    return _finish(value, update_op, metrics_collections, updates_collections)
+
+
 def mean(values, weights=None, metrics_collections=None, updates_collections=None, name=None):
     """The (weighted) mean of every element seen: total / count."""
     with variable_scope.variable_scope(name, "mean", (values, weights)):
@@ -28,18 +48,10 @@ def mean(values, weights=None, metrics_collections=None, updates_collections=Non
         if weights is None:
             num_values = math_ops.cast(array_ops.size(values), dtypes.float32)
         else:
-            values, _, weights = _remove_squeezable_dimensions(values, None, weights)
-            weights = _broadcast_weights(weights, values)
-            values = math_ops.multiply(values, weights)
+            values, weights = _weighted(values, weights)
             num_values = math_ops.reduce_sum(weights)
-        update_total = total.assign_add(math_ops.reduce_sum(values))
-        with ops.control_dependencies([values]):
-            update_count = count.assign_add(num_values)
-        value = math_ops.div_no_nan(total.value(), math_ops.maximum(count.value(), 0.0),
-                                    name="value")
-        update_op = math_ops.div_no_nan(update_total, math_ops.maximum(update_count, 0.0),
-                                        name="update_op")
-        return _finish(value, update_op, metrics_collections, updates_collections)
+        return _running_mean(total, count, math_ops.reduce_sum(values), values, num_values,
+                             metrics_collections, updates_collections)
 
 
 def mean_tensor(values, weights=None, metrics_collections=None, updates_collections=None,
@@ -55,18 +67,10 @@ def mean_tensor(values, weights=None, metrics_collections=None, updates_collecti
         count = metric_variable(shape, dtypes.float32, name="count_tensor")
         num_values = array_ops.ones_like(values)
         if weights is not None:
-            values, _, weights = _remove_squeezable_dimensions(values, None, weights)
-            weights = _broadcast_weights(weights, values)
-            values = math_ops.multiply(values, weights)
+            values, weights = _weighted(values, weights)
             num_values = math_ops.multiply(num_values, weights)
-        update_total = total.assign_add(values)
-        with ops.control_dependencies([values]):
-            update_count = count.assign_add(num_values)
-        value = math_ops.div_no_nan(total.value(), math_ops.maximum(count.value(), 0.0),
-                                    name="value")
-        update_op = math_ops.div_no_nan(update_total, math_ops.maximum(update_count, 0.0),
-                                        name="update_op")
-        return _finish(value, update_op, metrics_collections, updates_collections)
+        return _running_mean(total, count, values, values, num_values, metrics_collections,
+                             updates_collections)
 
 
 def accuracy(labels, predictions, weights=None, metrics_collections=None,
@@ -151,13 +155,17 @@ def _count_condition(values, weights, metrics_collections, updates_collections):
     return _finish(value, update_op, metrics_collections, updates_collections)
 
 
+def _bool_inputs(labels, predictions, weights):
+    """(predictions, labels, weights), the first two cast to bool, all squeezed."""
+    return _remove_squeezable_dimensions(
+        math_ops.cast(predictions, dtypes.bool), math_ops.cast(labels, dtypes.bool), weights)
+
+
 def _condition_metric(default_name, label_is, prediction_is):
     def metric(labels, predictions, weights=None, metrics_collections=None,
                updates_collections=None, name=None):
         with variable_scope.variable_scope(name, default_name, (predictions, labels, weights)):
-            predictions, labels, weights = _remove_squeezable_dimensions(
-                math_ops.cast(predictions, dtypes.bool), math_ops.cast(labels, dtypes.bool),
-                weights)
+            predictions, labels, weights = _bool_inputs(labels, predictions, weights)
             condition = math_ops.logical_and(math_ops.equal(labels, label_is),
                                              math_ops.equal(predictions, prediction_is))
             return _count_condition(condition, weights, metrics_collections,
@@ -186,9 +194,7 @@ def _ratio_metric(default_name, other_metric):
     def metric(labels, predictions, weights=None, metrics_collections=None,
                updates_collections=None, name=None):
         with variable_scope.variable_scope(name, default_name, (predictions, labels, weights)):
-            predictions, labels, weights = _remove_squeezable_dimensions(
-                math_ops.cast(predictions, dtypes.bool), math_ops.cast(labels, dtypes.bool),
-                weights)
+            predictions, labels, weights = _bool_inputs(labels, predictions, weights)
             tp, tp_update = true_positives(labels, predictions, weights)
             other, other_update = other_metric(labels, predictions, weights)
             value = _ratio(tp, other, "value")

@@ -227,10 +227,11 @@ def _linear(args, kernel, bias):
     return nn_ops.bias_add(math_ops.matmul(array_ops.concat(args, 1), kernel), bias)
 
 
-class BasicRNNCell(RNNCell):
-    """output = new_state = activation(W [inputs, state] + b)."""
+class _NumUnitsCell(RNNCell):
+    """A cell whose state and output are both num_units wide, with an
+    activation (tanh by default)."""
 
-    def __init__(self, num_units, activation=None, reuse=None, name=None, dtype=None, **kwargs):
+    def __init__(self, num_units, activation, reuse, name, dtype, **kwargs):
         super().__init__(_reuse=reuse, name=name, dtype=dtype, **kwargs)
         self._num_units = num_units
         self._activation = activation or math_ops.tanh
@@ -242,6 +243,13 @@ class BasicRNNCell(RNNCell):
     @property
     def output_size(self):
         return self._num_units
+
+
+class BasicRNNCell(_NumUnitsCell):
+    """output = new_state = activation(W [inputs, state] + b)."""
+
+    def __init__(self, num_units, activation=None, reuse=None, name=None, dtype=None, **kwargs):
+        super().__init__(num_units, activation, reuse, name, dtype, **kwargs)
 
     def build(self, inputs_shape):
         depth = _input_depth(inputs_shape, self)
@@ -381,26 +389,16 @@ class LSTMCell(RNNCell):
         return m, array_ops.concat([c, m], 1)
 
 
-class GRUCell(RNNCell):
+class GRUCell(_NumUnitsCell):
     """The GRU: r, u = sigmoid(W_g [inputs, h] + b_g) ("gates/", bias 1.0 by
     default); c = act(W_c [inputs, r h] + b_c) ("candidate/");
     h' = u h + (1 - u) c."""
 
     def __init__(self, num_units, activation=None, reuse=None, kernel_initializer=None,
                  bias_initializer=None, name=None, dtype=None, **kwargs):
-        super().__init__(_reuse=reuse, name=name, dtype=dtype, **kwargs)
-        self._num_units = num_units
-        self._activation = activation or math_ops.tanh
+        super().__init__(num_units, activation, reuse, name, dtype, **kwargs)
         self._kernel_initializer = kernel_initializer
         self._bias_initializer = bias_initializer
-
-    @property
-    def state_size(self):
-        return self._num_units
-
-    @property
-    def output_size(self):
-        return self._num_units
 
     def build(self, inputs_shape):
         depth = _input_depth(inputs_shape, self)

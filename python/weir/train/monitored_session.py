@@ -200,15 +200,11 @@ class SessionCreator(object):
         raise NotImplementedError("create_session is not implemented for %s." % self)
 
 
-class ChiefSessionCreator(SessionCreator):
-    """Restores the newest checkpoint of checkpoint_dir (or the file
-    checkpoint_filename_with_path) or, without one, runs the scaffold's init
-    ops; then its local_init_op."""
+class _ScaffoldSessionCreator(SessionCreator):
+    """A creator whose sessions come from a SessionManager built (once, on
+    first use) from the scaffold's local init and ready ops."""
 
-    def __init__(self, scaffold=None, master="", config=None, checkpoint_dir=None,
-                 checkpoint_filename_with_path=None):
-        self._checkpoint_dir = checkpoint_dir
-        self._checkpoint_filename_with_path = checkpoint_filename_with_path
+    def __init__(self, scaffold, master, config):
         self._scaffold = scaffold or Scaffold()
         self._session_manager = None
         self._master = master
@@ -223,6 +219,18 @@ class ChiefSessionCreator(SessionCreator):
                 ready_for_local_init_op=self._scaffold.ready_for_local_init_op,
                 graph=ops.get_default_graph())
         return self._session_manager
+
+
+class ChiefSessionCreator(_ScaffoldSessionCreator):
+    """Restores the newest checkpoint of checkpoint_dir (or the file
+    checkpoint_filename_with_path) or, without one, runs the scaffold's init
+    ops; then its local_init_op."""
+
+    def __init__(self, scaffold=None, master="", config=None, checkpoint_dir=None,
+                 checkpoint_filename_with_path=None):
+        super(ChiefSessionCreator, self).__init__(scaffold, master, config)
+        self._checkpoint_dir = checkpoint_dir
+        self._checkpoint_filename_with_path = checkpoint_filename_with_path
 
     def create_session(self):
         self._scaffold.finalize()
@@ -233,26 +241,13 @@ class ChiefSessionCreator(SessionCreator):
             init_feed_dict=self._scaffold.init_feed_dict, init_fn=self._scaffold.init_fn)
 
 
-class WorkerSessionCreator(SessionCreator):
+class WorkerSessionCreator(_ScaffoldSessionCreator):
     """Waits (max_wait_secs at most) until the chief made the model ready,
     then runs the scaffold's local_init_op."""
 
     def __init__(self, scaffold=None, master="", config=None, max_wait_secs=30 * 60):
-        self._scaffold = scaffold or Scaffold()
-        self._session_manager = None
-        self._master = master
-        self._config = config
+        super(WorkerSessionCreator, self).__init__(scaffold, master, config)
         self._max_wait_secs = max_wait_secs
-
-    def _get_session_manager(self):
-        if self._session_manager is None:
-            self._session_manager = SessionManager(
-                local_init_op=self._scaffold.local_init_op,
-                local_init_feed_dict=self._scaffold.local_init_feed_dict,
-                ready_op=self._scaffold.ready_op,
-                ready_for_local_init_op=self._scaffold.ready_for_local_init_op,
-                graph=ops.get_default_graph())
-        return self._session_manager
 
     def create_session(self):
         self._scaffold.finalize()
@@ -423,9 +418,9 @@ class _CoordinatedSession(_WrappedSession):
             except Exception:  # closing after a failure: the first error is the one to see
                 pass
 
-    def run(self, *args, **kwargs):
+    def _call_with_root_cause(self, fn, *args, **kwargs):
         try:
-            return self._sess.run(*args, **kwargs)
+            return fn(*args, **kwargs)
         except _PREEMPTION_ERRORS:
             raise
         except Exception:
@@ -440,20 +435,11 @@ class _CoordinatedSession(_WrappedSession):
                 pass
             raise original[1].with_traceback(original[2])
 
+    def run(self, *args, **kwargs):
+        return self._call_with_root_cause(self._sess.run, *args, **kwargs)
+
     def run_step_fn(self, step_fn, raw_session, run_with_hooks):
-        try:
-            return self._sess.run_step_fn(step_fn, raw_session, run_with_hooks)
-        except _PREEMPTION_ERRORS:
-            raise
-        except Exception:
-            original = sys.exc_info()
-            try:
-                self._coord.raise_requested_exception()
-            except _PREEMPTION_ERRORS:
-                raise
-            except Exception:
-                pass
-            raise original[1].with_traceback(original[2])
+        return self._call_with_root_cause(self._sess.run_step_fn, step_fn, raw_session, run_with_hooks)
 
 
 def _merge_run_options(options, incoming):

@@ -21,19 +21,12 @@
 #include "weir/framework/ref_inputs.h"
 #include "weir/framework/shape_inference.h"
 #include "weir/ops/all_ops.h"
+#include "weir/ops/shape_fns.h"
 
 namespace weir {
 namespace {
 
 const PartialShape kScalar = PartialShape(std::vector<int64_t>{});
-
-Status ScalarInputs(InferenceContext* c, std::initializer_list<int> inputs) {
-  for (int input : inputs) {
-    PartialShape unused;
-    WEIR_RETURN_IF_ERROR(c->WithRank(input, 0, &unused));
-  }
-  return Status::OK();
-}
 
 // The string handle is TensorFlow's [2] vector (container, name).
 Status StringHandleShape(InferenceContext* c) {

@@ -11,20 +11,12 @@
 #include "weir/framework/op_def.h"
 #include "weir/framework/shape_inference.h"
 #include "weir/ops/all_ops.h"
+#include "weir/ops/shape_fns.h"
 
 namespace weir {
 namespace {
 
 const PartialShape kScalar = PartialShape(std::vector<int64_t>{});
-
-// Each listed input must be a scalar.
-Status ScalarInputs(InferenceContext* c, std::initializer_list<int> inputs) {
-  for (int input : inputs) {
-    PartialShape unused;
-    WEIR_RETURN_IF_ERROR(c->WithRank(input, 0, &unused));
-  }
-  return Status::OK();
-}
 
 // `prefix` followed by `shape`'s dims, or unknown rank when `shape`'s is.
 PartialShape Prepend(int64_t prefix, const PartialShape& shape) {

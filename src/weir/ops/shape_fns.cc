@@ -12,6 +12,14 @@
 
 namespace weir {
 
+Status ScalarInputs(InferenceContext* c, std::initializer_list<int> inputs) {
+  for (int input : inputs) {
+    PartialShape unused;
+    WEIR_RETURN_IF_ERROR(c->WithRank(input, 0, &unused));
+  }
+  return Status::OK();
+}
+
 Status UnchangedShape(InferenceContext* c) {
   c->set_output(0, c->input(0));
   if (const HandleData* data = c->input_handle_data(0)) c->set_output_handle_data(0, *data);

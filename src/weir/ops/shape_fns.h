@@ -4,6 +4,7 @@
 // Messages say what is wrong; the caller adds the node, op and input shapes.
 #pragma once
 
+#include <initializer_list>
 #include <optional>
 #include <span>
 #include <string_view>
@@ -16,6 +17,9 @@ namespace weir {
 
 class InferenceContext;
 class Tensor;
+
+// Each of the listed inputs must be a scalar.
+Status ScalarInputs(InferenceContext* c, std::initializer_list<int> inputs);
 
 // Output 0 has the shape of input 0, and its handle data (a list or
 // resource handle passes through Identity and the like).
