@@ -214,7 +214,7 @@ TEST(BulkTransferTest, DropStepReleasesItsTicketsOnly) {
 TEST(BulkTransferTest, ASenderThatDiesMidTransferIsUnavailableNamingIt) {
   FakeSender fake;
   const int64_t size = 16 << 20;
-  fake.Serve([&](int fd) {
+  fake.Serve([size](int fd) {
     FakeSender::SendHeader(fd, size);
     std::vector<char> part(1 << 20, 'x');
     send(fd, part.data(), part.size(), MSG_NOSIGNAL);
@@ -276,8 +276,8 @@ TEST(BulkTransferTest, DropStepAndStopBreakAWriteBlockedOnASlowReader) {
 }
 
 TEST(BulkTransferTest, AStalledSenderEndsAtTheDeadline) {
+  std::atomic<bool> release{false};  // outlives `fake`, whose thread reads it until joined
   FakeSender fake;
-  std::atomic<bool> release{false};
   fake.Serve([&](int fd) {
     FakeSender::SendHeader(fd, 1 << 20);
     while (!release) std::this_thread::sleep_for(5ms);
@@ -295,8 +295,8 @@ TEST(BulkTransferTest, AStalledSenderEndsAtTheDeadline) {
 }
 
 TEST(BulkTransferTest, ACancelEndsABlockedReadPromptly) {
+  std::atomic<bool> release{false};  // outlives `fake`, whose thread reads it until joined
   FakeSender fake;
-  std::atomic<bool> release{false};
   fake.Serve([&](int fd) {
     FakeSender::SendHeader(fd, 1 << 20);
     while (!release) std::this_thread::sleep_for(5ms);
@@ -478,7 +478,7 @@ Tensor Floats(int64_t n) {
 TEST(BulkRecvTensorTest, ASenderThatDiesMidTransferFailsTheRecvUnavailableNamingIt) {
   FakeSender sender;
   const int64_t n = 4 << 20;
-  sender.Serve([&](int fd) {
+  sender.Serve([n](int fd) {
     FakeSender::SendHeader(fd, n * 4);
     std::vector<char> part(1 << 20, 'x');
     send(fd, part.data(), part.size(), MSG_NOSIGNAL);
@@ -495,8 +495,8 @@ TEST(BulkRecvTensorTest, ASenderThatDiesMidTransferFailsTheRecvUnavailableNaming
 
 TEST(BulkRecvTensorTest, ABlockedReadEndsAtTheDeadlineOrACancel) {
   for (bool by_cancel : {false, true}) {
+    std::atomic<bool> release{false};  // outlives `sender`, whose thread reads it until joined
     FakeSender sender;
-    std::atomic<bool> release{false};
     sender.Serve([&](int fd) {
       FakeSender::SendHeader(fd, 4096);
       while (!release) std::this_thread::sleep_for(5ms);
