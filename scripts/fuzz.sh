@@ -74,9 +74,12 @@ export WEIR_MIN_LOG_LEVEL=${WEIR_MIN_LOG_LEVEL:-2}
 fuzz_one() {  # fuzz_one HARNESS: fuzzes, then saves what crashed; 0 when clean
   local h=$1 bin=$FUZZ_DIR/${1}_fuzzer log=$WORK/$1.log artifacts=$WORK/artifacts-$1/
   mkdir -p "$CORPUS/$h" "$artifacts"
+  # libFuzzer exits on a missing corpus folder, and git keeps no empty one:
+  # a harness with no saved regression yet has no regressions/<harness>/.
+  local inputs=("$CORPUS/$h" "$WORK/seeds/$h")
+  [[ -d tests/fuzz/regressions/$h ]] && inputs+=("tests/fuzz/regressions/$h")
   local status=0
-  nice "$bin" "${FUZZ_FLAGS[@]}" -artifact_prefix="$artifacts" \
-    "$CORPUS/$h" "$WORK/seeds/$h" "tests/fuzz/regressions/$h" >"$log" 2>&1 || status=$?
+  nice "$bin" "${FUZZ_FLAGS[@]}" -artifact_prefix="$artifacts" "${inputs[@]}" >"$log" 2>&1 || status=$?
   local execs
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   printf '%s\t%s\t%s\t%s\n' "$(date -u +%FT%TZ)" "$h" "${execs:-0}" "$status" >>"$WORK/stats.tsv"
