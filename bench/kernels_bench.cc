@@ -12,6 +12,7 @@
 #include <random>
 
 #include "weir/base/threadpool.h"
+#include "weir/ops/control_flow_builder.h"
 #include "weir/ops/standard_ops.h"
 #include "weir/runtime/session.h"
 
@@ -341,6 +342,56 @@ void LstmShapes(benchmark::internal::Benchmark* b) {
 }
 BENCHMARK(BM_RawSgemm)->Apply(LstmShapes);
 BENCHMARK(BM_MatMul)->Apply(LstmShapes);
+
+// The LSTM's weight gradient summed over 28 iterations of a while loop,
+// acc += [x, h]^T * dicfo ([rows, 28] and [rows, 128], dicfo [rows, 512]),
+// as the backward loop does it: with the session's kernel fusion (one
+// _MatMulAccumulate per iteration, into acc's buffer) and without (ConcatV2,
+// MatMul and AddV2 per iteration). Args: rows, fused.
+void BM_WeightGradientLoop(benchmark::State& state) {
+  const int64_t rows = state.range(0), input = 28, cell = 128, steps = 28;
+  Scope root = Scope::NewRootScope();
+  auto x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT);
+  auto h = ops::Placeholder(root.WithOpName("h"), DT_FLOAT);
+  auto dicfo = ops::Placeholder(root.WithOpName("dicfo"), DT_FLOAT);
+  auto acc0 = ops::Placeholder(root.WithOpName("acc0"), DT_FLOAT);
+  std::vector<Output> out;
+  CHECK_OK(ops::WhileLoop(
+      root, {ops::Const(root, 0), acc0},
+      [&](const Scope& s, const std::vector<Output>& v, Output* pred) {
+        *pred = ops::Less(s, v[0], static_cast<int>(steps));
+        return Status::OK();
+      },
+      [&](const Scope& s, const std::vector<Output>& v, std::vector<Output>* next) {
+        Output xh = ops::ConcatV2(s, {x, h}, 1);
+        *next = {ops::Add(s, v[0], 1),
+                 ops::AddV2(s, v[1], ops::MatMul(s, xh, dicfo, {{"transpose_a", true}}))};
+        return Status::OK();
+      },
+      &out));
+  ops::Identity(root.WithOpName("sum"), out[1]);
+  SessionOptions options;
+  options.compile.fuse_kernels = state.range(1) != 0;
+  auto session = Session::New(options);
+  CHECK_OK(session.status());
+  CHECK_OK((*session)->Create(root.ToGraphDef()));
+  const Feeds feeds = {{"x", RandomTensor({rows, input}, 1)},
+                       {"h", RandomTensor({rows, cell}, 2)},
+                       {"dicfo", RandomTensor({rows, 4 * cell}, 3)},
+                       {"acc0", RandomTensor({input + cell, 4 * cell}, 4)}};
+  RunSteps(state, session->get(), feeds, "sum");
+  state.counters["GFLOP/s"] = Rate(2.0 * steps * rows * (input + cell) * 4 * cell *
+                                   static_cast<double>(state.iterations()));
+}
+BENCHMARK(BM_WeightGradientLoop)
+    ->ArgNames({"rows", "fused"})
+    ->Args({50, 0})
+    ->Args({50, 1})
+    ->Args({100, 0})
+    ->Args({100, 1})
+    ->UseRealTime()
+    ->MeasureProcessCPUTime()
+    ->Unit(benchmark::kMicrosecond);
 
 // The memory ceiling: a parallel copy over the same thread pool size.
 void BM_StreamCopy(benchmark::State& state) {
