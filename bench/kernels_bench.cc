@@ -12,6 +12,7 @@
 #include <random>
 
 #include "weir/base/threadpool.h"
+#include "weir/ops/control_flow_builder.h"
 #include "weir/ops/standard_ops.h"
 #include "weir/runtime/session.h"
 
@@ -259,6 +260,73 @@ BENCHMARK_CAPTURE(BM_LSTMBlockCell, forward_and_grad, true)
     ->UseRealTime()
     ->MeasureProcessCPUTime()
     ->Unit(benchmark::kMicrosecond);
+// The cell alone and its gradient alone (every input fed, as the gradient
+// loop pops them from stacks) at the batch of one loop (100 rows) and of
+// one of two towers (50 rows). The gradient's inputs are the forward
+// pass's values (i, f, o in (0, 1), ci and co in (-1, 1)), as in training.
+void BM_LSTMBlockCellRows(benchmark::State& state, bool grad) {
+  const int64_t batch = state.range(0), input = 28, cell = 128;
+  Scope root = Scope::NewRootScope();
+  std::vector<Output> in;
+  const std::vector<TensorShape> shapes = {
+      {batch, input}, {batch, cell}, {batch, cell}, {input + cell, 4 * cell},
+      {cell},         {cell},        {cell},        {4 * cell}};
+  Feeds feeds;
+  for (size_t k = 0; k < shapes.size(); ++k) {
+    const std::string name = "in" + std::to_string(k);
+    in.push_back(ops::Placeholder(root.WithOpName(name), DT_FLOAT));
+    feeds.push_back({name, RandomTensor(shapes[k], k + 1)});
+  }
+  std::string fetch = "cell:6";
+  if (!grad) {
+    ops::LSTMBlockCell(root.WithOpName("cell"), in[0], in[1], in[2], in[3], in[4], in[5], in[6],
+                       in[7], {{"cell_clip", -1.0f}});
+  } else {
+    // The forward values, computed once and fed.
+    Scope forward = Scope::NewRootScope();
+    std::vector<Output> fin;
+    for (size_t k = 0; k < shapes.size(); ++k) {
+      fin.push_back(ops::Placeholder(forward.WithOpName(feeds[k].first), DT_FLOAT));
+    }
+    ops::LSTMBlockCell(forward.WithOpName("cell"), fin[0], fin[1], fin[2], fin[3], fin[4], fin[5],
+                       fin[6], fin[7], {{"cell_clip", -1.0f}});
+    auto forward_session = MakeSession(forward);
+    std::vector<std::string> names;
+    for (int k = 0; k < 7; ++k) names.push_back("cell:" + std::to_string(k));
+    std::vector<Tensor> values;
+    CHECK_OK(forward_session->Run(feeds, names, {}, &values));
+    std::vector<Input> args(in.begin(), in.end());
+    for (int k = 0; k < 6; ++k) {
+      const std::string name = "fwd" + std::to_string(k);
+      args.push_back(ops::Placeholder(root.WithOpName(name), DT_FLOAT));
+      feeds.push_back({name, values[k]});
+    }
+    args.push_back(in[1]);  // cs_grad
+    args.push_back(in[2]);  // h_grad
+    ops::LSTMBlockCellGrad(root.WithOpName("grad"), args[0], args[1], args[2], args[3], args[4],
+                           args[5], args[6], args[7], args[8], args[9], args[10], args[11],
+                           args[12], args[13], args[14], args[15], false);
+    fetch = "grad:1";
+  }
+  auto session = MakeSession(root);
+  RunSteps(state, session.get(), feeds, fetch);
+  state.counters["cells/s"] = Rate(static_cast<double>(state.iterations()));
+}
+BENCHMARK_CAPTURE(BM_LSTMBlockCellRows, forward, false)
+    ->ArgName("rows")
+    ->Arg(50)
+    ->Arg(100)
+    ->UseRealTime()
+    ->MeasureProcessCPUTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_LSTMBlockCellRows, grad, true)
+    ->ArgName("rows")
+    ->Arg(50)
+    ->Arg(100)
+    ->UseRealTime()
+    ->MeasureProcessCPUTime()
+    ->Unit(benchmark::kMicrosecond);
+
 // The cell's product and, in its gradient, the products for [x, h_prev]
 // (dicfo * w^T) and w ([x, h_prev]^T * dicfo). Then the alternatives
 // measured against them (docs/performance.md, LSTM): the cell's product as
@@ -274,6 +342,56 @@ void LstmShapes(benchmark::internal::Benchmark* b) {
 }
 BENCHMARK(BM_RawSgemm)->Apply(LstmShapes);
 BENCHMARK(BM_MatMul)->Apply(LstmShapes);
+
+// The LSTM's weight gradient summed over 28 iterations of a while loop,
+// acc += [x, h]^T * dicfo ([rows, 28] and [rows, 128], dicfo [rows, 512]),
+// as the backward loop does it: with the session's kernel fusion (one
+// _MatMulAccumulate per iteration, into acc's buffer) and without (ConcatV2,
+// MatMul and AddV2 per iteration). Args: rows, fused.
+void BM_WeightGradientLoop(benchmark::State& state) {
+  const int64_t rows = state.range(0), input = 28, cell = 128, steps = 28;
+  Scope root = Scope::NewRootScope();
+  auto x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT);
+  auto h = ops::Placeholder(root.WithOpName("h"), DT_FLOAT);
+  auto dicfo = ops::Placeholder(root.WithOpName("dicfo"), DT_FLOAT);
+  auto acc0 = ops::Placeholder(root.WithOpName("acc0"), DT_FLOAT);
+  std::vector<Output> out;
+  CHECK_OK(ops::WhileLoop(
+      root, {ops::Const(root, 0), acc0},
+      [&](const Scope& s, const std::vector<Output>& v, Output* pred) {
+        *pred = ops::Less(s, v[0], static_cast<int>(steps));
+        return Status::OK();
+      },
+      [&](const Scope& s, const std::vector<Output>& v, std::vector<Output>* next) {
+        Output xh = ops::ConcatV2(s, {x, h}, 1);
+        *next = {ops::Add(s, v[0], 1),
+                 ops::AddV2(s, v[1], ops::MatMul(s, xh, dicfo, {{"transpose_a", true}}))};
+        return Status::OK();
+      },
+      &out));
+  ops::Identity(root.WithOpName("sum"), out[1]);
+  SessionOptions options;
+  options.compile.fuse_kernels = state.range(1) != 0;
+  auto session = Session::New(options);
+  CHECK_OK(session.status());
+  CHECK_OK((*session)->Create(root.ToGraphDef()));
+  const Feeds feeds = {{"x", RandomTensor({rows, input}, 1)},
+                       {"h", RandomTensor({rows, cell}, 2)},
+                       {"dicfo", RandomTensor({rows, 4 * cell}, 3)},
+                       {"acc0", RandomTensor({input + cell, 4 * cell}, 4)}};
+  RunSteps(state, session->get(), feeds, "sum");
+  state.counters["GFLOP/s"] = Rate(2.0 * steps * rows * (input + cell) * 4 * cell *
+                                   static_cast<double>(state.iterations()));
+}
+BENCHMARK(BM_WeightGradientLoop)
+    ->ArgNames({"rows", "fused"})
+    ->Args({50, 0})
+    ->Args({50, 1})
+    ->Args({100, 0})
+    ->Args({100, 1})
+    ->UseRealTime()
+    ->MeasureProcessCPUTime()
+    ->Unit(benchmark::kMicrosecond);
 
 // The memory ceiling: a parallel copy over the same thread pool size.
 void BM_StreamCopy(benchmark::State& state) {

@@ -281,3 +281,34 @@ def test_cond_nodes_are_named_as_tensorflow_names_them():
     assert second.name == "outer/cond/Merge:0"
     names = {op.name for op in wr.get_default_graph().get_operations()}
     assert {"cond/Switch", "cond/pred_id", "cond/add", "cond/sub"} <= names, sorted(names)
+
+
+def test_while_loop_weight_gradient_is_summed_by_one_fused_product():
+    # h <- tanh(h w), 4 times: w's gradient is summed over the iterations,
+    # each h^T dy going straight into the sum (one _MatMulAccumulate per
+    # iteration, graph/fuse_ops.h). Against backpropagation in numpy.
+    h0 = np.array([[0.3, -0.2, 0.5], [0.1, 0.4, -0.6]], np.float32)
+    w0 = np.array([[0.5, -0.3, 0.2], [0.1, 0.7, -0.4], [0.3, 0.2, 0.6]], np.float32)
+    h = wr.placeholder(wr.float32, [2, 3])
+    w = wr.placeholder(wr.float32, [3, 3])
+    out = wr.while_loop(lambda i, v: i < 4, lambda i, v: (i + 1, wr.tanh(wr.matmul(v, w))),
+                        [0, h])[1]
+    dh, dw = gradients(wr.reduce_sum(out), [h, w])
+    options = wr.RunOptions(trace_level=wr.RunOptions.FULL_TRACE)
+    metadata = wr.RunMetadata()
+    with wr.Session() as sess:
+        got_dh, got_dw = sess.run([dh, dw], {h: h0, w: w0}, options=options,
+                                  run_metadata=metadata)
+    ops = [n.op for d in metadata.step_stats.dev_stats for n in d.node_stats]
+    assert ops.count("_MatMulAccumulate") == 4
+    assert "MatMul" in ops  # h's gradient, dy w^T, is not a sum
+    hs = [h0.astype(np.float64)]
+    for _ in range(4):
+        hs.append(np.tanh(hs[-1] @ w0))
+    g, want_dw = np.ones((2, 3)), np.zeros((3, 3))
+    for t in range(4, 0, -1):
+        dy = g * (1 - hs[t] ** 2)
+        want_dw += hs[t - 1].T @ dy
+        g = dy @ w0.T
+    np.testing.assert_allclose(got_dw, want_dw, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got_dh, g, rtol=1e-5, atol=1e-6)

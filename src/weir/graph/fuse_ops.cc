@@ -167,6 +167,78 @@ StatusOr<bool> FuseMaxPoolGradAt(Graph* graph, Node* relu_grad) {
   return true;
 }
 
+// The constant scalar int behind `value` (a Const, or a Const entered into
+// a loop frame); false when it is not one.
+bool ConstantInt(SavedEdge value, int64_t* out) {
+  while (value.node->type_string() == "Enter" && InputOf(value.node, 0, &value)) {
+  }
+  if (value.node->type_string() != "Const") return false;
+  auto it = value.node->def().attrs.find("value");
+  if (it == value.node->def().attrs.end() || !it->second.is_tensor()) return false;
+  const Tensor& t = it->second.tensor();
+  if (t.NumElements() != 1) return false;
+  if (t.dtype() == DT_INT32) {
+    *out = t.data<int32_t>()[0];
+  } else if (t.dtype() == DT_INT64) {
+    *out = t.data<int64_t>()[0];
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// AddV2(acc, MatMul(x, dy, transpose_a)) from the AddV2 `add`, where x may
+// be a ConcatV2 along axis 1 that only the product reads (then its inputs
+// become the fused op's pieces of x). The fused kernel broadcasts acc as
+// AddV2 does, so shapes need not be known here.
+StatusOr<bool> FuseMatMulAccumulateAt(Graph* graph, Node* add) {
+  SavedEdge acc, product_out;
+  if (!InputOf(add, 0, &acc) || !InputOf(add, 1, &product_out)) return false;
+  int product_input = 1;
+  if (product_out.node->type_string() != "MatMul") {
+    std::swap(acc, product_out);  // product + acc
+    product_input = 0;
+  }
+  Node* product = product_out.node;
+  if (product->type_string() != "MatMul" || !OnlyFeeds(product, add, product_input)) return false;
+  if (product->output_type(0) != DT_FLOAT) return false;
+  bool transpose_a = false, transpose_b = true;
+  if (!GetAttr(product->def().attrs, "transpose_a", &transpose_a).ok() || !transpose_a ||
+      !GetAttr(product->def().attrs, "transpose_b", &transpose_b).ok() || transpose_b) {
+    return false;
+  }
+  if (acc.node->output_type(acc.slot) != DT_FLOAT) return false;
+  SavedEdge x, dy;
+  if (!InputOf(product, 0, &x) || !InputOf(product, 1, &dy)) return false;
+  std::vector<Node*> chain = {product, add};
+  std::vector<SavedEdge> inputs = {acc, x, dy};
+  Node* concat = x.node;
+  int64_t axis = 0;
+  SavedEdge axis_in;
+  if (concat->type_string() == "ConcatV2" && x.slot == 0 && OnlyFeeds(concat, product) &&
+      concat->num_inputs() >= 2 && InputOf(concat, concat->num_inputs() - 1, &axis_in) &&
+      ConstantInt(axis_in, &axis) && (axis == 1 || axis == -1)) {
+    inputs = {acc};
+    bool connected = true;
+    for (int i = 0; i + 1 < concat->num_inputs(); ++i) {
+      SavedEdge piece;
+      connected = connected && InputOf(concat, i, &piece);
+      inputs.push_back(piece);
+    }
+    inputs.push_back(dy);
+    if (!connected) return false;
+    chain.insert(chain.begin(), concat);
+  }
+
+  NodeDef def;
+  def.op = "_MatMulAccumulate";
+  def.attrs["T"] = DT_FLOAT;
+  def.attrs["N"] = static_cast<int64_t>(inputs.size() - 2);
+  if (!Fusable(chain, def)) return false;
+  WEIR_RETURN_IF_ERROR(ReplaceChain(graph, chain, std::move(def), inputs));
+  return true;
+}
+
 // Calls fuse(graph, node) on every live node of type `op`; returns the
 // number of fusions.
 template <typename Fuse>
@@ -197,10 +269,15 @@ StatusOr<int> FuseMaxPoolGradReluGrad(Graph* graph) {
   return FuseEach(graph, "ReluGrad", FuseMaxPoolGradAt);
 }
 
+StatusOr<int> FuseMatMulAccumulate(Graph* graph) {
+  return FuseEach(graph, "AddV2", FuseMatMulAccumulateAt);
+}
+
 StatusOr<int> FuseKernels(Graph* graph) {
   WEIR_ASSIGN_OR_RETURN(int convs, FuseConvBiasRelu(graph));
   WEIR_ASSIGN_OR_RETURN(int pools, FuseMaxPoolGradReluGrad(graph));
-  return convs + pools;
+  WEIR_ASSIGN_OR_RETURN(int products, FuseMatMulAccumulate(graph));
+  return convs + pools + products;
 }
 
 }  // namespace weir

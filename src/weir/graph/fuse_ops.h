@@ -6,6 +6,14 @@
 //                                 shape is [out_channels] (a bias added with +)
 //   MaxPoolGrad -> ReluGrad       becomes   _FusedMaxPoolGrad(fused_ops = [ReluGrad])
 //                                 when ReluGrad's features are the pool's input
+//   MatMul(x, dy, transpose_a) -> AddV2(acc, .)   becomes   _MatMulAccumulate(acc, x, dy)
+//                                 (float; acc broadcasts as in AddV2, but the product
+//                                 goes into acc's own buffer when acc is the
+//                                 product's shape); a ConcatV2 along axis 1 that only the
+//                                 product reads is folded in: its inputs become
+//                                 x's pieces. That is a while loop's gradient
+//                                 summing a weight's x^T * dy each iteration: the
+//                                 product goes into the running sum, in its buffer.
 //
 // Runs on a placed graph, after gradients were built (the fused op has no
 // gradient of its own). A chain is fused only when it computes the same
@@ -25,5 +33,6 @@ namespace weir {
 StatusOr<int> FuseKernels(Graph* graph);
 StatusOr<int> FuseConvBiasRelu(Graph* graph);
 StatusOr<int> FuseMaxPoolGradReluGrad(Graph* graph);
+StatusOr<int> FuseMatMulAccumulate(Graph* graph);
 
 }  // namespace weir

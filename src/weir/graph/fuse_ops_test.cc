@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <memory>
 
 #include "weir/graph/graph_constructor.h"
@@ -236,6 +237,111 @@ TEST_F(FuseOpsTest, ReluGradOfAnotherTensorDoesNotFuse) {
   EXPECT_EQ(graph_->FindNode("relu_grad")->type_string(), "ReluGrad");
 }
 
+// acc + x^T * dy, a while loop's running sum of a weight's gradient:
+// x [5, 3] (or ConcatV2(x1 [5, 1], x2 [5, 2]) along `axis`), dy [5, 4].
+std::vector<NodeDef> AccumulateChain(bool concat = false, int axis = 1, DType dtype = DT_FLOAT) {
+  std::vector<NodeDef> nodes = {Node("acc", "Placeholder", {}, dtype),
+                                Node("dy", "Placeholder", {}, dtype)};
+  if (concat) {
+    NodeDef axis_def;
+    axis_def.name = "axis";
+    axis_def.op = "Const";
+    axis_def.attrs["dtype"] = DT_INT32;
+    axis_def.attrs["value"] = Tensor::Scalar<int32_t>(axis);
+    nodes.push_back(axis_def);
+    nodes.push_back(Node("x1", "Placeholder", {}, dtype));
+    nodes.push_back(Node("x2", "Placeholder", {}, dtype));
+    NodeDef concat_def = Node("x", "ConcatV2", {"x1", "x2", "axis"}, dtype);
+    concat_def.attrs["N"] = int64_t{2};
+    nodes.push_back(concat_def);
+  } else {
+    nodes.push_back(Node("x", "Placeholder", {}, dtype));
+  }
+  NodeDef product = Node("product", "MatMul", {"x", "dy"}, dtype);
+  product.attrs["transpose_a"] = true;
+  nodes.push_back(product);
+  nodes.push_back(Node("sum", "AddV2", {"acc", "product"}, dtype));
+  nodes.push_back(Node("out", "Identity", {"sum"}, dtype));
+  return nodes;
+}
+
+// The names of `node`'s data inputs, in order.
+std::vector<std::string> InputNames(const ::weir::Node* node) {
+  std::vector<std::string> names;
+  for (int i = 0; i < node->num_inputs(); ++i) names.push_back(node->input_edge(i)->src()->name());
+  return names;
+}
+
+TEST_F(FuseOpsTest, AccPlusXTransposedTimesDyBecomesOneMatMulAccumulate) {
+  for (bool product_first : {false, true}) {
+    SCOPED_TRACE(product_first ? "product + acc" : "acc + product");
+    std::vector<NodeDef> nodes = AccumulateChain();
+    if (product_first) nodes[4].inputs = {"product", "acc"};
+    ASSERT_EQ(BuildAndFuse(nodes, {}, FuseMatMulAccumulate), 1);
+    EXPECT_EQ(graph_->FindNode("product"), nullptr);
+    const ::weir::Node* fused = graph_->FindNode("sum");
+    ASSERT_NE(fused, nullptr);
+    EXPECT_EQ(fused->type_string(), "_MatMulAccumulate");
+    EXPECT_EQ(fused->assigned_device(), kCpu0);
+    EXPECT_EQ(InputNames(fused), (std::vector<std::string>{"acc", "x", "dy"}));
+    EXPECT_EQ(graph_->FindNode("out")->input_edge(0)->src(), fused);
+  }
+}
+
+TEST_F(FuseOpsTest, AConcatAlongAxisOneBecomesThePiecesOfX) {
+  for (int axis : {1, -1}) {
+    SCOPED_TRACE(axis);
+    ASSERT_EQ(BuildAndFuse(AccumulateChain(true, axis), {}, FuseMatMulAccumulate), 1);
+    EXPECT_EQ(graph_->FindNode("x"), nullptr);
+    const ::weir::Node* fused = graph_->FindNode("sum");
+    ASSERT_NE(fused, nullptr);
+    EXPECT_EQ(fused->type_string(), "_MatMulAccumulate");
+    EXPECT_EQ(InputNames(fused), (std::vector<std::string>{"acc", "x1", "x2", "dy"}));
+    int64_t pieces = 0;
+    ASSERT_TRUE(GetAttr(fused->def().attrs, "N", &pieces).ok());
+    EXPECT_EQ(pieces, 2);
+  }
+}
+
+TEST_F(FuseOpsTest, AConcatAlongAxisZeroOrReadElsewhereStaysWhole) {
+  ASSERT_EQ(BuildAndFuse(AccumulateChain(true, 0), {}, FuseMatMulAccumulate), 1);
+  EXPECT_EQ(graph_->FindNode("x")->type_string(), "ConcatV2");
+  EXPECT_EQ(InputNames(graph_->FindNode("sum")), (std::vector<std::string>{"acc", "x", "dy"}));
+
+  std::vector<NodeDef> nodes = AccumulateChain(true, 1);
+  nodes.push_back(Node("peek", "Identity", {"x"}));
+  ASSERT_EQ(BuildAndFuse(nodes, {}, FuseMatMulAccumulate), 1);
+  EXPECT_EQ(graph_->FindNode("x")->type_string(), "ConcatV2");
+  EXPECT_EQ(InputNames(graph_->FindNode("sum")), (std::vector<std::string>{"acc", "x", "dy"}));
+}
+
+TEST_F(FuseOpsTest, OtherProductsAndSumsAreNotFused) {
+  struct Case {
+    const char* what;
+    std::function<void(std::vector<NodeDef>*)> change;
+  };
+  auto product = [](std::vector<NodeDef>* nodes) -> NodeDef& { return (*nodes)[3]; };
+  const std::vector<Case> cases = {
+      {"x * dy", [&](auto* n) { product(n).attrs["transpose_a"] = false; }},
+      {"x^T * dy^T", [&](auto* n) { product(n).attrs["transpose_b"] = true; }},
+      {"the product read elsewhere",
+       [](auto* n) { n->push_back(Node("peek", "Identity", {"product"})); }},
+      {"Add, not AddV2", [](auto* n) { (*n)[4].op = "Add"; }},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.what);
+    std::vector<NodeDef> nodes = AccumulateChain();
+    ASSERT_EQ(nodes[3].name, "product");
+    c.change(&nodes);
+    EXPECT_EQ(BuildAndFuse(nodes, {}, FuseMatMulAccumulate), 0);
+    EXPECT_EQ(graph_->FindNode("product")->type_string(), "MatMul");
+  }
+  SCOPED_TRACE("double (the kernel is float)");
+  EXPECT_EQ(BuildAndFuse(AccumulateChain(false, 1, DT_DOUBLE), {}, FuseMatMulAccumulate), 0);
+  SCOPED_TRACE("the sum on another device");
+  EXPECT_EQ(BuildAndFuse(AccumulateChain(), {"sum"}, FuseMatMulAccumulate), 0);
+}
+
 TEST_F(FuseOpsTest, FuseKernelsRunsEveryRewrite) {
   std::vector<NodeDef> nodes = Chain();
   for (NodeDef& def : PoolGradChain("x")) {
@@ -243,7 +349,12 @@ TEST_F(FuseOpsTest, FuseKernelsRunsEveryRewrite) {
     if (def.name == "out") def.name = "pool_out";
     nodes.push_back(def);
   }
-  EXPECT_EQ(BuildAndFuse(nodes, {}, FuseKernels), 2);
+  for (NodeDef& def : AccumulateChain()) {  // renamed apart from the others
+    def.name = "m/" + def.name;
+    for (std::string& input : def.inputs) input = "m/" + input;
+    nodes.push_back(def);
+  }
+  EXPECT_EQ(BuildAndFuse(nodes, {}, FuseKernels), 3);
 }
 
 }  // namespace

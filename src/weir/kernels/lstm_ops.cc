@@ -203,6 +203,57 @@ class LSTMBlockCellOp : public OpKernel {
   bool use_peephole_ = false;
 };
 
+// One row of LSTMBlockCellGrad's inputs and outputs ([cell] each; dicfo
+// [4 * cell], the gates i, ci, f, o in turn) and the peephole weights.
+struct CellGradRow {
+  const float *cs_prev, *i, *f, *o, *ci, *co, *cs_grad, *h_grad;
+  float *dicfo, *cs_prev_grad;
+  const float *wci, *wcf, *wco;
+};
+
+// The gradient of one row in one pass: each input element read once, each
+// output written once, in registers between (Eigen expressions, one pass
+// per output, read o, co, h_grad and dcs again): 10-11 us of CPU at 100
+// rows against 13-14 before, 6.5-6.8 at 50 against 7.9 (kernels_bench
+// BM_LSTMBlockCellRows/grad, one core).
+template <bool kPeephole>
+void CellGradOneRow(const CellGradRow& row, int64_t cell) {
+  const float* __restrict cs_prev = row.cs_prev;
+  const float* __restrict i = row.i;
+  const float* __restrict f = row.f;
+  const float* __restrict o = row.o;
+  const float* __restrict ci = row.ci;
+  const float* __restrict co = row.co;
+  const float* __restrict cs_grad = row.cs_grad;
+  const float* __restrict h_grad = row.h_grad;
+  const float* __restrict wci = row.wci;
+  const float* __restrict wcf = row.wcf;
+  const float* __restrict wco = row.wco;
+  float* __restrict di = row.dicfo;
+  float* __restrict dci = row.dicfo + cell;
+  float* __restrict df = row.dicfo + 2 * cell;
+  float* __restrict d_o = row.dicfo + 3 * cell;
+  float* __restrict dcs_prev = row.cs_prev_grad;
+  // The rows are distinct tensors (outputs never alias inputs here).
+#pragma GCC ivdep
+  for (int64_t c = 0; c < cell; ++c) {
+    const float o_c = o[c], co_c = co[c], h_c = h_grad[c], i_c = i[c], f_c = f[c], ci_c = ci[c];
+    const float d_o_c = o_c * (1.0f - o_c) * h_c * co_c;
+    // dcs is the gradient of cs; cs_prev's is built over it below.
+    float dcs = (1.0f - co_c * co_c) * h_c * o_c + cs_grad[c];
+    if constexpr (kPeephole) dcs += d_o_c * wco[c];
+    const float di_c = i_c * (1.0f - i_c) * dcs * ci_c;
+    const float df_c = f_c * (1.0f - f_c) * dcs * cs_prev[c];
+    dci[c] = (1.0f - ci_c * ci_c) * dcs * i_c;
+    di[c] = di_c;
+    df[c] = df_c;
+    d_o[c] = d_o_c;
+    float prev = dcs * f_c;
+    if constexpr (kPeephole) prev += di_c * wci[c] + df_c * wcf[c];
+    dcs_prev[c] = prev;
+  }
+}
+
 class LSTMBlockCellGradOp : public OpKernel {
  public:
   explicit LSTMBlockCellGradOp(OpKernelConstruction* context) : OpKernel(context) {
@@ -236,29 +287,21 @@ class LSTMBlockCellGradOp : public OpKernel {
     }
     if (d.batch == 0 || cell == 0) return;
     auto in = [&](int k) { return context->input(k).data<float>(); };
-    const ConstArrayMap wci(in(4), use_peephole_ ? cell : 0);
-    const ConstArrayMap wcf(in(5), use_peephole_ ? cell : 0);
-    const ConstArrayMap wco(in(6), use_peephole_ ? cell : 0);
     float* cs_prev_grad = cs_prev_grad_t->data<float>();
     float* dicfo = dicfo_t->data<float>();
     auto rows = [&](int64_t begin, int64_t end) -> Status {
       for (int64_t r = begin; r < end; ++r) {
-        auto row = [&](int k) { return ConstArrayMap(in(k) + r * cell, cell); };
+        auto row = [&](int k) { return in(k) + r * cell; };
         // (Input 9, cs, is not needed: co = tanh(cs) is input 13.)
-        const ConstArrayMap cs_prev = row(1), i = row(8), f = row(10), o = row(11), ci = row(12),
-                            co = row(13), cs_grad = row(14), h_grad = row(15);
-        float* g = dicfo + r * gates;
-        ArrayMap di(g, cell), dci(g + cell, cell), df(g + 2 * cell, cell), d_o(g + 3 * cell, cell),
-            dcs(cs_prev_grad + r * cell, cell);
-        d_o = o * (1.0f - o) * h_grad * co;
-        // dcs is the gradient of cs; cs_prev's is built over it below.
-        dcs = (1.0f - co * co) * h_grad * o + cs_grad;
-        if (use_peephole_) dcs += d_o * wco;
-        dci = (1.0f - ci * ci) * dcs * i;
-        df = f * (1.0f - f) * dcs * cs_prev;
-        di = i * (1.0f - i) * dcs * ci;
-        dcs *= f;
-        if (use_peephole_) dcs += di * wci + df * wcf;
+        const CellGradRow args = {
+            row(1),  row(8),  row(10), row(11),           row(12),
+            row(13), row(14), row(15), dicfo + r * gates, cs_prev_grad + r * cell,
+            in(4),   in(5),   in(6)};
+        if (use_peephole_) {
+          CellGradOneRow<true>(args, cell);
+        } else {
+          CellGradOneRow<false>(args, cell);
+        }
       }
       return Status::OK();
     };

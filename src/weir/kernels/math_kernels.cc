@@ -14,6 +14,7 @@ void RegisterMathKernels(KernelRegistry* registry) {
   RegisterSelectKernels(registry);
   RegisterAddNKernels(registry);
   RegisterMatMulKernels(registry);
+  RegisterMatMulAccumulateKernels(registry);
   RegisterEinsumKernels(registry);
   RegisterReductionKernels(registry);
   RegisterSegmentKernels(registry);

@@ -15,6 +15,7 @@ void RegisterLeakyReluKernels(KernelRegistry* registry);     // leaky_relu_op.cc
 void RegisterSelectKernels(KernelRegistry* registry);        // select_op.cc
 void RegisterAddNKernels(KernelRegistry* registry);          // add_n_op.cc
 void RegisterMatMulKernels(KernelRegistry* registry);        // matmul_op.cc
+void RegisterMatMulAccumulateKernels(KernelRegistry* registry);  // matmul_accumulate_op.cc
 void RegisterEinsumKernels(KernelRegistry* registry);        // einsum_op.cc
 void RegisterReductionKernels(KernelRegistry* registry);     // reduction_ops.cc
 void RegisterCastKernels(KernelRegistry* registry);          // cast_op.cc

@@ -7,7 +7,9 @@
 #include <initializer_list>
 #include <string>
 
+#include "weir/framework/broadcast_shape.h"
 #include "weir/framework/op_def.h"
+#include "weir/framework/shape_inference.h"
 #include "weir/ops/all_ops.h"
 #include "weir/ops/shape_fns.h"
 
@@ -298,6 +300,30 @@ void RegisterLogicOps(OpRegistry* registry) {
 
 }  // namespace
 
+// _MatMulAccumulate: pieces a_i [k, m_i], b [k, n]; the sum is acc
+// broadcast with the product [m_1 + ... + m_N, n], as AddV2 would.
+Status MatMulAccumulateShape(InferenceContext* c) {
+  const int pieces = c->num_inputs() - 2;
+  PartialShape b;
+  WEIR_RETURN_IF_ERROR(c->WithRank(pieces + 1, 2, &b));
+  int64_t k = b.dim(0), rows = 0;
+  for (int i = 1; i <= pieces; ++i) {
+    PartialShape a;
+    WEIR_RETURN_IF_ERROR(c->WithRank(i, 2, &a));
+    if (!InferenceContext::MergeDim(k, a.dim(0), &k).ok()) {
+      return errors::InvalidArgument("_MatMulAccumulate: a[", i - 1, "] ", c->input(i), " and b ",
+                                     c->input(pieces + 1),
+                                     " must have the same first dim (the contracted one)");
+    }
+    if (rows >= 0 && a.dim(1) >= 0 && !__builtin_add_overflow(rows, a.dim(1), &rows)) continue;
+    rows = PartialShape::kUnknown;
+  }
+  WEIR_ASSIGN_OR_RETURN(PartialShape sum,
+                        BroadcastShapes(c->input(0), PartialShape({rows, b.dim(1)})));
+  c->set_output(0, std::move(sum));
+  return Status::OK();
+}
+
 void RegisterMathOps(OpRegistry* registry) {
   RegisterElementwiseOps(registry);
   RegisterActivationOps(registry);
@@ -325,6 +351,22 @@ void RegisterMathOps(OpRegistry* registry) {
                                "uint16, uint32, uint64, complex64, complex128}")
                          .SetShapeFn(MatMulShape)
                          .Doc("The matrix product op(a) * op(b), op transposing when asked."));
+  // Internal: the kernel fusion pass (graph/fuse_ops.h) makes it of
+  // AddV2(acc, MatMul(x, dy, transpose_a)), the per-iteration sum of a while
+  // loop's weight gradient.
+  registry->Register(
+      OpDefBuilder("_MatMulAccumulate")
+          .Input("acc: T")
+          .Input("a: N * T")
+          .Input("b: T")
+          .Output("sum: T")
+          .Attr("N: int >= 1")
+          .Attr("T: {float}")
+          .SetShapeFn(MatMulAccumulateShape)
+          .Doc("acc + concat(a, axis 1)^T * b, acc broadcasting as in AddV2: a[i] is [k, m_i], "
+               "b [k, n]. The pieces of a are x^T's row blocks (say [x, h]^T without the "
+               "concatenated copy). When acc is [m_1 + ... + m_N, n] the product goes into it "
+               "(its buffer when nothing else holds it)."));
   registry->Register(OpDefBuilder("Sum")
                          .Input("input: T")
                          .Input("reduction_indices: Tidx")

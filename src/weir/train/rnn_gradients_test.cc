@@ -1,10 +1,15 @@
 // LSTMBlockCell's gradient function (LSTMBlockCellGrad plus the products
 // back through [x, h_prev] * w + b) against finite differences, for one
-// cell and for two chained cells (gradients through cs_prev and h_prev).
+// cell, for two chained cells (gradients through cs_prev and h_prev) and for
+// a cell in a while loop (whose weight gradient the session fuses).
 // Float with step 1e-2: the error measured is 2e-5 to 3e-5, checked at 2e-4.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
+#include "weir/ops/control_flow_builder.h"
 #include "weir/ops/standard_ops.h"
+#include "weir/runtime/session.h"
 #include "weir/train/gradients.h"
 #include "weir/train/gradients_test_util.h"
 
@@ -80,6 +85,85 @@ TEST(RnnGradientsTest, GateOutputsCarryNoGradient) {
   Status status = AddSymbolicGradients(root, {loss}, {in[3]}, &grads);
   EXPECT_EQ(status.code(), Code::kUnimplemented) << status;
   EXPECT_NE(status.message().find("cs and h"), std::string::npos) << status;
+}
+
+// An LSTM cell in a while loop, three iterations over one x: the loop's
+// gradient sums w's [x, h_prev]^T * dicfo each iteration, which the
+// session's fusion pass runs as one _MatMulAccumulate (x and h_prev as its
+// pieces, graph/fuse_ops.h).
+Output LstmLoop(const Scope& s, const std::vector<Output>& in) {
+  std::vector<Output> out;
+  Status status = ops::WhileLoop(
+      s, {ops::Const(s, 0), in[1], in[2]},
+      [&](const Scope& b, const std::vector<Output>& v, Output* pred) {
+        *pred = ops::Less(b, v[0], 3);
+        return Status::OK();
+      },
+      [&](const Scope& b, const std::vector<Output>& v, std::vector<Output>* next) {
+        Operation cell = Cell(b, in, in[0], v[1], v[2], false);
+        *next = {ops::Add(b, v[0], 1), cell.output(1), cell.output(6)};
+        return Status::OK();
+      },
+      &out);
+  EXPECT_TRUE(status.ok()) << status;
+  return ops::AddV2(s, out[2], ops::Mul(s, out[1], 0.7f));
+}
+
+TEST(RnnGradientsTest, CellInAWhileLoop) {
+  ExpectFloatGradientsMatch(CellValues(), LstmLoop, 2e-4);
+}
+
+// The same loop's gradients with the fusion and without: the fused graph
+// runs _MatMulAccumulate and gives the unfused graph's values.
+TEST(RnnGradientsTest, CellInAWhileLoopFusedAsUnfused) {
+  Scope root = Scope::NewRootScope();
+  const std::vector<Tensor> values = CellValues();
+  std::vector<Output> in;
+  std::vector<std::pair<std::string, Tensor>> feeds;
+  for (size_t k = 0; k < values.size(); ++k) {
+    const std::string name = "in" + std::to_string(k);
+    in.push_back(ops::Placeholder(root.WithOpName(name), DT_FLOAT));
+    feeds.push_back({name, values[k]});
+  }
+  Output loss = ops::Sum(root, LstmLoop(root, in), {0, 1});
+  std::vector<Output> grads;
+  ASSERT_TRUE(AddSymbolicGradients(root, {loss}, {in[0], in[1], in[2], in[3], in[7]}, &grads).ok());
+  std::vector<std::string> fetches;
+  for (const Output& g : grads) fetches.push_back(g.name());
+  auto run = [&](bool fuse, int* fused_nodes) {
+    SessionOptions options;
+    options.compile.fuse_kernels = fuse;
+    auto session = Session::New(options);
+    EXPECT_TRUE(session.ok()) << session.status();
+    EXPECT_TRUE((*session)->Create(root.ToGraphDef()).ok());
+    RunOptions run_options;
+    run_options.trace = true;
+    RunMetadata metadata;
+    std::vector<Tensor> out;
+    Status s = (*session)->Run(feeds, fetches, {}, &out, run_options, &metadata);
+    EXPECT_TRUE(s.ok()) << s;
+    *fused_nodes = 0;
+    for (const NodeExecStats& stats : metadata.step_stats.nodes) {
+      *fused_nodes += stats.op == "_MatMulAccumulate";
+    }
+    return out;
+  };
+  int fused_runs = 0, unfused_runs = 0;
+  const std::vector<Tensor> fused = run(true, &fused_runs);
+  const std::vector<Tensor> unfused = run(false, &unfused_runs);
+  EXPECT_EQ(fused_runs, 3);  // once per iteration
+  EXPECT_EQ(unfused_runs, 0);
+  ASSERT_EQ(fused.size(), grads.size());
+  ASSERT_EQ(unfused.size(), grads.size());
+  for (size_t i = 0; i < fused.size(); ++i) {
+    SCOPED_TRACE(fetches[i]);
+    ASSERT_EQ(fused[i].shape(), unfused[i].shape());
+    for (int64_t j = 0; j < fused[i].NumElements(); ++j) {
+      EXPECT_NEAR(fused[i].data<float>()[j], unfused[i].data<float>()[j],
+                  1e-6 * (1 + std::abs(unfused[i].data<float>()[j])))
+          << j;
+    }
+  }
 }
 
 }  // namespace

@@ -207,6 +207,8 @@ void RegisterMathGradients(GradientRegistry* registry) {
   registry->Register("BatchMatMulV2", BatchMatMulGrad);
   registry->Register("Neg", NegGrad);
   registry->Register("MatMul", MatMulGrad);
+  // Made by the kernel fusion pass after gradients are built (graph/fuse_ops.h).
+  registry->RegisterNoGradient("_MatMulAccumulate");
   registry->Register("Cast", CastGrad);
   registry->Register("Atan2", Atan2Grad);
   registry->Register("Polygamma", PolygammaGrad);
