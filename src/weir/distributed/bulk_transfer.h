@@ -13,7 +13,9 @@
 // and reads the bytes:
 //
 //   receiver -> sender: "WBLK" + ticket (20 bytes)
-//   sender -> receiver: the byte count (8 bytes, little-endian), the bytes
+//   sender -> receiver: a kBulkHeaderBytes header (the byte count, 8 bytes
+//     little-endian, then zeros), the bytes, and zeros up to a multiple of
+//     kBulkHeaderBytes (every value starts cache-line aligned in the stream)
 //
 // then the connection may carry the next ticket. A ticket is the capability
 // to read one value: single use, valid for BulkSenderOptions::ticket_lifetime;
@@ -41,6 +43,7 @@
 namespace weir {
 
 inline constexpr size_t kBulkTicketBytes = 16;
+inline constexpr size_t kBulkHeaderBytes = 64;
 
 struct BulkSenderOptions {
   // How long a ticket may wait for its receiver.

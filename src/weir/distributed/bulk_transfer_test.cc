@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <functional>
@@ -74,9 +75,9 @@ struct FakeSender {
     });
   }
   static void SendHeader(int fd, uint64_t size) {
-    char header[8];
+    char header[kBulkHeaderBytes] = {};
     for (int i = 0; i < 8; ++i) header[i] = static_cast<char>(size >> (8 * i));
-    CHECK(send(fd, header, 8, MSG_NOSIGNAL) == 8);
+    CHECK(send(fd, header, sizeof(header), MSG_NOSIGNAL) == sizeof(header));
   }
   int listen_fd = -1;
   int port = 0;
@@ -243,9 +244,51 @@ int ConnectAndClaim(int port, const std::string& ticket) {
   CHECK(connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof(address)) == 0);
   std::string request = "WBLK" + ticket;
   CHECK(send(fd, request.data(), request.size(), MSG_NOSIGNAL) == 20);
-  char header[8];
-  CHECK(recv(fd, header, 8, MSG_WAITALL) == 8);
+  char header[kBulkHeaderBytes];
+  CHECK(recv(fd, header, sizeof(header), MSG_WAITALL) == sizeof(header));
   return fd;
+}
+
+// Every value starts at a multiple of kBulkHeaderBytes in the stream (the
+// kernel's copies are slow off a cache line): a header with the count then
+// zeros, the bytes, zeros up to the next multiple; then the next answer.
+TEST(BulkTransferTest, AnswersKeepEveryValueCacheLineAlignedInTheStream) {
+  auto sender = NewSender();
+  const int64_t sizes[2] = {100, 64};  // 28 bytes of tail, then none
+  const int64_t answer_bytes[2] = {64 + 100 + 28, 64 + 64};
+  std::vector<Tensor> values;
+  std::vector<std::string> tickets;
+  for (int i = 0; i < 2; ++i) {
+    values.push_back(RandomBytes(sizes[i], 10 + i));
+    auto ticket = sender->Offer(values.back(), 1, Clock::now() + 10s);
+    ASSERT_TRUE(ticket.ok()) << ticket.status();
+    tickets.push_back(*ticket);
+  }
+  int fd = ConnectAndClaim(sender->port(), tickets[0]);  // reads the first header
+  for (int i = 0; i < 2; ++i) {
+    std::vector<char> answer(answer_bytes[i]);
+    if (i == 0) {  // the header was read by ConnectAndClaim; its count is checked below
+      ASSERT_EQ(recv(fd, answer.data() + 64, answer.size() - 64, MSG_WAITALL),
+                static_cast<ssize_t>(answer.size() - 64));
+    } else {
+      std::string request = "WBLK" + tickets[1];
+      ASSERT_EQ(send(fd, request.data(), request.size(), MSG_NOSIGNAL), 20);
+      ASSERT_EQ(recv(fd, answer.data(), answer.size(), MSG_WAITALL),
+                static_cast<ssize_t>(answer.size()));
+      EXPECT_EQ(answer[0], 64);  // the count, little-endian
+      EXPECT_TRUE(
+          std::all_of(answer.begin() + 1, answer.begin() + 64, [](char c) { return c == 0; }));
+    }
+    EXPECT_EQ(std::memcmp(answer.data() + 64, values[i].raw_data(), sizes[i]), 0);
+    EXPECT_TRUE(
+        std::all_of(answer.begin() + 64 + sizes[i], answer.end(), [](char c) { return c == 0; }));
+  }
+  // Nothing more: the stream ends at the second answer's last byte.
+  timeval short_wait{0, 100000};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &short_wait, sizeof(short_wait));
+  char extra;
+  EXPECT_EQ(recv(fd, &extra, 1, 0), -1);
+  close(fd);
 }
 
 TEST(BulkTransferTest, DropStepAndStopBreakAWriteBlockedOnASlowReader) {
