@@ -309,15 +309,15 @@ TEST_F(RemoteSessionTlsTest, TlsAndTokenSessionsAreServedAndWrongOnesRefusedClea
   SessionOptions no_token = options;
   no_token.remote.auth_token_file.clear();
   s = Connect(no_token);
-  EXPECT_EQ(s.code(), Code::kPermissionDenied) << s;
-  EXPECT_THAT(s.message(), HasSubstr("Unauthenticated: the call carries no auth token"));
+  EXPECT_EQ(s.code(), Code::kUnauthenticated) << s;
+  EXPECT_THAT(s.message(), HasSubstr("the call carries no auth token"));
   EXPECT_THAT(s.message(), HasSubstr("the master at " + server->bound_address()));
 
   SessionOptions wrong_token = options;
   wrong_token.remote.auth_token_file = WriteFile("wrong", "not-the-token");
   s = Connect(wrong_token);
-  EXPECT_EQ(s.code(), Code::kPermissionDenied) << s;
-  EXPECT_THAT(s.message(), HasSubstr("Unauthenticated: the call's auth token is wrong"));
+  EXPECT_EQ(s.code(), Code::kUnauthenticated) << s;
+  EXPECT_THAT(s.message(), HasSubstr("the call's auth token is wrong"));
 
   SessionOptions plaintext;
   plaintext.target = options.target;
@@ -365,7 +365,7 @@ TEST_F(RemoteSessionTlsTest, ASessionWaitsForAMasterThatStartsLater) {
   refused_client.join();
   ASSERT_NE(server, nullptr);
   EXPECT_TRUE(connected.ok()) << connected;
-  EXPECT_EQ(refused.code(), Code::kPermissionDenied) << refused;
+  EXPECT_EQ(refused.code(), Code::kUnauthenticated) << refused;
   EXPECT_THAT(refused.message(), HasSubstr("auth token is wrong"));
 }
 
