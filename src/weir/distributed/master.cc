@@ -170,16 +170,13 @@ class MasterSession final : public Session {
   void OnTaskFailure(const Status& failure, const FailedTask& task);
   // The status of a step started after a task failed.
   Status FailedSession() const;
-  // Whether `s` is task `task`'s answer that it holds no worker session
-  // with this session's handle (worker.cc's wording: "task T has no worker
-  // session 'h'", "worker session 'h' on task T expired").
-  bool LostSession(const Status& s, const std::string& task) const {
-    if (!errors::IsNotFound(s) && !errors::IsAborted(s)) return false;
-    const std::string& m = s.message();
-    return m.find(StrCat("task ", task, " has no worker session '", handle_, "'")) !=
-               std::string::npos ||
-           m.find(StrCat("worker session '", handle_, "' on task ", task, " expired")) !=
-               std::string::npos;
+  // Whether a task's failed RunGraph answer says that it holds no worker
+  // session with this session's handle: structurally, by the response's
+  // lost_session_handle (worker.cc sets it; over gRPC it rides in the
+  // error's details), never by the error's text.
+  bool LostSession(const Status& s, const wire::RunGraphResponse& response) const {
+    return !s.ok() && !response.lost_session_handle().empty() &&
+           response.lost_session_handle() == handle_;
   }
 
   Worker* const worker_;
@@ -671,7 +668,7 @@ Status MasterSession::RunCompiled(const CompiledStep& step, const std::vector<Te
   // error, every later one at once), not at the monitor's next round.
   for (size_t p = 0; p < n && !status.ok(); ++p) {
     const Task& task = tasks_[step.parts[p].task];
-    if (LostSession(calls[p].status, task.name)) {
+    if (LostSession(calls[p].status, calls[p].response)) {
       Status lost = errors::Aborted(
           "task ", task.name, " at ", task.client->address(), " no longer holds worker session '",
           handle_, "' (its lease expired, or the task restarted): ", calls[p].status.message());
