@@ -777,6 +777,9 @@ Master::~Master() {
   }
   collector_wake_.notify_all();
   if (collector_.joinable()) collector_.join();
+  // The collector is gone, so closers_ no longer grows.
+  closer_wake_.notify_all();
+  for (std::thread& closer : closers_) closer.join();
 }
 
 void Master::CollectExpiredSessions() {
@@ -787,11 +790,7 @@ void Master::CollectExpiredSessions() {
     // so sleeping until the earliest one misses nothing.
     const auto now = std::chrono::steady_clock::now();
     auto next = now + lease;
-    struct Expired {
-      std::shared_ptr<Session> session;
-      std::string why;
-    };
-    std::vector<Expired> expired;
+    size_t num_expired_now = 0;
     for (auto it = sessions_.begin(); it != sessions_.end();) {
       const auto deadline = it->second.last_call + lease;
       if (deadline > now) {
@@ -813,24 +812,40 @@ void Master::CollectExpiredSessions() {
         }
       }
       ++num_expired_;
-      expired.push_back({std::move(it->second.session), std::move(why)});
+      ++num_expired_now;
+      to_close_.push_back({std::move(it->second.session), std::move(why)});
       it = sessions_.erase(it);
     }
-    if (!expired.empty()) {
-      // Closing calls every task (a hung one for up to its control timeout):
-      // never under the lock that every call of the service takes.
-      lock.unlock();
-      for (Expired& gone : expired) {
-        Status closed = gone.session->Close();
-        WEIR_LOG(Warning) << "closed " << gone.why << "; its steps aborted and its state on every "
-                          << "task dropped" << (closed.ok() ? "" : StrCat(": ", closed.ToString()));
-        gone.session.reset();
+    if (num_expired_now > 0) {
+      // Closing calls every task, a hung one for up to its control timeout:
+      // closers do it, several at once, never under this lock (which every
+      // call of the service takes) and never on this thread (which must go
+      // on collecting).
+      while (closers_.size() < kMaxConcurrentCloses &&
+             to_close_.size() + closing_ > closers_.size()) {
+        closers_.emplace_back([this] { CloseExpiredSessions(); });
       }
-      expired.clear();
-      lock.lock();
-      continue;
+      closer_wake_.notify_all();
     }
     collector_wake_.wait_until(lock, next, [&] { return stopping_; });
+  }
+}
+
+void Master::CloseExpiredSessions() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (true) {
+    closer_wake_.wait(lock, [&] { return stopping_ || !to_close_.empty(); });
+    if (to_close_.empty()) return;  // stopping, and nothing left to close
+    Expired gone = std::move(to_close_.front());
+    to_close_.pop_front();
+    ++closing_;
+    lock.unlock();
+    Status closed = gone.session->Close();
+    WEIR_LOG(Warning) << "closed " << gone.why << "; its steps aborted and its state on every "
+                      << "task dropped" << (closed.ok() ? "" : StrCat(": ", closed.ToString()));
+    gone.session.reset();
+    lock.lock();
+    --closing_;
   }
 }
 
