@@ -12,16 +12,21 @@
 #include <unistd.h>
 
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <thread>
 
 #include "weir/distributed/grpc_session.h"
+#include "weir/distributed/master.h"
+#include "weir/distributed/server.h"
+#include "weir/distributed/worker.h"
 #include "weir/distributed/worker_client.h"
 #include "weir/framework/npy.h"
 #include "weir/graph/graph_def_io.h"
@@ -571,6 +576,128 @@ TEST_F(DistributedProcessTest, AHungMasterFailsATimedStepWithinTimeoutAndSlack) 
   EXPECT_NE(step.message().find(worker_address_), std::string::npos) << step;
   EXPECT_GE(took, 1000ms);
   EXPECT_LT(took, 3000ms);
+}
+
+// The master's collector closes expired sessions side by side: a Close
+// that waits on a hung task (SIGSTOP: its kernel still accepts the
+// connection, nothing answers, so DeleteWorkerSession waits for its 60 s
+// deadline) does not hold back the Close of another session that does not
+// use that task. Session "other" is made while ps is not up yet (so it runs
+// without ps); "hung" is made once ps runs, and ps is then stopped; the
+// health checks are slowed down so that nothing notices the stop first.
+TEST(MasterCollectorTest, AHungTaskDoesNotDelayClosingAnotherExpiredSession) {
+  RegisterStandardOpsAndKernels();
+  const std::string ps_address = "127.0.0.1:" + std::to_string(FreePort());
+  auto cluster =
+      ClusterSpec::FromJobs({{"worker", {{0, "127.0.0.1:0"}}}, {"ps", {{0, ps_address}}}});
+  ASSERT_TRUE(cluster.ok()) << cluster.status();
+  auto server = Server::Create(ClusterConfig{*cluster, "worker", 0}, ServerOptions());
+  ASSERT_TRUE(server.ok()) << server.status();
+  ASSERT_TRUE((*server)->Start().ok());
+  Worker* worker = (*server)->worker();
+  MasterOptions options;
+  options.client_session_lease = 1000ms;
+  options.session_lease = 0ms;          // no worker lease: ps keeps its part
+  options.health_interval = 600000ms;   // no health round sees ps stop
+  ASSERT_TRUE(options.Validate().ok());
+  auto master = std::make_unique<Master>(worker, options);
+
+  auto uses_ps = [&](const std::string& handle) {
+    auto session = master->Find(handle);
+    if (!session.ok()) return false;
+    for (const DeviceInfo& device : (*session)->ListDevices()) {
+      if (device.name.find("/job:ps/") != std::string::npos) return true;
+    }
+    return false;
+  };
+  // ps is down: "other" is made without it (a refused connection fails at
+  // once). A thread renews it (its lease is 1 s) until "hung" has expired.
+  auto other = master->CreateSession(SessionOptions());
+  ASSERT_TRUE(other.ok()) << other.status();
+  ASSERT_FALSE(uses_ps(*other));
+  std::atomic<bool> renew_other{true};
+  std::thread renewer([&] {
+    while (renew_other.load()) {
+      EXPECT_TRUE(master->Find(*other).ok());
+      std::this_thread::sleep_for(50ms);
+    }
+  });
+  const std::string log =
+      (fs::temp_directory_path() / ("weir_collector_test_" + std::to_string(getpid()) + ".log"))
+          .string();
+  pid_t ps = fork();
+  if (ps == 0) {
+    int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0 || dup2(fd, 2) < 0) _exit(127);
+    const std::string spec = "worker=" + (*server)->bound_address() + ";ps=" + ps_address;
+    execl(WEIR_SERVER_PATH, WEIR_SERVER_PATH, "--cluster", spec.c_str(), "--job", "ps", "--task",
+          "0", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  auto stop = [&] {
+    renew_other = false;
+    if (renewer.joinable()) renewer.join();
+    if (ps > 0) {
+      kill(ps, SIGKILL);
+      waitpid(ps, nullptr, 0);
+      ps = -1;
+    }
+    fs::remove(log);
+  };
+  struct Cleanup {
+    std::function<void()> run;
+    ~Cleanup() { run(); }
+  } cleanup{stop};  // also when an assertion returns early
+  // "hung" uses ps: the master's channel to ps, refused once, backs off
+  // for about a second, so it may take a few tries.
+  StatusOr<std::string> hung = errors::Internal("not made");
+  for (auto begin = std::chrono::steady_clock::now();
+       std::chrono::steady_clock::now() - begin < 10s;) {
+    hung = master->CreateSession(SessionOptions());
+    if (hung.ok() && uses_ps(*hung)) break;
+    if (hung.ok()) {
+      EXPECT_TRUE(master->CloseSession(*hung).ok());
+    }
+    hung = errors::Unavailable("ps not reached");
+    std::this_thread::sleep_for(200ms);
+  }
+  ASSERT_GT(ps, 0);
+  ASSERT_TRUE(hung.ok()) << hung.status() << " (weir-server ps did not come up)";
+  EXPECT_EQ(worker->num_sessions(), 2);  // each session's part on the master's own task
+  ASSERT_EQ(kill(ps, SIGSTOP), 0);
+
+  // "hung" expires one lease later and its Close hangs on ps.
+  const auto start = std::chrono::steady_clock::now();
+  while (master->num_expired_sessions() == 0 && std::chrono::steady_clock::now() - start < 5s) {
+    std::this_thread::sleep_for(20ms);
+  }
+  std::this_thread::sleep_for(200ms);  // Close("hung") deleted the own part, then waits on ps
+  renew_other = false;
+  renewer.join();
+  const auto last_call = std::chrono::steady_clock::now();
+  EXPECT_EQ(master->num_expired_sessions(), 1);
+  EXPECT_EQ(worker->num_sessions(), 1);  // only "other"'s part is left here
+
+  // "other" expires one lease later; its Close (this task only) is prompt
+  // although "hung"'s still waits on ps.
+  while (worker->num_sessions() > 0 && std::chrono::steady_clock::now() - last_call < 10s) {
+    std::this_thread::sleep_for(20ms);
+  }
+  const auto closed_after = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::steady_clock::now() - last_call);
+  EXPECT_EQ(master->num_expired_sessions(), 2);
+  EXPECT_EQ(worker->num_sessions(), 0) << "the other session was not closed";
+  EXPECT_LT(closed_after, options.client_session_lease + 1500ms);
+  std::printf("[ collector ] the other session closed %lld ms after its last call\n",
+              static_cast<long long>(closed_after.count()));
+  Status gone = master->Find(*other).status();
+  EXPECT_EQ(gone.code(), Code::kAborted) << gone;
+
+  // A killed ps breaks the hung Close's connection: the master ends promptly.
+  stop();
+  const auto destroy = std::chrono::steady_clock::now();
+  master.reset();
+  EXPECT_LT(std::chrono::steady_clock::now() - destroy, 10s);
 }
 
 }  // namespace

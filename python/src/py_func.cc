@@ -56,7 +56,7 @@ class PyFuncOp final : public OpKernel {
       nb::object result = nb::borrow(dispatcher)(nb::bytes(token_.data(), token_.size()), args);
       nb::tuple pair = nb::cast<nb::tuple>(result);
       int code = nb::cast<int>(pair[0]);
-      if (code < 0 || code > static_cast<int>(Code::kDataLoss)) {
+      if (code < 0 || code > static_cast<int>(kLastCode)) {
         code = static_cast<int>(Code::kUnknown);
       }
       if (code != 0) {

@@ -2,6 +2,7 @@
 fetches, gradients, import, control flow, and errors mapped to weir.errors."""
 import gc
 import json
+import time
 
 import numpy as np
 import pytest
@@ -351,8 +352,13 @@ def test_session_config_devices_and_target():
     devices = sess.list_devices()
     assert len(devices) == 2 and devices[1].endswith("CPU:1")
     # The build tree's module has the grpc factory (test_distributed.py); nobody listens on port 1.
-    with pytest.raises(errors.UnavailableError, match="localhost:1"):
-        _C.Session(b"", {"target": "grpc://localhost:1"})
+    # A short connect timeout (the default retries a master that is not up yet for 30 s), and
+    # none at all (one try): both Unavailable naming the address, both prompt.
+    for connect_timeout_ms in (300, 0):
+        start = time.monotonic()
+        with pytest.raises(errors.UnavailableError, match="localhost:1"):
+            _C.Session(b"", {"target": "grpc://localhost:1", "connect_timeout_ms": connect_timeout_ms})
+        assert time.monotonic() - start < 10
     with pytest.raises(errors.InvalidArgumentError, match="no session factory"):
         _C.Session(b"", {"target": "nosuch://localhost:1"})
     with pytest.raises(errors.InvalidArgumentError):

@@ -190,8 +190,11 @@ def test_server_with_tls_and_a_token(tmp_path):
     ca = str(tmp_path / "ca.pem")
     assert _C.distributed_get_status(address, 5.0, ca, "py-token") == [
         "/job:worker/replica:0/task:0/device:CPU:0"]
-    with pytest.raises(wr.errors.PermissionDeniedError, match="Unauthenticated"):
+    with pytest.raises(wr.errors.UnauthenticatedError, match="auth token is wrong") as wrong:
         _C.distributed_get_status(address, 5.0, ca, "wrong")
+    assert wrong.value.error_code == wr.errors.UNAUTHENTICATED
+    with pytest.raises(wr.errors.UnauthenticatedError, match="carries no auth token"):
+        _C.distributed_get_status(address, 5.0, ca)  # TLS, no token
     with pytest.raises(wr.errors.UnavailableError):
         _C.distributed_get_status(address, 5.0)  # plaintext
     server.stop()

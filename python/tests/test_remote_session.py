@@ -108,12 +108,17 @@ def test_tls_and_token_session(certs):
     with pytest.raises(wr.errors.UnavailableError, match="TLS handshake failed"):
         _run_constant(server.target, wr.distribute.RemoteSessionOptions(
             tls_ca_file=str(certs / "other_ca.pem"), auth_token_file=str(certs / "token")))
-    with pytest.raises(wr.errors.PermissionDeniedError, match="carries no auth token"):
+    # A missing or wrong token is UNAUTHENTICATED (16), as in TF and gRPC; not PERMISSION_DENIED.
+    with pytest.raises(wr.errors.UnauthenticatedError, match="carries no auth token") as missing:
         _run_constant(server.target,
                       wr.distribute.RemoteSessionOptions(tls_ca_file=str(certs / "ca.pem")))
-    with pytest.raises(wr.errors.PermissionDeniedError, match="auth token is wrong"):
+    assert missing.value.error_code == wr.errors.UNAUTHENTICATED == 16
+    assert not isinstance(missing.value, wr.errors.PermissionDeniedError)
+    assert str(missing.value).count("Unauthenticated") == 0  # the class says it, not the text
+    with pytest.raises(wr.errors.UnauthenticatedError, match="auth token is wrong") as wrong:
         _run_constant(server.target, wr.distribute.RemoteSessionOptions(
             tls_ca_file=str(certs / "ca.pem"), auth_token_file=str(certs / "wrong")))
+    assert wrong.value.error_code == wr.errors.UNAUTHENTICATED
     # Refusals do not wait for connect_timeout_ms (30 s by default).
     assert time.monotonic() - start < 10
     with pytest.raises(wr.errors.InvalidArgumentError, match="an auth token needs TLS"):

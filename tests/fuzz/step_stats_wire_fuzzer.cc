@@ -9,6 +9,8 @@
 //   non-negative thread id; StepStatsToProto and StepStatsFromWire again
 //   give the same nodes (devices grouped); the trace is valid JSON with one
 //   complete ("X") event per node;
+// - cut (past the limits, small here): a prefix of the wire's nodes within
+//   them, then one node of op kStepStatsTruncatedOp that counts the rest;
 // - refused: InvalidArgument naming the caller's context, nothing else.
 #include <algorithm>
 #include <cstdint>
@@ -43,16 +45,44 @@ void Fuzz(const uint8_t* data, size_t size) {
   wire::StepStats proto;
   if (!proto.ParseFromArray(data, static_cast<int>(size))) return;
   StepStats stats;
-  const Status status = StepStatsFromWire(proto, "fuzzed task", &stats);
+  // Small limits, so that inputs reach the cut (the defaults keep 1 << 20
+  // nodes and 256 MiB).
+  StepStatsWireLimits limits;
+  limits.max_nodes = 64;
+  limits.max_bytes = 64 << 10;
+  const Status status = StepStatsFromWire(proto, "fuzzed task", &stats, limits);
   if (!status.ok()) {
     Require(status.code() == Code::kInvalidArgument, "StepStatsFromWire refused with a bad code");
     Require(status.message().find("fuzzed task") != std::string::npos,
             "StepStatsFromWire's error does not name its context");
     return;
   }
+  size_t wire_nodes = 0;
+  for (const wire::DeviceStepStats& device : proto.dev_stats())
+    wire_nodes += device.node_stats_size();
+  // Cut: a prefix of the wire's nodes within the limits, then one note
+  // saying how many more there were.
+  const bool cut =
+      !stats.nodes.empty() && stats.nodes.back().op == kStepStatsTruncatedOp &&
+      stats.nodes.size() <= wire_nodes &&
+      stats.nodes.back().node_name.find(" more nodes of fuzzed task not kept") != std::string::npos;
+  const size_t kept = cut ? stats.nodes.size() - 1 : stats.nodes.size();
+  Require(kept <= static_cast<size_t>(limits.max_nodes), "StepStatsFromWire kept too many nodes");
+  int64_t kept_bytes = 0;
+  for (size_t i = 0; i < kept; ++i) {
+    const NodeExecStats& n = stats.nodes[i];
+    kept_bytes += static_cast<int64_t>(sizeof(NodeExecStats) + n.node_name.size() + n.op.size() +
+                                       n.device.size() + n.frame_name.size());
+  }
+  Require(kept_bytes <= limits.max_bytes, "StepStatsFromWire kept too many bytes");
+  if (cut) {
+    Require(stats.nodes.back().node_name.find(StrCat("(", wire_nodes - kept, " more nodes")) == 0,
+            "StepStatsFromWire's note miscounts the nodes it dropped");
+  }
   size_t k = 0;
   for (const wire::DeviceStepStats& device : proto.dev_stats()) {
     for (const wire::NodeExecStats& node : device.node_stats()) {
+      if (cut && k == kept) break;
       Require(k < stats.nodes.size(), "StepStatsFromWire dropped nodes");
       const NodeExecStats& got = stats.nodes[k++];
       Require(got.device == device.device() && got.node_name == node.node_name() &&
@@ -64,7 +94,7 @@ void Fuzz(const uint8_t* data, size_t size) {
               "StepStatsFromWire changed a number");
     }
   }
-  Require(k == stats.nodes.size(), "StepStatsFromWire added nodes");
+  Require(k == kept, "StepStatsFromWire added nodes");
 
   wire::StepStats again;
   StepStatsToProto(stats, &again);

@@ -15,7 +15,8 @@
 // - a RunGraph that succeeds answers every fetch it was asked for, each a
 //   tensor that decodes; on the fixed partition, y == x * 2 bitwise for a
 //   float feed;
-// - the worker keeps no step state once the step is cleaned up.
+// - the worker keeps no step state once the step is cleaned up;
+// - no answer marks the held session lost (lost_session_handle).
 // Allocations are capped at 256 MiB (MaxAllocationMb): a few bytes that
 // declare a huge value must fail before allocating it.
 #include <grpcpp/support/byte_buffer.h>
@@ -211,6 +212,8 @@ bool RunAndClean(wire::RunGraphRequest run, const std::string& graph_handle,
   cleanup.set_step_id(step_id);
   (void)w.worker->CleanupGraph(cleanup);
   Require(w.worker->num_steps() == 0, "step state left after CleanupGraph");
+  // "s" is held for good: no answer, failed or not, may mark it lost.
+  Require(response->lost_session_handle().empty(), "RunGraph marked a held session lost");
   if (!status.ok()) return false;
   Require(response->recv_size() == run.recv_key_size(),
           "RunGraph succeeded without every fetch asked for");

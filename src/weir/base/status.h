@@ -34,7 +34,12 @@ enum class Code : int {
   kInternal = 13,
   kUnavailable = 14,
   kDataLoss = 15,
+  kUnauthenticated = 16,  // missing or wrong credentials (gRPC's UNAUTHENTICATED)
 };
+
+// The largest code: a number from the wire above it (or below kOk) is not a
+// code, and callers read it as kUnknown.
+inline constexpr Code kLastCode = Code::kUnauthenticated;
 
 std::string_view CodeName(Code code);
 
@@ -98,6 +103,7 @@ WEIR_DEFINE_ERROR(Unimplemented)
 WEIR_DEFINE_ERROR(Internal)
 WEIR_DEFINE_ERROR(Unavailable)
 WEIR_DEFINE_ERROR(DataLoss)
+WEIR_DEFINE_ERROR(Unauthenticated)
 }  // namespace errors
 #undef WEIR_DEFINE_ERROR
 

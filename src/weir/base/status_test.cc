@@ -56,6 +56,8 @@ TEST(StatusTest, EveryConstructorSetsItsCodeAndName) {
       {errors::Internal("m"), Code::kInternal, "Internal", errors::IsInternal},
       {errors::Unavailable("m"), Code::kUnavailable, "Unavailable", errors::IsUnavailable},
       {errors::DataLoss("m"), Code::kDataLoss, "DataLoss", errors::IsDataLoss},
+      {errors::Unauthenticated("m"), Code::kUnauthenticated, "Unauthenticated",
+       errors::IsUnauthenticated},
   };
   for (const Case& c : cases) {
     EXPECT_FALSE(c.status.ok()) << c.name;
@@ -68,6 +70,11 @@ TEST(StatusTest, EveryConstructorSetsItsCodeAndName) {
   EXPECT_FALSE(errors::IsNotFound(errors::InvalidArgument("m")));
   EXPECT_EQ(CodeName(Code::kOk), "OK");
   EXPECT_EQ(CodeName(static_cast<Code>(99)), "UnknownCode");
+  // TensorFlow's numbering (error_codes.proto), which crosses the wire as is.
+  EXPECT_EQ(static_cast<int>(Code::kDataLoss), 15);
+  EXPECT_EQ(static_cast<int>(Code::kUnauthenticated), 16);
+  EXPECT_EQ(kLastCode, Code::kUnauthenticated);
+  EXPECT_EQ(CodeName(static_cast<Code>(17)), "UnknownCode");
 }
 
 TEST(StatusTest, ConstructorConcatenatesMixedArguments) {

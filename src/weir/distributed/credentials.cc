@@ -117,13 +117,12 @@ class TokenChecker final : public grpc::AuthMetadataProcessor {
     auto found = auth_metadata.find(kAuthorization);
     if (found == auth_metadata.end()) {
       return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
-                          "Unauthenticated: the call carries no auth token and this server "
+                          "the call carries no auth token and this server "
                           "requires one (the client's auth_token)");
     }
     std::string_view given(found->second.data(), found->second.size());
     if (!ConstantTimeEqual(given, expected_)) {
-      return grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
-                          "Unauthenticated: the call's auth token is wrong");
+      return grpc::Status(grpc::StatusCode::UNAUTHENTICATED, "the call's auth token is wrong");
     }
     consumed->emplace(kAuthorization, std::string(given));  // handlers never see it
     return grpc::Status::OK;

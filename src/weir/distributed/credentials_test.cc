@@ -131,17 +131,19 @@ TEST_F(CredentialsTest, TokenIsRequiredAndChecked) {
   ASSERT_NE(server, nullptr);
   ChannelOptions options;
   options.tls_ca_file = certs_->ca_cert;
-  // Weir has no Unauthenticated code: gRPC's maps to PermissionDenied, and
-  // the message says which.
+  // gRPC's UNAUTHENTICATED is Weir's (and TF's) Unauthenticated, code 16;
+  // the message says what was wrong.
   Status none = Call(server->bound_address(), options);
-  EXPECT_EQ(none.code(), Code::kPermissionDenied) << none;
-  EXPECT_THAT(none.message(), HasSubstr("Unauthenticated: the call carries no auth token"));
+  EXPECT_EQ(none.code(), Code::kUnauthenticated) << none;
+  EXPECT_TRUE(errors::IsUnauthenticated(none)) << none;
+  EXPECT_THAT(none.message(), HasSubstr("the call carries no auth token"));
+  EXPECT_THAT(none.ToString(), ::testing::StartsWith("Unauthenticated: "));
   options.auth_token = "wrong-token";
   Status wrong = Call(server->bound_address(), options);
-  EXPECT_EQ(wrong.code(), Code::kPermissionDenied) << wrong;
-  EXPECT_THAT(wrong.message(), HasSubstr("Unauthenticated: the call's auth token is wrong"));
+  EXPECT_EQ(wrong.code(), Code::kUnauthenticated) << wrong;
+  EXPECT_THAT(wrong.message(), HasSubstr("the call's auth token is wrong"));
   options.auth_token = "s3cret-token-and-more";  // a prefix match is not a match
-  EXPECT_EQ(Call(server->bound_address(), options).code(), Code::kPermissionDenied);
+  EXPECT_EQ(Call(server->bound_address(), options).code(), Code::kUnauthenticated);
   options.auth_token = "s3cret-token";
   Status right = Call(server->bound_address(), options);
   EXPECT_TRUE(right.ok()) << right;

@@ -337,6 +337,92 @@ TEST_F(LeaseTest, ARunGraphAnsweredWithALostSessionFailsTheSessionAtOnce) {
   EXPECT_LT(Clock::now() - start, 2s);
 }
 
+// The loss is marked in RunGraph's answer (lost_session_handle), in process
+// and over gRPC (in the error's details, which a single call and a
+// RunGraphGroup both read back); other errors of a held session do not set
+// it.
+TEST_F(LeaseTest, ALostSessionIsMarkedInTheRunGraphAnswer) {
+  StartCluster({{"worker", 1}});
+  Worker* worker = cluster_.server(kWorker0)->worker();
+  auto client = WorkerClient::Create(cluster_.server(kWorker0)->bound_address());
+  ASSERT_TRUE(client.ok());
+  wire::RunGraphRequest request;
+  request.set_session_handle("ghost");
+  request.set_graph_handle("graph_0");
+  request.set_step_id(9);
+
+  wire::RunGraphResponse in_process;
+  Status s = worker->RunGraph(request, &in_process);
+  EXPECT_EQ(s.code(), Code::kNotFound) << s;
+  EXPECT_EQ(in_process.lost_session_handle(), "ghost");
+
+  wire::RunGraphResponse single;
+  request.set_step_id(10);
+  s = (*client)->RunGraph(request, &single, kTimeout);
+  EXPECT_EQ(s.code(), Code::kNotFound) << s;
+  EXPECT_TRUE(Contains(s, "has no worker session 'ghost'")) << s;  // the text is unchanged
+  EXPECT_EQ(single.lost_session_handle(), "ghost");
+
+  wire::RunGraphResponse grouped;
+  request.set_step_id(11);
+  {
+    RunGraphGroup group;
+    group.Start(client->get(), &request, &grouped, kTimeout, 3);
+    int tag = -1;
+    ASSERT_TRUE(group.Next(&tag, &s));
+    EXPECT_EQ(tag, 3);
+    EXPECT_FALSE(group.Next(&tag, &s));
+  }
+  EXPECT_EQ(s.code(), Code::kNotFound) << s;
+  EXPECT_EQ(grouped.lost_session_handle(), "ghost");
+
+  // A held session whose graph is unknown: an error, but no lost session.
+  ASSERT_TRUE(CreateSession(**client, "held", 0).ok());
+  request.set_session_handle("held");
+  request.set_step_id(12);
+  wire::RunGraphResponse no_graph;
+  s = (*client)->RunGraph(request, &no_graph, kTimeout);
+  EXPECT_EQ(s.code(), Code::kNotFound) << s;
+  EXPECT_TRUE(no_graph.lost_session_handle().empty()) << no_graph.lost_session_handle();
+}
+
+// The master reads the loss from the answer, not from the error's text: a
+// step whose own error quotes the worker's wording word for word (a file
+// name here) is an ordinary step error, and the session goes on.
+TEST_F(LeaseTest, AStepErrorQuotingTheLostSessionWordingDoesNotFailTheSession) {
+  StartCluster({{"worker", 1}, {"ps", 1}});
+  MasterOptions master_options;
+  master_options.health_interval = 10s;
+  master_options.session_lease = 30s;
+  Scope root = Scope::NewRootScope();
+  Scope on_ps = root.WithDevice(kPs0);
+  auto name = ops::Placeholder(on_ps.WithOpName("name"), DT_STRING);
+  ops::ReadFile(on_ps.WithOpName("read"), name);
+  ops::Const(on_ps.WithOpName("three"), 3.f);
+  Worker* ps = cluster_.server(kPs0)->worker();
+  auto session = NewMasterSession(cluster_.server(kWorker0)->worker(), SessionOptions(), kTimeout,
+                                  master_options);
+  ASSERT_TRUE(session.ok()) << session.status();
+  ASSERT_TRUE((*session)->Create(root.ToGraphDef()).ok());
+  std::vector<std::string> handles = ps->session_handles();
+  ASSERT_EQ(handles.size(), 1u);
+  const std::string wording =
+      StrCat("/nonexistent/task ", kPs0, " has no worker session '", handles[0],
+             "' (never created, deleted, or the task restarted)");
+  std::vector<Tensor> out;
+  for (int i = 0; i < 2; ++i) {
+    Status s =
+        (*session)->Run({{"name", Tensor::Scalar<std::string>(wording)}}, {"read"}, {}, &out);
+    EXPECT_EQ(s.code(), Code::kNotFound) << s;
+    EXPECT_TRUE(Contains(s, wording)) << s;
+    EXPECT_FALSE(Contains(s, "no longer holds worker session")) << s;
+  }
+  Status s = (*session)->Run({}, {"three"}, {}, &out);
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_EQ(out[0].scalar<float>(), 3.f);
+  EXPECT_TRUE((*session)->Close().ok());
+}
+
 // A client with keepalive pings (what grpc:// sessions use) keeps a call
 // that waits long without data: servers accept its pings (gRPC's default
 // policy would end the connection with GOAWAY after a few of them).

@@ -170,16 +170,13 @@ class MasterSession final : public Session {
   void OnTaskFailure(const Status& failure, const FailedTask& task);
   // The status of a step started after a task failed.
   Status FailedSession() const;
-  // Whether `s` is task `task`'s answer that it holds no worker session
-  // with this session's handle (worker.cc's wording: "task T has no worker
-  // session 'h'", "worker session 'h' on task T expired").
-  bool LostSession(const Status& s, const std::string& task) const {
-    if (!errors::IsNotFound(s) && !errors::IsAborted(s)) return false;
-    const std::string& m = s.message();
-    return m.find(StrCat("task ", task, " has no worker session '", handle_, "'")) !=
-               std::string::npos ||
-           m.find(StrCat("worker session '", handle_, "' on task ", task, " expired")) !=
-               std::string::npos;
+  // Whether a task's failed RunGraph answer says that it holds no worker
+  // session with this session's handle: structurally, by the response's
+  // lost_session_handle (worker.cc sets it; over gRPC it rides in the
+  // error's details), never by the error's text.
+  bool LostSession(const Status& s, const wire::RunGraphResponse& response) const {
+    return !s.ok() && !response.lost_session_handle().empty() &&
+           response.lost_session_handle() == handle_;
   }
 
   Worker* const worker_;
@@ -671,7 +668,7 @@ Status MasterSession::RunCompiled(const CompiledStep& step, const std::vector<Te
   // error, every later one at once), not at the monitor's next round.
   for (size_t p = 0; p < n && !status.ok(); ++p) {
     const Task& task = tasks_[step.parts[p].task];
-    if (LostSession(calls[p].status, task.name)) {
+    if (LostSession(calls[p].status, calls[p].response)) {
       Status lost = errors::Aborted(
           "task ", task.name, " at ", task.client->address(), " no longer holds worker session '",
           handle_, "' (its lease expired, or the task restarted): ", calls[p].status.message());
@@ -780,6 +777,9 @@ Master::~Master() {
   }
   collector_wake_.notify_all();
   if (collector_.joinable()) collector_.join();
+  // The collector is gone, so closers_ no longer grows.
+  closer_wake_.notify_all();
+  for (std::thread& closer : closers_) closer.join();
 }
 
 void Master::CollectExpiredSessions() {
@@ -790,11 +790,7 @@ void Master::CollectExpiredSessions() {
     // so sleeping until the earliest one misses nothing.
     const auto now = std::chrono::steady_clock::now();
     auto next = now + lease;
-    struct Expired {
-      std::shared_ptr<Session> session;
-      std::string why;
-    };
-    std::vector<Expired> expired;
+    size_t num_expired_now = 0;
     for (auto it = sessions_.begin(); it != sessions_.end();) {
       const auto deadline = it->second.last_call + lease;
       if (deadline > now) {
@@ -816,24 +812,40 @@ void Master::CollectExpiredSessions() {
         }
       }
       ++num_expired_;
-      expired.push_back({std::move(it->second.session), std::move(why)});
+      ++num_expired_now;
+      to_close_.push_back({std::move(it->second.session), std::move(why)});
       it = sessions_.erase(it);
     }
-    if (!expired.empty()) {
-      // Closing calls every task (a hung one for up to its control timeout):
-      // never under the lock that every call of the service takes.
-      lock.unlock();
-      for (Expired& gone : expired) {
-        Status closed = gone.session->Close();
-        WEIR_LOG(Warning) << "closed " << gone.why << "; its steps aborted and its state on every "
-                          << "task dropped" << (closed.ok() ? "" : StrCat(": ", closed.ToString()));
-        gone.session.reset();
+    if (num_expired_now > 0) {
+      // Closing calls every task, a hung one for up to its control timeout:
+      // closers do it, several at once, never under this lock (which every
+      // call of the service takes) and never on this thread (which must go
+      // on collecting).
+      while (closers_.size() < kMaxConcurrentCloses &&
+             to_close_.size() + closing_ > closers_.size()) {
+        closers_.emplace_back([this] { CloseExpiredSessions(); });
       }
-      expired.clear();
-      lock.lock();
-      continue;
+      closer_wake_.notify_all();
     }
     collector_wake_.wait_until(lock, next, [&] { return stopping_; });
+  }
+}
+
+void Master::CloseExpiredSessions() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (true) {
+    closer_wake_.wait(lock, [&] { return stopping_ || !to_close_.empty(); });
+    if (to_close_.empty()) return;  // stopping, and nothing left to close
+    Expired gone = std::move(to_close_.front());
+    to_close_.pop_front();
+    ++closing_;
+    lock.unlock();
+    Status closed = gone.session->Close();
+    WEIR_LOG(Warning) << "closed " << gone.why << "; its steps aborted and its state on every "
+                      << "task dropped" << (closed.ok() ? "" : StrCat(": ", closed.ToString()));
+    gone.session.reset();
+    lock.lock();
+    --closing_;
   }
 }
 

@@ -37,6 +37,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "weir/distributed/cluster_spec.h"
 #include "weir/runtime/session.h"
@@ -123,8 +124,20 @@ class Master {
     std::shared_ptr<Session> session;
     std::chrono::steady_clock::time_point last_call;  // of its client
   };
-  // Closes the sessions whose client lease ran out, until the destructor.
+  // A session the collector took out of sessions_, and why.
+  struct Expired {
+    std::shared_ptr<Session> session;
+    std::string why;
+  };
+  // Closes the sessions whose client lease ran out, until the destructor:
+  // hands them to closer threads (CloseExpiredSessions), at most
+  // kMaxConcurrentCloses, started on demand, so that one Close that waits
+  // on a hung task (up to the control timeout, 60 s) delays no other.
   void CollectExpiredSessions();
+  // One closer thread: closes to_close_'s sessions until the destructor
+  // (which lets it finish the queue).
+  void CloseExpiredSessions();
+  static constexpr size_t kMaxConcurrentCloses = 8;
 
   std::shared_ptr<SharedHealthMonitor> monitor_;  // sessions hold it too
   std::map<std::string, Entry> sessions_;
@@ -135,6 +148,12 @@ class Master {
   std::condition_variable collector_wake_;
   bool stopping_ = false;
   std::thread collector_;  // runs with a client lease only
+  // Collected sessions waiting for a closer, and the closers (they stay,
+  // idle, until the destructor); closing_: those closing one now.
+  std::deque<Expired> to_close_;
+  std::vector<std::thread> closers_;
+  size_t closing_ = 0;
+  std::condition_variable closer_wake_;
 };
 
 }  // namespace weir

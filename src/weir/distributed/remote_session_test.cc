@@ -177,6 +177,63 @@ TEST_F(RemoteSessionTest, StepStatisticsFromTheWireAreChecked) {
   EXPECT_THAT(s.message(), HasSubstr("overflows"));
 }
 
+// A hostile (or huge) answer is cut at the limits, unread past them: two
+// bytes on the wire per empty node, or one long device name that every node
+// would copy, expand by orders of magnitude here. The last node says how
+// many were dropped and whose; a trace of it is still valid.
+TEST(StepStatsWireTest, AHostileAnswerIsCutAtTheLimits) {
+  wire::StepStats proto;
+  for (const std::string& device : {kPsCpu, kWorkerCpu}) {
+    wire::DeviceStepStats* dev = proto.add_dev_stats();
+    dev->set_device(device);
+    for (int i = 0; i < 1500; ++i) dev->add_node_stats();  // 2 bytes each on the wire
+  }
+  EXPECT_LT(proto.ByteSizeLong(), 7000u);
+  StepStatsWireLimits limits;
+  limits.max_nodes = 1000;
+  StepStats out;
+  out.nodes.resize(2);  // another task's, kept
+  ASSERT_TRUE(StepStatsFromWire(proto, "task /job:ps/replica:0/task:0", &out, limits).ok());
+  ASSERT_EQ(out.nodes.size(), 2u + 1000u + 1u);
+  const NodeExecStats& note = out.nodes.back();
+  EXPECT_EQ(note.op, kStepStatsTruncatedOp);
+  EXPECT_EQ(note.device, kPsCpu);  // where the cut fell
+  EXPECT_THAT(note.node_name, HasSubstr("2000 more nodes of task /job:ps/replica:0/task:0"));
+  EXPECT_THAT(note.node_name, HasSubstr("at most 1000 nodes"));
+  EXPECT_EQ(out.nodes[2 + 999].device, kPsCpu);
+
+  // Bytes: a 64 KiB device name, which each of 100 nodes would copy.
+  wire::StepStats wide;
+  wire::DeviceStepStats* dev = wide.add_dev_stats();
+  dev->set_device(std::string(64 << 10, 'd'));
+  for (int i = 0; i < 100; ++i) dev->add_node_stats()->set_node_name(StrCat("n", i));
+  limits = StepStatsWireLimits();
+  limits.max_bytes = 1 << 20;
+  StepStats cut;
+  ASSERT_TRUE(StepStatsFromWire(wide, "task t", &cut, limits).ok());
+  ASSERT_GT(cut.nodes.size(), 1u);
+  int64_t bytes = 0;
+  for (size_t i = 0; i + 1 < cut.nodes.size(); ++i) {
+    EXPECT_EQ(cut.nodes[i].node_name, StrCat("n", i));
+    bytes += sizeof(NodeExecStats) + cut.nodes[i].device.size() + cut.nodes[i].node_name.size();
+  }
+  EXPECT_LE(bytes, limits.max_bytes);
+  EXPECT_LT(cut.nodes.size(), 17u);  // 1 MiB / 64 KiB, and the note
+  EXPECT_EQ(cut.nodes.back().op, kStepStatsTruncatedOp);
+  EXPECT_EQ(cut.nodes.back().device.size(), 256u);  // the name, shortened
+  EXPECT_THAT(cut.nodes.back().node_name,
+              HasSubstr(StrCat(100 - (cut.nodes.size() - 1), " more nodes of task t")));
+  RunMetadata metadata;
+  metadata.step_stats = cut;
+  EXPECT_TRUE(nlohmann::json::accept(metadata.ChromeTrace()));
+
+  // Within the limits nothing is cut (the defaults keep a million nodes).
+  StepStats all;
+  ASSERT_TRUE(StepStatsFromWire(proto, "task x", &all).ok());
+  EXPECT_EQ(all.nodes.size(), 3000u);
+  EXPECT_EQ(StepStatsWireLimits().max_nodes, 1 << 20);
+}
+
 // A step blocked on a queue of another task (ps) than the master's:
 // DeadlineExceeded in about the time limit, and no task keeps the step.
 TEST_F(RemoteSessionTest, RunOptionsTimeoutEndsAStepBlockedOnAnotherTask) {
@@ -309,15 +366,15 @@ TEST_F(RemoteSessionTlsTest, TlsAndTokenSessionsAreServedAndWrongOnesRefusedClea
   SessionOptions no_token = options;
   no_token.remote.auth_token_file.clear();
   s = Connect(no_token);
-  EXPECT_EQ(s.code(), Code::kPermissionDenied) << s;
-  EXPECT_THAT(s.message(), HasSubstr("Unauthenticated: the call carries no auth token"));
+  EXPECT_EQ(s.code(), Code::kUnauthenticated) << s;
+  EXPECT_THAT(s.message(), HasSubstr("the call carries no auth token"));
   EXPECT_THAT(s.message(), HasSubstr("the master at " + server->bound_address()));
 
   SessionOptions wrong_token = options;
   wrong_token.remote.auth_token_file = WriteFile("wrong", "not-the-token");
   s = Connect(wrong_token);
-  EXPECT_EQ(s.code(), Code::kPermissionDenied) << s;
-  EXPECT_THAT(s.message(), HasSubstr("Unauthenticated: the call's auth token is wrong"));
+  EXPECT_EQ(s.code(), Code::kUnauthenticated) << s;
+  EXPECT_THAT(s.message(), HasSubstr("the call's auth token is wrong"));
 
   SessionOptions plaintext;
   plaintext.target = options.target;
@@ -365,7 +422,7 @@ TEST_F(RemoteSessionTlsTest, ASessionWaitsForAMasterThatStartsLater) {
   refused_client.join();
   ASSERT_NE(server, nullptr);
   EXPECT_TRUE(connected.ok()) << connected;
-  EXPECT_EQ(refused.code(), Code::kPermissionDenied) << refused;
+  EXPECT_EQ(refused.code(), Code::kUnauthenticated) << refused;
   EXPECT_THAT(refused.message(), HasSubstr("auth token is wrong"));
 }
 

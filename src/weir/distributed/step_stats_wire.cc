@@ -27,9 +27,35 @@ void StepStatsToProto(const StepStats& stats, wire::StepStats* proto) {
   }
 }
 
-Status StepStatsFromWire(const wire::StepStats& proto, std::string_view what, StepStats* out) {
-  for (const wire::DeviceStepStats& device : proto.dev_stats()) {
-    for (const wire::NodeExecStats& node : device.node_stats()) {
+Status StepStatsFromWire(const wire::StepStats& proto, std::string_view what, StepStats* out,
+                         const StepStatsWireLimits& limits) {
+  int64_t kept = 0;
+  int64_t bytes = 0;
+  for (int d = 0; d < proto.dev_stats_size(); ++d) {
+    const wire::DeviceStepStats& device = proto.dev_stats(d);
+    for (int k = 0; k < device.node_stats_size(); ++k) {
+      const wire::NodeExecStats& node = device.node_stats(k);
+      const int64_t node_bytes =
+          static_cast<int64_t>(sizeof(NodeExecStats) + node.node_name().size() + node.op().size() +
+                               device.device().size() + node.frame_name().size());
+      if (kept >= limits.max_nodes || node_bytes > limits.max_bytes - bytes) {
+        // Counted, not read: the rest of this device and the devices after.
+        int64_t dropped = device.node_stats_size() - k;
+        for (int rest = d + 1; rest < proto.dev_stats_size(); ++rest) {
+          dropped += proto.dev_stats(rest).node_stats_size();
+        }
+        NodeExecStats note;
+        note.node_name = StrCat("(", dropped, " more nodes of ", what,
+                                " not kept: one answer's step statistics keep at most ",
+                                limits.max_nodes, " nodes and ", limits.max_bytes, " bytes)");
+        note.op = std::string(kStepStatsTruncatedOp);
+        note.device = device.device().substr(0, 256);
+        if (!out->nodes.empty() && kept > 0) {
+          note.start_micros = note.end_micros = out->nodes.back().end_micros;
+        }
+        out->nodes.push_back(std::move(note));
+        return Status::OK();
+      }
       NodeExecStats stats;
       stats.node_name = node.node_name();
       stats.op = node.op();
@@ -50,6 +76,8 @@ Status StepStatsFromWire(const wire::StepStats& proto, std::string_view what, St
       stats.frame_name = node.frame_name();
       stats.iteration = node.iteration();
       out->nodes.push_back(std::move(stats));
+      ++kept;
+      bytes += node_bytes;
     }
   }
   return Status::OK();

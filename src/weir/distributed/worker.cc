@@ -536,6 +536,9 @@ Status Worker::RunGraph(const wire::RunGraphRequest& request, wire::RunGraphResp
     // Other tasks' Recvs of this step's values would wait for Sends that
     // never run: they get this error instead (and later ones at once).
     AbortStep(request.step_id(), found.status());
+    // (At most kMaxHandleBytes: it travels in gRPC's trailers; a master's
+    // handles are far shorter.)
+    response->set_lost_session_handle(request.session_handle().substr(0, kMaxHandleBytes));
     return found.status();
   }
   std::shared_ptr<Session> session = std::move(*found);
@@ -578,7 +581,11 @@ Status Worker::RunGraph(const wire::RunGraphRequest& request, wire::RunGraphResp
   WEIR_ASSIGN_OR_RETURN(std::shared_ptr<Step> step,
                         GetOrCreateStep(request.step_id(), request.timeout_ms()));
   step->ran.store(true);
-  WEIR_RETURN_IF_ERROR(AttachStep(step, session));
+  if (Status attached = AttachStep(step, session); !attached.ok()) {
+    // Expired meanwhile.
+    response->set_lost_session_handle(request.session_handle().substr(0, kMaxHandleBytes));
+    return attached;
+  }
 
   CallFrame frame(std::move(args), graph->num_fetches);
   // Collected as the local session does; the devices' names are full

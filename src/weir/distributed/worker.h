@@ -87,7 +87,10 @@ class Worker {
   Status RegisterGraph(const wire::RegisterGraphRequest& request,
                        wire::RegisterGraphResponse* response);
   Status DeregisterGraph(const wire::DeregisterGraphRequest& request);
-  // Runs the registered graph for one step and waits for it.
+  // Runs the registered graph for one step and waits for it. An error
+  // because this task does not hold the request's session (never created,
+  // deleted, expired) also sets response->lost_session_handle() (the
+  // handle's first 256 bytes), which masters read instead of the text.
   Status RunGraph(const wire::RunGraphRequest& request, wire::RunGraphResponse* response);
   Status CleanupGraph(const wire::CleanupGraphRequest& request);
   Status CleanupAll(const wire::CleanupAllRequest& request);

@@ -177,6 +177,21 @@ bool ValidTimeout(std::chrono::milliseconds timeout) { return timeout.count() > 
 
 }  // namespace
 
+// An error answer's details (grpc::Status::error_details) carry what
+// gRPC does not send with an error: for RunGraph, lost_session_handle
+// (worker_service.cc). Other calls carry none.
+template <typename Response>
+void ReadErrorDetails(const grpc::Status&, Response*) {}
+
+void ReadErrorDetails(const grpc::Status& status, wire::RunGraphResponse* response) {
+  if (status.ok() || status.error_details().empty()) return;
+  wire::RunGraphResponse details;
+  // A peer's bytes: details that do not parse are ignored (the error stands).
+  if (details.ParseFromString(status.error_details())) {
+    response->set_lost_session_handle(details.lost_session_handle());
+  }
+}
+
 #define WEIR_WORKER_CALL(Method)                                                              \
   Status WorkerClient::Method(const wire::Method##Request& request,                           \
                               wire::Method##Response* response,                               \
@@ -187,6 +202,7 @@ bool ValidTimeout(std::chrono::milliseconds timeout) { return timeout.count() > 
     grpc::ClientContext context;                                                              \
     context.set_deadline(std::chrono::system_clock::now() + timeout);                         \
     grpc::Status status = impl_->stub->Method(&context, request, response);                   \
+    ReadErrorDetails(status, response);                                                       \
     return FromGrpcStatus(status, StrCat(#Method " to ", address_));                          \
   }
 
@@ -207,7 +223,8 @@ WEIR_WORKER_CALL(CleanupAll)
     std::string what = StrCat(#Method " to ", address_);                                     \
     impl_->stub->async()->Method(&call->context, request, response,                          \
                                  [impl = impl_.get(), id = call->id, what = std::move(what), \
-                                  done = std::move(done)](grpc::Status status) {             \
+                                  response, done = std::move(done)](grpc::Status status) {   \
+                                   ReadErrorDetails(status, response);                       \
                                    done(FromGrpcStatus(status, what));                       \
                                    impl->End(id);                                            \
                                  });                                                         \
@@ -363,6 +380,7 @@ struct RunGraphGroup::Impl {
     const WorkerClient* client = nullptr;
     grpc::ClientContext context;
     grpc::Status status;
+    wire::RunGraphResponse* response = nullptr;
     std::unique_ptr<grpc::ClientAsyncResponseReader<wire::RunGraphResponse>> reader;
   };
   grpc::CompletionQueue cq;
@@ -396,6 +414,7 @@ void RunGraphGroup::Start(WorkerClient* client, const wire::RunGraphRequest* req
   auto call = std::make_unique<Impl::Call>();
   call->tag = tag;
   call->client = client;
+  call->response = response;
   call->context.set_deadline(std::chrono::system_clock::now() +
                              std::max(timeout, std::chrono::milliseconds(1)));
   Impl::Call* raw = call.get();
@@ -429,6 +448,7 @@ bool RunGraphGroup::Next(int* tag, Status* status) {
   }
   --impl_->in_flight;
   *tag = call->tag;
+  ReadErrorDetails(call->status, call->response);
   *status = call->status.ok()
                 ? Status::OK()
                 : FromGrpcStatus(call->status, StrCat("RunGraph to ", call->client->address()));

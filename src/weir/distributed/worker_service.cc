@@ -231,7 +231,14 @@ class GrpcWorkerService final : public ServiceBase {
   }
   grpc::Status RunGraph(grpc::ServerContext*, const wire::RunGraphRequest* request,
                         wire::RunGraphResponse* response) override {
-    return ToGrpcStatus(worker_->RunGraph(*request, response));
+    Status status = worker_->RunGraph(*request, response);
+    if (status.ok() || response->lost_session_handle().empty()) return ToGrpcStatus(status);
+    // gRPC sends no response with an error: the lost session goes in the
+    // error's details, for the master (worker_client.cc reads them back).
+    wire::RunGraphResponse details;
+    details.set_lost_session_handle(response->lost_session_handle());
+    return grpc::Status(static_cast<grpc::StatusCode>(status.code()), status.message(),
+                        details.SerializeAsString());
   }
   grpc::Status CleanupGraph(grpc::ServerContext*, const wire::CleanupGraphRequest* request,
                             wire::CleanupGraphResponse*) override {
