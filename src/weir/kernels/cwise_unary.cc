@@ -174,6 +174,23 @@ struct Softplus {
   }
 };
 
+// x / (1 + |x|).
+template <typename T>
+struct Softsign {
+  T operator()(const T& a) const { return a / (T(1) + std::abs(a)); }
+  template <typename Packet>
+  Packet packetOp(const Packet& a) const {
+    return ei::pdiv(a, ei::padd(ei::pset1<Packet>(T(1)), ei::pabs(a)));
+  }
+};
+
+// The C library's erfc: accurate in the tail where 1 - erf(x) would round
+// to 0 (GELU's erfc(-x / sqrt(2)) for very negative x).
+template <typename T>
+struct Erfc {
+  T operator()(const T& a) const { return std::erfc(a); }
+};
+
 template <typename T>
 struct IsNan {
   bool operator()(const T& a) const { return std::isnan(a); }
@@ -256,6 +273,17 @@ struct functor_traits<weir::functor::Softplus<T>> {
   };
 };
 template <typename T>
+struct functor_traits<weir::functor::Softsign<T>> {
+  enum {
+    Cost = int{scalar_div_cost<T, true>::value} + 2 * int{NumTraits<T>::AddCost},
+    PacketAccess = kHasPackets<T> && packet_traits<T>::HasDiv && packet_traits<T>::HasAbs
+  };
+};
+template <typename T>
+struct functor_traits<weir::functor::Erfc<T>> {
+  enum { Cost = 20 * NumTraits<T>::MulCost, PacketAccess = false };
+};
+template <typename T>
 struct functor_traits<weir::functor::IsNan<T>> {
   enum { Cost = NumTraits<T>::AddCost, PacketAccess = false };
 };
@@ -298,6 +326,8 @@ void RegisterCwiseUnaryKernels(KernelRegistry* registry) {
   RegisterUnary<Selu, float, double>(registry, "Selu");
   RegisterUnary<Softplus, float, double>(registry, "Softplus");
   RegisterUnary<Erf, float, double>(registry, "Erf");
+  RegisterUnary<Erfc, float, double>(registry, "Erfc");
+  RegisterUnary<Softsign, float, double>(registry, "Softsign");
   RegisterUnary<IsNan, float, double>(registry, "IsNan");
   RegisterUnary<IsInf, float, double>(registry, "IsInf");
   RegisterUnary<IsFinite, float, double>(registry, "IsFinite");

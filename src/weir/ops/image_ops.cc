@@ -1,10 +1,12 @@
 // The image family: resizing by bilinear interpolation and by nearest
-// neighbour, and their gradients, with TensorFlow's names, attrs and type
-// sets. Images are NHWC [batch, rows, cols, channels].
+// neighbour, and their gradients, and SpaceToDepth/DepthToSpace, with
+// TensorFlow's names, attrs and type sets. Images are NHWC [batch, rows,
+// cols, channels] (SpaceToDepth/DepthToSpace take NCHW too).
+#include "weir/framework/image_resize_shape.h"
 #include "weir/framework/op_def.h"
 #include "weir/framework/shape_inference.h"
+#include "weir/framework/space_batch_shape.h"
 #include "weir/ops/all_ops.h"
-#include "weir/framework/image_resize_shape.h"
 
 namespace weir {
 namespace {
@@ -72,9 +74,46 @@ OpDefBuilder AddResizeAttrs(OpDefBuilder builder) {
   return builder;
 }
 
+// SpaceToDepth and DepthToSpace: rank 4 in, rank 4 out.
+Status DepthSpaceShape(InferenceContext* c, bool to_depth) {
+  int64_t block = 0;
+  std::string format;
+  WEIR_RETURN_IF_ERROR(c->GetAttr("block_size", &block));
+  WEIR_RETURN_IF_ERROR(c->GetAttr("data_format", &format));
+  if (format == "NCHW_VECT_C") {
+    return errors::Unimplemented(
+        "data_format NCHW_VECT_C (quantized int8 images) is not supported");
+  }
+  PartialShape input;
+  WEIR_RETURN_IF_ERROR(c->WithRank(0, 4, &input));
+  WEIR_ASSIGN_OR_RETURN(std::vector<int64_t> dims,
+                        DepthSpaceDims(input.dim_sizes(), block, format == "NCHW", to_depth));
+  c->set_output(0, PartialShape(std::move(dims)));
+  return Status::OK();
+}
+
 }  // namespace
 
 void RegisterImageOps(OpRegistry* registry) {
+  registry->Register(OpDefBuilder("SpaceToDepth")
+                         .Input("input: T")
+                         .Output("output: T")
+                         .Attr("T: type")
+                         .Attr("block_size: int >= 2")
+                         .Attr("data_format: {'NHWC', 'NCHW', 'NCHW_VECT_C'} = 'NHWC'")
+                         .SetShapeFn([](InferenceContext* c) { return DepthSpaceShape(c, true); })
+                         .Doc("Moves each block_size x block_size block of rows and cols into "
+                              "the channels (row-major over the block, then the input channel): "
+                              "NHWC [n, h, w, c] -> [n, h / b, w / b, c * b * b] (NCHW alike)."));
+  registry->Register(OpDefBuilder("DepthToSpace")
+                         .Input("input: T")
+                         .Output("output: T")
+                         .Attr("T: type")
+                         .Attr("block_size: int >= 2")
+                         .Attr("data_format: {'NHWC', 'NCHW', 'NCHW_VECT_C'} = 'NHWC'")
+                         .SetShapeFn([](InferenceContext* c) { return DepthSpaceShape(c, false); })
+                         .Doc("SpaceToDepth's inverse: NHWC [n, h, w, c] -> [n, h * b, w * b, "
+                              "c / (b * b)] (NCHW alike)."));
   registry->Register(
       AddResizeAttrs(OpDefBuilder("ResizeBilinear")
                       .Input("images: T")

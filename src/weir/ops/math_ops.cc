@@ -170,6 +170,7 @@ void RegisterElementwiseOps(OpRegistry* registry) {
            {"Tanh", kFloatComplexTypes, "Hyperbolic tangent, elementwise."},
            {"Sigmoid", kFloatComplexTypes, "1 / (1 + e^-x), elementwise."},
            {"Erf", kFloatTypes, "The error function, elementwise."},
+           {"Erfc", kFloatTypes, "1 - erf(x), accurate where erf(x) is near 1."},
            {"Lgamma", kFloatTypes, "log |Gamma(x)|, elementwise; +inf at 0, -1, -2, ..."},
            {"Digamma", kFloatTypes, "psi(x), the derivative of lgamma, elementwise."},
        }) {
@@ -199,6 +200,7 @@ void RegisterActivationOps(OpRegistry* registry) {
             "scale * features where >= 0, else scale * alpha * (exp(features) - 1), with "
             "scale ~1.0507 and alpha ~1.6733."},
            {"Softplus", kActivationTypes, "log(exp(features) + 1), without overflow."},
+           {"Softsign", kActivationTypes, "features / (1 + |features|)."},
        }) {
     RegisterActivation(registry, op);
   }
@@ -222,6 +224,7 @@ void RegisterActivationOps(OpRegistry* registry) {
            {"ReluGrad", "T: realnumbertype", "gradients where features > 0, else 0."},
            {"Relu6Grad", "T: realnumbertype", "gradients where 0 < features < 6, else 0."},
            {"SoftplusGrad", kActivationTypes, "gradients * sigmoid(features)."},
+           {"SoftsignGrad", kActivationTypes, "gradients / (1 + |features|)^2."},
        }) {
     RegisterActivationGrad(registry, op, "features");
   }

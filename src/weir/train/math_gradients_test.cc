@@ -39,6 +39,7 @@ const std::vector<UnaryCase>& UnaryCases() {
       {"Sign", false, false},   {"Floor", false, false},   {"Ceil", false, false},
       {"Round", false, false},  {"Relu", false, true},     {"Relu6", false, true},
       {"Elu", false, true},     {"Selu", false, true},     {"Softplus", false, true},
+      {"Erfc", false, true},    {"Softsign", false, true},
   };
   return cases;
 }
@@ -75,14 +76,15 @@ TEST(MathGradientsTest, EveryUnaryOpTwice) {
 
 TEST(MathGradientsTest, FusedBackwardOpsInBothInputs) {
   // (y, dy) ops and (gradients, features/outputs) ops, both inputs free.
-  for (const char* op : {"TanhGrad", "SigmoidGrad", "SqrtGrad", "RsqrtGrad", "ReciprocalGrad",
-                         "ReluGrad", "Relu6Grad", "EluGrad", "SeluGrad", "SoftplusGrad"}) {
+  for (const char* op :
+       {"TanhGrad", "SigmoidGrad", "SqrtGrad", "RsqrtGrad", "ReciprocalGrad", "ReluGrad",
+        "Relu6Grad", "EluGrad", "SeluGrad", "SoftplusGrad", "SoftsignGrad"}) {
     SCOPED_TRACE(op);
     ExpectGradientsMatch({Positive(), Mixed()}, [&](const Scope& s, const std::vector<Output>& in) {
       // (y, dy) take the forward value first, the others the gradient.
       bool value_first = std::string(op).find("Relu") == std::string::npos &&
                          std::string(op).find("lu") == std::string::npos &&
-                         std::string(op) != "SoftplusGrad";
+                         std::string(op) != "SoftplusGrad" && std::string(op) != "SoftsignGrad";
       return value_first ? AddOp(s, op, {in[0], in[1]}).output(0)
                          : AddOp(s, op, {in[1], in[0]}).output(0);
     });

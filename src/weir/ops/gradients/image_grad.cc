@@ -2,6 +2,8 @@
 // backward kernels with the forward op's sampling attrs; `size` gets none.
 // The backward ops are linear in their gradient input, and their own
 // gradient is the forward resize back to that input's rows and cols.
+#include <utility>
+
 #include "weir/ops/gradients/gradient_registry.h"
 #include "weir/ops/gradients/gradient_util.h"
 #include "weir/ops/standard_ops.h"
@@ -66,6 +68,17 @@ void RegisterImageGradients(GradientRegistry* registry) {
   registry->Register("ResizeNearestNeighbor", ResizeNearestNeighborGrad);
   registry->Register("ResizeBilinearGrad", ResizeBilinearGradGrad);
   registry->Register("ResizeNearestNeighborGrad", ResizeNearestNeighborGradGrad);
+  // SpaceToDepth and DepthToSpace only move elements, each the other's inverse.
+  for (auto [forward, inverse] :
+       {std::pair{"SpaceToDepth", "DepthToSpace"}, std::pair{"DepthToSpace", "SpaceToDepth"}}) {
+    registry->Register(forward, [inverse](const Scope& scope, const Operation& op,
+                                          const std::vector<Output>& g,
+                                          std::vector<Output>* grads) {
+      *grads = {
+          AddOp(scope, inverse, {g[0]}, ForwardAttrs(op, {"block_size", "data_format"})).output(0)};
+      return scope.status();
+    });
+  }
 }
 
 }  // namespace weir

@@ -99,6 +99,19 @@ Status SoftplusBackwardGrad(const Scope& scope, const Operation& op, const std::
   return scope.status();
 }
 
+// Gradient of SoftsignGrad = gradients / (1 + |features|)^2: in gradients
+// that factor again, in features -2 sign(features) gradients / (1 + |f|)^3.
+Status SoftsignBackwardGrad(const Scope& scope, const Operation& op, const std::vector<Output>& g,
+                            std::vector<Output>* grads) {
+  Output gradients = ForwardInput(op, 0), features = ForwardInput(op, 1);
+  Output denominator = ops::AddV2(scope, ops::Abs(scope, features), ops::OnesLike(scope, features));
+  Output cube = ops::Mul(scope, denominator, ops::Square(scope, denominator));
+  Output slope = ops::RealDiv(scope, ops::Mul(scope, ops::Sign(scope, features), gradients), cube);
+  *grads = {ops::SoftsignGrad(scope, g[0], features),
+            ops::Mul(scope, ops::Mul(scope, g[0], slope), -2.0)};
+  return scope.status();
+}
+
 Status BiasAddGrad(const Scope& scope, const Operation& op, const std::vector<Output>& g,
                    std::vector<Output>* grads) {
   *grads = {g[0], ops::BiasAddGrad(scope, g[0], ForwardAttrs(op, {"data_format"}))};
@@ -388,6 +401,11 @@ void RegisterNnGradients(GradientRegistry* registry) {
   registry->Register("EluGrad", ExponentialBackwardGrad);
   registry->Register("SeluGrad", ExponentialBackwardGrad);
   registry->Register("SoftplusGrad", SoftplusBackwardGrad);
+  registry->Register("Softsign", [](const Scope& scope, const Operation& op,
+                                    const std::vector<Output>& g, std::vector<Output>* grads) {
+    return ActivationOfFeaturesGrad("SoftsignGrad", scope, op, g, grads);
+  });
+  registry->Register("SoftsignGrad", SoftsignBackwardGrad);
   registry->Register("BiasAddGrad", BiasAddGradGrad);
   registry->Register("Conv2DBackpropInput", Conv2DBackpropInputGrad);
   registry->Register("Conv2DBackpropFilter", Conv2DBackpropFilterGrad);

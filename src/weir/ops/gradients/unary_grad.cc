@@ -67,6 +67,11 @@ const UnaryGradient kUnaryGradients[] = {
        Output density = ops::Exp(s, ops::Neg(s, ops::Square(s, x)));
        return ops::Mul(s, g, ops::Mul(s, density, 2.0 / std::sqrt(std::numbers::pi)));
      }},
+    {"Erfc", [](const Scope& s, const Output& x, const Output&, const Output& g) {
+       // -2 / sqrt(pi) * exp(-x^2).
+       Output density = ops::Exp(s, ops::Neg(s, ops::Square(s, x)));
+       return ops::Mul(s, g, ops::Mul(s, density, -2.0 / std::sqrt(std::numbers::pi)));
+     }},
     {"Lgamma", [](const Scope& s, const Output& x, const Output&, const Output& g) {
        return ops::Mul(s, g, ops::Digamma(s, x));
      }},
