@@ -88,6 +88,46 @@ TEST(ImageResizeTest, MatchesTensorFlow) {
   }
 }
 
+TEST(ImageResizeTest, BicubicMatchesTensorFlow) {
+  // TensorFlow 2.21: tf.raw_ops.ResizeBicubic of arange(12) ** 1.5 as a
+  // [1, 3, 4, 1] image to size [5, 3].
+  std::vector<double> image(12);
+  for (int i = 0; i < 12; ++i) image[i] = std::pow(i, 1.5);
+  struct Case {
+    bool align_corners, half_pixel_centers;
+    std::vector<double> want;
+  };
+  const Case cases[] = {
+      {false,
+       false,
+       {0., 1.5547347, 4.5530233, 3.3132856, 6.4505086, 10.568184, 11.345628, 16.333559, 21.87608,
+        20.24249, 26.069494, 32.404312, 24.206661, 30.423534, 37.121758}},
+      {true,
+       false,
+       {0., 1.7859892, 5.1961527, 2.6286798, 5.7958627, 10.17421, 8., 12.878359, 18.520258,
+        16.063707, 22.11193, 28.750698, 22.627417, 29.265682, 36.482872}},
+      {false,
+       true,
+       {-0.5276006, 0.99268353, 3.9509914, 2.3230274, 4.9818864, 8.773167, 8.324143, 12.898453,
+        18.122776, 18.263784, 24.023735, 30.298878, 24.189499, 30.518213, 37.327896}},
+  };
+  for (const Case& c : cases) {
+    for (DType dtype : {DT_FLOAT, DT_DOUBLE}) {
+      SCOPED_TRACE(StrCat(dtype, " align_corners ", c.align_corners, " half_pixel_centers ",
+                          c.half_pixel_centers));
+      auto out =
+          RunKernel("ResizeBicubic", Attrs(dtype, c.align_corners, c.half_pixel_centers),
+                    {MakeTensor(dtype, TensorShape({1, 3, 4, 1}), image), Int32Vector({5, 3})});
+      ASSERT_TRUE(out.ok()) << out.status();
+      EXPECT_EQ((*out)[0].shape(), TensorShape({1, 5, 3, 1}));
+      const std::vector<double> got = ToDoubles((*out)[0]);
+      for (size_t i = 0; i < c.want.size(); ++i) {
+        EXPECT_NEAR(got[i], c.want[i], 1e-6 * (std::abs(c.want[i]) + 1)) << "element " << i;
+      }
+    }
+  }
+}
+
 // sum(resize(x) * g) == sum(x * grad(g)) for random x and g.
 TEST(ImageResizeTest, GradientsAreAdjoints) {
   struct Case {
@@ -115,6 +155,15 @@ TEST(ImageResizeTest, GradientsAreAdjoints) {
         EXPECT_EQ((*dx)[0].shape(), c.image);
         const std::vector<double> gf = RoundTo(DT_FLOAT, g);
         EXPECT_NEAR(Dot((*y)[0], gf), Dot((*dx)[0], x), 1e-4);
+        // Bicubic alike.
+        auto cy = RunKernel("ResizeBicubic", Attrs(DT_DOUBLE, ac, hp),
+                            {MakeTensor(DT_DOUBLE, c.image, x), Int32Vector(c.size)});
+        ASSERT_TRUE(cy.ok()) << cy.status();
+        auto cdx = RunKernel("ResizeBicubicGrad", Attrs(DT_DOUBLE, ac, hp),
+                             {MakeTensor(DT_FLOAT, resized, g), MakeTensor(DT_DOUBLE, c.image, x)});
+        ASSERT_TRUE(cdx.ok()) << cdx.status();
+        EXPECT_EQ((*cdx)[0].shape(), c.image);
+        EXPECT_NEAR(Dot((*cy)[0], gf), Dot((*cdx)[0], x), 1e-4);
         auto ny = RunKernel("ResizeNearestNeighbor", Attrs(DT_DOUBLE, ac, hp),
                             {MakeTensor(DT_DOUBLE, c.image, x), Int32Vector(c.size)});
         ASSERT_TRUE(ny.ok()) << ny.status();

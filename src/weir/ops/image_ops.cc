@@ -1,5 +1,5 @@
-// The image family: resizing by bilinear interpolation and by nearest
-// neighbour, and their gradients, and SpaceToDepth/DepthToSpace, with
+// The image family: resizing by bilinear and bicubic interpolation and by
+// nearest neighbour, and their gradients, and SpaceToDepth/DepthToSpace, with
 // TensorFlow's names, attrs and type sets. Images are NHWC [batch, rows,
 // cols, channels] (SpaceToDepth/DepthToSpace take NCHW too).
 #include "weir/framework/image_resize_shape.h"
@@ -135,6 +135,25 @@ void RegisterImageOps(OpRegistry* registry) {
           .SetShapeFn(ResizeShape)
           .Doc("Resizes each image to `size` (rows, cols), each output pixel copying the input "
                "pixel nearest to it."));
+  registry->Register(
+      AddResizeAttrs(OpDefBuilder("ResizeBicubic")
+                         .Input("images: T")
+                         .Input("size: int32")
+                         .Output("resized_images: float")
+                         .Attr("T: {int8, uint8, int16, uint16, int32, int64, half, float, double, "
+                               "bfloat16}"))
+          .SetShapeFn(ResizeShape)
+          .Doc("Resizes each image to `size` (rows, cols) by Keys' cubic convolution over the "
+               "4 x 4 input pixels around each sample (a = -0.75; with half_pixel_centers "
+               "a = -0.5 and pixels outside the image left out), as TensorFlow computes it."));
+  registry->Register(AddResizeAttrs(OpDefBuilder("ResizeBicubicGrad")
+                                        .Input("grads: float")
+                                        .Input("original_image: T")
+                                        .Output("output: T")
+                                        .Attr("T: {float, double}"))
+                         .SetShapeFn(ResizeBilinearGradShape)
+                         .Doc("The gradient of ResizeBicubic with respect to its images, "
+                              "shaped like original_image."));
   registry->Register(AddResizeAttrs(OpDefBuilder("ResizeBilinearGrad")
                                      .Input("grads: float")
                                      .Input("original_image: T")

@@ -39,6 +39,26 @@ TEST(ImageGradientsTest, ResizeBilinear) {
   }
 }
 
+TEST(ImageGradientsTest, ResizeBicubic) {
+  Tensor x = ToFloat(DistinctValues({2, 3, 4, 2}));
+  for (auto [ac, hp] : {std::pair{false, false}, {true, false}, {false, true}}) {
+    for (std::vector<int32_t> size : {std::vector<int32_t>{5, 7}, {2, 3}}) {
+      SCOPED_TRACE(StrCat(ac, hp, " ", size[0], "x", size[1]));
+      ExpectFloatGradientsMatch({x}, [&](const Scope& s, const std::vector<Output>& in) {
+        Output size_t = ops::Const(s, Tensor::FromVector<int32_t>(size, TensorShape({2})));
+        return AddOp(s, "ResizeBicubic", {in[0], size_t}, ResizeAttrs(ac, hp)).output(0);
+      });
+    }
+    // ResizeBicubicGrad is linear in grads: its gradient is the forward resize.
+    ExpectFloatGradientsMatch(
+        {ToFloat(DistinctValues({2, 5, 3, 2}))},
+        [&](const Scope& s, const std::vector<Output>& in) {
+          Output original = ops::Const(s, Tensor(DT_FLOAT, TensorShape({2, 3, 4, 2})));
+          return AddOp(s, "ResizeBicubicGrad", {in[0], original}, ResizeAttrs(ac, hp)).output(0);
+        });
+  }
+}
+
 TEST(ImageGradientsTest, ResizeGradientOpsAreDifferentiable) {
   // Linear in grads: their gradient is the forward resize.
   Tensor grads = DistinctValues({2, 5, 3, 2});

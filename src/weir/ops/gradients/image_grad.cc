@@ -20,13 +20,18 @@ Output ImageSize(const Scope& scope, const Output& images) {
   return ops::Slice(scope, ops::Shape(scope, images), IntVector(scope, {1}), IntVector(scope, {2}));
 }
 
-Status ResizeBilinearGrad(const Scope& scope, const Operation& op, const std::vector<Output>& g,
-                          std::vector<Output>* grads) {
+// ResizeBilinear and ResizeBicubic: their backward op spreads g over the
+// input pixels each output pixel was blended from.
+template <const char* kBackward>
+Status ResizeInterpolatingGrad(const Scope& scope, const Operation& op,
+                               const std::vector<Output>& g, std::vector<Output>* grads) {
   AttrMap attrs = ForwardAttrs(op, {"align_corners", "half_pixel_centers"});
   Output images = ForwardInput(op, 0);
-  *grads = {AddOp(scope, "ResizeBilinearGrad", {g[0], images}, attrs).output(0), Output()};
+  *grads = {AddOp(scope, kBackward, {g[0], images}, attrs).output(0), Output()};
   return scope.status();
 }
+constexpr char kResizeBilinearGrad[] = "ResizeBilinearGrad";
+constexpr char kResizeBicubicGrad[] = "ResizeBicubicGrad";
 
 Status ResizeNearestNeighborGrad(const Scope& scope, const Operation& op,
                                  const std::vector<Output>& g, std::vector<Output>* grads) {
@@ -40,16 +45,17 @@ Status ResizeNearestNeighborGrad(const Scope& scope, const Operation& op,
 
 // ResizeBilinearGrad(grads, original_image): d/d grads is the bilinear
 // resize of g (original_image's shape) to grads' size; original_image only
-// gives the shape.
-Status ResizeBilinearGradGrad(const Scope& scope, const Operation& op,
-                              const std::vector<Output>& g, std::vector<Output>* grads) {
+// gives the shape. The same for ResizeBicubicGrad.
+template <const char* kForward>
+Status ResizeInterpolatingGradGrad(const Scope& scope, const Operation& op,
+                                   const std::vector<Output>& g, std::vector<Output>* grads) {
   AttrMap attrs = ForwardAttrs(op, {"align_corners", "half_pixel_centers"});
   Output resized = ForwardInput(op, 0);
-  *grads = {
-      AddOp(scope, "ResizeBilinear", {g[0], ImageSize(scope, resized)}, attrs).output(0),
-      Output()};
+  *grads = {AddOp(scope, kForward, {g[0], ImageSize(scope, resized)}, attrs).output(0), Output()};
   return scope.status();
 }
+constexpr char kResizeBilinear[] = "ResizeBilinear";
+constexpr char kResizeBicubic[] = "ResizeBicubic";
 
 Status ResizeNearestNeighborGradGrad(const Scope& scope, const Operation& op,
                                      const std::vector<Output>& g, std::vector<Output>* grads) {
@@ -64,9 +70,11 @@ Status ResizeNearestNeighborGradGrad(const Scope& scope, const Operation& op,
 }  // namespace
 
 void RegisterImageGradients(GradientRegistry* registry) {
-  registry->Register("ResizeBilinear", ResizeBilinearGrad);
+  registry->Register("ResizeBilinear", ResizeInterpolatingGrad<kResizeBilinearGrad>);
+  registry->Register("ResizeBicubic", ResizeInterpolatingGrad<kResizeBicubicGrad>);
+  registry->Register("ResizeBicubicGrad", ResizeInterpolatingGradGrad<kResizeBicubic>);
   registry->Register("ResizeNearestNeighbor", ResizeNearestNeighborGrad);
-  registry->Register("ResizeBilinearGrad", ResizeBilinearGradGrad);
+  registry->Register("ResizeBilinearGrad", ResizeInterpolatingGradGrad<kResizeBilinear>);
   registry->Register("ResizeNearestNeighborGrad", ResizeNearestNeighborGradGrad);
   // SpaceToDepth and DepthToSpace only move elements, each the other's inverse.
   for (auto [forward, inverse] :
