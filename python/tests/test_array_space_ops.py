@@ -56,12 +56,12 @@ def numeric_gradient(f, x, eps=1e-6):
 
 
 @pytest.mark.parametrize("op", ["reverse_sequence", "erfc", "softsign", "space_to_batch_nd",
-                                "space_to_depth", "band_part"])
+                                "space_to_depth", "band_part", "bicubic"])
 def test_gradients_match_finite_differences(op):
     rng = np.random.RandomState(5)
     x0 = rng.randn(2, 6, 3)
-    w = rng.randn(*{"space_to_batch_nd": (4, 4, 3), "space_to_depth": (1, 3, 1, 12)}.get(
-        op, (2, 6, 3)))
+    w = rng.randn(*{"space_to_batch_nd": (4, 4, 3), "space_to_depth": (1, 3, 1, 12),
+                    "bicubic": (2, 4, 3)}.get(op, (2, 6, 3)))
 
     def build(t):
         if op == "reverse_sequence":
@@ -74,16 +74,27 @@ def test_gradients_match_finite_differences(op):
             return wr.nn.space_to_depth(wr.reshape(t, [1, 6, 2, 3]), 2)
         if op == "band_part":
             return wr.linalg.band_part(t, 1, 0)
+        if op == "bicubic":  # computes in float32: checked in float64 after the cast back
+            resized = wr.image.resize_bicubic(wr.reshape(t, [1, 6, 3, 2]), [4, 4],
+                                              half_pixel_centers=True)
+            return wr.reshape(resized, [2, 4, 4])[:, :, :3]
         return wr.space_to_batch_nd(t, [2], [[1, 1]])
 
+    # ResizeBicubic takes float32 here: fed float32 values; it is linear, so a
+    # large step loses nothing to truncation and little to rounding.
+    bicubic = op == "bicubic"
+    feed_type = np.float32 if bicubic else np.float64
+    x0 = x0.astype(feed_type).astype(np.float64)
     with wr.Graph().as_default():
-        x = wr.placeholder(wr.float64, x0.shape)
-        loss = wr.reduce_sum(build(x) * w)
+        x = wr.placeholder(wr.float32 if bicubic else wr.float64, x0.shape)
+        loss = wr.reduce_sum(wr.cast(build(x), wr.float64) * w)
         (g,) = wr.gradients(loss, [x])
         with wr.Session() as sess:
-            got = sess.run(g, {x: x0})
-            want = numeric_gradient(lambda v: sess.run(loss, {x: v}), x0)
-    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-8)
+            got = sess.run(g, {x: x0.astype(feed_type)})
+            want = numeric_gradient(lambda v: sess.run(loss, {x: v.astype(feed_type)}), x0,
+                                    eps=0.5 if bicubic else 1e-6)
+    np.testing.assert_allclose(got, want, rtol=1e-5 if bicubic else 1e-6,
+                               atol=1e-5 if bicubic else 1e-8)
 
 
 def test_erfc_softsign_and_space_batch_values():
@@ -122,3 +133,25 @@ def test_depth_space_and_band_part_values():
     np.testing.assert_array_equal(bands_v[0], np.triu(m))
     np.testing.assert_array_equal(bands_v[1], np.tril(m))
     np.testing.assert_array_equal(bands_v[2], np.triu(np.tril(m, 1), -1))
+
+
+def test_resize_bicubic_matches_tensorflow_values():
+    # TensorFlow 2.21: tf.raw_ops.ResizeBicubic of arange(12) ** 1.5 as a
+    # [1, 3, 4, 1] image to [5, 3].
+    image = (np.arange(12, dtype=np.float32) ** 1.5).reshape(1, 3, 4, 1)
+    want = {
+        (False, False): [0., 1.5547347, 4.5530233, 3.3132856, 6.4505086, 10.568184, 11.345628,
+                         16.333559, 21.87608, 20.24249, 26.069494, 32.404312, 24.206661,
+                         30.423534, 37.121758],
+        (False, True): [-0.5276006, 0.99268353, 3.9509914, 2.3230274, 4.9818864, 8.773167,
+                        8.324143, 12.898453, 18.122776, 18.263784, 24.023735, 30.298878,
+                        24.189499, 30.518213, 37.327896],
+    }
+    with wr.Graph().as_default():
+        outs = [wr.image.resize_bicubic(image, [5, 3], half_pixel_centers=hp)
+                for _, hp in want]
+        method = wr.image.resize(image, [5, 3], method=wr.image.ResizeMethod.BICUBIC)
+        got = run(outs + [method])
+    for value, expected in zip(got, want.values()):
+        np.testing.assert_allclose(value.ravel(), expected, rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(got[2].ravel(), want[(False, False)], rtol=1e-6, atol=1e-6)

@@ -8,7 +8,7 @@ The graphs are made by TensorFlow during the test: a Keras MobileNetV2, Keras
 LSTM, GRU and Bidirectional text models with masking, a Transformer block
 (MultiHeadAttention, LayerNormalization, Dense with exact GELU: Erfc), dilated
 Conv1D/Conv2D (SpaceToBatchND/BatchToSpaceND) with softsign and other
-activations, tf.image resizes, and tf.reverse_sequence, check_numerics,
+activations, tf.image resizes (bicubic too), and tf.reverse_sequence, check_numerics,
 space_to_depth/depth_to_space and linalg.band_part."""
 import numpy as np
 import pytest
@@ -82,6 +82,9 @@ def images(x):
     return (tf.image.resize(x, (13, 11), method="bilinear"),
             tf.image.resize(x, (5, 17), method="nearest"),
             tf.image.resize(x, (4, 4), method="bilinear", antialias=False),
+            tf.image.resize(x, (12, 7), method="bicubic"),
+            tf.compat.v1.image.resize_bicubic(x, (5, 13), align_corners=True),
+            tf.compat.v1.image.resize_bicubic(x, (3, 4)),
             tf.image.flip_left_right(x), tf.image.per_image_standardization(x),
             tf.image.rgb_to_grayscale(x))
 freeze("images", images, [rng.rand(2, 8, 9, 3).astype(np.float32)])
