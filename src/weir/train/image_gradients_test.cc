@@ -59,6 +59,25 @@ TEST(ImageGradientsTest, ResizeBicubic) {
   }
 }
 
+TEST(ImageGradientsTest, CropAndResize) {
+  // Boxes whose samples stay away from pixel boundaries (the blend is
+  // linear in the box there), one past the image's edge, one a point.
+  Tensor image = ToFloat(DistinctValues({2, 4, 5, 2}));
+  Tensor boxes = ToFloat(Tensor::FromVector<double>(
+      {0.13, 0.21, 0.77, 0.93, -0.21, 0.33, 0.52, 1.27, 0.41, 0.58, 0.41, 0.58},
+      TensorShape({3, 4})));
+  for (const char* method : {"bilinear", "nearest"}) {
+    SCOPED_TRACE(method);
+    ExpectFloatGradientsMatch({image, boxes}, [&](const Scope& s, const std::vector<Output>& in) {
+      Output box_ind = ops::Const(s, Tensor::FromVector<int32_t>({1, 0, 1}));
+      Output size = ops::Const(s, Tensor::FromVector<int32_t>({3, 2}));
+      return AddOp(s, "CropAndResize", {in[0], in[1], box_ind, size},
+                   {{"method", std::string(method)}, {"extrapolation_value", 0.5f}})
+          .output(0);
+    });
+  }
+}
+
 TEST(ImageGradientsTest, ResizeGradientOpsAreDifferentiable) {
   // Linear in grads: their gradient is the forward resize.
   Tensor grads = DistinctValues({2, 5, 3, 2});

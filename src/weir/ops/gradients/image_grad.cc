@@ -67,9 +67,36 @@ Status ResizeNearestNeighborGradGrad(const Scope& scope, const Operation& op,
   return scope.status();
 }
 
+// CropAndResize: the image gets CropAndResizeGradImage (float images only,
+// as in TensorFlow), the boxes CropAndResizeGradBoxes (bilinear only: nearest
+// is piecewise constant in the boxes, so their gradient is zero); box_ind
+// and crop_size none.
+Status CropAndResizeGrad(const Scope& scope, const Operation& op, const std::vector<Output>& g,
+                         std::vector<Output>* grads) {
+  Output image = ForwardInput(op, 0), boxes = ForwardInput(op, 1), box_ind = ForwardInput(op, 2);
+  std::string method = "bilinear";
+  (void)GetAttr(op.node()->def().attrs, "method", &method);
+  grads->assign(4, Output());
+  const DType dtype = image.dtype();
+  if (dtype == DT_FLOAT || dtype == DT_DOUBLE || dtype == DT_HALF) {
+    AttrMap attrs{{"T", dtype}, {"method", method}};
+    (*grads)[0] = AddOp(scope, "CropAndResizeGradImage",
+                        {g[0], boxes, box_ind, ops::Shape(scope, image)}, attrs)
+                      .output(0);
+  }
+  (*grads)[1] =
+      method == "bilinear"
+          ? AddOp(scope, "CropAndResizeGradBoxes", {g[0], image, boxes, box_ind}).output(0)
+          : ops::ZerosLike(scope, boxes);
+  return scope.status();
+}
+
 }  // namespace
 
 void RegisterImageGradients(GradientRegistry* registry) {
+  registry->Register("CropAndResize", CropAndResizeGrad);
+  registry->RegisterNoGradient("CropAndResizeGradImage");
+  registry->RegisterNoGradient("CropAndResizeGradBoxes");
   registry->Register("ResizeBilinear", ResizeInterpolatingGrad<kResizeBilinearGrad>);
   registry->Register("ResizeBicubic", ResizeInterpolatingGrad<kResizeBicubicGrad>);
   registry->Register("ResizeBicubicGrad", ResizeInterpolatingGradGrad<kResizeBicubic>);
