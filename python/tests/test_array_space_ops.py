@@ -155,3 +155,20 @@ def test_resize_bicubic_matches_tensorflow_values():
     for value, expected in zip(got, want.values()):
         np.testing.assert_allclose(value.ravel(), expected, rtol=1e-6, atol=1e-6)
     np.testing.assert_allclose(got[2].ravel(), want[(False, False)], rtol=1e-6, atol=1e-6)
+
+
+def test_crop_and_resize_and_its_gradients():
+    rng = np.random.RandomState(2)
+    image = rng.rand(2, 4, 5, 3).astype(np.float32)
+    boxes = np.array([[0.13, 0.21, 0.77, 0.93], [0.0, 0.0, 1.0, 1.0]], np.float32)
+    with wr.Graph().as_default():
+        x = wr.constant(image)
+        b = wr.constant(boxes)
+        crops = wr.image.crop_and_resize(x, b, box_indices=[1, 0], crop_size=[4, 5])
+        loss = wr.reduce_sum(crops * rng.randn(2, 4, 5, 3).astype(np.float32))
+        dx, db = wr.gradients(loss, [x, b])
+        crops_v, dx_v, db_v = run([crops, dx, db])
+    # The whole-image box with the image's own size gives the image back.
+    np.testing.assert_allclose(crops_v[1], image[0], rtol=1e-6, atol=1e-6)
+    assert dx_v.shape == image.shape and db_v.shape == boxes.shape
+    assert np.abs(dx_v[0]).sum() > 0 and np.abs(db_v).sum() > 0

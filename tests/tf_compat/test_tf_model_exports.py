@@ -8,7 +8,7 @@ The graphs are made by TensorFlow during the test: a Keras MobileNetV2, Keras
 LSTM, GRU and Bidirectional text models with masking, a Transformer block
 (MultiHeadAttention, LayerNormalization, Dense with exact GELU: Erfc), dilated
 Conv1D/Conv2D (SpaceToBatchND/BatchToSpaceND) with softsign and other
-activations, tf.image resizes (bicubic too), and tf.reverse_sequence, check_numerics,
+activations, tf.image resizes (bicubic too) and crop_and_resize, and tf.reverse_sequence, check_numerics,
 space_to_depth/depth_to_space and linalg.band_part."""
 import numpy as np
 import pytest
@@ -85,6 +85,9 @@ def images(x):
             tf.image.resize(x, (12, 7), method="bicubic"),
             tf.compat.v1.image.resize_bicubic(x, (5, 13), align_corners=True),
             tf.compat.v1.image.resize_bicubic(x, (3, 4)),
+            tf.image.crop_and_resize(x, [[0.1, 0.2, 0.8, 0.9], [-0.2, 0.3, 0.5, 1.3]], [1, 0],
+                                     (4, 3), extrapolation_value=-1.0),
+            tf.image.crop_and_resize(x, [[0.9, 0.1, 0.2, 0.7]], [1], (1, 5), method="nearest"),
             tf.image.flip_left_right(x), tf.image.per_image_standardization(x),
             tf.image.rgb_to_grayscale(x))
 freeze("images", images, [rng.rand(2, 8, 9, 3).astype(np.float32)])

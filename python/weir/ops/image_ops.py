@@ -44,6 +44,26 @@ def resize_bicubic(images, size, align_corners=False, name=None, half_pixel_cent
                     align_corners=align_corners, half_pixel_centers=half_pixel_centers)
 
 
+def crop_and_resize(image, boxes, box_ind=None, crop_size=None, method="bilinear",
+                    extrapolation_value=0.0, name=None, box_indices=None):
+    """For each box b (normalized [y1, x1, y2, x2]) of image box_indices[b], the
+    box resampled to crop_size [rows, cols] by bilinear interpolation or the
+    nearest pixel, float32 [num_boxes, rows, cols, depth]; samples outside the
+    image are extrapolation_value (tf.image.crop_and_resize; op CropAndResize)."""
+    if box_ind is not None and box_indices is not None:
+        raise ValueError("crop_and_resize: give box_ind or box_indices, not both")
+    box_ind = box_indices if box_ind is None else box_ind
+    if box_ind is None or crop_size is None:
+        raise TypeError("crop_and_resize needs box_indices (box_ind) and crop_size")
+    with ops.name_scope(name, "crop_and_resize", [image, boxes, box_ind]) as scope:
+        return apply_op("CropAndResize", scope, image=image,
+                        boxes=ops.convert_to_tensor(boxes, dtype=dtypes.float32, name="boxes"),
+                        box_ind=ops.convert_to_tensor(box_ind, dtype=dtypes.int32,
+                                                      name="box_ind"),
+                        crop_size=_size_tensor(crop_size), method=method,
+                        extrapolation_value=float(extrapolation_value))
+
+
 _METHODS = {
     ResizeMethod.BILINEAR: "ResizeBilinear",
     ResizeMethod.NEAREST_NEIGHBOR: "ResizeNearestNeighbor",
