@@ -480,6 +480,10 @@ CropSample CropPosition(float start, float end, int64_t i, int64_t crop, int64_t
   return {0.5f * (start + end) * span, 0.5f * span, 0.5f * span};
 }
 
+// Whether a sample lies in [0, size - 1]; false for NaN (a NaN box), which
+// then extrapolates instead of indexing with an undefined floor.
+bool InsideImage(float at, int64_t size) { return at >= 0 && at <= static_cast<float>(size - 1); }
+
 // The boxes and box_ind of the crop ops, checked against `batch` images.
 Status CheckCropBoxes(const Tensor& boxes, const Tensor& box_ind, int64_t batch) {
   if (boxes.dims() != 2 || boxes.dim_size(1) != 4 || boxes.dtype() != DT_FLOAT) {
@@ -566,7 +570,7 @@ class CropAndResizeOp : public CropOpBase {
             const float* bx = box + 4 * b;
             float* o = y + row * cols * depth;
             const float in_y = CropPosition(bx[0], bx[2], i, rows, height).at;
-            if (in_y < 0 || in_y > static_cast<float>(height - 1)) {
+            if (!InsideImage(in_y, height)) {
               std::fill_n(o, cols * depth, extrapolation_);
               continue;
             }
@@ -574,7 +578,7 @@ class CropAndResizeOp : public CropOpBase {
             for (int64_t j = 0; j < cols; ++j) {
               const float in_x = CropPosition(bx[1], bx[3], j, cols, width).at;
               float* oj = o + j * depth;
-              if (in_x < 0 || in_x > static_cast<float>(width - 1)) {
+              if (!InsideImage(in_x, width)) {
                 std::fill_n(oj, depth, extrapolation_);
                 continue;
               }
@@ -656,10 +660,10 @@ class CropAndResizeGradImageOp : public CropOpBase {
       double* img = acc.data() + index[b] * height * width * depth;
       for (int64_t i = 0; i < rows; ++i) {
         const float in_y = CropPosition(bx[0], bx[2], i, rows, height).at;
-        if (in_y < 0 || in_y > static_cast<float>(height - 1)) continue;
+        if (!InsideImage(in_y, height)) continue;
         for (int64_t j = 0; j < cols; ++j) {
           const float in_x = CropPosition(bx[1], bx[3], j, cols, width).at;
-          if (in_x < 0 || in_x > static_cast<float>(width - 1)) continue;
+          if (!InsideImage(in_x, width)) continue;
           const float* gij = g + ((b * rows + i) * cols + j) * depth;
           if (!bilinear) {
             double* p = img + (static_cast<int64_t>(std::round(in_y)) * width +
@@ -726,13 +730,13 @@ class CropAndResizeGradBoxesOp : public CropOpBase {
             double dy1 = 0, dx1 = 0, dy2 = 0, dx2 = 0;
             for (int64_t i = 0; i < rows; ++i) {
               const CropSample sy = CropPosition(bx[0], bx[2], i, rows, height);
-              if (sy.at < 0 || sy.at > static_cast<float>(height - 1)) continue;
+              if (!InsideImage(sy.at, height)) continue;
               const int64_t top = static_cast<int64_t>(std::floor(sy.at));
               const int64_t bottom = static_cast<int64_t>(std::ceil(sy.at));
               const float y_lerp = sy.at - static_cast<float>(top);
               for (int64_t j = 0; j < cols; ++j) {
                 const CropSample sx = CropPosition(bx[1], bx[3], j, cols, width);
-                if (sx.at < 0 || sx.at > static_cast<float>(width - 1)) continue;
+                if (!InsideImage(sx.at, width)) continue;
                 const int64_t left = static_cast<int64_t>(std::floor(sx.at));
                 const int64_t right = static_cast<int64_t>(std::ceil(sx.at));
                 const float x_lerp = sx.at - static_cast<float>(left);

@@ -5,6 +5,9 @@
 // linear maps; and bad inputs as InvalidArgument naming op and shapes.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
+
 #include "weir/kernels/kernel_test_util.h"
 #include "weir/kernels/nn_test_util.h"
 
@@ -270,6 +273,22 @@ TEST(ImageResizeTest, CropAndResizeMatchesTensorFlow) {
   for (size_t i = 0; i < want_boxes.size(); ++i) {
     EXPECT_NEAR(got_boxes[i], want_boxes[i], 2e-5 * (std::abs(want_boxes[i]) + 1)) << i;
   }
+  // A NaN or infinite box extrapolates, in every op, and never indexes.
+  const float nan = std::nanf(""), inf = std::numeric_limits<float>::infinity();
+  Tensor odd_boxes(DT_FLOAT, TensorShape({2, 4}));
+  const float odd[] = {nan, 0.1f, 0.5f, 0.9f, 0.2f, -inf, 0.7f, inf};
+  std::copy(odd, odd + 8, odd_boxes.data<float>());
+  auto odd_crops = RunKernel("CropAndResize", {{"T", DT_FLOAT}, {"extrapolation_value", 7.0f}},
+                             {image, odd_boxes, Int32Vector({0, 1}), Int32Vector({2, 2})});
+  ASSERT_TRUE(odd_crops.ok()) << odd_crops.status();
+  for (double v : ToDoubles((*odd_crops)[0])) EXPECT_EQ(v, 7.0);
+  const Tensor odd_grads(DT_FLOAT, TensorShape({2, 2, 2, 2}));
+  EXPECT_TRUE(RunKernel("CropAndResizeGradImage", {{"T", DT_FLOAT}},
+                        {odd_grads, odd_boxes, Int32Vector({0, 1}), Int32Vector({2, 4, 5, 2})})
+                  .ok());
+  EXPECT_TRUE(RunKernel("CropAndResizeGradBoxes", {{"T", DT_FLOAT}},
+                        {odd_grads, image, odd_boxes, Int32Vector({0, 1})})
+                  .ok());
   // A box of another image than the batch has is an error naming it.
   auto bad = RunKernel("CropAndResize", {{"T", DT_FLOAT}},
                        {image, boxes, Int32Vector({0, 1, 2, 0}), Int32Vector({2, 2})});

@@ -129,6 +129,13 @@ class SpaceToBatchNDOp : public OpKernel {
     StatusOr<TensorShape> out_shape = CheckedShape(*out_dims, "SpaceToBatchND");
     OP_REQUIRES_OK(context, out_shape.status());
     const size_t m = block.size();
+    if (out_shape->num_elements() == 0) {
+      // Nothing to copy; and a huge padding of an empty input must not size
+      // the index maps below.
+      Tensor* output = nullptr;
+      OP_REQUIRES_OK(context, context->allocate_output(0, *out_shape, &output));
+      return;
+    }
 
     // The padded input: spatial dim k + 1 grows by paddings[k].
     Tensor padded = input;
