@@ -2,6 +2,7 @@
 // tensors without arithmetic. Declarations and attr names follow
 // TensorFlow's so imported graphs validate; shape functions live in
 // array_shape_fns.cc, index_shape_fns.cc and strided_slice.cc.
+#include "weir/framework/int_tensor_values.h"
 #include "weir/framework/op_def.h"
 #include "weir/framework/shape_inference.h"
 #include "weir/ops/all_ops.h"
@@ -134,6 +135,50 @@ void RegisterShapeOps(OpRegistry* registry) {
                          .Attr("T: {int32, int64} = int32")
                          .SetShapeFn(BroadcastArgsShape)
                          .Doc("The broadcast of shapes `s0` and `s1`, as a vector."));
+  registry->Register(OpDefBuilder("LinSpace")
+                         .Input("start: T")
+                         .Input("stop: T")
+                         .Input("num: Tidx")
+                         .Output("output: T")
+                         .Attr("T: {bfloat16, half, float, double}")
+                         .Attr("Tidx: {int32, int64} = int32")
+                         .SetShapeFn([](InferenceContext* c) {
+                           PartialShape scalar;
+                           for (int i = 0; i < 3; ++i)
+                             WEIR_RETURN_IF_ERROR(c->WithRank(i, 0, &scalar));
+                           int64_t num = PartialShape::kUnknown;
+                           if (const Tensor* t = c->input_tensor(2)) {
+                             WEIR_ASSIGN_OR_RETURN(std::vector<int64_t> v,
+                                                   IntTensorValues(*t, "num"));
+                             if (v[0] <= 0) {
+                               return errors::InvalidArgument("num ", v[0], " must be positive");
+                             }
+                             num = v[0];
+                           }
+                           c->set_output(0, PartialShape({num}));
+                           return Status::OK();
+                         })
+                         .Doc("num evenly spaced values from start to stop, both included (num "
+                              "= 1: start)."));
+  registry->Register(OpDefBuilder("EnsureShape")
+                         .Input("input: T")
+                         .Output("output: T")
+                         .Attr("shape: shape")
+                         .Attr("T: type")
+                         .SetShapeFn([](InferenceContext* c) {
+                           PartialShape shape;
+                           WEIR_RETURN_IF_ERROR(c->GetAttr("shape", &shape));
+                           StatusOr<PartialShape> merged = c->input(0).Merge(shape);
+                           if (!merged.ok()) {
+                             return errors::InvalidArgument("input shape ", c->input(0),
+                                                            " is not compatible with shape ",
+                                                            shape);
+                           }
+                           c->set_output(0, *merged);
+                           return Status::OK();
+                         })
+                         .Doc("`input`, checked when it runs to have a shape compatible with "
+                              "`shape` (InvalidArgument otherwise)."));
   registry->Register(OpDefBuilder("Range")
                          .Input("start: Tidx")
                          .Input("limit: Tidx")

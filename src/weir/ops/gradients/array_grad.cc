@@ -298,6 +298,7 @@ Status GatherV2SparseGrad(const Scope& scope, const Operation& op, const Grads& 
 void RegisterArrayGradients(GradientRegistry* registry) {
   registry->Register("Identity", IdentityGrad);
   registry->Register("PlaceholderWithDefault", IdentityGrad);
+  registry->Register("EnsureShape", IdentityGrad);
   registry->Register("IdentityN", IdentityNGrad);
   registry->Register("PreventGradient", PreventGradientGrad);
   for (const char* op : {"Reshape", "ExpandDims", "Squeeze"}) registry->Register(op, ReshapeLikeGrad);
@@ -330,10 +331,10 @@ void RegisterArrayGradients(GradientRegistry* registry) {
   registry->Register("DynamicStitch", DynamicStitchGrad);
   // Shapes, indices, constants, sources, and values not differentiable in
   // their inputs (ZerosLike, OnesLike) or by design (StopGradient).
-  for (const char* op : {"Const", "Placeholder", "Shape", "ShapeN", "Size", "Rank", "_Arg",
-                         "VarHandleOp", "VarIsInitializedOp", "StopGradient",
-                         "ZerosLike", "OnesLike", "Range", "BroadcastArgs", "OneHot", "Where",
-                         "Unique"}) {
+  for (const char* op :
+       {"Const", "Placeholder", "Shape", "ShapeN", "Size", "Rank", "_Arg", "VarHandleOp",
+        "VarIsInitializedOp", "StopGradient", "ZerosLike", "OnesLike", "Range", "LinSpace",
+        "BroadcastArgs", "OneHot", "Where", "Unique"}) {
     registry->RegisterNoGradient(op);
   }
 }

@@ -356,7 +356,7 @@ Status FusedBatchNormGrad(const Scope& scope, const Operation& op, const std::ve
   // averages, not losses; refuse a gradient through them rather than drop it.
   for (int i = 1; i < static_cast<int>(g.size()); ++i) {
     if (!IsZeroGradient(g[i])) {
-      return errors::Unimplemented("the gradient of FusedBatchNormV3's output ", i,
+      return errors::Unimplemented("the gradient of ", op.node()->type_string(), "'s output ", i,
                                    " (batch statistics) is not supported; only y's is");
     }
   }
@@ -367,9 +367,14 @@ Status FusedBatchNormGrad(const Scope& scope, const Operation& op, const std::ve
   // backward kernel expects in each mode. In inference the running mean and
   // variance are inputs of y too, but (as in TensorFlow) get no gradient.
   AttrMap attrs = ForwardAttrs(op, {"epsilon", "data_format", "is_training"});
+  // FusedBatchNorm and V2 have no reserve_space_3, which the backward
+  // kernel does not read: an empty vector stands in.
+  Output reserve_3 = op.num_outputs() > 5
+                         ? op.output(5)
+                         : ops::Const(scope, Tensor(op.output(4).dtype(), TensorShape({0})));
   Operation backward =
       AddOp(scope, "FusedBatchNormGradV3",
-            {g[0], ForwardInput(op, 0), ForwardInput(op, 1), op.output(3), op.output(4), op.output(5)},
+            {g[0], ForwardInput(op, 0), ForwardInput(op, 1), op.output(3), op.output(4), reserve_3},
             attrs);
   for (int i = 0; i < 3; ++i) (*grads)[i] = backward.output(i);
   return scope.status();
@@ -424,6 +429,8 @@ void RegisterNnGradients(GradientRegistry* registry) {
   registry->Register("SoftmaxCrossEntropyWithLogits", SoftmaxCrossEntropyGrad);
   registry->Register("SparseSoftmaxCrossEntropyWithLogits", SparseSoftmaxCrossEntropyGrad);
   registry->Register("FusedBatchNormV3", FusedBatchNormGrad);
+  registry->Register("FusedBatchNormV2", FusedBatchNormGrad);
+  registry->Register("FusedBatchNorm", FusedBatchNormGrad);
   registry->RegisterNoGradient("InTopKV2");
   registry->Register("TopKV2", TopKGrad);
   // Made by the runtime's fusion pass after gradients are built: a graph
