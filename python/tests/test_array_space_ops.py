@@ -172,3 +172,21 @@ def test_crop_and_resize_and_its_gradients():
     np.testing.assert_allclose(crops_v[1], image[0], rtol=1e-6, atol=1e-6)
     assert dx_v.shape == image.shape and db_v.shape == boxes.shape
     assert np.abs(dx_v[0]).sum() > 0 and np.abs(db_v).sum() > 0
+
+
+def test_trigonometry_and_ensure_shape():
+    x = np.array([-0.9, -0.2, 0.3, 0.8])
+    fns = {"tan": np.tan, "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan,
+           "sinh": np.sinh, "cosh": np.cosh, "asinh": np.arcsinh, "atanh": np.arctanh}
+    with wr.Graph().as_default():
+        got = run([getattr(wr.math, name)(x) for name in fns] + [wr.math.acosh(x + 2)])
+        p = wr.placeholder(wr.float32, [None, 3])
+        checked = wr.ensure_shape(p, [2, None])
+        assert checked.shape.as_list() == [2, 3]
+        with wr.Session() as sess:
+            np.testing.assert_array_equal(sess.run(checked, {p: np.ones((2, 3))}), np.ones((2, 3)))
+            with pytest.raises(wr.errors.InvalidArgumentError, match="not compatible"):
+                sess.run(checked, {p: np.ones((4, 3))})
+    for value, fn in zip(got, fns.values()):
+        np.testing.assert_allclose(value, fn(x), rtol=1e-14)
+    np.testing.assert_allclose(got[-1], np.arccosh(x + 2), rtol=1e-14)

@@ -100,7 +100,16 @@ def sequences(x, lengths):
             tf.space_to_batch_nd(x, [2], [[1, 0]]),
             tf.nn.space_to_depth(tf.reshape(x[:, :4, :], [3, 2, 2, 2]), 2),
             tf.nn.depth_to_space(tf.reshape(x[:, :4, :], [3, 1, 2, 4]), 2),
-            tf.linalg.band_part(x, 1, 0), tf.linalg.band_part(x, -1, 0))
+            tf.linalg.band_part(x, 1, 0), tf.linalg.band_part(x, -1, 0),
+            tf.math.atan(x), tf.math.asinh(x), tf.math.tan(x * 0.5), tf.math.sinh(x),
+            tf.math.acos(tf.tanh(x)), tf.math.divide_no_nan(x, tf.round(x)),
+            tf.linspace(0.5, 3.0, 7), tf.ensure_shape(x, [3, None, 2]),
+            tf.raw_ops.FusedBatchNorm(x=tf.reshape(x, [3, 5, 1, 2]), scale=[1.5, -0.5],
+                                      offset=[0.1, 0.2], mean=[0.3, -0.1], variance=[2.0, 0.5],
+                                      is_training=False)[0],
+            tf.raw_ops.FusedBatchNormV2(x=tf.reshape(x, [3, 5, 1, 2]), scale=[1.5, -0.5],
+                                        offset=[0.1, 0.2], mean=[0.0, 0.0], variance=[0.0, 0.0],
+                                        is_training=True)[0])
 freeze("sequences", sequences, [rng.randn(3, 5, 2).astype(np.float32),
                                 np.array([5, 2, 0], np.int64)])
 '''

@@ -11,6 +11,7 @@ from weir.ops.math_ops import (  # noqa: F401
     scalar_mul, sigmoid, sign, sin, softplus, sqrt, square, squared_difference, subtract, tanh,
     truediv, truncatediv, realdiv, div_no_nan)
 from weir.ops.math_ops import atan2, digamma, lgamma, polygamma  # noqa: F401
+from weir.ops.math_ops import acos, acosh, asin, asinh, atan, atanh, cosh, sinh, tan  # noqa: F401
 from weir.ops.math_ops import (  # noqa: F401
     cumprod, segment_sum, unsorted_segment_max, unsorted_segment_min, unsorted_segment_prod,
     unsorted_segment_sum)

@@ -31,7 +31,7 @@ __all__ = [
     "matrix_diag_part", "matrix_transpose", "meshgrid", "unique", "broadcast_to",
     "broadcast_dynamic_shape", "broadcast_static_shape", "invert_permutation", "dynamic_partition",
     "dynamic_stitch", "newaxis", "prevent_gradient", "space_to_batch_nd", "batch_to_space_nd",
-    "space_to_depth", "depth_to_space", "matrix_band_part",
+    "space_to_depth", "depth_to_space", "matrix_band_part", "ensure_shape",
 ]
 
 newaxis = None
@@ -806,3 +806,13 @@ def matrix_band_part(input, num_lower, num_upper, name=None):  # noqa: A002
         return apply_op("MatrixBandPart", scope, input=input, num_lower=num_lower,
                         num_upper=num_upper)
 
+
+
+def ensure_shape(x, shape, name=None):
+    """`x`, checked when it runs to have a shape compatible with `shape` (None
+    entries match any size): InvalidArgumentError otherwise (op EnsureShape).
+    The static shape becomes the merge of both."""
+    shape = tensor_shape.as_shape(shape)
+    with ops.name_scope(name, "EnsureShape", [x]) as scope:
+        x = ops.convert_to_tensor(x, name="x")
+        return apply_op("EnsureShape", scope, input=x, shape=shape)
