@@ -320,9 +320,9 @@ class ResizeBicubicGradOp : public ResizeOpBase {
     const int64_t image = in_rows * in_cols * channels;
     context->device()->intra_op_pool()->ParallelFor(
         batch, rows * cols * channels * 40, [&](int64_t first, int64_t last) {
-          std::vector<double> acc(image);
+          std::vector<float> acc(image);
           for (int64_t n = first; n < last; ++n) {
-            std::fill(acc.begin(), acc.end(), 0.0);
+            std::fill(acc.begin(), acc.end(), 0.0f);
             for (int64_t i = 0; i < rows; ++i) {
               const CubicSample& sy = ys[i];
               for (int64_t j = 0; j < cols; ++j) {
@@ -330,8 +330,8 @@ class ResizeBicubicGradOp : public ResizeOpBase {
                 const float* go = g + ((n * rows + i) * cols + j) * channels;
                 for (int r = 0; r < 4; ++r) {
                   for (int k = 0; k < 4; ++k) {
-                    const double w = static_cast<double>(sy.weight[r]) * sx.weight[k];
-                    double* target = acc.data() + (sy.index[r] * in_cols + sx.index[k]) * channels;
+                    const float w = sy.weight[r] * sx.weight[k];
+                    float* target = acc.data() + (sy.index[r] * in_cols + sx.index[k]) * channels;
                     for (int64_t c = 0; c < channels; ++c) target[c] += w * go[c];
                   }
                 }
@@ -650,14 +650,18 @@ class CropAndResizeGradImageOp : public CropOpBase {
     const int64_t height = image_shape->dim_size(1), width = image_shape->dim_size(2),
                   depth = image_shape->dim_size(3);
     const int64_t rows = grads.dim_size(1), cols = grads.dim_size(2);
-    std::vector<double> acc(out->NumElements(), 0.0);
+    // The sum in double, allocated as a tensor: too large is an error.
+    Tensor sum;
+    OP_REQUIRES_OK(context, context->allocate_temp(DT_DOUBLE, *image_shape, &sum));
+    double* acc_data = sum.data<double>();
+    std::fill_n(acc_data, sum.NumElements(), 0.0);
     const float* box = boxes.data<float>();
     const int32_t* index = box_ind.data<int32_t>();
     const float* g = grads.data<float>();
     const bool bilinear = method_ == "bilinear";
     for (int64_t b = 0; b < boxes.dim_size(0); ++b) {
       const float* bx = box + 4 * b;
-      double* img = acc.data() + index[b] * height * width * depth;
+      double* img = acc_data + index[b] * height * width * depth;
       for (int64_t i = 0; i < rows; ++i) {
         const float in_y = CropPosition(bx[0], bx[2], i, rows, height).at;
         if (!InsideImage(in_y, height)) continue;
@@ -689,7 +693,7 @@ class CropAndResizeGradImageOp : public CropOpBase {
       }
     }
     T* o = out->data<T>();
-    for (int64_t k = 0; k < out->NumElements(); ++k) o[k] = static_cast<T>(acc[k]);
+    for (int64_t k = 0; k < out->NumElements(); ++k) o[k] = static_cast<T>(acc_data[k]);
   }
 };
 

@@ -143,20 +143,22 @@ class SpaceToBatchNDOp : public OpKernel {
     for (int64_t p : paddings) any_padding |= p != 0;
     if (any_padding) {
       std::vector<int64_t> padded_dims(in_dims.begin(), in_dims.end());
+      for (size_t k = 0; k < m; ++k) padded_dims[k + 1] = (*out_dims)[k + 1] * block[k];
+      StatusOr<TensorShape> padded_shape = CheckedShape(padded_dims, "SpaceToBatchND");
+      OP_REQUIRES_OK(context, padded_shape.status());
+      // Allocated first: a padding too large for memory is an error here,
+      // before index maps of its size are built.
+      OP_REQUIRES_OK(context, context->allocate_temp(input.dtype(), *padded_shape, &padded));
       std::vector<std::vector<int64_t>> maps(input.dims());
       for (int d = 0; d < input.dims(); ++d) {
         const bool spatial = d >= 1 && d <= static_cast<int>(m);
         const int64_t before = spatial ? paddings[2 * (d - 1)] : 0;
-        if (spatial) padded_dims[d] = (*out_dims)[d] * block[d - 1];
         maps[d].resize(padded_dims[d]);
         for (int64_t o = 0; o < padded_dims[d]; ++o) {
           const int64_t i = o - before;
           maps[d][o] = i >= 0 && i < in_dims[d] ? i : -1;
         }
       }
-      StatusOr<TensorShape> padded_shape = CheckedShape(padded_dims, "SpaceToBatchND");
-      OP_REQUIRES_OK(context, padded_shape.status());
-      OP_REQUIRES_OK(context, context->allocate_temp(input.dtype(), *padded_shape, &padded));
       CopyWithIndexMaps(context->device()->intra_op_pool(), input, maps, nullptr, &padded);
     }
     // [batch, q1, b1, ..., qM, bM, rest] read as [b1..bM, batch, q1..qM, rest].

@@ -200,6 +200,16 @@ TEST(SpaceToBatchNDOpTest, BadArguments) {
            {Iota<float>(TensorShape({0, 2})), I64({1}),
             Tensor::FromVector(std::vector<int64_t>{0, int64_t{1} << 40}, TensorShape({1, 2}))}),
       TensorShape({0, (int64_t{1} << 40) + 2}), {});
+  // A padding too large for memory is ResourceExhausted before any index map
+  // of its size is built.
+  {
+    const std::vector<Tensor> in = {
+        Iota<float>(TensorShape({1, 5, 1})), I64({1}),
+        Tensor::FromVector(std::vector<int64_t>{0, int64_t{1} << 62}, TensorShape({1, 2}))};
+    auto huge = RunKernel("SpaceToBatchND", WithTypes("SpaceToBatchND", {}, in), in);
+    ASSERT_FALSE(huge.ok());
+    EXPECT_TRUE(errors::IsResourceExhausted(huge.status())) << huge.status();
+  }
   // A block product past int64 is an error, not an overflow.
   ErrT("SpaceToBatchND", {},
        {x, I64({int64_t{1} << 62, 4}),
