@@ -42,8 +42,10 @@ from weir.ops.string_ops import *  # noqa: F401,F403  (wr.regex_replace, TF1's t
 from weir.ops.tensor_array_ops import *  # noqa: F401,F403
 from weir.ops.functional_ops import *  # noqa: F401,F403
 from weir.ops.sequence_ops import *  # noqa: F401,F403  (reverse_sequence)
+from weir.ops.numerics import *  # noqa: F401,F403  (check_numerics, add_check_numerics_ops)
 from weir import nn, math, random, layers, initializers, summary, linalg, train  # noqa: F401
 from weir import losses  # noqa: F401
+from weir import debugging  # noqa: F401
 from weir import image  # noqa: F401
 from weir import io, python_io  # noqa: F401
 from weir import saved_model  # noqa: F401

@@ -3,7 +3,7 @@ from weir.ops.array_ops import invert_permutation  # noqa: F401
 from weir.ops.nn_ops import top_k  # noqa: F401
 from weir.ops.math_ops import (  # noqa: F401
     abs, accumulate_n, add, add_n, argmax, argmin, ceil, cos, count_nonzero, cumsum, divide, equal,
-    erf, exp, expm1, floor, floordiv, floormod, greater, greater_equal, is_finite, is_inf, is_nan,
+    erf, erfc, exp, expm1, floor, floordiv, floormod, greater, greater_equal, is_finite, is_inf, is_nan,
     l2_normalize, less, less_equal, log, log1p, log_sigmoid, logical_and, logical_not, logical_or,
     logical_xor, maximum, minimum, mod, multiply, negative, not_equal, pow, reciprocal,
     reduce_all, reduce_any, reduce_euclidean_norm, reduce_logsumexp, reduce_max, reduce_mean,
@@ -11,6 +11,7 @@ from weir.ops.math_ops import (  # noqa: F401
     scalar_mul, sigmoid, sign, sin, softplus, sqrt, square, squared_difference, subtract, tanh,
     truediv, truncatediv, realdiv, div_no_nan)
 from weir.ops.math_ops import atan2, digamma, lgamma, polygamma  # noqa: F401
+from weir.ops.math_ops import acos, acosh, asin, asinh, atan, atanh, cosh, sinh, tan  # noqa: F401
 from weir.ops.math_ops import (  # noqa: F401
     cumprod, segment_sum, unsorted_segment_max, unsorted_segment_min, unsorted_segment_prod,
     unsorted_segment_sum)

@@ -14,6 +14,7 @@ from weir.ops.nn_ops import (  # noqa: F401
     softmax_cross_entropy_with_logits_v2, softplus, softsign,
     sparse_softmax_cross_entropy_with_logits, swish, tanh, top_k,
     weighted_cross_entropy_with_logits, weighted_moments, xw_plus_b, zero_fraction)
+from weir.ops.array_ops import depth_to_space, space_to_depth  # noqa: F401
 from weir.ops.rnn import (  # noqa: F401
     bidirectional_dynamic_rnn, dynamic_rnn, static_bidirectional_rnn, static_rnn)
 from weir.nn import rnn_cell  # noqa: F401
@@ -30,5 +31,6 @@ __all__ = [
     "softmax_cross_entropy_with_logits_v2", "softplus", "softsign",
     "sparse_softmax_cross_entropy_with_logits", "swish", "tanh", "top_k",
     "weighted_cross_entropy_with_logits", "weighted_moments", "xw_plus_b", "zero_fraction",
+    "depth_to_space", "space_to_depth",
     "bidirectional_dynamic_rnn", "dynamic_rnn", "static_bidirectional_rnn", "static_rnn", "rnn_cell",
 ]

@@ -30,7 +30,8 @@ __all__ = [
     "saturate_cast", "reverse", "reverse_v2", "sequence_mask", "eye", "matrix_diag",
     "matrix_diag_part", "matrix_transpose", "meshgrid", "unique", "broadcast_to",
     "broadcast_dynamic_shape", "broadcast_static_shape", "invert_permutation", "dynamic_partition",
-    "dynamic_stitch", "newaxis", "prevent_gradient",
+    "dynamic_stitch", "newaxis", "prevent_gradient", "space_to_batch_nd", "batch_to_space_nd",
+    "space_to_depth", "depth_to_space", "matrix_band_part", "ensure_shape",
 ]
 
 newaxis = None
@@ -757,3 +758,61 @@ def to_bfloat16(x, name="ToBFloat16"):
 
 
 ops.Tensor._override_operator("__getitem__", _slice_helper)
+
+
+def space_to_batch_nd(input, block_shape, paddings, name=None):  # noqa: A002
+    """Zero-pads the M spatial dims after the batch dim by `paddings` ([M, 2])
+    and moves each block_shape block's offsets into the batch dim (outermost):
+    [batch, p1, ..., pM, rest] -> [batch * prod(block_shape), p1 / b1, ...,
+    pM / bM, rest] (op SpaceToBatchND, what dilated convolutions run on)."""
+    with ops.name_scope(name, "SpaceToBatchND", [input, block_shape, paddings]) as scope:
+        return apply_op("SpaceToBatchND", scope, input=input,
+                        block_shape=ops.convert_to_tensor(block_shape, name="block_shape"),
+                        paddings=ops.convert_to_tensor(paddings, name="paddings"))
+
+
+def batch_to_space_nd(input, block_shape, crops, name=None):  # noqa: A002
+    """space_to_batch_nd's inverse: moves blocks of the batch dim back into the
+    M spatial dims, then crops them by `crops` ([M, 2]) (op BatchToSpaceND)."""
+    with ops.name_scope(name, "BatchToSpaceND", [input, block_shape, crops]) as scope:
+        return apply_op("BatchToSpaceND", scope, input=input,
+                        block_shape=ops.convert_to_tensor(block_shape, name="block_shape"),
+                        crops=ops.convert_to_tensor(crops, name="crops"))
+
+
+def space_to_depth(input, block_size, name=None, data_format="NHWC"):  # noqa: A002
+    """Each block_size x block_size block of rows and cols moved into the
+    channels: NHWC [n, h, w, c] -> [n, h / b, w / b, c * b * b] (op SpaceToDepth)."""
+    return apply_op("SpaceToDepth", name, input=input, block_size=int(block_size),
+                    data_format=data_format)
+
+
+def depth_to_space(input, block_size, name=None, data_format="NHWC"):  # noqa: A002
+    """space_to_depth's inverse: NHWC [n, h, w, c] -> [n, h * b, w * b,
+    c / (b * b)] (op DepthToSpace)."""
+    return apply_op("DepthToSpace", name, input=input, block_size=int(block_size),
+                    data_format=data_format)
+
+
+def matrix_band_part(input, num_lower, num_upper, name=None):  # noqa: A002
+    """Each innermost matrix with the entries outside its band zeroed: kept
+    where i - j <= num_lower and j - i <= num_upper, a negative bound keeping
+    that whole triangle (tf.linalg.band_part; op MatrixBandPart)."""
+    with ops.name_scope(name, "MatrixBandPart", [input, num_lower, num_upper]) as scope:
+        num_lower = ops.convert_to_tensor(num_lower, dtype_hint=dtypes.int64, name="num_lower")
+        num_upper = ops.convert_to_tensor(num_upper, dtype_hint=num_lower.dtype, name="num_upper")
+        if num_upper.dtype != num_lower.dtype:
+            num_upper = apply_op("Cast", None, x=num_upper, DstT=num_lower.dtype)
+        return apply_op("MatrixBandPart", scope, input=input, num_lower=num_lower,
+                        num_upper=num_upper)
+
+
+
+def ensure_shape(x, shape, name=None):
+    """`x`, checked when it runs to have a shape compatible with `shape` (None
+    entries match any size): InvalidArgumentError otherwise (op EnsureShape).
+    The static shape becomes the merge of both."""
+    shape = tensor_shape.as_shape(shape)
+    with ops.name_scope(name, "EnsureShape", [x]) as scope:
+        x = ops.convert_to_tensor(x, name="x")
+        return apply_op("EnsureShape", scope, input=x, shape=shape)

@@ -1,6 +1,6 @@
-"""Image resizing (tf.compat.v1.image): resize_bilinear, resize_nearest_neighbor
-and resize (v1's resize_images, with `method`), on the ResizeBilinear and
-ResizeNearestNeighbor ops. Images are [batch, height, width, channels] or
+"""Image resizing (tf.compat.v1.image): resize_bilinear, resize_bicubic,
+resize_nearest_neighbor and resize (v1's resize_images, with `method`), on the
+ResizeBilinear, ResizeBicubic and ResizeNearestNeighbor ops. Images are [batch, height, width, channels] or
 one [height, width, channels] image; size is [new_height, new_width].
 """
 import numpy as np
@@ -37,11 +37,40 @@ def resize_nearest_neighbor(images, size, align_corners=False, name=None,
                     align_corners=align_corners, half_pixel_centers=half_pixel_centers)
 
 
+def resize_bicubic(images, size, align_corners=False, name=None, half_pixel_centers=False):
+    """Resize `images` [batch, h, w, c] to `size` by Keys' cubic convolution
+    (TensorFlow's ResizeBicubic); float32 out."""
+    return apply_op("ResizeBicubic", name, images=images, size=_size_tensor(size),
+                    align_corners=align_corners, half_pixel_centers=half_pixel_centers)
+
+
+def crop_and_resize(image, boxes, box_ind=None, crop_size=None, method="bilinear",
+                    extrapolation_value=0.0, name=None, box_indices=None):
+    """For each box b (normalized [y1, x1, y2, x2]) of image box_indices[b], the
+    box resampled to crop_size [rows, cols] by bilinear interpolation or the
+    nearest pixel, float32 [num_boxes, rows, cols, depth]; samples outside the
+    image are extrapolation_value (tf.image.crop_and_resize; op CropAndResize)."""
+    if box_ind is not None and box_indices is not None:
+        raise ValueError("crop_and_resize: give box_ind or box_indices, not both")
+    box_ind = box_indices if box_ind is None else box_ind
+    if box_ind is None or crop_size is None:
+        raise TypeError("crop_and_resize needs box_indices (box_ind) and crop_size")
+    with ops.name_scope(name, "crop_and_resize", [image, boxes, box_ind]) as scope:
+        return apply_op("CropAndResize", scope, image=image,
+                        boxes=ops.convert_to_tensor(boxes, dtype=dtypes.float32, name="boxes"),
+                        box_ind=ops.convert_to_tensor(box_ind, dtype=dtypes.int32,
+                                                      name="box_ind"),
+                        crop_size=_size_tensor(crop_size), method=method,
+                        extrapolation_value=float(extrapolation_value))
+
+
 _METHODS = {
     ResizeMethod.BILINEAR: "ResizeBilinear",
     ResizeMethod.NEAREST_NEIGHBOR: "ResizeNearestNeighbor",
+    ResizeMethod.BICUBIC: "ResizeBicubic",
     "bilinear": "ResizeBilinear",
     "nearest": "ResizeNearestNeighbor",
+    "bicubic": "ResizeBicubic",
 }
 
 
@@ -58,14 +87,14 @@ def _static_size(size):
 
 def resize(images, size, method=ResizeMethod.BILINEAR, align_corners=False,
            preserve_aspect_ratio=False, name=None):
-    """tf.compat.v1.image.resize (resize_images): `method` BILINEAR or
-    NEAREST_NEIGHBOR (BICUBIC and AREA have no op in Weir). The result is float32
-    for bilinear, the images' dtype for nearest; a size equal to the images'
+    """tf.compat.v1.image.resize (resize_images): `method` BILINEAR,
+    NEAREST_NEIGHBOR or BICUBIC (AREA has no op in Weir). The result is float32
+    for bilinear and bicubic, the images' dtype for nearest; a size equal to the images'
     static size returns them unchanged, as TF1 does."""
     op_type = _METHODS.get(method)
     if op_type is None:
-        raise NotImplementedError("resize method %r is not supported by weir (BILINEAR and "
-                                  "NEAREST_NEIGHBOR are)" % (method,))
+        raise NotImplementedError("resize method %r is not supported by weir (BILINEAR, "
+                                  "NEAREST_NEIGHBOR and BICUBIC are)" % (method,))
     with ops.name_scope(name, "resize", [images, size]) as scope:
         images = ops.convert_to_tensor(images, name="images")
         rank = images.shape.ndims

@@ -24,7 +24,8 @@ from weir.ops import array_ops
 __all__ = [
     "add", "add_v2", "subtract", "multiply", "divide", "div", "truediv", "realdiv", "floordiv",
     "floor_div", "mod", "floormod", "truncatediv", "pow", "negative", "abs", "sign", "square", "sqrt",
-    "rsqrt", "exp", "expm1", "log", "log1p", "sigmoid", "tanh", "sin", "cos", "erf", "maximum",
+    "rsqrt", "exp", "expm1", "log", "log1p", "sigmoid", "tanh", "sin", "cos", "erf", "erfc", "tan", "asin", "acos", "atan", "sinh", "cosh", "asinh",
+    "acosh", "atanh", "maximum",
     "minimum", "squared_difference", "matmul", "tensordot", "add_n", "accumulate_n",
     "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "reduce_all",
     "reduce_any", "reduce_logsumexp", "reduce_euclidean_norm", "argmax", "argmin", "equal",
@@ -166,6 +167,16 @@ tanh = _unary("Tanh", "tanh")
 sin = _unary("Sin", "sin")
 cos = _unary("Cos", "cos")
 erf = _unary("Erf", "erf")
+erfc = _unary("Erfc", "erfc")
+tan = _unary("Tan", "tan")
+asin = _unary("Asin", "asin")
+acos = _unary("Acos", "acos")
+atan = _unary("Atan", "atan")
+sinh = _unary("Sinh", "sinh")
+cosh = _unary("Cosh", "cosh")
+asinh = _unary("Asinh", "asinh")
+acosh = _unary("Acosh", "acosh")
+atanh = _unary("Atanh", "atanh")
 floor = _unary("Floor", "floor")
 ceil = _unary("Ceil", "ceil")
 reciprocal = _unary("Reciprocal", "reciprocal")

@@ -113,11 +113,8 @@ def leaky_relu(features, alpha=0.2, name=None):
 
 
 def softsign(features, name=None):
-    """features / (|features| + 1)."""
-    with ops.name_scope(name, "Softsign", [features]) as name:
-        features = _t(features, name="features")
-        denominator = _binary("AddV2", _unary("Abs", features), _const(1, features.dtype))
-        return _binary("RealDiv", features, denominator, name=name)
+    """features / (|features| + 1) (op Softsign; its gradient is SoftsignGrad)."""
+    return apply_op("Softsign", name, features=features)
 
 
 def swish(features, name=None):

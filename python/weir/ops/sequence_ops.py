@@ -1,14 +1,11 @@
-"""wr.reverse_sequence (TF1's tf.reverse_sequence): Weir has no
-ReverseSequence op, so it is composed: a GatherNd whose indices send step t
-of batch entry b to step len[b] - 1 - t (t < len[b]; later steps stay), its
-own inverse, so the gradient (GatherNd's, a ScatterNd) is exact. A length
-outside [0, dim(seq_axis)] fails the step with InvalidArgumentError, as TF's
-kernel does."""
+"""wr.reverse_sequence (TF1's tf.reverse_sequence) on the ReverseSequence
+op: for each batch entry b, its first seq_lengths[b] steps along seq_axis
+reversed, the rest kept. Its gradient is the same reversal of the gradient.
+A length outside [0, dim(seq_axis)] fails the step with InvalidArgumentError
+naming the node, the batch index and the value."""
 from weir.framework import dtypes
 from weir.framework import ops
-from weir.ops import array_ops
-from weir.ops import control_flow_ops
-from weir.ops import math_ops
+from weir.framework.op_def_library import apply_op
 
 __all__ = ["reverse_sequence"]
 
@@ -29,16 +26,18 @@ def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=None, name=No
         raise ValueError("reverse_sequence: seq_axis is required")
     batch_axis = 0 if batch_axis is None else int(batch_axis)
     seq_axis = int(seq_axis)
-    with ops.name_scope(name, "ReverseSequence", [input, seq_lengths]):
+    with ops.name_scope(name, "ReverseSequence", [input, seq_lengths]) as scope:
         x = ops.convert_to_tensor(input, name="input")
         lengths = ops.convert_to_tensor(seq_lengths, name="seq_lengths")
         rank = x.shape.ndims
-        if rank is None:
-            raise ValueError("reverse_sequence: the input's rank must be known (%s)" % x.name)
-        for what, axis in (("seq_axis", seq_axis), ("batch_axis", batch_axis)):
-            if not 0 <= axis < rank:
-                raise ValueError("reverse_sequence: %s %d is out of range for the input's rank %d"
-                                 % (what, axis, rank))
+        if seq_axis < 0 or batch_axis < 0:
+            raise ValueError("reverse_sequence: seq_axis %d and batch_axis %d must be >= 0"
+                             % (seq_axis, batch_axis))
+        if rank is not None:
+            for what, axis in (("seq_axis", seq_axis), ("batch_axis", batch_axis)):
+                if axis >= rank:
+                    raise ValueError("reverse_sequence: %s %d is out of range for the input's "
+                                     "rank %d" % (what, axis, rank))
         if seq_axis == batch_axis:
             raise ValueError("reverse_sequence: seq_axis == batch_axis == %d" % seq_axis)
         if lengths.shape.ndims not in (None, 1):
@@ -47,34 +46,11 @@ def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=None, name=No
         if lengths.dtype.base_dtype not in (dtypes.int32, dtypes.int64):
             raise TypeError("reverse_sequence: seq_lengths must be int32 or int64, got %s"
                             % lengths.dtype.name)
-        batch_dim = x.shape.as_list()[batch_axis]
-        if lengths.shape.ndims == 1 and None not in (batch_dim, lengths.shape.as_list()[0]) and \
-                batch_dim != lengths.shape.as_list()[0]:
-            raise ValueError("reverse_sequence: len(seq_lengths) %d != input.dims(%d) %d" % (
-                lengths.shape.as_list()[0], batch_axis, batch_dim))
-        # [batch, seq, the rest...]
-        perm = [batch_axis, seq_axis] + [i for i in range(rank) if i not in (batch_axis, seq_axis)]
-        inverse = [perm.index(i) for i in range(rank)]
-        moved = array_ops.transpose(x, perm) if perm != list(range(rank)) else x
-        lengths = math_ops.cast(lengths, dtypes.int32)
-        shape = array_ops.shape(moved)
-        batch, time = shape[0], shape[1]
-        ok = math_ops.logical_and(
-            math_ops.reduce_all(math_ops.greater_equal(lengths, 0)),
-            math_ops.reduce_all(math_ops.less_equal(lengths, time)))
-        check = control_flow_ops.Assert(
-            ok, ["reverse_sequence: seq_lengths must be in [0, dim(seq_axis)] = [0, ", time,
-                 "], got ", lengths])
-        with ops.control_dependencies([check]):
-            lengths = array_ops.identity(lengths)
-        t = array_ops.expand_dims(math_ops.range(time), 0)       # [1, T]
-        lens = array_ops.expand_dims(lengths, 1)                   # [B, 1]
-        src = array_ops.where_v2(t < lens, lens - 1 - t, t)        # [B, T]
-        rows = array_ops.tile(array_ops.expand_dims(math_ops.range(batch), 1),
-                              array_ops.stack([1, time]))
-        out = array_ops.gather_nd(moved, array_ops.stack([rows, src], axis=2))
-        out.set_shape(moved.shape)
-        if inverse != list(range(rank)):
-            out = array_ops.transpose(out, inverse)
-        out.set_shape(x.shape)
-        return out
+        if rank is not None and lengths.shape.ndims == 1:
+            batch_dim = x.shape.as_list()[batch_axis]
+            count = lengths.shape.as_list()[0]
+            if None not in (batch_dim, count) and batch_dim != count:
+                raise ValueError("reverse_sequence: len(seq_lengths) %d != input.dims(%d) %d"
+                                 % (count, batch_axis, batch_dim))
+        return apply_op("ReverseSequence", scope, input=x, seq_lengths=lengths,
+                        seq_dim=seq_axis, batch_dim=batch_axis)

@@ -241,6 +241,7 @@ void RegisterArrayKernels(KernelRegistry* registry) {
   registry->Register(KernelBuilder("ExpandDims"), MakeKernel<ExpandDimsOp>);
   registry->Register(KernelBuilder("Squeeze"), MakeKernel<SqueezeOp>);
   RegisterTransposeKernels(registry);
+  RegisterSequenceSpaceKernels(registry);
   RegisterSliceKernels(registry);
   RegisterConcatSplitKernels(registry);
   RegisterTilePadKernels(registry);

@@ -13,5 +13,6 @@ void RegisterTilePadKernels(KernelRegistry* registry);         // tile_pad_ops.c
 void RegisterGatherScatterKernels(KernelRegistry* registry);   // gather_scatter_ops.cc
 void RegisterPartitionKernels(KernelRegistry* registry);       // partition_ops.cc
 void RegisterFillKernels(KernelRegistry* registry);            // fill_ops.cc
+void RegisterSequenceSpaceKernels(KernelRegistry* registry);   // sequence_space_ops.cc
 
 }  // namespace weir

@@ -110,8 +110,10 @@ class FusedBatchNormOp : public BatchNormBase {
     for (int i = 0; i < 4; ++i) {
       OP_REQUIRES_OK(context, context->allocate_output(i + 1, TensorShape({depth}), &stats[i]));
     }
-    Tensor* reserve_3;
-    OP_REQUIRES_OK(context, context->allocate_output(5, TensorShape({0}), &reserve_3));
+    if (num_outputs() > 5) {  // FusedBatchNormV3's reserve_space_3
+      Tensor* reserve_3;
+      OP_REQUIRES_OK(context, context->allocate_output(5, TensorShape({0}), &reserve_3));
+    }
 
     ThreadPool* pool = context->device()->intra_op_pool();
     const T* in = x.data<T>();
@@ -287,6 +289,15 @@ void RegisterBatchNormKernels(KernelRegistry* registry) {
                            .TypeConstraint("T", kDTypeOf<T>)
                            .TypeConstraint("U", kDTypeOf<T>),
                        MakeKernel<FusedBatchNormOp<T, T>>);
+    if constexpr (std::is_same_v<T, float>) {
+      // The older forms (FusedBatchNorm: T only; V2: T and U), float only.
+      registry->Register(KernelBuilder("FusedBatchNorm").TypeConstraint("T", DT_FLOAT),
+                         MakeKernel<FusedBatchNormOp<float, float>>);
+      registry->Register(KernelBuilder("FusedBatchNormV2")
+                             .TypeConstraint("T", DT_FLOAT)
+                             .TypeConstraint("U", DT_FLOAT),
+                         MakeKernel<FusedBatchNormOp<float, float>>);
+    }
     registry->Register(KernelBuilder("FusedBatchNormGradV3")
                            .TypeConstraint("T", kDTypeOf<T>)
                            .TypeConstraint("U", kDTypeOf<T>),

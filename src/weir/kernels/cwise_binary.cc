@@ -1,6 +1,6 @@
 // Binary arithmetic with NumPy broadcasting: Add, AddV2, Sub, Mul, RealDiv,
-// Div, FloorDiv, FloorMod, Maximum, Minimum, Pow, SquaredDifference, for
-// float, double, int32 and int64. Semantics are in cwise_functors.h.
+// Div, DivNoNan (float and double), FloorDiv, FloorMod, Maximum, Minimum, Pow, SquaredDifference,
+// for float, double, int32 and int64. Semantics are in cwise_functors.h.
 #include "weir/kernels/cwise_functors.h"
 #include "weir/kernels/cwise_ops.h"
 #include "weir/kernels/math_kernels.h"
@@ -17,6 +17,7 @@ void RegisterCwiseBinaryKernels(KernelRegistry* registry) {
   // for; both truncate integers toward zero.
   RegisterBinary<Div, float, double, int32_t, int64_t>(registry, "RealDiv");
   RegisterBinary<Div, float, double, int32_t, int64_t>(registry, "Div");
+  RegisterBinary<DivNoNan, float, double>(registry, "DivNoNan");
   RegisterBinary<FloorDiv, float, double, int32_t, int64_t>(registry, "FloorDiv");
   RegisterBinary<FloorMod, float, double, int32_t, int64_t>(registry, "FloorMod");
   RegisterBinary<Maximum, float, double, int32_t, int64_t>(registry, "Maximum");

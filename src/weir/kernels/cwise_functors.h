@@ -154,6 +154,18 @@ struct FloorMod : BinaryBase<T> {
 };
 
 // NaN if either side is NaN.
+// x / y, or 0 where y is 0 (tf.math.divide_no_nan).
+template <typename T>
+struct DivNoNan : BinaryBase<T> {
+  T operator()(const T& a, const T& b) const { return b == T(0) ? T(0) : a / b; }
+  template <typename Packet>
+  Packet packetOp(const Packet& a, const Packet& b) const {
+    namespace ei = Eigen::internal;
+    const Packet zero = ei::pzero(b);
+    return ei::pselect(ei::pcmp_eq(b, zero), zero, ei::pdiv(a, b));
+  }
+};
+
 template <typename T>
 struct Maximum : BinaryBase<T> {
   T operator()(const T& a, const T& b) const { return (a > b || a != a) ? a : b; }
@@ -269,6 +281,14 @@ struct functor_traits<weir::functor::Div<T>> {
     Cost = scalar_div_cost<T, kHasPackets<T>>::value,
     // Integer packets have no exact division (and need the -1 case).
     PacketAccess = std::is_floating_point_v<T> && kHasPackets<T> && packet_traits<T>::HasDiv
+  };
+};
+template <typename T>
+struct functor_traits<weir::functor::DivNoNan<T>> {
+  enum {
+    Cost = int{scalar_div_cost<T, kHasPackets<T>>::value} + int{NumTraits<T>::AddCost},
+    PacketAccess = std::is_floating_point_v<T> && kHasPackets<T> && packet_traits<T>::HasDiv &&
+                   packet_traits<T>::HasCmp
   };
 };
 template <typename T>

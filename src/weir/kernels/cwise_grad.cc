@@ -71,6 +71,20 @@ struct SoftplusGrad : BinaryBase<T> {
   }
 };
 
+// Softsign'(x) = 1 / (1 + |x|)^2.
+template <typename T>
+struct SoftsignGrad : BinaryBase<T> {
+  T operator()(const T& g, const T& f) const {
+    const T d = T(1) + std::abs(f);
+    return g / (d * d);
+  }
+  template <typename Packet>
+  Packet packetOp(const Packet& g, const Packet& f) const {
+    const Packet d = ei::padd(ei::pset1<Packet>(T(1)), ei::pabs(f));
+    return ei::pdiv(g, ei::pmul(d, d));
+  }
+};
+
 // dy * y * (1 - y).
 template <typename T>
 struct SigmoidGrad : BinaryBase<T> {
@@ -147,6 +161,8 @@ struct functor_traits<weir::functor::SeluGrad<T>> : GradTraits<T, 4> {};
 template <typename T>
 struct functor_traits<weir::functor::SoftplusGrad<T>> : GradTraits<T, 12, true> {};
 template <typename T>
+struct functor_traits<weir::functor::SoftsignGrad<T>> : GradTraits<T, 4> {};
+template <typename T>
 struct functor_traits<weir::functor::SigmoidGrad<T>> : GradTraits<T, 3> {};
 template <typename T>
 struct functor_traits<weir::functor::TanhGrad<T>> : GradTraits<T, 3> {};
@@ -179,6 +195,7 @@ void RegisterCwiseGradKernels(KernelRegistry* registry) {
   RegisterGrad<EluGrad>(registry, "EluGrad");
   RegisterGrad<SeluGrad>(registry, "SeluGrad");
   RegisterGrad<SoftplusGrad>(registry, "SoftplusGrad");
+  RegisterGrad<SoftsignGrad>(registry, "SoftsignGrad");
   RegisterGrad<SigmoidGrad>(registry, "SigmoidGrad");
   RegisterGrad<TanhGrad>(registry, "TanhGrad");
   RegisterGrad<RsqrtGrad>(registry, "RsqrtGrad");

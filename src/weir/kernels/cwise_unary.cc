@@ -174,6 +174,40 @@ struct Softplus {
   }
 };
 
+// x / (1 + |x|).
+template <typename T>
+struct Softsign {
+  T operator()(const T& a) const { return a / (T(1) + std::abs(a)); }
+  template <typename Packet>
+  Packet packetOp(const Packet& a) const {
+    return ei::pdiv(a, ei::padd(ei::pset1<Packet>(T(1)), ei::pabs(a)));
+  }
+};
+
+// The C library's inverse and hyperbolic trigonometry (scalar).
+#define WEIR_LIBM_FUNCTOR(Name, fn)                       \
+  template <typename T>                                   \
+  struct Name {                                           \
+    T operator()(const T& a) const { return std::fn(a); } \
+  };
+WEIR_LIBM_FUNCTOR(Tan, tan)
+WEIR_LIBM_FUNCTOR(Asin, asin)
+WEIR_LIBM_FUNCTOR(Acos, acos)
+WEIR_LIBM_FUNCTOR(Atan, atan)
+WEIR_LIBM_FUNCTOR(Sinh, sinh)
+WEIR_LIBM_FUNCTOR(Cosh, cosh)
+WEIR_LIBM_FUNCTOR(Asinh, asinh)
+WEIR_LIBM_FUNCTOR(Acosh, acosh)
+WEIR_LIBM_FUNCTOR(Atanh, atanh)
+#undef WEIR_LIBM_FUNCTOR
+
+// The C library's erfc: accurate in the tail where 1 - erf(x) would round
+// to 0 (GELU's erfc(-x / sqrt(2)) for very negative x).
+template <typename T>
+struct Erfc {
+  T operator()(const T& a) const { return std::erfc(a); }
+};
+
 template <typename T>
 struct IsNan {
   bool operator()(const T& a) const { return std::isnan(a); }
@@ -256,6 +290,32 @@ struct functor_traits<weir::functor::Softplus<T>> {
   };
 };
 template <typename T>
+struct functor_traits<weir::functor::Softsign<T>> {
+  enum {
+    Cost = int{scalar_div_cost<T, true>::value} + 2 * int{NumTraits<T>::AddCost},
+    PacketAccess = kHasPackets<T> && packet_traits<T>::HasDiv && packet_traits<T>::HasAbs
+  };
+};
+#define WEIR_LIBM_TRAITS(Name)                                        \
+  template <typename T>                                               \
+  struct functor_traits<weir::functor::Name<T>> {                     \
+    enum { Cost = 20 * NumTraits<T>::MulCost, PacketAccess = false }; \
+  };
+WEIR_LIBM_TRAITS(Tan)
+WEIR_LIBM_TRAITS(Asin)
+WEIR_LIBM_TRAITS(Acos)
+WEIR_LIBM_TRAITS(Atan)
+WEIR_LIBM_TRAITS(Sinh)
+WEIR_LIBM_TRAITS(Cosh)
+WEIR_LIBM_TRAITS(Asinh)
+WEIR_LIBM_TRAITS(Acosh)
+WEIR_LIBM_TRAITS(Atanh)
+#undef WEIR_LIBM_TRAITS
+template <typename T>
+struct functor_traits<weir::functor::Erfc<T>> {
+  enum { Cost = 20 * NumTraits<T>::MulCost, PacketAccess = false };
+};
+template <typename T>
 struct functor_traits<weir::functor::IsNan<T>> {
   enum { Cost = NumTraits<T>::AddCost, PacketAccess = false };
 };
@@ -298,6 +358,17 @@ void RegisterCwiseUnaryKernels(KernelRegistry* registry) {
   RegisterUnary<Selu, float, double>(registry, "Selu");
   RegisterUnary<Softplus, float, double>(registry, "Softplus");
   RegisterUnary<Erf, float, double>(registry, "Erf");
+  RegisterUnary<Erfc, float, double>(registry, "Erfc");
+  RegisterUnary<Softsign, float, double>(registry, "Softsign");
+  RegisterUnary<Tan, float, double>(registry, "Tan");
+  RegisterUnary<Asin, float, double>(registry, "Asin");
+  RegisterUnary<Acos, float, double>(registry, "Acos");
+  RegisterUnary<Atan, float, double>(registry, "Atan");
+  RegisterUnary<Sinh, float, double>(registry, "Sinh");
+  RegisterUnary<Cosh, float, double>(registry, "Cosh");
+  RegisterUnary<Asinh, float, double>(registry, "Asinh");
+  RegisterUnary<Acosh, float, double>(registry, "Acosh");
+  RegisterUnary<Atanh, float, double>(registry, "Atanh");
   RegisterUnary<IsNan, float, double>(registry, "IsNan");
   RegisterUnary<IsInf, float, double>(registry, "IsInf");
   RegisterUnary<IsFinite, float, double>(registry, "IsFinite");

@@ -168,10 +168,66 @@ class BroadcastArgsOp : public OpKernel {
   }
 };
 
+// num values from start to stop: start + i * (stop - start) / (num - 1), the
+// last exactly stop, computed in double.
+template <typename T>
+class LinSpaceOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  void Compute(OpKernelContext* context) override {
+    const Tensor& start = context->input(0);
+    const Tensor& stop = context->input(1);
+    const Tensor& num_tensor = context->input(2);
+    OP_REQUIRES(
+        context, start.dims() == 0 && stop.dims() == 0 && num_tensor.dims() == 0,
+        errors::InvalidArgument("LinSpace: start, stop and num must be scalars but have "
+                                "shapes ",
+                                start.shape(), ", ", stop.shape(), " and ", num_tensor.shape()));
+    StatusOr<std::vector<int64_t>> num = IntTensorValues(num_tensor, "LinSpace: num");
+    OP_REQUIRES_OK(context, num.status());
+    const int64_t n = (*num)[0];
+    OP_REQUIRES(context, n > 0, errors::InvalidArgument("LinSpace: num ", n, " must be positive"));
+    Tensor* out;
+    OP_REQUIRES_OK(context, context->allocate_output(0, TensorShape({n}), &out));
+    const double first = start.scalar<T>(), last = stop.scalar<T>();
+    T* values = out->data<T>();
+    values[0] = static_cast<T>(first);
+    if (n > 1) {
+      const double step = (last - first) / static_cast<double>(n - 1);
+      for (int64_t i = 1; i < n - 1; ++i) values[i] = static_cast<T>(first + i * step);
+      values[n - 1] = static_cast<T>(last);
+    }
+  }
+};
+
+// `input` passed through when its shape is compatible with `shape`.
+class EnsureShapeOp : public OpKernel {
+ public:
+  explicit EnsureShapeOp(OpKernelConstruction* context) : OpKernel(context) {
+    context->SetStatus(context->GetAttr("shape", &shape_));
+  }
+
+  void Compute(OpKernelContext* context) override {
+    const Tensor& input = context->input(0);
+    OP_REQUIRES(context, shape_.IsCompatibleWith(input.shape()),
+                errors::InvalidArgument("EnsureShape: shape of tensor ", input.shape(),
+                                        " is not compatible with expected shape ", shape_));
+    context->set_output(0, input);
+  }
+
+ private:
+  PartialShape shape_;
+};
+
 }  // namespace
 
 void RegisterFillKernels(KernelRegistry* registry) {
   registry->Register(KernelBuilder("Fill"), MakeKernel<FillOp>);
+  registry->Register(KernelBuilder("EnsureShape"), MakeKernel<EnsureShapeOp>);
+  ForEachType<float, double>([&]<typename T>() {
+    registry->Register(KernelBuilder("LinSpace").TypeConstraint<T>("T"), MakeKernel<LinSpaceOp<T>>);
+  });
   registry->Register(KernelBuilder("ZerosLike"), MakeKernel<ConstantLikeOp>);
   registry->Register(KernelBuilder("OnesLike"), MakeKernel<ConstantLikeOp>);
   ForEachType<float, double, int32_t, int64_t>([&]<typename T>() {

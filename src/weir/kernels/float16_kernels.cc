@@ -19,10 +19,11 @@ void RegisterFloat16Kernels(KernelRegistry* registry) {
       // Elementwise unary.
       "Neg", "Abs", "Sign", "Square", "Relu", "Relu6", "Exp", "Expm1", "Log", "Log1p", "Sqrt",
       "Rsqrt", "Reciprocal", "Floor", "Ceil", "Round", "Sin", "Cos", "Tanh", "Sigmoid", "Elu",
-      "Selu", "Softplus", "Erf", "IsNan", "IsInf", "IsFinite",
+      "Selu", "Softplus", "Softsign", "Erf", "Erfc", "IsNan", "IsInf", "IsFinite", "Tan", "Asin",
+      "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "DivNoNan",
       // Gradients of activations, and AddN.
-      "ReluGrad", "Relu6Grad", "EluGrad", "SeluGrad", "SoftplusGrad", "SigmoidGrad", "TanhGrad",
-      "RsqrtGrad", "SqrtGrad", "ReciprocalGrad", "AddN"};
+      "ReluGrad", "Relu6Grad", "EluGrad", "SeluGrad", "SoftplusGrad", "SoftsignGrad", "SigmoidGrad",
+      "TanhGrad", "RsqrtGrad", "SqrtGrad", "ReciprocalGrad", "AddN"};
   const char* const kOps[] = {
       // Reductions (accumulated in float).
       "Sum", "Mean", "Prod", "Max", "Min", "ArgMax", "ArgMin",
@@ -32,7 +33,9 @@ void RegisterFloat16Kernels(KernelRegistry* registry) {
       "BiasAdd", "BiasAddGrad", "SparseSoftmaxCrossEntropyWithLogits", "L2Loss", "Conv2D",
       "Conv2DBackpropInput", "Conv2DBackpropFilter", "MaxPoolGrad", "AvgPoolGrad",
       // x and y in 16 bits; scale, offset, mean and variance (U) stay float.
-      "FusedBatchNormV3", "FusedBatchNormGradV3"};
+      "FusedBatchNormV3", "FusedBatchNormGradV3",
+      // Whole-tensor checks: one error naming everything found.
+      "CheckNumerics", "CheckNumericsV2", "FusedBatchNormV2", "LinSpace"};
   for (DType dtype : {DT_HALF, DT_BFLOAT16}) {
     for (const char* op : kElementwiseOps) {
       RegisterComputeInFloat(registry, op, dtype, FloatCompute::kElementwise);

@@ -1,5 +1,8 @@
 // Kernels of the logging family: Print, PrintV2 and StringFormat, writing
-// and formatting as TensorFlow does (kernels/tensor_summary.h).
+// and formatting as TensorFlow does (kernels/tensor_summary.h), and
+// CheckNumerics[V2] (float and double here; float16_kernels.cc adds the
+// 16-bit types, checked in float).
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <mutex>
@@ -10,6 +13,7 @@
 #include "weir/framework/kernel_registry.h"
 #include "weir/kernels/all_kernels.h"
 #include "weir/kernels/tensor_summary.h"
+#include "weir/kernels/type_list.h"
 
 namespace weir {
 namespace {
@@ -143,12 +147,64 @@ class StringFormatOp final : public OpKernel {
   int64_t summarize_ = 3;
 };
 
+// Passes its input through when every element is finite; otherwise fails
+// with TensorFlow's text: "<message> : Tensor had Inf and NaN values"
+// (CheckNumerics), "<message> : Tensor had -Inf, +Inf, and NaN values"
+// (CheckNumericsV2, which tells the signs apart), naming those present.
+template <typename T, bool kSigned>
+class CheckNumericsOp final : public OpKernel {
+ public:
+  explicit CheckNumericsOp(OpKernelConstruction* context) : OpKernel(context) {
+    context->SetStatus(context->GetAttr("message", &message_));
+  }
+  void Compute(OpKernelContext* context) override {
+    const Tensor& input = context->input(0);
+    const T* data = input.data<T>();
+    bool nan = false, negative_inf = false, positive_inf = false;
+    for (int64_t i = 0, n = input.NumElements(); i < n; ++i) {
+      const T v = data[i];
+      if (!std::isfinite(v)) {
+        if (std::isnan(v)) {
+          nan = true;
+        } else {
+          (v > 0 ? positive_inf : negative_inf) = true;
+        }
+      }
+    }
+    if (nan || negative_inf || positive_inf) {
+      std::vector<std::string> found;
+      if (kSigned) {
+        if (negative_inf) found.push_back("-Inf");
+        if (positive_inf) found.push_back("+Inf");
+      } else if (negative_inf || positive_inf) {
+        found.push_back("Inf");
+      }
+      if (nan) found.push_back("NaN");
+      std::string what = found[0];
+      if (found.size() == 2) what = StrCat(found[0], " and ", found[1]);
+      if (found.size() == 3) what = StrCat(found[0], ", ", found[1], ", and ", found[2]);
+      context->SetStatus(errors::InvalidArgument(message_, " : Tensor had ", what, " values"));
+      return;
+    }
+    context->set_output(0, input);
+  }
+
+ private:
+  std::string message_;
+};
+
 }  // namespace
 
 void RegisterLoggingKernels(KernelRegistry* registry) {
   registry->Register(KernelBuilder("Print"), MakeKernel<PrintOp>);
   registry->Register(KernelBuilder("PrintV2"), MakeKernel<PrintV2Op>);
   registry->Register(KernelBuilder("StringFormat"), MakeKernel<StringFormatOp>);
+  ForEachType<float, double>([&]<typename T>() {
+    registry->Register(KernelBuilder("CheckNumerics").TypeConstraint<T>("T"),
+                       MakeKernel<CheckNumericsOp<T, false>>);
+    registry->Register(KernelBuilder("CheckNumericsV2").TypeConstraint<T>("T"),
+                       MakeKernel<CheckNumericsOp<T, true>>);
+  });
 }
 
 }  // namespace weir

@@ -9,6 +9,7 @@ void RegisterNnKernels(KernelRegistry* registry) {
   RegisterConvKernels(registry);
   RegisterDepthwiseConvKernels(registry);
   RegisterImageResizeKernels(registry);
+  RegisterCropAndResizeKernels(registry);
   RegisterPoolingKernels(registry);
   RegisterSoftmaxKernels(registry);
   RegisterLossKernels(registry);

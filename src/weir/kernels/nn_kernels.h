@@ -10,6 +10,7 @@ void RegisterBiasKernels(KernelRegistry* registry);       // bias_ops.cc
 void RegisterConvKernels(KernelRegistry* registry);       // conv_ops.cc
 void RegisterDepthwiseConvKernels(KernelRegistry* registry);  // depthwise_conv_ops.cc
 void RegisterImageResizeKernels(KernelRegistry* registry);    // image_resize_ops.cc
+void RegisterCropAndResizeKernels(KernelRegistry* registry);   // crop_and_resize_ops.cc
 void RegisterPoolingKernels(KernelRegistry* registry);    // pooling_ops.cc
 void RegisterSoftmaxKernels(KernelRegistry* registry);    // softmax_ops.cc
 void RegisterLossKernels(KernelRegistry* registry);       // loss_ops.cc

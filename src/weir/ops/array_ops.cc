@@ -2,6 +2,7 @@
 // tensors without arithmetic. Declarations and attr names follow
 // TensorFlow's so imported graphs validate; shape functions live in
 // array_shape_fns.cc, index_shape_fns.cc and strided_slice.cc.
+#include "weir/framework/int_tensor_values.h"
 #include "weir/framework/op_def.h"
 #include "weir/framework/shape_inference.h"
 #include "weir/ops/all_ops.h"
@@ -134,6 +135,50 @@ void RegisterShapeOps(OpRegistry* registry) {
                          .Attr("T: {int32, int64} = int32")
                          .SetShapeFn(BroadcastArgsShape)
                          .Doc("The broadcast of shapes `s0` and `s1`, as a vector."));
+  registry->Register(OpDefBuilder("LinSpace")
+                         .Input("start: T")
+                         .Input("stop: T")
+                         .Input("num: Tidx")
+                         .Output("output: T")
+                         .Attr("T: {bfloat16, half, float, double}")
+                         .Attr("Tidx: {int32, int64} = int32")
+                         .SetShapeFn([](InferenceContext* c) {
+                           PartialShape scalar;
+                           for (int i = 0; i < 3; ++i)
+                             WEIR_RETURN_IF_ERROR(c->WithRank(i, 0, &scalar));
+                           int64_t num = PartialShape::kUnknown;
+                           if (const Tensor* t = c->input_tensor(2)) {
+                             WEIR_ASSIGN_OR_RETURN(std::vector<int64_t> v,
+                                                   IntTensorValues(*t, "num"));
+                             if (v[0] <= 0) {
+                               return errors::InvalidArgument("num ", v[0], " must be positive");
+                             }
+                             num = v[0];
+                           }
+                           c->set_output(0, PartialShape({num}));
+                           return Status::OK();
+                         })
+                         .Doc("num evenly spaced values from start to stop, both included (num "
+                              "= 1: start)."));
+  registry->Register(OpDefBuilder("EnsureShape")
+                         .Input("input: T")
+                         .Output("output: T")
+                         .Attr("shape: shape")
+                         .Attr("T: type")
+                         .SetShapeFn([](InferenceContext* c) {
+                           PartialShape shape;
+                           WEIR_RETURN_IF_ERROR(c->GetAttr("shape", &shape));
+                           StatusOr<PartialShape> merged = c->input(0).Merge(shape);
+                           if (!merged.ok()) {
+                             return errors::InvalidArgument("input shape ", c->input(0),
+                                                            " is not compatible with shape ",
+                                                            shape);
+                           }
+                           c->set_output(0, *merged);
+                           return Status::OK();
+                         })
+                         .Doc("`input`, checked when it runs to have a shape compatible with "
+                              "`shape` (InvalidArgument otherwise)."));
   registry->Register(OpDefBuilder("Range")
                          .Input("start: Tidx")
                          .Input("limit: Tidx")
@@ -233,6 +278,61 @@ void RegisterRearrangingOps(OpRegistry* registry) {
                                "bfloat16, half, float, double, complex64, complex128, string}")
                          .SetShapeFn(ReverseShape)
                          .Doc("`tensor` with dim i reversed where dims[i] is true."));
+  registry->Register(OpDefBuilder("ReverseSequence")
+                         .Input("input: T")
+                         .Input("seq_lengths: Tlen")
+                         .Output("output: T")
+                         .Attr("seq_dim: int")
+                         .Attr("batch_dim: int = 0")
+                         .Attr("T: type")
+                         .Attr("Tlen: {int32, int64} = int64")
+                         .SetShapeFn(ReverseSequenceShape)
+                         .Doc("`input` with, for each index b of dim `batch_dim`, the first "
+                              "seq_lengths[b] entries along `seq_dim` reversed and the rest "
+                              "kept; each length must be in [0, dim seq_dim]."));
+  registry->Register(OpDefBuilder("MatrixBandPart")
+                         .Input("input: T")
+                         .Input("num_lower: Tindex")
+                         .Input("num_upper: Tindex")
+                         .Output("band: T")
+                         .Attr("T: type")
+                         .Attr("Tindex: {int32, int64} = int64")
+                         .SetShapeFn([](InferenceContext* c) {
+                           PartialShape input, bound;
+                           WEIR_RETURN_IF_ERROR(c->WithRankAtLeast(0, 2, &input));
+                           WEIR_RETURN_IF_ERROR(c->WithRank(1, 0, &bound));
+                           WEIR_RETURN_IF_ERROR(c->WithRank(2, 0, &bound));
+                           c->set_output(0, input);
+                           return Status::OK();
+                         })
+                         .Doc("Each innermost matrix of `input` with the entries [i, j] outside "
+                              "its band set to zero: kept where i - j <= num_lower and j - i <= "
+                              "num_upper (a negative bound keeps that whole triangle)."));
+  registry->Register(OpDefBuilder("SpaceToBatchND")
+                         .Input("input: T")
+                         .Input("block_shape: Tblock_shape")
+                         .Input("paddings: Tpaddings")
+                         .Output("output: T")
+                         .Attr("T: type")
+                         .Attr("Tblock_shape: {int32, int64} = int32")
+                         .Attr("Tpaddings: {int32, int64} = int32")
+                         .SetShapeFn(SpaceToBatchNDShape)
+                         .Doc("Zero-pads the M spatial dims after the batch dim by `paddings` "
+                              "([M, 2]), cuts each into blocks of `block_shape` and moves the "
+                              "offsets within a block into the batch dim (outermost): "
+                              "[batch, p1, ..., pM, rest] -> [batch * prod(block), p1 / b1, ..., "
+                              "pM / bM, rest]. What dilated convolutions run on."));
+  registry->Register(OpDefBuilder("BatchToSpaceND")
+                         .Input("input: T")
+                         .Input("block_shape: Tblock_shape")
+                         .Input("crops: Tcrops")
+                         .Output("output: T")
+                         .Attr("T: type")
+                         .Attr("Tblock_shape: {int32, int64} = int32")
+                         .Attr("Tcrops: {int32, int64} = int32")
+                         .SetShapeFn(BatchToSpaceNDShape)
+                         .Doc("SpaceToBatchND's inverse: moves blocks of the batch dim back "
+                              "into the M spatial dims and crops them by `crops` ([M, 2])."));
   registry->Register(OpDefBuilder("ExpandDims")
                          .Input("input: T")
                          .Input("dim: Tdim")

@@ -11,6 +11,7 @@
 #include "weir/framework/int_tensor_values.h"
 #include "weir/framework/node_def.h"
 #include "weir/framework/shape_inference.h"
+#include "weir/framework/space_batch_shape.h"
 #include "weir/framework/tensor.h"
 
 namespace weir {
@@ -221,6 +222,89 @@ Status ReverseShape(InferenceContext* c) {
   WEIR_RETURN_IF_ERROR(RankFromInputOrVector(c, 1, "dims").status());
   c->set_output(0, c->input(0));
   return Status::OK();
+}
+
+// The input with batch_dim merged with seq_lengths' length.
+Status ReverseSequenceShape(InferenceContext* c) {
+  int64_t seq_dim = 0, batch_dim = 0;
+  WEIR_RETURN_IF_ERROR(c->GetAttr("seq_dim", &seq_dim));
+  WEIR_RETURN_IF_ERROR(c->GetAttr("batch_dim", &batch_dim));
+  WEIR_ASSIGN_OR_RETURN(int64_t batch, VectorInputLength(c, 1, "seq_lengths"));
+  const PartialShape& input = c->input(0);
+  if (seq_dim == batch_dim) {
+    return errors::InvalidArgument("seq_dim and batch_dim are both ", seq_dim);
+  }
+  if (seq_dim < 0 || batch_dim < 0) {
+    return errors::InvalidArgument("seq_dim ", seq_dim, " and batch_dim ", batch_dim,
+                                   " must be >= 0");
+  }
+  if (!input.known_rank()) {
+    c->set_output(0, input);
+    return Status::OK();
+  }
+  if (seq_dim >= input.rank() || batch_dim >= input.rank()) {
+    return errors::InvalidArgument("seq_dim ", seq_dim, " and batch_dim ", batch_dim,
+                                   " must be dims of the input, shape ", input);
+  }
+  std::vector<int64_t> dims = input.dim_sizes();
+  Status merged = InferenceContext::MergeDim(dims[batch_dim], batch, &dims[batch_dim]);
+  if (!merged.ok()) {
+    return errors::InvalidArgument("seq_lengths has ", batch, " entries but the input's batch_dim ",
+                                   batch_dim, " is ", input.dim(batch_dim), " (input shape ", input,
+                                   ")");
+  }
+  c->set_output(0, PartialShape(std::move(dims)));
+  return Status::OK();
+}
+
+namespace {
+
+// SpaceToBatchND and BatchToSpaceND: the input's rank, and its dims moved by
+// `rule` once block_shape and paddings/crops are known constants.
+template <typename Rule>
+Status SpaceBatchShape(InferenceContext* c, const char* what, Rule rule) {
+  WEIR_ASSIGN_OR_RETURN(int64_t m, VectorInputLength(c, 1, "block_shape"));
+  PartialShape pads;
+  WEIR_RETURN_IF_ERROR(c->WithRank(2, 2, &pads));
+  if (pads.dim(1) >= 0 && pads.dim(1) != 2) {
+    return errors::InvalidArgument(what, " must have shape [M, 2] but has shape ", pads);
+  }
+  const PartialShape& input = c->input(0);
+  if (input.known_rank() && m >= 0 && input.rank() < 1 + m) {
+    return errors::InvalidArgument("the input must have rank >= 1 + M = ", 1 + m, " but has shape ",
+                                   input);
+  }
+  WEIR_ASSIGN_OR_RETURN(std::optional<std::vector<int64_t>> block,
+                        ConstantInts(c, 1, "block_shape"));
+  std::optional<std::vector<int64_t>> values;
+  if (const Tensor* table = c->input_tensor(2)) {
+    WEIR_ASSIGN_OR_RETURN(values, IntTensorElements(*table, what));
+  }
+  if (!input.known_rank()) {
+    c->set_output(0, PartialShape::UnknownRank());
+    return Status::OK();
+  }
+  if (!block || !values) {
+    SetUnknownDims(c, 0, input.rank());
+    return Status::OK();
+  }
+  WEIR_ASSIGN_OR_RETURN(std::vector<int64_t> dims, rule(input.dim_sizes(), *block, *values));
+  c->set_output(0, PartialShape(std::move(dims)));
+  return Status::OK();
+}
+
+}  // namespace
+
+Status SpaceToBatchNDShape(InferenceContext* c) {
+  return SpaceBatchShape(c, "paddings", [](const auto& d, const auto& b, const auto& p) {
+    return SpaceToBatchDims(d, b, p);
+  });
+}
+
+Status BatchToSpaceNDShape(InferenceContext* c) {
+  return SpaceBatchShape(c, "crops", [](const auto& d, const auto& b, const auto& p) {
+    return BatchToSpaceDims(d, b, p);
+  });
 }
 
 // ---- ShapeN, Size, Rank, IdentityN

@@ -38,6 +38,9 @@ Status BroadcastToShape(InferenceContext* c);
 Status BroadcastArgsShape(InferenceContext* c);
 Status ReverseV2Shape(InferenceContext* c);
 Status ReverseShape(InferenceContext* c);
+Status ReverseSequenceShape(InferenceContext* c);
+Status SpaceToBatchNDShape(InferenceContext* c);
+Status BatchToSpaceNDShape(InferenceContext* c);
 Status ShapeNShape(InferenceContext* c);
 Status ScalarShape(InferenceContext* c);      // Size, Rank
 Status IdentityNShape(InferenceContext* c);   // output i is input i

@@ -1,6 +1,7 @@
 // The logging family: Print (TensorFlow 1's pass-through that prints),
-// PrintV2 and StringFormat (what tf.print builds), with TensorFlow 2.21's
-// declarations. Assert lives with the summaries (summary_ops.cc).
+// PrintV2 and StringFormat (what tf.print builds), and CheckNumerics[V2]
+// (tf.debugging.check_numerics), with TensorFlow 2.21's declarations.
+// Assert lives with the summaries (summary_ops.cc).
 #include "weir/framework/op_def.h"
 #include "weir/framework/shape_inference.h"
 #include "weir/ops/all_ops.h"
@@ -25,6 +26,22 @@ void RegisterLoggingOps(OpRegistry* registry) {
           .Doc("Passes `input` through and writes `message` followed by each `data` tensor's "
                "first `summarize` entries (all when negative) in brackets to stderr, the first "
                "`first_n` times it runs (always when negative)."));
+  for (const char* name : {"CheckNumerics", "CheckNumericsV2"}) {
+    registry->Register(
+        OpDefBuilder(name)
+            .Input("tensor: T")
+            .Output("output: T")
+            .Attr("T: {bfloat16, half, float, double}")
+            .Attr("message: string")
+            .SetIsStateful()
+            .SetShapeFn(UnchangedShape)
+            .Doc(std::string(name) == "CheckNumerics"
+                     ? "Passes `tensor` through, or fails the step with InvalidArgument "
+                       "\"<message> : Tensor had NaN values\" (Inf, or Inf and NaN) when it "
+                       "holds any."
+                     : "CheckNumerics that tells -Inf from +Inf: \"<message> : Tensor had "
+                       "-Inf, +Inf, and NaN values\" (those present)."));
+  }
   registry->Register(
       OpDefBuilder("PrintV2")
           .Input("input: string")

@@ -104,6 +104,8 @@ void RegisterElementwiseOps(OpRegistry* registry) {
            {"AddV2", kBinaryTypes, "x + y, with NumPy broadcasting."},
            {"Sub", kBinaryTypes, "x - y, with NumPy broadcasting."},
            {"Mul", kBinaryTypes, "x * y, with NumPy broadcasting."},
+           {"DivNoNan", "T: {half, float, bfloat16, double, complex64, complex128}",
+            "x / y with NumPy broadcasting, or 0 where y is 0 (x = 0 / 0 too)."},
            {"RealDiv", kBinaryTypes,
             "x / y, with NumPy broadcasting; integers divide toward zero and dividing by "
             "zero is an error."},
@@ -170,6 +172,16 @@ void RegisterElementwiseOps(OpRegistry* registry) {
            {"Tanh", kFloatComplexTypes, "Hyperbolic tangent, elementwise."},
            {"Sigmoid", kFloatComplexTypes, "1 / (1 + e^-x), elementwise."},
            {"Erf", kFloatTypes, "The error function, elementwise."},
+           {"Erfc", kFloatTypes, "1 - erf(x), accurate where erf(x) is near 1."},
+           {"Tan", kFloatComplexTypes, "Tangent, elementwise."},
+           {"Asin", kFloatComplexTypes, "Arcsine in [-pi/2, pi/2]; NaN outside [-1, 1]."},
+           {"Acos", kFloatComplexTypes, "Arccosine in [0, pi]; NaN outside [-1, 1]."},
+           {"Atan", kFloatComplexTypes, "Arctangent in (-pi/2, pi/2)."},
+           {"Sinh", kFloatComplexTypes, "Hyperbolic sine, elementwise."},
+           {"Cosh", kFloatComplexTypes, "Hyperbolic cosine, elementwise."},
+           {"Asinh", kFloatComplexTypes, "Inverse hyperbolic sine, elementwise."},
+           {"Acosh", kFloatComplexTypes, "Inverse hyperbolic cosine; NaN below 1."},
+           {"Atanh", kFloatComplexTypes, "Inverse hyperbolic tangent; +-inf at +-1, NaN beyond."},
            {"Lgamma", kFloatTypes, "log |Gamma(x)|, elementwise; +inf at 0, -1, -2, ..."},
            {"Digamma", kFloatTypes, "psi(x), the derivative of lgamma, elementwise."},
        }) {
@@ -199,6 +211,7 @@ void RegisterActivationOps(OpRegistry* registry) {
             "scale * features where >= 0, else scale * alpha * (exp(features) - 1), with "
             "scale ~1.0507 and alpha ~1.6733."},
            {"Softplus", kActivationTypes, "log(exp(features) + 1), without overflow."},
+           {"Softsign", kActivationTypes, "features / (1 + |features|)."},
        }) {
     RegisterActivation(registry, op);
   }
@@ -222,6 +235,7 @@ void RegisterActivationOps(OpRegistry* registry) {
            {"ReluGrad", "T: realnumbertype", "gradients where features > 0, else 0."},
            {"Relu6Grad", "T: realnumbertype", "gradients where 0 < features < 6, else 0."},
            {"SoftplusGrad", kActivationTypes, "gradients * sigmoid(features)."},
+           {"SoftsignGrad", kActivationTypes, "gradients / (1 + |features|)^2."},
        }) {
     RegisterActivationGrad(registry, op, "features");
   }

@@ -192,7 +192,8 @@ Status FusedBatchNormShape(InferenceContext* c) {
   dims[ChannelDim(c, x)] = depth;
   c->set_output(0, PartialShape(std::move(dims)));
   for (int i = 1; i <= 4; ++i) c->set_output(i, PartialShape({depth}));
-  c->set_output(5, PartialShape({kUnknown}));  // device-specific
+  // reserve_space_3 (V3 only) is device-specific.
+  if (c->num_outputs() > 5) c->set_output(5, PartialShape({kUnknown}));
   return Status::OK();
 }
 
@@ -471,6 +472,32 @@ void RegisterBatchNormOps(OpRegistry* registry) {
                               "epsilon) * scale + offset, with the batch's statistics in "
                               "training (running ones blended in by exponential_avg_factor, "
                               "variance unbiased) or the given ones in inference."));
+  // The older forms TensorFlow 1 graphs hold: V3 without reserve_space_3
+  // (FusedBatchNorm: all float; V2: scale and statistics float).
+  for (const char* name : {"FusedBatchNorm", "FusedBatchNormV2"}) {
+    const bool v1 = std::string(name) == "FusedBatchNorm";
+    const char* u = v1 ? "T" : "U";
+    OpDefBuilder builder(name);
+    builder.Input("x: T")
+        .Input(StrCat("scale: ", u))
+        .Input(StrCat("offset: ", u))
+        .Input(StrCat("mean: ", u))
+        .Input(StrCat("variance: ", u))
+        .Output("y: T")
+        .Output(StrCat("batch_mean: ", u))
+        .Output(StrCat("batch_variance: ", u))
+        .Output(StrCat("reserve_space_1: ", u))
+        .Output(StrCat("reserve_space_2: ", u))
+        .Attr(v1 ? "T: {float}" : "T: {half, bfloat16, float}");
+    if (!v1) builder.Attr("U: {float}");
+    registry->Register(builder.Attr("epsilon: float = 0.0001")
+                           .Attr("exponential_avg_factor: float = 1.0")
+                           .Attr("data_format: {'NHWC', 'NCHW'} = 'NHWC'")
+                           .Attr("is_training: bool = true")
+                           .SetShapeFn(FusedBatchNormShape)
+                           .Doc("FusedBatchNormV3 without its reserve_space_3 output (the form "
+                                "of older graphs)."));
+  }
   registry->Register(OpDefBuilder("FusedBatchNormGradV3")
                          .Input("y_backprop: T")
                          .Input("x: T")

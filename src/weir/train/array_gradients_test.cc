@@ -65,6 +65,33 @@ TEST(ArrayGradientsTest, EveryOpOfOneInput) {
          return ops::BroadcastTo(s, ops::Slice(s, x, {0, 0, 0}, {1, 3, 1}), {2, 2, 3, 4});
        }},
       {"ReverseV2", [](const Scope& s, const Output& x) { return ops::ReverseV2(s, x, {0, -1}); }},
+      {"ReverseSequence seq 2 batch 0", [](const Scope& s, const Output& x) {
+         return AddOp(s, "ReverseSequence", {x, Ints(s, {3, 4})}, {{"seq_dim", int64_t{2}}}).output(0);
+       }},
+      {"ReverseSequence seq 0 batch 1", [](const Scope& s, const Output& x) {
+         AttrMap attrs{{"seq_dim", int64_t{0}}, {"batch_dim", int64_t{1}}};
+         return AddOp(s, "ReverseSequence", {x, Ints(s, {2, 0, 1})}, attrs).output(0);
+       }},
+      {"SpaceToBatchND", [](const Scope& s, const Output& x) {
+         return AddOp(s, "SpaceToBatchND", {x, Ints(s, {2}), Ints(s, {1, 0}, {1, 2})}).output(0);
+       }},
+      {"BatchToSpaceND", [](const Scope& s, const Output& x) {
+         return AddOp(s, "BatchToSpaceND", {x, Ints(s, {2}), Ints(s, {1, 2}, {1, 2})}).output(0);
+       }},
+      {"MatrixBandPart", [](const Scope& s, const Output& x) {
+         return AddOp(s, "MatrixBandPart", {x, Ints(s, {1}, {}), Ints(s, {0}, {})}).output(0);
+       }},
+      {"SpaceToDepth", [](const Scope& s, const Output& x) {
+         return AddOp(s, "SpaceToDepth", {ops::Reshape(s, x, {1, 2, 2, 6})}, {{"block_size", int64_t{2}}})
+             .output(0);
+       }},
+      {"DepthToSpace NCHW", [](const Scope& s, const Output& x) {
+         AttrMap attrs{{"block_size", int64_t{2}}, {"data_format", std::string("NCHW")}};
+         return AddOp(s, "DepthToSpace", {ops::Reshape(s, x, {2, 4, 3, 1})}, attrs).output(0);
+       }},
+      {"CheckNumerics", [](const Scope& s, const Output& x) {
+         return AddOp(s, "CheckNumerics", {x}, {{"message", std::string("x")}}).output(0);
+       }},
       {"GatherNd", [](const Scope& s, const Output& x) {
          return ops::GatherNd(s, x, Ints(s, {1, 2, 0, 1, 1, 2, 0, 0, 3}, {3, 3}));
        }},

@@ -39,6 +39,45 @@ TEST(ImageGradientsTest, ResizeBilinear) {
   }
 }
 
+TEST(ImageGradientsTest, ResizeBicubic) {
+  Tensor x = ToFloat(DistinctValues({2, 3, 4, 2}));
+  for (auto [ac, hp] : {std::pair{false, false}, {true, false}, {false, true}}) {
+    for (std::vector<int32_t> size : {std::vector<int32_t>{5, 7}, {2, 3}}) {
+      SCOPED_TRACE(StrCat(ac, hp, " ", size[0], "x", size[1]));
+      ExpectFloatGradientsMatch({x}, [&](const Scope& s, const std::vector<Output>& in) {
+        Output size_t = ops::Const(s, Tensor::FromVector<int32_t>(size, TensorShape({2})));
+        return AddOp(s, "ResizeBicubic", {in[0], size_t}, ResizeAttrs(ac, hp)).output(0);
+      });
+    }
+    // ResizeBicubicGrad is linear in grads: its gradient is the forward resize.
+    ExpectFloatGradientsMatch(
+        {ToFloat(DistinctValues({2, 5, 3, 2}))},
+        [&](const Scope& s, const std::vector<Output>& in) {
+          Output original = ops::Const(s, Tensor(DT_FLOAT, TensorShape({2, 3, 4, 2})));
+          return AddOp(s, "ResizeBicubicGrad", {in[0], original}, ResizeAttrs(ac, hp)).output(0);
+        });
+  }
+}
+
+TEST(ImageGradientsTest, CropAndResize) {
+  // Boxes whose samples stay away from pixel boundaries (the blend is
+  // linear in the box there), one past the image's edge, one a point.
+  Tensor image = ToFloat(DistinctValues({2, 4, 5, 2}));
+  Tensor boxes = ToFloat(Tensor::FromVector<double>(
+      {0.13, 0.21, 0.77, 0.93, -0.21, 0.33, 0.52, 1.27, 0.41, 0.58, 0.41, 0.58},
+      TensorShape({3, 4})));
+  for (const char* method : {"bilinear", "nearest"}) {
+    SCOPED_TRACE(method);
+    ExpectFloatGradientsMatch({image, boxes}, [&](const Scope& s, const std::vector<Output>& in) {
+      Output box_ind = ops::Const(s, Tensor::FromVector<int32_t>({1, 0, 1}));
+      Output size = ops::Const(s, Tensor::FromVector<int32_t>({3, 2}));
+      return AddOp(s, "CropAndResize", {in[0], in[1], box_ind, size},
+                   {{"method", std::string(method)}, {"extrapolation_value", 0.5f}})
+          .output(0);
+    });
+  }
+}
+
 TEST(ImageGradientsTest, ResizeGradientOpsAreDifferentiable) {
   // Linear in grads: their gradient is the forward resize.
   Tensor grads = DistinctValues({2, 5, 3, 2});

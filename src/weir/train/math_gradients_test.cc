@@ -39,6 +39,7 @@ const std::vector<UnaryCase>& UnaryCases() {
       {"Sign", false, false},   {"Floor", false, false},   {"Ceil", false, false},
       {"Round", false, false},  {"Relu", false, true},     {"Relu6", false, true},
       {"Elu", false, true},     {"Selu", false, true},     {"Softplus", false, true},
+      {"Erfc", false, true},    {"Softsign", false, true},
   };
   return cases;
 }
@@ -73,16 +74,58 @@ TEST(MathGradientsTest, EveryUnaryOpTwice) {
   }
 }
 
+TEST(MathGradientsTest, TrigonometryInTheirDomains) {
+  // Each on values inside its domain, away from poles; once and twice.
+  const Tensor unit = Values({-0.8, -0.35, 0.1, 0.55, 0.9, -0.05}, {2, 3});
+  const Tensor wide = Values({-2.1, -0.7, 0.3, 1.2, 2.6, -1.4}, {2, 3});
+  const Tensor above_one = Values({1.2, 1.7, 2.5, 3.1, 1.05, 4.0}, {2, 3});
+  const Tensor below_pole = Values({-1.2, -0.4, 0.2, 0.9, 1.3, -0.8}, {2, 3});
+  const std::pair<const char*, const Tensor*> cases[] = {
+      {"Tan", &below_pole}, {"Asin", &unit},       {"Acos", &unit},
+      {"Atan", &wide},      {"Sinh", &wide},       {"Cosh", &wide},
+      {"Asinh", &wide},     {"Acosh", &above_one}, {"Atanh", &unit}};
+  for (const auto& [op, x] : cases) {
+    SCOPED_TRACE(op);
+    ExpectGradientsMatch(
+        {*x}, [&](const Scope& s, const std::vector<Output>& in) { return Unary(s, op, in[0]); });
+    ExpectGradientsMatch(
+        {*x},
+        [&](const Scope& s, const std::vector<Output>& in) {
+          std::vector<Output> grads;
+          Status status = AddSymbolicGradients(s, {Unary(s, op, in[0])}, {in[0]}, &grads);
+          if (!status.ok()) s.UpdateStatus(status);
+          return status.ok() ? grads[0] : Output();
+        },
+        1e-5);
+  }
+}
+
+TEST(MathGradientsTest, DivNoNan) {
+  // Where y is 0 the quotient is pinned to 0: x gets no gradient there (y
+  // is not differentiable at its jump, so it is a constant here).
+  const Tensor x = Values({1.5, -2.0, 0.7, 3.1, -0.4, 2.2}, {2, 3});
+  const Tensor y = Values({0.5, 0.0, -1.3, 2.0, 0.0, 0.9}, {2, 3});
+  ExpectGradientsMatch({x}, [&](const Scope& s, const std::vector<Output>& in) {
+    return AddOp(s, "DivNoNan", {in[0], ops::Const(s, y)}).output(0);
+  });
+  // Away from 0 it is RealDiv, in both inputs, with broadcasting.
+  ExpectGradientsMatch({x, Values({0.6, -1.5, 2.5}, {3})},
+                       [](const Scope& s, const std::vector<Output>& in) {
+                         return AddOp(s, "DivNoNan", {in[0], in[1]}).output(0);
+                       });
+}
+
 TEST(MathGradientsTest, FusedBackwardOpsInBothInputs) {
   // (y, dy) ops and (gradients, features/outputs) ops, both inputs free.
-  for (const char* op : {"TanhGrad", "SigmoidGrad", "SqrtGrad", "RsqrtGrad", "ReciprocalGrad",
-                         "ReluGrad", "Relu6Grad", "EluGrad", "SeluGrad", "SoftplusGrad"}) {
+  for (const char* op :
+       {"TanhGrad", "SigmoidGrad", "SqrtGrad", "RsqrtGrad", "ReciprocalGrad", "ReluGrad",
+        "Relu6Grad", "EluGrad", "SeluGrad", "SoftplusGrad", "SoftsignGrad"}) {
     SCOPED_TRACE(op);
     ExpectGradientsMatch({Positive(), Mixed()}, [&](const Scope& s, const std::vector<Output>& in) {
       // (y, dy) take the forward value first, the others the gradient.
       bool value_first = std::string(op).find("Relu") == std::string::npos &&
                          std::string(op).find("lu") == std::string::npos &&
-                         std::string(op) != "SoftplusGrad";
+                         std::string(op) != "SoftplusGrad" && std::string(op) != "SoftsignGrad";
       return value_first ? AddOp(s, op, {in[0], in[1]}).output(0)
                          : AddOp(s, op, {in[1], in[0]}).output(0);
     });

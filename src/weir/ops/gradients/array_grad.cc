@@ -77,6 +77,39 @@ Status ReverseGrad(const Scope& scope, const Operation& op, const Grads& g, Grad
   return scope.status();
 }
 
+// The reversal is its own inverse: reverse the gradient the same way.
+Status ReverseSequenceGrad(const Scope& scope, const Operation& op, const Grads& g, Grads* grads) {
+  *grads = {AddOp(scope, "ReverseSequence", {g[0], ForwardInput(op, 1)},
+                  ForwardAttrs(op, {"seq_dim", "batch_dim"}))
+                .output(0),
+            Output()};
+  return scope.status();
+}
+
+// The band of the gradient: entries outside the band did not reach y.
+Status MatrixBandPartGrad(const Scope& scope, const Operation& op, const Grads& g, Grads* grads) {
+  *grads = {
+      AddOp(scope, "MatrixBandPart", {g[0], ForwardInput(op, 1), ForwardInput(op, 2)}).output(0),
+      Output(), Output()};
+  return scope.status();
+}
+
+// SpaceToBatchND and BatchToSpaceND are each other's inverse (paddings are
+// the crops that remove them).
+Status SpaceToBatchNDGrad(const Scope& scope, const Operation& op, const Grads& g, Grads* grads) {
+  *grads = {
+      AddOp(scope, "BatchToSpaceND", {g[0], ForwardInput(op, 1), ForwardInput(op, 2)}).output(0),
+      Output(), Output()};
+  return scope.status();
+}
+
+Status BatchToSpaceNDGrad(const Scope& scope, const Operation& op, const Grads& g, Grads* grads) {
+  *grads = {
+      AddOp(scope, "SpaceToBatchND", {g[0], ForwardInput(op, 1), ForwardInput(op, 2)}).output(0),
+      Output(), Output()};
+  return scope.status();
+}
+
 Status ConcatV2Grad(const Scope& scope, const Operation& op, const Grads& g, Grads* grads) {
   const int n = op.node()->num_inputs() - 1;
   Output axis = WrapAxis(scope, ForwardInput(op, n), ForwardInput(op, 0));
@@ -265,12 +298,17 @@ Status GatherV2SparseGrad(const Scope& scope, const Operation& op, const Grads& 
 void RegisterArrayGradients(GradientRegistry* registry) {
   registry->Register("Identity", IdentityGrad);
   registry->Register("PlaceholderWithDefault", IdentityGrad);
+  registry->Register("EnsureShape", IdentityGrad);
   registry->Register("IdentityN", IdentityNGrad);
   registry->Register("PreventGradient", PreventGradientGrad);
   for (const char* op : {"Reshape", "ExpandDims", "Squeeze"}) registry->Register(op, ReshapeLikeGrad);
   registry->Register("Transpose", TransposeGrad);
   registry->Register("ReverseV2", ReverseV2Grad);
   registry->Register("Reverse", ReverseGrad);
+  registry->Register("ReverseSequence", ReverseSequenceGrad);
+  registry->Register("SpaceToBatchND", SpaceToBatchNDGrad);
+  registry->Register("MatrixBandPart", MatrixBandPartGrad);
+  registry->Register("BatchToSpaceND", BatchToSpaceNDGrad);
   registry->Register("ConcatV2", ConcatV2Grad);
   registry->RegisterNoGradient("ConcatOffset");
   registry->RegisterNoGradient("InvertPermutation");
@@ -293,10 +331,10 @@ void RegisterArrayGradients(GradientRegistry* registry) {
   registry->Register("DynamicStitch", DynamicStitchGrad);
   // Shapes, indices, constants, sources, and values not differentiable in
   // their inputs (ZerosLike, OnesLike) or by design (StopGradient).
-  for (const char* op : {"Const", "Placeholder", "Shape", "ShapeN", "Size", "Rank", "_Arg",
-                         "VarHandleOp", "VarIsInitializedOp", "StopGradient",
-                         "ZerosLike", "OnesLike", "Range", "BroadcastArgs", "OneHot", "Where",
-                         "Unique"}) {
+  for (const char* op :
+       {"Const", "Placeholder", "Shape", "ShapeN", "Size", "Rank", "_Arg", "VarHandleOp",
+        "VarIsInitializedOp", "StopGradient", "ZerosLike", "OnesLike", "Range", "LinSpace",
+        "BroadcastArgs", "OneHot", "Where", "Unique"}) {
     registry->RegisterNoGradient(op);
   }
 }

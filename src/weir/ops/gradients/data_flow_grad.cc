@@ -155,6 +155,21 @@ void RegisterDataFlowGradients(GradientRegistry* registry) {
     return Status::OK();
   });
   for (const char* op : {"PrintV2", "StringFormat"}) registry->RegisterNoGradient(op);
+  // CheckNumerics checks the gradient on its way back too (as TensorFlow
+  // does), with the forward check's message after a note that it is the
+  // gradient's.
+  for (const char* name : {"CheckNumerics", "CheckNumericsV2"}) {
+    registry->Register(name, [name](const Scope& scope, const Operation& op,
+                                    const std::vector<Output>& g, std::vector<Output>* grads) {
+      std::string message;
+      (void)GetAttr(op.node()->def().attrs, "message", &message);
+      AttrMap attrs;
+      attrs["message"] =
+          AttrValue(StrCat("NaN or Inf in the gradient of ", op.name(), ": ", message));
+      *grads = {AddOp(scope, name, {g[0]}, attrs).output(0)};
+      return scope.status();
+    });
+  }
 }
 
 }  // namespace weir

@@ -35,6 +35,19 @@ Status RealDivGrad(const Scope& scope, const Operation& op, const std::vector<Ou
   return scope.status();
 }
 
+// x / y or 0 where y is 0: the same rule with DivNoNan, so no gradient
+// flows where the output was pinned to 0.
+Status DivNoNanGrad(const Scope& scope, const Operation& op, const std::vector<Output>& g,
+                    std::vector<Output>* grads) {
+  Output x = ForwardInput(op, 0), y = ForwardInput(op, 1);
+  Output gy = ops::Mul(
+      scope, g[0],
+      AddOp(scope, "DivNoNan", {AddOp(scope, "DivNoNan", {ops::Neg(scope, x), y}).output(0), y})
+          .output(0));
+  *grads = ReduceForBroadcast(scope, x, y, AddOp(scope, "DivNoNan", {g[0], y}).output(0), gy);
+  return scope.status();
+}
+
 Status FloorModGrad(const Scope& scope, const Operation& op, const std::vector<Output>& g,
                     std::vector<Output>* grads) {
   // x - floor(x / y) * y: floor is piecewise constant.
@@ -193,6 +206,7 @@ void RegisterMathGradients(GradientRegistry* registry) {
   registry->Register("Sub", SubGrad);
   registry->Register("Mul", MulGrad);
   registry->Register("RealDiv", RealDivGrad);
+  registry->Register("DivNoNan", DivNoNanGrad);
   registry->Register("Div", RealDivGrad);  // differentiable only for floats, where it is RealDiv
   registry->Register("FloorMod", FloorModGrad);
   registry->Register("Maximum", [](const Scope& s, const Operation& op, const std::vector<Output>& g,

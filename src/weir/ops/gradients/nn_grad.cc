@@ -99,6 +99,19 @@ Status SoftplusBackwardGrad(const Scope& scope, const Operation& op, const std::
   return scope.status();
 }
 
+// Gradient of SoftsignGrad = gradients / (1 + |features|)^2: in gradients
+// that factor again, in features -2 sign(features) gradients / (1 + |f|)^3.
+Status SoftsignBackwardGrad(const Scope& scope, const Operation& op, const std::vector<Output>& g,
+                            std::vector<Output>* grads) {
+  Output gradients = ForwardInput(op, 0), features = ForwardInput(op, 1);
+  Output denominator = ops::AddV2(scope, ops::Abs(scope, features), ops::OnesLike(scope, features));
+  Output cube = ops::Mul(scope, denominator, ops::Square(scope, denominator));
+  Output slope = ops::RealDiv(scope, ops::Mul(scope, ops::Sign(scope, features), gradients), cube);
+  *grads = {ops::SoftsignGrad(scope, g[0], features),
+            ops::Mul(scope, ops::Mul(scope, g[0], slope), -2.0)};
+  return scope.status();
+}
+
 Status BiasAddGrad(const Scope& scope, const Operation& op, const std::vector<Output>& g,
                    std::vector<Output>* grads) {
   *grads = {g[0], ops::BiasAddGrad(scope, g[0], ForwardAttrs(op, {"data_format"}))};
@@ -343,7 +356,7 @@ Status FusedBatchNormGrad(const Scope& scope, const Operation& op, const std::ve
   // averages, not losses; refuse a gradient through them rather than drop it.
   for (int i = 1; i < static_cast<int>(g.size()); ++i) {
     if (!IsZeroGradient(g[i])) {
-      return errors::Unimplemented("the gradient of FusedBatchNormV3's output ", i,
+      return errors::Unimplemented("the gradient of ", op.node()->type_string(), "'s output ", i,
                                    " (batch statistics) is not supported; only y's is");
     }
   }
@@ -354,9 +367,14 @@ Status FusedBatchNormGrad(const Scope& scope, const Operation& op, const std::ve
   // backward kernel expects in each mode. In inference the running mean and
   // variance are inputs of y too, but (as in TensorFlow) get no gradient.
   AttrMap attrs = ForwardAttrs(op, {"epsilon", "data_format", "is_training"});
+  // FusedBatchNorm and V2 have no reserve_space_3, which the backward
+  // kernel does not read: an empty vector stands in.
+  Output reserve_3 = op.num_outputs() > 5
+                         ? op.output(5)
+                         : ops::Const(scope, Tensor(op.output(4).dtype(), TensorShape({0})));
   Operation backward =
       AddOp(scope, "FusedBatchNormGradV3",
-            {g[0], ForwardInput(op, 0), ForwardInput(op, 1), op.output(3), op.output(4), op.output(5)},
+            {g[0], ForwardInput(op, 0), ForwardInput(op, 1), op.output(3), op.output(4), reserve_3},
             attrs);
   for (int i = 0; i < 3; ++i) (*grads)[i] = backward.output(i);
   return scope.status();
@@ -388,6 +406,11 @@ void RegisterNnGradients(GradientRegistry* registry) {
   registry->Register("EluGrad", ExponentialBackwardGrad);
   registry->Register("SeluGrad", ExponentialBackwardGrad);
   registry->Register("SoftplusGrad", SoftplusBackwardGrad);
+  registry->Register("Softsign", [](const Scope& scope, const Operation& op,
+                                    const std::vector<Output>& g, std::vector<Output>* grads) {
+    return ActivationOfFeaturesGrad("SoftsignGrad", scope, op, g, grads);
+  });
+  registry->Register("SoftsignGrad", SoftsignBackwardGrad);
   registry->Register("BiasAddGrad", BiasAddGradGrad);
   registry->Register("Conv2DBackpropInput", Conv2DBackpropInputGrad);
   registry->Register("Conv2DBackpropFilter", Conv2DBackpropFilterGrad);
@@ -406,6 +429,8 @@ void RegisterNnGradients(GradientRegistry* registry) {
   registry->Register("SoftmaxCrossEntropyWithLogits", SoftmaxCrossEntropyGrad);
   registry->Register("SparseSoftmaxCrossEntropyWithLogits", SparseSoftmaxCrossEntropyGrad);
   registry->Register("FusedBatchNormV3", FusedBatchNormGrad);
+  registry->Register("FusedBatchNormV2", FusedBatchNormGrad);
+  registry->Register("FusedBatchNorm", FusedBatchNormGrad);
   registry->RegisterNoGradient("InTopKV2");
   registry->Register("TopKV2", TopKGrad);
   // Made by the runtime's fusion pass after gradients are built: a graph

@@ -67,6 +67,45 @@ const UnaryGradient kUnaryGradients[] = {
        Output density = ops::Exp(s, ops::Neg(s, ops::Square(s, x)));
        return ops::Mul(s, g, ops::Mul(s, density, 2.0 / std::sqrt(std::numbers::pi)));
      }},
+    {"Erfc", [](const Scope& s, const Output& x, const Output&, const Output& g) {
+       // -2 / sqrt(pi) * exp(-x^2).
+       Output density = ops::Exp(s, ops::Neg(s, ops::Square(s, x)));
+       return ops::Mul(s, g, ops::Mul(s, density, -2.0 / std::sqrt(std::numbers::pi)));
+     }},
+    {"Tan", [](const Scope& s, const Output&, const Output& y, const Output& g) {
+       // 1 + tan^2.
+       return ops::Mul(s, g, ops::AddV2(s, ops::Square(s, y), ops::OnesLike(s, y)));
+     }},
+    {"Asin", [](const Scope& s, const Output& x, const Output&, const Output& g) {
+       // 1 / sqrt(1 - x^2).
+       return ops::Mul(s, g, ops::Rsqrt(s, ops::Sub(s, ops::OnesLike(s, x), ops::Square(s, x))));
+     }},
+    {"Acos", [](const Scope& s, const Output& x, const Output&, const Output& g) {
+       Output slope = ops::Rsqrt(s, ops::Sub(s, ops::OnesLike(s, x), ops::Square(s, x)));
+       return ops::Neg(s, ops::Mul(s, g, slope));
+     }},
+    {"Atan", [](const Scope& s, const Output& x, const Output&, const Output& g) {
+       // 1 / (1 + x^2).
+       return ops::RealDiv(s, g, ops::AddV2(s, ops::OnesLike(s, x), ops::Square(s, x)));
+     }},
+    {"Sinh", [](const Scope& s, const Output& x, const Output&, const Output& g) {
+       return ops::Mul(s, g, ops::Cosh(s, x));
+     }},
+    {"Cosh", [](const Scope& s, const Output& x, const Output&, const Output& g) {
+       return ops::Mul(s, g, ops::Sinh(s, x));
+     }},
+    {"Asinh", [](const Scope& s, const Output&, const Output& y, const Output& g) {
+       // 1 / sqrt(1 + x^2) = 1 / cosh(y).
+       return ops::RealDiv(s, g, ops::Cosh(s, y));
+     }},
+    {"Acosh", [](const Scope& s, const Output&, const Output& y, const Output& g) {
+       // 1 / sqrt(x^2 - 1) = 1 / sinh(y).
+       return ops::RealDiv(s, g, ops::Sinh(s, y));
+     }},
+    {"Atanh", [](const Scope& s, const Output& x, const Output&, const Output& g) {
+       // 1 / (1 - x^2).
+       return ops::RealDiv(s, g, ops::Sub(s, ops::OnesLike(s, x), ops::Square(s, x)));
+     }},
     {"Lgamma", [](const Scope& s, const Output& x, const Output&, const Output& g) {
        return ops::Mul(s, g, ops::Digamma(s, x));
      }},
