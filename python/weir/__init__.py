@@ -60,7 +60,8 @@ __version__ = "0.1.0"
 
 
 _PROTO_NAMES = ("GraphDef", "NodeDef", "AttrValue", "NameAttrList", "TensorProto",
-                "TensorShapeProto", "VersionDef")
+                "TensorShapeProto", "VersionDef", "Summary", "SummaryMetadata", "HistogramProto",
+                "Event", "SessionLog", "MetaGraphDef")
 
 
 def __getattr__(name):

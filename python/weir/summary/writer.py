@@ -50,6 +50,7 @@ class FileWriter(object):
         self._flush_secs = float(flush_secs)
         self._filename_suffix = filename_suffix
         self._lock = threading.Lock()
+        self._run_metadata_tags = set()
         self._closed = True
         self._open()
         if graph is not None or graph_def is not None:
@@ -131,6 +132,29 @@ class FileWriter(object):
         else:
             raise TypeError("add_graph needs a Graph or GraphDef, got %r" % type(source))
         self._add(global_step, graph_def=data)
+
+    def add_meta_graph(self, meta_graph_def, global_step=None):
+        """Writes a MetaGraphDef (a proto, as tf.train.export_meta_graph()
+        returns, or its bytes) for TensorBoard's Graphs tab."""
+        if hasattr(meta_graph_def, "SerializeToString"):
+            data = meta_graph_def.SerializeToString()
+        elif isinstance(meta_graph_def, (bytes, bytearray)):
+            data = bytes(meta_graph_def)
+        else:
+            raise TypeError("meta_graph_def must be a MetaGraphDef, got %r" % type(meta_graph_def))
+        self._add(global_step, meta_graph_def=data)
+
+    def add_run_metadata(self, run_metadata, tag, global_step=None):
+        """Writes a step's RunMetadata (from Session.run(options=
+        RunOptions(trace_level=FULL_TRACE), run_metadata=...)) under `tag`,
+        which TensorBoard shows as the step's compute time and memory.
+        As TF's writer, a tag written twice is an error."""
+        with self._lock:
+            if tag in self._run_metadata_tags:
+                raise ValueError("The provided run_metadata tag %r has already been used" % (tag,))
+            self._run_metadata_tags.add(tag)
+        tagged = _protos().TaggedRunMetadata(tag=tag, run_metadata=run_metadata.SerializeToString())
+        self._add(global_step, tagged_run_metadata=tagged)
 
     def flush(self):
         """Makes every event added so far readable."""

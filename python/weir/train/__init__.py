@@ -10,6 +10,7 @@ from weir.train.learning_rate_decay import *  # noqa: F401,F403
 from weir.train.training_util import *  # noqa: F401,F403
 from weir.train.saver import *  # noqa: F401,F403
 from weir.train.checkpoint_management import *  # noqa: F401,F403
+from weir.train.checkpoint_utils import *  # noqa: F401,F403
 from weir.train.coordinator import *  # noqa: F401,F403
 from weir.train.queue_runner import *  # noqa: F401,F403
 from weir.train.input import *  # noqa: F401,F403
