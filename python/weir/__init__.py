@@ -54,6 +54,7 @@ from weir import distribute  # noqa: F401
 from weir import metrics  # noqa: F401
 from weir import app, flags, logging, gfile  # noqa: F401
 from weir import compat, graph_util  # noqa: F401
+from weir import data  # noqa: F401  (tf.data, run in Python: see weir.data)
 from weir.ops.script_ops import *  # noqa: F401,F403  (py_func, numpy_function)
 
 __version__ = "0.1.0"

@@ -19,8 +19,10 @@ targets = (features @ np.array([2.0, -1.0, 0.5], np.float32) + 1.0).astype(np.fl
 # --- tf.data ------------------------------------------------------------------
 dataset = tf.data.Dataset.from_tensor_slices((features, targets))
 dataset = dataset.map(lambda x, y: (x * 2.0, y + 1.0))
-train_set = dataset.shuffle(buffer_size=64, seed=5).batch(16).repeat(3)
+train_set = dataset.batch(16).repeat(3)
 next_x, next_y = tf.data.make_one_shot_iterator(train_set).get_next()
+# Shuffled: another order (TF's differs from Weir's), the same elements.
+shuffled_y = dataset.shuffle(buffer_size=20, seed=5).repeat(2).batch(32).make_one_shot_iterator().get_next()[1]
 eval_iterator = dataset.batch(24).make_initializable_iterator()
 eval_x, eval_y = eval_iterator.get_next()
 
@@ -45,6 +47,7 @@ with tf.Session() as sess:
             train_steps += 1
         except tf.errors.OutOfRangeError:
             break
+    shuffled = np.concatenate([sess.run(shuffled_y) for _ in range(4)])
     eval_sums = []
     for epoch in range(2):
         sess.run(eval_iterator.initializer)
@@ -58,6 +61,8 @@ with tf.Session() as sess:
             eval_sums.append(float(total / 64))
 assert train_steps == 12 and batches == [24, 24, 16], (train_steps, batches)
 assert eval_sums[0] == eval_sums[1]
+assert np.allclose(np.sort(shuffled[:64]), np.sort(targets + 1.0)) and not np.array_equal(shuffled[:64], targets + 1.0)
+assert not np.array_equal(shuffled[:64], shuffled[64:])  # reshuffled each epoch
 
 # --- queues and TFRecord --------------------------------------------------------
 tf.reset_default_graph()
@@ -73,6 +78,32 @@ for shard in range(2):
                 "id": tf.train.Feature(int64_list=tf.train.Int64List(value=[i]))}))
             writer.write(example.SerializeToString())
     filenames.append(path)
+
+# The same files through tf.data: TFRecordDataset + map(parse_single_example) + batch,
+# and an initializable iterator over a placeholder (TF1's idiom for data fed at init).
+def parse(record):
+    example = tf.parse_single_example(record, {"x": tf.FixedLenFeature([3], tf.float32),
+                                               "id": tf.FixedLenFeature([], tf.int64)})
+    return example["id"], example["x"]
+
+
+record_ids, record_x = tf.data.TFRecordDataset(filenames).map(parse).batch(20).make_one_shot_iterator().get_next()
+features_ph = tf.placeholder(tf.float32, [None, 3])
+fed_iterator = tf.data.Dataset.from_tensor_slices(features_ph).batch(50).make_initializable_iterator()
+fed_sum = tf.reduce_sum(fed_iterator.get_next(), axis=0)
+with tf.Session() as sess:
+    record_batches = []
+    try:
+        while True:
+            ids, xs = sess.run([record_ids, record_x])
+            record_batches.append(len(ids))
+            assert np.array_equal(xs, features[ids])
+    except tf.errors.OutOfRangeError:
+        pass
+    sess.run(fed_iterator.initializer, {features_ph: features[:60]})
+    fed_sums = [sess.run(fed_sum).tolist(), sess.run(fed_sum).tolist()]
+assert record_batches == [20, 20, 20, 4], record_batches
+assert np.allclose(fed_sums[0], features[:50].sum(0), atol=1e-5), fed_sums
 
 filename_queue = tf.train.string_input_producer(filenames, num_epochs=None, shuffle=False)
 reader = tf.TFRecordReader()
@@ -101,4 +132,5 @@ with tf.Session() as sess:
     coord.join(threads)
 assert np.mean(queue_losses[-5:]) < 0.5 * np.mean(queue_losses[:5]) and len(seen) == 64, (queue_losses, seen)
 RESULT = {"train_steps": train_steps, "eval_batches": batches, "eval_loss": eval_sums[0], "shapes": shapes,
-          "parsed_shapes": [x_batch.shape.as_list(), id_batch.shape.as_list()], "id_dtype": id_batch.dtype.name}
+          "parsed_shapes": [x_batch.shape.as_list(), id_batch.shape.as_list()], "id_dtype": id_batch.dtype.name,
+          "record_batches": record_batches, "fed_sums": fed_sums}

@@ -1,0 +1,28 @@
+"""weir.data: TF1's tf.data input pipelines, graph mode (Dataset,
+make_one_shot_iterator, make_initializable_iterator).
+
+How weir runs them: the structure of a pipeline (sources, shuffle, repeat,
+batch, take, skip, zip, concatenate) runs in Python, inside the iterator's
+get_next node (a py_func: one element, or one batch, per run; the end is an
+OutOfRangeError); the functions given to `map` are graph code applied to what
+get_next yields, per element (a map followed by a batch runs under map_fn
+over the batch). Since map commutes with shuffle, repeat, take, skip and zip,
+this gives tf.data's results for stateless map functions; a map function's
+random ops still draw per element. Source tensors (from_tensor_slices of a
+placeholder, as TF1's initializable-iterator idiom) are inputs of the
+initializer node, read when it runs. Shuffle seeds come from the graph seed
+and the op seed (set_random_seed), but the order differs from TensorFlow's.
+
+Not supported (each raises NotImplementedError): filter, padded_batch,
+flat_map/interleave, Iterator.from_structure / from_string_handle. An
+iterator's position is kept in this process, one per iterator (TF keeps one
+per session): a second session over the same graph continues it.
+"""
+from weir.data.dataset import (  # noqa: F401
+    AUTOTUNE, Dataset, Iterator, TextLineDataset, TFRecordDataset, get_output_classes,
+    get_output_shapes, get_output_types, make_initializable_iterator, make_one_shot_iterator)
+from weir.data import experimental  # noqa: F401
+
+__all__ = ["Dataset", "Iterator", "TextLineDataset", "TFRecordDataset", "experimental",
+           "get_output_classes", "get_output_shapes", "get_output_types",
+           "make_initializable_iterator", "make_one_shot_iterator"]
