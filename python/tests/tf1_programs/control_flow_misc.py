@@ -46,6 +46,9 @@ a = tf.placeholder(tf.float32, [])
 b = tf.placeholder(tf.float32, [])
 c = a * 3.0
 d = c + b
+noise = tf.random_uniform([], seed=3)  # drawn once in the step: shared by both pieces
+e = a + noise
+f = e * b
 
 with tf.Session() as sess:
     sess.run(tf.global_variables_initializer())
@@ -57,9 +60,9 @@ with tf.Session() as sess:
     lr_final, w_final, med = sess.run([learning_rate, w, median], {x: x_data, y: y_data})
     sess.run(print_op)
     loop = sess.run([iters, root, triangle], {n: 10})
-    handle = sess.partial_run_setup([c, d], [a, b])
-    c_value = sess.partial_run(handle, c, feed_dict={a: 2.0})
-    d_value = sess.partial_run(handle, d, feed_dict={b: 1.5})
+    handle = sess.partial_run_setup([c, d, e, f], [a, b])
+    c_value, e_value = sess.partial_run(handle, [c, e], feed_dict={a: 2.0})
+    d_value, f_value = sess.partial_run(handle, [d, f], feed_dict={b: 1.5})
     try:
         sess.run(loss, {x: x_data, y: y_data[:5], use_l1: False})
         assertion = "none"
@@ -68,6 +71,7 @@ with tf.Session() as sess:
 
 assert trajectory[-1][0] < trajectory[0][0] and abs(loop[1] - 2 ** 0.5) < 1e-6 and loop[2] == 55
 assert np.isclose(lr_final, 0.1 * 0.5 ** (20 / 5)) and c_value == 6.0 and d_value == 7.5
+assert np.isclose(f_value, e_value * 1.5) and 2.0 <= e_value < 3.0, (e_value, f_value)
 assert np.isclose(med, np.median(x_data @ w_final - y_data), atol=1e-5)
 RESULT = {"trajectory": trajectory, "lr": float(lr_final), "w": w_final.ravel().tolist(),
           "median": float(med), "loop": [int(loop[0]), float(loop[1]), int(loop[2])],

@@ -730,6 +730,7 @@ class BaseSession:
         self._rewrites_seen = 0  # graph rewrites by wr.gradients checked by _extend
         self._extend_lock = threading.Lock()
         self._cache = {}
+        self._partial_runs = {}  # handle -> weir.client.partial_run.PartialRunState
         self._default_session_ctx = None
         self._default_graph_ctx = None
         self._c = _C.Session(b"", c_config)
@@ -971,6 +972,20 @@ class BaseSession:
             value = outputs[index]
             return value[()] if value.ndim == 0 else value
         return fetch.build(outputs)
+
+    def partial_run_setup(self, fetches, feeds=None):
+        """Starts a partial run of `fetches` fed `feeds` (TF1's); returns its
+        handle for partial_run (weir.client.partial_run says how it runs)."""
+        from weir.client import partial_run
+        self._check_open()
+        return partial_run.setup(self, fetches, feeds)
+
+    def partial_run(self, handle, fetches, feed_dict=None):
+        """Continues the partial run `handle`: feeds `feed_dict`, returns
+        `fetches` (in their structure)."""
+        from weir.client import partial_run
+        self._check_open()
+        return partial_run.run(self, handle, fetches, feed_dict)
 
     def make_callable(self, fetches, feed_list=None, accept_options=False):
         """A Python function running `fetches` with positional feed values for

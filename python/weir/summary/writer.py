@@ -55,6 +55,10 @@ class FileWriter(object):
         self._open()
         if graph is not None or graph_def is not None:
             self.add_graph(graph, graph_def=graph_def)
+            # As TF's writer: the graph also as a MetaGraphDef (graph only).
+            meta = _protos().MetaGraphDef()
+            meta.graph_def.ParseFromString(self._graph_def_bytes(graph, graph_def))
+            self.add_meta_graph(meta)
 
     def _open(self):
         os.makedirs(self._logdir, exist_ok=True)
@@ -122,16 +126,18 @@ class FileWriter(object):
         TensorBoard's Graphs tab."""
         if graph is not None and graph_def is not None:
             raise ValueError("Please pass only graph, or graph_def (deprecated), but not both.")
+        self._add(global_step, graph_def=self._graph_def_bytes(graph, graph_def))
+
+    @staticmethod
+    def _graph_def_bytes(graph, graph_def):
         source = graph if graph is not None else graph_def
         if hasattr(source, "_c_graph"):
-            data = source._c_graph.to_graph_def()
-        elif isinstance(source, (bytes, bytearray)):
-            data = bytes(source)
-        elif hasattr(source, "SerializeToString"):
-            data = source.SerializeToString()
-        else:
-            raise TypeError("add_graph needs a Graph or GraphDef, got %r" % type(source))
-        self._add(global_step, graph_def=data)
+            return source._c_graph.to_graph_def()
+        if isinstance(source, (bytes, bytearray)):
+            return bytes(source)
+        if hasattr(source, "SerializeToString"):
+            return source.SerializeToString()
+        raise TypeError("add_graph needs a Graph or GraphDef, got %r" % type(source))
 
     def add_meta_graph(self, meta_graph_def, global_step=None):
         """Writes a MetaGraphDef (a proto, as tf.train.export_meta_graph()
