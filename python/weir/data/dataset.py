@@ -55,6 +55,18 @@ def _pack(structure, flat):
     return build(structure)
 
 
+def _flatten_up_to(structure, x):
+    """The parts of `x` at the leaves of `structure` (a shape, itself a list,
+    is one part)."""
+    if isinstance(structure, dict):
+        return [p for k in sorted(structure) for p in _flatten_up_to(structure[k], x[k])]
+    if isinstance(structure, (tuple, list)):
+        if not isinstance(x, (tuple, list)) or len(x) != len(structure):
+            raise ValueError("%r does not match the structure %r" % (x, structure))
+        return [p for s, e in zip(structure, x) for p in _flatten_up_to(s, e)]
+    return [x]
+
+
 def _map_structure(fn, x):
     return _pack(x, [fn(leaf) for leaf in _flatten(x)])
 
@@ -132,18 +144,19 @@ class Dataset(object):
     @staticmethod
     def from_generator(generator, output_types, output_shapes=None, args=None):
         """The values `generator(*args)` yields, converted to output_types."""
-        if output_shapes is None:
-            output_shapes = _map_structure(lambda _: None, output_types)
         types = _flatten(output_types)
-        shapes = _flatten(output_shapes) if _flatten(output_shapes) != [] else [None] * len(types)
+        shapes = [None] * len(types) if output_shapes is None else _flatten_up_to(output_types, output_shapes)
         spec = _pack(output_types, [(dtypes.as_dtype(t), tensor_shape.as_shape(s) if s is not None
                                      else tensor_shape.unknown_shape()) for t, s in zip(types, shapes)])
         call_args = tuple(args or ())
 
         def make(values):
             for value in generator(*call_args):
-                flat = _flatten(value)
-                if len(flat) != len(types):
+                try:
+                    flat = _flatten_up_to(output_types, value)
+                except (ValueError, TypeError, KeyError):
+                    flat = None
+                if flat is None or len(flat) != len(types):
                     raise ValueError("the generator yielded %r, not a value of the structure %r"
                                      % (value, output_types))
                 yield _pack(output_types, [np.asarray(v, dtype=_np_dtype(dtypes.as_dtype(t)))

@@ -1,0 +1,338 @@
+"""The TF1 surface that porting the classic programs (test_tf1_classic.py)
+found missing, each checked on its own: tf.data, the candidate samplers and
+sampled losses (against numpy references written here), Session.partial_run,
+feeds keyed by a nested structure, MetaGraphDef collections, the checkpoint
+reader, and FileWriter.add_run_metadata / add_meta_graph (TensorFlow reads
+them back in test_tf1_classic.py). Where TensorFlow is the reference it runs
+in a subprocess (tf1_run)."""
+import os
+
+import numpy as np
+import pytest
+
+import tf1_run
+import weir as wr
+from weir.framework import errors
+
+
+@pytest.fixture(autouse=True)
+def fresh_graph():
+    wr.reset_default_graph()
+    yield
+
+
+def _drain(sess, element, limit=1000):
+    out = []
+    for _ in range(limit):
+        try:
+            out.append(sess.run(element))
+        except errors.OutOfRangeError:
+            return out
+    raise AssertionError("the iterator did not end")
+
+
+# --- tf.data ------------------------------------------------------------------------------
+
+def test_dataset_structures_take_skip_zip_and_range():
+    features = {"a": np.arange(10, dtype=np.float32), "b": np.arange(10, dtype=np.int64) * 10}
+    ds = wr.data.Dataset.from_tensor_slices(features).skip(2).take(5)
+    labels = wr.data.Dataset.range(100, 105)
+    zipped = wr.data.Dataset.zip((ds, labels)).batch(2)
+    assert zipped.output_types == ({"a": wr.float32, "b": wr.int64}, wr.int64)
+    (feat, label) = zipped.make_one_shot_iterator().get_next()
+    assert feat["a"].shape.as_list() == [None] and label.dtype == wr.int64
+    with wr.Session() as sess:
+        batches = _drain(sess, (feat, label))
+    assert [b[1].tolist() for b in batches] == [[100, 101], [102, 103], [104]]
+    assert [b[0]["b"].tolist() for b in batches] == [[20, 30], [40, 50], [60]]
+
+
+def test_python_lists_are_tensors_and_python_floats_float32():
+    ds = wr.data.Dataset.from_tensor_slices(([1.0, 2.0, 3.0], [[1, 2], [3, 4], [5, 6]]))
+    assert ds.output_types == (wr.float32, wr.int32)
+    assert [s.as_list() for s in ds.output_shapes] == [[], [2]]
+
+
+def test_map_before_and_after_batch_and_output_shapes():
+    ds = wr.data.Dataset.from_tensor_slices(np.arange(7, dtype=np.float32))
+    ds = ds.map(lambda x: (x * 2.0, wr.cast(x, wr.int32) * 3)).batch(3, drop_remainder=True)
+    ds = ds.map(lambda a, b: {"sum": wr.reduce_sum(a), "b": b})
+    assert ds.output_types == {"sum": wr.float32, "b": wr.int32}
+    assert ds.output_shapes["b"].as_list() == [3]
+    element = wr.data.make_one_shot_iterator(ds).get_next()
+    with wr.Session() as sess:
+        values = _drain(sess, element)
+    assert [v["sum"] for v in values] == [6.0, 24.0]  # 2*(0+1+2), 2*(3+4+5); the 7th dropped
+    assert values[1]["b"].tolist() == [9, 12, 15]
+
+
+def test_shuffle_is_a_seeded_permutation_reshuffled_each_epoch():
+    wr.set_random_seed(3)
+    ds = wr.data.Dataset.range(50).shuffle(10, seed=1).repeat(2).batch(50)
+    element = ds.make_one_shot_iterator().get_next()
+    with wr.Session() as sess:
+        first, second = _drain(sess, element)
+    assert sorted(first.tolist()) == sorted(second.tolist()) == list(range(50))
+    assert first.tolist() != list(range(50)) and first.tolist() != second.tolist()
+    # A buffer of 10 moves an element at most ~10 places ahead of its turn.
+    assert all(v <= i + 10 for i, v in enumerate(first.tolist()))
+    wr.reset_default_graph()
+    wr.set_random_seed(3)
+    again = wr.data.Dataset.range(50).shuffle(10, seed=1).repeat(2).batch(50).make_one_shot_iterator()
+    with wr.Session() as sess:
+        assert sess.run(again.get_next()).tolist() == first.tolist()  # the same seeds, the same order
+
+
+def test_initializable_iterator_over_a_placeholder_and_errors():
+    data = wr.placeholder(wr.float32, [None, 2])
+    iterator = wr.data.Dataset.from_tensor_slices(data).batch(4).make_initializable_iterator()
+    element = iterator.get_next()
+    with wr.Session() as sess:
+        with pytest.raises(errors.FailedPreconditionError, match="not been initialized"):
+            sess.run(element)
+        sess.run(iterator.initializer, {data: np.ones([6, 2], np.float32)})
+        assert [b.shape for b in _drain(sess, element)] == [(4, 2), (2, 2)]
+        sess.run(iterator.initializer, {data: np.zeros([1, 2], np.float32)})
+        assert [b.tolist() for b in _drain(sess, element)] == [[[0.0, 0.0]]]
+    with pytest.raises(ValueError, match="initializer"):
+        wr.data.Dataset.range(3).make_one_shot_iterator().initializer
+    with pytest.raises(NotImplementedError, match="filter"):
+        wr.data.Dataset.range(3).filter(lambda x: x > 1)
+    with pytest.raises(ValueError, match="first dimensions differ"):
+        wr.data.Dataset.from_tensor_slices((np.zeros(3), np.zeros(4)))
+
+
+def test_text_line_tfrecord_and_generator_sources(tmp_path):
+    path = str(tmp_path / "lines.txt")
+    with open(path, "w") as f:
+        f.write("alpha\nbeta\r\ngamma")
+    records = str(tmp_path / "r.tfrecord")
+    with wr.python_io.TFRecordWriter(records) as writer:
+        for r in (b"x", b"yy"):
+            writer.write(r)
+
+    def gen(n):
+        for i in range(n):
+            yield i, [float(i)] * i
+    lines = wr.data.TextLineDataset(path).make_one_shot_iterator().get_next()
+    recs = wr.data.TFRecordDataset([records]).make_one_shot_iterator().get_next()
+    gen_el = wr.data.Dataset.from_generator(gen, (wr.int64, wr.float32), ([], [None]),
+                                            args=(3,)).make_one_shot_iterator().get_next()
+    with wr.Session() as sess:
+        assert _drain(sess, lines) == [b"alpha", b"beta", b"gamma"]
+        assert _drain(sess, recs) == [b"x", b"yy"]
+        got = _drain(sess, gen_el)
+    assert [g[0] for g in got] == [0, 1, 2] and [g[1].tolist() for g in got] == [[], [1.0], [2.0, 2.0]]
+
+
+# --- candidate sampling and the sampled losses ----------------------------------------------
+
+def _log_uniform_p(c, range_max):
+    return (np.log(c + 2.0) - np.log(c + 1.0)) / np.log(range_max + 1.0)
+
+
+def test_log_uniform_sampler_unique_and_expected_counts():
+    labels = wr.constant([[5], [7]], wr.int64)
+    sampled, true_count, sampled_count = wr.nn.log_uniform_candidate_sampler(
+        labels, num_true=1, num_sampled=20, unique=True, range_max=30, seed=4)
+    plain = wr.nn.log_uniform_candidate_sampler(labels, 1, 400, unique=False, range_max=30, seed=5)
+    with wr.Session() as sess:
+        s, tc, sc = sess.run([sampled, true_count, sampled_count])
+        ps, ptc, _ = sess.run(plain)
+    assert len(set(s.tolist())) == 20 and s.min() >= 0 and s.max() < 30 and s.dtype == np.int64
+    # Unique sampling: 1 - (1 - p)^tries with one shared number of tries >= 20.
+    p = _log_uniform_p(np.array([5, 7]), 30)
+    tries = np.log1p(-tc.ravel()) / np.log1p(-p)
+    assert np.allclose(tries, tries[0], rtol=1e-3) and tries[0] >= 20 - 1e-3
+    np.testing.assert_allclose(sc, -np.expm1(tries[0] * np.log1p(-_log_uniform_p(s, 30))), rtol=1e-4)
+    # Without `unique`: num_sampled * p, and the draws follow p (class 0 has p = log2/log31 ~ 0.2).
+    np.testing.assert_allclose(ptc.ravel(), 400 * p, rtol=1e-5)
+    p0 = _log_uniform_p(0, 30)
+    assert abs(np.mean(ps == 0) - p0) < 0.06, (np.mean(ps == 0), p0)
+    with pytest.raises(ValueError, match="range_max"):
+        wr.nn.uniform_candidate_sampler(labels, 1, 40, unique=True, range_max=30)
+
+
+def _np_sampled_logits(w, b, labels, x, sampled, true_count, sampled_count, remove_hits):
+    true_logits = np.einsum("bd,btd->bt", x, w[labels]) + b[labels] - np.log(true_count)
+    sampled_logits = x @ w[sampled].T + b[sampled] - np.log(sampled_count)
+    if remove_hits:
+        hits = (labels[:, :, None] == sampled[None, None, :]).any(axis=1)
+        sampled_logits = np.where(hits, sampled_logits - np.finfo(np.float32).max, sampled_logits)
+    return true_logits, sampled_logits
+
+
+def test_nce_and_sampled_softmax_losses_match_numpy():
+    rng = np.random.RandomState(0)
+    w, b = rng.randn(12, 4).astype(np.float32), rng.randn(12).astype(np.float32)
+    x = rng.randn(3, 4).astype(np.float32)
+    labels = np.array([[1, 2], [3, 3], [5, 0]], np.int64)
+    sampled = np.array([2, 7, 9, 11], np.int64)
+    true_count = rng.uniform(0.1, 1, [3, 2]).astype(np.float32)
+    sampled_count = rng.uniform(0.1, 1, [4]).astype(np.float32)
+    values = (sampled, true_count, sampled_count)
+    nce = wr.nn.nce_loss(w, b, labels, x, 4, 12, num_true=2, sampled_values=values)
+    ssm = wr.nn.sampled_softmax_loss(w, b, labels, x, 4, 12, num_true=2, sampled_values=values)
+    with wr.Session() as sess:
+        nce_v, ssm_v = sess.run([nce, ssm])
+    tl, sl = _np_sampled_logits(w, b, labels, x, sampled, true_count, sampled_count, False)
+    sigmoid_xent = lambda z, y: np.maximum(z, 0) - z * y + np.log1p(np.exp(-np.abs(z)))
+    expected_nce = sigmoid_xent(tl, 0.5).sum(1) + sigmoid_xent(sl, 0.0).sum(1)
+    np.testing.assert_allclose(nce_v, expected_nce, rtol=1e-5)
+    tl, sl = _np_sampled_logits(w, b, labels, x, sampled, true_count, sampled_count, True)
+    logits = np.concatenate([tl, sl], 1).astype(np.float64)
+    log_z = logits.max(1) + np.log(np.exp(logits - logits.max(1, keepdims=True)).sum(1))
+    expected_ssm = -(0.5 * (tl[:, 0] + tl[:, 1])) + log_z  # labels 1/2 on each true class
+    np.testing.assert_allclose(ssm_v, expected_ssm, rtol=1e-5)
+
+
+def test_nce_loss_gradient_matches_finite_differences():
+    rng = np.random.RandomState(1)
+    w0 = rng.randn(6, 3)
+    w = wr.Variable(w0, dtype=wr.float64)
+    x = rng.randn(2, 3)
+    values = (np.array([1, 4], np.int64), np.full([2, 1], 0.5), np.array([0.3, 0.2]))
+    loss = wr.reduce_sum(wr.nn.nce_loss(w, np.zeros(6), np.array([[0], [4]]), x, 2, 6,
+                                        sampled_values=values))
+    grad, = wr.gradients(loss, [w])
+    with wr.Session() as sess:
+        sess.run(wr.global_variables_initializer())
+        g = sess.run(grad)
+        eps, numeric = 1e-6, np.zeros_like(w0)
+        for i in range(6):
+            for j in range(3):
+                for sign in (1, -1):
+                    w.load(w0 + sign * eps * np.eye(6)[i][:, None] * np.eye(3)[j][None, :], sess)
+                    numeric[i, j] += sign * sess.run(loss) / (2 * eps)
+    np.testing.assert_allclose(g, numeric, rtol=1e-5, atol=1e-8)
+
+
+# --- sessions: partial runs and nested feeds -------------------------------------------------
+
+def test_partial_run_runs_each_node_once_and_checks_its_arguments():
+    a, b = wr.placeholder(wr.float32, []), wr.placeholder(wr.float32, [])
+    counter = wr.Variable(0, name="counter")
+    noise = wr.random_uniform([])
+    with wr.control_dependencies([counter.assign_add(1)]):
+        early = a + noise
+    late = early * b
+    with wr.Session() as sess:
+        sess.run(wr.global_variables_initializer())
+        h = sess.partial_run_setup([early, late], [a, b])
+        e = sess.partial_run(h, early, {a: 1.0})
+        with pytest.raises(errors.InvalidArgumentError, match="already been fed"):
+            sess.partial_run(h, late, {a: 2.0})
+        l = sess.partial_run(h, late, {b: 4.0})
+        assert np.isclose(l, 4.0 * e) and sess.run(counter) == 1  # the assign ran once
+        h2 = sess.partial_run_setup([late], [a, b])
+        with pytest.raises(errors.InvalidArgumentError, match="not given"):
+            sess.partial_run(h2, late, {a: 1.0})
+        with pytest.raises(errors.InvalidArgumentError, match="not specified"):
+            sess.partial_run(h2, early, {b: 1.0})
+        with pytest.raises(errors.InvalidArgumentError, match="setup"):
+            sess.partial_run("nonsense", late)
+
+
+def test_feed_dict_key_may_be_a_nested_structure():
+    cell = wr.nn.rnn_cell.LSTMCell(3)
+    state = cell.zero_state(2, wr.float32)
+    total = wr.reduce_sum(state.c) + 10 * wr.reduce_sum(state.h)
+    with wr.Session() as sess:
+        value = wr.nn.rnn_cell.LSTMStateTuple(np.ones([2, 3], np.float32), np.full([2, 3], 2, np.float32))
+        assert sess.run(total, {state: value}) == 6 + 10 * 12
+        with pytest.raises(ValueError, match="structure"):
+            sess.run(total, {state: np.ones([2, 3], np.float32)})
+
+
+# --- meta graphs, checkpoints -------------------------------------------------------------------
+
+def test_meta_graph_collections_round_trip(tmp_path):
+    w = wr.get_variable("w", initializer=np.ones([2], np.float32))
+    step = wr.train.get_or_create_global_step()
+    loss = wr.reduce_sum(w * w, name="loss")
+    train = wr.train.GradientDescentOptimizer(0.25).minimize(loss, global_step=step)
+    wr.add_to_collection("train_op", train)
+    wr.add_to_collection("my_strings", "hello")
+    wr.add_to_collection("my_ints", 7)
+    meta = wr.train.export_meta_graph(str(tmp_path / "m.meta"))
+    assert {"train_op", "variables", "trainable_variables", "global_step", "my_strings"} <= set(meta.collection_def)
+    with wr.Graph().as_default():
+        wr.train.import_meta_graph(str(tmp_path / "m.meta"))
+        assert sorted(v.op.name for v in wr.global_variables()) == ["global_step", "w"]
+        assert [v.op.name for v in wr.trainable_variables()] == ["w"]
+        assert wr.get_collection("my_strings") == [b"hello"] and wr.get_collection("my_ints") == [7]
+        with wr.Session() as sess:
+            sess.run(wr.global_variables_initializer())
+            sess.run(wr.get_collection("train_op")[0])
+            assert sess.run("w:0").tolist() == [0.5, 0.5]  # "w:0" reads the resource variable
+            assert sess.run(wr.train.get_global_step()) == 1
+            assert sess.run(wr.report_uninitialized_variables()).tolist() == []
+
+
+def test_checkpoint_reader_reads_weir_and_tensorflow_checkpoints(tmp_path):
+    w = wr.Variable(np.arange(6, dtype=np.float32).reshape(2, 3), name="w")
+    s = wr.Variable(np.array([b"a", b"bcd"], dtype=object), name="s")
+    n = wr.Variable(np.int64(-5), name="n")
+    with wr.Session() as sess:
+        sess.run(wr.global_variables_initializer())
+        path = wr.train.Saver().save(sess, str(tmp_path / "weir" / "model"), global_step=3)
+    reader = wr.train.NewCheckpointReader(path)
+    assert reader.get_variable_to_shape_map() == {"w": [2, 3], "s": [2], "n": []}
+    assert reader.get_variable_to_dtype_map()["n"] == wr.int64
+    np.testing.assert_array_equal(reader.get_tensor("w"), np.arange(6).reshape(2, 3))
+    assert reader.get_tensor("s").tolist() == [b"a", b"bcd"] and reader.get_tensor("n") == -5
+    assert wr.train.list_variables(str(tmp_path / "weir")) == [("n", []), ("s", [2]), ("w", [2, 3])]
+    np.testing.assert_array_equal(wr.train.load_variable(str(tmp_path / "weir"), "w:0"), reader.get_tensor("w"))
+    with pytest.raises(errors.NotFoundError):
+        reader.get_tensor("missing")
+    with open(path + ".index", "r+b") as f:  # a damaged index is DataLoss, not a crash
+        f.seek(-8, os.SEEK_END)
+        f.write(b"\0" * 8)
+    with pytest.raises(errors.DataLossError):
+        wr.train.NewCheckpointReader(path)
+    # TensorFlow's checkpoint of a few variables, read by weir.
+    tf_dir = str(tmp_path / "tf")
+    tf1_run.run_tf("""
+import numpy as np
+a = tf.Variable(np.linspace(0, 1, 5).astype(np.float32), name="scope/a")
+b = tf.Variable(np.int32(42), name="b")
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    tf.train.Saver().save(sess, %r)
+RESULT = 1
+""" % os.path.join(tf_dir, "model"))
+    assert dict(wr.train.list_variables(tf_dir)) == {"scope/a": [5], "b": []}
+    np.testing.assert_allclose(wr.train.load_variable(tf_dir, "scope/a"), np.linspace(0, 1, 5), rtol=1e-6)
+    assert wr.train.load_variable(tf_dir, "b") == 42
+
+
+def test_file_writer_run_metadata_needs_distinct_tags(tmp_path):
+    x = wr.constant(2.0) * 3.0
+    writer = wr.summary.FileWriter(str(tmp_path))
+    with wr.Session() as sess:
+        metadata = wr.RunMetadata()
+        sess.run(x, options=wr.RunOptions(trace_level=wr.RunOptions.FULL_TRACE), run_metadata=metadata)
+    writer.add_run_metadata(metadata, "step1")
+    with pytest.raises(ValueError, match="already been used"):
+        writer.add_run_metadata(metadata, "step1")
+    writer.close()
+    events = list(wr.train.summary_iterator(writer.event_file_path)) if hasattr(wr.train, "summary_iterator") \
+        else None
+    from weir.core import protos
+    parsed = protos.StepStats.FromString(_step_stats_field(metadata.SerializeToString()))
+    assert any(n.node_name == "mul" for d in parsed.dev_stats for n in d.node_stats)
+    assert events is None or len(events) == 2
+
+
+def _step_stats_field(run_metadata_bytes):
+    # RunMetadata: field 1 (step_stats), length-delimited.
+    assert run_metadata_bytes[0] == 0x0A
+    length, shift, pos = 0, 0, 1
+    while True:
+        byte = run_metadata_bytes[pos]
+        length |= (byte & 0x7F) << shift
+        pos += 1
+        shift += 7
+        if not byte & 0x80:
+            break
+    return run_metadata_bytes[pos:pos + length]
