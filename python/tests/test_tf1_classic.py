@@ -177,3 +177,40 @@ def test_summaries_readable_by_tensorflow(tf_results):
     assert meta["nodes"] >= first["nodes"] and "trainable_variables" in meta["collections"]
     assert "summaries" in meta["collections"]
     assert meta["collections"] == [e for e in theirs if e["kind"] == "meta_graph_def"][-1]["collections"]
+
+
+_DECODE_IMAGES = r"""
+import base64, json, sys
+import numpy as np
+import tensorflow.compat.v1 as tf
+tf.disable_eager_execution()
+out = []
+for text in json.load(sys.stdin):
+    summary = tf.Summary.FromString(base64.b64decode(text))
+    images = []
+    for v in summary.value:
+        with tf.Session() as sess:
+            pixels = sess.run(tf.image.decode_png(v.image.encoded_image_string))
+        images.append([v.tag, v.image.height, v.image.width, v.image.colorspace, pixels.tolist()])
+    out.append(images)
+print("RESULT " + json.dumps(out))
+"""
+
+
+def test_cifar_style_augmentation_template_and_image_summary(tf_results):
+    import json
+    import subprocess
+    tf, wr = _tf(tf_results, "cifar_augment"), _weir("cifar_augment")
+    # The random flips do not change a 1x1 convolution's global average: the same trajectory.
+    np.testing.assert_allclose(wr["losses"], tf["losses"], rtol=RTOL)
+    np.testing.assert_allclose(wr["ema_bias"], tf["ema_bias"], rtol=RTOL)
+    assert wr["confusion"] == tf["confusion"] and wr["names"] == tf["names"]
+    proc = subprocess.run([tf1_run.PEERS_PYTHON, "-c", _DECODE_IMAGES], input=json.dumps(
+        [wr["summary"], tf["summary"]]), env=tf1_run.tf_env(), capture_output=True, text=True, timeout=120)
+    lines = [line for line in proc.stdout.splitlines() if line.startswith("RESULT ")]
+    assert proc.returncode == 0 and lines, proc.stderr[-3000:]
+    ours, theirs = json.loads(lines[-1][len("RESULT "):])
+    assert [i[:4] for i in ours] == [i[:4] for i in theirs] == [
+        ["eval_images/image/0", 10, 10, 3], ["eval_images/image/1", 10, 10, 3]]
+    for a, b in zip(ours, theirs):  # TensorFlow decodes Weir's PNG to TensorFlow's own pixels
+        assert a[4] == b[4]

@@ -14,7 +14,7 @@ import socket
 import threading
 import time
 
-__all__ = ["FileWriter", "FileWriterCache"]
+__all__ = ["FileWriter", "FileWriterCache", "summary_iterator"]
 
 
 def _protos():
@@ -213,3 +213,12 @@ class FileWriterCache(object):
             for writer in FileWriterCache._cache.values():
                 writer.close()
             FileWriterCache._cache.clear()
+
+
+def summary_iterator(path):
+    """The Event protos of the event file `path`, in order (TF1's
+    tf.train.summary_iterator)."""
+    from weir.io import tf_record
+    protos = _protos()
+    for record in tf_record.tf_record_iterator(path):
+        yield protos.Event.FromString(record)

@@ -22,6 +22,7 @@ from weir.train.monitored_session import *  # noqa: F401,F403
 from weir.train.sync_replicas_optimizer import *  # noqa: F401,F403
 from weir.train.moving_averages import *  # noqa: F401,F403
 from weir.framework.graph_io import write_graph  # noqa: F401  (tf.train.write_graph)
+from weir.summary.writer import summary_iterator  # noqa: F401  (tf.train.summary_iterator)
 from weir.distribute import ClusterSpec, Server  # noqa: F401  (tf.train.ClusterSpec, Server)
 
 
