@@ -336,3 +336,68 @@ def _step_stats_field(run_metadata_bytes):
         if not byte & 0x80:
             break
     return run_metadata_bytes[pos:pos + length]
+
+
+# --- image preprocessing, confusion_matrix, make_template, text summaries, against TF ---------
+
+_IMAGE_BODY = """
+import numpy as np
+rng = np.random.RandomState(0)
+u8 = rng.randint(0, 256, size=(2, 4, 5, 3)).astype(np.uint8)
+f32 = rng.rand(4, 5, 3).astype(np.float32)
+ops = {
+    "standardize": tf.image.per_image_standardization(u8),
+    "standardize_flat": tf.image.per_image_standardization(np.full([3, 3, 1], 7.0, np.float32)),
+    "flip_lr": tf.image.flip_left_right(u8),
+    "flip_ud": tf.image.flip_up_down(f32),
+    "brightness": tf.image.adjust_brightness(f32, 0.25),
+    "brightness_u8": tf.image.adjust_brightness(u8, 0.1),
+    "contrast": tf.image.adjust_contrast(f32, 1.7),
+    "contrast_u8": tf.image.adjust_contrast(u8, 0.5),
+    "to_float": tf.image.convert_image_dtype(u8, tf.float32),
+    "to_u8": tf.image.convert_image_dtype(f32, tf.uint8),
+    "to_u8_saturate": tf.image.convert_image_dtype(f32 * 1.5, tf.uint8, saturate=True),
+    "to_int32": tf.image.convert_image_dtype(u8, tf.int32),
+    "confusion": tf.confusion_matrix([0, 1, 2, 2, 1], [0, 2, 2, 2, 0]),
+    "confusion_weighted": tf.confusion_matrix([0, 1, 1], [1, 1, 1], num_classes=3, weights=[1.0, 2.0, 0.5],
+                                              dtype=tf.float32),
+    "flip_random_batch": tf.image.random_flip_left_right(np.stack([u8[0]] * 8)),
+}
+
+def dense(x, units):
+    w = tf.get_variable("w", [int(x.shape[1]), units], initializer=tf.ones_initializer())
+    return tf.matmul(x, w)
+
+layer = tf.make_template("layer", dense, units=2)
+a = layer(tf.ones([1, 3]))
+b = layer(tf.ones([1, 3]) * 2)
+text = tf.summary.text("notes", tf.constant(["hello", "world"]))
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    values = sess.run(ops)
+    ab = sess.run([a, b])
+    text_value = sess.run(text)
+summary = tf.Summary.FromString(text_value)
+flips = values.pop("flip_random_batch")
+flipped = [bool((img != u8[0]).any()) for img in flips]
+assert all(np.array_equal(img, u8[0]) or np.array_equal(img, u8[0][:, ::-1]) for img in flips)
+RESULT = {k: np.asarray(v).tolist() for k, v in values.items()}
+RESULT["dtypes"] = {k: str(np.asarray(v).dtype) for k, v in values.items()}
+RESULT["template"] = [np.asarray(v).tolist() for v in ab]
+RESULT["template_vars"] = [v.op.name for v in tf.global_variables()]
+RESULT["some_flipped"] = any(flipped) and not all(flipped)
+RESULT["text"] = [summary.value[0].tag, summary.value[0].metadata.plugin_data.plugin_name,
+                  [s.decode() for s in summary.value[0].tensor.string_val]]
+"""
+
+
+def test_image_preprocessing_confusion_template_and_text_summary_as_tf():
+    tf = tf1_run.run_tf(_IMAGE_BODY)
+    wr_result = tf1_run.run_weir(_IMAGE_BODY)
+    for key in tf:
+        if key in ("dtypes", "template", "template_vars", "some_flipped", "text"):
+            assert wr_result[key] == tf[key], key
+        else:
+            np.testing.assert_allclose(np.array(wr_result[key], np.float64), np.array(tf[key], np.float64),
+                                       rtol=1e-5, atol=1e-5, err_msg=key)
+    assert tf["some_flipped"]  # 8 images, each flipped with probability 1/2

@@ -118,15 +118,16 @@ def random_brightness(image, max_delta, seed=None):
 
 def adjust_contrast(images, contrast_factor):
     """(x - mean) * contrast_factor + mean, the mean of each channel over
-    the image's height and width."""
+    the image's height and width (integer images through float32 in [0, 1],
+    as adjust_brightness)."""
     wr = _wr()
     with ops.name_scope(None, "adjust_contrast", [images, contrast_factor]):
         images = _image(images, "images")
         dtype = images.dtype.base_dtype
-        x = images if dtype.is_floating else wr.cast(images, wr.float32)
+        x = images if dtype.is_floating else convert_image_dtype(images, wr.float32)
         mean = wr.reduce_mean(x, axis=[-3, -2], keepdims=True)
         out = (x - mean) * wr.cast(contrast_factor, x.dtype) + mean
-        return out if dtype.is_floating else wr.cast(wr.clip_by_value(wr.round(out), dtype.min, dtype.max), dtype)
+        return out if dtype.is_floating else convert_image_dtype(out, dtype, saturate=True)
 
 
 def random_contrast(image, lower, upper, seed=None):
