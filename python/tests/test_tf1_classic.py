@@ -214,3 +214,15 @@ def test_cifar_style_augmentation_template_and_image_summary(tf_results):
         ["eval_images/image/0", 10, 10, 3], ["eval_images/image/1", 10, 10, 3]]
     for a, b in zip(ours, theirs):  # TensorFlow decodes Weir's PNG to TensorFlow's own pixels
         assert a[4] == b[4]
+
+
+def test_monitored_training_session_with_hooks_and_resume(tf_results):
+    tf, wr = _tf(tf_results, "monitored_training"), _weir("monitored_training")
+    np.testing.assert_allclose(wr["records"], tf["records"], rtol=RTOL)
+    np.testing.assert_allclose(wr["final_loss"], tf["final_loss"], rtol=RTOL)
+    assert wr["final_step"] == tf["final_step"] == 30
+    assert wr["checkpoints"] == tf["checkpoints"] == [10, 15, 20, 25, 30]
+    # The summaries of the first session agree; in the resumed one TF's SummarySaverHook reads a
+    # ref variable's post-increment global step and writes at 20, 24, 28, Weir's at 21, 26.
+    assert wr["summary_steps"][:4] == tf["summary_steps"][:4] == [1, 6, 11, 16]
+    assert len(wr["summary_steps"]) >= 6 and wr["summary_steps"][-1] >= 25
