@@ -401,3 +401,29 @@ def test_image_preprocessing_confusion_template_and_text_summary_as_tf():
             np.testing.assert_allclose(np.array(wr_result[key], np.float64), np.array(tf[key], np.float64),
                                        rtol=1e-5, atol=1e-5, err_msg=key)
     assert tf["some_flipped"]  # 8 images, each flipped with probability 1/2
+
+
+_ADADELTA_BODY = """
+import numpy as np
+w = tf.Variable(np.array([1.0, -2.0, 3.0], np.float32), name="w")
+loss = tf.reduce_sum(tf.square(w - [0.5, 0.5, 0.5]) * [1.0, 3.0, 0.1])
+opt = tf.train.AdadeltaOptimizer(learning_rate=1.0, rho=0.9, epsilon=1e-3)
+train = opt.minimize(loss)
+slots = sorted(v.op.name for v in tf.global_variables() if v.op.name != "w")
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    trajectory = []
+    for _ in range(30):
+        sess.run(train)
+        trajectory.append(sess.run(w).tolist())
+    accum = sess.run(opt.get_slot(w, "accum_update")).tolist()
+RESULT = {"trajectory": trajectory, "slots": slots, "accum_update": accum}
+"""
+
+
+def test_adadelta_as_tf():
+    tf = tf1_run.run_tf(_ADADELTA_BODY)
+    wr_result = tf1_run.run_weir(_ADADELTA_BODY)
+    assert wr_result["slots"] == tf["slots"] == ["w/Adadelta", "w/Adadelta_1"]
+    np.testing.assert_allclose(wr_result["trajectory"], tf["trajectory"], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(wr_result["accum_update"], tf["accum_update"], rtol=1e-5)

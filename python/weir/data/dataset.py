@@ -443,9 +443,15 @@ def _source(tensors, slices):
     leaves = _element_leaves(tensors)
     tensors = _element_structure(tensors)
     inputs, slots = [], []
+    from weir.framework import tensor_util
     for leaf in leaves:
         if _is_tensor(leaf):
             t = ops.convert_to_tensor(leaf)
+            value = tensor_util.constant_value(t) if t.op.type == "Const" else None
+            if value is not None:  # a constant is read once, here, not copied into every get_next
+                array = np.asarray(value)
+                slots.append(("const", array, t.dtype.base_dtype, t.shape))
+                continue
             slots.append(("input", len(inputs), t.dtype.base_dtype, t.shape))
             inputs.append(t)
         else:
