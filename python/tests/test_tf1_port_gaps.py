@@ -427,3 +427,39 @@ def test_adadelta_as_tf():
     assert wr_result["slots"] == tf["slots"] == ["w/Adadelta", "w/Adadelta_1"]
     np.testing.assert_allclose(wr_result["trajectory"], tf["trajectory"], rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(wr_result["accum_update"], tf["accum_update"], rtol=1e-5)
+
+
+_TEXT_CNN_BODY = """
+import numpy as np
+rng = np.random.RandomState(2)
+ids = rng.randint(20, size=(8, 12))
+labels = (ids[:, :6].sum(1) > ids[:, 6:].sum(1)).astype(np.int32)
+x = tf.placeholder(tf.int32, [None, 12])
+emb = tf.get_variable("emb", initializer=(0.3 * rng.randn(20, 5)).astype(np.float32))
+h = tf.nn.embedding_lookup(emb, x)
+c1 = tf.layers.conv1d(h, 4, 3, padding="same", activation=tf.nn.relu,
+                      kernel_initializer=tf.constant_initializer(0.2 * rng.randn(3, 5, 4)))
+p1 = tf.layers.max_pooling1d(c1, 2, 2)
+c2 = tf.layers.conv1d(p1, 3, 2, strides=2, dilation_rate=1, data_format="channels_last",
+                      kernel_initializer=tf.constant_initializer(0.2 * rng.randn(2, 4, 3)))
+p2 = tf.layers.average_pooling1d(c2, 3, 1, padding="same")
+logits = tf.layers.dense(tf.layers.flatten(p2), 2, kernel_initializer=tf.constant_initializer(
+    0.3 * rng.randn(9, 2)))
+loss = tf.losses.sparse_softmax_cross_entropy(labels, logits)
+train = tf.train.GradientDescentOptimizer(0.3).minimize(loss)
+shapes = [t.shape.as_list() for t in (c1, p1, c2, p2)]
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    losses = [float(sess.run([loss, train], {x: ids})[0]) for _ in range(15)]
+RESULT = {"losses": losses, "shapes": shapes, "names": sorted(v.op.name for v in tf.trainable_variables()),
+          "kernel_shape": tf.trainable_variables()[1].shape.as_list()}
+"""
+
+
+def test_conv1d_and_pooling1d_layers_as_tf():
+    programs = {"text_cnn": tf1_run.TF_HEADER + _TEXT_CNN_BODY}  # tf.layers needs Keras 2 under TF 2.16+
+    tf = tf1_run.tf_result(tf1_run.run_tf_programs(programs, TF_USE_LEGACY_KERAS="1"), "text_cnn")
+    wr_result = tf1_run.run_weir(_TEXT_CNN_BODY)
+    assert wr_result["shapes"] == tf["shapes"] == [[None, 12, 4], [None, 6, 4], [None, 3, 3], [None, 3, 3]]
+    assert wr_result["names"] == tf["names"] and wr_result["kernel_shape"] == tf["kernel_shape"] == [3, 5, 4]
+    np.testing.assert_allclose(wr_result["losses"], tf["losses"], rtol=1e-4)
