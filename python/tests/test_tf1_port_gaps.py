@@ -463,3 +463,41 @@ def test_conv1d_and_pooling1d_layers_as_tf():
     assert wr_result["shapes"] == tf["shapes"] == [[None, 12, 4], [None, 6, 4], [None, 3, 3], [None, 3, 3]]
     assert wr_result["names"] == tf["names"] and wr_result["kernel_shape"] == tf["kernel_shape"] == [3, 5, 4]
     np.testing.assert_allclose(wr_result["losses"], tf["losses"], rtol=1e-4)
+
+
+_WARM_START_BODY = """
+import os, tempfile
+import numpy as np
+folder = tempfile.mkdtemp()
+with tf.Graph().as_default():
+    with tf.variable_scope("old"):
+        a = tf.get_variable("a", initializer=np.arange(4, dtype=np.float32))
+        b = tf.get_variable("b", initializer=np.float32(5))
+    c = tf.get_variable("c", initializer=np.ones([2, 2], np.float32))
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        tf.train.Saver().save(sess, os.path.join(folder, "model"))
+with tf.Graph().as_default():
+    with tf.variable_scope("new"):
+        a = tf.get_variable("a", [4])
+        b = tf.get_variable("b", [])
+    d = tf.get_variable("d", [2, 2])
+    e = tf.get_variable("e", initializer=np.float32(9))
+    tf.train.init_from_checkpoint(folder, {"old/": "new/", "c": d})
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        values = sess.run([a, b, d, e])
+    try:
+        tf.train.init_from_checkpoint(folder, {"missing": "new/a"})
+        error = "none"
+    except ValueError as err:
+        error = "ValueError"
+RESULT = {"values": [np.asarray(v).tolist() for v in values], "error": error}
+"""
+
+
+def test_init_from_checkpoint_as_tf():
+    tf = tf1_run.run_tf(_WARM_START_BODY)
+    wr_result = tf1_run.run_weir(_WARM_START_BODY)
+    assert wr_result == tf
+    assert tf["values"] == [[0.0, 1.0, 2.0, 3.0], 5.0, [[1.0, 1.0], [1.0, 1.0]], 9.0]

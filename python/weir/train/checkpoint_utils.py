@@ -4,7 +4,11 @@ load_checkpoint, load_variable, list_variables): the bundle's `.index` file
 footer) maps each key to a BundleEntryProto (dtype, shape, shard, offset,
 size); the value is read from `<prefix>.data-<shard>-of-<num_shards>`.
 Numeric and string tensors are read; a checkpoint saved in slices (a
-partitioned variable) is not. Damaged files raise DataLossError."""
+partitioned variable) is not. Damaged files raise DataLossError.
+
+init_from_checkpoint (TF1's warm start) replaces variables' initializers by a
+RestoreV2 of the checkpoint's tensors, so that the initializer built
+afterwards (global_variables_initializer) loads them."""
 import os
 import struct
 
@@ -14,7 +18,8 @@ from weir.framework import dtypes
 from weir.framework import errors
 from weir.train import checkpoint_management
 
-__all__ = ["NewCheckpointReader", "load_checkpoint", "load_variable", "list_variables"]
+__all__ = ["NewCheckpointReader", "load_checkpoint", "load_variable", "list_variables",
+           "init_from_checkpoint"]
 
 _TABLE_MAGIC = 0xdb4775248b80fb57
 
@@ -183,3 +188,72 @@ def list_variables(ckpt_dir_or_file):
     """[(name, shape)] of the checkpoint's tensors, sorted by name."""
     reader = load_checkpoint(ckpt_dir_or_file)
     return sorted(reader.get_variable_to_shape_map().items())
+
+
+def _variable_name(v):
+    return v.op.name
+
+
+def _mapped_pairs(reader, assignment_map):
+    """(checkpoint key, Variable) pairs of TF1's assignment_map rules: a
+    "scope/" key maps every checkpoint tensor under it onto the variables of
+    the value's scope with the same remainder ("/" is the checkpoint's root);
+    a name maps one tensor onto a variable (a name or a Variable)."""
+    from weir.framework import ops
+    variables = {_variable_name(v): v for v in ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES)}
+    shapes = reader.get_variable_to_shape_map()
+    pairs = []
+    for key, target in sorted(assignment_map.items(), key=lambda kv: kv[0]):
+        if not isinstance(target, str):  # a Variable (or a list of them: a partitioned one)
+            if isinstance(target, (list, tuple)):
+                raise NotImplementedError("init_from_checkpoint of partitioned variables is not supported")
+            if key not in shapes:
+                raise ValueError("Tensor %s is not found in %s checkpoint" % (key, reader._prefix))
+            pairs.append((key, target))
+            continue
+        if key.endswith("/") or key == "/":
+            ckpt_scope = "" if key == "/" else key
+            var_scope = target if target.endswith("/") or not target else target + "/"
+            found = False
+            for name, v in sorted(variables.items()):
+                if var_scope and not name.startswith(var_scope):
+                    continue
+                ckpt_key = ckpt_scope + name[len(var_scope):]
+                if ckpt_key in shapes:
+                    pairs.append((ckpt_key, v))
+                    found = True
+            if not found:
+                raise ValueError("Assignment map with scope only name %s should map to scope only %s. "
+                                 "No variables matched." % (key, target))
+            continue
+        if key not in shapes:
+            raise ValueError("Tensor %s is not found in %s checkpoint" % (key, reader._prefix))
+        v = variables.get(target)
+        if v is None:
+            raise ValueError("Variable %s not found in the graph (init_from_checkpoint)" % target)
+        pairs.append((key, v))
+    return pairs
+
+
+def init_from_checkpoint(ckpt_dir_or_file, assignment_map):
+    """Makes the mapped variables' initializers load the checkpoint's values
+    (TF1's warm start; see _mapped_pairs for assignment_map). Call it before
+    building the initializer op."""
+    from weir.framework import ops
+    from weir.framework.op_def_library import apply_op
+    prefix = _prefix(ckpt_dir_or_file)
+    reader = CheckpointReader(prefix)
+    shapes = reader.get_variable_to_shape_map()
+    for key, v in _mapped_pairs(reader, assignment_map):
+        if not v.shape.is_compatible_with(shapes[key]):
+            raise ValueError("Shape of variable %s (%s) doesn't match with shape of tensor %s (%s) from "
+                             "checkpoint reader." % (v.op.name, v.shape, key, shapes[key]))
+        with ops.control_dependencies(None), ops.device(v.device), ops.name_scope(
+                v.op.name + "/init_from_checkpoint"):
+            value = apply_op("RestoreV2", None, prefix=ops.convert_to_tensor(prefix),
+                             tensor_names=ops.convert_to_tensor([key]),
+                             shape_and_slices=ops.convert_to_tensor([""]), dtypes=[v.dtype])
+            if isinstance(value, (list, tuple)):
+                value = value[0]
+            v._initializer_op = apply_op("AssignVariableOp", None, resource=v.handle, value=value)
+            v._initial_value = value
