@@ -47,6 +47,17 @@ def test_dataset_structures_take_skip_zip_and_range():
     assert [b[0]["b"].tolist() for b in batches] == [[20, 30], [40, 50], [60]]
 
 
+def test_concatenate_and_from_tensors():
+    ds = wr.data.Dataset.range(3).concatenate(wr.data.Dataset.range(10, 12)).batch(4)
+    whole = wr.data.Dataset.from_tensors(np.arange(4)).repeat(2)
+    element, twice = ds.make_one_shot_iterator().get_next(), whole.make_one_shot_iterator().get_next()
+    with wr.Session() as sess:
+        assert [b.tolist() for b in _drain(sess, element)] == [[0, 1, 2, 10], [11]]
+        assert [b.tolist() for b in _drain(sess, twice)] == [[0, 1, 2, 3]] * 2
+    with pytest.raises(TypeError, match="types differ"):
+        wr.data.Dataset.range(3).concatenate(wr.data.Dataset.from_tensors(1.0))
+
+
 def test_python_lists_are_tensors_and_python_floats_float32():
     ds = wr.data.Dataset.from_tensor_slices(([1.0, 2.0, 3.0], [[1, 2], [3, 4], [5, 6]]))
     assert ds.output_types == (wr.float32, wr.int32)

@@ -111,7 +111,7 @@ def _np_dtype(dtype):
 class Dataset(object):
     """A pipeline of elements (tf.data.Dataset, TF1's methods included)."""
 
-    def __init__(self, spec, inputs, make, post=None, classes=None):
+    def __init__(self, spec, inputs, make, post=None):
         self._spec = spec
         self._inputs = list(inputs)
         self._make = make
@@ -300,8 +300,9 @@ class Dataset(object):
         if [d for d, _ in _flatten_spec(self._spec)] != [d for d, _ in _flatten_spec(dataset._spec)]:
             raise TypeError("concatenate: the datasets' element types differ")
         a, b, n = self._make, dataset._make, len(self._inputs)
-        spec = _pack_spec(self._spec, [(d, s1.most_specific_compatible_shape(s2) if hasattr(
-            s1, "most_specific_compatible_shape") else tensor_shape.unknown_shape())
+        spec = _pack_spec(self._spec, [(d, s1 if s1.as_list() == s2.as_list() else tensor_shape.TensorShape(
+            [a if a == b else None for a, b in zip(s1.as_list(), s2.as_list())])
+            if s1.ndims is not None and s1.ndims == s2.ndims else tensor_shape.unknown_shape())
             for (d, s1), (_, s2) in zip(_flatten_spec(self._spec), _flatten_spec(dataset._spec))])
         return Dataset(spec, self._inputs + dataset._inputs,
                        lambda values: itertools.chain(a(values[:n]), b(values[n:])))
@@ -358,7 +359,6 @@ class Dataset(object):
     def output_classes(self):
         return _map_spec(lambda d, s: ops.Tensor, self._output_spec())
 
-    element_spec = output_shapes
 
 
 def _flatten_spec(spec):
