@@ -512,3 +512,52 @@ def test_init_from_checkpoint_as_tf():
     wr_result = tf1_run.run_weir(_WARM_START_BODY)
     assert wr_result == tf
     assert tf["values"] == [[0.0, 1.0, 2.0, 3.0], 5.0, [[1.0, 1.0], [1.0, 1.0]], 9.0]
+
+
+_CROP_BODY = """
+import numpy as np
+rng = np.random.RandomState(5)
+img = rng.randint(0, 256, size=(5, 6, 3)).astype(np.uint8)
+batch = rng.rand(2, 4, 7, 3).astype(np.float32)
+ph = tf.placeholder(tf.float32, [None, None, 3])
+ops = {
+    "crop": tf.image.crop_to_bounding_box(img, 1, 2, 3, 3),
+    "pad": tf.image.pad_to_bounding_box(img, 1, 0, 7, 8),
+    "crop_or_pad_small": tf.image.resize_image_with_crop_or_pad(img, 3, 9),
+    "crop_or_pad_batch": tf.image.resize_image_with_crop_or_pad(batch, 6, 4),
+    "crop_or_pad_dynamic": tf.image.resize_image_with_crop_or_pad(ph, 4, 4),
+    "central": tf.image.central_crop(batch, 0.5),
+    "gray_u8": tf.image.rgb_to_grayscale(img),
+    "gray_f": tf.image.rgb_to_grayscale(batch),
+    "band": tf.matrix_band_part(rng.rand(2, 4, 5).astype(np.float32), 1, 2),
+    "band_lower": tf.linalg.band_part(rng.rand(4, 4).astype(np.float32), -1, 0),
+}
+shapes = {k: v.shape.as_list() for k, v in ops.items()}
+bad = tf.image.crop_to_bounding_box(ph, 1, 1, 4, 4)
+with tf.Session() as sess:
+    sess.run(tf.tables_initializer())
+    values = sess.run(ops, {ph: batch[0]})
+    try:
+        sess.run(bad, {ph: batch[0]})
+        error = "none"
+    except tf.errors.InvalidArgumentError:
+        error = "InvalidArgumentError"
+RESULT = {k: np.asarray(v).tolist() for k, v in values.items()}
+RESULT["shapes"] = shapes
+RESULT["error"] = error
+"""
+
+
+def test_image_crops_pads_grayscale_and_band_part_as_tf():
+    tf = tf1_run.run_tf(_CROP_BODY)
+    wr_result = tf1_run.run_weir(_CROP_BODY)
+    assert wr_result["error"] == tf["error"] == "InvalidArgumentError"
+    for key in tf:
+        if key == "error":
+            continue
+        if key == "shapes":
+            for name, shape in tf[key].items():
+                assert wr_result[key][name] == shape, name
+            continue
+        np.testing.assert_allclose(np.array(wr_result[key], np.float64), np.array(tf[key], np.float64),
+                                   rtol=1e-5, atol=1e-5, err_msg=key)

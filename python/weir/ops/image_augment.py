@@ -163,3 +163,112 @@ def convert_image_dtype(image, dtype, saturate=False, name=None):
         if saturate:
             scaled = wr.clip_by_value(scaled, 0.0, float(dtype.max))
         return wr.cast(scaled, dtype)
+
+
+def _static_or_dynamic_hwc(image):
+    """(height, width, channels) of an image or a batch's images: ints where
+    the shape is known, scalar tensors otherwise."""
+    wr = _wr()
+    dims = image.shape.as_list()[-3:]
+    dynamic = wr.shape(image)
+    rank = image.shape.ndims
+    return [d if d is not None else dynamic[rank - 3 + i] for i, d in enumerate(dims)]
+
+
+def crop_to_bounding_box(image, offset_height, offset_width, target_height, target_width):
+    """image[offset_height : offset_height + target_height, offset_width : ... + target_width]
+    (InvalidArgumentError when the box leaves the image)."""
+    wr = _wr()
+    with ops.name_scope(None, "crop_to_bounding_box", [image]):
+        image = _image(image)
+        height, width, _ = _static_or_dynamic_hwc(image)
+        checks = [wr.assert_non_negative(offset_height, message="offset_height must be >= 0"),
+                  wr.assert_non_negative(offset_width, message="offset_width must be >= 0"),
+                  wr.assert_less_equal(offset_height + target_height, height,
+                                       message="height must be >= target + offset."),
+                  wr.assert_less_equal(offset_width + target_width, width,
+                                       message="width must be >= target + offset.")]
+        with ops.control_dependencies(checks):
+            image = wr.identity(image)
+        if image.shape.ndims == 3:
+            return image[offset_height:offset_height + target_height, offset_width:offset_width + target_width]
+        return image[:, offset_height:offset_height + target_height, offset_width:offset_width + target_width]
+
+
+def pad_to_bounding_box(image, offset_height, offset_width, target_height, target_width):
+    """The image placed at (offset_height, offset_width) in a zero image of
+    target_height x target_width (InvalidArgumentError when it does not fit)."""
+    wr = _wr()
+    with ops.name_scope(None, "pad_to_bounding_box", [image]):
+        image = _image(image)
+        height, width, _ = _static_or_dynamic_hwc(image)
+        after_h = target_height - offset_height - height
+        after_w = target_width - offset_width - width
+        checks = [wr.assert_non_negative(offset_height, message="offset_height must be >= 0"),
+                  wr.assert_non_negative(offset_width, message="offset_width must be >= 0"),
+                  wr.assert_non_negative(after_h, message="height must be <= target - offset"),
+                  wr.assert_non_negative(after_w, message="width must be <= target - offset")]
+        with ops.control_dependencies(checks):
+            paddings = wr.stack([wr.stack([offset_height, after_h]), wr.stack([offset_width, after_w]), [0, 0]])
+            if image.shape.ndims == 4:
+                paddings = wr.concat([[[0, 0]], paddings], 0)
+            padded = wr.pad(image, paddings)
+        if isinstance(target_height, int) and isinstance(target_width, int):
+            shape = [target_height, target_width, image.shape.as_list()[-1]]
+            padded.set_shape(image.shape.as_list()[:1] + shape if image.shape.ndims == 4 else shape)
+        return padded
+
+
+def resize_image_with_crop_or_pad(image, target_height, target_width):
+    """The image centrally cropped and/or zero-padded to target_height x
+    target_width (TF's offsets: the crop's and the pad's halves rounded down)."""
+    wr = _wr()
+    with ops.name_scope(None, "resize_image_with_crop_or_pad", [image]):
+        image = _image(image)
+        height, width, _ = _static_or_dynamic_hwc(image)
+
+        def max_(a, b):
+            return max(a, b) if isinstance(a, int) and isinstance(b, int) else wr.maximum(a, b)
+
+        def min_(a, b):
+            return min(a, b) if isinstance(a, int) and isinstance(b, int) else wr.minimum(a, b)
+        diff_w, diff_h = target_width - width, target_height - height
+        crop_w, crop_h = max_(-diff_w // 2, 0), max_(-diff_h // 2, 0)
+        pad_w, pad_h = max_(diff_w // 2, 0), max_(diff_h // 2, 0)
+        cropped = crop_to_bounding_box(image, crop_h, crop_w, min_(target_height, height),
+                                       min_(target_width, width))
+        return pad_to_bounding_box(cropped, pad_h, pad_w, target_height, target_width)
+
+
+def central_crop(image, central_fraction):
+    """The central `central_fraction` (0, 1] of the image's height and width."""
+    wr = _wr()
+    if central_fraction <= 0.0 or central_fraction > 1.0:
+        raise ValueError("central_fraction must be within (0, 1]")
+    with ops.name_scope(None, "central_crop", [image]):
+        image = _image(image)
+        if central_fraction == 1.0:
+            return image
+        height, width, _ = image.shape.as_list()[-3:]
+        if height is None or width is None:
+            raise NotImplementedError("central_crop needs the image's height and width known "
+                                      "when the graph is built in weir")
+        start_h = int((height - height * central_fraction) / 2)
+        start_w = int((width - width * central_fraction) / 2)
+        return crop_to_bounding_box(image, start_h, start_w, height - 2 * start_h, width - 2 * start_w)
+
+
+def rgb_to_grayscale(images, name=None):
+    """The luma of RGB images (0.2989 R + 0.5870 G + 0.1140 B) with a last
+    dimension of 1, in the images' dtype."""
+    wr = _wr()
+    with ops.name_scope(name, "rgb_to_grayscale", [images]):
+        images = ops.convert_to_tensor(images, name="images")
+        dtype = images.dtype.base_dtype
+        flt = convert_image_dtype(images, wr.float32)
+        gray = wr.reduce_sum(flt * [0.2989, 0.5870, 0.1140], axis=-1, keepdims=True)
+        return convert_image_dtype(gray, dtype)
+
+
+__all__ += ["crop_to_bounding_box", "pad_to_bounding_box", "resize_image_with_crop_or_pad", "central_crop",
+            "rgb_to_grayscale"]
