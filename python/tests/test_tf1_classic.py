@@ -229,3 +229,11 @@ def test_monitored_training_session_with_hooks_and_resume(tf_results):
     steps = wr["summary_steps"]
     assert steps[0] == 1 and steps == sorted(set(steps)) and 5 <= len(steps) <= 8, steps
     assert all(1 <= b - a <= 6 for a, b in zip(steps, steps[1:])) and steps[-1] >= 20, steps
+
+
+def test_ptb_language_model_with_supervisor(tf_results):
+    tf, wr = _tf(tf_results, "ptb_supervisor"), _weir("ptb_supervisor")
+    # Training, validation (the same variables, found through variable_scope reuse), a checkpoint
+    # restored by the second Supervisor: the perplexities agree epoch by epoch.
+    np.testing.assert_allclose(wr["perplexities"], tf["perplexities"], rtol=1e-4)
+    assert wr["step"] == tf["step"] == 116

@@ -561,3 +561,25 @@ def test_image_crops_pads_grayscale_and_band_part_as_tf():
             continue
         np.testing.assert_allclose(np.array(wr_result[key], np.float64), np.array(tf[key], np.float64),
                                    rtol=1e-5, atol=1e-5, err_msg=key)
+
+
+_SCOPE_BODY = """
+names = []
+with tf.variable_scope("Model"):
+    with tf.variable_scope(None, default_name="layer") as inner:
+        names.append(inner.name)
+    with tf.variable_scope(inner):  # a scope object re-entered: its exit puts back the counts
+        pass
+    with tf.variable_scope(None, default_name="layer") as second:
+        names.append(second.name)
+with tf.variable_scope("Model", reuse=True):  # entered again by name: default names restart
+    with tf.variable_scope(None, default_name="layer") as again:
+        names.append(again.name)
+RESULT = names
+"""
+
+
+def test_default_names_restart_in_a_scope_entered_again_as_tf():
+    # The PTB tutorial's validation model finds the training model's variables this way.
+    assert tf1_run.run_weir(_SCOPE_BODY) == tf1_run.run_tf(_SCOPE_BODY) == [
+        "Model/layer", "Model/layer_1", "Model/layer"]

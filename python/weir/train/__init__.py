@@ -20,6 +20,7 @@ from weir.train.session_run_hook import *  # noqa: F401,F403
 from weir.train.basic_session_run_hooks import *  # noqa: F401,F403
 from weir.train.session_manager import *  # noqa: F401,F403
 from weir.train.monitored_session import *  # noqa: F401,F403
+from weir.train.supervisor import *  # noqa: F401,F403
 from weir.train.sync_replicas_optimizer import *  # noqa: F401,F403
 from weir.train.moving_averages import *  # noqa: F401,F403
 from weir.framework.graph_io import write_graph  # noqa: F401  (tf.train.write_graph)
