@@ -237,3 +237,11 @@ def test_ptb_language_model_with_supervisor(tf_results):
     # restored by the second Supervisor: the perplexities agree epoch by epoch.
     np.testing.assert_allclose(wr["perplexities"], tf["perplexities"], rtol=1e-4)
     assert wr["step"] == tf["step"] == 116
+
+
+def test_gan_with_scoped_var_lists(tf_results):
+    tf, wr = _tf(tf_results, "gan"), _weir("gan")
+    assert wr["d_vars"] == tf["d_vars"] and wr["g_vars"] == tf["g_vars"]
+    np.testing.assert_allclose(wr["history"], tf["history"], rtol=1e-3)
+    np.testing.assert_allclose(wr["history"][:10], tf["history"][:10], rtol=RTOL)
+    np.testing.assert_allclose(wr["sample_mean"], tf["sample_mean"], rtol=1e-3, atol=1e-4)
