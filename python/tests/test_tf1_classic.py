@@ -242,6 +242,7 @@ def test_ptb_language_model_with_supervisor(tf_results):
 def test_gan_with_scoped_var_lists(tf_results):
     tf, wr = _tf(tf_results, "gan"), _weir("gan")
     assert wr["d_vars"] == tf["d_vars"] and wr["g_vars"] == tf["g_vars"]
-    np.testing.assert_allclose(wr["history"], tf["history"], rtol=1e-3)
-    np.testing.assert_allclose(wr["history"][:10], tf["history"][:10], rtol=RTOL)
-    np.testing.assert_allclose(wr["sample_mean"], tf["sample_mean"], rtol=1e-3, atol=1e-4)
+    np.testing.assert_allclose(wr["history"], tf["history"], rtol=RTOL)
+    # Inference with the moving statistics. (With a bias before the batch norm, Adam would
+    # amplify its gradient's rounding noise into the moving mean: the program has none.)
+    np.testing.assert_allclose(wr["sample_mean"], tf["sample_mean"], rtol=RTOL)
