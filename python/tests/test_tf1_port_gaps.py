@@ -583,3 +583,57 @@ def test_default_names_restart_in_a_scope_entered_again_as_tf():
     # The PTB tutorial's validation model finds the training model's variables this way.
     assert tf1_run.run_weir(_SCOPE_BODY) == tf1_run.run_tf(_SCOPE_BODY) == [
         "Model/layer", "Model/layer_1", "Model/layer"]
+
+
+_ITERATORS_BODY = """
+import numpy as np
+train = tf.data.Dataset.from_tensor_slices((np.arange(6, dtype=np.float32), np.arange(6))).map(
+    lambda x, y: (x * 10.0, y)).batch(4)
+valid = tf.data.Dataset.from_tensor_slices((np.full(3, -1.0, np.float32), np.arange(3) + 100)).batch(2)
+iterator = tf.data.Iterator.from_structure(train.output_types, train.output_shapes)
+x, y = iterator.get_next()
+train_init, valid_init = iterator.make_initializer(train), iterator.make_initializer(valid)
+total = tf.reduce_sum(x)
+
+handle = tf.placeholder(tf.string, [])
+feedable = tf.data.Iterator.from_string_handle(handle, train.output_types, train.output_shapes)
+fx, fy = feedable.get_next()
+one_shot = train.repeat().make_one_shot_iterator()
+init_it = valid.make_initializable_iterator()
+
+def drain(sess, fetch, feed=None):
+    out = []
+    while True:
+        try:
+            out.append([np.asarray(v).tolist() for v in sess.run(fetch, feed)])
+        except tf.errors.OutOfRangeError:
+            return out
+
+with tf.Session() as sess:
+    sess.run(train_init)
+    first = drain(sess, [total, y])
+    sess.run(valid_init)
+    second = drain(sess, [total, y])
+    sess.run(train_init)
+    again = sess.run(total)
+    h_train, h_valid = sess.run([one_shot.string_handle(), init_it.string_handle()])
+    sess.run(init_it.initializer)
+    mixed = [sess.run(fy, {handle: h_train}).tolist(), sess.run(fy, {handle: h_valid}).tolist(),
+             sess.run(fx, {handle: h_train}).tolist(), sess.run(fy, {handle: h_valid}).tolist()]
+errors = []
+for other in (tf.data.Dataset.range(3), tf.data.Dataset.from_tensors((1.0, 2.0))):
+    try:
+        iterator.make_initializer(other)
+        errors.append("none")
+    except (TypeError, ValueError) as e:
+        errors.append(type(e).__name__)
+error = errors
+RESULT = {"first": first, "second": second, "again": float(again), "mixed": mixed, "error": error,
+          "shapes": [x.shape.as_list(), fy.shape.as_list()]}
+"""
+
+
+def test_reinitializable_and_feedable_iterators_as_tf():
+    tf = tf1_run.run_tf(_ITERATORS_BODY)
+    assert tf1_run.run_weir(_ITERATORS_BODY) == tf
+    assert tf["first"] == [[60.0, [0, 1, 2, 3]], [90.0, [4, 5]]] and tf["mixed"][1] == [100, 101]

@@ -13,10 +13,16 @@ placeholder, as TF1's initializable-iterator idiom) are inputs of the
 initializer node, read when it runs. Shuffle seeds come from the graph seed
 and the op seed (set_random_seed), but the order differs from TensorFlow's.
 
+Iterator.from_structure (reinitializable: make_initializer(dataset)) and
+Iterator.from_string_handle (feedable: an iterator's string_handle() fed)
+build get_next before knowing the datasets, so there the map functions run in
+a graph and session of their own, element by element (they may not use the
+main graph's tensors).
+
 Not supported (each raises NotImplementedError): filter, padded_batch,
-flat_map/interleave, Iterator.from_structure / from_string_handle. An
-iterator's position is kept in this process, one per iterator (TF keeps one
-per session): a second session over the same graph continues it.
+flat_map/interleave. An iterator's position is kept in this process, one per
+iterator (TF keeps one per session): a second session over the same graph
+continues it.
 """
 from weir.data.dataset import (  # noqa: F401
     AUTOTUNE, Dataset, Iterator, TextLineDataset, TFRecordDataset, get_output_classes,
