@@ -107,8 +107,8 @@ def test_initializable_iterator_over_a_placeholder_and_errors():
         assert [b.tolist() for b in _drain(sess, element)] == [[[0.0, 0.0]]]
     with pytest.raises(ValueError, match="initializer"):
         wr.data.Dataset.range(3).make_one_shot_iterator().initializer
-    with pytest.raises(NotImplementedError, match="filter"):
-        wr.data.Dataset.range(3).filter(lambda x: x > 1)
+    with pytest.raises(NotImplementedError, match="flat_map"):
+        wr.data.Dataset.range(3).flat_map(lambda x: x)
     with pytest.raises(ValueError, match="first dimensions differ"):
         wr.data.Dataset.from_tensor_slices((np.zeros(3), np.zeros(4)))
 
@@ -637,3 +637,35 @@ def test_reinitializable_and_feedable_iterators_as_tf():
     tf = tf1_run.run_tf(_ITERATORS_BODY)
     assert tf1_run.run_weir(_ITERATORS_BODY) == tf
     assert tf["first"] == [[60.0, [0, 1, 2, 3]], [90.0, [4, 5]]] and tf["mixed"][1] == [100, 101]
+
+
+_FILTER_PAD_BODY = """
+import numpy as np
+lines = tf.data.Dataset.from_tensor_slices(np.array(["a bb", "", "ccc d e", "ff", "g h i j"]))
+lengths = tf.data.Dataset.range(10).map(lambda i: i * 3).filter(lambda v: tf.equal(v % 2, 0))
+ragged = tf.data.Dataset.range(1, 5).map(lambda n: (tf.range(n), tf.fill([n, 2], tf.cast(n, tf.float32))))
+padded = ragged.padded_batch(2, padded_shapes=([None], [4, 2]), padding_values=(np.int64(-1), 0.5))
+kept = lines.filter(lambda s: tf.strings.regex_full_match(s, ".{2,}")).batch(2)
+a, b = lengths.make_one_shot_iterator().get_next(), padded.make_one_shot_iterator().get_next()
+c = kept.make_one_shot_iterator().get_next()
+
+def drain(sess, fetch):
+    out = []
+    while True:
+        try:
+            value = sess.run(fetch)
+            out.append([np.asarray(v).tolist() for v in value] if isinstance(value, tuple) else
+                       np.asarray(value).tolist())
+        except tf.errors.OutOfRangeError:
+            return out
+
+with tf.Session() as sess:
+    got = [drain(sess, a), drain(sess, b), [[s.decode() for s in batch] for batch in drain(sess, c)]]
+RESULT = {"got": got, "shapes": [s.as_list() for s in padded.output_shapes]}
+"""
+
+
+def test_filter_and_padded_batch_as_tf():
+    tf = tf1_run.run_tf(_FILTER_PAD_BODY)
+    assert tf1_run.run_weir(_FILTER_PAD_BODY) == tf
+    assert tf["got"][0] == [0, 6, 12, 18, 24] and tf["shapes"] == [[None, None], [None, 4, 2]]

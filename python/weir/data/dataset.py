@@ -316,11 +316,112 @@ class Dataset(object):
     def apply(self, transformation_func):
         return transformation_func(self)
 
-    def filter(self, predicate):
-        raise NotImplementedError("Dataset.filter is not supported by weir's tf.data")
+    def _materialized(self, extra=None):
+        """(spec, make) of this dataset's output elements computed in Python:
+        its maps (and `extra`, a function of the output element giving one
+        more tensor) run in a graph and session of their own, element by
+        element. make(values) yields (output element, extra value or None)."""
+        spec = self._output_spec()
+        if self._post is None and extra is None:
+            inner = self._make
+            return spec, lambda values: ((e, None) for e in inner(values))
+        graph = ops.Graph()
+        wr = _wr()
+        try:
+            with graph.as_default():
+                raw = [wr.placeholder(d, s) for d, s in _flatten_spec(self._spec)]
+                element = _pack_spec(self._spec, raw)
+                if self._post is not None:
+                    element = self._post(element)
+                out = _flatten(_map_structure(ops.convert_to_tensor, element))
+                if extra is not None:
+                    out.append(ops.convert_to_tensor(extra(element)))
+        except ValueError as e:
+            raise NotImplementedError("filter and padded_batch run the dataset's functions in a graph of "
+                                      "their own: they may not use tensors of the main graph (%s)" % e) from None
+        session = wr.Session(graph=graph)
+        call = session.make_callable(out, raw)
+        leaves = [d for d, _ in _flatten_spec(spec)]
+        inner = self._make
 
-    def padded_batch(self, *args, **kwargs):
-        raise NotImplementedError("Dataset.padded_batch is not supported by weir's tf.data")
+        def make(values):
+            for element in inner(values):
+                results = call(*_flatten(element))
+                flat = [np.asarray(v, dtype=_np_dtype(d)) for v, d in zip(results, leaves)]
+                yield _pack_spec(spec, flat), (results[-1] if extra is not None else None)
+        make.session = session  # kept alive with the dataset
+        return spec, make
+
+    def filter(self, predicate):
+        """The elements for which predicate(element) (a scalar bool tensor;
+        predicate(*element) for a tuple) is true. Weir runs the predicate, and
+        the maps before it, in a session of their own (see _materialized)."""
+        def call(element):
+            result = predicate(*element) if isinstance(element, tuple) and not hasattr(element, "_fields") \
+                else predicate(element)
+            result = ops.convert_to_tensor(result)
+            if result.dtype.base_dtype != dtypes.bool or result.shape.ndims not in (None, 0):
+                raise ValueError("filter's predicate must return a scalar bool tensor, got %s" % result)
+            return result
+        spec, make = self._materialized(extra=call)
+
+        def filtered(values):
+            for element, keep in make(values):
+                if bool(keep):
+                    yield element
+        return Dataset(spec, self._inputs, filtered)
+
+    def padded_batch(self, batch_size, padded_shapes=None, padding_values=None, drop_remainder=False):
+        """Elements batched `batch_size` at a time, each component padded (at
+        its end, with padding_values or zeros / b"") to padded_shapes (None or
+        -1 dimensions: the batch's longest)."""
+        batch_size = int(batch_size)
+        if batch_size < 1:
+            raise ValueError("batch_size must be positive, got %d" % batch_size)
+        spec, make = self._materialized()
+        leaves = _flatten_spec(spec)
+        if padded_shapes is None:
+            shapes = [s.as_list() if s.ndims is not None else None for _, s in leaves]
+        else:
+            shapes = [tensor_shape.as_shape(s).as_list() for s in _flatten_up_to(
+                _map_spec(lambda d, s: 0, spec), padded_shapes)]
+        if any(s is None for s in shapes):
+            raise ValueError("padded_batch needs padded_shapes for components of unknown rank")
+        pads = [None] * len(leaves) if padding_values is None else _flatten_up_to(
+            _map_spec(lambda d, s: 0, spec), padding_values)
+
+        def pad_rows(rows):
+            out = []
+            for i, ((dtype, _), shape) in enumerate(zip(leaves, shapes)):
+                column = [np.asarray(r[i]) for r in rows]
+                target = [max(c.shape[k] for c in column) if dim in (None, -1) else dim
+                          for k, dim in enumerate(shape)]
+                default = b"" if dtype == dtypes.string else 0
+                value = default if pads[i] is None else pads[i]
+                batch = np.full([len(column)] + target, value, dtype=_np_dtype(dtype))
+                for j, c in enumerate(column):
+                    if any(a > b for a, b in zip(c.shape, target)):
+                        raise errors.DataLossError(  # TF's error class for it
+                            None, None, "Attempted to pad to a smaller size than the input element: "
+                            "%s into %s" % (list(c.shape), target))
+                    batch[(j,) + tuple(slice(0, n) for n in c.shape)] = c
+                out.append(batch)
+            return _pack_spec(spec, out)
+
+        def batched(values):
+            rows = []
+            for element, _ in make(values):
+                rows.append(_flatten(element))
+                if len(rows) == batch_size:
+                    yield pad_rows(rows)
+                    rows = []
+            if rows and not drop_remainder:
+                yield pad_rows(rows)
+        dim = batch_size if drop_remainder else None
+        out_spec = _pack_spec(spec, [(d, tensor_shape.TensorShape([dim] + [None if x in (None, -1) else x
+                                                                           for x in shape]))
+                                     for (d, _), shape in zip(leaves, shapes)])
+        return Dataset(out_spec, self._inputs, batched)
 
     def flat_map(self, map_func):
         raise NotImplementedError("Dataset.flat_map is not supported by weir's tf.data")
