@@ -669,3 +669,53 @@ def test_filter_and_padded_batch_as_tf():
     tf = tf1_run.run_tf(_FILTER_PAD_BODY)
     assert tf1_run.run_weir(_FILTER_PAD_BODY) == tf
     assert tf["got"][0] == [0, 6, 12, 18, 24] and tf["shapes"] == [[None, None], [None, 4, 2]]
+
+
+_TEST_CASE_SCRIPT = """
+import sys
+import numpy as np
+
+
+class SquareTest(tf.test.TestCase):
+
+    def testSquare(self):
+        with self.cached_session():
+            x = tf.square([2.0, 3.0])
+            self.assertAllEqual(x.eval(), [4.0, 9.0])
+            self.assertAllClose(self.evaluate(x), np.array([4.0, 9.0]) + 1e-7)
+            self.assertShapeEqual(np.zeros(2), x)
+
+    def testGraphIsFreshEachTest(self):
+        self.assertEqual(len(tf.get_default_graph().get_operations()), 0)
+
+    def testOpError(self):
+        with self.session() as sess:
+            with self.assertRaisesOpError("Incompatible shapes|must have the same|broadcast"):
+                sess.run(tf.add(tf.placeholder(tf.float32), [1.0, 2.0]), {"Placeholder:0": [1.0, 2.0, 3.0]})
+
+    def testRangeAndNear(self):
+        self.assertAllInRange(np.array([0.0, 0.5, 1.0]), 0.0, 1.0)
+        self.assertNear(1.0, 1.05, 0.1)
+        self.assertAllGreater(np.array([2, 3]), 1)
+        self.assertFalse(tf.test.is_gpu_available())
+
+    def testFailsWhenItShould(self):
+        with self.assertRaises(AssertionError):
+            self.assertAllClose([1.0, 2.0], [1.0, 2.1])
+
+
+if __name__ == "__main__":
+    tf.test.main()
+"""
+
+
+def test_test_case_runs_a_ported_unit_test(tmp_path):
+    code, out, err = tf1_run.run_script("import weir.compat.v1 as tf\n", _TEST_CASE_SCRIPT, tmp_path=tmp_path)
+    assert code == 0 and "Ran 5 tests" in err and "OK" in err, err[-3000:]
+    tf_code, _, tf_err = tf1_run.run_script("import tensorflow.compat.v1 as tf\ntf.disable_eager_execution()\n",
+                                            _TEST_CASE_SCRIPT, tmp_path=tmp_path, weir=False)
+    # TF collects test_session too and skips it ("Ran 6 tests ... OK (skipped=1)").
+    assert tf_code == 0 and "OK" in tf_err and "FAILED" not in tf_err, tf_err[-3000:]
+    broken = _TEST_CASE_SCRIPT.replace("[4.0, 9.0])\\n", "[4.0, 9.5])\\n", 1)
+    code, _, err = tf1_run.run_script("import weir.compat.v1 as tf\n", broken, tmp_path=tmp_path)
+    assert code != 0 and "FAILED (failures=1)" in err, err[-3000:]

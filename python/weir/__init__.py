@@ -55,6 +55,7 @@ from weir import metrics  # noqa: F401
 from weir import app, flags, logging, gfile  # noqa: F401
 from weir import compat, graph_util  # noqa: F401
 from weir import data  # noqa: F401  (tf.data, run in Python: see weir.data)
+from weir import test  # noqa: F401  (tf.test: TestCase and friends)
 from weir.ops.script_ops import *  # noqa: F401,F403  (py_func, numpy_function)
 from weir.ops.template_ops import *  # noqa: F401,F403  (make_template, confusion_matrix)
 from weir.ops.image_augment import random_crop  # noqa: F401  (tf.random_crop)
