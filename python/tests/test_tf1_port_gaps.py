@@ -716,6 +716,8 @@ def test_test_case_runs_a_ported_unit_test(tmp_path):
                                             _TEST_CASE_SCRIPT, tmp_path=tmp_path, weir=False)
     # TF collects test_session too and skips it ("Ran 6 tests ... OK (skipped=1)").
     assert tf_code == 0 and "OK" in tf_err and "FAILED" not in tf_err, tf_err[-3000:]
-    broken = _TEST_CASE_SCRIPT.replace("[4.0, 9.0])\\n", "[4.0, 9.5])\\n", 1)
+    broken = _TEST_CASE_SCRIPT.replace("self.assertAllEqual(x.eval(), [4.0, 9.0])",
+                                       "self.assertAllEqual(x.eval(), [4.0, 9.5])")
+    assert broken != _TEST_CASE_SCRIPT
     code, _, err = tf1_run.run_script("import weir.compat.v1 as tf\n", broken, tmp_path=tmp_path)
     assert code != 0 and "FAILED (failures=1)" in err, err[-3000:]
