@@ -25,9 +25,10 @@ raises NotImplementedError): flat_map/interleave. An iterator's position is kept
 iterator (TF keeps one per session): a second session over the same graph
 continues it.
 """
-from weir.data.dataset import (  # noqa: F401
-    AUTOTUNE, Dataset, Iterator, TextLineDataset, TFRecordDataset, get_output_classes,
-    get_output_shapes, get_output_types, make_initializable_iterator, make_one_shot_iterator)
+from weir.data.dataset import AUTOTUNE, Dataset, TextLineDataset, TFRecordDataset  # noqa: F401
+from weir.data.iterator_ops import (  # noqa: F401
+    Iterator, get_output_classes, get_output_shapes, get_output_types, make_initializable_iterator,
+    make_one_shot_iterator)
 from weir.data import experimental  # noqa: F401
 
 __all__ = ["Dataset", "Iterator", "TextLineDataset", "TFRecordDataset", "experimental",
