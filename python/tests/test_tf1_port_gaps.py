@@ -107,7 +107,7 @@ def test_initializable_iterator_over_a_placeholder_and_errors():
         assert [b.tolist() for b in _drain(sess, element)] == [[[0.0, 0.0]]]
     with pytest.raises(ValueError, match="initializer"):
         wr.data.Dataset.range(3).make_one_shot_iterator().initializer
-    with pytest.raises(NotImplementedError, match="flat_map"):
+    with pytest.raises(TypeError, match="flat_map's map_func must return a Dataset"):
         wr.data.Dataset.range(3).flat_map(lambda x: x)
     with pytest.raises(ValueError, match="first dimensions differ"):
         wr.data.Dataset.from_tensor_slices((np.zeros(3), np.zeros(4)))
@@ -721,3 +721,40 @@ def test_test_case_runs_a_ported_unit_test(tmp_path):
     assert broken != _TEST_CASE_SCRIPT
     code, _, err = tf1_run.run_script("import weir.compat.v1 as tf\n", broken, tmp_path=tmp_path)
     assert code != 0 and "FAILED (failures=1)" in err, err[-3000:]
+
+
+_INTERLEAVE_BODY = """
+import os, tempfile
+import numpy as np
+folder = tempfile.mkdtemp()
+for shard, n in enumerate([3, 1, 4, 2]):
+    with tf.python_io.TFRecordWriter(os.path.join(folder, "part-%d.tfrecord" % shard)) as w:
+        for i in range(n):
+            w.write(("%d-%d" % (shard, i)).encode())
+files = tf.data.Dataset.list_files(os.path.join(folder, "*.tfrecord"), shuffle=False)
+records = files.interleave(tf.data.TFRecordDataset, cycle_length=2, block_length=2)
+flat = tf.data.Dataset.from_tensor_slices(np.array([[1, 2], [3, 4], [5, 6]])).flat_map(
+    lambda row: tf.data.Dataset.from_tensor_slices(row * 10)).batch(4)
+lines = files.flat_map(tf.data.TFRecordDataset).map(lambda s: tf.strings.regex_replace(s, "-", "/"))
+
+def drain(sess, t):
+    out = []
+    while True:
+        try:
+            v = sess.run(t)
+            out.append(v.decode() if isinstance(v, bytes) else np.asarray(v).tolist())
+        except tf.errors.OutOfRangeError:
+            return out
+
+with tf.Session() as sess:
+    got = [drain(sess, records.make_one_shot_iterator().get_next()),
+           drain(sess, flat.make_one_shot_iterator().get_next()),
+           drain(sess, lines.make_one_shot_iterator().get_next())]
+RESULT = got
+"""
+
+
+def test_list_files_interleave_and_flat_map_as_tf():
+    tf = tf1_run.run_tf(_INTERLEAVE_BODY)
+    assert tf1_run.run_weir(_INTERLEAVE_BODY) == tf
+    assert tf[1] == [[10, 20, 30, 40], [50, 60]]

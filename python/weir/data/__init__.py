@@ -19,9 +19,10 @@ build get_next before knowing the datasets, so there the map functions run in
 a graph and session of their own, element by element (they may not use the
 main graph's tensors).
 
-filter and padded_batch run the functions before them (and the predicate) in
-a session of their own too, and continue in Python. Not supported (each
-raises NotImplementedError): flat_map/interleave. An iterator's position is kept in this process, one per
+filter, padded_batch, flat_map and interleave run the functions before them
+(and their own) in a session of their own too, and continue in Python;
+TextLineDataset / TFRecordDataset take a string tensor of file names (read
+when the iterator starts), and list_files globs when the iterator starts. An iterator's position is kept in this process, one per
 iterator (TF keeps one per session): a second session over the same graph
 continues it.
 """

@@ -415,11 +415,69 @@ class Dataset(object):
                                      for (d, _), shape in zip(leaves, shapes)])
         return Dataset(out_spec, self._inputs, batched)
 
-    def flat_map(self, map_func):
-        raise NotImplementedError("Dataset.flat_map is not supported by weir's tf.data")
+    @staticmethod
+    def list_files(file_pattern, shuffle=None, seed=None):
+        """The files matching a glob pattern (or patterns), found when the
+        iterator starts; shuffled unless shuffle=False (then sorted)."""
+        return _list_files(file_pattern, shuffle, seed)
 
-    def interleave(self, *args, **kwargs):
-        raise NotImplementedError("Dataset.interleave is not supported by weir's tf.data")
+    def _inner_datasets(self, map_func, what):
+        """(spec, make) of the datasets map_func builds from each element:
+        the element's values are fed to a graph of their own, where
+        map_func's dataset reads them; make(values) yields, per element of
+        this dataset, a Python iterator of that dataset's elements."""
+        outer_spec, outer_make = self._materialized()
+        graph = ops.Graph()
+        wr = _wr()
+        with graph.as_default():
+            phs = [wr.placeholder(d, s) for d, s in _flatten_spec(outer_spec)]
+            element = _pack_spec(outer_spec, phs)
+            inner = map_func(*element) if isinstance(element, tuple) and not hasattr(element, "_fields") \
+                else map_func(element)
+            if not isinstance(inner, Dataset):
+                raise TypeError("%s's map_func must return a Dataset, got %r" % (what, inner))
+            inner_spec, inner_make = inner._materialized()
+            session = wr.Session(graph=graph)
+            feed = session.make_callable(list(inner._inputs), phs) if inner._inputs else None
+
+        def make(values):
+            for element, _ in outer_make(values):
+                flat = _flatten(element)
+                inner_values = list(feed(*flat)) if feed is not None else []
+                yield (e for e, _ in inner_make(inner_values))
+        make.session = session
+        return inner_spec, make
+
+    def flat_map(self, map_func):
+        """The elements of the datasets map_func(element) builds, one after
+        another (map_func runs in a graph of its own, as filter's)."""
+        spec, make = self._inner_datasets(map_func, "flat_map")
+        return Dataset(spec, self._inputs, lambda values: itertools.chain.from_iterable(make(values)))
+
+    def interleave(self, map_func, cycle_length=None, block_length=None, num_parallel_calls=None):
+        """The elements of the datasets map_func(element) builds, taken
+        block_length at a time from cycle_length of them in turn (a finished
+        one replaced by the next element's), as TF's deterministic order."""
+        cycle_length = 1 if cycle_length in (None, AUTOTUNE) else int(cycle_length)
+        block_length = 1 if block_length is None else int(block_length)
+        if cycle_length < 1 or block_length < 1:
+            raise ValueError("cycle_length and block_length must be positive")
+        spec, make = self._inner_datasets(map_func, "interleave")
+
+        def interleaved(values):
+            sources = make(values)
+            slots = [next(sources, None) for _ in range(cycle_length)]
+            while any(s is not None for s in slots):
+                for i in range(cycle_length):
+                    if slots[i] is None:
+                        continue
+                    for _ in range(block_length):
+                        element = next(slots[i], None)
+                        if element is None:
+                            slots[i] = next(sources, None)
+                            break
+                        yield element
+        return Dataset(spec, self._inputs, interleaved)
 
     # --- iterators and element types ------------------------------------------------
 
@@ -601,34 +659,67 @@ def _pack_spec_from(structure, leaves):
     return build(structure)
 
 
-def _filenames(filenames):
+def _filename_source(filenames):
+    """(inputs, names(values)) of a file-reading source: Python names, or a
+    string tensor (a scalar or a vector, read when the iterator starts)."""
+    if _is_tensor(filenames):
+        tensor = ops.convert_to_tensor(filenames)
+        if tensor.dtype.base_dtype != dtypes.string:
+            raise TypeError("filenames must be a string tensor, got %s" % tensor.dtype.name)
+        return [tensor], lambda values: [f.decode() if isinstance(f, bytes) else str(f)
+                                         for f in np.asarray(values[0], dtype=object).ravel()]
     if isinstance(filenames, (str, bytes)):
         filenames = [filenames]
-    return [f.decode() if isinstance(f, bytes) else str(f) for f in filenames]
+    names = [f.decode() if isinstance(f, bytes) else str(f) for f in filenames]
+    return [], lambda values: names
 
 
 def TextLineDataset(filenames, compression_type=None, buffer_size=None):  # noqa: N802  (TF's class name)
     """The lines of the files (without their line ends), as string scalars."""
-    names = _filenames(filenames)
+    inputs, names = _filename_source(filenames)
     if compression_type:
         raise NotImplementedError("TextLineDataset(compression_type=...) is not supported by weir")
 
     def make(values):
-        for name in names:
+        for name in names(values):
             with open(name, "rb") as f:
                 for line in f:
                     yield np.array(line.rstrip(b"\n").rstrip(b"\r"), dtype=object)
-    return Dataset((dtypes.string, tensor_shape.TensorShape([])), [], make)
+    return Dataset((dtypes.string, tensor_shape.TensorShape([])), inputs, make)
 
 
 def TFRecordDataset(filenames, compression_type=None, buffer_size=None, num_parallel_reads=None):  # noqa: N802
     """The records of TFRecord files, as string scalars."""
-    names = _filenames(filenames)
+    inputs, names = _filename_source(filenames)
 
     def make(values):
         from weir.io import tf_record
         options = tf_record.TFRecordOptions(compression_type) if compression_type else None
-        for name in names:
+        for name in names(values):
             for record in tf_record.tf_record_iterator(name, options):
                 yield np.array(record, dtype=object)
+    return Dataset((dtypes.string, tensor_shape.TensorShape([])), inputs, make)
+
+
+def _list_files(file_pattern, shuffle=None, seed=None):
+    """The files matching `file_pattern` (a glob, or a list of them), as string
+    scalars: sorted, or shuffled (the default, as TF) with a seeded order."""
+    import glob
+    patterns = [file_pattern] if isinstance(file_pattern, (str, bytes)) else list(file_pattern)
+    patterns = [p.decode() if isinstance(p, bytes) else str(p) for p in patterns]
+    shuffle = True if shuffle is None else shuffle
+    from weir.ops import random_ops
+    graph_seed, op_seed = random_ops.get_seed(seed)
+    base = None if graph_seed is None else (int(graph_seed) * 1000003 + int(op_seed)) % 2 ** 32
+    epochs = itertools.count()
+
+    def make(values):
+        names = sorted({name for p in patterns for name in glob.glob(p)})
+        if not names:
+            raise errors.InvalidArgumentError(None, None, "Expected 'tf.Tensor(False, shape=(), "
+                                              "dtype=bool)' to be true: no files matched %s" % patterns)
+        if shuffle:
+            np.random.RandomState(None if base is None else (base + next(epochs)) % 2 ** 32).shuffle(names)
+        for name in names:
+            yield np.array(name.encode(), dtype=object)
     return Dataset((dtypes.string, tensor_shape.TensorShape([])), [], make)
