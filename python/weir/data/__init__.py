@@ -22,9 +22,10 @@ main graph's tensors).
 filter, padded_batch, flat_map and interleave run the functions before them
 (and their own) in a session of their own too, and continue in Python;
 TextLineDataset / TFRecordDataset take a string tensor of file names (read
-when the iterator starts), and list_files globs when the iterator starts. An iterator's position is kept in this process, one per
-iterator (TF keeps one per session): a second session over the same graph
-continues it.
+when the iterator starts), and list_files globs when the iterator starts.
+
+An iterator's position is kept in this process, one per iterator (TF keeps
+one per session): a second session over the same graph continues it.
 """
 from weir.data.dataset import AUTOTUNE, Dataset, TextLineDataset, TFRecordDataset  # noqa: F401
 from weir.data.iterator_ops import (  # noqa: F401
