@@ -758,3 +758,29 @@ def test_list_files_interleave_and_flat_map_as_tf():
     tf = tf1_run.run_tf(_INTERLEAVE_BODY)
     assert tf1_run.run_weir(_INTERLEAVE_BODY) == tf
     assert tf[1] == [[10, 20, 30, 40], [50, 60]]
+
+
+_SESSIONS_BODY = """
+it = tf.data.Dataset.range(5).make_one_shot_iterator()
+nxt = it.get_next()
+init_it = tf.data.Dataset.range(3).make_initializable_iterator()
+init_next = init_it.get_next()
+out = []
+with tf.Session() as sess:
+    out.append([int(sess.run(nxt)) for _ in range(3)])
+    sess.run(init_it.initializer)
+    out.append(int(sess.run(init_next)))
+with tf.Session() as sess:  # a new session: the one-shot iterator starts again
+    out.append([int(sess.run(nxt)) for _ in range(2)])
+    try:
+        sess.run(init_next)
+        out.append("no error")
+    except tf.errors.FailedPreconditionError:
+        out.append("FailedPreconditionError")
+RESULT = out
+"""
+
+
+def test_iterator_state_is_per_session_as_tf():
+    tf = tf1_run.run_tf(_SESSIONS_BODY)
+    assert tf1_run.run_weir(_SESSIONS_BODY) == tf == [[0, 1, 2], 0, [0, 1], "FailedPreconditionError"]

@@ -734,6 +734,10 @@ class BaseSession:
         self._default_session_ctx = None
         self._default_graph_ctx = None
         self._c = _C.Session(b"", c_config)
+        # State kept in Python for the graph's stateful py_func nodes (tf.data
+        # iterators) is per session in TF (a resource): a new session starts it afresh.
+        for reset in list(getattr(graph, "_weir_session_state_resets", {}).values()):
+            reset()
 
     # -- properties
 

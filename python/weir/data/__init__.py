@@ -24,8 +24,10 @@ filter, padded_batch, flat_map and interleave run the functions before them
 TextLineDataset / TFRecordDataset take a string tensor of file names (read
 when the iterator starts), and list_files globs when the iterator starts.
 
-An iterator's position is kept in this process, one per iterator (TF keeps
-one per session): a second session over the same graph continues it.
+An iterator's position is kept in Python and forgotten whenever a Session
+opens on its graph (TF keeps one per session: a new session starts one-shot
+iterators again and needs the initializers run again); two sessions open on
+one graph at once share it.
 """
 from weir.data.dataset import AUTOTUNE, Dataset, TextLineDataset, TFRecordDataset  # noqa: F401
 from weir.data.iterator_ops import (  # noqa: F401

@@ -29,6 +29,7 @@ class Iterator(object):
         self._leaves = _flatten_spec(dataset._spec)
         wr = _wr()
         self._initializer = None
+        _reset_with_new_sessions(self)
         if initializable:
             with ops.name_scope("Iterator"):
                 self._initializer = wr.py_func(self._initialize, list(dataset._inputs), [],
@@ -185,6 +186,26 @@ class _Converter(object):
         return [np.asarray(v, dtype=_np_dtype(d)) for v, d in zip(flat, self._leaves)]
 
 
+def _reset_with_new_sessions(iterator):
+    """Forgets `iterator`'s position whenever a Session opens on the default
+    graph (TF keeps an iterator's state in each session): a one-shot iterator
+    starts again, an initializable one needs its initializer again. A session
+    still open on the graph sees the reset too."""
+    import weakref
+    graph = ops.get_default_graph()
+    resets = graph.__dict__.setdefault("_weir_session_state_resets", {})
+    ref = weakref.ref(iterator)
+
+    def reset():
+        target = ref()
+        if target is None:
+            resets.pop(id(reset), None)
+            return
+        with target._lock:
+            target._iterator = None
+    resets[id(reset)] = reset
+
+
 class _StructureIterator(object):
     """Iterator.from_structure / from_string_handle (see Iterator)."""
 
@@ -199,6 +220,7 @@ class _StructureIterator(object):
         self._iterator = None
         self._converter = None
         self._string_handle = string_handle
+        _reset_with_new_sessions(self)
 
     def _check(self, dataset):
         types = dataset.output_types
