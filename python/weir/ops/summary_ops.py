@@ -121,7 +121,7 @@ def _to_uint8(image):
     out = np.clip(np.where(finite, image, 0.0) * scale + offset, 0, 255).astype(np.uint8)
     bad = ~finite.all(axis=-1)
     if bad.any():
-        out[bad] = np.array([255, 0, 0, 255][:image.shape[-1]] if image.shape[-1] != 1 else [255], np.uint8)
+        out[bad] = np.array([255, 0, 0, 255], np.uint8)[:image.shape[-1]]  # TF's bad_color (grayscale: 255)
     return out
 
 
