@@ -21,6 +21,22 @@ def fresh_graph():
     yield
 
 
+def _bodies():
+    """The TF1 program bodies (module constants named _*_BODY) compared with TF."""
+    return {name: value for name, value in globals().items() if name.endswith("_BODY")}
+
+
+@pytest.fixture(scope="module")
+def tf_bodies():
+    # All bodies under TensorFlow in one subprocess (tf.layers needs Keras 2 under TF 2.16+).
+    programs = {name: tf1_run.TF_HEADER + "tf.reset_default_graph()\n" + body for name, body in _bodies().items()}
+    return tf1_run.run_tf_programs(programs, TF_USE_LEGACY_KERAS="1")
+
+
+def _tf(tf_bodies, name):
+    return tf1_run.tf_result(tf_bodies, name)
+
+
 def _drain(sess, element, limit=1000):
     out = []
     for _ in range(limit):
@@ -402,8 +418,8 @@ RESULT["text"] = [summary.value[0].tag, summary.value[0].metadata.plugin_data.pl
 """
 
 
-def test_image_preprocessing_confusion_template_and_text_summary_as_tf():
-    tf = tf1_run.run_tf(_IMAGE_BODY)
+def test_image_preprocessing_confusion_template_and_text_summary_as_tf(tf_bodies):
+    tf = _tf(tf_bodies, '_IMAGE_BODY')
     wr_result = tf1_run.run_weir(_IMAGE_BODY)
     for key in tf:
         if key in ("dtypes", "template", "template_vars", "some_flipped", "text"):
@@ -432,8 +448,8 @@ RESULT = {"trajectory": trajectory, "slots": slots, "accum_update": accum}
 """
 
 
-def test_adadelta_as_tf():
-    tf = tf1_run.run_tf(_ADADELTA_BODY)
+def test_adadelta_as_tf(tf_bodies):
+    tf = _tf(tf_bodies, '_ADADELTA_BODY')
     wr_result = tf1_run.run_weir(_ADADELTA_BODY)
     assert wr_result["slots"] == tf["slots"] == ["w/Adadelta", "w/Adadelta_1"]
     np.testing.assert_allclose(wr_result["trajectory"], tf["trajectory"], rtol=1e-5, atol=1e-6)
@@ -467,9 +483,8 @@ RESULT = {"losses": losses, "shapes": shapes, "names": sorted(v.op.name for v in
 """
 
 
-def test_conv1d_and_pooling1d_layers_as_tf():
-    programs = {"text_cnn": tf1_run.TF_HEADER + _TEXT_CNN_BODY}  # tf.layers needs Keras 2 under TF 2.16+
-    tf = tf1_run.tf_result(tf1_run.run_tf_programs(programs, TF_USE_LEGACY_KERAS="1"), "text_cnn")
+def test_conv1d_and_pooling1d_layers_as_tf(tf_bodies):
+    tf = _tf(tf_bodies, "_TEXT_CNN_BODY")
     wr_result = tf1_run.run_weir(_TEXT_CNN_BODY)
     assert wr_result["shapes"] == tf["shapes"] == [[None, 12, 4], [None, 6, 4], [None, 3, 3], [None, 3, 3]]
     assert wr_result["names"] == tf["names"] and wr_result["kernel_shape"] == tf["kernel_shape"] == [3, 5, 4]
@@ -507,8 +522,8 @@ RESULT = {"values": [np.asarray(v).tolist() for v in values], "error": error}
 """
 
 
-def test_init_from_checkpoint_as_tf():
-    tf = tf1_run.run_tf(_WARM_START_BODY)
+def test_init_from_checkpoint_as_tf(tf_bodies):
+    tf = _tf(tf_bodies, '_WARM_START_BODY')
     wr_result = tf1_run.run_weir(_WARM_START_BODY)
     assert wr_result == tf
     assert tf["values"] == [[0.0, 1.0, 2.0, 3.0], 5.0, [[1.0, 1.0], [1.0, 1.0]], 9.0]
@@ -548,8 +563,8 @@ RESULT["error"] = error
 """
 
 
-def test_image_crops_pads_grayscale_and_band_part_as_tf():
-    tf = tf1_run.run_tf(_CROP_BODY)
+def test_image_crops_pads_grayscale_and_band_part_as_tf(tf_bodies):
+    tf = _tf(tf_bodies, '_CROP_BODY')
     wr_result = tf1_run.run_weir(_CROP_BODY)
     assert wr_result["error"] == tf["error"] == "InvalidArgumentError"
     for key in tf:
@@ -579,9 +594,9 @@ RESULT = names
 """
 
 
-def test_default_names_restart_in_a_scope_entered_again_as_tf():
+def test_default_names_restart_in_a_scope_entered_again_as_tf(tf_bodies):
     # The PTB tutorial's validation model finds the training model's variables this way.
-    assert tf1_run.run_weir(_SCOPE_BODY) == tf1_run.run_tf(_SCOPE_BODY) == [
+    assert tf1_run.run_weir(_SCOPE_BODY) == _tf(tf_bodies, '_SCOPE_BODY') == [
         "Model/layer", "Model/layer_1", "Model/layer"]
 
 
@@ -633,8 +648,8 @@ RESULT = {"first": first, "second": second, "again": float(again), "mixed": mixe
 """
 
 
-def test_reinitializable_and_feedable_iterators_as_tf():
-    tf = tf1_run.run_tf(_ITERATORS_BODY)
+def test_reinitializable_and_feedable_iterators_as_tf(tf_bodies):
+    tf = _tf(tf_bodies, '_ITERATORS_BODY')
     assert tf1_run.run_weir(_ITERATORS_BODY) == tf
     assert tf["first"] == [[60.0, [0, 1, 2, 3]], [90.0, [4, 5]]] and tf["mixed"][1] == [100, 101]
 
@@ -665,8 +680,8 @@ RESULT = {"got": got, "shapes": [s.as_list() for s in padded.output_shapes]}
 """
 
 
-def test_filter_and_padded_batch_as_tf():
-    tf = tf1_run.run_tf(_FILTER_PAD_BODY)
+def test_filter_and_padded_batch_as_tf(tf_bodies):
+    tf = _tf(tf_bodies, '_FILTER_PAD_BODY')
     assert tf1_run.run_weir(_FILTER_PAD_BODY) == tf
     assert tf["got"][0] == [0, 6, 12, 18, 24] and tf["shapes"] == [[None, None], [None, 4, 2]]
 
@@ -754,8 +769,8 @@ RESULT = got
 """
 
 
-def test_list_files_interleave_and_flat_map_as_tf():
-    tf = tf1_run.run_tf(_INTERLEAVE_BODY)
+def test_list_files_interleave_and_flat_map_as_tf(tf_bodies):
+    tf = _tf(tf_bodies, '_INTERLEAVE_BODY')
     assert tf1_run.run_weir(_INTERLEAVE_BODY) == tf
     assert tf[1] == [[10, 20, 30, 40], [50, 60]]
 
@@ -781,6 +796,6 @@ RESULT = out
 """
 
 
-def test_iterator_state_is_per_session_as_tf():
-    tf = tf1_run.run_tf(_SESSIONS_BODY)
+def test_iterator_state_is_per_session_as_tf(tf_bodies):
+    tf = _tf(tf_bodies, '_SESSIONS_BODY')
     assert tf1_run.run_weir(_SESSIONS_BODY) == tf == [[0, 1, 2], 0, [0, 1], "FailedPreconditionError"]
