@@ -114,7 +114,10 @@ def test_file_writer_tensorboard_reads_scalars_and_graph(tmp_path):
     assert writer.event_file_path == path
     got = events(path)
     assert got[0].file_version == "brain.Event:2"
-    assert len(got) == 1 + 1 + 5 + 1  # version, graph, summaries, session log
+    # version, graph, the graph as a MetaGraphDef (TF's writer adds it), summaries, session log
+    assert len(got) == 1 + 1 + 1 + 5 + 1
+    assert protos.MetaGraphDef.FromString(got[2].meta_graph_def).graph_def == \
+        protos.GraphDef.FromString(got[1].graph_def)
     writer.close()
     writer.close()
 
@@ -132,6 +135,7 @@ def test_file_writer_tensorboard_reads_scalars_and_graph(tmp_path):
     graph = acc.Graph()
     assert {"x", "loss_value", "loss"} <= {n.name for n in graph.node}
     assert {n.op for n in graph.node if n.name == "loss_value"} == {"Square"}
+    assert {n.name for n in acc.MetaGraph().graph_def.node} == {n.name for n in graph.node}
 
 
 def test_file_writer_naming_suffix_timer_and_reopen(tmp_path):

@@ -63,10 +63,16 @@ def program_registry(programs):
     return program
 
 
-def as_weir(text, tf_header=TF_HEADER):
+# The import swap of the classic programs (tests/tf1_programs): only the import
+# line changes; tf.disable_v2_behavior() stays (a no-op in weir.compat.v1).
+TF_V1_IMPORT = "import tensorflow.compat.v1 as tf\n"
+WEIR_V1_IMPORT = "import weir.compat.v1 as tf\n"
+
+
+def as_weir(text, tf_header=TF_HEADER, weir_header=WEIR_HEADER):
     """`text` with its TensorFlow import lines replaced by Weir's."""
     assert text.count(tf_header) == 1, "each program imports TensorFlow the same way"
-    return text.replace(tf_header, WEIR_HEADER)
+    return text.replace(tf_header, weir_header)
 
 
 def tf_env(**extra):
@@ -108,10 +114,10 @@ def _exec_result(text, filename):
     return json.loads(json.dumps(namespace["RESULT"]))  # the same types as TensorFlow's side
 
 
-def run_weir_program(text, name, tf_header=TF_HEADER):
+def run_weir_program(text, name, tf_header=TF_HEADER, weir_header=WEIR_HEADER):
     """RESULT of the TF1 program `text` (importing TensorFlow by `tf_header`)
     under Weir, in this process."""
-    return _exec_result(as_weir(text, tf_header), f"<{name} under weir>")
+    return _exec_result(as_weir(text, tf_header, weir_header), f"<{name} under weir>")
 
 
 def run_tf(body, header=TF_HEADER, timeout=300):

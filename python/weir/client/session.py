@@ -175,6 +175,20 @@ class StepStats(list):
         return [DeviceStepStats(device, nodes) for device, nodes in by_device.items()]
 
 
+def _proto_varint(n):
+    out = bytearray()
+    while True:
+        if n < 0x80:
+            out.append(n)
+            return bytes(out)
+        out.append((n & 0x7F) | 0x80)
+        n >>= 7
+
+
+def _proto_key(number):
+    return _proto_varint((number << 3) | 2)  # a length-delimited field
+
+
 class RunMetadata:
     """Filled by `Session.run(..., run_metadata=m)`: `step_stats` (a StepStats,
     empty unless the RunOptions asked for a trace) and `chrome_trace()`
@@ -204,6 +218,23 @@ class RunMetadata:
 
     def Clear(self):  # noqa: N802  (TF's proto method)
         self.__init__()
+
+    def SerializeToString(self):  # noqa: N802  (TF's proto method)
+        """The step statistics as a serialized RunMetadata (TF's field numbers:
+        step_stats = 1, with its DeviceStepStats and NodeExecStats), as
+        FileWriter.add_run_metadata writes it for TensorBoard."""
+        from weir.core import protos
+        message = protos.StepStats()
+        for device_stats in self.step_stats.dev_stats:
+            dev = message.dev_stats.add(device=device_stats.device)
+            for node in device_stats.node_stats:
+                dev.node_stats.add(node_name=node.node_name, all_start_micros=int(node.start_micros),
+                                   all_end_rel_micros=int(node.end_micros - node.start_micros),
+                                   timeline_label=node.timeline_label, thread_id=int(node.thread_id),
+                                   op=node.op, bytes_allocated=int(node.bytes_allocated),
+                                   frame_name=node.frame_name, iteration=int(node.iteration))
+        step_stats = message.SerializeToString()
+        return _proto_key(1) + _proto_varint(len(step_stats)) + step_stats  # RunMetadata.step_stats
 
 
 class _OptionsBag:
@@ -382,13 +413,28 @@ def _resolve_fetch(graph, fetch):
         return element
     if isinstance(element, str):
         try:
-            return graph.as_graph_element(element, allow_tensor=True, allow_operation=True)
+            element = graph.as_graph_element(element, allow_tensor=True, allow_operation=True)
+            if isinstance(element, ops.Tensor) and element.op.type == "VarHandleOp":
+                # "w:0" names a TF1 ref variable's value; weir's variables are
+                # resource variables, whose "w:0" is the handle: fetch the read.
+                read = _variable_read(graph, element)
+                return element if read is None else read
+            return element
         except (ValueError, KeyError) as e:
             raise _fetch_value_error(fetch, e.args[0] if e.args else e) from None
         except TypeError as e:
             raise _fetch_type_error(fetch, e) from None
     raise _fetch_type_error(fetch, "Can not convert a %s into a Tensor or Operation."
                             % type(element).__name__)
+
+
+def _variable_read(graph, handle):
+    """The read tensor of the Variable whose handle is `handle`, or None."""
+    for key in (ops.GraphKeys.GLOBAL_VARIABLES, ops.GraphKeys.LOCAL_VARIABLES):
+        for variable in graph.get_collection(key):
+            if getattr(variable, "handle", None) is handle:
+                return variable._as_graph_element()
+    return None
 
 
 def _scalar_or_array(value):
@@ -550,8 +596,39 @@ def _feed_key_error(detail):
     return TypeError("Cannot interpret feed_dict key as Tensor: %s" % detail)
 
 
+class _NestedFeedKey(Exception):
+    """Raised by _build_plan for a feed_dict with a tuple key (a nested
+    structure of tensors, as an LSTMStateTuple); run() flattens it and retries,
+    so plain feeds pay nothing for the case."""
+
+
+def _flatten_feed_dict(feed_dict):
+    """feed_dict with each tuple/list key (a nested structure of tensors, as
+    TF allows) replaced by its leaves, each fed the matching leaf of the value."""
+    flat = {}
+    for key, value in feed_dict.items():
+        if not isinstance(key, (tuple, list)):
+            flat[key] = value
+            continue
+        keys = _flatten_structure(key)
+        values = _flatten_structure(value) if isinstance(value, (tuple, list)) else None
+        if values is None or len(values) != len(keys):
+            raise ValueError("Shape of feed value %r does not match the structure of the feed key %r "
+                             "(%d tensors)" % (type(value).__name__, key, len(keys)))
+        flat.update(zip(keys, values))
+    return flat
+
+
+def _flatten_structure(x):
+    if isinstance(x, (tuple, list)):
+        return [leaf for item in x for leaf in _flatten_structure(item)]
+    return [x]
+
+
 def _resolve_feed_key(graph, key):
     element = key
+    if isinstance(key, (tuple, list)):
+        raise _NestedFeedKey()
     if not isinstance(key, ops.Tensor):
         if getattr(type(key), "_as_graph_element", None) is not None:
             element = key._as_graph_element()
@@ -653,9 +730,14 @@ class BaseSession:
         self._rewrites_seen = 0  # graph rewrites by wr.gradients checked by _extend
         self._extend_lock = threading.Lock()
         self._cache = {}
+        self._partial_runs = {}  # handle -> weir.client.partial_run.PartialRunState
         self._default_session_ctx = None
         self._default_graph_ctx = None
         self._c = _C.Session(b"", c_config)
+        # State kept in Python for the graph's stateful py_func nodes (tf.data
+        # iterators) is per session in TF (a resource): a new session starts it afresh.
+        for reset in list(getattr(graph, "_weir_session_state_resets", {}).values()):
+            reset()
 
     # -- properties
 
@@ -857,7 +939,10 @@ class BaseSession:
         else:
             key = None
         if plan is None:
-            plan = self._build_plan(fetches, feed_dict, key)
+            try:
+                plan = self._build_plan(fetches, feed_dict, key)
+            except _NestedFeedKey:
+                return self.run(fetches, _flatten_feed_dict(feed_dict), options, run_metadata)
         feeds = []
         if feed_dict:
             for entry, value in zip(plan.feeds, feed_dict.values()):
@@ -891,6 +976,20 @@ class BaseSession:
             value = outputs[index]
             return value[()] if value.ndim == 0 else value
         return fetch.build(outputs)
+
+    def partial_run_setup(self, fetches, feeds=None):
+        """Starts a partial run of `fetches` fed `feeds` (TF1's); returns its
+        handle for partial_run (weir.client.partial_run says how it runs)."""
+        from weir.client import partial_run
+        self._check_open()
+        return partial_run.setup(self, fetches, feeds)
+
+    def partial_run(self, handle, fetches, feed_dict=None):
+        """Continues the partial run `handle`: feeds `feed_dict`, returns
+        `fetches` (in their structure)."""
+        from weir.client import partial_run
+        self._check_open()
+        return partial_run.run(self, handle, fetches, feed_dict)
 
     def make_callable(self, fetches, feed_list=None, accept_options=False):
         """A Python function running `fetches` with positional feed values for

@@ -1,7 +1,18 @@
-"""weir.image: tf.compat.v1.image's resizing (see weir.ops.image_ops)."""
+"""weir.image: tf.compat.v1.image's resizing (see weir.ops.image_ops) and
+preprocessing (standardization, flips, crops, brightness, contrast, dtype
+conversion: weir.ops.image_augment)."""
 from weir.ops.image_ops import (  # noqa: F401
     ResizeMethod, crop_and_resize, resize, resize_bicubic, resize_bilinear, resize_images,
     resize_nearest_neighbor)
+from weir.ops.image_augment import (  # noqa: F401
+    adjust_brightness, adjust_contrast, convert_image_dtype, flip_left_right, flip_up_down,
+    per_image_standardization, random_brightness, random_contrast, random_crop,
+    random_flip_left_right, random_flip_up_down, crop_to_bounding_box, pad_to_bounding_box,
+    resize_image_with_crop_or_pad, central_crop, rgb_to_grayscale)
 
-__all__ = ["ResizeMethod", "crop_and_resize", "resize", "resize_bicubic", "resize_bilinear", "resize_images",
-           "resize_nearest_neighbor"]
+__all__ = ["ResizeMethod", "crop_and_resize", "resize", "resize_bicubic", "resize_bilinear",
+           "resize_images", "resize_nearest_neighbor", "adjust_brightness", "adjust_contrast",
+           "convert_image_dtype", "flip_left_right", "flip_up_down", "per_image_standardization",
+           "random_brightness", "random_contrast", "random_crop", "random_flip_left_right",
+           "random_flip_up_down", "crop_to_bounding_box", "pad_to_bounding_box",
+           "resize_image_with_crop_or_pad", "central_crop", "rgb_to_grayscale"]

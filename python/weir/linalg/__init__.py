@@ -7,6 +7,7 @@ from weir.ops.array_ops import matrix_band_part as band_part  # noqa: F401
 
 matrix_transpose = transpose
 
+
 __all__ = ["eye", "diag", "diag_part", "transpose", "matrix_transpose", "matmul", "tensordot",
            "trace", "l2_normalize", "norm"]
 __all__ += ["einsum", "band_part"]

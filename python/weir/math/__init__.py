@@ -1,6 +1,7 @@
 """weir.math: TF1's tf.math names (re-exported from weir.ops.math_ops and friends)."""
 from weir.ops.array_ops import invert_permutation  # noqa: F401
 from weir.ops.nn_ops import top_k  # noqa: F401
+from weir.ops.template_ops import confusion_matrix  # noqa: F401
 from weir.ops.math_ops import (  # noqa: F401
     abs, accumulate_n, add, add_n, argmax, argmin, ceil, cos, count_nonzero, cumsum, divide, equal,
     erf, erfc, exp, expm1, floor, floordiv, floormod, greater, greater_equal, is_finite, is_inf, is_nan,

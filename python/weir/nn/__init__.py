@@ -2,7 +2,8 @@
 the cross-entropy losses, moments and batch normalization, embedding_lookup,
 l2_normalize, in_top_k (see weir.ops.nn_ops for each contract); the RNNs
 (dynamic_rnn, static_rnn, the bidirectional ones: weir.ops.rnn) and their
-cells (weir.nn.rnn_cell)."""
+cells (weir.nn.rnn_cell); nce_loss, sampled_softmax_loss and the candidate
+samplers (weir.ops.candidate_sampling)."""
 from weir.ops.nn_ops import (  # noqa: F401
     atrous_conv2d, avg_pool, avg_pool1d, avg_pool2d, batch_normalization, bias_add, conv1d, conv2d,
     conv2d_backprop_filter, conv2d_backprop_input, conv2d_transpose, crelu, depthwise_conv2d,
@@ -18,6 +19,9 @@ from weir.ops.array_ops import depth_to_space, space_to_depth  # noqa: F401
 from weir.ops.rnn import (  # noqa: F401
     bidirectional_dynamic_rnn, dynamic_rnn, static_bidirectional_rnn, static_rnn)
 from weir.nn import rnn_cell  # noqa: F401
+from weir.ops.candidate_sampling import (  # noqa: F401
+    compute_accidental_hits, log_uniform_candidate_sampler, nce_loss, sampled_softmax_loss,
+    uniform_candidate_sampler)
 
 __all__ = [
     "atrous_conv2d", "avg_pool", "avg_pool1d", "avg_pool2d", "batch_normalization", "bias_add",
@@ -33,4 +37,6 @@ __all__ = [
     "weighted_cross_entropy_with_logits", "weighted_moments", "xw_plus_b", "zero_fraction",
     "depth_to_space", "space_to_depth",
     "bidirectional_dynamic_rnn", "dynamic_rnn", "static_bidirectional_rnn", "static_rnn", "rnn_cell",
+    "compute_accidental_hits", "log_uniform_candidate_sampler", "nce_loss", "sampled_softmax_loss",
+    "uniform_candidate_sampler",
 ]

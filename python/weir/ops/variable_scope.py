@@ -380,10 +380,13 @@ def _pure_variable_scope(state, name_or_scope, old_name_scope, reuse, settings):
         if snapshot is not None:
             state.store.scope_counts = snapshot
         else:
+            # The store's counts now (an inner re-entered scope object may have put back a
+            # snapshot of them): closing must reset those, as TF's close_variable_subscopes.
             prefix = new_name + "/"
-            for key in counts:
+            live = state.store.scope_counts
+            for key in live:
                 if key.startswith(prefix):
-                    counts[key] = 0
+                    live[key] = 0
 
 
 @contextlib.contextmanager

@@ -123,6 +123,43 @@ class Variable:
         graph.add_to_collections(collections, self)
         self._save_slice_info = None
 
+    @classmethod
+    def _from_variable_def(cls, fields, graph, prefix=""):
+        """The Variable of an imported graph's resource variable, from the
+        fields of its VariableDef ({field number: value}; names under
+        `prefix`); None for a ref variable (not a VarHandleOp). Its reads and
+        updates use the imported nodes (import_meta_graph's collections)."""
+        def element(number):
+            name = fields.get(number, b"").decode()
+            return graph.as_graph_element(prefix + name) if name else None
+        handle = element(1)
+        if handle is None or handle.op.type != "VarHandleOp":
+            return None
+        self = cls.__new__(cls)
+        self._graph = graph
+        self._handle = handle
+        self._handle_name = handle.op.name
+        self._dtype = dtypes.as_dtype(handle.op.get_attr("dtype")).base_dtype
+        self._shape = tensor_shape.as_shape(handle.op.get_attr("shape"))
+        self._initializer_op = element(2)
+        self._graph_element = element(3)
+        if self._graph_element is None:
+            with ops.name_scope(self._handle_name + "/Read/"):
+                self._graph_element = self._read()
+        elif self._shape.ndims is not None:
+            self._graph_element.set_shape(self._shape)
+        self._initial_value = element(6)
+        self._trainable = bool(fields.get(7, 1))
+        self._constraint = None
+        self._save_slice_info = None
+        try:
+            self._is_initialized_op = graph.as_graph_element(
+                self._handle_name + "/IsInitialized/VarIsInitializedOp")
+        except (KeyError, ValueError):
+            with ops.device(handle.device):
+                self._is_initialized_op = apply_op("VarIsInitializedOp", None, resource=handle)
+        return self
+
     # --- properties -------------------------------------------------------
 
     @property

@@ -14,7 +14,7 @@ import socket
 import threading
 import time
 
-__all__ = ["FileWriter", "FileWriterCache"]
+__all__ = ["FileWriter", "FileWriterCache", "summary_iterator"]
 
 
 def _protos():
@@ -50,10 +50,15 @@ class FileWriter(object):
         self._flush_secs = float(flush_secs)
         self._filename_suffix = filename_suffix
         self._lock = threading.Lock()
+        self._run_metadata_tags = set()
         self._closed = True
         self._open()
         if graph is not None or graph_def is not None:
             self.add_graph(graph, graph_def=graph_def)
+            # As TF's writer: the graph also as a MetaGraphDef (graph only).
+            meta = _protos().MetaGraphDef()
+            meta.graph_def.ParseFromString(self._graph_def_bytes(graph, graph_def))
+            self.add_meta_graph(meta)
 
     def _open(self):
         os.makedirs(self._logdir, exist_ok=True)
@@ -121,16 +126,41 @@ class FileWriter(object):
         TensorBoard's Graphs tab."""
         if graph is not None and graph_def is not None:
             raise ValueError("Please pass only graph, or graph_def (deprecated), but not both.")
+        self._add(global_step, graph_def=self._graph_def_bytes(graph, graph_def))
+
+    @staticmethod
+    def _graph_def_bytes(graph, graph_def):
         source = graph if graph is not None else graph_def
         if hasattr(source, "_c_graph"):
-            data = source._c_graph.to_graph_def()
-        elif isinstance(source, (bytes, bytearray)):
-            data = bytes(source)
-        elif hasattr(source, "SerializeToString"):
-            data = source.SerializeToString()
+            return source._c_graph.to_graph_def()
+        if isinstance(source, (bytes, bytearray)):
+            return bytes(source)
+        if hasattr(source, "SerializeToString"):
+            return source.SerializeToString()
+        raise TypeError("add_graph needs a Graph or GraphDef, got %r" % type(source))
+
+    def add_meta_graph(self, meta_graph_def, global_step=None):
+        """Writes a MetaGraphDef (a proto, as tf.train.export_meta_graph()
+        returns, or its bytes) for TensorBoard's Graphs tab."""
+        if hasattr(meta_graph_def, "SerializeToString"):
+            data = meta_graph_def.SerializeToString()
+        elif isinstance(meta_graph_def, (bytes, bytearray)):
+            data = bytes(meta_graph_def)
         else:
-            raise TypeError("add_graph needs a Graph or GraphDef, got %r" % type(source))
-        self._add(global_step, graph_def=data)
+            raise TypeError("meta_graph_def must be a MetaGraphDef, got %r" % type(meta_graph_def))
+        self._add(global_step, meta_graph_def=data)
+
+    def add_run_metadata(self, run_metadata, tag, global_step=None):
+        """Writes a step's RunMetadata (from Session.run(options=
+        RunOptions(trace_level=FULL_TRACE), run_metadata=...)) under `tag`,
+        which TensorBoard shows as the step's compute time and memory.
+        As TF's writer, a tag written twice is an error."""
+        with self._lock:
+            if tag in self._run_metadata_tags:
+                raise ValueError("The provided run_metadata tag %r has already been used" % (tag,))
+            self._run_metadata_tags.add(tag)
+        tagged = _protos().TaggedRunMetadata(tag=tag, run_metadata=run_metadata.SerializeToString())
+        self._add(global_step, tagged_run_metadata=tagged)
 
     def flush(self):
         """Makes every event added so far readable."""
@@ -183,3 +213,12 @@ class FileWriterCache(object):
             for writer in FileWriterCache._cache.values():
                 writer.close()
             FileWriterCache._cache.clear()
+
+
+def summary_iterator(path):
+    """The Event protos of the event file `path`, in order (TF1's
+    tf.train.summary_iterator)."""
+    from weir.io import tf_record
+    protos = _protos()
+    for record in tf_record.tf_record_iterator(path):
+        yield protos.Event.FromString(record)

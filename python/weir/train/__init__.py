@@ -6,10 +6,12 @@ from weir.train.momentum import *  # noqa: F401,F403
 from weir.train.adagrad import *  # noqa: F401,F403
 from weir.train.rmsprop import *  # noqa: F401,F403
 from weir.train.adam import *  # noqa: F401,F403
+from weir.train.adadelta import *  # noqa: F401,F403
 from weir.train.learning_rate_decay import *  # noqa: F401,F403
 from weir.train.training_util import *  # noqa: F401,F403
 from weir.train.saver import *  # noqa: F401,F403
 from weir.train.checkpoint_management import *  # noqa: F401,F403
+from weir.train.checkpoint_utils import *  # noqa: F401,F403
 from weir.train.coordinator import *  # noqa: F401,F403
 from weir.train.queue_runner import *  # noqa: F401,F403
 from weir.train.input import *  # noqa: F401,F403
@@ -18,9 +20,11 @@ from weir.train.session_run_hook import *  # noqa: F401,F403
 from weir.train.basic_session_run_hooks import *  # noqa: F401,F403
 from weir.train.session_manager import *  # noqa: F401,F403
 from weir.train.monitored_session import *  # noqa: F401,F403
+from weir.train.supervisor import *  # noqa: F401,F403
 from weir.train.sync_replicas_optimizer import *  # noqa: F401,F403
 from weir.train.moving_averages import *  # noqa: F401,F403
 from weir.framework.graph_io import write_graph  # noqa: F401  (tf.train.write_graph)
+from weir.summary.writer import summary_iterator  # noqa: F401  (tf.train.summary_iterator)
 from weir.distribute import ClusterSpec, Server  # noqa: F401  (tf.train.ClusterSpec, Server)
 
 

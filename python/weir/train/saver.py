@@ -15,11 +15,14 @@ save() writes `<save_path>-<global_step>.index` / `.data-00000-of-00001`
 "checkpoint" state file (checkpoint_management, atomic), then deletes the
 checkpoints beyond `max_to_keep` (keeping one per
 `keep_checkpoint_every_n_hours`). With write_meta_graph, `<prefix>.meta` is a
-minimal MetaGraphDef: the GraphDef and the SaverDef, no collections (weir has
-no MetaGraphDef support beyond that); import_meta_graph reads such a file (or
-TensorFlow's: collections, signatures and other fields are skipped) back into
-a graph and returns a Saver over its save/restore nodes (its stripped_op_list is
-import_graph_def's producer_op_list).
+MetaGraphDef: the GraphDef, the SaverDef and the collections TF serializes
+(node lists, VariableDefs, strings and numbers; see export_meta_graph);
+import_meta_graph reads such a file (or TensorFlow's: signatures, assets and
+the collections of queue runners and control-flow contexts are skipped) back
+into a graph with its collections (resource variables become Variables again,
+so tf.global_variables() and a new Saver() work) and returns a Saver over its
+save/restore nodes (its stripped_op_list is import_graph_def's
+producer_op_list).
 
 Saver(sharded=True), as TensorFlow's: the variables are grouped by their
 device (one group per distinct variable device, in sorted order), and each
@@ -81,18 +84,128 @@ def _saver_def_bytes(filename_tensor_name, save_tensor_name, restore_op_name, ma
     return out
 
 
-def export_meta_graph(filename, graph=None, saver_def=None):
-    """Writes a MetaGraphDef holding `graph`'s GraphDef (field 2) and the given
-    serialized SaverDef (field 3); returns the bytes written."""
+# Collections whose items are Variables, stored as VariableDef protos (as TF does).
+_VARIABLE_COLLECTIONS = frozenset(["variables", "trainable_variables", "local_variables",
+                                   "model_variables", "moving_average_variables", "global_step",
+                                   "metric_variables"])
+# Collections of TF's other registered protos (queue runners, control-flow
+# contexts, savers): skipped on import, as weir does not rebuild them.
+_SKIPPED_PROTO_COLLECTIONS = frozenset(["queue_runners", "cond_context", "while_context", "savers"])
+
+
+def _variable_def_bytes(variable):
+    """TF's VariableDef of a weir (resource) Variable: variable_name (the
+    handle), initializer_name, snapshot_name (the read), is_resource,
+    initial_value_name, trainable."""
+    out = _field(1, variable.handle.name.encode())
+    out += _field(2, variable.initializer.name.encode())
+    out += _field(3, variable._graph_element.name.encode())
+    out += _varint(5 << 3) + _varint(1)
+    if isinstance(variable._initial_value, ops.Tensor):
+        out += _field(6, variable._initial_value.name.encode())
+    out += _varint(7 << 3) + _varint(1 if variable.trainable else 0)
+    return out
+
+
+def _collection_def(items):
+    """A CollectionDef (a weir.core.protos message) of a collection's items,
+    or None when they are not all of one kind TF serializes."""
+    from weir.core import protos
+    collection = protos.CollectionDef()
+    if not items:
+        return None
+    if all(isinstance(item, (ops.Tensor, ops.Operation)) for item in items):
+        collection.node_list.value.extend(item.name for item in items)
+    elif all(isinstance(item, variables.Variable) for item in items):
+        collection.bytes_list.value.extend(_variable_def_bytes(item) for item in items)
+    elif all(isinstance(item, (str, bytes)) for item in items):
+        collection.bytes_list.value.extend(item.encode() if isinstance(item, str) else item
+                                           for item in items)
+    elif all(isinstance(item, (int, np.integer)) and not isinstance(item, bool) for item in items):
+        collection.int64_list.value.extend(int(item) for item in items)
+    elif all(isinstance(item, (float, np.floating)) for item in items):
+        collection.float_list.value.extend(float(item) for item in items)
+    else:
+        return None
+    return collection
+
+
+def export_meta_graph(filename=None, graph=None, saver_def=None, collection_list=None,
+                      clear_devices=False, **unused):
+    """TF's tf.train.export_meta_graph: a MetaGraphDef (a weir.core.protos
+    message) holding `graph`'s GraphDef, the SaverDef (a proto or its bytes),
+    and the collections named by `collection_list` (default: all) whose items
+    TF serializes (tensors and operations as node names, variables as
+    VariableDefs, strings, ints, floats; others are left out, as TF warns);
+    written to `filename` (atomically) when given."""
+    from weir.core import protos
     graph = graph or ops.get_default_graph()
-    data = _field(2, graph._c_graph.to_graph_def())
+    meta = protos.MetaGraphDef()
+    meta.meta_info_def.meta_graph_version = "v1"
+    meta.graph_def.ParseFromString(graph._c_graph.to_graph_def())
+    if clear_devices:
+        for node in meta.graph_def.node:
+            node.device = ""
     if saver_def:
-        data += _field(3, saver_def)
-    tmp = filename + ".tmp%d" % os.getpid()
-    with open(tmp, "wb") as f:
-        f.write(data)
-    os.replace(tmp, filename)
-    return data
+        if hasattr(saver_def, "SerializeToString"):
+            saver_def = saver_def.SerializeToString()
+        meta.saver_def.ParseFromString(saver_def)
+    keys = graph.get_all_collection_keys() if collection_list is None else collection_list
+    for key in sorted(keys):
+        collection = _collection_def(graph.get_collection(key))
+        if collection is not None:
+            meta.collection_def[key].CopyFrom(collection)
+    if filename:
+        data = meta.SerializeToString()
+        tmp = filename + ".tmp%d" % os.getpid()
+        with open(tmp, "wb") as f:
+            f.write(data)
+        os.replace(tmp, filename)
+    return meta
+
+
+def _import_collections(data, graph, prefix):
+    """Adds the MetaGraphDef `data`'s collections to `graph` (names under
+    `prefix`): node lists as tensors/operations, VariableDefs of resource
+    variables as Variables (one object per variable across collections),
+    other bytes, ints and floats as they are."""
+    from weir.core import protos
+    try:
+        meta = protos.MetaGraphDef.FromString(data)
+    except Exception:  # a MetaGraphDef from a newer producer: the graph imported, collections skipped
+        return
+    variables_by_name = {}
+    for key in sorted(meta.collection_def):
+        if key in _SKIPPED_PROTO_COLLECTIONS:
+            continue
+        collection = meta.collection_def[key]
+        kind = collection.WhichOneof("kind")
+        if kind == "node_list":
+            for name in collection.node_list.value:
+                try:
+                    graph.add_to_collection(key, graph.as_graph_element(prefix + name))
+                except (KeyError, ValueError):
+                    pass  # a node the producer stripped
+        elif kind == "bytes_list" and key in _VARIABLE_COLLECTIONS:
+            for value in collection.bytes_list.value:
+                fields = {n: v for n, _, v in _fields(value)}
+                name = fields.get(1, b"").decode()
+                variable = variables_by_name.get(name)
+                if variable is None:
+                    variable = variables.Variable._from_variable_def(fields, graph, prefix)
+                    if variable is None:
+                        continue  # a ref variable (VariableV2): no weir Variable object
+                    variables_by_name[name] = variable
+                graph.add_to_collection(key, variable)
+        elif kind == "bytes_list":
+            for value in collection.bytes_list.value:
+                graph.add_to_collection(key, value)
+        elif kind == "int64_list":
+            for value in collection.int64_list.value:
+                graph.add_to_collection(key, int(value))
+        elif kind == "float_list":
+            for value in collection.float_list.value:
+                graph.add_to_collection(key, float(value))
 
 
 def _read_varint(data, pos):
@@ -173,10 +286,11 @@ def import_meta_graph(meta_graph_or_file, clear_devices=False, import_scope=None
         graph_def = message.SerializeToString()
     importer.import_graph_def(graph_def, name=import_scope or "",
                               producer_op_list=stripped_op_list)
-    if not saver_fields:
-        return None
     prefix = (import_scope + "/") if import_scope else ""
     graph = ops.get_default_graph()
+    _import_collections(data, graph, prefix)
+    if not saver_fields:
+        return None
 
     def element(field):
         name = saver_fields.get(field, b"").decode()
