@@ -90,3 +90,24 @@ node { name: "tmp" op: "TemporaryVariable"
     with wr.Graph().as_default():
         with pytest.raises(wr.errors.InvalidArgumentError, match="'tmp'.*TemporaryVariable"):
             wr.compat.v1.import_graph_def(graph_def(text), name="")
+
+
+def test_scatter_row_and_slice_updates_of_variables():
+    """The resource ops that TF1's ScatterMul... and ScatterNdUpdate... import as, from Python:
+    values worked out by hand."""
+    with wr.Graph().as_default():
+        v = wr.Variable(np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], np.float32), name="v")
+        steps = [
+            (wr.scatter_mul, [2], [[2.0, -1.0]], [[1, 2], [3, 4], [10, -6]]),
+            (wr.scatter_div, [0], [[4.0, 0.5]], [[0.25, 4], [3, 4], [10, -6]]),
+            (wr.scatter_max, [1, 2], [[3.5, 0.0], [9.0, 0.0]], [[0.25, 4], [3.5, 4], [10, 0]]),
+            (wr.scatter_min, [2], [[2.0, 7.0]], [[0.25, 4], [3.5, 4], [2, 0]]),
+            (wr.scatter_nd_update, [[1, 0]], [8.0], [[0.25, 4], [8, 4], [2, 0]]),
+            (wr.scatter_nd_add, [[0]], [[1.0, 1.0]], [[1.25, 5], [8, 4], [2, 0]]),
+            (wr.scatter_nd_sub, [[2, 1], [2, 1]], [1.0, 2.0], [[1.25, 5], [8, 4], [2, -3]]),
+        ]
+        updates = [op(v, np.array(i), np.array(u, np.float32)) for op, i, u, _ in steps]
+        with wr.Session() as sess:
+            sess.run(v.initializer)
+            for update, (op, _, _, want) in zip(updates, steps):
+                np.testing.assert_allclose(sess.run(update), want, err_msg=op.__name__)

@@ -2,9 +2,10 @@
 programs and most TF1-era .pb/.meta files hold: VariableV2, Assign, ApplyAdam, ScatterUpdate,
 RefEnter, IsVariableInitialized...), written by TensorFlow 2.21 and run by Weir, which imports
 them as resource variables (src/weir/graph/ref_variables.h). Training with each optimizer, a
-sparse embedding update, a while loop that assigns a variable, report_uninitialized_variables,
-and a Saver: TensorFlow's checkpoint restores through the imported graph, and TensorFlow reads
-Weir's back. TensorFlow runs the same graphs in the test; values must match to ~1e-5."""
+sparse embedding update, every Scatter and ScatterNd update, a while loop that assigns a
+variable, report_uninitialized_variables, and a Saver: TensorFlow's checkpoint restores through
+the imported graph, and TensorFlow reads Weir's back. TensorFlow runs the same graphs in the
+test; values must match to ~1e-5."""
 import json
 
 import numpy as np
@@ -29,6 +30,7 @@ OPTIMIZERS = {
     "adam": lambda: v1.train.AdamOptimizer(0.05),
     "adagrad": lambda: v1.train.AdagradOptimizer(0.3),
     "rmsprop": lambda: v1.train.RMSPropOptimizer(0.02, momentum=0.5),
+    "adadelta": lambda: v1.train.AdadeltaOptimizer(1.0, rho=0.9),
 }
 cases = {}
 for name, make in OPTIMIZERS.items():
@@ -73,6 +75,15 @@ with g.as_default():
     loop = v1.while_loop(lambda i: i < n, body, [tf.constant(0)], name="loop")
     out = tf.identity(loop, name="loop_out")
     scatter = v1.scatter_update(table, [3, 1], [[1.0, 2.0], [3.0, 4.0]], name="scatter")
+    # The other row updates, each after the one before, and the slice (Nd) updates.
+    combined = scatter
+    for op, rows in [(v1.scatter_mul, [[2.0, -1.0]]), (v1.scatter_div, [[4.0, 0.5]]),
+                     (v1.scatter_max, [[0.75, -3.0]]), (v1.scatter_min, [[0.6, 5.0]]),
+                     (v1.scatter_nd_update, [[9.0, 8.0]]), (v1.scatter_nd_add, [[1.0, 1.0]]),
+                     (v1.scatter_nd_sub, [[0.5, 0.25]])]:
+        with tf.control_dependencies([combined]):
+            # (TF 2.21's scatter_nd_* pass name= on as bad_indices_policy: no names.)
+            combined = op(table, [[3]], rows) if "nd" in op.__name__ else op(table, [3], rows)
     reset = v1.assign(total, 100, name="reset")
     doubled = v1.assign_add(v1.assign(total, 7, name="seven"), 7, name="doubled")
     init = v1.global_variables_initializer()
@@ -82,11 +93,13 @@ with g.as_default():
         # buffer that later updates in the same run change, a resource read does not.
         loops = [(s.run(out, {n: k}), s.run(total)) for k in (4, 0, 3)]
         scattered = s.run(scatter)
+        combined_value = s.run(combined)
         reset_value = s.run(reset)
         doubled_value = s.run(doubled)
 save_graph(g.as_graph_def(), "loop")
 cases["loop"] = {"ops": sorted({n.op for n in g.as_graph_def().node}), "init": init.name,
                  "loops": [[int(a), int(b)] for a, b in loops], "scatter": scattered.tolist(),
+                 "combined": combined_value.tolist(), "combined_name": combined.name,
                  "reset": int(reset_value), "doubled": int(doubled_value)}
 with open(os.path.join(OUT, "cases.json"), "w") as f:
     json.dump(cases, f)
@@ -118,10 +131,11 @@ def test_tf1_reference_variable_training_graphs(train_out):
     ops = set().union(*(set(c["ops"]) for c in cases.values()))
     assert {"VariableV2", "Assign", "AssignAdd", "IsVariableInitialized", "ApplyGradientDescent",
             "ScatterAdd", "ApplyMomentum", "SparseApplyMomentum", "ApplyAdam", "ApplyAdagrad",
-            "SparseApplyAdagrad", "ApplyRMSProp", "SparseApplyRMSProp", "RefEnter",
+            "SparseApplyAdagrad", "ApplyRMSProp", "SparseApplyRMSProp", "ApplyAdadelta",
+            "SparseApplyAdadelta", "RefEnter",
             "ScatterUpdate"} <= ops, ops
     assert not {"VarHandleOp", "ReadVariableOp"} & ops
-    for name in ("sgd", "momentum", "nesterov", "adam", "adagrad", "rmsprop"):
+    for name in ("sgd", "momentum", "nesterov", "adam", "adagrad", "rmsprop", "adadelta"):
         case = cases[name]
         graph = import_graph(out / f"{name}.pb")
         feeds = {"x:0": data["x"], "y:0": data["y"], "ids:0": data["ids"]}
@@ -140,13 +154,15 @@ def test_tf1_reference_variable_training_graphs(train_out):
 def test_tf1_reference_variables_in_a_while_loop_and_scatter(train_out):
     out = train_out
     case = json.loads((out / "cases.json").read_text())["loop"]
-    assert {"RefEnter", "AssignAdd", "ScatterUpdate"} <= set(case["ops"])
+    assert {"RefEnter", "AssignAdd", "ScatterUpdate", "ScatterMul", "ScatterDiv", "ScatterMax",
+            "ScatterMin", "ScatterNdUpdate", "ScatterNdAdd", "ScatterNdSub"} <= set(case["ops"])
     graph = import_graph(out / "loop.pb")
     with wr.Session(graph=graph) as sess:
         sess.run(case["init"])
         for k, want in zip((4, 0, 3), case["loops"]):
             assert [int(sess.run("loop_out:0", {"n:0": k})), int(sess.run("total:0"))] == want
         np.testing.assert_array_equal(sess.run("scatter:0"), case["scatter"])
+        np.testing.assert_allclose(sess.run(case["combined_name"]), case["combined"], rtol=1e-6)
         assert sess.run("reset:0") == case["reset"]
         assert sess.run("doubled:0") == case["doubled"] == 14
 
@@ -212,3 +228,39 @@ def test_tf1_saver_meta_graph_restores_and_saves(run_tf, tmp_path):
     assert sorted(read) == sorted(recorded["trained"])
     for var, want in recorded["trained"].items():
         assert_close(read[var], want, "read back " + var)
+
+
+SAVED_MODEL = '''
+import json
+v1.disable_v2_behavior()
+g = tf.Graph()
+with g.as_default():
+    x = v1.placeholder(tf.float32, [None, 3], name="x")
+    w = v1.get_variable("w", initializer=np.array([[0.5], [-1.0], [2.0]], np.float32))
+    b = v1.Variable(np.float32(0.1), name="b")
+    y = tf.nn.sigmoid(tf.matmul(x, w) + b, name="y")
+    loss = tf.reduce_mean(y, name="loss")
+    train = v1.train.MomentumOptimizer(0.5, 0.9).minimize(loss)
+    xv = np.array([[1.0, 2.0, 3.0], [-1.0, 0.0, 0.5]], np.float32)
+    with v1.Session(graph=g) as s:
+        s.run(v1.global_variables_initializer())
+        for _ in range(2):
+            s.run(train, {x: xv})
+        want = s.run(y, {x: xv})
+        v1.saved_model.simple_save(s, os.path.join(OUT, "model"), {"x": x}, {"y": y})
+with open(os.path.join(OUT, "saved_model.json"), "w") as f:
+    json.dump({"x": xv.tolist(), "y": want.tolist()}, f)
+'''
+
+
+def test_tf1_saved_model_with_reference_variables_loads(run_tf):
+    out = run_tf(SAVED_MODEL, "ref_saved_model")
+    recorded = json.loads((out / "saved_model.json").read_text())
+    graph = wr.Graph()
+    with wr.Session(graph=graph) as sess:
+        meta = wr.saved_model.loader.load(sess, ["serve"], str(out / "model"))
+        assert "VariableV2" in {n.op for n in meta.graph_def.node}
+        signature = meta.signature_def["serving_default"]
+        got = sess.run(signature.outputs["y"].name,
+                       {signature.inputs["x"].name: np.array(recorded["x"], np.float32)})
+    assert_close(got, recorded["y"], "y")

@@ -30,9 +30,9 @@ struct RefOp {
 
 bool IsScatterOp(std::string_view op) {
   static const std::unordered_set<std::string_view> kScatter = {
-      "ScatterUpdate", "ScatterAdd",      "ScatterSub",      "ScatterMul",
-      "ScatterDiv",    "ScatterMin",      "ScatterMax",      "ScatterNdUpdate",
-      "ScatterNdAdd",  "ScatterNdSub",    "ScatterNdMin",    "ScatterNdMax"};
+      "ScatterUpdate", "ScatterAdd",   "ScatterSub",   "ScatterMul",
+      "ScatterDiv",    "ScatterMin",   "ScatterMax",   "ScatterNdUpdate",
+      "ScatterNdAdd",  "ScatterNdSub", "ScatterNdMin", "ScatterNdMax"};
   return kScatter.count(op) != 0;
 }
 
@@ -73,9 +73,7 @@ RefOp Classify(const std::string& op) {
 
 // The data inputs of a carrier that take references; the outputs that give
 // them are the same for all but RefMerge (output 0 only) and RefSwitch (both).
-bool IsCarrierRefInput(const std::string& op, int index) {
-  return op == "RefMerge" || index == 0;
-}
+bool IsCarrierRefInput(const std::string& op, int index) { return op == "RefMerge" || index == 0; }
 bool IsCarrierRefOutput(const std::string& op, int port) {
   return op == "RefSwitch" ? port <= 1 : port == 0;
 }
@@ -109,11 +107,19 @@ class Rewriter {
   }
 
   StatusOr<Reference> Resolve(const NodeDef& consumer, int index, const std::string& input);
-  StatusOr<Reference> ResolveExisting(const NodeDef& consumer, int index,
-                                      const std::string& input, const std::string& name);
+  StatusOr<Reference> ResolveExisting(const NodeDef& consumer, int index, const std::string& input,
+                                      const std::string& name);
   // `input` of a value consumer, read through a ReadVariableOp when it is
   // a carrier's reference output.
   StatusOr<std::string> ValueInput(const NodeDef& consumer, int index, const std::string& input);
+  // A control input on a variable waits for its handle: the read that now
+  // has the variable's name would fail while it is uninitialized, where
+  // TensorFlow's VariableV2 runs regardless.
+  std::string ControlInput(const std::string& input) const {
+    const NodeDef* node = Find(std::string_view(input).substr(1));
+    if (node == nullptr || Classify(node->op).kind != RefKind::kVariable) return input;
+    return "^" + handles_.at(node->name);
+  }
   // Sets `out`'s data inputs from `nd`'s, references resolved where
   // `is_ref(i)`; the controls of references through updates are appended
   // after `nd`'s own control inputs.
@@ -155,21 +161,11 @@ Status Rewriter::Run() {
   for (const NodeDef& nd : def_->nodes) {
     const RefOp ref = Classify(nd.op);
     switch (ref.kind) {
-      case RefKind::kNone:
-        WEIR_RETURN_IF_ERROR(RewriteOther(nd));
-        break;
-      case RefKind::kVariable:
-        WEIR_RETURN_IF_ERROR(RewriteVariable(nd));
-        break;
-      case RefKind::kUpdate:
-        WEIR_RETURN_IF_ERROR(RewriteUpdate(nd, ref));
-        break;
-      case RefKind::kDirect:
-        WEIR_RETURN_IF_ERROR(RewriteDirect(nd, ref));
-        break;
-      case RefKind::kCarrier:
-        WEIR_RETURN_IF_ERROR(RewriteCarrier(nd, ref));
-        break;
+      case RefKind::kNone: WEIR_RETURN_IF_ERROR(RewriteOther(nd)); break;
+      case RefKind::kVariable: WEIR_RETURN_IF_ERROR(RewriteVariable(nd)); break;
+      case RefKind::kUpdate: WEIR_RETURN_IF_ERROR(RewriteUpdate(nd, ref)); break;
+      case RefKind::kDirect: WEIR_RETURN_IF_ERROR(RewriteDirect(nd, ref)); break;
+      case RefKind::kCarrier: WEIR_RETURN_IF_ERROR(RewriteCarrier(nd, ref)); break;
       case RefKind::kUnsupported:
         return errors::InvalidArgument("node ", nd.Describe(),
                                        " is a TensorFlow reference-variable op that Weir cannot "
@@ -225,13 +221,12 @@ StatusOr<Reference> Rewriter::Resolve(const NodeDef& consumer, int index,
         break;
       case RefKind::kCarrier:
         if (!IsCarrierRefOutput(node->op, id.port)) {
-          return not_a_reference(StrCat("output ", id.port, " of ", node->Describe(),
-                                        " is not a reference"));
+          return not_a_reference(
+              StrCat("output ", id.port, " of ", node->Describe(), " is not a reference"));
         }
         if (ref.handle.empty()) ref.handle = StrCat(node->name, ":", id.port);
         break;
-      default:
-        return not_a_reference(StrCat(node->Describe(), " gives a value"));
+      default: return not_a_reference(StrCat(node->Describe(), " gives a value"));
     }
     if (node->inputs.empty() || node->inputs[0].starts_with("^")) {
       return errors::InvalidArgument("node ", node->Describe(), " has no reference input");
@@ -248,8 +243,10 @@ StatusOr<Reference> Rewriter::ResolveExisting(const NodeDef& consumer, int index
   const Node* read = existing_->FindNode(name);
   if (read == nullptr) {
     return errors::InvalidArgument("input ", index, " ('", input, "') of node ",
-                                   consumer.Describe(), " must be a TensorFlow reference, but no "
-                                   "node is named '", name, "'");
+                                   consumer.Describe(),
+                                   " must be a TensorFlow reference, but no "
+                                   "node is named '",
+                                   name, "'");
   }
   const Edge* edge = read->type_string() == "ReadVariableOp" ? read->input_edge(0) : nullptr;
   if (edge == nullptr || (input.find(':') != std::string::npos && !input.ends_with(":0"))) {
@@ -279,8 +276,8 @@ StatusOr<std::string> Rewriter::ValueInput(const NodeDef& consumer, int index,
   if (it != reads_.end()) return it->second;
   WEIR_ASSIGN_OR_RETURN(Reference ref, Resolve(consumer, index, input));
   NodeDef read;
-  read.name = UniqueName(id->port == 0 ? id->node + "/_read"
-                                       : StrCat(id->node, "/_read_", id->port));
+  read.name =
+      UniqueName(id->port == 0 ? id->node + "/_read" : StrCat(id->node, "/_read_", id->port));
   read.op = "ReadVariableOp";
   read.inputs = {key};
   read.device = node->device;
@@ -298,7 +295,7 @@ Status Rewriter::RewriteInputs(const NodeDef& nd, IsRef is_ref, NodeDef* out,
   int index = 0;
   for (const std::string& input : nd.inputs) {
     if (input.starts_with("^")) {
-      controls.push_back(input);
+      controls.push_back(ControlInput(input));
       continue;
     }
     if (is_ref(index)) {
@@ -369,7 +366,7 @@ Status Rewriter::RewriteVariable(const NodeDef& nd) {
       return errors::InvalidArgument("variable ", nd.Describe(), " has data input '", input,
                                      "'; a variable takes none");
     }
-    handle.inputs.push_back(input);
+    handle.inputs.push_back(ControlInput(input));
   }
   NodeDef read;
   read.name = nd.name;
@@ -389,9 +386,10 @@ Status Rewriter::RewriteVariable(const NodeDef& nd) {
 Status Rewriter::RewriteUpdate(const NodeDef& nd, const RefOp& ref) {
   const OpDef* target = OpRegistry::Global()->Find(ref.target);
   if (target == nullptr) {
-    return errors::InvalidArgument(
-        "node ", nd.Describe(), " is a TensorFlow reference-variable op; Weir runs such ops as "
-        "their resource-variable form, and Weir has no ", ref.target);
+    return errors::InvalidArgument("node ", nd.Describe(),
+                                   " is a TensorFlow reference-variable op; Weir runs such ops as "
+                                   "their resource-variable form, and Weir has no ",
+                                   ref.target);
   }
   NodeDef update;
   update.name = UniqueName(nd.name + "/_update");
@@ -434,7 +432,8 @@ Status Rewriter::RewriteDirect(const NodeDef& nd, const RefOp& ref) {
   direct.device = nd.device;
   direct.source_location = nd.source_location;
   direct.attrs = TargetAttrs(nd, *target);
-  WEIR_RETURN_IF_ERROR(RewriteInputs(nd, [](int i) { return i == 0; }, &direct));
+  WEIR_RETURN_IF_ERROR(RewriteInputs(
+      nd, [](int i) { return i == 0; }, &direct));
   out_.push_back(std::move(direct));
   return Status::OK();
 }
@@ -448,8 +447,8 @@ Status Rewriter::RewriteCarrier(const NodeDef& nd, const RefOp& ref) {
   carrier.attrs = nd.attrs;
   carrier.attrs.erase("_output_shapes");  // the values', not the handles'
   carrier.attrs["T"] = DT_RESOURCE;
-  WEIR_RETURN_IF_ERROR(
-      RewriteInputs(nd, [&](int i) { return IsCarrierRefInput(nd.op, i); }, &carrier));
+  WEIR_RETURN_IF_ERROR(RewriteInputs(
+      nd, [&](int i) { return IsCarrierRefInput(nd.op, i); }, &carrier));
   out_.push_back(std::move(carrier));
   return Status::OK();
 }
@@ -458,7 +457,10 @@ Status Rewriter::RewriteOther(const NodeDef& nd) {
   NodeDef copy = nd;
   int index = 0;
   for (std::string& input : copy.inputs) {
-    if (input.starts_with("^")) continue;
+    if (input.starts_with("^")) {
+      input = ControlInput(input);
+      continue;
+    }
     WEIR_ASSIGN_OR_RETURN(input, ValueInput(nd, index++, input));
   }
   out_.push_back(std::move(copy));

@@ -20,7 +20,8 @@
 //   `<node>/_read` (`/_read_<port>` for ports other than 0).
 // - An op that consumes a reference through the output of an update gets a
 //   control edge on that update's read, as TensorFlow orders it by the
-//   data edge.
+//   data edge. A control input on a variable becomes one on its handle
+//   (VariableV2 runs while uninitialized; a read would fail).
 //
 // New nodes take the device, `_class` colocation and source location of the
 // node they replace; a generated name that is taken gets a suffix `_1`,

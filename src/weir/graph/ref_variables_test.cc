@@ -111,6 +111,12 @@ TEST_F(RefVariablesTest, VariableAssignAndReadKeepTheirNames) {
   EXPECT_EQ(Inputs(graph_, "init_all"), std::vector<std::string>{"^v/Assign"});
 }
 
+TEST_F(RefVariablesTest, ControlInputOnAVariableWaitsForItsHandle) {
+  // Running VariableV2 never fails; a read of an uninitialized variable does.
+  ASSERT_TRUE(Import({Variable("v"), Node("after", "NoOp", {"^v"})}).ok());
+  EXPECT_EQ(Inputs(graph_, "after"), std::vector<std::string>{"^v/_handle"});
+}
+
 TEST_F(RefVariablesTest, ApplyScatterAndInitializedCheckUseTheHandle) {
   NodeDef apply = Node("sgd", "ApplyGradientDescent", {"v", "lr", "grad", "^other"},
                        {{"T", DT_FLOAT}, {"use_locking", false}});
@@ -151,15 +157,14 @@ TEST_F(RefVariablesTest, CarriersForwardTheHandleAndValueConsumersRead) {
                         {"frame_name", "loop"},
                         {"is_constant", true},
                         {"parallel_iterations", 10}});
-  NodeDef add = Node("loop/AssignAdd", "AssignAdd", {"loop/RefEnter", "loop/one"},
-                     {{"T", DT_FLOAT}});
+  NodeDef add =
+      Node("loop/AssignAdd", "AssignAdd", {"loop/RefEnter", "loop/one"}, {{"T", DT_FLOAT}});
   NodeDef one = Node("loop/one", "Enter", {"one"},
                      {{"T", DT_FLOAT}, {"frame_name", "loop"}, {"is_constant", true}});
   NodeDef value = Node("loop/value", "Neg", {"loop/RefEnter"}, {{"T", DT_FLOAT}});
   NodeDef identity = Node("same", "RefIdentity", {"v"}, {{"T", DT_FLOAT}});
   NodeDef twice = Node("twice", "Add", {"same", "same:0"}, {{"T", DT_FLOAT}});
-  ASSERT_TRUE(
-      Import({Variable("v"), Const("one"), one, enter, add, value, identity, twice}).ok());
+  ASSERT_TRUE(Import({Variable("v"), Const("one"), one, enter, add, value, identity, twice}).ok());
   EXPECT_EQ(Op("loop/RefEnter"), "Enter");
   EXPECT_EQ(graph_.FindNode("loop/RefEnter")->output_type(0), DT_RESOURCE);
   EXPECT_EQ(Inputs(graph_, "loop/AssignAdd/_update"),
@@ -170,8 +175,7 @@ TEST_F(RefVariablesTest, CarriersForwardTheHandleAndValueConsumersRead) {
   EXPECT_EQ(Op("loop/RefEnter/_read"), "ReadVariableOp");
   EXPECT_EQ(Inputs(graph_, "loop/value"), std::vector<std::string>{"loop/RefEnter/_read:0"});
   EXPECT_EQ(Op("same"), "Identity");
-  EXPECT_EQ(Inputs(graph_, "twice"),
-            (std::vector<std::string>{"same/_read:0", "same/_read:0"}));
+  EXPECT_EQ(Inputs(graph_, "twice"), (std::vector<std::string>{"same/_read:0", "same/_read:0"}));
 }
 
 TEST_F(RefVariablesTest, GeneratedNamesDoNotCollide) {
@@ -206,17 +210,16 @@ TEST_F(RefVariablesTest, HandleReadAndUpdatesGoWhereTheVariableWas) {
 TEST_F(RefVariablesTest, ExtendUsesTheHandleOfAnImportedVariable) {
   ASSERT_TRUE(Import({Variable("v"), Const("init")}).ok());
   ASSERT_TRUE(Import({Assign("later", "v", "init")}).ok());
-  EXPECT_EQ(Inputs(graph_, "later/_update"),
-            (std::vector<std::string>{"v/_handle:0", "init:0"}));
+  EXPECT_EQ(Inputs(graph_, "later/_update"), (std::vector<std::string>{"v/_handle:0", "init:0"}));
 }
 
 TEST_F(RefVariablesTest, RefOpsWithoutAResourceFormAreErrors) {
   NodeDef ftrl = Node("ftrl", "ApplyAdagradDA", {"v", "init"}, {{"T", DT_FLOAT}});
   ExpectError({Variable("v"), Const("init"), ftrl},
               {"'ftrl'", "ApplyAdagradDA", "Weir has no ResourceApplyAdagradDA"});
-  ExpectError({Node("tmp", "TemporaryVariable", {},
-                    {{"dtype", DT_FLOAT}, {"shape", PartialShape({1})}})},
-              {"'tmp'", "TemporaryVariable", "no temporary variables"});
+  ExpectError(
+      {Node("tmp", "TemporaryVariable", {}, {{"dtype", DT_FLOAT}, {"shape", PartialShape({1})}})},
+      {"'tmp'", "TemporaryVariable", "no temporary variables"});
 }
 
 TEST_F(RefVariablesTest, ValuesWhereReferencesBelongAreErrors) {

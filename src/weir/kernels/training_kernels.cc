@@ -104,6 +104,27 @@ struct Adagrad {
   }
 };
 
+// Zeiler's Adadelta: the step is scaled by the ratio of the running RMS of
+// past steps to that of the gradients. accum_update is overwritten last, so
+// the step computed from its old value serves var and accum_update alike.
+struct Adadelta {
+  static constexpr const char* kName = "Adadelta";
+  static constexpr int kSlots = 2, kScalarsBefore = 3, kScalarsAfter = 0;
+  static constexpr bool kHasSparse = true;
+  template <typename T, typename D>
+  static void Update(const D& d, const Operands<T>& x, const T* s, const ApplyOptions&) {
+    const T lr = s[0], rho = s[1], epsilon = s[2];
+    auto accum = x.var(1);
+    auto accum_update = x.var(2);
+    accum.device(d) = accum * rho + x.g().square() * (T(1) - rho);
+    x.var(0).device(d) -= (accum_update + epsilon).sqrt() * (accum + epsilon).rsqrt() * x.g() * lr;
+    accum_update.device(d) =
+        accum_update * rho +
+        ((accum_update + epsilon).sqrt() * (accum + epsilon).rsqrt() * x.g()).square() *
+            (T(1) - rho);
+  }
+};
+
 struct RMSProp {
   static constexpr const char* kName = "RMSProp";
   static constexpr int kSlots = 2, kScalarsBefore = 4, kScalarsAfter = 0;
@@ -388,6 +409,7 @@ void RegisterTrainingKernels(KernelRegistry* registry) {
   RegisterFamily<GradientDescent>(registry);
   RegisterFamily<Momentum>(registry);
   RegisterFamily<Adagrad>(registry);
+  RegisterFamily<Adadelta>(registry);
   RegisterFamily<RMSProp>(registry);
   RegisterFamily<CenteredRMSProp>(registry);
   RegisterFamily<AdamFamily<false>>(registry);

@@ -190,6 +190,15 @@ std::vector<Case> Cases() {
       *x[0] -= s[0] * g / std::sqrt(*x[1]);
     };
   };
+  auto adadelta = [](std::vector<double*>& x, const std::vector<double>& s, double g) {
+    const double lr = s[0], rho = s[1], eps = s[2];
+    double& accum = *x[1];
+    double& accum_update = *x[2];
+    accum = rho * accum + (1 - rho) * g * g;
+    const double update = std::sqrt(accum_update + eps) / std::sqrt(accum + eps) * g;
+    accum_update = rho * accum_update + (1 - rho) * update * update;
+    *x[0] -= lr * update;
+  };
   return {
       {"ResourceApplyGradientDescent",
        0,
@@ -221,6 +230,7 @@ std::vector<Case> Cases() {
        6,
        {},
        adam(false, true)},
+      {"ResourceApplyAdadelta", 2, {0.5, 0.95, 1e-6}, 3, {}, adadelta},
   };
 }
 
@@ -255,7 +265,7 @@ TEST(TrainingKernelsTest, SparseUpdatesApplyEachIndexInOrderRepeatsIncluded) {
   const std::vector<double> grad = {0.5, -1.0, 0.25, 0.75, -0.3, 1.5};
   for (const Case& c : Cases()) {
     if (c.op.find("Momentum") == std::string::npos && c.op.find("Adagrad") == std::string::npos &&
-        c.op.find("RMSProp") == std::string::npos) {
+        c.op.find("RMSProp") == std::string::npos && c.op.find("Adadelta") == std::string::npos) {
       continue;  // no sparse kernel in the family (as in TensorFlow)
     }
     for (DType dtype : {DT_FLOAT, DT_DOUBLE}) {

@@ -51,6 +51,16 @@ const std::vector<ApplyFamily>& Families() {
        {"update_slots: bool = true"},
        true,
        "accum += grad^2 (when update_slots); var -= lr * grad / sqrt(accum)."},
+      {"Adadelta",
+       {"accum", "accum_update"},
+       {"lr", "rho", "epsilon"},
+       "grad",
+       {},
+       {},
+       true,
+       "accum = rho * accum + (1 - rho) * grad^2; update = sqrt(accum_update + epsilon) / "
+       "sqrt(accum + epsilon) * grad; accum_update = rho * accum_update + (1 - rho) * "
+       "update^2; var -= lr * update."},
       {"RMSProp",
        {"ms", "mom"},
        {"lr", "rho", "momentum", "epsilon"},

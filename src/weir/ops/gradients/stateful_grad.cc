@@ -51,12 +51,33 @@ void RegisterStatefulGradients(GradientRegistry* registry) {
   registry->Register("ReadVariableOp", ReadVariableGrad);
   registry->RegisterSparse("ResourceGather", ResourceGatherSparseGrad);
   registry->Register("ResourceGather", ResourceGatherDenseGrad);
-  for (const char* op : {"AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp",
-                         "DestroyResourceOp", "ResourceScatterAdd", "ResourceScatterSub",
-                         "ResourceScatterUpdate", "ResourceCountUpTo", "RandomUniform",
-                         "RandomStandardNormal", "TruncatedNormal", "RandomUniformInt",
-                         "RandomShuffle", "Multinomial", "SaveV2", "RestoreV2", "NoOp", "_Send",
-                         "_Recv", "_Retval"}) {
+  for (const char* op : {"AssignVariableOp",
+                         "AssignAddVariableOp",
+                         "AssignSubVariableOp",
+                         "DestroyResourceOp",
+                         "ResourceScatterAdd",
+                         "ResourceScatterSub",
+                         "ResourceScatterMul",
+                         "ResourceScatterDiv",
+                         "ResourceScatterMin",
+                         "ResourceScatterMax",
+                         "ResourceScatterUpdate",
+                         "ResourceScatterNdUpdate",
+                         "ResourceScatterNdAdd",
+                         "ResourceScatterNdSub",
+                         "ResourceCountUpTo",
+                         "RandomUniform",
+                         "RandomStandardNormal",
+                         "TruncatedNormal",
+                         "RandomUniformInt",
+                         "RandomShuffle",
+                         "Multinomial",
+                         "SaveV2",
+                         "RestoreV2",
+                         "NoOp",
+                         "_Send",
+                         "_Recv",
+                         "_Retval"}) {
     registry->RegisterNoGradient(op);
   }
   // Readers and files: records and file names, nothing to differentiate.
@@ -78,7 +99,8 @@ void RegisterStatefulGradients(GradientRegistry* registry) {
        {"ResourceApplyGradientDescent", "ResourceApplyMomentum", "ResourceApplyAdagrad",
         "ResourceApplyRMSProp", "ResourceApplyCenteredRMSProp", "ResourceApplyAdam",
         "ResourceApplyAdamWithAmsgrad", "ResourceSparseApplyMomentum", "ResourceSparseApplyAdagrad",
-        "ResourceSparseApplyRMSProp", "ResourceSparseApplyCenteredRMSProp"}) {
+        "ResourceSparseApplyRMSProp", "ResourceSparseApplyCenteredRMSProp", "ResourceApplyAdadelta",
+        "ResourceSparseApplyAdadelta"}) {
     registry->RegisterNoGradient(op);
   }
 }
