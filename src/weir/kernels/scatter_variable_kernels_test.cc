@@ -1,9 +1,10 @@
 // ResourceScatter{Mul,Div,Min,Max} and ResourceScatterNd{Update,Add,Sub}
 // (what TF1's ScatterMul... and ScatterNdUpdate... run as on import) against
 // values worked out by hand, and their errors: integer division by zero,
-// indices out of range, updates of the wrong shape.
+// indices out of range, updates of the wrong shape, arithmetic on half.
 #include <gtest/gtest.h>
 
+#include <Eigen/Core>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -75,20 +76,40 @@ TEST(ScatterVariableKernelsTest, RowsCombineByMulDivMinMaxRepeatsInTurn) {
   EXPECT_EQ(run("ResourceScatterMax"), (std::vector<float>{1, 10, 3, 4, 5, 6}));
 }
 
-TEST(ScatterVariableKernelsTest, IntegerDivisionByZeroOrOverflowIsAnError) {
-  auto zero = Scatter<int32_t>("ResourceScatterDiv", {6, 8}, TensorShape({2}), {1},
-                               TensorShape({1}), {0}, TensorShape({1}));
+TEST(ScatterVariableKernelsTest, IntegerDivisionByZeroIsAnErrorBeforeAnyWrite) {
+  // Row 0 divides fine, row 1 by zero: nothing is written (Scatter checks).
+  auto zero = Scatter<int32_t>("ResourceScatterDiv", {6, 8}, TensorShape({2}), {0, 1},
+                               TensorShape({2}), {2, 0}, TensorShape({2}));
   ASSERT_FALSE(zero.ok());
   EXPECT_EQ(zero.status().code(), Code::kInvalidArgument);
-  EXPECT_NE(zero.status().message().find("division by zero"), std::string::npos) << zero.status();
-  auto overflow = Scatter<int32_t>("ResourceScatterDiv", {INT32_MIN, 8}, TensorShape({2}), {0},
-                                   TensorShape({1}), {-1}, TensorShape({1}));
-  ASSERT_FALSE(overflow.ok());
-  EXPECT_NE(overflow.status().message().find("overflows"), std::string::npos) << overflow.status();
-  auto ints = Scatter<int32_t>("ResourceScatterDiv", {7, -9}, TensorShape({2}), {1, 0},
-                               TensorShape({2}), {2, 2}, TensorShape({2}));
+  EXPECT_NE(zero.status().message().find("ResourceScatterDiv: integer division by zero"),
+            std::string::npos)
+      << zero.status();
+  auto nd = Scatter<int64_t>("ResourceScatterNdUpdate", {6, 8}, TensorShape({2}), {1},
+                             TensorShape({1, 1}), {0}, TensorShape({1}));
+  ASSERT_TRUE(nd.ok()) << "only division refuses zero: " << nd.status();
+  // Truncation toward zero; the lowest value over -1 wraps to itself (no trap).
+  auto ints = Scatter<int32_t>("ResourceScatterDiv", {7, -9, INT32_MIN}, TensorShape({3}),
+                               {1, 0, 2}, TensorShape({3}), {2, 2, -1}, TensorShape({3}));
   ASSERT_TRUE(ints.ok()) << ints.status();
-  EXPECT_EQ(*ints, (std::vector<int32_t>{3, -4}));  // truncation toward zero
+  EXPECT_EQ(*ints, (std::vector<int32_t>{3, -4, INT32_MIN}));
+  auto bytes = Scatter<int8_t>("ResourceScatterDiv", {-128, 100}, TensorShape({2}), {0, 1},
+                               TensorShape({2}), {-1, -1}, TensorShape({2}));
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  EXPECT_EQ(*bytes, (std::vector<int8_t>{-128, -100}));
+}
+
+TEST(ScatterVariableKernelsTest, ArithmeticOnHalfIsRefusedAndUpdateCopiesIt) {
+  auto add = Scatter<Eigen::half>("ResourceScatterNdAdd", {Eigen::half(1), Eigen::half(2)},
+                                  TensorShape({2}), {1}, TensorShape({1, 1}), {Eigen::half(3)},
+                                  TensorShape({1}));
+  ASSERT_FALSE(add.ok());
+  EXPECT_NE(add.status().message().find("does not support"), std::string::npos) << add.status();
+  auto update = Scatter<Eigen::half>("ResourceScatterUpdate", {Eigen::half(1), Eigen::half(2)},
+                                     TensorShape({2}), {1}, TensorShape({1}), {Eigen::half(3)},
+                                     TensorShape({1}));
+  ASSERT_TRUE(update.ok()) << update.status();
+  EXPECT_EQ(static_cast<float>((*update)[1]), 3.0f);
 }
 
 TEST(ScatterVariableKernelsTest, ScatterNdWritesSlicesNamedByIndexPrefixes) {

@@ -1,6 +1,7 @@
 // Kernels of the state family (ops/state_ops.cc): resource variables.
 // Each variable is locked while it is read or updated; updates are
 // copy-on-write (see framework/resource_var.h).
+#include <Eigen/Core>
 #include <algorithm>
 #include <limits>
 #include <type_traits>
@@ -248,14 +249,21 @@ Status ReadIndices(const Tensor& indices, int64_t limit, const std::string& op,
   return Status::OK();
 }
 
-// Copies or combines whole rows of `row_elements` elements of any dtype.
+// Calls `fn.template operator()<T>()` for the element type of `dtype`, to
+// copy or combine rows; false for a dtype with no element type here
+// (resource, variant), which the caller reports.
 template <typename Fn>
-void ForEachRow(DType dtype, Fn&& fn) {
-  if (dtype == DT_STRING) {
-    fn.template operator()<std::string>();
-    return;
+bool ForEachRow(DType dtype, Fn&& fn) {
+  switch (dtype) {
+    case DT_STRING: fn.template operator()<std::string>(); return true;
+    case DT_HALF: fn.template operator()<Eigen::half>(); return true;
+    case DT_BFLOAT16: fn.template operator()<Eigen::bfloat16>(); return true;
+    default: return DispatchNumericDType(dtype, fn);
   }
-  DispatchNumericDType(dtype, fn);
+}
+
+Status Unsupported(const std::string& op, DType dtype) {
+  return errors::InvalidArgument(op, " does not support variables of ", dtype);
 }
 
 class ResourceGatherOp final : public OpKernel {
@@ -286,13 +294,14 @@ class ResourceGatherOp final : public OpKernel {
     Tensor* out;
     OP_REQUIRES_OK(context, context->allocate_output(0, *out_shape, &out));
     const int64_t row = params.dim_size(0) == 0 ? 0 : params.NumElements() / params.dim_size(0);
-    ForEachRow(dtype_, [&]<typename T>() {
+    const bool supported = ForEachRow(dtype_, [&]<typename T>() {
       const T* src = params.data<T>();
       T* dst = out->data<T>();
       for (size_t i = 0; i < rows.size(); ++i) {
         std::copy(src + rows[i] * row, src + (rows[i] + 1) * row, dst + i * row);
       }
     });
+    OP_REQUIRES(context, supported, Unsupported(type_string(), dtype_));
   }
 
  private:
@@ -303,10 +312,10 @@ class ResourceGatherOp final : public OpKernel {
 enum class ScatterMode { kAdd, kSub, kMul, kDiv, kMin, kMax, kUpdate };
 
 // out = out (op) in for the arithmetic modes, on plain arithmetic types.
-// An integer division by zero, or of the lowest value by -1, is an error
-// (the hardware would trap).
+// Integer divisors were checked to be nonzero (CheckDivisors); the lowest
+// signed value divided by -1 wraps to itself, where the hardware would trap.
 template <ScatterMode kMode, typename T>
-Status Combine(T* out, const T* in, int64_t n) {
+void Combine(T* out, const T* in, int64_t n) {
   for (int64_t k = 0; k < n; ++k) {
     if constexpr (kMode == ScatterMode::kAdd) {
       out[k] = out[k] + in[k];
@@ -315,12 +324,10 @@ Status Combine(T* out, const T* in, int64_t n) {
     } else if constexpr (kMode == ScatterMode::kMul) {
       out[k] = out[k] * in[k];
     } else if constexpr (kMode == ScatterMode::kDiv) {
-      if constexpr (std::is_integral_v<T>) {
-        if (in[k] == 0) return errors::InvalidArgument("integer division by zero");
-        if constexpr (std::is_signed_v<T>) {
-          if (in[k] == T(-1) && out[k] == std::numeric_limits<T>::lowest()) {
-            return errors::InvalidArgument("integer division overflows (", out[k], " / -1)");
-          }
+      if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+        if (in[k] == T(-1)) {
+          out[k] = static_cast<T>(0u - static_cast<std::make_unsigned_t<T>>(out[k]));
+          continue;
         }
       }
       out[k] = out[k] / in[k];
@@ -330,7 +337,6 @@ Status Combine(T* out, const T* in, int64_t n) {
       out[k] = std::max(out[k], in[k]);
     }
   }
-  return Status::OK();
 }
 
 // Overwrites or combines `n` elements of one row or slice; InvalidArgument
@@ -341,12 +347,30 @@ Status ScatterRow(T* out, const T* in, int64_t n, DType dtype, const std::string
     std::copy(in, in + n, out);
     return Status::OK();
   } else if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
-    Status status = Combine<kMode>(out, in, n);
-    if (!status.ok()) return errors::InvalidArgument(op, ": ", status.message());
+    Combine<kMode>(out, in, n);
     return Status::OK();
   } else {
     return errors::InvalidArgument(op, " does not support ", dtype);
   }
+}
+
+// An integer division by zero would trap: refused before anything is written.
+template <ScatterMode kMode>
+Status CheckDivisors(const Tensor& updates, const std::string& op) {
+  if constexpr (kMode != ScatterMode::kDiv) return Status::OK();
+  Status status;
+  DispatchNumericDType(updates.dtype(), [&]<typename T>() {
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      const T* divisors = updates.data<T>();
+      for (int64_t i = 0; i < updates.NumElements(); ++i) {
+        if (divisors[i] == 0) {
+          status = errors::InvalidArgument(op, ": integer division by zero (updates[", i, "])");
+          return;
+        }
+      }
+    }
+  });
+  return status;
 }
 
 template <ScatterMode kMode>
@@ -377,11 +401,13 @@ class ResourceScatterOp final : public OpKernel {
                                         params_shape, " need ", expected));
     std::vector<int64_t> rows;
     OP_REQUIRES_OK(context, ReadIndices(indices, params_shape.dim_size(0), type_string(), &rows));
+    OP_REQUIRES_OK(context, CheckDivisors<kMode>(updates, type_string()));
     OP_REQUIRES_OK(context, PrepareToUpdate(context, var.get()));
     const int64_t row =
         params_shape.dim_size(0) == 0 ? 0 : params_shape.num_elements() / params_shape.dim_size(0);
-    Status status;
+    Status status = Unsupported(type_string(), dtype_);
     ForEachRow(dtype_, [&]<typename T>() {
+      status = Status::OK();
       T* dst = var->tensor()->data<T>();
       const T* src = updates.data<T>();
       for (size_t i = 0; i < rows.size() && status.ok(); ++i) {
@@ -470,9 +496,11 @@ class ResourceScatterNdOp final : public OpKernel {
       for (int d = 0; d + 1 < indices.dims(); ++d) wholes *= indices.dim_size(d);
       offsets.assign(wholes, 0);
     }
+    OP_REQUIRES_OK(context, CheckDivisors<kMode>(updates, type_string()));
     OP_REQUIRES_OK(context, PrepareToUpdate(context, var.get()));
-    Status status;
+    Status status = Unsupported(type_string(), dtype_);
     ForEachRow(dtype_, [&]<typename T>() {
+      status = Status::OK();
       T* dst = var->tensor()->data<T>();
       const T* src = updates.data<T>();
       for (size_t i = 0; i < offsets.size() && status.ok(); ++i) {
