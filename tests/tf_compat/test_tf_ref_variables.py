@@ -84,6 +84,12 @@ with g.as_default():
         with tf.control_dependencies([combined]):
             # (TF 2.21's scatter_nd_* pass name= on as bad_indices_policy: no names.)
             combined = op(table, [[3]], rows) if "nd" in op.__name__ else op(table, [3], rows)
+    # A cond whose branches update the captured variable (RefSwitch) and whose result
+    # is the updated reference (RefMerge).
+    flag = v1.placeholder(tf.bool, [], name="flag")
+    branch = tf.identity(tf.cond(flag, lambda: v1.assign_add(total, 10),
+                                 lambda: v1.assign_sub(total, 1), name="branch"),
+                         name="branch_out")
     reset = v1.assign(total, 100, name="reset")
     doubled = v1.assign_add(v1.assign(total, 7, name="seven"), 7, name="doubled")
     init = v1.global_variables_initializer()
@@ -92,13 +98,14 @@ with g.as_default():
         # The variable is read in a run of its own: a fetch of a TF1 reference aliases the
         # buffer that later updates in the same run change, a resource read does not.
         loops = [(s.run(out, {n: k}), s.run(total)) for k in (4, 0, 3)]
+        branches = [int(s.run(branch, {flag: f})) for f in (True, False, True)]
         scattered = s.run(scatter)
         combined_value = s.run(combined)
         reset_value = s.run(reset)
         doubled_value = s.run(doubled)
 save_graph(g.as_graph_def(), "loop")
 cases["loop"] = {"ops": sorted({n.op for n in g.as_graph_def().node}), "init": init.name,
-                 "loops": [[int(a), int(b)] for a, b in loops], "scatter": scattered.tolist(),
+                 "loops": [[int(a), int(b)] for a, b in loops], "scatter": scattered.tolist(), "branches": branches,
                  "combined": combined_value.tolist(), "combined_name": combined.name,
                  "reset": int(reset_value), "doubled": int(doubled_value)}
 with open(os.path.join(OUT, "cases.json"), "w") as f:
@@ -154,13 +161,15 @@ def test_tf1_reference_variable_training_graphs(train_out):
 def test_tf1_reference_variables_in_a_while_loop_and_scatter(train_out):
     out = train_out
     case = json.loads((out / "cases.json").read_text())["loop"]
-    assert {"RefEnter", "AssignAdd", "ScatterUpdate", "ScatterMul", "ScatterDiv", "ScatterMax",
+    assert {"RefEnter", "RefSwitch", "AssignAdd", "ScatterUpdate", "ScatterMul", "ScatterDiv", "ScatterMax",
             "ScatterMin", "ScatterNdUpdate", "ScatterNdAdd", "ScatterNdSub"} <= set(case["ops"])
     graph = import_graph(out / "loop.pb")
     with wr.Session(graph=graph) as sess:
         sess.run(case["init"])
         for k, want in zip((4, 0, 3), case["loops"]):
             assert [int(sess.run("loop_out:0", {"n:0": k})), int(sess.run("total:0"))] == want
+        branches = [int(sess.run("branch_out:0", {"flag:0": f})) for f in (True, False, True)]
+        assert branches == case["branches"]
         np.testing.assert_array_equal(sess.run("scatter:0"), case["scatter"])
         np.testing.assert_allclose(sess.run(case["combined_name"]), case["combined"], rtol=1e-6)
         assert sess.run("reset:0") == case["reset"]
