@@ -142,6 +142,7 @@ class Rewriter {
   std::unordered_set<std::string> names_;
   std::unordered_map<std::string, std::string> handles_;   // variable -> its VarHandleOp
   std::unordered_map<std::string, std::string> reads_;     // carrier "node:port" -> its read
+  std::unordered_map<std::string, Reference> resolved_;    // "node:port" -> handle and dtype
   std::vector<NodeDef> out_;
 };
 
@@ -182,7 +183,6 @@ Status Rewriter::Run() {
 StatusOr<Reference> Rewriter::Resolve(const NodeDef& consumer, int index,
                                       const std::string& input) {
   WEIR_ASSIGN_OR_RETURN(TensorId id, ParseTensorName(input));
-  Reference ref;
   auto not_a_reference = [&](const std::string& why) {
     return errors::InvalidArgument("input ", index, " ('", input, "') of node ",
                                    consumer.Describe(),
@@ -191,19 +191,30 @@ StatusOr<Reference> Rewriter::Resolve(const NodeDef& consumer, int index,
                                    why);
   };
   if (id.port < 0) return not_a_reference("it is a control input");
-  // Follows input 0 through updates and carriers to the variable: the
-  // handle is the first carrier's output or the variable's handle, the
-  // dtype the variable's. Bounded: a longer walk is a cycle.
-  for (size_t steps = 0; steps <= def_->nodes.size(); ++steps) {
-    const NodeDef* node = Find(id.node);
-    if (node == nullptr) {
-      if (steps == 0 && existing_ != nullptr) {
-        return ResolveExisting(consumer, index, input, id.node);
-      }
-      return not_a_reference(StrCat("no node is named '", id.node, "'"));
+  Reference ref;
+  if (const NodeDef* first = Find(id.node)) {
+    if (Classify(first->op).kind == RefKind::kUpdate) ref.after = first->name;
+  } else if (existing_ != nullptr) {
+    return ResolveExisting(consumer, index, input, id.node);
+  }
+  // Follows input 0 through updates and carriers to the variable (or a
+  // reference resolved before): the handle is the first carrier's output
+  // or the variable's handle, the dtype the variable's. Bounded: a longer
+  // walk is a cycle. Each reference on the way is remembered, so a chain
+  // of n updates costs O(n), not O(n^2).
+  std::vector<std::pair<std::string, bool>> path;  // "node:port", and whether a carrier
+  Reference source;
+  bool found = false;
+  for (size_t steps = 0; steps <= def_->nodes.size() && !found; ++steps) {
+    std::string key = StrCat(id.node, ":", id.port);
+    if (auto known = resolved_.find(key); known != resolved_.end()) {
+      source = known->second;
+      found = true;
+      break;
     }
-    const RefOp op = Classify(node->op);
-    switch (op.kind) {
+    const NodeDef* node = Find(id.node);
+    if (node == nullptr) return not_a_reference(StrCat("no node is named '", id.node, "'"));
+    switch (Classify(node->op).kind) {
       case RefKind::kVariable: {
         if (id.port != 0) return not_a_reference(StrCat(node->Describe(), " has one output"));
         auto dtype = node->attrs.find("dtype");
@@ -211,20 +222,21 @@ StatusOr<Reference> Rewriter::Resolve(const NodeDef& consumer, int index,
           return errors::InvalidArgument("variable ", node->Describe(),
                                          " has no dtype attr of type 'type'");
         }
-        if (ref.handle.empty()) ref.handle = handles_.at(node->name) + ":0";
-        ref.dtype = dtype->second.type();
-        return ref;
+        source.handle = handles_.at(node->name) + ":0";
+        source.dtype = dtype->second.type();
+        found = true;
+        continue;
       }
       case RefKind::kUpdate:
         if (id.port != 0) return not_a_reference(StrCat(node->Describe(), " has one output"));
-        if (steps == 0) ref.after = node->name;
+        path.emplace_back(std::move(key), false);
         break;
       case RefKind::kCarrier:
         if (!IsCarrierRefOutput(node->op, id.port)) {
           return not_a_reference(
               StrCat("output ", id.port, " of ", node->Describe(), " is not a reference"));
         }
-        if (ref.handle.empty()) ref.handle = StrCat(node->name, ":", id.port);
+        path.emplace_back(std::move(key), true);
         break;
       default: return not_a_reference(StrCat(node->Describe(), " gives a value"));
     }
@@ -233,7 +245,14 @@ StatusOr<Reference> Rewriter::Resolve(const NodeDef& consumer, int index,
     }
     WEIR_ASSIGN_OR_RETURN(id, ParseTensorName(node->inputs[0]));
   }
-  return not_a_reference("its references form a cycle that reaches no variable");
+  if (!found) return not_a_reference("its references form a cycle that reaches no variable");
+  for (auto it = path.rbegin(); it != path.rend(); ++it) {
+    if (it->second) source.handle = it->first;
+    resolved_.emplace(it->first, source);
+  }
+  ref.handle = std::move(source.handle);
+  ref.dtype = source.dtype;
+  return ref;
 }
 
 StatusOr<Reference> Rewriter::ResolveExisting(const NodeDef& consumer, int index,

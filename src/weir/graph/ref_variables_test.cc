@@ -151,6 +151,21 @@ TEST_F(RefVariablesTest, ReferenceThroughAnUpdateRunsAfterIt) {
             (std::vector<std::string>{"v/_handle:0", "one:0", "^set"}));
 }
 
+TEST_F(RefVariablesTest, LongChainOfUpdatesResolvesEachReferenceOnce) {
+  // assign_add(assign_add(...(v))): each update reaches the handle through
+  // all those before it; remembered references keep that linear.
+  const int n = 20000;
+  std::vector<NodeDef> nodes = {Variable("v"), Const("one")};
+  for (int i = 0; i < n; ++i) {
+    nodes.push_back(Node(StrCat("add", i), "AssignAdd",
+                         {i == 0 ? std::string("v") : StrCat("add", i - 1), "one"},
+                         {{"T", DT_FLOAT}}));
+  }
+  ASSERT_TRUE(Import(std::move(nodes)).ok());
+  EXPECT_EQ(Inputs(graph_, StrCat("add", n - 1, "/_update")),
+            (std::vector<std::string>{"v/_handle:0", "one:0", StrCat("^add", n - 2)}));
+}
+
 TEST_F(RefVariablesTest, CarriersForwardTheHandleAndValueConsumersRead) {
   NodeDef enter = Node("loop/RefEnter", "RefEnter", {"v"},
                        {{"T", DT_FLOAT},
