@@ -31,6 +31,11 @@ OPTIMIZERS = {
     "adagrad": lambda: v1.train.AdagradOptimizer(0.3),
     "rmsprop": lambda: v1.train.RMSPropOptimizer(0.02, momentum=0.5),
     "adadelta": lambda: v1.train.AdadeltaOptimizer(1.0, rho=0.9),
+    "ftrl": lambda: v1.train.FtrlOptimizer(0.3, l1_regularization_strength=0.001),
+    "ftrl_v2": lambda: v1.train.FtrlOptimizer(0.3, learning_rate_power=-0.6,
+                                              l1_regularization_strength=0.001,
+                                              l2_regularization_strength=0.02,
+                                              l2_shrinkage_regularization_strength=0.05),
 }
 cases = {}
 for name, make in OPTIMIZERS.items():
@@ -139,10 +144,12 @@ def test_tf1_reference_variable_training_graphs(train_out):
     assert {"VariableV2", "Assign", "AssignAdd", "IsVariableInitialized", "ApplyGradientDescent",
             "ScatterAdd", "ApplyMomentum", "SparseApplyMomentum", "ApplyAdam", "ApplyAdagrad",
             "SparseApplyAdagrad", "ApplyRMSProp", "SparseApplyRMSProp", "ApplyAdadelta",
-            "SparseApplyAdadelta", "RefEnter",
+            "SparseApplyAdadelta", "ApplyFtrl", "SparseApplyFtrl", "ApplyFtrlV2",
+            "SparseApplyFtrlV2", "RefEnter",
             "ScatterUpdate"} <= ops, ops
     assert not {"VarHandleOp", "ReadVariableOp"} & ops
-    for name in ("sgd", "momentum", "nesterov", "adam", "adagrad", "rmsprop", "adadelta"):
+    for name in ("sgd", "momentum", "nesterov", "adam", "adagrad", "rmsprop", "adadelta", "ftrl",
+                 "ftrl_v2"):
         case = cases[name]
         graph = import_graph(out / f"{name}.pb")
         feeds = {"x:0": data["x"], "y:0": data["y"], "ids:0": data["ids"]}

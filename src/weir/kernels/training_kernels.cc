@@ -44,6 +44,7 @@ constexpr int64_t kParallelMinElements = 32 * 1024;
 struct ApplyOptions {
   bool use_nesterov = false;
   bool update_slots = true;
+  bool multiply_linear_by_lr = false;
 };
 
 // The n elements one update touches: the variable (vars[0]), its slots
@@ -122,6 +123,45 @@ struct Adadelta {
         accum_update * rho +
         ((accum_update + epsilon).sqrt() * (accum + epsilon).rsqrt() * x.g()).square() *
             (T(1) - rho);
+  }
+};
+
+// FTRL-proximal (McMahan et al.), the formula of the op's doc: `linear`
+// accumulates the gradient less the change of the per-coordinate learning
+// rate times var; var is the closed-form minimizer of the l1/l2-regularized
+// model, 0 where |linear| <= l1. kShrinkage (FtrlV2): the linear term takes
+// grad + 2 * l2_shrinkage * var. With multiply_linear_by_lr, linear is kept
+// multiplied by lr (l1 and the quadratic scale by lr instead).
+template <bool kShrinkage>
+struct FtrlFamily {
+  static constexpr const char* kName = kShrinkage ? "FtrlV2" : "Ftrl";
+  static constexpr int kSlots = 2, kScalarsBefore = 0, kScalarsAfter = kShrinkage ? 5 : 4;
+  static constexpr bool kHasSparse = true;
+  template <typename T, typename D>
+  static void Update(const D& d, const Operands<T>& x, const T* s, const ApplyOptions& options) {
+    const T lr = s[0], l1 = s[1], l2 = s[2];
+    const T shrinkage = kShrinkage ? s[3] : T(0);
+    const T power = -(kShrinkage ? s[4] : s[3]);  // accum^power is the inverse rate times lr
+    auto var = x.var(0);
+    auto accum = x.var(1);
+    auto linear = x.var(2);
+    const auto grad = x.g();
+    const auto rate_change = (accum + grad.square()).pow(power) - accum.pow(power);
+    const auto zero = linear.constant(T(0));
+    if (options.multiply_linear_by_lr) {
+      linear.device(d) += (grad + var * (T(2) * shrinkage)) * lr - rate_change * var;
+      accum.device(d) += grad.square();
+      var.device(d) =
+          (linear.abs() > linear.constant(l1 * lr))
+              .select((linear.sign() * (l1 * lr) - linear) / (accum.pow(power) + T(2) * l2 * lr),
+                      zero);
+    } else {
+      linear.device(d) += grad + var * (T(2) * shrinkage) - rate_change / lr * var;
+      accum.device(d) += grad.square();
+      var.device(d) =
+          (linear.abs() > linear.constant(l1))
+              .select((linear.sign() * l1 - linear) / (accum.pow(power) / lr + T(2) * l2), zero);
+    }
   }
 };
 
@@ -299,6 +339,10 @@ class ApplyOp final : public OpKernel {
     if (context->op_def().FindAttr("update_slots") != nullptr) {
       context->SetStatus(context->GetAttr("update_slots", &options_.update_slots));
     }
+    if (context->op_def().FindAttr("multiply_linear_by_lr") != nullptr) {
+      context->SetStatus(
+          context->GetAttr("multiply_linear_by_lr", &options_.multiply_linear_by_lr));
+    }
     if (num_inputs() != kFirstScalarAfter + Family::kScalarsAfter) {
       context->SetStatus(errors::Internal(type_string(), ": the kernel expects ",
                                           kFirstScalarAfter + Family::kScalarsAfter,
@@ -410,6 +454,8 @@ void RegisterTrainingKernels(KernelRegistry* registry) {
   RegisterFamily<Momentum>(registry);
   RegisterFamily<Adagrad>(registry);
   RegisterFamily<Adadelta>(registry);
+  RegisterFamily<FtrlFamily<false>>(registry);
+  RegisterFamily<FtrlFamily<true>>(registry);
   RegisterFamily<RMSProp>(registry);
   RegisterFamily<CenteredRMSProp>(registry);
   RegisterFamily<AdamFamily<false>>(registry);

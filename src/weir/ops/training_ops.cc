@@ -61,6 +61,27 @@ const std::vector<ApplyFamily>& Families() {
        "accum = rho * accum + (1 - rho) * grad^2; update = sqrt(accum_update + epsilon) / "
        "sqrt(accum + epsilon) * grad; accum_update = rho * accum_update + (1 - rho) * "
        "update^2; var -= lr * update."},
+      {"Ftrl",
+       {"accum", "linear"},
+       {},
+       "grad",
+       {"lr", "l1", "l2", "lr_power"},
+       {"multiply_linear_by_lr: bool = false"},
+       true,
+       "FTRL-proximal: accum_new = accum + grad^2; linear += grad - (accum_new^(-lr_power) - "
+       "accum^(-lr_power)) / lr * var; quadratic = accum_new^(-lr_power) / lr + 2 * l2; var = "
+       "(sign(linear) * l1 - linear) / quadratic where |linear| > l1, else 0; accum = "
+       "accum_new. With multiply_linear_by_lr, linear accumulates lr * grad and l1, l2 and "
+       "the division by lr scale by lr instead."},
+      {"FtrlV2",
+       {"accum", "linear"},
+       {},
+       "grad",
+       {"lr", "l1", "l2", "l2_shrinkage", "lr_power"},
+       {"multiply_linear_by_lr: bool = false"},
+       true,
+       "Ftrl whose linear term takes grad + 2 * l2_shrinkage * var (accum still takes "
+       "grad^2)."},
       {"RMSProp",
        {"ms", "mom"},
        {"lr", "rho", "momentum", "epsilon"},

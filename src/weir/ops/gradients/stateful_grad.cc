@@ -100,7 +100,8 @@ void RegisterStatefulGradients(GradientRegistry* registry) {
         "ResourceApplyRMSProp", "ResourceApplyCenteredRMSProp", "ResourceApplyAdam",
         "ResourceApplyAdamWithAmsgrad", "ResourceSparseApplyMomentum", "ResourceSparseApplyAdagrad",
         "ResourceSparseApplyRMSProp", "ResourceSparseApplyCenteredRMSProp", "ResourceApplyAdadelta",
-        "ResourceSparseApplyAdadelta"}) {
+        "ResourceSparseApplyAdadelta", "ResourceApplyFtrl", "ResourceSparseApplyFtrl",
+        "ResourceApplyFtrlV2", "ResourceSparseApplyFtrlV2"}) {
     registry->RegisterNoGradient(op);
   }
 }
