@@ -280,3 +280,60 @@ def test_tf1_saved_model_with_reference_variables_loads(run_tf):
         got = sess.run(signature.outputs["y"].name,
                        {signature.inputs["x"].name: np.array(recorded["x"], np.float32)})
     assert_close(got, recorded["y"], "y")
+
+
+DEVICES = '''
+import json
+v1.disable_v2_behavior()
+config = v1.ConfigProto(device_count={"CPU": 2}, allow_soft_placement=False)
+g = tf.Graph()
+with g.as_default():
+    x = v1.placeholder(tf.float32, [None, 2], name="x")
+    with tf.device("/cpu:1"):
+        w = v1.get_variable("w", initializer=np.array([[1.0], [-2.0]], np.float32))
+        step = v1.train.get_or_create_global_step()
+    with tf.device("/cpu:0"):
+        loss = tf.reduce_mean(tf.square(tf.matmul(x, w) - 1.0), name="loss")
+        train = v1.train.MomentumOptimizer(0.05, 0.9).minimize(loss, global_step=step,
+                                                                name="train")
+    init = v1.global_variables_initializer()
+    xv = np.array([[1.0, 2.0], [3.0, -1.0], [0.5, 0.5]], np.float32)
+    with v1.Session(graph=g, config=config) as s:
+        s.run(init)
+        losses = [float(s.run([loss, train], {x: xv})[0]) for _ in range(4)]
+        final = {v.op.name: s.run(v).tolist() for v in v1.global_variables()}
+devices = {n.name: n.device for n in g.as_graph_def().node}
+save_graph(g.as_graph_def(), "devices")
+with open(os.path.join(OUT, "devices.json"), "w") as f:
+    json.dump({"x": xv.tolist(), "losses": losses, "final": final, "init": init.name,
+               "devices": devices}, f)
+'''
+
+
+def test_tf1_reference_variables_on_another_device(run_tf):
+    """Variables (and, by loc:@ colocation, their slots and updates) on CPU:1, the model on
+    CPU:0: the handles, reads and updates must stay with their variables across partitions."""
+    out = run_tf(DEVICES, "ref_devices")
+    recorded = json.loads((out / "devices.json").read_text())
+    assert recorded["devices"]["w"].endswith("device:CPU:1")
+    graph = import_graph(out / "devices.pb")
+    assert graph.get_operation_by_name("w/_handle").device.endswith("device:CPU:1")
+    x = np.array(recorded["x"], np.float32)
+    with wr.Session(graph=graph, config=wr.ConfigProto(device_count={"CPU": 2})) as sess:
+        sess.run(recorded["init"])
+        losses = []
+        for i in range(4):
+            metadata = wr.RunMetadata()
+            options = wr.RunOptions(trace_level=wr.RunOptions.FULL_TRACE) if i == 0 else None
+            losses.append(sess.run(["loss:0", "train"], {"x:0": x}, options=options,
+                                   run_metadata=metadata)[0])
+            if i == 0:
+                placed = {s.node_name: s.device for s in metadata.step_stats}
+        assert_close(losses, recorded["losses"], "losses")
+        # Where the step ran them: the handles, reads and updates with their variables.
+        for name in ("w/_handle", "w", "w/Momentum/_handle", "train/update_w/ApplyMomentum/_update",
+                     "train/update_w/ApplyMomentum", "global_step/_handle", "train/_update"):
+            assert placed.get(name, "").endswith("CPU:1"), (name, placed.get(name))
+        assert placed["loss"].endswith("CPU:0")
+        for var, want in recorded["final"].items():
+            assert_close(sess.run(var + ":0"), want, var)
