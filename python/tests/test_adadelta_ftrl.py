@@ -1,6 +1,7 @@
-"""AdadeltaOptimizer (ResourceApplyAdadelta) and FtrlOptimizer (ResourceApplyFtrl[V2]) against
-numpy's TF1 update formulas over three steps, and their slots' names; TensorFlow's own
-ApplyAdadelta and ApplyFtrl graphs run in tests/tf_compat/test_tf_ref_variables.py."""
+"""AdadeltaOptimizer (ResourceApplyAdadelta), FtrlOptimizer (ResourceApplyFtrl[V2]) and the
+proximal optimizers against numpy's TF1 update formulas over three steps, and their slots'
+names; TensorFlow's own ApplyAdadelta, ApplyFtrl and ApplyProximal* graphs run in
+tests/tf_compat/test_tf_ref_variables.py."""
 import numpy as np
 import pytest
 
@@ -77,3 +78,32 @@ def test_ftrl_refuses_out_of_range_settings():
         wr.train.FtrlOptimizer(0.1, learning_rate_power=0.5)
     with pytest.raises(ValueError, match="l1_regularization_strength -1"):
         wr.train.FtrlOptimizer(0.1, l1_regularization_strength=-1.0)
+
+
+@pytest.mark.parametrize("adagrad", [False, True])
+def test_proximal_optimizers_match_the_formula(adagrad):
+    with ops.Graph().as_default():
+        w_var = wr.Variable(W0, name="w")
+        loss = wr.reduce_sum(C * w_var * w_var + D * w_var)
+        if adagrad:
+            opt = wr.train.ProximalAdagradOptimizer(0.5, initial_accumulator_value=0.2,
+                                                    l1_regularization_strength=0.3,
+                                                    l2_regularization_strength=0.1)
+        else:
+            opt = wr.train.ProximalGradientDescentOptimizer(0.1, l1_regularization_strength=0.3,
+                                                            l2_regularization_strength=0.1)
+        train = opt.minimize(loss)
+        if adagrad:
+            assert opt.get_slot(w_var, "accumulator").op.name == "w/ProximalAdagrad"
+        with wr.Session() as sess:
+            sess.run(wr.global_variables_initializer())
+            w, accum = W0.copy(), np.full(3, 0.2)
+            lr, l1, l2 = f32(0.5 if adagrad else 0.1), f32(0.3), f32(0.1)
+            for _ in range(3):
+                sess.run(train)
+                g = 2 * C * w + D
+                accum = accum + g * g
+                rate = lr / np.sqrt(accum) if adagrad else lr
+                prox = w - rate * g
+                w = np.sign(prox) * np.maximum(np.abs(prox) - rate * l1, 0) / (1 + rate * l2)
+                np.testing.assert_allclose(sess.run(w_var), w, rtol=1e-12)

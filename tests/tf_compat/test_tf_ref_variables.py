@@ -31,6 +31,10 @@ OPTIMIZERS = {
     "adagrad": lambda: v1.train.AdagradOptimizer(0.3),
     "rmsprop": lambda: v1.train.RMSPropOptimizer(0.02, momentum=0.5),
     "adadelta": lambda: v1.train.AdadeltaOptimizer(1.0, rho=0.9),
+    "proximal_sgd": lambda: v1.train.ProximalGradientDescentOptimizer(
+        0.2, l1_regularization_strength=0.01, l2_regularization_strength=0.05),
+    "proximal_adagrad": lambda: v1.train.ProximalAdagradOptimizer(
+        0.3, l1_regularization_strength=0.01, l2_regularization_strength=0.05),
     "ftrl": lambda: v1.train.FtrlOptimizer(0.3, l1_regularization_strength=0.001),
     "ftrl_v2": lambda: v1.train.FtrlOptimizer(0.3, learning_rate_power=-0.6,
                                               l1_regularization_strength=0.001,
@@ -80,12 +84,19 @@ with g.as_default():
     loop = v1.while_loop(lambda i: i < n, body, [tf.constant(0)], name="loop")
     out = tf.identity(loop, name="loop_out")
     scatter = v1.scatter_update(table, [3, 1], [[1.0, 2.0], [3.0, 4.0]], name="scatter")
-    # The other row updates, each after the one before, and the slice (Nd) updates.
+    # The other row updates, each after the one before, and the slice (Nd) updates
+    # (ScatterNdMax/Min have no tf.compat.v1 function).
+    from tensorflow.python.ops import gen_state_ops
+    def scatter_nd_max(ref, indices, updates):
+        return gen_state_ops.scatter_nd_max(ref=ref, indices=indices, updates=updates)
+    def scatter_nd_min(ref, indices, updates):
+        return gen_state_ops.scatter_nd_min(ref=ref, indices=indices, updates=updates)
     combined = scatter
     for op, rows in [(v1.scatter_mul, [[2.0, -1.0]]), (v1.scatter_div, [[4.0, 0.5]]),
                      (v1.scatter_max, [[0.75, -3.0]]), (v1.scatter_min, [[0.6, 5.0]]),
                      (v1.scatter_nd_update, [[9.0, 8.0]]), (v1.scatter_nd_add, [[1.0, 1.0]]),
-                     (v1.scatter_nd_sub, [[0.5, 0.25]])]:
+                     (v1.scatter_nd_sub, [[0.5, 0.25]]), (scatter_nd_max, [[9.5, 0.0]]),
+                     (scatter_nd_min, [[9.0, -1.0]])]:
         with tf.control_dependencies([combined]):
             # (TF 2.21's scatter_nd_* pass name= on as bad_indices_policy: no names.)
             combined = op(table, [[3]], rows) if "nd" in op.__name__ else op(table, [3], rows)
@@ -145,11 +156,13 @@ def test_tf1_reference_variable_training_graphs(train_out):
             "ScatterAdd", "ApplyMomentum", "SparseApplyMomentum", "ApplyAdam", "ApplyAdagrad",
             "SparseApplyAdagrad", "ApplyRMSProp", "SparseApplyRMSProp", "ApplyAdadelta",
             "SparseApplyAdadelta", "ApplyFtrl", "SparseApplyFtrl", "ApplyFtrlV2",
-            "SparseApplyFtrlV2", "RefEnter",
+            "SparseApplyFtrlV2", "ApplyProximalGradientDescent",
+            "SparseApplyProximalGradientDescent", "ApplyProximalAdagrad",
+            "SparseApplyProximalAdagrad", "RefEnter",
             "ScatterUpdate"} <= ops, ops
     assert not {"VarHandleOp", "ReadVariableOp"} & ops
     for name in ("sgd", "momentum", "nesterov", "adam", "adagrad", "rmsprop", "adadelta", "ftrl",
-                 "ftrl_v2"):
+                 "ftrl_v2", "proximal_sgd", "proximal_adagrad"):
         case = cases[name]
         graph = import_graph(out / f"{name}.pb")
         feeds = {"x:0": data["x"], "y:0": data["y"], "ids:0": data["ids"]}
@@ -169,7 +182,8 @@ def test_tf1_reference_variables_in_a_while_loop_and_scatter(train_out):
     out = train_out
     case = json.loads((out / "cases.json").read_text())["loop"]
     assert {"RefEnter", "RefSwitch", "AssignAdd", "ScatterUpdate", "ScatterMul", "ScatterDiv", "ScatterMax",
-            "ScatterMin", "ScatterNdUpdate", "ScatterNdAdd", "ScatterNdSub"} <= set(case["ops"])
+            "ScatterMin", "ScatterNdUpdate", "ScatterNdAdd", "ScatterNdSub", "ScatterNdMax",
+            "ScatterNdMin"} <= set(case["ops"])
     graph = import_graph(out / "loop.pb")
     with wr.Session(graph=graph) as sess:
         sess.run(case["init"])

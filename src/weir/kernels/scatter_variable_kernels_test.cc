@@ -127,6 +127,14 @@ TEST(ScatterVariableKernelsTest, ScatterNdWritesSlicesNamedByIndexPrefixes) {
                                      TensorShape({2, 2}), updates, TensorShape({2, 2}));
   ASSERT_TRUE(add.ok()) << add.status();
   EXPECT_EQ(*add, (std::vector<float>{0, 1, 32, 43, 14, 25, 6, 7}));
+  auto min = Scatter<float, int64_t>("ResourceScatterNdMin", initial, shape, indices,
+                                     TensorShape({2, 2}), {0, 30, 3, -1}, TensorShape({2, 2}));
+  ASSERT_TRUE(min.ok()) << min.status();
+  EXPECT_EQ(*min, (std::vector<float>{0, 1, 2, -1, 0, 5, 6, 7}));
+  auto max = Scatter<float, int64_t>("ResourceScatterNdMax", initial, shape, indices,
+                                     TensorShape({2, 2}), {0, 30, 3, -1}, TensorShape({2, 2}));
+  ASSERT_TRUE(max.ok()) << max.status();
+  EXPECT_EQ(*max, (std::vector<float>{0, 1, 3, 3, 4, 30, 6, 7}));
   // Full indices [1, 3]: single elements; repeats subtract twice.
   auto sub = Scatter<float, int64_t>("ResourceScatterNdSub", initial, shape, {1, 1, 1, 1, 1, 1},
                                      TensorShape({2, 3}), {1, 2}, TensorShape({2}));

@@ -545,6 +545,10 @@ void RegisterStateKernels(KernelRegistry* registry) {
                      MakeKernel<ResourceScatterNdOp<ScatterMode::kAdd>>);
   registry->Register(KernelBuilder("ResourceScatterNdSub"),
                      MakeKernel<ResourceScatterNdOp<ScatterMode::kSub>>);
+  registry->Register(KernelBuilder("ResourceScatterNdMin"),
+                     MakeKernel<ResourceScatterNdOp<ScatterMode::kMin>>);
+  registry->Register(KernelBuilder("ResourceScatterNdMax"),
+                     MakeKernel<ResourceScatterNdOp<ScatterMode::kMax>>);
 }
 
 }  // namespace weir

@@ -105,6 +105,38 @@ struct Adagrad {
   }
 };
 
+// Proximal steps: a gradient step of `rate`, then the l1/l2 shrinkage
+// sign(prox) * max(|prox| - rate * l1, 0) / (1 + rate * l2). Adagrad's rate
+// is per element, lr / sqrt(accum).
+struct ProximalGradientDescent {
+  static constexpr const char* kName = "ProximalGradientDescent";
+  static constexpr int kSlots = 0, kScalarsBefore = 3, kScalarsAfter = 0;
+  static constexpr bool kHasSparse = true;
+  template <typename T, typename D>
+  static void Update(const D& d, const Operands<T>& x, const T* s, const ApplyOptions&) {
+    const T alpha = s[0], l1 = s[1], l2 = s[2];
+    auto var = x.var(0);
+    const auto prox = var - x.g() * alpha;
+    var.device(d) = prox.sign() * (prox.abs() - alpha * l1).cwiseMax(T(0)) / (alpha * l2 + T(1));
+  }
+};
+
+struct ProximalAdagrad {
+  static constexpr const char* kName = "ProximalAdagrad";
+  static constexpr int kSlots = 1, kScalarsBefore = 3, kScalarsAfter = 0;
+  static constexpr bool kHasSparse = true;
+  template <typename T, typename D>
+  static void Update(const D& d, const Operands<T>& x, const T* s, const ApplyOptions&) {
+    const T lr = s[0], l1 = s[1], l2 = s[2];
+    auto var = x.var(0);
+    auto accum = x.var(1);
+    accum.device(d) += x.g().square();
+    const auto rate = accum.rsqrt() * lr;
+    const auto prox = var - x.g() * rate;
+    var.device(d) = prox.sign() * (prox.abs() - rate * l1).cwiseMax(T(0)) / (rate * l2 + T(1));
+  }
+};
+
 // Zeiler's Adadelta: the step is scaled by the ratio of the running RMS of
 // past steps to that of the gradients. accum_update is overwritten last, so
 // the step computed from its old value serves var and accum_update alike.
@@ -453,6 +485,8 @@ void RegisterTrainingKernels(KernelRegistry* registry) {
   RegisterFamily<GradientDescent>(registry);
   RegisterFamily<Momentum>(registry);
   RegisterFamily<Adagrad>(registry);
+  RegisterFamily<ProximalGradientDescent>(registry);
+  RegisterFamily<ProximalAdagrad>(registry);
   RegisterFamily<Adadelta>(registry);
   RegisterFamily<FtrlFamily<false>>(registry);
   RegisterFamily<FtrlFamily<true>>(registry);

@@ -220,6 +220,18 @@ std::vector<Case> Cases() {
       accum = accum_new;
     };
   };
+  auto proximal = [](bool adagrad) {
+    return [adagrad](std::vector<double*>& x, const std::vector<double>& s, double g) {
+      const double lr = s[0], l1 = s[1], l2 = s[2];
+      if (adagrad) *x[1] += g * g;
+      const double rate = adagrad ? lr / std::sqrt(*x[1]) : lr;
+      const double prox = *x[0] - rate * g;
+      *x[0] = (prox > 0   ? 1.0
+               : prox < 0 ? -1.0
+                          : 0.0) *
+              std::max(std::abs(prox) - rate * l1, 0.0) / (1 + rate * l2);
+    };
+  };
   return {
       {"ResourceApplyGradientDescent",
        0,
@@ -260,6 +272,9 @@ std::vector<Case> Cases() {
        {{"multiply_linear_by_lr", AttrValue(true)}},
        ftrl(false, true)},
       {"ResourceApplyFtrlV2", 2, {0.1, 0.01, 0.02, 0.05, -0.5}, 0, {}, ftrl(true, false)},
+      // l1 large enough that some elements are shrunk to 0.
+      {"ResourceApplyProximalGradientDescent", 0, {0.1, 0.05, 0.2}, 3, {}, proximal(false)},
+      {"ResourceApplyProximalAdagrad", 1, {0.1, 0.3, 0.2}, 3, {}, proximal(true)},
   };
 }
 
@@ -295,7 +310,7 @@ TEST(TrainingKernelsTest, SparseUpdatesApplyEachIndexInOrderRepeatsIncluded) {
   for (const Case& c : Cases()) {
     if (c.op.find("Momentum") == std::string::npos && c.op.find("Adagrad") == std::string::npos &&
         c.op.find("RMSProp") == std::string::npos && c.op.find("Adadelta") == std::string::npos &&
-        c.op.find("Ftrl") == std::string::npos) {
+        c.op.find("Ftrl") == std::string::npos && c.op.find("Proximal") == std::string::npos) {
       continue;  // no sparse kernel in the family (as in TensorFlow)
     }
     for (DType dtype : {DT_FLOAT, DT_DOUBLE}) {

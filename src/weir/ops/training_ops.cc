@@ -29,6 +29,7 @@ struct ApplyFamily {
   std::vector<const char*> extra_attrs;
   bool has_sparse;
   const char* doc;
+  const char* sparse_grad = nullptr;  // the sparse form's name for grad, if not `grad`'s
 };
 
 const std::vector<ApplyFamily>& Families() {
@@ -51,6 +52,25 @@ const std::vector<ApplyFamily>& Families() {
        {"update_slots: bool = true"},
        true,
        "accum += grad^2 (when update_slots); var -= lr * grad / sqrt(accum)."},
+      {"ProximalGradientDescent",
+       {},
+       {"alpha", "l1", "l2"},
+       "delta",
+       {},
+       {},
+       true,
+       "prox_v = var - alpha * delta; var = sign(prox_v) / (1 + alpha * l2) * max(|prox_v| - "
+       "alpha * l1, 0).",
+       "grad"},
+      {"ProximalAdagrad",
+       {"accum"},
+       {"lr", "l1", "l2"},
+       "grad",
+       {},
+       {},
+       true,
+       "accum += grad^2; with rate = lr / sqrt(accum): prox_v = var - rate * grad; var = "
+       "sign(prox_v) / (1 + rate * l2) * max(|prox_v| - rate * l1, 0)."},
       {"Adadelta",
        {"accum", "accum_update"},
        {"lr", "rho", "epsilon"},
@@ -166,7 +186,8 @@ void RegisterApplyOp(OpRegistry* registry, const ApplyFamily& family, bool spars
   };
   for (const char* name : family.scalars_before_grad) add_scalar(name);
   const int grad = next++;
-  builder.Input(std::string(family.grad) + ": T");
+  builder.Input(std::string(sparse && family.sparse_grad ? family.sparse_grad : family.grad) +
+                ": T");
   int indices = -1;
   if (sparse) {
     indices = next++;

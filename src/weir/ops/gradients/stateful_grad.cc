@@ -65,6 +65,8 @@ void RegisterStatefulGradients(GradientRegistry* registry) {
                          "ResourceScatterNdUpdate",
                          "ResourceScatterNdAdd",
                          "ResourceScatterNdSub",
+                         "ResourceScatterNdMin",
+                         "ResourceScatterNdMax",
                          "ResourceCountUpTo",
                          "RandomUniform",
                          "RandomStandardNormal",
@@ -95,13 +97,27 @@ void RegisterStatefulGradients(GradientRegistry* registry) {
     registry->RegisterNoGradient(op);
   }
   // The optimizers' updates have no outputs to differentiate.
-  for (const char* op :
-       {"ResourceApplyGradientDescent", "ResourceApplyMomentum", "ResourceApplyAdagrad",
-        "ResourceApplyRMSProp", "ResourceApplyCenteredRMSProp", "ResourceApplyAdam",
-        "ResourceApplyAdamWithAmsgrad", "ResourceSparseApplyMomentum", "ResourceSparseApplyAdagrad",
-        "ResourceSparseApplyRMSProp", "ResourceSparseApplyCenteredRMSProp", "ResourceApplyAdadelta",
-        "ResourceSparseApplyAdadelta", "ResourceApplyFtrl", "ResourceSparseApplyFtrl",
-        "ResourceApplyFtrlV2", "ResourceSparseApplyFtrlV2"}) {
+  for (const char* op : {"ResourceApplyGradientDescent",
+                         "ResourceApplyMomentum",
+                         "ResourceApplyAdagrad",
+                         "ResourceApplyRMSProp",
+                         "ResourceApplyCenteredRMSProp",
+                         "ResourceApplyAdam",
+                         "ResourceApplyAdamWithAmsgrad",
+                         "ResourceSparseApplyMomentum",
+                         "ResourceSparseApplyAdagrad",
+                         "ResourceSparseApplyRMSProp",
+                         "ResourceSparseApplyCenteredRMSProp",
+                         "ResourceApplyAdadelta",
+                         "ResourceSparseApplyAdadelta",
+                         "ResourceApplyFtrl",
+                         "ResourceSparseApplyFtrl",
+                         "ResourceApplyFtrlV2",
+                         "ResourceSparseApplyFtrlV2",
+                         "ResourceApplyProximalGradientDescent",
+                         "ResourceSparseApplyProximalGradientDescent",
+                         "ResourceApplyProximalAdagrad",
+                         "ResourceSparseApplyProximalAdagrad"}) {
     registry->RegisterNoGradient(op);
   }
 }
