@@ -9,7 +9,8 @@ from weir.framework import ops
 from weir.ops import variables
 
 __all__ = ["assign", "assign_add", "assign_sub", "scatter_update", "scatter_add", "scatter_sub",
-           "count_up_to"]
+           "scatter_mul", "scatter_div", "scatter_min", "scatter_max", "scatter_nd_update",
+           "scatter_nd_add", "scatter_nd_sub", "count_up_to"]
 
 
 def _check(ref, what):
@@ -57,6 +58,41 @@ def scatter_add(ref, indices, updates, use_locking=False, name=None):
 
 def scatter_sub(ref, indices, updates, use_locking=False, name=None):
     return _scatter("scatter_sub", ref, indices, updates, name)
+
+
+def scatter_mul(ref, indices, updates, use_locking=False, name=None):
+    return _scatter("scatter_mul", ref, indices, updates, name)
+
+
+def scatter_div(ref, indices, updates, use_locking=False, name=None):
+    return _scatter("scatter_div", ref, indices, updates, name)
+
+
+def scatter_min(ref, indices, updates, use_locking=False, name=None):
+    return _scatter("scatter_min", ref, indices, updates, name)
+
+
+def scatter_max(ref, indices, updates, use_locking=False, name=None):
+    return _scatter("scatter_max", ref, indices, updates, name)
+
+
+def _scatter_nd(method, ref, indices, updates, name):
+    _check(ref, method)
+    op = getattr(ref, method)(indices, updates, name=name)
+    with ops.control_dependencies([op]):
+        return ref.value()
+
+
+def scatter_nd_update(ref, indices, updates, use_locking=True, name=None):
+    return _scatter_nd("scatter_nd_update", ref, indices, updates, name)
+
+
+def scatter_nd_add(ref, indices, updates, use_locking=False, name=None):
+    return _scatter_nd("scatter_nd_add", ref, indices, updates, name)
+
+
+def scatter_nd_sub(ref, indices, updates, use_locking=False, name=None):
+    return _scatter_nd("scatter_nd_sub", ref, indices, updates, name)
 
 
 def count_up_to(ref, limit, name=None):

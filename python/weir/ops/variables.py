@@ -306,6 +306,32 @@ class Variable:
     def scatter_sub(self, sparse_delta, use_locking=False, name=None):
         return self._scatter("ResourceScatterSub", sparse_delta, name)
 
+    def scatter_mul(self, sparse_delta, use_locking=False, name=None):
+        return self._scatter("ResourceScatterMul", sparse_delta, name)
+
+    def scatter_div(self, sparse_delta, use_locking=False, name=None):
+        return self._scatter("ResourceScatterDiv", sparse_delta, name)
+
+    def scatter_min(self, sparse_delta, use_locking=False, name=None):
+        return self._scatter("ResourceScatterMin", sparse_delta, name)
+
+    def scatter_max(self, sparse_delta, use_locking=False, name=None):
+        return self._scatter("ResourceScatterMax", sparse_delta, name)
+
+    def _scatter_nd(self, op_type, indices, updates, name):
+        return apply_op(op_type, name, ref=self._handle, indices=indices,
+                        updates=ops.convert_to_tensor(updates, dtype=self._dtype))
+
+    def scatter_nd_update(self, indices, updates, name=None):
+        """Overwrites the slices the last axis of `indices` names."""
+        return self._scatter_nd("ResourceScatterNdUpdate", indices, updates, name)
+
+    def scatter_nd_add(self, indices, updates, name=None):
+        return self._scatter_nd("ResourceScatterNdAdd", indices, updates, name)
+
+    def scatter_nd_sub(self, indices, updates, name=None):
+        return self._scatter_nd("ResourceScatterNdSub", indices, updates, name)
+
     def count_up_to(self, limit):
         return apply_op("ResourceCountUpTo", None, resource=self._handle, limit=limit,
                         T=self._dtype)

@@ -4,9 +4,11 @@ from weir.train.optimizer import *  # noqa: F401,F403
 from weir.train.gradient_descent import *  # noqa: F401,F403
 from weir.train.momentum import *  # noqa: F401,F403
 from weir.train.adagrad import *  # noqa: F401,F403
+from weir.train.adadelta import *  # noqa: F401,F403
+from weir.train.ftrl import *  # noqa: F401,F403
+from weir.train.proximal import *  # noqa: F401,F403
 from weir.train.rmsprop import *  # noqa: F401,F403
 from weir.train.adam import *  # noqa: F401,F403
-from weir.train.adadelta import *  # noqa: F401,F403
 from weir.train.learning_rate_decay import *  # noqa: F401,F403
 from weir.train.training_util import *  # noqa: F401,F403
 from weir.train.saver import *  # noqa: F401,F403

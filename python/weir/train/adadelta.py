@@ -1,11 +1,10 @@
 """AdadeltaOptimizer (TF1): accum = rho * accum + (1 - rho) * grad^2;
 update = sqrt(accum_update + epsilon) / sqrt(accum + epsilon) * grad;
-accum_update = rho * accum_update + (1 - rho) * update^2; var -= lr * update.
-Slots "accum" and "accum_update" (zeros, "<var>/Adadelta" and
-"<var>/Adadelta_1", TF's names). Weir has no ResourceApplyAdadelta kernel:
-the update is graph code on the slots (reads ordered before the assigns
-that depend on them), so it is not one atomic op as TF's."""
+accum_update = rho * accum_update + (1 - rho) * update^2; var -= lr * update
+(ResourceApplyAdadelta). Slots as TF1 makes them: "accum" and "accum_update"
+(zeros, "<var>/Adadelta", "<var>/Adadelta_1")."""
 from weir.framework import ops
+from weir.framework.op_def_library import apply_op
 from weir.train import optimizer
 
 __all__ = ["AdadeltaOptimizer"]
@@ -15,7 +14,7 @@ class AdadeltaOptimizer(optimizer.Optimizer):
     def __init__(self, learning_rate=0.001, rho=0.95, epsilon=1e-8, use_locking=False,
                  name="Adadelta"):
         super().__init__(use_locking, name)
-        self._learning_rate = learning_rate
+        self._lr = learning_rate
         self._rho = rho
         self._epsilon = epsilon
 
@@ -27,18 +26,15 @@ class AdadeltaOptimizer(optimizer.Optimizer):
     def _prepare(self):
         def tensor(value, name):
             return ops.convert_to_tensor(self._call_if_callable(value), name=name)
-        self._learning_rate_tensor = tensor(self._learning_rate, "lr")
-        self._rho_tensor = tensor(self._rho, "rho")
-        self._epsilon_tensor = tensor(self._epsilon, "epsilon")
+        self._lr_t = tensor(self._lr, "lr")
+        self._rho_t = tensor(self._rho, "rho")
+        self._epsilon_t = tensor(self._epsilon, "epsilon")
 
     def _resource_apply_dense(self, grad, var):
-        import weir as wr
         dtype = var.dtype.base_dtype
-        lr, rho, eps = (self._cast(t, dtype) for t in (self._learning_rate_tensor, self._rho_tensor,
-                                                       self._epsilon_tensor))
-        accum = self.get_slot(var, "accum")
-        accum_update = self.get_slot(var, "accum_update")
-        new_accum = accum.assign(rho * accum.read_value() + (1 - rho) * grad * grad)
-        update = wr.sqrt(accum_update.read_value() + eps) * wr.rsqrt(new_accum + eps) * grad
-        new_accum_update = accum_update.assign(rho * accum_update.read_value() + (1 - rho) * update * update)
-        return wr.group(var.assign_sub(lr * update, read_value=False), new_accum_update)
+        return apply_op("ResourceApplyAdadelta", None, var=var.handle,
+                        accum=self.get_slot(var, "accum").handle,
+                        accum_update=self.get_slot(var, "accum_update").handle,
+                        lr=self._cast(self._lr_t, dtype), rho=self._cast(self._rho_t, dtype),
+                        epsilon=self._cast(self._epsilon_t, dtype), grad=grad,
+                        use_locking=self._use_locking)

@@ -10,6 +10,7 @@
 #include "weir/graph/algorithm.h"
 #include "weir/graph/function_inline.h"
 #include "weir/graph/function_library.h"
+#include "weir/graph/ref_variables.h"
 
 namespace weir {
 namespace {
@@ -318,8 +319,18 @@ Status ImportGraphDef(const GraphDef& def, Graph* graph, const ImportGraphDefOpt
   Status status;
   // The core throws nothing, but the standard containers can: a hostile
   // graph must not end the process by exhausting memory.
+  // Outlives the try: `progress` may point into it.
+  std::optional<GraphDef> rewritten;
   try {
-    status = Import(def, options, graph, &progress);
+    if (HasRefVariableOps(def)) {
+      // TensorFlow 1 reference variables run as resource variables.
+      progress.phase = "rewriting reference variables";
+      rewritten = def;
+      status = RewriteRefVariables(&*rewritten, graph);
+      if (status.ok()) status = Import(*rewritten, options, graph, &progress);
+    } else {
+      status = Import(def, options, graph, &progress);
+    }
   } catch (const std::bad_alloc&) {
     status = errors::ResourceExhausted("out of memory importing the GraphDef (", def.nodes.size(),
                                        " nodes) while ", progress.phase,

@@ -40,7 +40,9 @@ struct ImportGraphDefOptions {
 };
 
 // Adds the nodes of `def` to `graph` (which may already hold nodes: that is
-// Session::Extend). Checks, each an InvalidArgument (NotFound for an
+// Session::Extend). TensorFlow 1 reference variables (VariableV2, Assign,
+// ApplyAdam, RefEnter...) are first rewritten to resource variables
+// (ref_variables.h). Checks, each an InvalidArgument (NotFound for an
 // unregistered op) naming the node: versions (CheckGraphDefVersions), empty
 // or duplicate names, internal ops or names unless allowed, unknown ops,
 // undeclared attrs (but see producer_op_list), missing, ill-typed or

@@ -1,6 +1,11 @@
 // Kernels of the state family (ops/state_ops.cc): resource variables.
 // Each variable is locked while it is read or updated; updates are
 // copy-on-write (see framework/resource_var.h).
+#include <Eigen/Core>
+#include <algorithm>
+#include <limits>
+#include <type_traits>
+
 #include "weir/framework/kernel_registry.h"
 #include "weir/framework/resource_var.h"
 #include "weir/kernels/all_kernels.h"
@@ -244,14 +249,21 @@ Status ReadIndices(const Tensor& indices, int64_t limit, const std::string& op,
   return Status::OK();
 }
 
-// Copies or combines whole rows of `row_elements` elements of any dtype.
+// Calls `fn.template operator()<T>()` for the element type of `dtype`, to
+// copy or combine rows; false for a dtype with no element type here
+// (resource, variant), which the caller reports.
 template <typename Fn>
-void ForEachRow(DType dtype, Fn&& fn) {
-  if (dtype == DT_STRING) {
-    fn.template operator()<std::string>();
-    return;
+bool ForEachRow(DType dtype, Fn&& fn) {
+  switch (dtype) {
+    case DT_STRING: fn.template operator()<std::string>(); return true;
+    case DT_HALF: fn.template operator()<Eigen::half>(); return true;
+    case DT_BFLOAT16: fn.template operator()<Eigen::bfloat16>(); return true;
+    default: return DispatchNumericDType(dtype, fn);
   }
-  DispatchNumericDType(dtype, fn);
+}
+
+Status Unsupported(const std::string& op, DType dtype) {
+  return errors::InvalidArgument(op, " does not support variables of ", dtype);
 }
 
 class ResourceGatherOp final : public OpKernel {
@@ -282,13 +294,14 @@ class ResourceGatherOp final : public OpKernel {
     Tensor* out;
     OP_REQUIRES_OK(context, context->allocate_output(0, *out_shape, &out));
     const int64_t row = params.dim_size(0) == 0 ? 0 : params.NumElements() / params.dim_size(0);
-    ForEachRow(dtype_, [&]<typename T>() {
+    const bool supported = ForEachRow(dtype_, [&]<typename T>() {
       const T* src = params.data<T>();
       T* dst = out->data<T>();
       for (size_t i = 0; i < rows.size(); ++i) {
         std::copy(src + rows[i] * row, src + (rows[i] + 1) * row, dst + i * row);
       }
     });
+    OP_REQUIRES(context, supported, Unsupported(type_string(), dtype_));
   }
 
  private:
@@ -296,7 +309,69 @@ class ResourceGatherOp final : public OpKernel {
   int64_t batch_dims_ = 0;
 };
 
-enum class ScatterMode { kAdd, kSub, kUpdate };
+enum class ScatterMode { kAdd, kSub, kMul, kDiv, kMin, kMax, kUpdate };
+
+// out = out (op) in for the arithmetic modes, on plain arithmetic types.
+// Integer divisors were checked to be nonzero (CheckDivisors); the lowest
+// signed value divided by -1 wraps to itself, where the hardware would trap.
+template <ScatterMode kMode, typename T>
+void Combine(T* out, const T* in, int64_t n) {
+  for (int64_t k = 0; k < n; ++k) {
+    if constexpr (kMode == ScatterMode::kAdd) {
+      out[k] = out[k] + in[k];
+    } else if constexpr (kMode == ScatterMode::kSub) {
+      out[k] = out[k] - in[k];
+    } else if constexpr (kMode == ScatterMode::kMul) {
+      out[k] = out[k] * in[k];
+    } else if constexpr (kMode == ScatterMode::kDiv) {
+      if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+        if (in[k] == T(-1)) {
+          out[k] = static_cast<T>(0u - static_cast<std::make_unsigned_t<T>>(out[k]));
+          continue;
+        }
+      }
+      out[k] = out[k] / in[k];
+    } else if constexpr (kMode == ScatterMode::kMin) {
+      out[k] = std::min(out[k], in[k]);
+    } else {
+      out[k] = std::max(out[k], in[k]);
+    }
+  }
+}
+
+// Overwrites or combines `n` elements of one row or slice; InvalidArgument
+// for a dtype the mode does not apply to.
+template <ScatterMode kMode, typename T>
+Status ScatterRow(T* out, const T* in, int64_t n, DType dtype, const std::string& op) {
+  if constexpr (kMode == ScatterMode::kUpdate) {
+    std::copy(in, in + n, out);
+    return Status::OK();
+  } else if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
+    Combine<kMode>(out, in, n);
+    return Status::OK();
+  } else {
+    return errors::InvalidArgument(op, " does not support ", dtype);
+  }
+}
+
+// An integer division by zero would trap: refused before anything is written.
+template <ScatterMode kMode>
+Status CheckDivisors(const Tensor& updates, const std::string& op) {
+  if constexpr (kMode != ScatterMode::kDiv) return Status::OK();
+  Status status;
+  DispatchNumericDType(updates.dtype(), [&]<typename T>() {
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      const T* divisors = updates.data<T>();
+      for (int64_t i = 0; i < updates.NumElements(); ++i) {
+        if (divisors[i] == 0) {
+          status = errors::InvalidArgument(op, ": integer division by zero (updates[", i, "])");
+          return;
+        }
+      }
+    }
+  });
+  return status;
+}
 
 template <ScatterMode kMode>
 class ResourceScatterOp final : public OpKernel {
@@ -326,31 +401,119 @@ class ResourceScatterOp final : public OpKernel {
                                         params_shape, " need ", expected));
     std::vector<int64_t> rows;
     OP_REQUIRES_OK(context, ReadIndices(indices, params_shape.dim_size(0), type_string(), &rows));
+    OP_REQUIRES_OK(context, CheckDivisors<kMode>(updates, type_string()));
     OP_REQUIRES_OK(context, PrepareToUpdate(context, var.get()));
     const int64_t row =
         params_shape.dim_size(0) == 0 ? 0 : params_shape.num_elements() / params_shape.dim_size(0);
-    bool supported = true;
+    Status status = Unsupported(type_string(), dtype_);
     ForEachRow(dtype_, [&]<typename T>() {
+      status = Status::OK();
       T* dst = var->tensor()->data<T>();
       const T* src = updates.data<T>();
-      for (size_t i = 0; i < rows.size(); ++i) {
-        T* out = dst + rows[i] * row;
-        const T* in = src + i * row;
-        if constexpr (kMode == ScatterMode::kUpdate) {
-          std::copy(in, in + row, out);
-        } else if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
-          for (int64_t k = 0; k < row; ++k) out[k] = kMode == ScatterMode::kAdd ? out[k] + in[k] : out[k] - in[k];
-        } else {
-          supported = false;
-        }
+      for (size_t i = 0; i < rows.size() && status.ok(); ++i) {
+        status = ScatterRow<kMode>(dst + rows[i] * row, src + i * row, row, dtype_, type_string());
       }
     });
-    OP_REQUIRES(context, supported,
-                errors::InvalidArgument(type_string(), " does not support ", dtype_));
+    OP_REQUIRES_OK(context, status);
   }
 
  private:
   DType dtype_ = DT_FLOAT;
+};
+
+// ResourceScatterNd*: indices [..., K] name slices var[i0, ..., iK-1] of
+// the variable's trailing shape; updates are indices.shape[:-1] + that shape.
+template <ScatterMode kMode>
+class ResourceScatterNdOp final : public OpKernel {
+ public:
+  explicit ResourceScatterNdOp(OpKernelConstruction* context) : OpKernel(context) {
+    context->SetStatus(context->GetAttr("T", &dtype_));
+    std::string policy;
+    context->SetStatus(context->GetAttr("bad_indices_policy", &policy));
+    if (policy == "IGNORE") {
+      ignore_bad_indices_ = true;
+    } else if (!policy.empty() && policy != "DEFAULT" && policy != "ERROR") {
+      context->SetStatus(errors::InvalidArgument(
+          type_string(), ": bad_indices_policy must be '', 'DEFAULT', 'ERROR' or 'IGNORE', not '",
+          policy, "'"));
+    }
+  }
+  void Compute(OpKernelContext* context) override {
+    std::shared_ptr<Var> var;
+    std::unique_lock<std::mutex> lock;
+    OP_REQUIRES_OK(context, LockInitializedVar(context, dtype_, &var, &lock));
+    const Tensor& indices = context->input(1);
+    const Tensor& updates = context->input(2);
+    const TensorShape shape = var->tensor()->shape();
+    OP_REQUIRES(context, indices.dims() >= 1,
+                errors::InvalidArgument(type_string(), ": indices must have rank >= 1, have shape ",
+                                        indices.shape()));
+    const int64_t depth = indices.dim_size(indices.dims() - 1);
+    OP_REQUIRES(
+        context, depth <= shape.rank(),
+        errors::InvalidArgument(type_string(), ": the last axis of indices ", indices.shape(),
+                                " is longer than the rank of the "
+                                "variable's shape ",
+                                shape));
+    std::vector<int64_t> expected_dims(indices.shape().dim_sizes().begin(),
+                                       indices.shape().dim_sizes().end() - 1);
+    expected_dims.insert(expected_dims.end(), shape.dim_sizes().begin() + depth,
+                         shape.dim_sizes().end());
+    StatusOr<TensorShape> expected = CheckedShape(expected_dims, type_string());
+    OP_REQUIRES_OK(context, expected.status());
+    OP_REQUIRES(context, updates.shape() == *expected,
+                errors::InvalidArgument(type_string(), ": updates have shape ", updates.shape(),
+                                        " but indices ", indices.shape(), " and variable ", shape,
+                                        " need ", *expected));
+    int64_t slice = 1;  // elements per slice: the product of the trailing dims
+    for (int d = static_cast<int>(depth); d < shape.rank(); ++d) slice *= shape.dim_size(d);
+    const int64_t count = depth == 0 ? 0 : indices.NumElements() / depth;
+    // Each index tuple's offset, checked before anything is written.
+    std::vector<int64_t> offsets;
+    offsets.reserve(count);
+    for (int64_t i = 0; i < count; ++i) {
+      int64_t offset = 0;
+      bool bad = false;
+      for (int64_t j = 0; j < depth; ++j) {
+        const int64_t at = i * depth + j;
+        const int64_t index =
+            indices.dtype() == DT_INT32 ? indices.data<int32_t>()[at] : indices.data<int64_t>()[at];
+        if (index < 0 || index >= shape.dim_size(j)) {
+          OP_REQUIRES(context, ignore_bad_indices_,
+                      errors::InvalidArgument(type_string(), ": index ", i, " of indices ",
+                                              indices.shape(), " has ", index, " on axis ", j,
+                                              ", not in [0, ", shape.dim_size(j), ")"));
+          bad = true;
+          break;
+        }
+        offset = offset * shape.dim_size(j) + index;
+      }
+      offsets.push_back(bad ? -1 : offset * slice);
+    }
+    if (depth == 0) {
+      // indices [..., 0]: each of the indices.shape[:-1] entries names the whole variable.
+      int64_t wholes = 1;
+      for (int d = 0; d + 1 < indices.dims(); ++d) wholes *= indices.dim_size(d);
+      offsets.assign(wholes, 0);
+    }
+    OP_REQUIRES_OK(context, CheckDivisors<kMode>(updates, type_string()));
+    OP_REQUIRES_OK(context, PrepareToUpdate(context, var.get()));
+    Status status = Unsupported(type_string(), dtype_);
+    ForEachRow(dtype_, [&]<typename T>() {
+      status = Status::OK();
+      T* dst = var->tensor()->data<T>();
+      const T* src = updates.data<T>();
+      for (size_t i = 0; i < offsets.size() && status.ok(); ++i) {
+        if (offsets[i] < 0) continue;
+        status = ScatterRow<kMode>(dst + offsets[i], src + i * slice, slice, dtype_, type_string());
+      }
+    });
+    OP_REQUIRES_OK(context, status);
+  }
+
+ private:
+  DType dtype_ = DT_FLOAT;
+  bool ignore_bad_indices_ = false;
 };
 
 }  // namespace
@@ -367,7 +530,25 @@ void RegisterStateKernels(KernelRegistry* registry) {
   registry->Register(KernelBuilder("ResourceGather"), MakeKernel<ResourceGatherOp>);
   registry->Register(KernelBuilder("ResourceScatterAdd"), MakeKernel<ResourceScatterOp<ScatterMode::kAdd>>);
   registry->Register(KernelBuilder("ResourceScatterSub"), MakeKernel<ResourceScatterOp<ScatterMode::kSub>>);
+  registry->Register(KernelBuilder("ResourceScatterMul"),
+                     MakeKernel<ResourceScatterOp<ScatterMode::kMul>>);
+  registry->Register(KernelBuilder("ResourceScatterDiv"),
+                     MakeKernel<ResourceScatterOp<ScatterMode::kDiv>>);
+  registry->Register(KernelBuilder("ResourceScatterMin"),
+                     MakeKernel<ResourceScatterOp<ScatterMode::kMin>>);
+  registry->Register(KernelBuilder("ResourceScatterMax"),
+                     MakeKernel<ResourceScatterOp<ScatterMode::kMax>>);
   registry->Register(KernelBuilder("ResourceScatterUpdate"), MakeKernel<ResourceScatterOp<ScatterMode::kUpdate>>);
+  registry->Register(KernelBuilder("ResourceScatterNdUpdate"),
+                     MakeKernel<ResourceScatterNdOp<ScatterMode::kUpdate>>);
+  registry->Register(KernelBuilder("ResourceScatterNdAdd"),
+                     MakeKernel<ResourceScatterNdOp<ScatterMode::kAdd>>);
+  registry->Register(KernelBuilder("ResourceScatterNdSub"),
+                     MakeKernel<ResourceScatterNdOp<ScatterMode::kSub>>);
+  registry->Register(KernelBuilder("ResourceScatterNdMin"),
+                     MakeKernel<ResourceScatterNdOp<ScatterMode::kMin>>);
+  registry->Register(KernelBuilder("ResourceScatterNdMax"),
+                     MakeKernel<ResourceScatterNdOp<ScatterMode::kMax>>);
 }
 
 }  // namespace weir

@@ -44,6 +44,7 @@ constexpr int64_t kParallelMinElements = 32 * 1024;
 struct ApplyOptions {
   bool use_nesterov = false;
   bool update_slots = true;
+  bool multiply_linear_by_lr = false;
 };
 
 // The n elements one update touches: the variable (vars[0]), its slots
@@ -101,6 +102,98 @@ struct Adagrad {
     auto accum = x.var(1);
     if (options.update_slots) accum.device(d) += x.g().square();
     x.var(0).device(d) -= x.g() * lr * accum.rsqrt();
+  }
+};
+
+// Proximal steps: a gradient step of `rate`, then the l1/l2 shrinkage
+// sign(prox) * max(|prox| - rate * l1, 0) / (1 + rate * l2). Adagrad's rate
+// is per element, lr / sqrt(accum).
+struct ProximalGradientDescent {
+  static constexpr const char* kName = "ProximalGradientDescent";
+  static constexpr int kSlots = 0, kScalarsBefore = 3, kScalarsAfter = 0;
+  static constexpr bool kHasSparse = true;
+  template <typename T, typename D>
+  static void Update(const D& d, const Operands<T>& x, const T* s, const ApplyOptions&) {
+    const T alpha = s[0], l1 = s[1], l2 = s[2];
+    auto var = x.var(0);
+    const auto prox = var - x.g() * alpha;
+    var.device(d) = prox.sign() * (prox.abs() - alpha * l1).cwiseMax(T(0)) / (alpha * l2 + T(1));
+  }
+};
+
+struct ProximalAdagrad {
+  static constexpr const char* kName = "ProximalAdagrad";
+  static constexpr int kSlots = 1, kScalarsBefore = 3, kScalarsAfter = 0;
+  static constexpr bool kHasSparse = true;
+  template <typename T, typename D>
+  static void Update(const D& d, const Operands<T>& x, const T* s, const ApplyOptions&) {
+    const T lr = s[0], l1 = s[1], l2 = s[2];
+    auto var = x.var(0);
+    auto accum = x.var(1);
+    accum.device(d) += x.g().square();
+    const auto rate = accum.rsqrt() * lr;
+    const auto prox = var - x.g() * rate;
+    var.device(d) = prox.sign() * (prox.abs() - rate * l1).cwiseMax(T(0)) / (rate * l2 + T(1));
+  }
+};
+
+// Zeiler's Adadelta: the step is scaled by the ratio of the running RMS of
+// past steps to that of the gradients. accum_update is overwritten last, so
+// the step computed from its old value serves var and accum_update alike.
+struct Adadelta {
+  static constexpr const char* kName = "Adadelta";
+  static constexpr int kSlots = 2, kScalarsBefore = 3, kScalarsAfter = 0;
+  static constexpr bool kHasSparse = true;
+  template <typename T, typename D>
+  static void Update(const D& d, const Operands<T>& x, const T* s, const ApplyOptions&) {
+    const T lr = s[0], rho = s[1], epsilon = s[2];
+    auto accum = x.var(1);
+    auto accum_update = x.var(2);
+    accum.device(d) = accum * rho + x.g().square() * (T(1) - rho);
+    x.var(0).device(d) -= (accum_update + epsilon).sqrt() * (accum + epsilon).rsqrt() * x.g() * lr;
+    accum_update.device(d) =
+        accum_update * rho +
+        ((accum_update + epsilon).sqrt() * (accum + epsilon).rsqrt() * x.g()).square() *
+            (T(1) - rho);
+  }
+};
+
+// FTRL-proximal (McMahan et al.), the formula of the op's doc: `linear`
+// accumulates the gradient less the change of the per-coordinate learning
+// rate times var; var is the closed-form minimizer of the l1/l2-regularized
+// model, 0 where |linear| <= l1. kShrinkage (FtrlV2): the linear term takes
+// grad + 2 * l2_shrinkage * var. With multiply_linear_by_lr, linear is kept
+// multiplied by lr (l1 and the quadratic scale by lr instead).
+template <bool kShrinkage>
+struct FtrlFamily {
+  static constexpr const char* kName = kShrinkage ? "FtrlV2" : "Ftrl";
+  static constexpr int kSlots = 2, kScalarsBefore = 0, kScalarsAfter = kShrinkage ? 5 : 4;
+  static constexpr bool kHasSparse = true;
+  template <typename T, typename D>
+  static void Update(const D& d, const Operands<T>& x, const T* s, const ApplyOptions& options) {
+    const T lr = s[0], l1 = s[1], l2 = s[2];
+    const T shrinkage = kShrinkage ? s[3] : T(0);
+    const T power = -(kShrinkage ? s[4] : s[3]);  // accum^power is the inverse rate times lr
+    auto var = x.var(0);
+    auto accum = x.var(1);
+    auto linear = x.var(2);
+    const auto grad = x.g();
+    const auto rate_change = (accum + grad.square()).pow(power) - accum.pow(power);
+    const auto zero = linear.constant(T(0));
+    if (options.multiply_linear_by_lr) {
+      linear.device(d) += (grad + var * (T(2) * shrinkage)) * lr - rate_change * var;
+      accum.device(d) += grad.square();
+      var.device(d) =
+          (linear.abs() > linear.constant(l1 * lr))
+              .select((linear.sign() * (l1 * lr) - linear) / (accum.pow(power) + T(2) * l2 * lr),
+                      zero);
+    } else {
+      linear.device(d) += grad + var * (T(2) * shrinkage) - rate_change / lr * var;
+      accum.device(d) += grad.square();
+      var.device(d) =
+          (linear.abs() > linear.constant(l1))
+              .select((linear.sign() * l1 - linear) / (accum.pow(power) / lr + T(2) * l2), zero);
+    }
   }
 };
 
@@ -278,6 +371,10 @@ class ApplyOp final : public OpKernel {
     if (context->op_def().FindAttr("update_slots") != nullptr) {
       context->SetStatus(context->GetAttr("update_slots", &options_.update_slots));
     }
+    if (context->op_def().FindAttr("multiply_linear_by_lr") != nullptr) {
+      context->SetStatus(
+          context->GetAttr("multiply_linear_by_lr", &options_.multiply_linear_by_lr));
+    }
     if (num_inputs() != kFirstScalarAfter + Family::kScalarsAfter) {
       context->SetStatus(errors::Internal(type_string(), ": the kernel expects ",
                                           kFirstScalarAfter + Family::kScalarsAfter,
@@ -388,6 +485,11 @@ void RegisterTrainingKernels(KernelRegistry* registry) {
   RegisterFamily<GradientDescent>(registry);
   RegisterFamily<Momentum>(registry);
   RegisterFamily<Adagrad>(registry);
+  RegisterFamily<ProximalGradientDescent>(registry);
+  RegisterFamily<ProximalAdagrad>(registry);
+  RegisterFamily<Adadelta>(registry);
+  RegisterFamily<FtrlFamily<false>>(registry);
+  RegisterFamily<FtrlFamily<true>>(registry);
   RegisterFamily<RMSProp>(registry);
   RegisterFamily<CenteredRMSProp>(registry);
   RegisterFamily<AdamFamily<false>>(registry);

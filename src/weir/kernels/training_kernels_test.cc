@@ -190,6 +190,48 @@ std::vector<Case> Cases() {
       *x[0] -= s[0] * g / std::sqrt(*x[1]);
     };
   };
+  auto adadelta = [](std::vector<double*>& x, const std::vector<double>& s, double g) {
+    const double lr = s[0], rho = s[1], eps = s[2];
+    double& accum = *x[1];
+    double& accum_update = *x[2];
+    accum = rho * accum + (1 - rho) * g * g;
+    const double update = std::sqrt(accum_update + eps) / std::sqrt(accum + eps) * g;
+    accum_update = rho * accum_update + (1 - rho) * update * update;
+    *x[0] -= lr * update;
+  };
+  // The op doc's formula; multiply_linear_by_lr keeps linear times lr.
+  auto ftrl = [](bool shrinkage, bool by_lr) {
+    return [shrinkage, by_lr](std::vector<double*>& x, const std::vector<double>& s, double g) {
+      const double lr = s[0], l1 = s[1], l2 = s[2], shrink = shrinkage ? s[3] : 0.0;
+      const double p = shrinkage ? s[4] : s[3];
+      double& var = *x[0];
+      double& accum = *x[1];
+      double& linear = *x[2];
+      const double accum_new = accum + g * g;
+      const double change = std::pow(accum_new, -p) - std::pow(accum, -p);
+      const double g_shrunk = g + 2 * shrink * var;
+      linear += by_lr ? g_shrunk * lr - change * var : g_shrunk - change / lr * var;
+      const double quadratic = by_lr ? std::pow(accum_new, -p) + 2 * l2 * lr
+                                     : 1.0 / (std::pow(accum_new, p) * lr) + 2 * l2;
+      const double l1_scaled = by_lr ? l1 * lr : l1;
+      var = std::abs(linear) > l1_scaled
+                ? ((linear > 0 ? 1.0 : -1.0) * l1_scaled - linear) / quadratic
+                : 0.0;
+      accum = accum_new;
+    };
+  };
+  auto proximal = [](bool adagrad) {
+    return [adagrad](std::vector<double*>& x, const std::vector<double>& s, double g) {
+      const double lr = s[0], l1 = s[1], l2 = s[2];
+      if (adagrad) *x[1] += g * g;
+      const double rate = adagrad ? lr / std::sqrt(*x[1]) : lr;
+      const double prox = *x[0] - rate * g;
+      *x[0] = (prox > 0   ? 1.0
+               : prox < 0 ? -1.0
+                          : 0.0) *
+              std::max(std::abs(prox) - rate * l1, 0.0) / (1 + rate * l2);
+    };
+  };
   return {
       {"ResourceApplyGradientDescent",
        0,
@@ -221,6 +263,18 @@ std::vector<Case> Cases() {
        6,
        {},
        adam(false, true)},
+      {"ResourceApplyAdadelta", 2, {0.5, 0.95, 1e-6}, 3, {}, adadelta},
+      {"ResourceApplyFtrl", 2, {0.1, 0.01, 0.02, -0.5}, 0, {}, ftrl(false, false)},
+      {"ResourceApplyFtrl",
+       2,
+       {0.1, 0.01, 0.02, -0.6},
+       0,
+       {{"multiply_linear_by_lr", AttrValue(true)}},
+       ftrl(false, true)},
+      {"ResourceApplyFtrlV2", 2, {0.1, 0.01, 0.02, 0.05, -0.5}, 0, {}, ftrl(true, false)},
+      // l1 large enough that some elements are shrunk to 0.
+      {"ResourceApplyProximalGradientDescent", 0, {0.1, 0.05, 0.2}, 3, {}, proximal(false)},
+      {"ResourceApplyProximalAdagrad", 1, {0.1, 0.3, 0.2}, 3, {}, proximal(true)},
   };
 }
 
@@ -255,7 +309,8 @@ TEST(TrainingKernelsTest, SparseUpdatesApplyEachIndexInOrderRepeatsIncluded) {
   const std::vector<double> grad = {0.5, -1.0, 0.25, 0.75, -0.3, 1.5};
   for (const Case& c : Cases()) {
     if (c.op.find("Momentum") == std::string::npos && c.op.find("Adagrad") == std::string::npos &&
-        c.op.find("RMSProp") == std::string::npos) {
+        c.op.find("RMSProp") == std::string::npos && c.op.find("Adadelta") == std::string::npos &&
+        c.op.find("Ftrl") == std::string::npos && c.op.find("Proximal") == std::string::npos) {
       continue;  // no sparse kernel in the family (as in TensorFlow)
     }
     for (DType dtype : {DT_FLOAT, DT_DOUBLE}) {

@@ -108,7 +108,9 @@ void RegisterStateOps(OpRegistry* registry) {
                          .Attr("Tindices: {int32, int64}")
                          .SetIsStateful()
                          .Doc("Rows `indices` of the variable."));
-  for (const char* op : {"ResourceScatterAdd", "ResourceScatterSub", "ResourceScatterUpdate"}) {
+  for (const char* op :
+       {"ResourceScatterAdd", "ResourceScatterSub", "ResourceScatterMul", "ResourceScatterDiv",
+        "ResourceScatterMin", "ResourceScatterMax", "ResourceScatterUpdate"}) {
     const bool arithmetic = std::string_view(op) != "ResourceScatterUpdate";
     registry->Register(OpDefBuilder(op)
                            .Input("resource: resource")
@@ -119,7 +121,27 @@ void RegisterStateOps(OpRegistry* registry) {
                            .SetIsStateful()
                            .SetShapeFn(NoOutputs)
                            .Doc("Updates rows `indices` of the variable with `updates` "
-                                "(add, subtract or overwrite)."));
+                                "(add, subtract, multiply, divide, min, max or overwrite; a "
+                                "repeated index applies each of its rows in turn)."));
+  }
+  for (const char* op : {"ResourceScatterNdUpdate", "ResourceScatterNdAdd", "ResourceScatterNdSub",
+                         "ResourceScatterNdMin", "ResourceScatterNdMax"}) {
+    registry->Register(
+        OpDefBuilder(op)
+            .Input("ref: resource")
+            .Input("indices: Tindices")
+            .Input("updates: T")
+            .Attr("T: type")
+            .Attr("Tindices: {int32, int64}")
+            .Attr("use_locking: bool = true")
+            .Attr("bad_indices_policy: string = ''")
+            .SetIsStateful()
+            .SetShapeFn(NoOutputs)
+            .Doc("Updates the slices of the variable that the last axis of "
+                 "`indices` names (each a prefix of the variable's index) with "
+                 "`updates`, shaped indices.shape[:-1] + the slice's shape "
+                 "(overwrite, add, subtract, min or max). An index out of range is an "
+                 "error, or skipped with bad_indices_policy 'IGNORE'."));
   }
 }
 

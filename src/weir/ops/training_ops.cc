@@ -29,6 +29,7 @@ struct ApplyFamily {
   std::vector<const char*> extra_attrs;
   bool has_sparse;
   const char* doc;
+  const char* sparse_grad = nullptr;  // the sparse form's name for grad, if not `grad`'s
 };
 
 const std::vector<ApplyFamily>& Families() {
@@ -51,6 +52,56 @@ const std::vector<ApplyFamily>& Families() {
        {"update_slots: bool = true"},
        true,
        "accum += grad^2 (when update_slots); var -= lr * grad / sqrt(accum)."},
+      {"ProximalGradientDescent",
+       {},
+       {"alpha", "l1", "l2"},
+       "delta",
+       {},
+       {},
+       true,
+       "prox_v = var - alpha * delta; var = sign(prox_v) / (1 + alpha * l2) * max(|prox_v| - "
+       "alpha * l1, 0).",
+       "grad"},
+      {"ProximalAdagrad",
+       {"accum"},
+       {"lr", "l1", "l2"},
+       "grad",
+       {},
+       {},
+       true,
+       "accum += grad^2; with rate = lr / sqrt(accum): prox_v = var - rate * grad; var = "
+       "sign(prox_v) / (1 + rate * l2) * max(|prox_v| - rate * l1, 0)."},
+      {"Adadelta",
+       {"accum", "accum_update"},
+       {"lr", "rho", "epsilon"},
+       "grad",
+       {},
+       {},
+       true,
+       "accum = rho * accum + (1 - rho) * grad^2; update = sqrt(accum_update + epsilon) / "
+       "sqrt(accum + epsilon) * grad; accum_update = rho * accum_update + (1 - rho) * "
+       "update^2; var -= lr * update."},
+      {"Ftrl",
+       {"accum", "linear"},
+       {},
+       "grad",
+       {"lr", "l1", "l2", "lr_power"},
+       {"multiply_linear_by_lr: bool = false"},
+       true,
+       "FTRL-proximal: accum_new = accum + grad^2; linear += grad - (accum_new^(-lr_power) - "
+       "accum^(-lr_power)) / lr * var; quadratic = accum_new^(-lr_power) / lr + 2 * l2; var = "
+       "(sign(linear) * l1 - linear) / quadratic where |linear| > l1, else 0; accum = "
+       "accum_new. With multiply_linear_by_lr, linear accumulates lr * grad and l1, l2 and "
+       "the division by lr scale by lr instead."},
+      {"FtrlV2",
+       {"accum", "linear"},
+       {},
+       "grad",
+       {"lr", "l1", "l2", "l2_shrinkage", "lr_power"},
+       {"multiply_linear_by_lr: bool = false"},
+       true,
+       "Ftrl whose linear term takes grad + 2 * l2_shrinkage * var (accum still takes "
+       "grad^2)."},
       {"RMSProp",
        {"ms", "mom"},
        {"lr", "rho", "momentum", "epsilon"},
@@ -135,7 +186,8 @@ void RegisterApplyOp(OpRegistry* registry, const ApplyFamily& family, bool spars
   };
   for (const char* name : family.scalars_before_grad) add_scalar(name);
   const int grad = next++;
-  builder.Input(std::string(family.grad) + ": T");
+  builder.Input(std::string(sparse && family.sparse_grad ? family.sparse_grad : family.grad) +
+                ": T");
   int indices = -1;
   if (sparse) {
     indices = next++;

@@ -51,12 +51,35 @@ void RegisterStatefulGradients(GradientRegistry* registry) {
   registry->Register("ReadVariableOp", ReadVariableGrad);
   registry->RegisterSparse("ResourceGather", ResourceGatherSparseGrad);
   registry->Register("ResourceGather", ResourceGatherDenseGrad);
-  for (const char* op : {"AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp",
-                         "DestroyResourceOp", "ResourceScatterAdd", "ResourceScatterSub",
-                         "ResourceScatterUpdate", "ResourceCountUpTo", "RandomUniform",
-                         "RandomStandardNormal", "TruncatedNormal", "RandomUniformInt",
-                         "RandomShuffle", "Multinomial", "SaveV2", "RestoreV2", "NoOp", "_Send",
-                         "_Recv", "_Retval"}) {
+  for (const char* op : {"AssignVariableOp",
+                         "AssignAddVariableOp",
+                         "AssignSubVariableOp",
+                         "DestroyResourceOp",
+                         "ResourceScatterAdd",
+                         "ResourceScatterSub",
+                         "ResourceScatterMul",
+                         "ResourceScatterDiv",
+                         "ResourceScatterMin",
+                         "ResourceScatterMax",
+                         "ResourceScatterUpdate",
+                         "ResourceScatterNdUpdate",
+                         "ResourceScatterNdAdd",
+                         "ResourceScatterNdSub",
+                         "ResourceScatterNdMin",
+                         "ResourceScatterNdMax",
+                         "ResourceCountUpTo",
+                         "RandomUniform",
+                         "RandomStandardNormal",
+                         "TruncatedNormal",
+                         "RandomUniformInt",
+                         "RandomShuffle",
+                         "Multinomial",
+                         "SaveV2",
+                         "RestoreV2",
+                         "NoOp",
+                         "_Send",
+                         "_Recv",
+                         "_Retval"}) {
     registry->RegisterNoGradient(op);
   }
   // Readers and files: records and file names, nothing to differentiate.
@@ -74,11 +97,27 @@ void RegisterStatefulGradients(GradientRegistry* registry) {
     registry->RegisterNoGradient(op);
   }
   // The optimizers' updates have no outputs to differentiate.
-  for (const char* op :
-       {"ResourceApplyGradientDescent", "ResourceApplyMomentum", "ResourceApplyAdagrad",
-        "ResourceApplyRMSProp", "ResourceApplyCenteredRMSProp", "ResourceApplyAdam",
-        "ResourceApplyAdamWithAmsgrad", "ResourceSparseApplyMomentum", "ResourceSparseApplyAdagrad",
-        "ResourceSparseApplyRMSProp", "ResourceSparseApplyCenteredRMSProp"}) {
+  for (const char* op : {"ResourceApplyGradientDescent",
+                         "ResourceApplyMomentum",
+                         "ResourceApplyAdagrad",
+                         "ResourceApplyRMSProp",
+                         "ResourceApplyCenteredRMSProp",
+                         "ResourceApplyAdam",
+                         "ResourceApplyAdamWithAmsgrad",
+                         "ResourceSparseApplyMomentum",
+                         "ResourceSparseApplyAdagrad",
+                         "ResourceSparseApplyRMSProp",
+                         "ResourceSparseApplyCenteredRMSProp",
+                         "ResourceApplyAdadelta",
+                         "ResourceSparseApplyAdadelta",
+                         "ResourceApplyFtrl",
+                         "ResourceSparseApplyFtrl",
+                         "ResourceApplyFtrlV2",
+                         "ResourceSparseApplyFtrlV2",
+                         "ResourceApplyProximalGradientDescent",
+                         "ResourceSparseApplyProximalGradientDescent",
+                         "ResourceApplyProximalAdagrad",
+                         "ResourceSparseApplyProximalAdagrad"}) {
     registry->RegisterNoGradient(op);
   }
 }
