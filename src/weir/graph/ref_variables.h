@@ -25,7 +25,7 @@
 //
 // New nodes take the device, `_class` colocation and source location of the
 // node they replace; a generated name that is taken gets a suffix `_1`,
-// `_2`, ... A reference op without a resource form in Weir (ApplyFtrl,
+// `_2`, ... A reference op without a resource form in Weir (ApplyAdagradDA,
 // TemporaryVariable, RefSelect, ...) is an InvalidArgument naming the node,
 // the op and the missing resource op. Linear in nodes + edges.
 #pragma once
