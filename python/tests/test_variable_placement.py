@@ -49,6 +49,29 @@ def test_variable_ops_under_another_device_scope():
             assert devices[assign.op.name].endswith("CPU:2"), devices
 
 
+def test_a_variable_without_a_device_stays_where_its_first_run_put_it():
+    """The initializer's run places `count` (no device request) on its own;
+    the loop's run, whose cost-model placement on two CPUs could choose the
+    other device, must find the initialized variable where it is, as in
+    TensorFlow, which keeps a session's stateful nodes on their first
+    device."""
+    with wr.Graph().as_default() as g:
+        count = wr.Variable(0, name="count")
+        with wr.device("/device:CPU:1"):
+            def body(i):
+                with wr.control_dependencies([count.assign_add(1)]):
+                    return i + 1
+            loop = wr.while_loop(lambda i: i < 5, body, [wr.constant(0)])
+        init = wr.global_variables_initializer()
+    config = wr.ConfigProto(device_count={"CPU": 2})
+    with wr.Session(graph=g, config=config) as sess:
+        sess.run(init)
+        assert sess.run(loop) == 5
+        assert sess.run(count) == 5
+        assert sess.run(loop) == 5
+        assert sess.run(count) == 10
+
+
 def test_string_handle_accumulator_ops_run_with_the_accumulator():
     """TensorFlow's ConditionalAccumulator with a Ref(string) handle: its ops,
     unplaced or requested elsewhere, run on the accumulator's device, where

@@ -213,6 +213,8 @@ class MasterSession final : public Session {
   std::map<CallableHandle, std::shared_ptr<const CompiledStep>> callables_;
   CallableHandle next_callable_ = 0;
   std::mutex compile_mu_;
+  // Where earlier signatures placed the stateful nodes (kept by later ones).
+  StatefulPlacements stateful_placements_;
   std::atomic<int64_t> next_step_id_{1};
 };
 
@@ -415,6 +417,7 @@ StatusOr<std::shared_ptr<const MasterSession::CompiledStep>> MasterSession::Comp
     auto it = incarnations_.find(device);
     return it == incarnations_.end() ? uint64_t{0} : it->second;
   };
+  env.stateful_placements = &stateful_placements_;
   StatusOr<CompiledGraph> compiled = errors::Internal("not compiled");
   {
     std::shared_lock<std::shared_mutex> lock(graph_mu_);

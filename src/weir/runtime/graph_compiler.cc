@@ -46,6 +46,36 @@ class PassRunner {
   std::vector<PassRecord>* records_;
 };
 
+// A stateful node of the session's own graph (not one a pass made: those
+// have no lasting state of their own and may reuse a name with another
+// meaning in another signature).
+bool IsSessionStatefulNode(const Graph& source, const Node& node) {
+  if (!node.is_stateful()) return false;
+  const Node* original = source.FindNode(node.name());
+  return original != nullptr && original->type_string() == node.type_string();
+}
+
+// Requests, for each stateful node placed by an earlier compilation, the
+// device it was placed on (a full name, so it is the only feasible one).
+void PinStatefulNodes(const Graph& source,
+                      const std::unordered_map<std::string, std::string>& devices, Graph* graph) {
+  if (devices.empty()) return;
+  for (Node* node : graph->nodes()) {
+    if (!IsSessionStatefulNode(source, *node)) continue;
+    auto it = devices.find(node->name());
+    if (it != devices.end()) node->set_requested_device(it->second);
+  }
+}
+
+void RecordStatefulNodes(const Graph& source, const Graph& graph,
+                         std::unordered_map<std::string, std::string>* devices) {
+  for (const Node* node : graph.nodes()) {
+    if (IsSessionStatefulNode(source, *node)) {
+      devices->emplace(node->name(), node->assigned_device());
+    }
+  }
+}
+
 }  // namespace
 
 StatusOr<CompiledGraph> CompileGraph(const Graph& source, const StepSignature& signature,
@@ -127,8 +157,16 @@ StatusOr<CompiledGraph> CompileGraph(const Graph& source, const StepSignature& s
     placement.cost_model = env.cost_model;
     placement.simulate = options.cost_model_placement;
     placement.ignore_missing_colocation_targets = true;
+    std::unique_lock<std::mutex> pins;
+    if (env.stateful_placements != nullptr) {
+      pins = std::unique_lock<std::mutex>(env.stateful_placements->mu);
+      PinStatefulNodes(source, env.stateful_placements->devices, graph.get());
+    }
     WEIR_RETURN_IF_ERROR(PlaceGraph(graph.get(), env.devices, placement,
                                     options.explain_placement ? &compiled.placement : nullptr));
+    if (env.stateful_placements != nullptr) {
+      RecordStatefulNodes(source, *graph, &env.stateful_placements->devices);
+    }
     if (changes != nullptr) {
       for (std::string& line : SummarizePlacement(*graph)) changes->push_back(std::move(line));
     }

@@ -15,7 +15,9 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "weir/framework/device.h"
@@ -42,6 +44,17 @@ struct CompileOptions {
   bool record_passes = false;
 };
 
+// The devices a session's earlier compilations gave the stateful nodes of
+// its graph (variables, queues, random ops...), by node name. Such a node
+// keeps its state on its device, so every later signature places it there
+// too, for the session's life, as TensorFlow does: otherwise a variable
+// created by one run's placement could be looked for on another device by
+// the next (each signature is placed on its own).
+struct StatefulPlacements {
+  std::mutex mu;
+  std::unordered_map<std::string, std::string> devices;  // guarded by mu
+};
+
 // What the compiler works with besides the graph.
 struct CompileEnv {
   std::vector<DeviceInfo> devices;  // where nodes may be placed
@@ -53,6 +66,9 @@ struct CompileEnv {
   std::function<uint64_t(const std::string& device)> incarnation;
   // Node times measured in earlier steps, for placement; null: estimates.
   const CostModel* cost_model = nullptr;
+  // The session's stateful placements: read and extended by each
+  // compilation; null places every signature afresh.
+  StatefulPlacements* stateful_placements = nullptr;
 };
 
 // One pass's effect on the graph, for `weir inspect` and the docs.

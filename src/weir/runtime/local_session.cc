@@ -180,6 +180,7 @@ StatusOr<std::shared_ptr<const LocalSession::CompiledStep>> LocalSession::Compil
   env.host_device = devices_->devices().front().get();
   env.incarnation = [this](const std::string& d) { return devices_->Incarnation(d); };
   env.cost_model = &cost_model_;
+  env.stateful_placements = &stateful_placements_;
   StatusOr<CompiledGraph> compiled = errors::Internal("not compiled");
   {
     // The compiler copies the graph first; Extend waits for that copy only.

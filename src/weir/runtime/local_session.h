@@ -24,6 +24,7 @@
 #include "weir/graph/cost_model.h"
 #include "weir/graph/graph.h"
 #include "weir/runtime/device_mgr.h"
+#include "weir/runtime/graph_compiler.h"
 #include "weir/runtime/session.h"
 
 namespace weir {
@@ -79,6 +80,8 @@ class LocalSession final : public Session {
   std::function<void(std::function<void()>)> runner_;
   // Node times measured in traced steps, for placing later signatures.
   CostModel cost_model_;
+  // Where earlier signatures placed the stateful nodes (kept by later ones).
+  StatefulPlacements stateful_placements_;
 
   mutable std::shared_mutex graph_mu_;  // guards graph_ and the caches
   Graph graph_;

@@ -131,5 +131,46 @@ TEST_F(PlacementSessionTest, PipelineOfMicroBatchesUsesBothDevices) {
   EXPECT_EQ(used.size(), 2u);
 }
 
+// A variable with no device request is placed by the first signature that
+// runs it (the initializer, on the default device). A later signature whose
+// update and read request CPU:1 would on its own place the variable there,
+// where it was never initialized; the session keeps stateful nodes where
+// they were first placed, as TensorFlow does, and the handle's users yield.
+TEST_F(PlacementSessionTest, StatefulNodesKeepTheirFirstDeviceAcrossSignatures) {
+  Scope root = Scope::NewRootScope();
+  auto v = ops::VarHandleOp(root.WithOpName("v"), DT_FLOAT, PartialShape({}));
+  ops::AssignVariableOp(root.WithOpName("init"), v, ops::Const(root, 1.f));
+  Scope cpu1 = root.WithDevice("/device:CPU:1");
+  auto add = ops::AssignAddVariableOp(cpu1.WithOpName("add"), v, ops::Const(cpu1, 2.f));
+  ops::ReadVariableOp(cpu1.WithOpName("read").WithControlDependencies({add}), v, DT_FLOAT);
+  ASSERT_TRUE(root.ok()) << root.status();
+  SessionOptions options;
+  options.num_cpu_devices = 2;
+  options.intra_op_threads = 1;
+  auto session = Session::New(options);
+  ASSERT_TRUE(session.ok()) << session.status();
+  ASSERT_TRUE((*session)->Create(root.ToGraphDef()).ok());
+  RunOptions trace;
+  trace.trace = true;
+  std::map<std::string, std::string> device_of;
+  // The initializer, then two updates (1 + 2, then + 2).
+  const std::vector<std::vector<std::string>> fetches = {{}, {"read"}, {"read"}};
+  const float expected[] = {0.f, 3.f, 5.f};
+  for (size_t run = 0; run < fetches.size(); ++run) {
+    std::vector<Tensor> out;
+    RunMetadata metadata;
+    const std::vector<std::string> targets =
+        run == 0 ? std::vector<std::string>{"init"} : std::vector<std::string>{};
+    Status s = (*session)->Run({}, fetches[run], targets, &out, trace, &metadata);
+    ASSERT_TRUE(s.ok()) << "run " << run << ": " << s;
+    for (const NodeExecStats& node : metadata.step_stats.nodes) {
+      auto [it, inserted] = device_of.emplace(node.node_name, node.device);
+      EXPECT_EQ(it->second, node.device) << node.node_name << " moved in run " << run;
+    }
+    if (run > 0) EXPECT_FLOAT_EQ(out[0].scalar<float>(), expected[run]);
+  }
+  EXPECT_EQ(device_of["add"], device_of["v"]);  // the update yielded to the variable
+}
+
 }  // namespace
 }  // namespace weir
