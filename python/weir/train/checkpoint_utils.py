@@ -17,24 +17,12 @@ import numpy as np
 from weir.framework import dtypes
 from weir.framework import errors
 from weir.train import checkpoint_management
+from weir.train.saver import _read_varint as _varint  # the protobuf varint reader
 
 __all__ = ["NewCheckpointReader", "load_checkpoint", "load_variable", "list_variables",
            "init_from_checkpoint"]
 
 _TABLE_MAGIC = 0xdb4775248b80fb57
-
-
-def _varint(data, pos):
-    result = shift = 0
-    while True:
-        if pos >= len(data):
-            raise ValueError("truncated varint")
-        b = data[pos]
-        pos += 1
-        result |= (b & 0x7F) << shift
-        if not b & 0x80:
-            return result, pos
-        shift += 7
 
 
 def _block_handle(data, pos):
