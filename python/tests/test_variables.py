@@ -483,3 +483,48 @@ def test_get_variable_infers_the_dtype_of_a_value_initializer_as_tf():
     assert got == expected
     assert got["np_int32"] == ["int32", []] and got["np_float64"] == ["float64", []]
     assert got["int_as_int64"][0] == "ValueError"
+
+
+def test_a_fetched_variable_is_its_value_at_the_end_of_the_step(graph):
+    # TF1 programs print the global step they fetch with the train op; TensorFlow's
+    # reference variables give the incremented value (TF 2.21 with disable_v2_behavior:
+    # 1, 2, 3), so weir's v1 variables do too.
+    x = wr.compat.v1.placeholder(wr.float32, [None, 2])
+    w = wr.compat.v1.get_variable("w", initializer=np.array([[0.5], [-1.0]], np.float32))
+    step = wr.compat.v1.train.get_or_create_global_step()
+    loss = wr.reduce_sum(wr.matmul(x, w))
+    train = wr.compat.v1.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=step)
+    bump = w.assign(w + 1.0)
+    xv = np.array([[1.0, 2.0]], np.float32)
+    with wr.Session() as sess:
+        sess.run(wr.global_variables_initializer())
+        want_w = np.array([[0.5], [-1.0]], np.float32)
+        for want_step in (1, 2, 3):
+            _, got_step, got_w = sess.run([train, step, w], {x: xv})
+            want_w = want_w - 0.1 * xv.T
+            assert got_step == want_step
+            np.testing.assert_allclose(got_w, want_w, rtol=1e-6)
+        _, got_w = sess.run([bump, w])
+        np.testing.assert_allclose(got_w, want_w + 1.0, rtol=1e-6)
+        assert sess.run(step) == 3
+
+
+def test_resource_variables_keep_the_unordered_read(graph):
+    # use_resource=True (or enable_resource_variables()) gives TF2's resource variables,
+    # whose fetched read is not ordered after the step's updates.
+    ref = wr.Variable(1.0, name="ref")
+    res = wr.Variable(1.0, name="res", use_resource=True)
+    assert ref._graph_element.op.get_attr("_fetch_at_step_end") is True
+    assert res._graph_element.op.get_attr("_fetch_at_step_end") is False
+    assert not variables.resource_variables_enabled()
+    wr.compat.v1.enable_resource_variables()
+    try:
+        assert variables.resource_variables_enabled()
+        with wr.compat.v1.variable_scope("s"):
+            v = wr.compat.v1.get_variable("v", [], use_resource=None)
+        assert v._graph_element.op.get_attr("_fetch_at_step_end") is False
+    finally:
+        wr.compat.v1.disable_resource_variables()
+    with wr.compat.v1.variable_scope("t", use_resource=True):
+        v = wr.compat.v1.get_variable("v", [])
+    assert v._graph_element.op.get_attr("_fetch_at_step_end") is False

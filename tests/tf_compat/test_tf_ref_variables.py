@@ -197,6 +197,54 @@ def test_tf1_reference_variables_in_a_while_loop_and_scatter(train_out):
         assert sess.run("doubled:0") == case["doubled"] == 14
 
 
+FETCH_AT_STEP_END = '''
+import json
+v1.disable_v2_behavior()
+g = tf.Graph()
+with g.as_default():
+    x = v1.placeholder(tf.float32, [None, 2], name="x")
+    w = v1.get_variable("w", initializer=np.array([[0.5], [-1.0]], np.float32))
+    step = v1.train.get_or_create_global_step()
+    loss = tf.reduce_sum(tf.matmul(x, w), name="loss")
+    train = v1.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=step, name="train")
+    bump = v1.assign(w, w + 1.0, name="bump")
+    init = v1.global_variables_initializer()
+    xv = np.array([[1.0, 2.0]], np.float32)
+    with v1.Session(graph=g) as s:
+        s.run(init)
+        # A fetched reference variable is its value when the step ends: TF1 programs print
+        # the global step fetched with the train op (1, 2, 3...).
+        steps = [s.run([train, step, w], {x: xv}) for _ in range(3)]
+        bumped = s.run([bump, w])
+        alone = s.run([step, w])
+save_graph(g.as_graph_def(), "fetch_at_end")
+with open(os.path.join(OUT, "fetch_at_end.json"), "w") as f:
+    json.dump({"steps": [[int(st), wv.tolist()] for _, st, wv in steps], "init": init.name,
+               "bumped": [b.tolist() for b in bumped], "alone": [int(alone[0]), alone[1].tolist()],
+               "train": train.name, "x": xv.tolist()}, f)
+'''
+
+
+def test_a_fetched_reference_variable_is_its_value_at_the_end_of_the_step(run_tf):
+    out = run_tf(FETCH_AT_STEP_END, "fetch_at_end")
+    case = json.loads((out / "fetch_at_end.json").read_text())
+    assert [st for st, _ in case["steps"]] == [1, 2, 3]  # what TensorFlow does
+    graph = import_graph(out / "fetch_at_end.pb")
+    with wr.Session(graph=graph) as sess:
+        sess.run(case["init"])
+        for want_step, want_w in case["steps"]:
+            _, got_step, got_w = sess.run([case["train"], "global_step:0", "w:0"],
+                                          {"x:0": np.array(case["x"], np.float32)})
+            assert int(got_step) == want_step
+            assert_close(got_w, want_w, "w fetched with the train op")
+        got = sess.run(["bump:0", "w:0"])
+        assert_close(got[0], case["bumped"][0], "bump")
+        assert_close(got[1], case["bumped"][1], "w fetched with bump")
+        got = sess.run(["global_step:0", "w:0"])
+        assert [int(got[0])] == case["alone"][:1]
+        assert_close(got[1], case["alone"][1], "w alone")
+
+
 SAVER = '''
 import json
 v1.disable_v2_behavior()

@@ -217,6 +217,8 @@ def apply_op(op_type_name, name=None, **keywords):
         attr_defs = {a["name"]: a for a in op_def["attrs"]}
         _attr_defs[op_type_name] = attr_defs
     input_args = op_def["inputs"]
+    # Internal attrs ("_class", "_fetch_at_step_end"...) are no OpDef's: kept as given.
+    internal = {k: keywords.pop(k) for k in list(keywords) if k.startswith("_")}
     g = ops._get_graph_from_inputs(_flatten(keywords.values()))
 
     with g.as_default(), g.name_scope(name or op_type_name) as scope:
@@ -370,6 +372,7 @@ def apply_op(op_type_name, name=None, **keywords):
 
         if g._container and "container" in attr_defs and "container" not in attrs:
             attrs["container"] = g._container
+        attrs.update(internal)
         op = g._create_op_internal(op_type_name, inputs, attrs, scope[:-1])
     return _output_structure(op_type_name, op_def, op)
 

@@ -165,12 +165,14 @@ class VariableScope:
         if partitioner is not None:
             raise ValueError("get_variable: partitioned variables (partitioner=) are not "
                              "supported by weir (variable %s)" % full_name)
+        if use_resource is None:
+            use_resource = self._use_resource
         getter = custom_getter if custom_getter is not None else self._custom_getter
         store = _store()
         kwargs = dict(shape=shape, dtype=dtype, initializer=initializer,
                       regularizer=regularizer, reuse=reuse, trainable=trainable,
                       collections=collections, validate_shape=validate_shape,
-                      constraint=constraint)
+                      constraint=constraint, use_resource=use_resource)
         # Variable names depend on the variable scope only, not on name scopes.
         with ops.name_scope(None):
             if getter is not None:
@@ -185,7 +187,7 @@ class _VariableStore:
 
     def get_variable(self, name, shape=None, dtype=dtypes.float32, initializer=None,
                      regularizer=None, reuse=None, trainable=None, collections=None,
-                     validate_shape=True, constraint=None, **unused):
+                     validate_shape=True, constraint=None, use_resource=None, **unused):
         dtype = dtypes.as_dtype(dtype) if dtype is not None else dtypes.float32
         if shape is not None:
             shape = tensor_shape.as_shape(shape)
@@ -233,7 +235,7 @@ class _VariableStore:
             var_dtype = dtype
         v = variables.Variable(initial_value, trainable=trainable, collections=collections,
                                validate_shape=validate_shape, name=name, dtype=var_dtype,
-                               constraint=constraint)
+                               constraint=constraint, use_resource=use_resource)
         self.vars[name] = v
         if regularizer is not None:
             with ops.name_scope(name + "/Regularizer/"):
@@ -297,8 +299,8 @@ def get_variable(name, shape=None, dtype=None, initializer=None, regularizer=Non
     return get_variable_scope().get_variable(
         name, shape=shape, dtype=dtype, initializer=initializer, regularizer=regularizer,
         trainable=trainable, collections=collections, caching_device=caching_device,
-        partitioner=partitioner, validate_shape=validate_shape, custom_getter=custom_getter,
-        constraint=constraint)
+        partitioner=partitioner, validate_shape=validate_shape, use_resource=use_resource,
+        custom_getter=custom_getter, constraint=constraint)
 
 
 def get_local_variable(name, shape=None, dtype=None, initializer=None, regularizer=None,
@@ -308,8 +310,8 @@ def get_local_variable(name, shape=None, dtype=None, initializer=None, regulariz
     collections = list(collections or []) + [ops.GraphKeys.LOCAL_VARIABLES]
     return get_variable(name, shape=shape, dtype=dtype, initializer=initializer,
                         regularizer=regularizer, trainable=False, collections=collections,
-                        validate_shape=validate_shape, custom_getter=custom_getter,
-                        constraint=constraint)
+                        validate_shape=validate_shape, use_resource=use_resource,
+                        custom_getter=custom_getter, constraint=constraint)
 
 
 def variable(initial_value=None, trainable=None, collections=None, validate_shape=True,
@@ -318,7 +320,7 @@ def variable(initial_value=None, trainable=None, collections=None, validate_shap
     """TF1's variable_scope.variable: a plain Variable."""
     return variables.Variable(initial_value, trainable=trainable, collections=collections,
                               validate_shape=validate_shape, name=name, dtype=dtype,
-                              constraint=constraint)
+                              constraint=constraint, use_resource=use_resource)
 
 
 def _unique_scope_name(state, name):
@@ -371,6 +373,7 @@ def _pure_variable_scope(state, name_or_scope, old_name_scope, reuse, settings):
         partitioner=pick("partitioner", base.partitioner),
         custom_getter=_compose_getters(settings.get("custom_getter"), base.custom_getter),
         name_scope=name_scope or "", dtype=pick("dtype", base.dtype),
+        use_resource=pick("use_resource", base.use_resource),
         constraint=pick("constraint", base.constraint))
     state.scope = scope
     try:
@@ -408,7 +411,8 @@ def variable_scope(name_or_scope, default_name=None, values=None, initializer=No
         raise TypeError("The values parameter to variable_scope must be a list or tuple.")
     settings = dict(initializer=initializer, regularizer=regularizer,
                     caching_device=caching_device, partitioner=partitioner,
-                    custom_getter=custom_getter, dtype=dtype, constraint=constraint)
+                    custom_getter=custom_getter, dtype=dtype, use_resource=use_resource,
+                    constraint=constraint)
     graph = None
     for v in values or []:
         g = getattr(v, "graph", None)

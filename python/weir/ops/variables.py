@@ -29,7 +29,31 @@ __all__ = [
     "global_variables_initializer", "initialize_all_variables", "variables_initializer",
     "initialize_variables", "local_variables_initializer", "initialize_local_variables",
     "is_variable_initialized", "report_uninitialized_variables", "assert_variables_initialized",
+    "enable_resource_variables", "disable_resource_variables", "resource_variables_enabled",
 ]
+
+
+# TF1's default: variables behave as reference variables when fetched (see
+# Variable); tf.compat.v1.enable_resource_variables() switches new ones.
+_use_resource_by_default = False
+
+
+def enable_resource_variables():
+    """New variables are resource variables: a fetched variable's value is
+    an unordered read, as in TF2 (TF1's tf.enable_resource_variables)."""
+    global _use_resource_by_default
+    _use_resource_by_default = True
+
+
+def disable_resource_variables():
+    """New variables behave as TF1's reference variables when fetched: the
+    value at the end of the step (the default)."""
+    global _use_resource_by_default
+    _use_resource_by_default = False
+
+
+def resource_variables_enabled():
+    return _use_resource_by_default
 
 
 def _group(op_list, name):
@@ -113,9 +137,16 @@ class Variable:
                                                            resource=self._handle)
                     self._initializer_op = apply_op("AssignVariableOp", "Assign",
                                                     resource=self._handle, value=value)
+                # Fetching a TF1 (reference) variable gives its value at the end of the step
+                # (`sess.run([train_op, global_step])` sees the increment); a resource
+                # variable's read is unordered, as in TF.
+                if use_resource is None:
+                    use_resource = _use_resource_by_default
+                self._use_resource = bool(use_resource)
                 with ops.name_scope("Read"), ops.device(self._handle.device):
                     self._graph_element = apply_op("ReadVariableOp", None,
-                                                   resource=self._handle, dtype=self._dtype)
+                                                   resource=self._handle, dtype=self._dtype,
+                                                   _fetch_at_step_end=not self._use_resource)
                     # ReadVariableOp's C++ shape function cannot see the handle's shape; TF
                     # carries it as handle data. set_shape gives it to later shape functions.
                     if self._shape.ndims is not None:

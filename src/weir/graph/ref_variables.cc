@@ -10,6 +10,7 @@
 #include "weir/base/str_util.h"
 #include "weir/framework/op_def.h"
 #include "weir/graph/graph.h"
+#include "weir/graph/subgraph.h"
 
 namespace weir {
 namespace {
@@ -397,6 +398,7 @@ Status Rewriter::RewriteVariable(const NodeDef& nd) {
   if (auto dtype = nd.attrs.find("dtype"); dtype != nd.attrs.end()) {
     read.attrs["dtype"] = dtype->second;
   }
+  read.attrs[kFetchAtStepEndAttr] = AttrValue(true);
   out_.push_back(std::move(handle));
   out_.push_back(std::move(read));
   return Status::OK();
@@ -434,6 +436,7 @@ Status Rewriter::RewriteUpdate(const NodeDef& nd, const RefOp& ref) {
   read.source_location = nd.source_location;
   read.attrs = InternalAttrs(nd);
   read.attrs["dtype"] = var.dtype;
+  read.attrs[kFetchAtStepEndAttr] = AttrValue(true);
   out_.push_back(std::move(update));
   out_.push_back(std::move(read));
   return Status::OK();

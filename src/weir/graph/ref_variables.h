@@ -12,6 +12,9 @@
 //   ResourceApply*, ResourceScatter*...) `a/_update` on the handle, and a
 //   ReadVariableOp `a` after it (a control edge): TensorFlow's update
 //   outputs the new value, and `a:0` or `^a` keep that meaning.
+// - Both reads carry kFetchAtStepEndAttr (subgraph.h): fetching `v:0` or
+//   `a:0` gives the value at the end of the step, as a fetched TensorFlow
+//   reference does (`sess.run([train_op, global_step])` sees the increment).
 // - IsVariableInitialized and CountUpTo become VarIsInitializedOp and
 //   ResourceCountUpTo of the same name.
 // - RefIdentity, RefEnter, RefExit, RefSwitch, RefMerge and

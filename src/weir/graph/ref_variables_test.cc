@@ -9,6 +9,7 @@
 #include "weir/framework/kernel_registry.h"
 #include "weir/graph/graph_constructor.h"
 #include "weir/graph/placer.h"
+#include "weir/graph/subgraph.h"
 #include "weir/kernels/all_kernels.h"
 #include "weir/ops/all_ops.h"
 
@@ -226,6 +227,50 @@ TEST_F(RefVariablesTest, ExtendUsesTheHandleOfAnImportedVariable) {
   ASSERT_TRUE(Import({Variable("v"), Const("init")}).ok());
   ASSERT_TRUE(Import({Assign("later", "v", "init")}).ok());
   EXPECT_EQ(Inputs(graph_, "later/_update"), (std::vector<std::string>{"v/_handle:0", "init:0"}));
+}
+
+// TF1 programs fetch the global step with the train op and print the
+// increment: a fetched variable reads after the step's updates of it.
+TEST_F(RefVariablesTest, FetchedVariableReadsAfterTheStepsUpdates) {
+  NodeDef inc = Node("inc", "AssignAdd", {"v", "one"},
+                     {{"T", DT_FLOAT}, {"use_locking", false}});
+  NodeDef other = Node("other", "AssignAdd", {"w", "one"},
+                       {{"T", DT_FLOAT}, {"use_locking", false}});
+  NodeDef read = Node("v/read", "Identity", {"v"}, {{"T", DT_FLOAT}});
+  ASSERT_TRUE(Import({Variable("v"), Variable("w"), Const("one"), inc, other, read}).ok());
+
+  StepSignature signature;
+  signature.fetches = {"v:0", "v/read:0", "inc:0"};
+  signature.targets = {"inc", "other"};
+  StatusOr<RewrittenStep> step = RewriteForStep(&graph_, signature);
+  ASSERT_TRUE(step.ok()) << step.status();
+  auto fetched = [&](int index) -> const weir::Node* {
+    for (const weir::Node* node : graph_.nodes()) {
+      if (node->type_string() == "_Retval" && node->def().attrs.at("index").i() == index) {
+        return node->input_edge(0)->src();
+      }
+    }
+    return nullptr;
+  };
+  const weir::Node* v = fetched(0);
+  ASSERT_NE(v, nullptr);
+  EXPECT_EQ(v->name(), "v/_at_step_end");
+  EXPECT_EQ(v->type_string(), "ReadVariableOp");
+  // After v's update only (w's is another variable's).
+  EXPECT_EQ(Inputs(graph_, v->name()), (std::vector<std::string>{"v/_handle:0", "^inc/_update"}));
+  EXPECT_EQ(fetched(1)->name(), "v/read");  // a value computed from it: TF reads it unordered
+  EXPECT_EQ(fetched(2)->name(), "inc/_at_step_end");  // an update's output is the reference too
+  EXPECT_TRUE(step->protected_nodes.count("v/_at_step_end"));
+
+  // With no update of the variable in the step, the fetch stays the plain read.
+  Graph alone;
+  GraphDef def;
+  def.nodes = {Variable("v"), Const("one"), Node("x", "Identity", {"v"}, {{"T", DT_FLOAT}})};
+  ASSERT_TRUE(ImportGraphDef(def, &alone).ok());
+  signature.fetches = {"v:0"};
+  signature.targets = {"x"};
+  ASSERT_TRUE(RewriteForStep(&alone, signature).ok());
+  EXPECT_EQ(alone.FindNode("v/_at_step_end"), nullptr);
 }
 
 TEST_F(RefVariablesTest, RefOpsWithoutAResourceFormAreErrors) {

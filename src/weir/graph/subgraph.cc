@@ -2,6 +2,7 @@
 
 #include <map>
 
+#include "weir/base/str_util.h"
 #include "weir/graph/algorithm.h"
 
 namespace weir {
@@ -28,6 +29,49 @@ StatusOr<Node*> FindOutput(Graph* graph, const std::string& name, const TensorId
                                    node->num_outputs(), " outputs");
   }
   return node;
+}
+
+// Whether `op` writes the resource variable its input 0 names.
+bool IsVariableUpdate(const std::string& op) {
+  return op == "AssignVariableOp" || op == "AssignAddVariableOp" ||
+         op == "AssignSubVariableOp" || op == "ResourceCountUpTo" ||
+         op == "ResourceStridedSliceAssign" || op.starts_with("ResourceApply") ||
+         op.starts_with("ResourceSparseApply") || op.starts_with("ResourceScatter");
+}
+
+// kFetchAtStepEndAttr: `retval` fetches a new read of `read`'s variable
+// after the step's updates of it. Runs after pruning, so only updates the
+// step runs count; the new read feeds only `retval`, so no cycle can form.
+Status ReadFetchedVariableAtStepEnd(Graph* graph, Node* read, Node* retval,
+                                    RewrittenStep* step) {
+  const Edge* handle_edge = read->input_edge(0);
+  if (handle_edge == nullptr) return Status::OK();
+  Node* handle = handle_edge->src();
+  std::vector<Node*> updates;
+  for (const Edge* e : handle->out_edges()) {
+    if (!e->IsControlEdge() && e->src_output() == handle_edge->src_output() &&
+        e->dst_input() == 0 && IsVariableUpdate(e->dst()->type_string())) {
+      updates.push_back(e->dst());
+    }
+  }
+  if (updates.empty()) return Status::OK();
+  NodeDef def;
+  def.name = graph->NewName(StrCat(read->name(), "/_at_step_end"));
+  def.op = "ReadVariableOp";
+  def.device = read->requested_device();
+  def.source_location = read->def().source_location;
+  def.attrs["dtype"] = read->output_type(0);
+  if (auto groups = read->def().attrs.find("_class"); groups != read->def().attrs.end()) {
+    def.attrs["_class"] = groups->second;
+  }
+  WEIR_ASSIGN_OR_RETURN(Node * at_end, graph->AddNode(std::move(def)));
+  at_end->set_output_shapes({read->output_shape(0)});
+  graph->AddEdge(handle, handle_edge->src_output(), at_end, 0);
+  for (Node* update : updates) graph->AddControlEdge(update, at_end);
+  graph->RemoveEdge(retval->input_edge(0));
+  graph->AddEdge(at_end, 0, retval, 0);
+  step->protected_nodes.insert(at_end->name());
+  return Status::OK();
 }
 
 }  // namespace
@@ -125,6 +169,15 @@ StatusOr<RewrittenStep> RewriteForStep(Graph* graph, const StepSignature& signat
     return errors::InvalidArgument("Run needs at least one fetch or target");
   }
   step.pruned = PruneToRoots(graph, roots);
+  for (Node* retval : roots) {
+    if (retval->type_string() != "_Retval") continue;
+    Node* read = retval->input_edge(0)->src();
+    auto at_end = read->def().attrs.find(kFetchAtStepEndAttr);
+    if (read->type_string() == "ReadVariableOp" && at_end != read->def().attrs.end() &&
+        at_end->second.is_b() && at_end->second.b()) {
+      WEIR_RETURN_IF_ERROR(ReadFetchedVariableAtStepEnd(graph, read, retval, &step));
+    }
+  }
   return step;
 }
 

@@ -40,6 +40,16 @@ struct RewrittenStep {
   int pruned = 0;  // nodes removed because no fetch or target needs them
 };
 
+// A ReadVariableOp with this attr true is a TensorFlow 1 reference
+// variable's value (the variable's own node, or an update's output):
+// fetching it gives the variable's value at the end of the step, as
+// fetching a TF1 reference does. The step fetches a new read ordered after
+// every update of that variable the step runs (Assign*VariableOp,
+// ResourceApply*, ResourceScatter*... on the same handle, outside loops);
+// the read itself stays for its other consumers. Python's v1 variables and
+// the import of VariableV2 set it.
+inline constexpr char kFetchAtStepEndAttr[] = "_fetch_at_step_end";
+
 // Rewrites `graph` in place for `signature`. NotFound / InvalidArgument name
 // the feed, fetch or target that does not resolve.
 StatusOr<RewrittenStep> RewriteForStep(Graph* graph, const StepSignature& signature);
