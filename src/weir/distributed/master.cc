@@ -1,6 +1,7 @@
 #include "weir/distributed/master.h"
 
 #include <algorithm>
+#include <condition_variable>
 #include <new>
 #include <random>
 #include <set>
@@ -353,16 +354,34 @@ Status MasterSession::Close() {
       abort(errors::Cancelled("session ", handle_, " was closed while step ", step_id, " ran"));
     }
   }
+  // Every task at once: a hung or cut-off one holds Close for one control
+  // timeout, not one per task before the rest.
+  wire::DeleteWorkerSessionRequest request;
+  request.set_session_handle(handle_);
+  std::vector<wire::DeleteWorkerSessionResponse> responses(sessions_created_);
+  std::vector<Status> statuses(sessions_created_);
+  std::mutex mu;
+  std::condition_variable all_done;
+  size_t pending = 0;
+  for (size_t t = 0; t < sessions_created_; ++t) {
+    // A task the monitor saw fail would hold Close for the whole timeout.
+    if (tasks_[t].name == failed) continue;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      ++pending;
+    }
+    tasks_[t].client->DeleteWorkerSessionAsync(
+        &request, &responses[t], kControlTimeout, [&, t](Status status) {
+          std::lock_guard<std::mutex> lock(mu);
+          statuses[t] = std::move(status);
+          if (--pending == 0) all_done.notify_all();
+        });
+  }
+  std::unique_lock<std::mutex> lock(mu);
+  all_done.wait(lock, [&] { return pending == 0; });
   Status status;
   for (size_t t = 0; t < sessions_created_; ++t) {
-    Task& task = tasks_[t];
-    // A hung task would hold Close for the whole control timeout.
-    if (task.name == failed) continue;
-    wire::DeleteWorkerSessionRequest request;
-    request.set_session_handle(handle_);
-    wire::DeleteWorkerSessionResponse response;
-    status.Update(task.client->DeleteWorkerSession(request, &response, kControlTimeout)
-                      .WithContext(StrCat("task ", task.name)));
+    status.Update(statuses[t].WithContext(StrCat("task ", tasks_[t].name)));
   }
   return status;
 }

@@ -236,6 +236,7 @@ WEIR_WORKER_CALL(CleanupAll)
 
 WEIR_WORKER_ASYNC_CALL(RunGraph)
 WEIR_WORKER_ASYNC_CALL(CleanupGraph)
+WEIR_WORKER_ASYNC_CALL(DeleteWorkerSession)
 #undef WEIR_WORKER_ASYNC_CALL
 
 namespace {

@@ -77,6 +77,10 @@ class WorkerClient {
   Cancel CleanupGraphAsync(const wire::CleanupGraphRequest* request,
                            wire::CleanupGraphResponse* response, std::chrono::milliseconds timeout,
                            std::function<void(Status)> done);
+  Cancel DeleteWorkerSessionAsync(const wire::DeleteWorkerSessionRequest* request,
+                                  wire::DeleteWorkerSessionResponse* response,
+                                  std::chrono::milliseconds timeout,
+                                  std::function<void(Status)> done);
   // The value's bytes are copied once, from gRPC's buffers into the new
   // tensor's (wire_tensor.h); a value larger than the message limit comes
   // in several messages. With ChannelOptions::bulk_min_bytes on a plaintext
