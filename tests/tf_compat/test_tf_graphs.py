@@ -85,3 +85,36 @@ def test_tf_resource_variable_training_graph(run_tf):
         w = sess.run("w_value:0")
     np.testing.assert_allclose(losses, data["losses"], rtol=1e-5)
     np.testing.assert_allclose(w, data["w"], rtol=1e-5, atol=1e-6)
+
+
+TEXT_TF2 = '''
+# Control flow v2 (TF 2.x's default, also in tf.compat.v1 graphs): a While with a
+# TensorArray, whose TensorList nodes carry `experimental_type` (FullTypeDef), written as
+# text (tf.io.write_graph as_text), where the type ids appear by name.
+g = tf.Graph()
+with g.as_default():
+    x = v1.placeholder(tf.float32, [3], name="x")
+    def body(i, ta):
+        return i + 1, ta.write(i, x * tf.cast(i + 1, tf.float32))
+    _, ta = tf.while_loop(lambda i, ta: i < 4, body,
+                          [tf.constant(0), tf.TensorArray(tf.float32, size=4)])
+    out = tf.identity(ta.stack(), name="out")
+    xv = np.array([1.0, -2.0, 0.5], np.float32)
+    with v1.Session(graph=g) as s:
+        value = s.run(out, {x: xv})
+tf.io.write_graph(g.as_graph_def(add_shapes=True), OUT, "text_tf2.pbtxt", as_text=True)
+save_arrays("text_tf2", x=xv, out=value)
+'''
+
+
+def test_tf2_text_graph_with_full_types(run_tf):
+    out = run_tf(TEXT_TF2, "text_tf2")
+    text = (out / "text_tf2.pbtxt").read_text()
+    assert "experimental_type" in text and "TFT_" in text  # what the test is about
+    data = np.load(out / "text_tf2.npz")
+    graph = wr.Graph()
+    with graph.as_default():
+        wr.import_graph_def(text, name="")
+    with wr.Session(graph=graph) as sess:
+        got = sess.run("out:0", {"x:0": data["x"]})
+    np.testing.assert_allclose(got, data["out"], rtol=1e-6)

@@ -1,5 +1,6 @@
 #include "weir/graph/graph_def_io.h"
 
+#include <google/protobuf/text_format.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -660,6 +661,48 @@ TEST(OpDefIoTest, AllowedDtypesWeirLacksAreLeftOut) {
   Status status = OpDefFromProto(proto, &op);
   EXPECT_EQ(status.code(), Code::kInvalidArgument);
   EXPECT_NE(status.message().find("op 'BiasAddLike' attr 'T'"), std::string::npos) << status;
+}
+
+// TF 2.x writes a structured type on nodes with variant outputs and stack
+// traces on the graph; a text GraphDef names the type ids. Weir reads both
+// and ignores them.
+TEST(GraphDefIoTest, ReadsTensorFlow2TypesAndDebugInfo) {
+  const char* text = R"(
+    node {
+      name: "list" op: "EmptyTensorList"
+      input: "shape" input: "n"
+      attr { key: "element_dtype" value { type: DT_FLOAT } }
+      attr { key: "shape_type" value { type: DT_INT32 } }
+      experimental_type {
+        type_id: TFT_PRODUCT
+        args { type_id: TFT_ARRAY args { type_id: TFT_TENSOR args { type_id: TFT_FLOAT } } }
+      }
+    }
+    node { name: "v" op: "NoOp" experimental_type { type_id: TFT_VAR s: "T" } }
+    debug_info {
+      files: "model.py"
+      frames_by_id { key: 7 value { file_index: 0 line: 12 func: "build" } }
+      traces_by_id { key: 9 value { frame_id: 7 } }
+      name_to_trace_id { key: "list" value: 9 }
+      traces { key: "v" value { file_line_cols { file_index: 0 line: 3 } } }
+    }
+    versions { producer: 1994 }
+  )";
+  StatusOr<GraphDef> graph = ParseGraphDefText(text);
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  ASSERT_EQ(graph->nodes.size(), 2u);
+  EXPECT_EQ(graph->nodes[0].op, "EmptyTensorList");
+  EXPECT_EQ(graph->nodes[0].inputs, (std::vector<std::string>{"shape", "n"}));
+  // The same in binary, as TF writes it.
+  wire::GraphDef proto;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &proto));
+  StatusOr<GraphDef> binary = ParseGraphDef(proto.SerializeAsString());
+  ASSERT_TRUE(binary.ok()) << binary.status();
+  EXPECT_EQ(binary->nodes.size(), 2u);
+  // A type id Weir does not know is still an error in text (as in TensorFlow).
+  EXPECT_FALSE(ParseGraphDefText("node { name: \"a\" op: \"NoOp\" "
+                                 "experimental_type { type_id: TFT_NO_SUCH } }")
+                   .ok());
 }
 
 TEST(OpDefIoTest, RejectsBadOpLists) {
