@@ -57,6 +57,7 @@ from weir import metrics  # noqa: F401
 from weir import app, flags, logging, gfile  # noqa: F401
 from weir import compat, graph_util  # noqa: F401
 from weir import data  # noqa: F401  (tf.data, run in Python: see weir.data)
+from weir import lookup  # noqa: F401  (tf.lookup: hash tables)
 from weir import test  # noqa: F401  (tf.test: TestCase and friends)
 from weir.ops.script_ops import *  # noqa: F401,F403  (py_func, numpy_function)
 from weir.ops.template_ops import *  # noqa: F401,F403  (make_template, confusion_matrix)
@@ -65,11 +66,14 @@ from weir.linalg import band_part as matrix_band_part  # noqa: F401,E402  (tf.ma
 
 
 def tables_initializer(name="init_all_tables"):
-    """The group of the TABLE_INITIALIZERS collection (TF1's; weir has no
-    lookup tables, so it is a NoOp unless something was added)."""
+    """The group of the TABLE_INITIALIZERS collection (TF1's: every static lookup
+    table's initializer; a NoOp when there is none)."""
     from weir.ops import variables as _variables
     return _variables._group(get_collection(GraphKeys.TABLE_INITIALIZERS), name) \
         if get_collection(GraphKeys.TABLE_INITIALIZERS) else no_op(name=name)
+
+
+initialize_all_tables = tables_initializer
 
 __version__ = "0.1.0"
 

@@ -70,6 +70,8 @@ const std::map<std::string, std::string>& ExcludedOps() {
       {"WriteFile", "writes files at paths the fuzzer chooses"},
       {"ReadFile", "reads files at paths the fuzzer chooses (/dev/zero never ends)"},
       {"MatchingFiles", "globs the file system at patterns the fuzzer chooses"},
+      {"InitializeTableFromTextFileV2",
+       "reads files at paths the fuzzer chooses (/dev/zero never ends)"},
   };
   return *excluded;
 }

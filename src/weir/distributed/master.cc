@@ -370,12 +370,12 @@ Status MasterSession::Close() {
       std::lock_guard<std::mutex> lock(mu);
       ++pending;
     }
-    tasks_[t].client->DeleteWorkerSessionAsync(
-        &request, &responses[t], kControlTimeout, [&, t](Status status) {
-          std::lock_guard<std::mutex> lock(mu);
-          statuses[t] = std::move(status);
-          if (--pending == 0) all_done.notify_all();
-        });
+    tasks_[t].client->DeleteWorkerSessionAsync(&request, &responses[t], kControlTimeout,
+                                               [&, t](Status status) {
+                                                 std::lock_guard<std::mutex> lock(mu);
+                                                 statuses[t] = std::move(status);
+                                                 if (--pending == 0) all_done.notify_all();
+                                               });
   }
   std::unique_lock<std::mutex> lock(mu);
   all_done.wait(lock, [&] { return pending == 0; });

@@ -232,10 +232,9 @@ TEST_F(RefVariablesTest, ExtendUsesTheHandleOfAnImportedVariable) {
 // TF1 programs fetch the global step with the train op and print the
 // increment: a fetched variable reads after the step's updates of it.
 TEST_F(RefVariablesTest, FetchedVariableReadsAfterTheStepsUpdates) {
-  NodeDef inc = Node("inc", "AssignAdd", {"v", "one"},
-                     {{"T", DT_FLOAT}, {"use_locking", false}});
-  NodeDef other = Node("other", "AssignAdd", {"w", "one"},
-                       {{"T", DT_FLOAT}, {"use_locking", false}});
+  NodeDef inc = Node("inc", "AssignAdd", {"v", "one"}, {{"T", DT_FLOAT}, {"use_locking", false}});
+  NodeDef other =
+      Node("other", "AssignAdd", {"w", "one"}, {{"T", DT_FLOAT}, {"use_locking", false}});
   NodeDef read = Node("v/read", "Identity", {"v"}, {{"T", DT_FLOAT}});
   ASSERT_TRUE(Import({Variable("v"), Variable("w"), Const("one"), inc, other, read}).ok());
 

@@ -33,17 +33,16 @@ StatusOr<Node*> FindOutput(Graph* graph, const std::string& name, const TensorId
 
 // Whether `op` writes the resource variable its input 0 names.
 bool IsVariableUpdate(const std::string& op) {
-  return op == "AssignVariableOp" || op == "AssignAddVariableOp" ||
-         op == "AssignSubVariableOp" || op == "ResourceCountUpTo" ||
-         op == "ResourceStridedSliceAssign" || op.starts_with("ResourceApply") ||
-         op.starts_with("ResourceSparseApply") || op.starts_with("ResourceScatter");
+  return op == "AssignVariableOp" || op == "AssignAddVariableOp" || op == "AssignSubVariableOp" ||
+         op == "ResourceCountUpTo" || op == "ResourceStridedSliceAssign" ||
+         op.starts_with("ResourceApply") || op.starts_with("ResourceSparseApply") ||
+         op.starts_with("ResourceScatter");
 }
 
 // kFetchAtStepEndAttr: `retval` fetches a new read of `read`'s variable
 // after the step's updates of it. Runs after pruning, so only updates the
 // step runs count; the new read feeds only `retval`, so no cycle can form.
-Status ReadFetchedVariableAtStepEnd(Graph* graph, Node* read, Node* retval,
-                                    RewrittenStep* step) {
+Status ReadFetchedVariableAtStepEnd(Graph* graph, Node* read, Node* retval, RewrittenStep* step) {
   const Edge* handle_edge = read->input_edge(0);
   if (handle_edge == nullptr) return Status::OK();
   Node* handle = handle_edge->src();

@@ -10,6 +10,7 @@ namespace weir {
 // Declared here rather than in the header, so that adding the family does not
 // rebuild every file of the layer (the lead may move it to the header).
 void RegisterAccumulatorKernels(KernelRegistry* registry);  // accumulator_kernels.cc
+void RegisterLookupKernels(KernelRegistry* registry);       // lookup_kernels.cc
 
 void RegisterAllKernels() {
   static std::once_flag once;
@@ -34,6 +35,7 @@ void RegisterAllKernels() {
     RegisterIoKernels(registry);
     RegisterQueueKernels(registry);
     RegisterAccumulatorKernels(registry);
+    RegisterLookupKernels(registry);
     RegisterReaderKernels(registry);
     RegisterParsingKernels(registry);
     RegisterStringKernels(registry);

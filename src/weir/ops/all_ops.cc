@@ -10,6 +10,7 @@ namespace weir {
 // Declared here rather than in the header, so that adding the family does not
 // rebuild every file of the layer (the lead may move it to the header).
 void RegisterAccumulatorOps(OpRegistry* registry);  // accumulator_ops.cc
+void RegisterLookupOps(OpRegistry* registry);       // lookup_ops.cc
 
 void RegisterAllOps() {
   static std::once_flag once;
@@ -36,6 +37,7 @@ void RegisterAllOps() {
     RegisterIoOps(registry);
     RegisterQueueOps(registry);
     RegisterAccumulatorOps(registry);
+    RegisterLookupOps(registry);
     RegisterReaderOps(registry);
     RegisterParsingOps(registry);
     RegisterStringOps(registry);
