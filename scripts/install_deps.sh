@@ -11,6 +11,8 @@ DEBIAN_PACKAGES=(
   nlohmann-json3-dev libcli11-dev zlib1g-dev
   # RE2, the regex string kernels' engine (also a gRPC dependency).
   libre2-dev
+  # FarmHash: Fingerprint64, the hash of TensorFlow's string hash buckets.
+  libfarmhash-dev
   # gRPC, the distributed runtime's transport, and its protoc plugin.
   libgrpc++-dev protobuf-compiler-grpc
   # Its tests: TLS material made at test time (openssl) and the cluster in

@@ -38,6 +38,7 @@ from weir.ops.parsing_ops import *  # noqa: F401,F403
 from weir.ops.summary_ops import *  # noqa: F401,F403
 from weir.ops.logging_ops import *  # noqa: F401,F403  (wr.print shadows print only as wr.print)
 from weir.ops.string_ops import *  # noqa: F401,F403  (wr.regex_replace, TF1's tf.regex_replace)
+from weir.ops.string_convert_ops import *  # noqa: F401,F403  (tf.as_string, tf.reduce_join...)
 # TensorArray, map_fn/scan/foldl/foldr (the loops dynamic_rnn-style graphs use)
 from weir.ops.tensor_array_ops import *  # noqa: F401,F403
 from weir.ops.functional_ops import *  # noqa: F401,F403

@@ -3,6 +3,7 @@
 (local files) and write_graph."""
 from weir.io.tf_record import *  # noqa: F401,F403
 from weir.ops.io_ops import matching_files, read_file, write_file  # noqa: F401
+from weir.ops.string_convert_ops import decode_base64, encode_base64  # noqa: F401
 from weir.ops.parsing_ops import (  # noqa: F401
     FixedLenFeature, FixedLenSequenceFeature, VarLenFeature, parse_example,
     parse_single_example, decode_raw, decode_csv, serialize_tensor, parse_tensor)

@@ -11,16 +11,18 @@ table ops (HashTableV2, LookupTableFindV2...; src/weir/ops/lookup_ops.cc).
 A static table's initializer joins the TABLE_INITIALIZERS collection, which
 `wr.tables_initializer()` runs, as in TF1. `TextFileInitializer` reads a
 vocabulary file (a column per entry, the whole line, or the line number).
-`MutableHashTable` has insert, remove and export. Not here: tables of
-non-scalar values, StaticVocabularyTable (out-of-vocabulary hash buckets),
-and saving a MutableHashTable in checkpoints.
+`MutableHashTable` has insert, remove and export. `StaticVocabularyTable`
+gives missing keys one of `num_oov_buckets` ids after the vocabulary's, by
+TensorFlow's hash (FarmHash Fingerprint64 of the key's text), so the ids are
+TensorFlow's. Not here: tables of non-scalar values, and saving a
+MutableHashTable in checkpoints.
 """
 from weir.framework import dtypes
 from weir.framework import ops
 from weir.framework.op_def_library import apply_op
 
 __all__ = ["KeyValueTensorInitializer", "TextFileInitializer", "TextFileIndex",
-           "StaticHashTable", "MutableHashTable"]
+           "StaticHashTable", "StaticVocabularyTable", "MutableHashTable"]
 
 
 class TextFileIndex:
@@ -207,3 +209,69 @@ class MutableHashTable(_Table):
             values = ops.convert_to_tensor(values, self._value_dtype, name="values")
             return apply_op("LookupTableImportV2", None, table_handle=self._handle, keys=keys,
                             values=values)
+
+
+class StaticVocabularyTable:
+    """Ids of a vocabulary (an initializer of int64 values) and, for a key not in
+    it, `table size + hash(key) % num_oov_buckets` (TensorFlow's hash, so the same
+    ids as TensorFlow). `lookup_key_dtype` int32 keys are looked up as int64."""
+
+    def __init__(self, initializer, num_oov_buckets, lookup_key_dtype=None, name=None,
+                 experimental_is_anonymous=False):
+        del experimental_is_anonymous
+        if num_oov_buckets < 0:
+            raise ValueError("num_oov_buckets must be >= 0, got %d." % num_oov_buckets)
+        if initializer is not None and initializer.value_dtype != dtypes.int64:
+            raise TypeError("Invalid value dtype, expected int64 but got %s."
+                            % initializer.value_dtype.name)
+        key_dtype = initializer.key_dtype if initializer is not None else dtypes.string
+        self._lookup_key_dtype = dtypes.as_dtype(lookup_key_dtype or key_dtype)
+        if self._lookup_key_dtype not in (key_dtype, dtypes.int32):
+            raise TypeError("Invalid lookup_key_dtype %s for keys of %s."
+                            % (self._lookup_key_dtype.name, key_dtype.name))
+        self._num_oov_buckets = num_oov_buckets
+        self._key_dtype = key_dtype
+        self._name = name or "hash_table"
+        self._table = StaticHashTable(initializer, -1, name=self._name) \
+            if initializer is not None else None
+
+    @property
+    def key_dtype(self):
+        return self._lookup_key_dtype
+
+    @property
+    def value_dtype(self):
+        return dtypes.int64
+
+    @property
+    def resource_handle(self):
+        return self._table.resource_handle if self._table is not None else None
+
+    def size(self, name=None):
+        """The vocabulary's size plus num_oov_buckets."""
+        from weir.ops import math_ops
+        with ops.name_scope(name, "%s_Size" % self._name):
+            if self._table is None:
+                return ops.convert_to_tensor(self._num_oov_buckets, dtypes.int64)
+            return math_ops.add(self._table.size(), self._num_oov_buckets)
+
+    def lookup(self, keys, name=None):
+        from weir.ops import array_ops, math_ops
+        from weir.ops import string_convert_ops
+        with ops.name_scope(name, "%s_Lookup" % self._name):
+            keys = ops.convert_to_tensor(keys, name="keys")
+            if keys.dtype.base_dtype != self._lookup_key_dtype:
+                raise TypeError("Signature mismatch. Keys must be dtype %s, got %s."
+                                % (self._lookup_key_dtype.name, keys.dtype.base_dtype.name))
+            if self._lookup_key_dtype != self._key_dtype:
+                keys = math_ops.cast(keys, self._key_dtype)
+            if self._num_oov_buckets == 0:
+                return self._table.lookup(keys)
+            text = keys if keys.dtype == dtypes.string else string_convert_ops.as_string(keys)
+            buckets = string_convert_ops.string_to_hash_bucket_fast(
+                text, self._num_oov_buckets, name="hash_bucket")
+            if self._table is None:
+                return buckets
+            ids = self._table.lookup(keys)
+            buckets = math_ops.add(buckets, self._table.size())
+            return array_ops.where(math_ops.not_equal(ids, -1), ids, buckets)

@@ -11,6 +11,7 @@ namespace weir {
 // rebuild every file of the layer (the lead may move it to the header).
 void RegisterAccumulatorKernels(KernelRegistry* registry);  // accumulator_kernels.cc
 void RegisterLookupKernels(KernelRegistry* registry);       // lookup_kernels.cc
+void RegisterStringConvertKernels(KernelRegistry* registry);  // string_convert_kernels.cc
 
 void RegisterAllKernels() {
   static std::once_flag once;
@@ -36,6 +37,7 @@ void RegisterAllKernels() {
     RegisterQueueKernels(registry);
     RegisterAccumulatorKernels(registry);
     RegisterLookupKernels(registry);
+    RegisterStringConvertKernels(registry);
     RegisterReaderKernels(registry);
     RegisterParsingKernels(registry);
     RegisterStringKernels(registry);

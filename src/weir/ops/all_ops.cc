@@ -11,6 +11,7 @@ namespace weir {
 // rebuild every file of the layer (the lead may move it to the header).
 void RegisterAccumulatorOps(OpRegistry* registry);  // accumulator_ops.cc
 void RegisterLookupOps(OpRegistry* registry);       // lookup_ops.cc
+void RegisterStringConvertOps(OpRegistry* registry);  // string_convert_ops.cc
 
 void RegisterAllOps() {
   static std::once_flag once;
@@ -38,6 +39,7 @@ void RegisterAllOps() {
     RegisterQueueOps(registry);
     RegisterAccumulatorOps(registry);
     RegisterLookupOps(registry);
+    RegisterStringConvertOps(registry);
     RegisterReaderOps(registry);
     RegisterParsingOps(registry);
     RegisterStringOps(registry);
