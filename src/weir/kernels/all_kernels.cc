@@ -10,6 +10,9 @@ namespace weir {
 // Declared here rather than in the header, so that adding the family does not
 // rebuild every file of the layer (the lead may move it to the header).
 void RegisterAccumulatorKernels(KernelRegistry* registry);  // accumulator_kernels.cc
+void RegisterImageCodecKernels(KernelRegistry* registry);   // image_codecs.cc
+void RegisterImageColorKernels(KernelRegistry* registry);   // image_color_ops.cc
+void RegisterNonMaxSuppressionKernels(KernelRegistry* registry);  // non_max_suppression_ops.cc
 
 void RegisterAllKernels() {
   static std::once_flag once;
@@ -19,6 +22,9 @@ void RegisterAllKernels() {
     RegisterMathKernels(registry);
     RegisterRandomKernels(registry);
     RegisterNnKernels(registry);
+    RegisterImageCodecKernels(registry);
+    RegisterImageColorKernels(registry);
+    RegisterNonMaxSuppressionKernels(registry);
     RegisterRnnKernels(registry);
     RegisterControlFlowKernels(registry);
     RegisterStackKernels(registry);

@@ -10,6 +10,7 @@ namespace weir {
 // Declared here rather than in the header, so that adding the family does not
 // rebuild every file of the layer (the lead may move it to the header).
 void RegisterAccumulatorOps(OpRegistry* registry);  // accumulator_ops.cc
+void RegisterImageCodecOps(OpRegistry* registry);   // image_codec_ops.cc
 
 void RegisterAllOps() {
   static std::once_flag once;
@@ -22,6 +23,7 @@ void RegisterAllOps() {
     RegisterRandomOps(registry);
     RegisterNnOps(registry);
     RegisterImageOps(registry);
+    RegisterImageCodecOps(registry);
     RegisterRnnOps(registry);
     RegisterControlFlowOps(registry);
     RegisterDataFlowOps(registry);

@@ -97,6 +97,15 @@ void RegisterImageGradients(GradientRegistry* registry) {
   registry->Register("CropAndResize", CropAndResizeGrad);
   registry->RegisterNoGradient("CropAndResizeGradImage");
   registry->RegisterNoGradient("CropAndResizeGradBoxes");
+  // Codecs, colour adjustments and non-max suppression: no gradient (as in
+  // TensorFlow, except RGBToHSV's, which Weir does not have yet).
+  for (const char* op :
+       {"DecodeJpeg", "DecodeAndCropJpeg", "DecodePng", "DecodeImage", "EncodeJpeg", "EncodePng",
+        "ExtractJpegShape", "RGBToHSV", "HSVToRGB", "AdjustContrastv2", "AdjustHue",
+        "AdjustSaturation", "NonMaxSuppression", "NonMaxSuppressionV2", "NonMaxSuppressionV3",
+        "NonMaxSuppressionV4", "NonMaxSuppressionV5"}) {
+    registry->RegisterNoGradient(op);
+  }
   registry->Register("ResizeBilinear", ResizeInterpolatingGrad<kResizeBilinearGrad>);
   registry->Register("ResizeBicubic", ResizeInterpolatingGrad<kResizeBicubicGrad>);
   registry->Register("ResizeBicubicGrad", ResizeInterpolatingGradGrad<kResizeBicubic>);
