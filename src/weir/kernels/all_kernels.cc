@@ -13,6 +13,9 @@ void RegisterAccumulatorKernels(KernelRegistry* registry);  // accumulator_kerne
 void RegisterImageCodecKernels(KernelRegistry* registry);   // image_codecs.cc
 void RegisterImageColorKernels(KernelRegistry* registry);   // image_color_ops.cc
 void RegisterNonMaxSuppressionKernels(KernelRegistry* registry);  // non_max_suppression_ops.cc
+void RegisterConv3DKernels(KernelRegistry* registry);       // conv3d_ops.cc
+void RegisterPool3DKernels(KernelRegistry* registry);       // pool3d_ops.cc
+void RegisterExtractImagePatchesKernels(KernelRegistry* registry);  // extract_patches_op.cc
 
 void RegisterAllKernels() {
   static std::once_flag once;
@@ -25,6 +28,9 @@ void RegisterAllKernels() {
     RegisterImageCodecKernels(registry);
     RegisterImageColorKernels(registry);
     RegisterNonMaxSuppressionKernels(registry);
+    RegisterConv3DKernels(registry);
+    RegisterPool3DKernels(registry);
+    RegisterExtractImagePatchesKernels(registry);
     RegisterRnnKernels(registry);
     RegisterControlFlowKernels(registry);
     RegisterStackKernels(registry);

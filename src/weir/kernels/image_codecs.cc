@@ -73,9 +73,9 @@ class DecodeImageOp : public OpKernel {
       jpeg_.accurate_dct = dct == "INTEGER_ACCURATE";
     }
     const int64_t max_channels = jpeg_attrs ? 3 : 4;
-    if (channels_ < 0 || channels_ > max_channels || (jpeg_attrs && channels_ == 2)) {
+    if (channels_ < 0 || channels_ > max_channels || channels_ == 2) {  // as TensorFlow
       context->SetStatus(errors::InvalidArgument(op, ": channels must be ",
-                                                 jpeg_attrs ? "0, 1 or 3" : "0, 1, 2, 3 or 4",
+                                                 jpeg_attrs ? "0, 1 or 3" : "0, 1, 3 or 4",
                                                  ", got ", channels_));
     }
     crop_ = op == "DecodeAndCropJpeg";

@@ -182,6 +182,7 @@ TEST(ImageCodecs, HostileInputIsInvalidArgument) {
   ExpectInvalid(RunKernel("DecodeJpeg", {{"ratio", int64_t{3}}}, {Bytes(jpeg)}), "ratio");
   ExpectInvalid(RunKernel("DecodeJpeg", {{"channels", int64_t{2}}}, {Bytes(jpeg)}), "channels");
   ExpectInvalid(RunKernel("DecodePng", {{"channels", int64_t{4}}}, {Bytes(jpeg)}), "channels");
+  ExpectInvalid(RunKernel("DecodePng", {{"channels", int64_t{2}}}, {Bytes(png)}), "channels");
   ExpectInvalid(RunKernel("DecodeJpeg", {{"dct_method", std::string("FLOAT")}}, {Bytes(jpeg)}),
                 "dct_method");
   ExpectInvalid(

@@ -11,6 +11,7 @@ namespace weir {
 // rebuild every file of the layer (the lead may move it to the header).
 void RegisterAccumulatorOps(OpRegistry* registry);  // accumulator_ops.cc
 void RegisterImageCodecOps(OpRegistry* registry);   // image_codec_ops.cc
+void RegisterVisionOps(OpRegistry* registry);       // vision_ops.cc
 
 void RegisterAllOps() {
   static std::once_flag once;
@@ -24,6 +25,7 @@ void RegisterAllOps() {
     RegisterNnOps(registry);
     RegisterImageOps(registry);
     RegisterImageCodecOps(registry);
+    RegisterVisionOps(registry);
     RegisterRnnOps(registry);
     RegisterControlFlowOps(registry);
     RegisterDataFlowOps(registry);

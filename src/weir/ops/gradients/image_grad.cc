@@ -93,7 +93,10 @@ Status CropAndResizeGrad(const Scope& scope, const Operation& op, const std::vec
 
 }  // namespace
 
+void RegisterVisionGradients(GradientRegistry* registry);  // vision_grad.cc
+
 void RegisterImageGradients(GradientRegistry* registry) {
+  RegisterVisionGradients(registry);
   registry->Register("CropAndResize", CropAndResizeGrad);
   registry->RegisterNoGradient("CropAndResizeGradImage");
   registry->RegisterNoGradient("CropAndResizeGradBoxes");

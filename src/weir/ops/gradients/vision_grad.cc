@@ -1,0 +1,126 @@
+// Gradients of the vision ops (vision_ops.cc): Conv3D through its two
+// backprops (and those, being linear in each operand, through convolutions
+// again), the 3-D pools through their gradient ops, and ExtractImagePatches
+// by scattering each patch element's gradient back to the pixel it was
+// taken from (the pixels numbered by extracting patches of an index image).
+#include "weir/ops/gradients/gradient_registry.h"
+#include "weir/ops/gradients/gradient_util.h"
+#include "weir/ops/standard_ops.h"
+
+namespace weir {
+namespace {
+
+AttrMap Conv3DAttrs(const Operation& op) {
+  return ForwardAttrs(op, {"strides", "padding", "data_format", "dilations"});
+}
+
+AttrMap Pool3DAttrs(const Operation& op) {
+  return ForwardAttrs(op, {"ksize", "strides", "padding", "data_format"});
+}
+
+Status Conv3DGrad(const Scope& scope, const Operation& op, const std::vector<Output>& g,
+                  std::vector<Output>* grads) {
+  AttrMap attrs = Conv3DAttrs(op);
+  Output input = ForwardInput(op, 0), filter = ForwardInput(op, 1);
+  *grads = {
+      AddOp(scope, "Conv3DBackpropInputV2", {ShapeOf(scope, input), filter, g[0]}, attrs)
+          .output(0),
+      AddOp(scope, "Conv3DBackpropFilterV2", {input, ShapeOf(scope, filter), g[0]}, attrs)
+          .output(0)};
+  return scope.status();
+}
+
+Status Conv3DBackpropInputGrad(const Scope& scope, const Operation& op,
+                               const std::vector<Output>& g, std::vector<Output>* grads) {
+  AttrMap attrs = Conv3DAttrs(op);
+  Output filter = ForwardInput(op, 1), out_backprop = ForwardInput(op, 2);
+  *grads = {Output(),
+            AddOp(scope, "Conv3DBackpropFilterV2", {g[0], ShapeOf(scope, filter), out_backprop},
+                  attrs)
+                .output(0),
+            AddOp(scope, "Conv3D", {g[0], filter}, attrs).output(0)};
+  return scope.status();
+}
+
+Status Conv3DBackpropFilterGrad(const Scope& scope, const Operation& op,
+                                const std::vector<Output>& g, std::vector<Output>* grads) {
+  AttrMap attrs = Conv3DAttrs(op);
+  Output input = ForwardInput(op, 0), out_backprop = ForwardInput(op, 2);
+  *grads = {AddOp(scope, "Conv3DBackpropInputV2", {ShapeOf(scope, input), g[0], out_backprop},
+                  attrs)
+                .output(0),
+            Output(), AddOp(scope, "Conv3D", {input, g[0]}, attrs).output(0)};
+  return scope.status();
+}
+
+Status MaxPool3DGrad(const Scope& scope, const Operation& op, const std::vector<Output>& g,
+                     std::vector<Output>* grads) {
+  *grads = {AddOp(scope, "MaxPool3DGrad", {ForwardInput(op, 0), op.output(0), g[0]},
+                  Pool3DAttrs(op))
+                .output(0)};
+  return scope.status();
+}
+
+Status AvgPool3DGrad(const Scope& scope, const Operation& op, const std::vector<Output>& g,
+                     std::vector<Output>* grads) {
+  *grads = {AddOp(scope, "AvgPool3DGrad", {ShapeOf(scope, ForwardInput(op, 0)), g[0]},
+                  Pool3DAttrs(op))
+                .output(0)};
+  return scope.status();
+}
+
+// AvgPool3DGrad is linear in grad: its gradient is the average pool of g.
+Status AvgPool3DGradGrad(const Scope& scope, const Operation& op, const std::vector<Output>& g,
+                         std::vector<Output>* grads) {
+  *grads = {Output(), AddOp(scope, "AvgPool3D", {g[0]}, Pool3DAttrs(op)).output(0)};
+  return scope.status();
+}
+
+// images [n, h, w, c], g [n, oh, ow, kh * kw * c]. Pixel p (1-based, 0 for
+// padding) of an index image [1, h, w, 1] goes through the same patch
+// extraction, which says where each patch element came from; the gradient
+// elements are then summed per source pixel.
+Status ExtractImagePatchesGrad(const Scope& scope, const Operation& op,
+                               const std::vector<Output>& g, std::vector<Output>* grads) {
+  AttrMap attrs = ForwardAttrs(op, {"ksizes", "strides", "rates", "padding"});
+  Output images = ForwardInput(op, 0);
+  Output shape = ops::Shape(scope, images);  // int32 [n, h, w, c]
+  Output batch = ops::Slice(scope, shape, {0}, {1}), hw = ops::Slice(scope, shape, {1}, {2});
+  Output channels = ops::Slice(scope, shape, {3}, {1});
+  Output pixels = ops::Prod(scope, hw, 0);
+  Output ids = ops::Cast(scope, ops::Range(scope, 1, ops::Add(scope, pixels, 1), 1), DT_INT64);
+  ids = ops::Reshape(scope, ids, ops::ConcatV2(scope, {IntVector(scope, {1}), hw,
+                                                       IntVector(scope, {1})},
+                                               0));
+  Output sources = AddOp(scope, "ExtractImagePatches", {ids}, attrs).output(0);
+  Output g_shape = ops::Shape(scope, g[0]);
+  Output g5 = ops::Reshape(
+      scope, g[0],
+      ops::ConcatV2(scope, {ops::Slice(scope, g_shape, {0}, {3}), IntVector(scope, {-1}), channels},
+                    0));
+  Output rows = ops::Reshape(
+      scope, ops::Transpose(scope, g5, IntVector(scope, {1, 2, 3, 0, 4})),
+      ops::ConcatV2(scope, {IntVector(scope, {-1}), ops::Mul(scope, batch, channels)}, 0));
+  Output summed = ops::UnsortedSegmentSum(scope, rows, ops::Reshape(scope, sources, {-1}),
+                                          ops::Add(scope, pixels, 1));
+  Output dx = ops::Reshape(scope, ops::Slice(scope, summed, {1, 0}, {-1, -1}),
+                           ops::ConcatV2(scope, {hw, batch, channels}, 0));
+  *grads = {ops::Transpose(scope, dx, IntVector(scope, {2, 0, 1, 3}))};
+  return scope.status();
+}
+
+}  // namespace
+
+void RegisterVisionGradients(GradientRegistry* registry) {
+  registry->Register("Conv3D", Conv3DGrad);
+  registry->Register("Conv3DBackpropInputV2", Conv3DBackpropInputGrad);
+  registry->Register("Conv3DBackpropFilterV2", Conv3DBackpropFilterGrad);
+  registry->Register("MaxPool3D", MaxPool3DGrad);
+  registry->Register("AvgPool3D", AvgPool3DGrad);
+  registry->Register("AvgPool3DGrad", AvgPool3DGradGrad);
+  // TensorFlow's is MaxPool3DGradGrad, an op weir does not have yet.
+  registry->RegisterNoGradient("MaxPool3DGrad");
+  registry->Register("ExtractImagePatches", ExtractImagePatchesGrad);
+}
+
+}  // namespace weir
