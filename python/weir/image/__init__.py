@@ -16,10 +16,11 @@ from weir.ops.image_codec_ops import (  # noqa: F401
     random_saturation, grayscale_to_rgb, non_max_suppression, non_max_suppression_with_scores,
     non_max_suppression_padded)
 from weir.ops import image_codec_ops as _codec
+from weir.ops.nn3d_ops import extract_image_patches, extract_patches  # noqa: F401
 
 __all__ = ["ResizeMethod", "crop_and_resize", "resize", "resize_bicubic", "resize_bilinear",
            "resize_images", "resize_nearest_neighbor", "adjust_brightness", "adjust_contrast",
            "convert_image_dtype", "flip_left_right", "flip_up_down", "per_image_standardization",
            "random_brightness", "random_contrast", "random_crop", "random_flip_left_right",
            "random_flip_up_down", "crop_to_bounding_box", "pad_to_bounding_box",
-           "resize_image_with_crop_or_pad", "central_crop", "rgb_to_grayscale"] + _codec.__all__
+           "resize_image_with_crop_or_pad", "central_crop", "rgb_to_grayscale"] + _codec.__all__ + ["extract_image_patches", "extract_patches"]

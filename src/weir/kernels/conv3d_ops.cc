@@ -88,8 +88,8 @@ class Conv3DOp : public OpKernel {
     }
     StatusOr<Window3DDims> dims_or = ComputeConv3DDims(attrs_, input_shape, filter_shape);
     OP_REQUIRES(context, dims_or.ok(),
-                errors::InvalidArgument(op, " (", DTypeName(kDTypeOf<T>), "): ",
-                                        dims_or.status().message()));
+                errors::InvalidArgument(op, " (", DTypeName(kDTypeOf<T>),
+                                        "): ", dims_or.status().message()));
     const Window3DDims& d = *dims_or;
     const std::vector<int64_t> out_dims = d.OutputDims(false);
     if (dy != nullptr) {

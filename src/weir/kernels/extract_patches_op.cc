@@ -19,8 +19,8 @@ class ExtractImagePatchesOp : public OpKernel {
     const Tensor& images = context->input(0);
     StatusOr<Window3DDims> dims_or = ComputePatchDims(def().attrs, images.shape());
     OP_REQUIRES(context, dims_or.ok(),
-                errors::InvalidArgument("ExtractImagePatches (", images.dtype(), "): ",
-                                        dims_or.status().message()));
+                errors::InvalidArgument("ExtractImagePatches (", images.dtype(),
+                                        "): ", dims_or.status().message()));
     const Window3DDims& d = *dims_or;
     const WindowDim &pr = d.spatial[1], &pc = d.spatial[2];
     Tensor* output;
@@ -55,9 +55,9 @@ class ExtractImagePatchesOp : public OpKernel {
 }  // namespace
 
 void RegisterExtractImagePatchesKernels(KernelRegistry* registry) {
-  for (DType dtype : {DT_BFLOAT16, DT_HALF, DT_FLOAT, DT_DOUBLE, DT_INT8, DT_INT16, DT_INT32,
-                      DT_INT64, DT_UINT8, DT_UINT16, DT_UINT32, DT_UINT64, DT_COMPLEX64,
-                      DT_COMPLEX128, DT_BOOL}) {
+  for (DType dtype :
+       {DT_BFLOAT16, DT_HALF, DT_FLOAT, DT_DOUBLE, DT_INT8, DT_INT16, DT_INT32, DT_INT64, DT_UINT8,
+        DT_UINT16, DT_UINT32, DT_UINT64, DT_COMPLEX64, DT_COMPLEX128, DT_BOOL}) {
     registry->Register(KernelBuilder("ExtractImagePatches").TypeConstraint("T", dtype),
                        MakeKernel<ExtractImagePatchesOp>);
   }

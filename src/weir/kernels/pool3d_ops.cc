@@ -65,7 +65,8 @@ class Pool3DOp : public OpKernel {
     if (kKind == Pool3DKind::kAvgGrad) {
       const Tensor& sizes = context->input(0);
       OP_REQUIRES(context, sizes.dims() == 1 && sizes.NumElements() == 5,
-                  errors::InvalidArgument(op, ": orig_input_shape must be a vector of 5 sizes, "
+                  errors::InvalidArgument(op,
+                                          ": orig_input_shape must be a vector of 5 sizes, "
                                           "got shape ",
                                           sizes.shape()));
       StatusOr<std::vector<int64_t>> dims = IntTensorValues(sizes, "orig_input_shape");
@@ -78,8 +79,8 @@ class Pool3DOp : public OpKernel {
     }
     StatusOr<Window3DDims> dims_or = ComputePool3DDims(attrs_, input_shape);
     OP_REQUIRES(context, dims_or.ok(),
-                errors::InvalidArgument(op, " (", DTypeName(kDTypeOf<T>), "): ",
-                                        dims_or.status().message()));
+                errors::InvalidArgument(op, " (", DTypeName(kDTypeOf<T>),
+                                        "): ", dims_or.status().message()));
     const Window3DDims& d = *dims_or;
     const TensorShape out_shape(d.OutputDims(false));
     const bool grad = kKind == Pool3DKind::kMaxGrad || kKind == Pool3DKind::kAvgGrad;
@@ -96,8 +97,7 @@ class Pool3DOp : public OpKernel {
                                           " must be ", out_shape, " for input ", input_shape));
     }
     Tensor* output;
-    OP_REQUIRES_OK(context,
-                   context->allocate_output(0, grad ? input_shape : out_shape, &output));
+    OP_REQUIRES_OK(context, context->allocate_output(0, grad ? input_shape : out_shape, &output));
     const int64_t c = d.in_channels;
     const WindowDim &pd = d.spatial[0], &pr = d.spatial[1], &pc = d.spatial[2];
     std::vector<Acc<T>> acc(grad ? output->NumElements() : 0, Acc<T>(0));
@@ -110,8 +110,8 @@ class Pool3DOp : public OpKernel {
             const int64_t count = (w.d1 - w.d0) * (w.h1 - w.h0) * (w.w1 - w.w0);
             const int64_t y = (((n * pd.output + od) * pr.output + oh) * pc.output + ow) * c;
             for (int64_t ch = 0; ch < c; ++ch) {
-              Acc<T> value = kKind == Pool3DKind::kMax ? -std::numeric_limits<Acc<T>>::infinity()
-                                                       : Acc<T>(0);
+              Acc<T> value =
+                  kKind == Pool3DKind::kMax ? -std::numeric_limits<Acc<T>>::infinity() : Acc<T>(0);
               Acc<T> gy = grad ? static_cast<Acc<T>>(g->data<T>()[y + ch]) : Acc<T>(0);
               if (kKind == Pool3DKind::kAvgGrad && count > 0) gy /= static_cast<Acc<T>>(count);
               const Acc<T> max = kKind == Pool3DKind::kMaxGrad
@@ -160,9 +160,10 @@ void RegisterPool3DKernels(KernelRegistry* registry) {
     registry->Register(KernelBuilder("MaxPool3D").TypeConstraint<T>("T"),
                        MakeKernel<Pool3DOp<T, Pool3DKind::kMax>>);
     // TInput = T: the gradient of a pool in the same type.
-    registry->Register(
-        KernelBuilder("MaxPool3DGrad").TypeConstraint("T", kDTypeOf<T>).TypeConstraint("TInput", kDTypeOf<T>),
-        MakeKernel<Pool3DOp<T, Pool3DKind::kMaxGrad>>);
+    registry->Register(KernelBuilder("MaxPool3DGrad")
+                           .TypeConstraint("T", kDTypeOf<T>)
+                           .TypeConstraint("TInput", kDTypeOf<T>),
+                       MakeKernel<Pool3DOp<T, Pool3DKind::kMaxGrad>>);
   });
   ForEachType<Eigen::half, Eigen::bfloat16, float, double>([&]<typename T>() {
     registry->Register(KernelBuilder("AvgPool3D").TypeConstraint<T>("T"),

@@ -111,15 +111,11 @@ void RegisterVisionOps(OpRegistry* registry) {
                                         .Attr("T: {half, bfloat16, float, double}"))
                          .SetShapeFn([](InferenceContext* c) { return ShapeFromSizes(c, 1, -1); })
                          .Doc("Conv3D's gradient for its filter (shape filter_sizes)."));
-  registry->Register(AddPool3DAttrs(OpDefBuilder("MaxPool3D")
-                                        .Input("input: T")
-                                        .Output("output: T"))
+  registry->Register(AddPool3DAttrs(OpDefBuilder("MaxPool3D").Input("input: T").Output("output: T"))
                          .Attr("T: {half, bfloat16, float}")
                          .SetShapeFn(Pool3DShape)
                          .Doc("The maximum of each 3-D window (padding left out)."));
-  registry->Register(AddPool3DAttrs(OpDefBuilder("AvgPool3D")
-                                        .Input("input: T")
-                                        .Output("output: T"))
+  registry->Register(AddPool3DAttrs(OpDefBuilder("AvgPool3D").Input("input: T").Output("output: T"))
                          .Attr("T: {half, bfloat16, float, double}")
                          .SetShapeFn(Pool3DShape)
                          .Doc("The mean of each 3-D window over its elements inside the input."));

@@ -23,8 +23,7 @@ Status Conv3DGrad(const Scope& scope, const Operation& op, const std::vector<Out
   AttrMap attrs = Conv3DAttrs(op);
   Output input = ForwardInput(op, 0), filter = ForwardInput(op, 1);
   *grads = {
-      AddOp(scope, "Conv3DBackpropInputV2", {ShapeOf(scope, input), filter, g[0]}, attrs)
-          .output(0),
+      AddOp(scope, "Conv3DBackpropInputV2", {ShapeOf(scope, input), filter, g[0]}, attrs).output(0),
       AddOp(scope, "Conv3DBackpropFilterV2", {input, ShapeOf(scope, filter), g[0]}, attrs)
           .output(0)};
   return scope.status();
@@ -34,11 +33,11 @@ Status Conv3DBackpropInputGrad(const Scope& scope, const Operation& op,
                                const std::vector<Output>& g, std::vector<Output>* grads) {
   AttrMap attrs = Conv3DAttrs(op);
   Output filter = ForwardInput(op, 1), out_backprop = ForwardInput(op, 2);
-  *grads = {Output(),
-            AddOp(scope, "Conv3DBackpropFilterV2", {g[0], ShapeOf(scope, filter), out_backprop},
-                  attrs)
-                .output(0),
-            AddOp(scope, "Conv3D", {g[0], filter}, attrs).output(0)};
+  *grads = {
+      Output(),
+      AddOp(scope, "Conv3DBackpropFilterV2", {g[0], ShapeOf(scope, filter), out_backprop}, attrs)
+          .output(0),
+      AddOp(scope, "Conv3D", {g[0], filter}, attrs).output(0)};
   return scope.status();
 }
 
@@ -46,26 +45,26 @@ Status Conv3DBackpropFilterGrad(const Scope& scope, const Operation& op,
                                 const std::vector<Output>& g, std::vector<Output>* grads) {
   AttrMap attrs = Conv3DAttrs(op);
   Output input = ForwardInput(op, 0), out_backprop = ForwardInput(op, 2);
-  *grads = {AddOp(scope, "Conv3DBackpropInputV2", {ShapeOf(scope, input), g[0], out_backprop},
-                  attrs)
-                .output(0),
-            Output(), AddOp(scope, "Conv3D", {input, g[0]}, attrs).output(0)};
+  *grads = {
+      AddOp(scope, "Conv3DBackpropInputV2", {ShapeOf(scope, input), g[0], out_backprop}, attrs)
+          .output(0),
+      Output(), AddOp(scope, "Conv3D", {input, g[0]}, attrs).output(0)};
   return scope.status();
 }
 
 Status MaxPool3DGrad(const Scope& scope, const Operation& op, const std::vector<Output>& g,
                      std::vector<Output>* grads) {
-  *grads = {AddOp(scope, "MaxPool3DGrad", {ForwardInput(op, 0), op.output(0), g[0]},
-                  Pool3DAttrs(op))
-                .output(0)};
+  *grads = {
+      AddOp(scope, "MaxPool3DGrad", {ForwardInput(op, 0), op.output(0), g[0]}, Pool3DAttrs(op))
+          .output(0)};
   return scope.status();
 }
 
 Status AvgPool3DGrad(const Scope& scope, const Operation& op, const std::vector<Output>& g,
                      std::vector<Output>* grads) {
-  *grads = {AddOp(scope, "AvgPool3DGrad", {ShapeOf(scope, ForwardInput(op, 0)), g[0]},
-                  Pool3DAttrs(op))
-                .output(0)};
+  *grads = {
+      AddOp(scope, "AvgPool3DGrad", {ShapeOf(scope, ForwardInput(op, 0)), g[0]}, Pool3DAttrs(op))
+          .output(0)};
   return scope.status();
 }
 
@@ -89,9 +88,8 @@ Status ExtractImagePatchesGrad(const Scope& scope, const Operation& op,
   Output channels = ops::Slice(scope, shape, {3}, {1});
   Output pixels = ops::Prod(scope, hw, 0);
   Output ids = ops::Cast(scope, ops::Range(scope, 1, ops::Add(scope, pixels, 1), 1), DT_INT64);
-  ids = ops::Reshape(scope, ids, ops::ConcatV2(scope, {IntVector(scope, {1}), hw,
-                                                       IntVector(scope, {1})},
-                                               0));
+  ids = ops::Reshape(scope, ids,
+                     ops::ConcatV2(scope, {IntVector(scope, {1}), hw, IntVector(scope, {1})}, 0));
   Output sources = AddOp(scope, "ExtractImagePatches", {ids}, attrs).output(0);
   Output g_shape = ops::Shape(scope, g[0]);
   Output g5 = ops::Reshape(
