@@ -89,6 +89,11 @@ TF_SCRIPT = textwrap.dedent("""
     # Colour ops.
     x = d["colors"]
     out["hsv"] = tf.image.rgb_to_hsv(x).numpy()
+    xt = tf.constant(d["grad_colors"])
+    with tf.GradientTape() as tape:
+        tape.watch(xt)
+        loss = tf.reduce_sum(tf.image.rgb_to_hsv(xt) * d["hsv_weights"])
+    out["hsv_grad"] = tape.gradient(loss, xt).numpy()
     out["rgb_back"] = tf.image.hsv_to_rgb(d["hsv_in"]).numpy()
     out["hue"] = tf.image.adjust_hue(x, 0.27).numpy()
     out["hue_neg"] = tf.image.adjust_hue(x, -0.61).numpy()
@@ -160,7 +165,10 @@ def make_inputs():
     colors = r.random((2, 6, 5, 3)).astype(np.float32)
     colors[0, 0, 0] = [0.5, 0.5, 0.5]  # gray: no hue
     hsv_in = r.random((4, 3, 3)).astype(np.float32)
-    return {"img": img, "img4": img4, "img16": img16, "boxes": boxes, "scores": scores,
+    # Distinct channels (no ties: the derivative is one-sided there) away from 0.
+    grad_colors = (0.1 + 0.8 * r.random((5, 4, 3))).astype(np.float64)
+    hsv_weights = r.standard_normal((5, 4, 3))
+    return {"grad_colors": grad_colors, "hsv_weights": hsv_weights, "img": img, "img4": img4, "img16": img16, "boxes": boxes, "scores": scores,
             "colors": colors, "hsv_in": hsv_in}
 
 
@@ -264,6 +272,26 @@ def test_color_ops_match_tensorflow(tf_reference):
     for key in ("hue_u8", "saturation_u8"):  # float rounding may move a pixel by one
         assert np.abs(got[key].astype(int) - ref[key].astype(int)).max() <= 1, key
     np.testing.assert_array_equal(got["gray_rgb"], ref["gray_rgb"])
+
+
+def test_rgb_to_hsv_gradient_matches_tensorflow_and_finite_differences(tf_reference):
+    inputs, ref, _ = tf_reference
+    x = wr.constant(inputs["grad_colors"])
+    loss = wr.reduce_sum(wr.image.rgb_to_hsv(x) * inputs["hsv_weights"])
+    grad, = wr.gradients(loss, [x])
+    with wr.Session() as sess:
+        got = sess.run(grad)
+        np.testing.assert_allclose(got, ref["hsv_grad"], rtol=1e-6, atol=1e-9)
+        # Central differences of the same loss, element by element.
+        probe = wr.placeholder(wr.float64, inputs["grad_colors"].shape)
+        f = wr.reduce_sum(wr.image.rgb_to_hsv(probe) * inputs["hsv_weights"])
+        base, eps = inputs["grad_colors"], 1e-6
+        for index in [(0, 0, 0), (1, 2, 1), (3, 3, 2), (4, 1, 0)]:
+            up, down = base.copy(), base.copy()
+            up[index] += eps
+            down[index] -= eps
+            numeric = (sess.run(f, {probe: up}) - sess.run(f, {probe: down})) / (2 * eps)
+            assert abs(numeric - got[index]) < 1e-5, (index, numeric, got[index])
 
 
 def test_non_max_suppression_matches_tensorflow(tf_reference):

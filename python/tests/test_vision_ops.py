@@ -231,3 +231,36 @@ def test_hostile_shapes_and_attrs_raise():
                                      [1, 1, 1, 1], [1, 1, 1, 1], "VALID"))
     empty = run(wr.nn.conv3d(np.zeros((0, 3, 3, 3, 2), np.float32), f, 1, "SAME"))
     assert empty.shape == (0, 3, 3, 3, 1)
+
+
+def test_layers_conv3d_and_pooling3d():
+    r = np.random.default_rng(4)
+    x = r.standard_normal((2, 4, 5, 6, 3)).astype(np.float32)
+    inputs = wr.placeholder(wr.float32, [None, 4, 5, 6, 3])
+    y = wr.layers.conv3d(inputs, 4, (2, 3, 3), strides=(1, 2, 1), padding="same",
+                         activation=wr.nn.relu, name="c3")
+    pooled = wr.layers.max_pooling3d(y, 2, 2, padding="same")
+    averaged = wr.layers.average_pooling3d(y, (1, 2, 2), 1)
+    assert y.shape.as_list() == [None, 4, 3, 6, 4]
+    assert pooled.shape.as_list() == [None, 2, 2, 3, 4]
+    assert averaged.shape.as_list() == [None, 4, 2, 5, 4]
+    kernel = [v for v in wr.global_variables() if v.name == "c3/kernel:0"][0]
+    bias = [v for v in wr.global_variables() if v.name == "c3/bias:0"][0]
+    assert kernel.shape.as_list() == [2, 3, 3, 3, 4]
+    want = wr.nn.relu(wr.nn.conv3d(inputs, kernel, [1, 1, 2, 1, 1], "SAME") + bias)
+    with wr.Session() as sess:
+        sess.run(wr.global_variables_initializer())
+        got, expected, p, a = sess.run([y, want, pooled, averaged], {inputs: x})
+    close(got, expected, "layers.conv3d")
+    close(p, run_pool(expected, "max"), "layers.max_pooling3d")
+    assert a.shape == (2, 4, 2, 5, 4)
+
+
+def run_pool(x, kind):
+    """2x2x2 SAME pooling with stride 2 in NumPy (max only)."""
+    n, d, h, w, c = x.shape
+    pad = np.full((n, d + d % 2, h + h % 2, w + w % 2, c), -np.inf, x.dtype)
+    pad[:, :d, :h, :w] = x
+    blocks = pad.reshape(n, pad.shape[1] // 2, 2, pad.shape[2] // 2, 2, pad.shape[3] // 2, 2, c)
+    assert kind == "max"
+    return blocks.max(axis=(2, 4, 6))

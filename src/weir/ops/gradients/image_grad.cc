@@ -100,11 +100,11 @@ void RegisterImageGradients(GradientRegistry* registry) {
   registry->Register("CropAndResize", CropAndResizeGrad);
   registry->RegisterNoGradient("CropAndResizeGradImage");
   registry->RegisterNoGradient("CropAndResizeGradBoxes");
-  // Codecs, colour adjustments and non-max suppression: no gradient (as in
-  // TensorFlow, except RGBToHSV's, which Weir does not have yet).
+  // Codecs, colour adjustments and non-max suppression: no gradient, as in
+  // TensorFlow (RGBToHSV's is in vision_grad.cc).
   for (const char* op :
        {"DecodeJpeg", "DecodeAndCropJpeg", "DecodePng", "DecodeImage", "EncodeJpeg", "EncodePng",
-        "ExtractJpegShape", "RGBToHSV", "HSVToRGB", "AdjustContrastv2", "AdjustHue",
+        "ExtractJpegShape", "HSVToRGB", "AdjustContrastv2", "AdjustHue",
         "AdjustSaturation", "NonMaxSuppression", "NonMaxSuppressionV2", "NonMaxSuppressionV3",
         "NonMaxSuppressionV4", "NonMaxSuppressionV5"}) {
     registry->RegisterNoGradient(op);

@@ -107,9 +107,64 @@ Status ExtractImagePatchesGrad(const Scope& scope, const Operation& op,
   return scope.status();
 }
 
+// RGBToHSV: with V = max, m = min, C = V - m of each pixel's (r, g, b),
+// S = C / V and H = num / (6 C) (+ a constant), num the difference of the
+// two channels other than the maximum (g - b, b - r or r - g). The maximum
+// and minimum are one-hot masks (r before g before b on ties, as the
+// forward chooses), so dV/dc and dC/dc are masks; S and H are constant where
+// V or C is 0 (DivNoNan gives their zero derivatives).
+Status RGBToHSVGrad(const Scope& scope, const Operation& op, const std::vector<Output>& g,
+                    std::vector<Output>* grads) {
+  Output images = ForwardInput(op, 0);
+  const DType dtype = images.dtype();
+  auto constant = [&](float v) { return ops::Cast(scope, ops::Const(scope, v), dtype); };
+  auto mask = [&](const Output& a, const Output& b) {
+    return ops::Cast(scope, ops::Equal(scope, a, b), dtype);
+  };
+  Operation rgb = ops::Split(scope, -1, images, 3);
+  Output r = rgb.output(0), gr = rgb.output(1), b = rgb.output(2);
+  Operation hsv_grads = ops::Split(scope, -1, g[0], 3);
+  Output g_h = hsv_grads.output(0), g_s = hsv_grads.output(1), g_v = hsv_grads.output(2);
+  Output one = constant(1), six = constant(6);
+  Output v = ops::Maximum(scope, r, ops::Maximum(scope, gr, b));
+  Output m = ops::Minimum(scope, r, ops::Minimum(scope, gr, b));
+  Output c = ops::Sub(scope, v, m);
+  Output r_max = mask(r, v);
+  Output g_max = ops::Mul(scope, mask(gr, v), ops::Sub(scope, one, r_max));
+  Output b_max = ops::Sub(scope, ops::Sub(scope, one, r_max), g_max);
+  Output r_min = mask(r, m);
+  Output g_min = ops::Mul(scope, mask(gr, m), ops::Sub(scope, one, r_min));
+  Output b_min = ops::Sub(scope, ops::Sub(scope, one, r_min), g_min);
+  Output num = ops::Add(scope,
+                        ops::Add(scope, ops::Mul(scope, r_max, ops::Sub(scope, gr, b)),
+                                 ops::Mul(scope, g_max, ops::Sub(scope, b, r))),
+                        ops::Mul(scope, b_max, ops::Sub(scope, r, gr)));
+  Output six_c = ops::Mul(scope, six, c);
+  Output h_over_c = ops::DivNoNan(scope, num, ops::Mul(scope, six_c, c));  // num / (6 C^2)
+  Output c_over_v2 = ops::DivNoNan(scope, c, ops::Mul(scope, v, v));
+  // d num / d(r, g, b) per the maximum's channel.
+  const Output dnum[3] = {ops::Sub(scope, b_max, g_max), ops::Sub(scope, r_max, b_max),
+                          ops::Sub(scope, g_max, r_max)};
+  const Output dv[3] = {r_max, g_max, b_max};
+  const Output dm[3] = {r_min, g_min, b_min};
+  std::vector<Output> channels;
+  for (int i = 0; i < 3; ++i) {
+    Output dc = ops::Sub(scope, dv[i], dm[i]);
+    Output dh =
+        ops::Sub(scope, ops::DivNoNan(scope, dnum[i], six_c), ops::Mul(scope, h_over_c, dc));
+    Output ds = ops::Sub(scope, ops::DivNoNan(scope, dc, v), ops::Mul(scope, c_over_v2, dv[i]));
+    channels.push_back(ops::Add(scope,
+                                ops::Add(scope, ops::Mul(scope, g_h, dh), ops::Mul(scope, g_s, ds)),
+                                ops::Mul(scope, g_v, dv[i])));
+  }
+  *grads = {ops::ConcatV2(scope, {channels[0], channels[1], channels[2]}, -1)};
+  return scope.status();
+}
+
 }  // namespace
 
 void RegisterVisionGradients(GradientRegistry* registry) {
+  registry->Register("RGBToHSV", RGBToHSVGrad);
   registry->Register("Conv3D", Conv3DGrad);
   registry->Register("Conv3DBackpropInputV2", Conv3DBackpropInputGrad);
   registry->Register("Conv3DBackpropFilterV2", Conv3DBackpropFilterGrad);
