@@ -49,6 +49,26 @@ PNG_DECODES = [  # (file, decode_png kwargs, dtype name)
     ("rgb16", {}, "uint16"), ("rgb16", {}, "uint8"), ("rgb16", {"channels": 1}, "uint16"),
 ]
 
+AREA_CASES = [([3, 2], False), ([4, 7], False), ([2, 3], True), ([11, 13], False)]
+
+
+def bmp_bytes(pixels, top_down=False):
+    """An uncompressed BMP of pixels [h, w, 1 | 3 | 4] (RGB order in; BGR in the file)."""
+    h, w, c = pixels.shape
+    row = (w * c * 8 + 31) // 32 * 4
+    body = b""
+    rows = range(h) if top_down else range(h - 1, -1, -1)
+    for y in rows:
+        line = pixels[y][:, [2, 1, 0, 3][:c]] if c >= 3 else pixels[y]
+        data = line.astype(np.uint8).tobytes()
+        body += data + b"\0" * (row - len(data))
+    header = b"BM" + (54 + len(body)).to_bytes(4, "little") + b"\0" * 4 + (54).to_bytes(4, "little")
+    info = ((40).to_bytes(4, "little") + int(w).to_bytes(4, "little", signed=True) +
+            int(-h if top_down else h).to_bytes(4, "little", signed=True) +
+            (1).to_bytes(2, "little") + (8 * c).to_bytes(2, "little") + b"\0" * 24)
+    return header + info + body
+
+
 TF_SCRIPT = textwrap.dedent("""
     import sys, os
     import numpy as np
@@ -103,6 +123,13 @@ TF_SCRIPT = textwrap.dedent("""
     out["saturation_u8"] = tf.image.adjust_saturation(img, 0.3).numpy()
     out["hsv_f64"] = tf.image.rgb_to_hsv(x.astype(np.float64)).numpy()
     out["gray_rgb"] = tf.image.grayscale_to_rgb(tf.constant(img[:, :, :1])).numpy()
+    for k in ("bmp24", "bmp32", "bmp8"):
+        out["decoded_" + k] = tf.io.decode_bmp(d[k].tobytes()).numpy()
+    out["bmp_as_image"] = tf.io.decode_image(d["bmp24"].tobytes()).numpy()
+    for i, (size, ac) in enumerate(%(area)r):
+        out["area_%%d" %% i] = tf.compat.v1.image.resize_area(x, size, align_corners=ac).numpy()
+        out["area_u8_%%d" %% i] = tf.compat.v1.image.resize_area(
+            img[None], size, align_corners=ac).numpy()
     # NMS.
     b, s = d["boxes"], d["scores"]
     out["nms"] = tf.image.non_max_suppression(b, s, 20, 0.4).numpy()
@@ -146,7 +173,7 @@ TF_SCRIPT = textwrap.dedent("""
     with open(os.path.join(folder, "codec_graph.pb"), "wb") as f:
         f.write(g.as_graph_def().SerializeToString())
     np.savez(sys.argv[2], **out)
-""") % {"jpeg": JPEG_DECODES, "png": PNG_DECODES}
+""") % {"jpeg": JPEG_DECODES, "png": PNG_DECODES, "area": AREA_CASES}
 
 
 def make_inputs():
@@ -168,7 +195,10 @@ def make_inputs():
     # Distinct channels (no ties: the derivative is one-sided there) away from 0.
     grad_colors = (0.1 + 0.8 * r.random((5, 4, 3))).astype(np.float64)
     hsv_weights = r.standard_normal((5, 4, 3))
-    return {"grad_colors": grad_colors, "hsv_weights": hsv_weights, "img": img, "img4": img4, "img16": img16, "boxes": boxes, "scores": scores,
+    bmps = {"bmp24": bmp_bytes(img[:5, :7]), "bmp32": bmp_bytes(img4[:6, :5], top_down=True),
+            "bmp8": bmp_bytes(img[:3, :6, :1])}
+    return {**{k: np.frombuffer(v, np.uint8) for k, v in bmps.items()},
+            "grad_colors": grad_colors, "hsv_weights": hsv_weights, "img": img, "img4": img4, "img16": img16, "boxes": boxes, "scores": scores,
             "colors": colors, "hsv_in": hsv_in}
 
 
@@ -272,6 +302,29 @@ def test_color_ops_match_tensorflow(tf_reference):
     for key in ("hue_u8", "saturation_u8"):  # float rounding may move a pixel by one
         assert np.abs(got[key].astype(int) - ref[key].astype(int)).max() <= 1, key
     np.testing.assert_array_equal(got["gray_rgb"], ref["gray_rgb"])
+
+
+def test_bmp_and_resize_area_match_tensorflow(tf_reference):
+    inputs, ref, _ = tf_reference
+    fetches = {"decoded_" + k: wr.io.decode_bmp(inputs[k].tobytes())
+               for k in ("bmp24", "bmp32", "bmp8")}
+    fetches["bmp_as_image"] = wr.io.decode_image(inputs["bmp24"].tobytes())
+    for i, (size, ac) in enumerate(AREA_CASES):
+        fetches["area_%d" % i] = wr.image.resize_area(inputs["colors"], size, align_corners=ac)
+        fetches["area_u8_%d" % i] = wr.image.resize_area(inputs["img"][None], size,
+                                                         align_corners=ac)
+    got = run(fetches)
+    for key, value in got.items():
+        if key.startswith("area"):
+            np.testing.assert_allclose(value, ref[key], rtol=1e-5, atol=1e-4, err_msg=key)
+        else:
+            np.testing.assert_array_equal(value, ref[key], err_msg=key)
+    bmp = inputs["bmp24"].tobytes()
+    for bad in (bmp[:40], bmp[:-9], bmp[:18] + (2**30).to_bytes(4, "little") + bmp[22:]):
+        with pytest.raises(wr.errors.InvalidArgumentError, match="BMP"):
+            run(wr.io.decode_bmp(bad))
+    with pytest.raises(wr.errors.InvalidArgumentError, match="channels"):
+        run(wr.io.decode_bmp(bmp, channels=4))
 
 
 def test_rgb_to_hsv_gradient_matches_tensorflow_and_finite_differences(tf_reference):

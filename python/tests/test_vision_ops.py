@@ -55,6 +55,11 @@ TF_SCRIPT = textwrap.dedent("""
             lambda x: tf.nn.max_pool3d(x, k, s, p), d["x"])
         out["avg_%%d" %% i], out["avg_dx_%%d" %% i] = grads(
             lambda x: tf.nn.avg_pool3d(x, k, s, p), d["x"])
+    for i, (k, s, p) in enumerate(%(pool)r):
+        y = tf.nn.max_pool3d(d["x"], k, s, p)
+        out["max_gg_%%d" %% i] = tf.raw_ops.MaxPool3DGradGrad(
+            orig_input=d["x"], orig_output=y, grad=d["x"] * 3 + 1, ksize=k, strides=s,
+            padding=p).numpy()
     out["avg_same"] = tf.nn.avg_pool3d(d["x"], [1, 2, 2, 2, 1], [1, 1, 1, 1, 1], "SAME").numpy()
     out["transpose"] = tf.nn.conv3d_transpose(d["dy"], d["f"], [2, 4, 5, 6, 3], [1, 2, 1, 2, 1],
                                               "SAME").numpy()
@@ -164,6 +169,18 @@ def test_pool3d_values_and_gradients(tf_reference):
     # TF's CPU has no double AvgPool3D: weir's against TF's float one.
     got = run(wr.nn.avg_pool3d(inputs["x"].astype(np.float64), 2, 1, "SAME"))
     close(got, ref["avg_same"], "avg f64")
+
+
+def test_max_pool3d_grad_grad_matches_tensorflow(tf_reference):
+    inputs, ref, _ = tf_reference
+    x = inputs["x"]
+    fetches = []
+    for k, s, p in POOL_CASES:
+        y = wr.nn.max_pool3d(x, k, s, p)
+        fetches.append(wr.raw_ops.MaxPool3DGradGrad(orig_input=x, orig_output=y, grad=x * 3 + 1,
+                                                    ksize=k, strides=s, padding=p))
+    for i, got in enumerate(run(fetches)):
+        close(got, ref["max_gg_%d" % i], "MaxPool3DGradGrad %d" % i)
 
 
 def test_extract_patches_values_and_gradients(tf_reference):

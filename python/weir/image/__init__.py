@@ -14,7 +14,7 @@ from weir.ops.image_codec_ops import (  # noqa: F401
     decode_jpeg, decode_png, decode_image, decode_and_crop_jpeg, encode_jpeg, encode_png,
     extract_jpeg_shape, rgb_to_hsv, hsv_to_rgb, adjust_hue, adjust_saturation, random_hue,
     random_saturation, grayscale_to_rgb, non_max_suppression, non_max_suppression_with_scores,
-    non_max_suppression_padded)
+    non_max_suppression_padded, decode_bmp, resize_area)
 from weir.ops import image_codec_ops as _codec
 from weir.ops.nn3d_ops import extract_image_patches, extract_patches  # noqa: F401
 

@@ -11,7 +11,7 @@ from weir.framework import dtypes
 from weir.framework import ops
 from weir.framework.op_def_library import apply_op
 
-__all__ = ["decode_jpeg", "decode_png", "decode_image", "decode_and_crop_jpeg", "encode_jpeg",
+__all__ = ["decode_jpeg", "decode_bmp", "resize_area", "decode_png", "decode_image", "decode_and_crop_jpeg", "encode_jpeg",
            "encode_png", "extract_jpeg_shape", "rgb_to_hsv", "hsv_to_rgb",
            "adjust_hue", "adjust_saturation", "random_hue", "random_saturation",
            "grayscale_to_rgb", "non_max_suppression", "non_max_suppression_with_scores",
@@ -46,6 +46,18 @@ def decode_and_crop_jpeg(contents, crop_window, channels=0, ratio=1, fancy_upsca
                     channels=channels, ratio=ratio, fancy_upscaling=fancy_upscaling,
                     try_recover_truncated=try_recover_truncated,
                     acceptable_fraction=float(acceptable_fraction), dct_method=dct_method)
+
+
+def decode_bmp(contents, channels=0, name=None):
+    """An uncompressed 8, 24 or 32-bit BMP (or a JPEG or PNG) string to uint8 [h, w, c]."""
+    return apply_op("DecodeBmp", name, contents=_contents(contents), channels=channels)
+
+
+def resize_area(images, size, align_corners=False, name=None):
+    """Resizes images [batch, h, w, c] to size by area averaging (float32 out)."""
+    return apply_op("ResizeArea", name, images=images,
+                    size=ops.convert_to_tensor(size, dtype=dtypes.int32, name="size"),
+                    align_corners=align_corners)
 
 
 def decode_png(contents, channels=0, dtype=dtypes.uint8, name=None):

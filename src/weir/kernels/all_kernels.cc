@@ -15,6 +15,7 @@ void RegisterImageColorKernels(KernelRegistry* registry);   // image_color_ops.c
 void RegisterNonMaxSuppressionKernels(KernelRegistry* registry);  // non_max_suppression_ops.cc
 void RegisterConv3DKernels(KernelRegistry* registry);       // conv3d_ops.cc
 void RegisterPool3DKernels(KernelRegistry* registry);       // pool3d_ops.cc
+void RegisterResizeAreaKernels(KernelRegistry* registry);   // resize_area_op.cc
 void RegisterExtractImagePatchesKernels(KernelRegistry* registry);  // extract_patches_op.cc
 
 void RegisterAllKernels() {
@@ -30,6 +31,7 @@ void RegisterAllKernels() {
     RegisterNonMaxSuppressionKernels(registry);
     RegisterConv3DKernels(registry);
     RegisterPool3DKernels(registry);
+    RegisterResizeAreaKernels(registry);
     RegisterExtractImagePatchesKernels(registry);
     RegisterRnnKernels(registry);
     RegisterControlFlowKernels(registry);

@@ -25,6 +25,89 @@ ImageFormat SniffFormat(const std::string& data) {
   return ImageFormat::kUnknown;
 }
 
+uint32_t LittleEndian(const std::string& data, size_t at, int bytes) {
+  uint32_t v = 0;
+  for (int i = bytes - 1; i >= 0; --i) v = (v << 8) | static_cast<uint8_t>(data[at + i]);
+  return v;
+}
+
+// An uncompressed (BI_RGB) BMP of 8 (gray), 24 (BGR) or 32 (BGRA) bits per
+// pixel, rows bottom-up (top-down for a negative height), each padded to 4
+// bytes, into sink as gray, RGB or RGBA; `channels` 0 or the file's.
+bool DecodeBmpBytes(const std::string& data, int64_t channels, ImageSink* sink,
+                    std::string* error) {
+  if (data.size() < 54) {
+    *error = "the BMP headers need 54 bytes";
+    return false;
+  }
+  const uint32_t offset = LittleEndian(data, 10, 4);
+  const int32_t width = static_cast<int32_t>(LittleEndian(data, 18, 4));
+  const int32_t signed_height = static_cast<int32_t>(LittleEndian(data, 22, 4));
+  const uint32_t bits = LittleEndian(data, 28, 2);
+  const uint32_t compression = LittleEndian(data, 30, 4);
+  if (bits != 8 && bits != 24 && bits != 32) {
+    *error = "BMPs of " + std::to_string(bits) + " bits per pixel are not supported";
+    return false;
+  }
+  if (compression != 0) {
+    *error = "compressed BMPs are not supported";
+    return false;
+  }
+  const int64_t file_channels = bits / 8;
+  if (channels != 0 && channels != file_channels) {
+    *error = "channels " + std::to_string(channels) + " do not match the file's " +
+             std::to_string(file_channels);
+    return false;
+  }
+  const int64_t height = signed_height < 0 ? -static_cast<int64_t>(signed_height) : signed_height;
+  if (width <= 0 || height <= 0) {
+    *error = "the BMP is " + std::to_string(width) + " x " + std::to_string(signed_height);
+    return false;
+  }
+  if (height * width * file_channels >= kMaxDecodedImageValues) {
+    *error = "the BMP is larger than the limit of 2^29 values";
+    return false;
+  }
+  const int64_t row_bytes = (static_cast<int64_t>(bits) * width + 31) / 32 * 4;
+  if (offset > data.size() || (static_cast<int64_t>(data.size()) - offset) / row_bytes < height) {
+    *error = "the BMP's pixels (" + std::to_string(height) + " rows of " +
+             std::to_string(row_bytes) + " bytes at " + std::to_string(offset) +
+             ") run past its end";
+    return false;
+  }
+  auto* pixels = static_cast<uint8_t*>(sink->Allocate(height, width, file_channels));
+  if (pixels == nullptr) {
+    *error = "could not allocate the image";
+    return false;
+  }
+  for (int64_t y = 0; y < height; ++y) {
+    const int64_t file_row = signed_height < 0 ? y : height - 1 - y;
+    const auto* from =
+        reinterpret_cast<const uint8_t*>(data.data()) + offset + file_row * row_bytes;
+    uint8_t* to = pixels + y * width * file_channels;
+    for (int64_t x = 0; x < width; ++x) {
+      const uint8_t* p = from + x * file_channels;
+      uint8_t* q = to + x * file_channels;
+      if (file_channels == 1) {
+        q[0] = p[0];
+      } else {
+        q[0] = p[2], q[1] = p[1], q[2] = p[0];  // BGR(A) -> RGB(A)
+        if (file_channels == 4) q[3] = p[3];
+      }
+    }
+  }
+  return true;
+}
+
+const char* FormatName(ImageFormat format) {
+  switch (format) {
+    case ImageFormat::kJpeg: return "JPEG";
+    case ImageFormat::kPng: return "PNG";
+    case ImageFormat::kBmp: return "BMP";
+    default: return "image";
+  }
+}
+
 // Allocates the decoded image as a temporary tensor of `dtype`.
 class TensorSink : public ImageSink {
  public:
@@ -90,11 +173,11 @@ class DecodeImageOp : public OpKernel {
     const std::string& data = contents.data<std::string>()[0];
     OP_REQUIRES(context, !data.empty(), errors::InvalidArgument(op, ": the input is empty"));
     const ImageFormat format = SniffFormat(data);
-    OP_REQUIRES(context, format != ImageFormat::kGif && format != ImageFormat::kBmp,
-                errors::Unimplemented(op, ": GIF and BMP images are not supported (", data.size(),
-                                      " bytes)"));
+    OP_REQUIRES(
+        context, format != ImageFormat::kGif,
+        errors::Unimplemented(op, ": GIF images are not supported (", data.size(), " bytes)"));
     OP_REQUIRES(context, format != ImageFormat::kUnknown,
-                errors::InvalidArgument(op, ": unknown image format (JPEG or PNG required), ",
+                errors::InvalidArgument(op, ": unknown image format (JPEG, PNG or BMP required), ",
                                         data.size(), " bytes"));
     OP_REQUIRES(context, !crop_ || format == ImageFormat::kJpeg,
                 errors::InvalidArgument(op, ": DecodeAndCropJpeg needs a JPEG"));
@@ -112,15 +195,16 @@ class DecodeImageOp : public OpKernel {
       JpegDecodeOptions options = jpeg_;
       options.channels = static_cast<int>(channels_);
       ok = DecodeJpegBytes(bytes, data.size(), options, &sink, &error);
+    } else if (format == ImageFormat::kBmp) {
+      ok = DecodeBmpBytes(data, channels_, &sink, &error);
     } else {
       ok = DecodePngBytes(bytes, data.size(), static_cast<int>(channels_), wide ? 16 : 8, &sink,
                           &error);
     }
     OP_REQUIRES_OK(context, sink.status());
-    OP_REQUIRES(
-        context, ok,
-        errors::InvalidArgument(op, ": invalid ", format == ImageFormat::kJpeg ? "JPEG" : "PNG",
-                                " data (", data.size(), " bytes): ", error));
+    OP_REQUIRES(context, ok,
+                errors::InvalidArgument(op, ": invalid ", FormatName(format), " data (",
+                                        data.size(), " bytes): ", error));
     Tensor image = sink.tensor();
     if (crop_) OP_REQUIRES_OK(context, Crop(context, &image));
     context->set_output(0, Convert(image, wide));
@@ -339,7 +423,8 @@ class ExtractJpegShapeOp : public OpKernel {
 }  // namespace
 
 void RegisterImageCodecKernels(KernelRegistry* registry) {
-  for (const char* op : {"DecodeJpeg", "DecodePng", "DecodeImage", "DecodeAndCropJpeg"}) {
+  for (const char* op :
+       {"DecodeJpeg", "DecodePng", "DecodeImage", "DecodeAndCropJpeg", "DecodeBmp"}) {
     registry->Register(KernelBuilder(op), MakeKernel<DecodeImageOp>);
   }
   registry->Register(KernelBuilder("EncodeJpeg"), MakeKernel<EncodeJpegOp>);

@@ -153,9 +153,87 @@ class Pool3DOp : public OpKernel {
   Window3DAttrs attrs_;
 };
 
+// MaxPool3DGradGrad: for each window, grad (shaped like orig_input) at the
+// window's first element equal to its maximum (orig_output).
+template <typename T>
+class MaxPool3DGradGradOp : public OpKernel {
+ public:
+  explicit MaxPool3DGradGradOp(OpKernelConstruction* context) : OpKernel(context) {
+    StatusOr<Window3DAttrs> attrs = GetPool3DAttrs(context->node().attrs);
+    if (!attrs.ok()) {
+      context->SetStatus(attrs.status());
+      return;
+    }
+    attrs_ = *attrs;
+    if (attrs_.channels_first) {
+      context->SetStatus(errors::Unimplemented(
+          "MaxPool3DGradGrad: data_format NCDHW is not supported on the CPU (use NDHWC)"));
+    }
+  }
+
+  void Compute(OpKernelContext* context) override {
+    const Tensor& input = context->input(0);
+    const Tensor& pooled = context->input(1);
+    const Tensor& grad = context->input(2);
+    StatusOr<Window3DDims> dims_or = ComputePool3DDims(attrs_, input.shape());
+    OP_REQUIRES(context, dims_or.ok(),
+                errors::InvalidArgument("MaxPool3DGradGrad (", DTypeName(kDTypeOf<T>),
+                                        "): ", dims_or.status().message()));
+    const Window3DDims& d = *dims_or;
+    const TensorShape out_shape(d.OutputDims(false));
+    OP_REQUIRES(context, pooled.shape() == out_shape && grad.shape() == input.shape(),
+                errors::InvalidArgument("MaxPool3DGradGrad: orig_output ", pooled.shape(),
+                                        " must be ", out_shape, " and grad ", grad.shape(),
+                                        " must be orig_input's ", input.shape()));
+    Tensor* output;
+    OP_REQUIRES_OK(context, context->allocate_output(0, out_shape, &output));
+    const int64_t c = d.in_channels;
+    const WindowDim &pd = d.spatial[0], &pr = d.spatial[1], &pc = d.spatial[2];
+    const T* x = input.data<T>();
+    const T* y = pooled.data<T>();
+    const T* g = grad.data<T>();
+    T* out = output->data<T>();
+    for (int64_t n = 0; n < d.batch; ++n) {
+      for (int64_t od = 0; od < pd.output; ++od) {
+        for (int64_t oh = 0; oh < pr.output; ++oh) {
+          for (int64_t ow = 0; ow < pc.output; ++ow) {
+            const Window w = WindowAt(d, od, oh, ow);
+            const int64_t yo = (((n * pd.output + od) * pr.output + oh) * pc.output + ow) * c;
+            for (int64_t ch = 0; ch < c; ++ch) {
+              T value = T(0);
+              bool found = false;
+              for (int64_t id = w.d0; id < w.d1 && !found; ++id) {
+                for (int64_t ih = w.h0; ih < w.h1 && !found; ++ih) {
+                  for (int64_t iw = w.w0; iw < w.w1 && !found; ++iw) {
+                    const int64_t xi =
+                        (((n * pd.input + id) * pr.input + ih) * pc.input + iw) * c + ch;
+                    if (x[xi] == y[yo + ch]) {
+                      value = g[xi];
+                      found = true;
+                    }
+                  }
+                }
+              }
+              out[yo + ch] = value;
+            }
+          }
+        }
+      }
+    }
+  }
+
+ private:
+  Window3DAttrs attrs_;
+};
+
 }  // namespace
 
 void RegisterPool3DKernels(KernelRegistry* registry) {
+  ForEachType<float, double, int32_t, uint8_t, int16_t, int8_t, int64_t, Eigen::bfloat16, uint16_t,
+              Eigen::half, uint32_t, uint64_t>([&]<typename T>() {
+    registry->Register(KernelBuilder("MaxPool3DGradGrad").TypeConstraint<T>("T"),
+                       MakeKernel<MaxPool3DGradGradOp<T>>);
+  });
   ForEachType<Eigen::half, Eigen::bfloat16, float>([&]<typename T>() {
     registry->Register(KernelBuilder("MaxPool3D").TypeConstraint<T>("T"),
                        MakeKernel<Pool3DOp<T, Pool3DKind::kMax>>);

@@ -86,6 +86,15 @@ TEST(Pool3D, MaxAverageAndGradients) {
                              Tensor::FromVector<float>({8}, TensorShape({1, 1, 1, 1, 1}))});
   ASSERT_TRUE(avg_grad.ok()) << avg_grad.status();
   EXPECT_EQ(ToDoubles((*avg_grad)[0]), (std::vector<double>(8, 1)));
+  // MaxPool3DGradGrad picks grad at each window's maximum (element 7).
+  Tensor grad = Iota(TensorShape({1, 2, 2, 2, 1}));
+  AttrMap gg_attrs = Pool3DAttrs({1, 2, 2, 2, 1}, "SAME");
+  auto grad_grad = RunKernel("MaxPool3DGradGrad", gg_attrs, {input, (*max)[0], grad});
+  ASSERT_TRUE(grad_grad.ok()) << grad_grad.status();
+  EXPECT_EQ(ToDoubles((*grad_grad)[0]), (std::vector<double>(8, 7)));
+  EXPECT_FALSE(RunKernel("MaxPool3DGradGrad", gg_attrs,
+                         {input, (*max)[0], Tensor(DT_FLOAT, TensorShape({1, 1, 1, 1, 1}))})
+                   .ok());
   EXPECT_FALSE(RunKernel("MaxPool3D", Pool3DAttrs({1, 3, 1, 1, 1}, "VALID"), {input}).ok());
   EXPECT_FALSE(RunKernel("MaxPool3D", Pool3DAttrs({2, 1, 1, 1, 1}, "VALID"), {input}).ok());
   EXPECT_FALSE(RunKernel("AvgPool3DGrad", Pool3DAttrs({1, 2, 2, 2, 1}, "VALID"),

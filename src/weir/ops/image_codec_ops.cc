@@ -146,6 +146,13 @@ void RegisterCodecOps(OpRegistry* registry) {
           })
           .Doc("Decodes a JPEG or PNG image (the format sniffed from its first bytes) to "
                "[height, width, channels] of dtype (float scales to [0, 1])."));
+  registry->Register(OpDefBuilder("DecodeBmp")
+                         .Input("contents: string")
+                         .Output("image: uint8")
+                         .Attr("channels: int = 0")
+                         .SetShapeFn(DecodedImageShape)
+                         .Doc("Decodes an uncompressed 24- or 32-bit BMP (or a JPEG or PNG) to "
+                              "uint8 [height, width, channels]."));
   registry->Register(OpDefBuilder("EncodeJpeg")
                          .Input("image: uint8")
                          .Output("contents: string")

@@ -135,6 +135,21 @@ void RegisterVisionOps(OpRegistry* registry) {
                          .Doc("MaxPool3D's gradient: each window's gradient goes to the input "
                               "elements within 1e-5 of its maximum (as TensorFlow's CPU "
                               "kernel)."));
+  registry->Register(AddPool3DAttrs(OpDefBuilder("MaxPool3DGradGrad")
+                                        .Input("orig_input: T")
+                                        .Input("orig_output: T")
+                                        .Input("grad: T")
+                                        .Output("output: T"))
+                         .Attr("T: {float, double, int32, uint8, int16, int8, int64, bfloat16, "
+                               "uint16, half, uint32, uint64}")
+                         .SetShapeFn([](InferenceContext* c) {
+                           PartialShape output;
+                           WEIR_RETURN_IF_ERROR(c->WithRank(1, 5, &output));
+                           c->set_output(0, output);
+                           return Status::OK();
+                         })
+                         .Doc("MaxPool3DGrad's gradient: for each window, grad (shaped like "
+                              "orig_input) at the window's maximum, shaped like orig_output."));
   registry->Register(AddPool3DAttrs(OpDefBuilder("AvgPool3DGrad")
                                         .Input("orig_input_shape: int32")
                                         .Input("grad: T")

@@ -104,7 +104,7 @@ void RegisterImageGradients(GradientRegistry* registry) {
   // TensorFlow (RGBToHSV's is in vision_grad.cc).
   for (const char* op :
        {"DecodeJpeg", "DecodeAndCropJpeg", "DecodePng", "DecodeImage", "EncodeJpeg", "EncodePng",
-        "ExtractJpegShape", "HSVToRGB", "AdjustContrastv2", "AdjustHue",
+        "ExtractJpegShape", "DecodeBmp", "ResizeArea", "HSVToRGB", "AdjustContrastv2", "AdjustHue",
         "AdjustSaturation", "NonMaxSuppression", "NonMaxSuppressionV2", "NonMaxSuppressionV3",
         "NonMaxSuppressionV4", "NonMaxSuppressionV5"}) {
     registry->RegisterNoGradient(op);

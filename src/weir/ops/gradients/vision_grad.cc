@@ -60,6 +60,25 @@ Status MaxPool3DGrad(const Scope& scope, const Operation& op, const std::vector<
   return scope.status();
 }
 
+// MaxPool3DGrad is linear in grad and routes it by the pooling's maxima:
+// its gradient is grad's counterpart MaxPool3DGradGrad, and that one's is
+// MaxPool3DGrad again; orig_input and orig_output get zeros.
+Status MaxPool3DGradGrad(const Scope& scope, const Operation& op, const std::vector<Output>& g,
+                         std::vector<Output>* grads) {
+  Output input = ForwardInput(op, 0), output = ForwardInput(op, 1);
+  *grads = {ops::ZerosLike(scope, input), ops::ZerosLike(scope, output),
+            AddOp(scope, "MaxPool3DGradGrad", {input, output, g[0]}, Pool3DAttrs(op)).output(0)};
+  return scope.status();
+}
+
+Status MaxPool3DGradGradGrad(const Scope& scope, const Operation& op, const std::vector<Output>& g,
+                             std::vector<Output>* grads) {
+  Output input = ForwardInput(op, 0), output = ForwardInput(op, 1);
+  *grads = {ops::ZerosLike(scope, input), ops::ZerosLike(scope, output),
+            AddOp(scope, "MaxPool3DGrad", {input, output, g[0]}, Pool3DAttrs(op)).output(0)};
+  return scope.status();
+}
+
 Status AvgPool3DGrad(const Scope& scope, const Operation& op, const std::vector<Output>& g,
                      std::vector<Output>* grads) {
   *grads = {
@@ -171,8 +190,8 @@ void RegisterVisionGradients(GradientRegistry* registry) {
   registry->Register("MaxPool3D", MaxPool3DGrad);
   registry->Register("AvgPool3D", AvgPool3DGrad);
   registry->Register("AvgPool3DGrad", AvgPool3DGradGrad);
-  // TensorFlow's is MaxPool3DGradGrad, an op weir does not have yet.
-  registry->RegisterNoGradient("MaxPool3DGrad");
+  registry->Register("MaxPool3DGrad", MaxPool3DGradGrad);
+  registry->Register("MaxPool3DGradGrad", MaxPool3DGradGradGrad);
   registry->Register("ExtractImagePatches", ExtractImagePatchesGrad);
 }
 
