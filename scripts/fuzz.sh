@@ -8,7 +8,7 @@
 # --jobs J          harnesses fuzzed at once (default 1)
 # --harness NAME    only these (graph_def_binary graph_def_text tensor_proto
 #                   npy checkpoint run_op tfrecord example worker_wire
-#                   step_stats_wire;
+#                   step_stats_wire image_decode;
 #                   default all)
 # --build DIR       the clang ASan+UBSan tree with WEIR_FUZZ=ON, configured
 #                   and built here unless --no-build (default build/asan, the
@@ -28,7 +28,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 ALL_HARNESSES=(graph_def_binary graph_def_text tensor_proto npy checkpoint run_op tfrecord example
-               worker_wire step_stats_wire)
+               worker_wire step_stats_wire image_decode)
 TIME=60 RUNS="" JOBS=1 BUILD=build/asan CORPUS="" CI_MODE=0 DO_BUILD=1
 HARNESSES=()
 COMMAND_LINE="scripts/fuzz.sh $*"

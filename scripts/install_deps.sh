@@ -9,6 +9,8 @@ DEBIAN_PACKAGES=(
   libprotobuf-dev protobuf-compiler
   libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev libcli11-dev zlib1g-dev
+  # libjpeg-turbo and libpng, the image codecs' libraries.
+  libjpeg62-turbo-dev libpng-dev
   # RE2, the regex string kernels' engine (also a gRPC dependency).
   libre2-dev
   # FarmHash: Fingerprint64, the hash of TensorFlow's string hash buckets.

@@ -45,7 +45,7 @@ SANITIZED_TESTS=(weir_base_test weir_framework_test weir_graph_test weir_runtime
 # configured by another compiler is started afresh (CMake cannot switch).
 FUZZERS=(graph_def_binary_fuzzer graph_def_text_fuzzer tensor_proto_fuzzer npy_fuzzer
          checkpoint_fuzzer run_op_fuzzer tfrecord_fuzzer
-         example_fuzzer worker_wire_fuzzer step_stats_wire_fuzzer)
+         example_fuzzer worker_wire_fuzzer step_stats_wire_fuzzer image_decode_fuzzer)
 if [[ -f build/asan/CMakeCache.txt ]] && ! grep -q '^CMAKE_CXX_COMPILER:[A-Z]*=.*clang++-16$' build/asan/CMakeCache.txt; then
   rm -rf build/asan
 fi

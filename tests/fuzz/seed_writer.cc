@@ -25,6 +25,7 @@
 #include "weir/distributed/step_stats_wire.h"
 #include "weir/distributed/wire_tensor.h"
 #include "weir/framework/npy.h"
+#include "weir/kernels/image_codec_libs.h"
 #include "weir/framework/op_def.h"
 #include "weir/framework/sstable.h"
 #include "weir/framework/tensor_bundle.h"
@@ -579,6 +580,39 @@ void StepStatsWireSeeds(const fs::path& root) {
   std::printf("step_stats_wire: %d seeds\n", corpus.count());
 }
 
+// The image_decode harness: an options byte, then small JPEGs and PNGs of
+// every layout the encoders write, and truncated ones.
+void ImageDecodeSeeds(const fs::path& root) {
+  Corpus corpus(root, "image_decode");
+  std::vector<uint8_t> pixels(9 * 7 * 4);
+  for (size_t i = 0; i < pixels.size(); ++i) pixels[i] = static_cast<uint8_t>(i * 37 % 251);
+  std::vector<uint16_t> wide(9 * 7 * 4);
+  for (size_t i = 0; i < wide.size(); ++i) wide[i] = static_cast<uint16_t>(i * 2711);
+  std::string out, error;
+  for (int channels : {1, 3}) {
+    for (bool progressive : {false, true}) {
+      JpegEncodeOptions options;
+      options.progressive = progressive;
+      options.quality = 80;
+      if (!EncodeJpegBytes(pixels.data(), 9, 7, channels, options, &out, &error)) continue;
+      const std::string name = "jpeg_c" + std::to_string(channels) + (progressive ? "_p" : "");
+      corpus.Add(name, std::string(1, '\x10') + out);
+      corpus.Add(name + "_half", std::string(1, '\x30') + out.substr(0, out.size() / 2));
+    }
+  }
+  for (int channels = 1; channels <= 4; ++channels) {
+    if (EncodePngBytes(pixels.data(), 9, 7, channels, 8, 6, &out, &error)) {
+      corpus.Add("png8_c" + std::to_string(channels), std::string(1, '\0') + out);
+      corpus.Add("png8_c" + std::to_string(channels) + "_cut",
+                 std::string(1, '\x20') + out.substr(0, out.size() - 9));
+    }
+    if (EncodePngBytes(wide.data(), 9, 7, channels, 16, 6, &out, &error)) {
+      corpus.Add("png16_c" + std::to_string(channels), std::string(1, '\x80') + out);
+    }
+  }
+  std::printf("image_decode: %d seeds\n", corpus.count());
+}
+
 }  // namespace
 }  // namespace weir::fuzz
 
@@ -598,5 +632,6 @@ int main(int argc, char** argv) {
   weir::fuzz::ExampleSeeds(root);
   weir::fuzz::WorkerWireSeeds(root);
   weir::fuzz::StepStatsWireSeeds(root);
+  weir::fuzz::ImageDecodeSeeds(root);
   return 0;
 }

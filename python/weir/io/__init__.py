@@ -9,3 +9,6 @@ from weir.ops.parsing_ops import (  # noqa: F401
     parse_single_example, decode_raw, decode_csv, serialize_tensor, parse_tensor)
 from weir.io import gfile  # noqa: F401,E402  (tf.io.gfile)
 from weir.framework.graph_io import write_graph  # noqa: F401,E402  (tf.io.write_graph)
+from weir.ops.image_codec_ops import (  # noqa: F401,E402  (tf.io's image codecs)
+    decode_bmp, decode_jpeg, decode_png, decode_image, decode_and_crop_jpeg, encode_jpeg,
+    encode_png, extract_jpeg_shape)

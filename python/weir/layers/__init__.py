@@ -1,5 +1,6 @@
 """weir.layers: tf.compat.v1.layers — Layer, Dense, Conv1D, Conv2D, Conv2DTranspose,
-MaxPooling1D, AveragePooling1D (weir.layers.one_d),
+MaxPooling1D, AveragePooling1D (weir.layers.one_d), Conv3D, MaxPooling3D,
+AveragePooling3D (weir.layers.three_d),
 MaxPooling2D, AveragePooling2D, Flatten, Dropout, BatchNormalization and the
 functions dense, conv2d, conv2d_transpose, max_pooling2d, average_pooling2d,
 flatten, dropout, batch_normalization. Variables come from get_variable
@@ -14,6 +15,9 @@ from weir.layers.one_d import (  # noqa: F401
 from weir.layers.core import Dense, Dropout, Flatten, dense, dropout, flatten  # noqa: F401
 from weir.layers.normalization import (  # noqa: F401
     BatchNorm, BatchNormalization, batch_normalization)
+from weir.layers.three_d import (  # noqa: F401
+    AveragePooling3D, AvgPool3D, Conv3D, Convolution3D, MaxPool3D, MaxPooling3D,
+    average_pooling3d, conv3d, convolution3d, max_pooling3d)
 from weir.layers.pooling import (  # noqa: F401
     AveragePooling2D, AvgPool2D, MaxPool2D, MaxPooling2D, average_pooling2d, max_pooling2d)
 
@@ -24,4 +28,6 @@ __all__ = [
     "conv2d", "conv2d_transpose", "convolution2d", "convolution2d_transpose", "dense", "dropout",
     "flatten", "max_pooling2d", "AveragePooling1D", "AvgPool1D", "Conv1D", "Convolution1D", "MaxPool1D",
     "MaxPooling1D", "average_pooling1d", "conv1d", "convolution1d", "max_pooling1d",
+    "AveragePooling3D", "AvgPool3D", "Conv3D", "Convolution3D", "MaxPool3D", "MaxPooling3D",
+    "average_pooling3d", "conv3d", "convolution3d", "max_pooling3d",
 ]

@@ -16,6 +16,8 @@ from weir.ops.nn_ops import (  # noqa: F401
     sparse_softmax_cross_entropy_with_logits, swish, tanh, top_k,
     weighted_cross_entropy_with_logits, weighted_moments, xw_plus_b, zero_fraction)
 from weir.ops.array_ops import depth_to_space, space_to_depth  # noqa: F401
+from weir.ops.nn3d_ops import (  # noqa: F401  (3-D convolution and pooling)
+    avg_pool3d, conv3d, conv3d_backprop_filter_v2, conv3d_transpose, max_pool3d)
 from weir.ops.rnn import (  # noqa: F401
     bidirectional_dynamic_rnn, dynamic_rnn, static_bidirectional_rnn, static_rnn)
 from weir.nn import rnn_cell  # noqa: F401
@@ -39,4 +41,5 @@ __all__ = [
     "bidirectional_dynamic_rnn", "dynamic_rnn", "static_bidirectional_rnn", "static_rnn", "rnn_cell",
     "compute_accidental_hits", "log_uniform_candidate_sampler", "nce_loss", "sampled_softmax_loss",
     "uniform_candidate_sampler",
+    "avg_pool3d", "conv3d", "conv3d_backprop_filter_v2", "conv3d_transpose", "max_pool3d",
 ]

@@ -68,9 +68,11 @@ _METHODS = {
     ResizeMethod.BILINEAR: "ResizeBilinear",
     ResizeMethod.NEAREST_NEIGHBOR: "ResizeNearestNeighbor",
     ResizeMethod.BICUBIC: "ResizeBicubic",
+    ResizeMethod.AREA: "ResizeArea",
     "bilinear": "ResizeBilinear",
     "nearest": "ResizeNearestNeighbor",
     "bicubic": "ResizeBicubic",
+    "area": "ResizeArea",
 }
 
 
@@ -88,13 +90,13 @@ def _static_size(size):
 def resize(images, size, method=ResizeMethod.BILINEAR, align_corners=False,
            preserve_aspect_ratio=False, name=None):
     """tf.compat.v1.image.resize (resize_images): `method` BILINEAR,
-    NEAREST_NEIGHBOR or BICUBIC (AREA has no op in Weir). The result is float32
-    for bilinear and bicubic, the images' dtype for nearest; a size equal to the images'
+    NEAREST_NEIGHBOR, BICUBIC or AREA. The result is float32 for bilinear,
+    bicubic and area, the images' dtype for nearest; a size equal to the images'
     static size returns them unchanged, as TF1 does."""
     op_type = _METHODS.get(method)
     if op_type is None:
         raise NotImplementedError("resize method %r is not supported by weir (BILINEAR, "
-                                  "NEAREST_NEIGHBOR and BICUBIC are)" % (method,))
+                                  "NEAREST_NEIGHBOR, BICUBIC and AREA are)" % (method,))
     with ops.name_scope(name, "resize", [images, size]) as scope:
         images = ops.convert_to_tensor(images, name="images")
         rank = images.shape.ndims

@@ -96,7 +96,8 @@ TEST_F(ImportTest, UnknownOp) {
   bad.op = "MaxPoolWithArgmax";
   ExpectError({bad}, Code::kNotFound,
               {"'pool'", "'MaxPoolWithArgmax' is not registered",
-               "of its family (MaxPool*) that Weir has: MaxPool, MaxPoolGrad"});
+               "of its family (MaxPool*) that Weir has: MaxPool, MaxPool3D, MaxPool3DGrad, "
+               "MaxPool3DGradGrad, MaxPoolGrad"});
 }
 
 TEST_F(ImportTest, MissingAttr) {

@@ -12,6 +12,13 @@ namespace weir {
 void RegisterAccumulatorKernels(KernelRegistry* registry);  // accumulator_kernels.cc
 void RegisterLookupKernels(KernelRegistry* registry);       // lookup_kernels.cc
 void RegisterStringConvertKernels(KernelRegistry* registry);  // string_convert_kernels.cc
+void RegisterImageCodecKernels(KernelRegistry* registry);   // image_codecs.cc
+void RegisterImageColorKernels(KernelRegistry* registry);   // image_color_ops.cc
+void RegisterNonMaxSuppressionKernels(KernelRegistry* registry);  // non_max_suppression_ops.cc
+void RegisterConv3DKernels(KernelRegistry* registry);       // conv3d_ops.cc
+void RegisterPool3DKernels(KernelRegistry* registry);       // pool3d_ops.cc
+void RegisterResizeAreaKernels(KernelRegistry* registry);   // resize_area_op.cc
+void RegisterExtractImagePatchesKernels(KernelRegistry* registry);  // extract_patches_op.cc
 
 void RegisterAllKernels() {
   static std::once_flag once;
@@ -21,6 +28,13 @@ void RegisterAllKernels() {
     RegisterMathKernels(registry);
     RegisterRandomKernels(registry);
     RegisterNnKernels(registry);
+    RegisterImageCodecKernels(registry);
+    RegisterImageColorKernels(registry);
+    RegisterNonMaxSuppressionKernels(registry);
+    RegisterConv3DKernels(registry);
+    RegisterPool3DKernels(registry);
+    RegisterResizeAreaKernels(registry);
+    RegisterExtractImagePatchesKernels(registry);
     RegisterRnnKernels(registry);
     RegisterControlFlowKernels(registry);
     RegisterStackKernels(registry);

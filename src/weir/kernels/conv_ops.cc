@@ -164,6 +164,11 @@ class Conv2DOp : public ConvOpBase<T> {
     StatusOr<Tensor> input = this->ImageIn(context, context->input(0));
     OP_REQUIRES_OK(context, input.status());
     const Tensor& filter = context->input(1);
+    if (input->dims() == 4 && filter.dims() == 4 && filter.dim_size(2) > 0 &&
+        input->dim_size(3) > filter.dim_size(2) && input->dim_size(3) % filter.dim_size(2) == 0) {
+      ComputeGrouped(context, *input, filter);
+      return;
+    }
     StatusOr<Window2DDims> dims = this->Dims(input->shape(), filter.shape(), nullptr);
     OP_REQUIRES_OK(context, dims.status());
     NhwcImageOutput image_out(this->nchw_, 0);
@@ -176,7 +181,62 @@ class Conv2DOp : public ConvOpBase<T> {
     if (!context->status().ok()) return;
     OP_REQUIRES_OK(context, image_out.Finish(context));
   }
+
+ private:
+  void ComputeGrouped(OpKernelContext* context, const Tensor& input, const Tensor& filter);
 };
+
+// A grouped convolution (input depth g times the filter's in_channels): each
+// group of input channels is convolved with its out_channels / g filters
+// through the same path as an ordinary convolution, one group at a time
+// (channels copied out of and back into the NHWC images).
+template <typename T>
+void Conv2DOp<T>::ComputeGrouped(OpKernelContext* context, const Tensor& input,
+                                 const Tensor& filter) {
+  const int64_t depth = input.dim_size(3), group_depth = filter.dim_size(2);
+  const int64_t groups = depth / group_depth, out_depth = filter.dim_size(3);
+  OP_REQUIRES(context, out_depth % groups == 0,
+              errors::InvalidArgument(this->type_string(), " (input ", input.shape(), ", filter ",
+                                      filter.shape(), ", dtype ", kDTypeOf<T>,
+                                      "): a grouped convolution of ", groups,
+                                      " groups needs out_channels divisible by ", groups));
+  const int64_t group_out = out_depth / groups;
+  const TensorShape group_input(
+      {input.dim_size(0), input.dim_size(1), input.dim_size(2), group_depth});
+  const TensorShape group_filter({filter.dim_size(0), filter.dim_size(1), group_depth, group_out});
+  StatusOr<Window2DDims> dims = this->Dims(group_input, group_filter, nullptr);
+  OP_REQUIRES_OK(context, dims.status());
+  const TensorShape group_output = dims->output_shape();
+  TensorShape full_output = group_output;
+  full_output.set_dim(3, out_depth);
+  NhwcImageOutput image_out(this->nchw_, 0);
+  Tensor* out;
+  OP_REQUIRES_OK(context, image_out.Allocate(context, kDTypeOf<T>, full_output, &out));
+  Tensor x, f, y;
+  OP_REQUIRES_OK(context, context->allocate_temp(kDTypeOf<T>, group_input, &x));
+  OP_REQUIRES_OK(context, context->allocate_temp(kDTypeOf<T>, group_filter, &f));
+  OP_REQUIRES_OK(context, context->allocate_temp(kDTypeOf<T>, group_output, &y));
+  const int64_t pixels = group_input.num_elements() / std::max<int64_t>(group_depth, 1);
+  const int64_t taps = group_filter.num_elements() / std::max<int64_t>(group_depth * group_out, 1);
+  const int64_t out_pixels = group_output.num_elements() / std::max<int64_t>(group_out, 1);
+  for (int64_t g = 0; g < groups; ++g) {
+    for (int64_t p = 0; p < pixels; ++p) {
+      std::copy_n(input.data<T>() + p * depth + g * group_depth, group_depth,
+                  x.data<T>() + p * group_depth);
+    }
+    for (int64_t t = 0; t < taps * group_depth; ++t) {
+      std::copy_n(filter.data<T>() + t * out_depth + g * group_out, group_out,
+                  f.data<T>() + t * group_out);
+    }
+    this->Run(context, Pass::kForward, *dims, x.data<T>(), f.data<T>(), &y);
+    if (!context->status().ok()) return;
+    for (int64_t p = 0; p < out_pixels; ++p) {
+      std::copy_n(y.data<T>() + p * group_out, group_out,
+                  out->data<T>() + p * out_depth + g * group_out);
+    }
+  }
+  OP_REQUIRES_OK(context, image_out.Finish(context));
+}
 
 template <typename T>
 class Conv2DBackpropInputOp : public ConvOpBase<T> {

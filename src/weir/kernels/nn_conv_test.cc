@@ -554,8 +554,10 @@ TEST(ConvTest, BadShapesAreInvalidArguments) {
               {"Conv2D", "[5,5,3]", "[3,3,3,4]", "rank 4"});
   ExpectError("Conv2D", attrs, {input({1, 5, 5, 3}), input({3, 3, 2, 4})}, Code::kInvalidArgument,
               {"Conv2D", "[1,5,5,3]", "[3,3,2,4]", "depth 3"});
-  ExpectError("Conv2D", attrs, {input({1, 5, 5, 6}), input({3, 3, 3, 4})}, Code::kUnimplemented,
-              {"Conv2D", "grouped"});
+  // Depth 6 over filters of 3 is a grouped convolution of 2 groups, whose
+  // out_channels must divide by 2.
+  ExpectError("Conv2D", attrs, {input({1, 5, 5, 6}), input({3, 3, 3, 5})}, Code::kInvalidArgument,
+              {"Conv2D", "[1,5,5,6]", "[3,3,3,5]", "divisible"});
   AttrMap valid = attrs;
   valid["padding"] = std::string("VALID");
   ExpectError("Conv2D", valid, {input({1, 2, 5, 3}), input({3, 3, 3, 4})}, Code::kInvalidArgument,

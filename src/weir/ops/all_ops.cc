@@ -12,6 +12,8 @@ namespace weir {
 void RegisterAccumulatorOps(OpRegistry* registry);  // accumulator_ops.cc
 void RegisterLookupOps(OpRegistry* registry);       // lookup_ops.cc
 void RegisterStringConvertOps(OpRegistry* registry);  // string_convert_ops.cc
+void RegisterImageCodecOps(OpRegistry* registry);   // image_codec_ops.cc
+void RegisterVisionOps(OpRegistry* registry);       // vision_ops.cc
 
 void RegisterAllOps() {
   static std::once_flag once;
@@ -24,6 +26,8 @@ void RegisterAllOps() {
     RegisterRandomOps(registry);
     RegisterNnOps(registry);
     RegisterImageOps(registry);
+    RegisterImageCodecOps(registry);
+    RegisterVisionOps(registry);
     RegisterRnnOps(registry);
     RegisterControlFlowOps(registry);
     RegisterDataFlowOps(registry);

@@ -241,6 +241,32 @@ void RegisterImageOps(OpRegistry* registry) {
           .Doc("Resizes each image to `size` (rows, cols) by Keys' cubic convolution over the "
                "4 x 4 input pixels around each sample (a = -0.75; with half_pixel_centers "
                "a = -0.5 and pixels outside the image left out), as TensorFlow computes it."));
+  registry->Register(OpDefBuilder("ResizeArea")
+                         .Input("images: T")
+                         .Input("size: int32")
+                         .Output("resized_images: float")
+                         .Attr("T: {int8, uint8, int16, uint16, int32, int64, half, float, "
+                               "double, bfloat16}")
+                         .Attr("align_corners: bool = false")
+                         .SetShapeFn([](InferenceContext* c) {
+                           PartialShape images, size;
+                           WEIR_RETURN_IF_ERROR(c->WithRank(0, 4, &images));
+                           WEIR_RETURN_IF_ERROR(c->WithRank(1, 1, &size));
+                           int64_t rows = kUnknown, cols = kUnknown;
+                           if (const Tensor* t = c->input_tensor(1)) {
+                             WEIR_ASSIGN_OR_RETURN(auto values, ResizeSizeValues(*t, "size"));
+                             rows = values[0];
+                             cols = values[1];
+                           }
+                           WEIR_ASSIGN_OR_RETURN(
+                               PartialShape out,
+                               PartialShape::FromDims({images.dim(0), rows, cols, images.dim(3)}));
+                           c->set_output(0, std::move(out));
+                           return Status::OK();
+                         })
+                         .Doc("Resizes each image to `size` (rows, cols), each output pixel the "
+                              "mean of the input area it covers, input pixels weighted by their "
+                              "overlap."));
   registry->Register(AddResizeAttrs(OpDefBuilder("ResizeBicubicGrad")
                                         .Input("grads: float")
                                         .Input("original_image: T")

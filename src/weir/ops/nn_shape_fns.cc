@@ -3,10 +3,11 @@
 #include <vector>
 
 #include "weir/base/checked_math.h"
+#include "weir/framework/depthwise_conv_dims.h"
+#include "weir/framework/node_def.h"
 #include "weir/framework/shape_inference.h"
 #include "weir/framework/tensor.h"
 #include "weir/framework/window_shape.h"
-#include "weir/framework/depthwise_conv_dims.h"
 
 namespace weir {
 Status Conv2DShape(InferenceContext* c) {
@@ -16,7 +17,13 @@ Status Conv2DShape(InferenceContext* c) {
   WEIR_RETURN_IF_ERROR(c->WithRank(1, 4, &filter));
   const ImageLayout& layout = attrs.layout;
   const int64_t in_depth = input.dim(layout.channels()), filter_in = filter.dim(2);
-  if (in_depth >= 0 && filter_in >= 0 && in_depth != filter_in) {
+  // Conv2D is grouped (TF 2.x's Keras Conv2D(groups=g)) when the input depth
+  // is g > 1 times the filter's in_channels and out_channels divide by g.
+  const int64_t out_depth = filter.dim(3);
+  const bool grouped = c->node().op == "Conv2D" && filter_in > 0 && in_depth > filter_in &&
+                       in_depth % filter_in == 0 &&
+                       (out_depth < 0 || out_depth % (in_depth / filter_in) == 0);
+  if (in_depth >= 0 && filter_in >= 0 && in_depth != filter_in && !grouped) {
     // The kernel's message, with both shapes.
     if (input.IsFullyDefined() && filter.IsFullyDefined()) {
       return ComputeConv2DDims(attrs, input.ToTensorShape(), filter.ToTensorShape()).status();

@@ -93,10 +93,22 @@ Status CropAndResizeGrad(const Scope& scope, const Operation& op, const std::vec
 
 }  // namespace
 
+void RegisterVisionGradients(GradientRegistry* registry);  // vision_grad.cc
+
 void RegisterImageGradients(GradientRegistry* registry) {
+  RegisterVisionGradients(registry);
   registry->Register("CropAndResize", CropAndResizeGrad);
   registry->RegisterNoGradient("CropAndResizeGradImage");
   registry->RegisterNoGradient("CropAndResizeGradBoxes");
+  // Codecs, colour adjustments and non-max suppression: no gradient, as in
+  // TensorFlow (RGBToHSV's is in vision_grad.cc).
+  for (const char* op :
+       {"DecodeJpeg", "DecodeAndCropJpeg", "DecodePng", "DecodeImage", "EncodeJpeg", "EncodePng",
+        "ExtractJpegShape", "DecodeBmp", "ResizeArea", "HSVToRGB", "AdjustContrastv2", "AdjustHue",
+        "AdjustSaturation", "NonMaxSuppression", "NonMaxSuppressionV2", "NonMaxSuppressionV3",
+        "NonMaxSuppressionV4", "NonMaxSuppressionV5"}) {
+    registry->RegisterNoGradient(op);
+  }
   registry->Register("ResizeBilinear", ResizeInterpolatingGrad<kResizeBilinearGrad>);
   registry->Register("ResizeBicubic", ResizeInterpolatingGrad<kResizeBicubicGrad>);
   registry->Register("ResizeBicubicGrad", ResizeInterpolatingGradGrad<kResizeBicubic>);
