@@ -10,6 +10,9 @@ namespace weir {
 // Declared here rather than in the header, so that adding the family does not
 // rebuild every file of the layer (the lead may move it to the header).
 void RegisterAccumulatorKernels(KernelRegistry* registry);  // accumulator_kernels.cc
+void RegisterSparseDenseKernels(KernelRegistry* registry);    // sparse_dense_kernels.cc
+void RegisterSparseReorderKernels(KernelRegistry* registry);  // sparse_reorder_kernels.cc
+void RegisterSparseMathKernels(KernelRegistry* registry);     // sparse_math_kernels.cc
 
 void RegisterAllKernels() {
   static std::once_flag once;
@@ -34,6 +37,9 @@ void RegisterAllKernels() {
     RegisterIoKernels(registry);
     RegisterQueueKernels(registry);
     RegisterAccumulatorKernels(registry);
+    RegisterSparseDenseKernels(registry);
+    RegisterSparseReorderKernels(registry);
+    RegisterSparseMathKernels(registry);
     RegisterReaderKernels(registry);
     RegisterParsingKernels(registry);
     RegisterStringKernels(registry);

@@ -10,6 +10,7 @@ namespace weir {
 // Declared here rather than in the header, so that adding the family does not
 // rebuild every file of the layer (the lead may move it to the header).
 void RegisterAccumulatorOps(OpRegistry* registry);  // accumulator_ops.cc
+void RegisterSparseOps(OpRegistry* registry);       // sparse_ops.cc
 
 void RegisterAllOps() {
   static std::once_flag once;
@@ -19,6 +20,7 @@ void RegisterAllOps() {
     RegisterMathOps(registry);
     RegisterReductionOps(registry);
     RegisterSegmentOps(registry);
+    RegisterSparseOps(registry);
     RegisterRandomOps(registry);
     RegisterNnOps(registry);
     RegisterImageOps(registry);
