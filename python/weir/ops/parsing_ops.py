@@ -16,6 +16,7 @@ from weir.framework import dtypes as _dtypes
 from weir.framework import ops
 from weir.framework import tensor_shape
 from weir.framework.op_def_library import apply_op
+from weir.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from weir.ops.data_flow_ops import _as_op, _shape_attr
 
 __all__ = [
@@ -44,68 +45,6 @@ class FixedLenSequenceFeature(collections.namedtuple(
 
 class VarLenFeature(collections.namedtuple("VarLenFeature", ["dtype"])):
     """A feature of any number of values, parsed to a SparseTensor."""
-
-
-class SparseTensorValue(collections.namedtuple("SparseTensorValue",
-                                               ["indices", "values", "dense_shape"])):
-    """A fetched SparseTensor: numpy indices [N, rank], values [N], dense_shape [rank]."""
-
-
-class SparseTensor(object):
-    """A sparse tensor in the graph: int64 indices [N, rank], values [N] and
-    an int64 dense_shape [rank] (TF's tf.SparseTensor)."""
-
-    def __init__(self, indices, values, dense_shape):
-        self._indices = ops.convert_to_tensor(indices, dtype=_dtypes.int64, name="indices")
-        self._values = ops.convert_to_tensor(values, name="values")
-        self._dense_shape = ops.convert_to_tensor(dense_shape, dtype=_dtypes.int64,
-                                                  name="dense_shape")
-
-    @classmethod
-    def from_value(cls, value):
-        if isinstance(value, SparseTensor):
-            return value
-        return cls(value.indices, value.values, value.dense_shape)
-
-    indices = property(lambda self: self._indices)
-    values = property(lambda self: self._values)
-    dense_shape = property(lambda self: self._dense_shape)
-    dtype = property(lambda self: self._values.dtype)
-    op = property(lambda self: self._values.op)
-    graph = property(lambda self: self._values.graph)
-
-    @property
-    def shape(self):
-        """The static dense shape: known dims where dense_shape is a Const."""
-        if self._dense_shape.op.type == "Const":
-            return tensor_shape.TensorShape([int(d) for d in
-                                             self._dense_shape.op.get_attr("value")])
-        rank = self._dense_shape.get_shape()
-        if rank.ndims == 1 and rank[0].value is not None:
-            return tensor_shape.TensorShape([None] * rank[0].value)
-        return tensor_shape.unknown_shape()
-
-    def get_shape(self):
-        return self.shape
-
-    # Session.run's hooks: the tensors to fetch, and the fetched result.
-    def _as_fetches(self):
-        return [self._indices, self._values, self._dense_shape]
-
-    @staticmethod
-    def _fetch_result(values):
-        return SparseTensorValue(*values)
-
-    def eval(self, feed_dict=None, session=None):
-        from weir.client import session as session_lib
-        session = session or session_lib.get_default_session()
-        if session is None:
-            raise ValueError("Cannot evaluate a SparseTensor without a default session")
-        return SparseTensorValue(*session.run(self._as_fetches(), feed_dict))
-
-    def __repr__(self):
-        return "SparseTensor(indices=%s, values=%s, dense_shape=%s)" % (
-            self._indices, self._values, self._dense_shape)
 
 
 def _features_params(features):
