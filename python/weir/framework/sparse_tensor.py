@@ -94,7 +94,11 @@ class SparseTensor(object):
 
     @property
     def shape(self):
-        """The static dense shape: known dims where dense_shape is a Const."""
+        """The static dense shape: known dims where dense_shape is a Const
+        (or a sparse_placeholder's given shape)."""
+        known = getattr(self, "_static_shape", None)
+        if known is not None:
+            return known
         return _static_shape_of(self._dense_shape)
 
     def get_shape(self):

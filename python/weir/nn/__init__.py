@@ -19,6 +19,8 @@ from weir.ops.array_ops import depth_to_space, space_to_depth  # noqa: F401
 from weir.ops.rnn import (  # noqa: F401
     bidirectional_dynamic_rnn, dynamic_rnn, static_bidirectional_rnn, static_rnn)
 from weir.nn import rnn_cell  # noqa: F401
+from weir.ops.embedding_ops import (  # noqa: F401
+    embedding_lookup_sparse, safe_embedding_lookup_sparse)
 from weir.ops.candidate_sampling import (  # noqa: F401
     compute_accidental_hits, log_uniform_candidate_sampler, nce_loss, sampled_softmax_loss,
     uniform_candidate_sampler)
@@ -38,5 +40,5 @@ __all__ = [
     "depth_to_space", "space_to_depth",
     "bidirectional_dynamic_rnn", "dynamic_rnn", "static_bidirectional_rnn", "static_rnn", "rnn_cell",
     "compute_accidental_hits", "log_uniform_candidate_sampler", "nce_loss", "sampled_softmax_loss",
-    "uniform_candidate_sampler",
+    "uniform_candidate_sampler", "embedding_lookup_sparse", "safe_embedding_lookup_sparse",
 ]

@@ -65,7 +65,10 @@ def sparse_placeholder(dtype, shape=None, name=None):
                                    name=(name + "/values") if name is not None else None)
     indices = array_ops.placeholder(dtypes.int64, [None, rank],
                                     name=(name + "/indices") if name is not None else None)
-    return SparseTensor(indices, values, dense_shape)
+    result = SparseTensor(indices, values, dense_shape)
+    if shape is not None and not isinstance(shape, ops.Tensor):
+        result._static_shape = shape
+    return result
 
 
 def sparse_to_dense(sparse_indices, output_shape, sparse_values, default_value=0,
@@ -289,21 +292,26 @@ def sparse_expand_dims(sp_input, axis=None, name=None):
     sp_input = _sparse(sp_input)
     axis = -1 if axis is None else int(axis)
     with ops.name_scope(name, "ExpandDims", [sp_input.indices]):
-        rank = array_ops.size(sp_input.dense_shape, out_type=dtypes.int64)
-        where = axis if axis >= 0 else rank + 1 + axis
-        n = array_ops.shape(sp_input.indices, out_type=dtypes.int64)[0]
-        zeros = array_ops.zeros(array_ops.stack([n, np.int64(1)]), dtype=dtypes.int64)
-        left = array_ops.slice(sp_input.indices, np.array([0, 0], np.int64),
-                               array_ops.stack([np.int64(-1), where]))
-        right = array_ops.slice(sp_input.indices, array_ops.stack([np.int64(0), where]),
-                                np.array([-1, -1], np.int64))
-        indices = array_ops.concat([left, zeros, right], 1)
-        shape = array_ops.concat([array_ops.slice(sp_input.dense_shape, np.array([0], np.int64),
-                                                  array_ops.reshape(where, [1])),
-                                  np.array([1], np.int64),
-                                  array_ops.slice(sp_input.dense_shape,
-                                                  array_ops.reshape(where, [1]),
-                                                  np.array([-1], np.int64))], 0)
+        def i64(v):
+            return ops.convert_to_tensor(np.asarray(v, np.int64))
+
+        def slice_(x, begin, size):
+            return apply_op("Slice", None, input=x, begin=begin, size=size)
+        rank = apply_op("Size", None, input=sp_input.dense_shape, out_type=dtypes.int64)
+        where = i64(axis) if axis >= 0 else apply_op("AddV2", None, x=rank, y=i64(axis + 1))
+        where1 = apply_op("Reshape", None, tensor=where, shape=i64([1]))
+        n = apply_op("Shape", None, input=sp_input.values, out_type=dtypes.int64)
+        zeros = apply_op("Fill", None, dims=apply_op("ConcatV2", None, values=[n, i64([1])],
+                                                     axis=0), value=i64(0))
+        left = slice_(sp_input.indices, i64([0, 0]),
+                      apply_op("ConcatV2", None, values=[i64([-1]), where1], axis=0))
+        right = slice_(sp_input.indices,
+                       apply_op("ConcatV2", None, values=[i64([0]), where1], axis=0),
+                       i64([-1, -1]))
+        indices = apply_op("ConcatV2", None, values=[left, zeros, right], axis=1)
+        shape = apply_op("ConcatV2", None, values=[
+            slice_(sp_input.dense_shape, i64([0]), where1), i64([1]),
+            slice_(sp_input.dense_shape, where1, i64([-1]))], axis=0)
         return SparseTensor(indices, sp_input.values, shape)
 
 

@@ -343,6 +343,11 @@ class SparseSegmentOp : public OpKernel {
                   errors::InvalidArgument(op, ": num_segments = ", segments,
                                           " must not be negative"));
     }
+    for (int64_t i = 1; i < n; ++i) {
+      OP_REQUIRES(context, ids[i] >= ids[i - 1],
+                  errors::InvalidArgument(op, ": segment_ids are not sorted: segment_ids[", i,
+                                          "] = ", ids[i], " follows ", ids[i - 1]));
+    }
     for (int64_t i = 0; i < n; ++i) {
       OP_REQUIRES(context, indices[i] >= 0 && indices[i] < rows,
                   errors::InvalidArgument(op, ": indices[", i, "] = ", indices[i],
@@ -351,9 +356,6 @@ class SparseSegmentOp : public OpKernel {
       OP_REQUIRES(context, ids[i] >= 0 && ids[i] < segments,
                   errors::InvalidArgument(op, ": segment_ids[", i, "] = ", ids[i],
                                           " is out of range [0, ", segments, ")"));
-      OP_REQUIRES(context, i == 0 || ids[i] >= ids[i - 1],
-                  errors::InvalidArgument(op, ": segment_ids are not sorted: segment_ids[", i,
-                                          "] = ", ids[i], " follows ", ids[i - 1]));
     }
     std::vector<int64_t> dims(data.shape().dim_sizes().begin(), data.shape().dim_sizes().end());
     dims[0] = segments;

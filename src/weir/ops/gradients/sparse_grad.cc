@@ -26,7 +26,9 @@ Status SparseToDenseGrad(const Scope& scope, const Operation& op, const Grads& g
   Output values = ForwardInput(op, 2);
   // Vector and scalar indices (a 1-D output) as the [N, rank] matrix GatherNd takes.
   Output matrix = ops::Reshape(
-      scope, indices, ops::ConcatV2(scope, {IntVector(scope, {-1}), ops::Size(scope, shape)}, 0));
+      scope, indices,
+      ops::ConcatV2(scope, {IntVector(scope, {-1}), ops::Reshape(scope, ops::Size(scope, shape), {1})},
+                    0));
   Output gathered = ops::GatherNd(scope, g[0], matrix);
   Output values_grad = SumToShapeOf(scope, gathered, values);
   Output default_grad =
