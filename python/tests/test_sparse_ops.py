@@ -373,7 +373,7 @@ def test_hostile_segment_and_integer_inputs_are_errors():
         with pytest.raises(err, match="not sorted"):
             sess.run(s, {idx: [0, 1], seg: [1, 0]})
         with pytest.raises(err, match="out of range"):
-            sess.run(s, {idx: [0, 1], seg: [0, -1]})
+            sess.run(s, {idx: [0, 1], seg: [-1, -1]})
         with pytest.raises(err, match="one length"):
             sess.run(s, {idx: [0, 1], seg: [0]})
         with pytest.raises(err, match="out of range"):
