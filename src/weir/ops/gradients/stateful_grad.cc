@@ -91,7 +91,7 @@ void RegisterStatefulGradients(GradientRegistry* registry) {
     registry->RegisterNoGradient(op);
   }
   // Parsing and the string ops: strings in, values or strings out.
-  for (const char* op : {"ParseExampleV2", "ParseSingleExample", "DecodeRaw", "DecodeCSV",
+  for (const char* op : {"ParseExampleV2", "ParseExample", "ParseSingleExample", "DecodeRaw", "DecodeCSV",
                          "StringToNumber", "SerializeTensor", "ParseTensor", "StaticRegexFullMatch",
                          "RegexFullMatch", "StaticRegexReplace", "RegexReplace"}) {
     registry->RegisterNoGradient(op);
