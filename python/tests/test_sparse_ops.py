@@ -385,3 +385,58 @@ def test_hostile_segment_and_integer_inputs_are_errors():
             sess.run((isp / wr.constant([0, 1], wr.int32)).values)
     with pytest.raises(ValueError):
         wr.SparseTensor([[0, 0], [1, 1]], [1.0, 2.0, 3.0], [2, 2])
+
+
+# --- ParseExample (V1), as TF1-exported graphs hold it ---
+
+_PARSE_EXAMPLE_GRAPH = textwrap.dedent(r'''
+    import os, sys
+    os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
+    import numpy as np
+    import tensorflow as tf
+    v1 = tf.compat.v1
+
+    def example(ids, score):
+        feature = {"ids": tf.train.Feature(int64_list=tf.train.Int64List(value=ids))}
+        if score is not None:
+            feature["score"] = tf.train.Feature(float_list=tf.train.FloatList(value=[score]))
+        return tf.train.Example(features=tf.train.Features(feature=feature)).SerializeToString()
+
+    records = np.array([example([3, 1, 4], 0.5), example([], None), example([9], 2.0)],
+                       dtype=object)
+    g = tf.Graph()
+    with g.as_default():
+        s = v1.placeholder(tf.string, [None], name="serialized")
+        out = tf.raw_ops.ParseExample(
+            serialized=s, names=tf.constant([], tf.string),
+            sparse_keys=[tf.constant("ids")], dense_keys=[tf.constant("score")],
+            dense_defaults=[tf.constant([-1.0])], sparse_types=[tf.int64],
+            dense_shapes=[[1]], name="parse")
+        tf.identity(out.sparse_indices[0], name="idx")
+        tf.identity(out.sparse_values[0], name="vals")
+        tf.identity(out.sparse_shapes[0], name="shape")
+        tf.identity(out.dense_values[0], name="score")
+    with v1.Session(graph=g) as sess:
+        got = sess.run(["idx:0", "vals:0", "shape:0", "score:0"], {"serialized:0": records})
+    with open(os.path.join(sys.argv[1], "parse.pb"), "wb") as f:
+        f.write(g.as_graph_def().SerializeToString())
+    np.savez(os.path.join(sys.argv[1], "expected.npz"), records=records, idx=got[0],
+             vals=got[1], shape=got[2], score=got[3])
+    print(sorted({n.op for n in g.as_graph_def().node}))
+''')
+
+
+@needs_tf
+def test_tf1_parse_example_graph_runs(tmp_path):
+    proc = subprocess.run([PEERS_PYTHON, "-c", _PARSE_EXAMPLE_GRAPH, str(tmp_path)],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "'ParseExample'" in proc.stdout, proc.stdout
+    expected = dict(np.load(tmp_path / "expected.npz", allow_pickle=True))
+    outs = wr.import_graph_def((tmp_path / "parse.pb").read_bytes(),
+                               return_elements=["idx:0", "vals:0", "shape:0", "score:0"], name="")
+    got = run(outs, {"serialized:0": expected["records"]})
+    for name, value in zip(["idx", "vals", "shape", "score"], got):
+        np.testing.assert_array_equal(value, expected[name], err_msg=name)
+    with pytest.raises(wr.errors.InvalidArgumentError):
+        run(outs, {"serialized:0": np.array([b"\xff\xff not a proto"], dtype=object)})
