@@ -215,7 +215,13 @@ def train(tf, optimizer, table, w0, batches, targets, steps):
     opt = {"sgd": lambda: tf.train.GradientDescentOptimizer(0.3),
            "adagrad": lambda: tf.train.AdagradOptimizer(0.5),
            "adam": lambda: tf.train.AdamOptimizer(0.05),
-           "momentum": lambda: tf.train.MomentumOptimizer(0.2, 0.9)}[optimizer]()
+           "momentum": lambda: tf.train.MomentumOptimizer(0.2, 0.9),
+           "rmsprop": lambda: tf.train.RMSPropOptimizer(0.05, momentum=0.5),
+           "centered_rmsprop": lambda: tf.train.RMSPropOptimizer(0.05, centered=True),
+           "adadelta": lambda: tf.train.AdadeltaOptimizer(1.0),
+           "ftrl": lambda: tf.train.FtrlOptimizer(0.5, l1_regularization_strength=0.01),
+           "proximal_adagrad": lambda: tf.train.ProximalAdagradOptimizer(
+               0.3, l2_regularization_strength=0.01)}[optimizer]()
     grads_and_vars = opt.compute_gradients(loss)
     grads, norm = tf.clip_by_global_norm([g for g, _ in grads_and_vars], 0.5)
     step = opt.apply_gradients(list(zip(grads, [v for _, v in grads_and_vars])))
@@ -233,7 +239,9 @@ _TRAIN_INPUTS = dict(
 
 
 @needs_tf
-@pytest.mark.parametrize("optimizer", ["sgd", "adagrad", "adam", "momentum"])
+@pytest.mark.parametrize("optimizer", ["sgd", "adagrad", "adam", "momentum", "rmsprop",
+                                       "centered_rmsprop", "adadelta", "ftrl",
+                                       "proximal_adagrad"])
 def test_embedding_training_matches_tensorflow(tmp_path, optimizer):
     expected = run_tf(tmp_path, _TRAIN + """
 emb, w = train(tf, %r, steps=7, **args)
@@ -440,3 +448,27 @@ def test_tf1_parse_example_graph_runs(tmp_path):
         np.testing.assert_array_equal(value, expected[name], err_msg=name)
     with pytest.raises(wr.errors.InvalidArgumentError):
         run(outs, {"serialized:0": np.array([b"\xff\xff not a proto"], dtype=object)})
+
+
+def test_clip_by_norm_and_two_lookups_keep_indexed_slices():
+    emb = wr.Variable(np.arange(8, dtype=np.float32).reshape(4, 2))
+    loss = (wr.reduce_sum(wr.nn.embedding_lookup(emb, [1, 3]) ** 2)
+            + wr.reduce_sum(wr.gather(emb, [3, 0])))
+    g, = wr.gradients(loss, [emb])
+    assert isinstance(g, wr.IndexedSlices)
+    clipped = wr.clip_by_norm(g, 1.0)
+    assert isinstance(clipped, wr.IndexedSlices)
+    with wr.Session() as sess:
+        sess.run(wr.global_variables_initializer())
+        rows, dense, clipped_rows = sess.run([g, wr.convert_to_tensor(g), clipped])
+    # The two lookups' rows are concatenated, not summed (TF's aggregation).
+    assert sorted(rows.indices.tolist()) == [0, 1, 3, 3]
+    table = np.arange(8, dtype=np.float32).reshape(4, 2)
+    want = np.zeros_like(table)
+    want[[1, 3]] += 2 * table[[1, 3]]
+    want[[3, 0]] += 1
+    np.testing.assert_allclose(dense, want)
+    # clip_by_norm scales the rows by the norm of the values as given (TF's).
+    norm = np.sqrt(np.sum(rows.values ** 2))
+    np.testing.assert_allclose(clipped_rows.values, rows.values / norm, rtol=1e-6)
+    np.testing.assert_array_equal(clipped_rows.indices, rows.indices)

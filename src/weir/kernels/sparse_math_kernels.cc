@@ -3,6 +3,7 @@
 // reductions SparseSegmentSum/Mean/SqrtN (with and without num_segments)
 // and their gradients. Indices and segment ids are checked before any
 // element moves (InvalidArgument naming the op and the offending entry).
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <map>
@@ -393,13 +394,15 @@ class SparseSegmentOp : public OpKernel {
   }
 };
 
-template <typename T, SegmentKind kind>
+// kV2: the output holds only the rows of the sorted unique indices, which
+// are output 1 (TensorFlow's *GradV2, an IndexedSlices gradient).
+template <typename T, SegmentKind kind, bool kV2 = false>
 class SparseSegmentGradOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
 
   void Compute(OpKernelContext* context) override {
-    const std::string op = StrCat(SegmentName(kind), "Grad");
+    const std::string op = StrCat(SegmentName(kind), kV2 ? "GradV2" : "Grad");
     const Tensor& grad = context->input(0);
     const std::vector<int64_t> indices = IndexValues(context->input(1));
     const std::vector<int64_t> ids = IndexValues(context->input(2));
@@ -425,12 +428,35 @@ class SparseSegmentGradOp : public OpKernel {
                                           " is out of range [0, ", segments, ") of grad shape ",
                                           grad.shape()));
     }
+    // The output row of each index: itself, or (V2) its place among the
+    // sorted unique indices.
+    std::vector<int64_t> unique, position(indices);
+    if constexpr (kV2) {
+      unique = indices;
+      std::sort(unique.begin(), unique.end());
+      unique.erase(std::unique(unique.begin(), unique.end()), unique.end());
+      for (int64_t& p : position) {
+        p = std::lower_bound(unique.begin(), unique.end(), p) - unique.begin();
+      }
+    }
     std::vector<int64_t> dims(grad.shape().dim_sizes().begin(), grad.shape().dim_sizes().end());
-    dims[0] = rows;
+    dims[0] = kV2 ? static_cast<int64_t>(unique.size()) : rows;
     StatusOr<TensorShape> shape = CheckedShape(dims, op);
     OP_REQUIRES_OK(context, shape.status());
     Tensor* out;
     OP_REQUIRES_OK(context, context->allocate_output(0, *shape, &out));
+    if constexpr (kV2) {
+      Tensor* sorted;
+      OP_REQUIRES_OK(context,
+                     context->allocate_output(1, TensorShape({dims[0]}), &sorted));
+      for (int64_t k = 0; k < dims[0]; ++k) {
+        if (sorted->dtype() == DT_INT32) {
+          sorted->data<int32_t>()[k] = static_cast<int32_t>(unique[k]);
+        } else {
+          sorted->data<int64_t>()[k] = unique[k];
+        }
+      }
+    }
     const int64_t inner = DimProduct(grad.shape(), 1, grad.dims());
     std::vector<double> acc(out->NumElements(), 0.0);
     std::vector<int64_t> count(segments, 0);
@@ -439,7 +465,7 @@ class SparseSegmentGradOp : public OpKernel {
     for (int64_t i = 0; i < n; ++i) {
       const double scale = SegmentScale(kind, count[ids[i]]);
       const T* src = g + ids[i] * inner;
-      double* dst = acc.data() + indices[i] * inner;
+      double* dst = acc.data() + position[i] * inner;
       for (int64_t c = 0; c < inner; ++c) dst[c] += static_cast<double>(src[c]) * scale;
     }
     T* dst = out->data<T>();
@@ -483,6 +509,12 @@ void RegisterSparseMathKernels(KernelRegistry* registry) {
                        MakeKernel<SparseSegmentGradOp<T, SegmentKind::kMean>>);
     registry->Register(KernelBuilder("SparseSegmentSqrtNGrad").TypeConstraint<T>("T"),
                        MakeKernel<SparseSegmentGradOp<T, SegmentKind::kSqrtN>>);
+    registry->Register(KernelBuilder("SparseSegmentSumGradV2").TypeConstraint<T>("T"),
+                       MakeKernel<SparseSegmentGradOp<T, SegmentKind::kSum, true>>);
+    registry->Register(KernelBuilder("SparseSegmentMeanGradV2").TypeConstraint<T>("T"),
+                       MakeKernel<SparseSegmentGradOp<T, SegmentKind::kMean, true>>);
+    registry->Register(KernelBuilder("SparseSegmentSqrtNGradV2").TypeConstraint<T>("T"),
+                       MakeKernel<SparseSegmentGradOp<T, SegmentKind::kSqrtN, true>>);
   });
   ForEachType<int32_t, int64_t>([&]<typename T>() {
     RegisterSegment<T, SegmentKind::kSum>(registry);

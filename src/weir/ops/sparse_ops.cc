@@ -298,6 +298,41 @@ void RegisterSparseSegmentGrad(OpRegistry* registry, const char* name, const cha
                          .Doc(doc));
 }
 
+// grad [segments, rest...] gives output [unique indices, rest...] and the
+// sorted unique indices [unique].
+Status SparseSegmentGradV2Shape(InferenceContext* c) {
+  PartialShape grad;
+  WEIR_RETURN_IF_ERROR(c->WithRankAtLeast(0, 1, &grad));
+  WEIR_RETURN_IF_ERROR(VectorLength(c, 1).status());
+  WEIR_RETURN_IF_ERROR(VectorLength(c, 2).status());
+  PartialShape unused;
+  WEIR_RETURN_IF_ERROR(c->WithRank(3, 0, &unused));
+  if (!grad.known_rank()) {
+    c->set_output(0, PartialShape::UnknownRank());
+  } else {
+    std::vector<int64_t> dims = grad.dim_sizes();
+    dims[0] = PartialShape::kUnknown;
+    c->set_output(0, PartialShape(std::move(dims)));
+  }
+  c->set_output(1, PartialShape({PartialShape::kUnknown}));
+  return Status::OK();
+}
+
+void RegisterSparseSegmentGradV2(OpRegistry* registry, const char* name, const char* doc) {
+  registry->Register(OpDefBuilder(name)
+                         .Input("grad: T")
+                         .Input("indices: Tidx")
+                         .Input("segment_ids: Tsegmentids")
+                         .Input("dense_output_dim0: int32")
+                         .Output("output: T")
+                         .Output("sorted_unique_indices: Tidx")
+                         .Attr(StrCat("T: ", kFloatTypes))
+                         .Attr("Tidx: {int32, int64} = int32")
+                         .Attr("Tsegmentids: {int32, int64} = int32")
+                         .SetShapeFn(SparseSegmentGradV2Shape)
+                         .Doc(doc));
+}
+
 void RegisterSparseDenseCwise(OpRegistry* registry, const char* name, const char* doc) {
   registry->Register(OpDefBuilder(name)
                          .Input("sp_indices: int64")
@@ -517,6 +552,12 @@ void RegisterSparseOps(OpRegistry* registry) {
                             "The gradient of SparseSegmentMean's data.");
   RegisterSparseSegmentGrad(registry, "SparseSegmentSqrtNGrad",
                             "The gradient of SparseSegmentSqrtN's data.");
+  for (const char* name :
+       {"SparseSegmentSumGradV2", "SparseSegmentMeanGradV2", "SparseSegmentSqrtNGradV2"}) {
+    RegisterSparseSegmentGradV2(registry, name,
+                                "The *Grad op's rows for the unique indices only (sorted), "
+                                "with those indices: the gradient as an IndexedSlices.");
+  }
 }
 
 }  // namespace weir

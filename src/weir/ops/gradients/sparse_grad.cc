@@ -221,7 +221,8 @@ void RegisterSparseGradients(GradientRegistry* registry) {
   for (const char* op : {"SparseReshape", "SparseAddGrad", "SparseFillEmptyRowsGrad",
                          "SparseReduceSumSparse", "SparseConcat", "SparseSliceGrad",
                          "SparseSegmentSumGrad", "SparseSegmentMeanGrad",
-                         "SparseSegmentSqrtNGrad"}) {
+                         "SparseSegmentSqrtNGrad", "SparseSegmentSumGradV2",
+                         "SparseSegmentMeanGradV2", "SparseSegmentSqrtNGradV2"}) {
     registry->RegisterNoGradient(op);
   }
 }
