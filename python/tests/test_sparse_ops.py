@@ -472,3 +472,58 @@ def test_clip_by_norm_and_two_lookups_keep_indexed_slices():
     norm = np.sqrt(np.sum(rows.values ** 2))
     np.testing.assert_allclose(clipped_rows.values, rows.values / norm, rtol=1e-6)
     np.testing.assert_array_equal(clipped_rows.indices, rows.indices)
+
+
+# --- a TF 2.21 gradient graph of embedding_lookup_sparse (SparseSegment*GradV2) ---
+
+_TF_SPARSE_GRAPH = textwrap.dedent(r'''
+    import os, sys
+    os.environ["TF_CPP_MIN_LOG_LEVEL"] = "3"
+    import numpy as np
+    import tensorflow as tf
+    v1 = tf.compat.v1
+    g = tf.Graph()
+    with g.as_default():
+        params = v1.placeholder(tf.float64, [6, 3], name="params")
+        ids = tf.SparseTensor(np.array([[0, 0], [0, 1], [1, 0], [3, 0], [3, 1]], np.int64),
+                              np.array([1, 4, 1, 5, 1], np.int64), [4, 2])
+        out = {}
+        for combiner in ("sum", "mean", "sqrtn"):
+            out[combiner] = v1.nn.embedding_lookup_sparse(params, ids, None, combiner=combiner)
+        dense = tf.sparse.to_dense(tf.sparse.reorder(ids))
+        x = v1.placeholder(tf.float64, [4, 3], name="x")
+        sp = tf.sparse.from_dense(x)
+        prod = tf.sparse.sparse_dense_matmul(sp, params[:3])
+        red = tf.sparse.reduce_sum(sp, 1)
+        loss = tf.add_n([tf.reduce_sum(v * v) for v in out.values()]
+                        + [tf.reduce_sum(prod ** 2), tf.reduce_sum(red ** 3)])
+        dp, dx = tf.gradients(loss, [params, x])
+        tf.identity(tf.convert_to_tensor(dp), name="dparams")
+        tf.identity(dx, name="dx")
+        tf.identity(loss, name="loss")
+        tf.identity(dense, name="dense")
+    feed = {"params:0": np.cos(np.arange(18.0)).reshape(6, 3),
+            "x:0": np.array([[0, 1.5, 0], [2, 0, 0], [0, 0, 0], [0, -1, 3]])}
+    with v1.Session(graph=g) as sess:
+        got = sess.run(["dparams:0", "dx:0", "loss:0", "dense:0"], feed)
+    with open(os.path.join(sys.argv[1], "g.pb"), "wb") as f:
+        f.write(g.as_graph_def().SerializeToString())
+    np.savez(os.path.join(sys.argv[1], "expected.npz"), params=feed["params:0"], x=feed["x:0"],
+             dparams=got[0], dx=got[1], loss=got[2], dense=got[3])
+    print(sorted({n.op for n in g.as_graph_def().node}))
+''')
+
+
+@needs_tf
+def test_tensorflow_sparse_gradient_graph_runs(tmp_path):
+    proc = subprocess.run([PEERS_PYTHON, "-c", _TF_SPARSE_GRAPH, str(tmp_path)],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "GradV2'" in proc.stdout, proc.stdout  # the sparse_gradient form
+    expected = dict(np.load(tmp_path / "expected.npz"))
+    names = ["dparams", "dx", "loss", "dense"]
+    outs = wr.import_graph_def((tmp_path / "g.pb").read_bytes(),
+                               return_elements=[n + ":0" for n in names], name="")
+    got = run(outs, {"params:0": expected["params"], "x:0": expected["x"]})
+    for name, value in zip(names, got):
+        np.testing.assert_allclose(value, expected[name], rtol=1e-12, atol=1e-12, err_msg=name)

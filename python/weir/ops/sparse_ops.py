@@ -315,27 +315,34 @@ def sparse_expand_dims(sp_input, axis=None, name=None):
         return SparseTensor(indices, sp_input.values, shape)
 
 
-def _segment(op, data, indices, segment_ids, num_segments, name):
+def _segment(op, data, indices, segment_ids, num_segments, name, sparse_gradient=False):
     with ops.name_scope(name, op, [data, indices, segment_ids]) as n:
-        args = dict(data=data, indices=indices, segment_ids=segment_ids)
+        args = dict(data=data, indices=indices, segment_ids=segment_ids,
+                    sparse_gradient=bool(sparse_gradient))
         if num_segments is not None:
             return apply_op(op + "WithNumSegments", n, num_segments=num_segments, **args)
         return apply_op(op, n, **args)
 
 
-def sparse_segment_sum(data, indices, segment_ids, name=None, num_segments=None):
+def sparse_segment_sum(data, indices, segment_ids, name=None, num_segments=None,
+                       sparse_gradient=False):
     """output[s] = sum of data[indices[i]] over the i with (sorted) segment_ids[i] == s."""
-    return _segment("SparseSegmentSum", data, indices, segment_ids, num_segments, name)
+    return _segment("SparseSegmentSum", data, indices, segment_ids, num_segments, name,
+                    sparse_gradient)
 
 
-def sparse_segment_mean(data, indices, segment_ids, name=None, num_segments=None):
+def sparse_segment_mean(data, indices, segment_ids, name=None, num_segments=None,
+                        sparse_gradient=False):
     """As sparse_segment_sum, divided by each segment's row count."""
-    return _segment("SparseSegmentMean", data, indices, segment_ids, num_segments, name)
+    return _segment("SparseSegmentMean", data, indices, segment_ids, num_segments, name,
+                    sparse_gradient)
 
 
-def sparse_segment_sqrt_n(data, indices, segment_ids, name=None, num_segments=None):
+def sparse_segment_sqrt_n(data, indices, segment_ids, name=None, num_segments=None,
+                          sparse_gradient=False):
     """As sparse_segment_sum, divided by the square root of each segment's row count."""
-    return _segment("SparseSegmentSqrtN", data, indices, segment_ids, num_segments, name)
+    return _segment("SparseSegmentSqrtN", data, indices, segment_ids, num_segments, name,
+                    sparse_gradient)
 
 
 def _cwise(op, sp, dense):

@@ -87,7 +87,8 @@ class AdamOptimizer(optimizer.Optimizer):
         with ops.control_dependencies([m_add, v_add]):
             m_t = op("ReadVariableOp", resource=m.handle, dtype=dtype)
             v_t = op("ReadVariableOp", resource=v.handle, dtype=dtype)
-            step = op("RealDiv", x=op("Mul", x=lr, y=m_t), y=op("AddV2", x=op("Sqrt", x=v_t), y=eps))
+            step = op("RealDiv", x=op("Mul", x=lr, y=m_t),
+                      y=op("AddV2", x=op("Sqrt", x=v_t), y=eps))
             return op("AssignSubVariableOp", resource=var.handle, value=step)
 
     def _finish(self, update_ops, name_scope):
