@@ -457,10 +457,13 @@ def test_clip_by_norm_and_two_lookups_keep_indexed_slices():
     g, = wr.gradients(loss, [emb])
     assert isinstance(g, wr.IndexedSlices)
     clipped = wr.clip_by_norm(g, 1.0)
-    assert isinstance(clipped, wr.IndexedSlices)
+    by_value = wr.clip_by_value(g, -1.0, 1.5)
+    assert isinstance(clipped, wr.IndexedSlices) and isinstance(by_value, wr.IndexedSlices)
     with wr.Session() as sess:
         sess.run(wr.global_variables_initializer())
-        rows, dense, clipped_rows = sess.run([g, wr.convert_to_tensor(g), clipped])
+        rows, dense, clipped_rows, by_value_rows = sess.run(
+            [g, wr.convert_to_tensor(g), clipped, by_value])
+    np.testing.assert_allclose(by_value_rows.values, np.clip(rows.values, -1.0, 1.5))
     # The two lookups' rows are concatenated, not summed (TF's aggregation).
     assert sorted(rows.indices.tolist()) == [0, 1, 3, 3]
     table = np.arange(8, dtype=np.float32).reshape(4, 2)

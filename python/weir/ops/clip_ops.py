@@ -17,6 +17,10 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None):
     """t with values below clip_value_min raised to it and above clip_value_max
     lowered to it (bounds broadcast against t)."""
     with ops.name_scope(name, "clip_by_value", [t, clip_value_min, clip_value_max]) as scope:
+        if isinstance(t, IndexedSlices):
+            values = clip_by_value(t.values, clip_value_min, clip_value_max, "values")
+            return IndexedSlices(array_ops.identity(values, name=scope), t.indices,
+                                 t.dense_shape)
         t = ops.convert_to_tensor(t, name="t")
         t_min = math_ops.minimum(t, clip_value_max)
         if t_min.shape.is_fully_defined() and t.shape.is_fully_defined() and t_min.shape != t.shape:
