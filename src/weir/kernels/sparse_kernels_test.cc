@@ -101,6 +101,18 @@ TEST(SparseSegmentOpTest, SumsMeansAndChecksIds) {
                            {Tensor::FromVector<float>({1, 2, 3, 4}, TensorShape({2, 2})),
                             I32({0, 2, 0}), I32({0, 1, 1}), I32Scalar(3)}),
                       TensorShape({3, 2}), {4, 6, 0, 0, 3, 4});
+  // GradV2: the rows of the sorted unique indices only, and those indices.
+  StatusOr<std::vector<Tensor>> v2 = RunKernel(
+      "SparseSegmentSumGradV2", {{"T", DT_FLOAT}},
+      {Tensor::FromVector<float>({1, 2, 3, 4}, TensorShape({2, 2})), I32({2, 0, 2}),
+       I32({0, 1, 1}), I32Scalar(3)});
+  ASSERT_TRUE(v2.ok()) << v2.status();
+  ExpectTensor<float>((*v2)[0], TensorShape({2, 2}), {3, 4, 4, 6});
+  ExpectTensor<int32_t>((*v2)[1], TensorShape({2}), {0, 2});
+  RunError("SparseSegmentMeanGradV2", {{"T", DT_FLOAT}},
+           {Tensor::FromVector<float>({1, 2}, TensorShape({1, 2})), I32({5}), I32({0}),
+            I32Scalar(3)},
+           {"indices[0] = 5 is out of range [0, 3)"});
   RunError("SparseSegmentSum", {{"T", DT_FLOAT}}, {data, I32({0, 3}), I32({0, 0})},
            {"indices[1] = 3 is out of range [0, 3)"});
   RunError("SparseSegmentSum", {{"T", DT_FLOAT}}, {data, I32({0, 1}), I32({1, 0})},
