@@ -160,5 +160,26 @@ TEST(SparseDenseCwiseOpTest, BroadcastsAndRefusesIntegerDivisionByZero) {
            {Matrix({0, 1}, 2), F32({4}), I64({2, 2}), F32({1, 2, 3})}, {"does not broadcast"});
 }
 
+// Sizes from hostile values go through the allocator (a Status), never a
+// std::vector of 2^62 elements.
+TEST(SparseKernelsTest, HugeSizesAreStatusesNotCrashes) {
+  StatusOr<std::vector<Tensor>> out =
+      RunKernel("SparseFillEmptyRows", {{"T", DT_FLOAT}},
+                {Matrix({}, 2), F32({}), I64({int64_t{1} << 62, 1}), Tensor::Scalar<float>(0)});
+  EXPECT_FALSE(out.ok());
+  // 2^62 empty segments of no columns: an empty result.
+  Tensor no_columns(DT_FLOAT, TensorShape({2, 0}));
+  out = RunKernel("SparseSegmentSumWithNumSegments", {{"T", DT_FLOAT}, {"Tnumsegments", DT_INT64}},
+                  {no_columns, I32({1}), I32({0}), Tensor::Scalar<int64_t>(int64_t{1} << 62)});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].shape(), TensorShape({int64_t{1} << 62, 0}));
+  // A gradient with 2^40 segments of no columns.
+  out = RunKernel("SparseSegmentMeanGrad", {{"T", DT_FLOAT}},
+                  {Tensor(DT_FLOAT, TensorShape({int64_t{1} << 40, 0})), I32({0}),
+                   I32({(1 << 30)}), I32Scalar(1)});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].shape(), TensorShape({1, 0}));
+}
+
 }  // namespace
 }  // namespace weir

@@ -367,22 +367,24 @@ class SparseSegmentOp : public OpKernel {
     const int64_t inner = DimProduct(data.shape(), 1, data.dims());
     T* dst = out->data<T>();
     std::fill_n(dst, out->NumElements(), T(0));
+    if (n == 0) return;
     const T* src = data.data<T>();
-    std::vector<int64_t> count(segments, 0);
-    for (int64_t i = 0; i < n; ++i) ++count[ids[i]];
     // Accumulate in double for the floating types (half, bfloat16 lose
-    // precision otherwise), in T for integers.
+    // precision otherwise), in T for integers. `inner` is bounded: data
+    // has rows >= 1 (an index is in range) of `inner` elements.
     using Acc = std::conditional_t<std::is_integral_v<T>, T, double>;
     std::vector<Acc> acc(inner);
     int64_t i = 0;
     while (i < n) {
+      // The ids are sorted: a segment's rows are one run.
       const int64_t s = ids[i];
+      const int64_t begin = i;
       std::fill(acc.begin(), acc.end(), Acc(0));
       for (; i < n && ids[i] == s; ++i) {
         const T* row = src + indices[i] * inner;
         for (int64_t c = 0; c < inner; ++c) acc[c] += static_cast<Acc>(row[c]);
       }
-      const double scale = SegmentScale(kind, count[s]);
+      const double scale = SegmentScale(kind, i - begin);
       for (int64_t c = 0; c < inner; ++c) {
         if constexpr (std::is_integral_v<T>) {
           dst[s * inner + c] = acc[c];
@@ -458,8 +460,13 @@ class SparseSegmentGradOp : public OpKernel {
       }
     }
     const int64_t inner = DimProduct(grad.shape(), 1, grad.dims());
-    std::vector<double> acc(out->NumElements(), 0.0);
-    std::vector<int64_t> count(segments, 0);
+    Tensor acc_tensor;
+    OP_REQUIRES_OK(context, context->allocate_temp(DT_DOUBLE, out->shape(), &acc_tensor));
+    std::span<double> acc = acc_tensor.flat<double>();
+    std::fill(acc.begin(), acc.end(), 0.0);
+    // Rows per segment, for the ids that occur (grad's dim 0 may be huge
+    // with no elements).
+    std::map<int64_t, int64_t> count;
     for (int64_t i = 0; i < n; ++i) ++count[ids[i]];
     const T* g = grad.data<T>();
     for (int64_t i = 0; i < n; ++i) {

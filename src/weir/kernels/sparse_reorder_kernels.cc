@@ -141,7 +141,14 @@ class SparseFillEmptyRowsOp : public OpKernel {
                 errors::InvalidArgument(op, ": the SparseTensor must have rank >= 1"));
     const int64_t rows = sparse->dims[0];
     const int rank = sparse->rank;
-    std::vector<int64_t> count(rows, 0);
+    // Per-row arrays come from the allocator (a hostile dense_shape[0] is
+    // then a ResourceExhausted status, not a bad_alloc).
+    Tensor* indicator;
+    OP_REQUIRES_OK(context, context->allocate_output(2, TensorShape({rows}), &indicator));
+    Tensor count_tensor;
+    OP_REQUIRES_OK(context, context->allocate_temp(DT_INT64, TensorShape({rows}), &count_tensor));
+    int64_t* count = count_tensor.data<int64_t>();
+    std::fill_n(count, rows, 0);
     for (int64_t i = 0; i < sparse->num; ++i) {
       const int64_t row = sparse->Index(i)[0];
       OP_REQUIRES(context, row >= 0 && row < rows,
@@ -151,30 +158,32 @@ class SparseFillEmptyRowsOp : public OpKernel {
                                           IndexString(sparse->dims)));
       ++count[row];
     }
-    int64_t empty = 0;
-    for (int64_t c : count) empty += c == 0;
-    const int64_t total = sparse->num + empty;
-    // Row r's entries start at start[r] (an empty row holds its one default).
-    std::vector<int64_t> start(rows + 1, 0);
-    for (int64_t r = 0; r < rows; ++r) start[r + 1] = start[r] + std::max<int64_t>(count[r], 1);
-    std::vector<int64_t> source(total, -1);  // input entry of each output, -1: default
-    std::vector<int64_t> reverse(sparse->num);
-    std::vector<int64_t> next(start.begin(), start.end() - 1);
-    for (int64_t i = 0; i < sparse->num; ++i) {
-      const int64_t row = sparse->Index(i)[0];
-      reverse[i] = next[row]++;
-      source[reverse[i]] = i;
+    // count[r] becomes row r's first output position (an empty row holds
+    // its one default entry there).
+    int64_t total = 0;
+    for (int64_t r = 0; r < rows; ++r) {
+      const int64_t c = count[r];
+      indicator->data<bool>()[r] = c == 0;
+      count[r] = total;
+      total += std::max<int64_t>(c, 1);  // <= num + rows: no overflow
     }
     int64_t* indices;
     OP_REQUIRES_OK(context, AllocateIndices(context, 0, total, rank, &indices));
     Tensor* out_values;
     OP_REQUIRES_OK(context, context->allocate_output(1, TensorShape({total}), &out_values));
-    Tensor* indicator;
-    OP_REQUIRES_OK(context, context->allocate_output(2, TensorShape({rows}), &indicator));
-    for (int64_t r = 0; r < rows; ++r) indicator->data<bool>()[r] = count[r] == 0;
+    Tensor source_tensor;  // the input entry of each output, -1 for a default
+    OP_REQUIRES_OK(context,
+                   context->allocate_temp(DT_INT64, TensorShape({total}), &source_tensor));
+    int64_t* source = source_tensor.data<int64_t>();
+    std::fill_n(source, total, -1);
+    std::vector<int64_t> reverse(sparse->num);
+    for (int64_t i = 0; i < sparse->num; ++i) {
+      reverse[i] = count[sparse->Index(i)[0]]++;
+      source[reverse[i]] = i;
+    }
     for (int64_t r = 0; r < rows; ++r) {
-      if (count[r] != 0) continue;
-      int64_t* index = indices + start[r] * rank;
+      if (!indicator->data<bool>()[r]) continue;
+      int64_t* index = indices + count[r] * rank;
       std::fill_n(index, rank, 0);
       index[0] = r;
     }
@@ -383,7 +392,9 @@ class SparseSliceGradOp : public OpKernel {
     for (int64_t i = 0; i < in.dim_size(0); ++i) {
       bool match = k < out.dim_size(0);
       for (int64_t d = 0; match && d < rank; ++d) {
-        match = a[i * rank + d] - start[d] == b[k * rank + d];
+        // Wrapping subtraction: hostile values must not overflow.
+        match = static_cast<uint64_t>(a[i * rank + d]) - static_cast<uint64_t>(start[d]) ==
+                static_cast<uint64_t>(b[k * rank + d]);
       }
       dst[i] = match ? g[k++] : T(0);
     }
