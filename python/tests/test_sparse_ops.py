@@ -496,23 +496,26 @@ _TF_SPARSE_GRAPH = textwrap.dedent(r'''
         dense = tf.sparse.to_dense(tf.sparse.reorder(ids))
         x = v1.placeholder(tf.float64, [4, 3], name="x")
         sp = tf.sparse.from_dense(x)
-        prod = tf.sparse.sparse_dense_matmul(sp, params[:3])
+        b = v1.placeholder(tf.float64, [3, 2], name="b")
+        prod = tf.sparse.sparse_dense_matmul(sp, b)
         red = tf.sparse.reduce_sum(sp, 1)
         loss = tf.add_n([tf.reduce_sum(v * v) for v in out.values()]
                         + [tf.reduce_sum(prod ** 2), tf.reduce_sum(red ** 3)])
-        dp, dx = tf.gradients(loss, [params, x])
+        dp, dx, db = tf.gradients(loss, [params, x, b])
         tf.identity(tf.convert_to_tensor(dp), name="dparams")
         tf.identity(dx, name="dx")
+        tf.identity(db, name="db")
         tf.identity(loss, name="loss")
         tf.identity(dense, name="dense")
     feed = {"params:0": np.cos(np.arange(18.0)).reshape(6, 3),
-            "x:0": np.array([[0, 1.5, 0], [2, 0, 0], [0, 0, 0], [0, -1, 3]])}
+            "x:0": np.array([[0, 1.5, 0], [2, 0, 0], [0, 0, 0], [0, -1, 3]]),
+            "b:0": np.sin(np.arange(6.0)).reshape(3, 2)}
     with v1.Session(graph=g) as sess:
-        got = sess.run(["dparams:0", "dx:0", "loss:0", "dense:0"], feed)
+        got = sess.run(["dparams:0", "dx:0", "db:0", "loss:0", "dense:0"], feed)
     with open(os.path.join(sys.argv[1], "g.pb"), "wb") as f:
         f.write(g.as_graph_def().SerializeToString())
     np.savez(os.path.join(sys.argv[1], "expected.npz"), params=feed["params:0"], x=feed["x:0"],
-             dparams=got[0], dx=got[1], loss=got[2], dense=got[3])
+             b=feed["b:0"], dparams=got[0], dx=got[1], db=got[2], loss=got[3], dense=got[4])
     print(sorted({n.op for n in g.as_graph_def().node}))
 ''')
 
@@ -524,9 +527,10 @@ def test_tensorflow_sparse_gradient_graph_runs(tmp_path):
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "GradV2'" in proc.stdout, proc.stdout  # the sparse_gradient form
     expected = dict(np.load(tmp_path / "expected.npz"))
-    names = ["dparams", "dx", "loss", "dense"]
+    names = ["dparams", "dx", "db", "loss", "dense"]
     outs = wr.import_graph_def((tmp_path / "g.pb").read_bytes(),
                                return_elements=[n + ":0" for n in names], name="")
-    got = run(outs, {"params:0": expected["params"], "x:0": expected["x"]})
+    got = run(outs, {"params:0": expected["params"], "x:0": expected["x"],
+                     "b:0": expected["b"]})
     for name, value in zip(names, got):
         np.testing.assert_allclose(value, expected[name], rtol=1e-12, atol=1e-12, err_msg=name)
