@@ -59,10 +59,9 @@ class SparseToDenseOp : public OpKernel {
     const int64_t rank = indices.dims() == 2 ? indices.dim_size(1) : 1;
     OP_REQUIRES(context, rank == static_cast<int64_t>(dims.size()),
                 errors::InvalidArgument("SparseToDense: sparse_indices shape ", indices.shape(),
-                                        " gives rank ", rank, " but output_shape has ",
-                                        dims.size(), " dims"));
-    OP_REQUIRES(context,
-                values.dims() == 0 || (values.dims() == 1 && values.dim_size(0) == num),
+                                        " gives rank ", rank, " but output_shape has ", dims.size(),
+                                        " dims"));
+    OP_REQUIRES(context, values.dims() == 0 || (values.dims() == 1 && values.dim_size(0) == num),
                 errors::InvalidArgument("SparseToDense: sparse_values shape ", values.shape(),
                                         " must be a scalar or hold one value per index (", num,
                                         ") of sparse_indices shape ", indices.shape()));
@@ -76,11 +75,12 @@ class SparseToDenseOp : public OpKernel {
     for (int64_t i = 0; i < num; ++i) {
       std::span<const int64_t> index(flat.data() + i * rank, static_cast<size_t>(rank));
       for (int64_t d = 0; d < rank; ++d) {
-        OP_REQUIRES(context, index[d] >= 0 && index[d] < dims[d],
-                    errors::InvalidArgument("SparseToDense: sparse_indices[", i, "] = ",
-                                            IndexString(index), " is out of bounds for "
-                                                                "output_shape ",
-                                            IndexString(dims)));
+        OP_REQUIRES(
+            context, index[d] >= 0 && index[d] < dims[d],
+            errors::InvalidArgument("SparseToDense: sparse_indices[", i, "] = ", IndexString(index),
+                                    " is out of bounds for "
+                                    "output_shape ",
+                                    IndexString(dims)));
       }
       if (validate_indices_ && i > 0) {
         std::span<const int64_t> prev(flat.data() + (i - 1) * rank, static_cast<size_t>(rank));
@@ -88,10 +88,10 @@ class SparseToDenseOp : public OpKernel {
         OP_REQUIRES(context, order != 0,
                     errors::InvalidArgument("SparseToDense: sparse_indices[", i, "] = ",
                                             IndexString(index), " repeats the index before it"));
-        OP_REQUIRES(context, order < 0,
-                    errors::InvalidArgument("SparseToDense: sparse_indices[", i, "] = ",
-                                            IndexString(index), " is out of order (after ",
-                                            IndexString(prev), ")"));
+        OP_REQUIRES(
+            context, order < 0,
+            errors::InvalidArgument("SparseToDense: sparse_indices[", i, "] = ", IndexString(index),
+                                    " is out of order (after ", IndexString(prev), ")"));
       }
     }
     Tensor* out;
@@ -127,8 +127,9 @@ class SparseTensorDenseMatMulOp : public OpKernel {
     const Tensor& b = context->input(3);
     constexpr std::string_view op = "SparseTensorDenseMatMul";
     OP_REQUIRES(context, a_indices.dims() == 2 && a_indices.dim_size(1) == 2,
-                errors::InvalidArgument(op, ": a_indices must be a [nnz, 2] matrix but has "
-                                            "shape ",
+                errors::InvalidArgument(op,
+                                        ": a_indices must be a [nnz, 2] matrix but has "
+                                        "shape ",
                                         a_indices.shape()));
     OP_REQUIRES(context, a_values.dims() == 1 && a_values.dim_size(0) == a_indices.dim_size(0),
                 errors::InvalidArgument(op, ": a_values shape ", a_values.shape(),
@@ -138,12 +139,12 @@ class SparseTensorDenseMatMulOp : public OpKernel {
                 errors::InvalidArgument(op, ": a_shape must have 2 elements but has shape ",
                                         a_shape.shape()));
     OP_REQUIRES(context, b.dims() == 2,
-                errors::InvalidArgument(op, ": b must be a matrix but has shape ", b.shape(),
-                                        " (", b.dtype(), ")"));
+                errors::InvalidArgument(op, ": b must be a matrix but has shape ", b.shape(), " (",
+                                        b.dtype(), ")"));
     const std::vector<int64_t> dims = IndexValues(a_shape);
-    OP_REQUIRES(context, dims[0] >= 0 && dims[1] >= 0,
-                errors::InvalidArgument(op, ": a_shape ", IndexString(dims),
-                                        " has a negative dim"));
+    OP_REQUIRES(
+        context, dims[0] >= 0 && dims[1] >= 0,
+        errors::InvalidArgument(op, ": a_shape ", IndexString(dims), " has a negative dim"));
     const int64_t rows = adjoint_a_ ? dims[1] : dims[0];
     const int64_t inner = adjoint_a_ ? dims[0] : dims[1];
     const int64_t b_inner = b.dim_size(adjoint_b_ ? 1 : 0);
@@ -158,12 +159,12 @@ class SparseTensorDenseMatMulOp : public OpKernel {
     const std::vector<int64_t> idx = IndexValues(a_indices);
     const int64_t nnz = a_indices.dim_size(0);
     for (int64_t i = 0; i < nnz; ++i) {
-      OP_REQUIRES(context,
-                  idx[2 * i] >= 0 && idx[2 * i] < dims[0] && idx[2 * i + 1] >= 0 &&
-                      idx[2 * i + 1] < dims[1],
-                  errors::InvalidArgument(op, ": a_indices[", i, "] = [", idx[2 * i], ", ",
-                                          idx[2 * i + 1], "] is out of bounds for a_shape ",
-                                          IndexString(dims)));
+      OP_REQUIRES(
+          context,
+          idx[2 * i] >= 0 && idx[2 * i] < dims[0] && idx[2 * i + 1] >= 0 &&
+              idx[2 * i + 1] < dims[1],
+          errors::InvalidArgument(op, ": a_indices[", i, "] = [", idx[2 * i], ", ", idx[2 * i + 1],
+                                  "] is out of bounds for a_shape ", IndexString(dims)));
     }
     Tensor* out;
     OP_REQUIRES_OK(context, context->allocate_output(0, *shape, &out));
@@ -205,22 +206,21 @@ class SparseTensorDenseAddOp : public OpKernel {
     const Tensor& a_shape = context->input(2);
     const Tensor& b = context->input(3);
     constexpr std::string_view op = "SparseTensorDenseAdd";
-    OP_REQUIRES(context, a_indices.dims() == 2 && a_shape.dims() == 1 &&
-                             a_indices.dim_size(1) == a_shape.dim_size(0),
-                errors::InvalidArgument(op, ": a_indices shape ", a_indices.shape(),
-                                        " and a_shape shape ", a_shape.shape(),
-                                        " must be a matrix and a vector of its width"));
+    OP_REQUIRES(
+        context,
+        a_indices.dims() == 2 && a_shape.dims() == 1 &&
+            a_indices.dim_size(1) == a_shape.dim_size(0),
+        errors::InvalidArgument(op, ": a_indices shape ", a_indices.shape(), " and a_shape shape ",
+                                a_shape.shape(), " must be a matrix and a vector of its width"));
     OP_REQUIRES(context, a_values.dims() == 1 && a_values.dim_size(0) == a_indices.dim_size(0),
                 errors::InvalidArgument(op, ": a_values shape ", a_values.shape(),
                                         " must hold one value per row of a_indices shape ",
                                         a_indices.shape()));
     const std::vector<int64_t> dims = IndexValues(a_shape);
-    const std::vector<int64_t> b_dims(b.shape().dim_sizes().begin(),
-                                      b.shape().dim_sizes().end());
+    const std::vector<int64_t> b_dims(b.shape().dim_sizes().begin(), b.shape().dim_sizes().end());
     OP_REQUIRES(context, dims == b_dims,
-                errors::InvalidArgument(op, ": a_shape ", IndexString(dims),
-                                        " and b shape ", b.shape(), " (", b.dtype(),
-                                        ") must be equal"));
+                errors::InvalidArgument(op, ": a_shape ", IndexString(dims), " and b shape ",
+                                        b.shape(), " (", b.dtype(), ") must be equal"));
     const std::vector<int64_t> idx = IndexValues(a_indices);
     const int64_t nnz = a_indices.dim_size(0);
     const size_t rank = dims.size();
@@ -229,8 +229,7 @@ class SparseTensorDenseAddOp : public OpKernel {
       for (size_t d = 0; d < rank; ++d) {
         OP_REQUIRES(context, index[d] >= 0 && index[d] < dims[d],
                     errors::InvalidArgument(op, ": a_indices[", i, "] = ", IndexString(index),
-                                            " is out of bounds for a_shape ",
-                                            IndexString(dims)));
+                                            " is out of bounds for a_shape ", IndexString(dims)));
       }
     }
     Tensor* out;
@@ -282,8 +281,7 @@ class SparseDenseCwiseOp : public OpKernel {
     const T* values = context->input(1).data<T>();
     const T* dense_data = dense.data<T>();
     Tensor* out;
-    OP_REQUIRES_OK(context,
-                   context->allocate_output(0, TensorShape({sparse->num}), &out));
+    OP_REQUIRES_OK(context, context->allocate_output(0, TensorShape({sparse->num}), &out));
     T* dst = out->data<T>();
     for (int64_t i = 0; i < sparse->num; ++i) {
       std::span<const int64_t> index = sparse->Index(i);
@@ -301,8 +299,8 @@ class SparseDenseCwiseOp : public OpKernel {
                                               "] = ", IndexString(index)));
           if constexpr (std::is_signed_v<T>) {
             OP_REQUIRES(context, !(v == T(-1) && values[i] == std::numeric_limits<T>::min()),
-                        errors::InvalidArgument(op, ": integer division overflows at indices[",
-                                                i, "] = ", IndexString(index)));
+                        errors::InvalidArgument(op, ": integer division overflows at indices[", i,
+                                                "] = ", IndexString(index)));
           }
         }
         dst[i] = values[i] / v;

@@ -50,14 +50,14 @@ class SparseAddOp : public OpKernel {
     StatusOr<SparseParts> b =
         ReadSparse("SparseAdd (b)", context->input(3), context->input(4), context->input(5));
     OP_REQUIRES_OK(context, b.status());
-    OP_REQUIRES(context, a->dims == b->dims,
-                errors::InvalidArgument(op, ": a dense_shape ", IndexString(a->dims),
-                                        " and b dense_shape ", IndexString(b->dims),
-                                        " must be equal"));
+    OP_REQUIRES(
+        context, a->dims == b->dims,
+        errors::InvalidArgument(op, ": a dense_shape ", IndexString(a->dims), " and b dense_shape ",
+                                IndexString(b->dims), " must be equal"));
     const Tensor& thresh_t = context->input(6);
-    OP_REQUIRES(context, thresh_t.dims() == 0,
-                errors::InvalidArgument(op, ": thresh must be a scalar but has shape ",
-                                        thresh_t.shape()));
+    OP_REQUIRES(
+        context, thresh_t.dims() == 0,
+        errors::InvalidArgument(op, ": thresh must be a scalar but has shape ", thresh_t.shape()));
     const double thresh = ScalarAsDouble(thresh_t);
     const T* av = context->input(1).data<T>();
     const T* bv = context->input(4).data<T>();
@@ -95,8 +95,8 @@ class SparseAddOp : public OpKernel {
     Tensor* indices;
     OP_REQUIRES_OK(context, context->allocate_output(0, TensorShape({num, rank}), &indices));
     for (int64_t k = 0; k < num; ++k) {
-      std::span<const int64_t> index = from[k].first ? a->Index(from[k].second)
-                                                     : b->Index(from[k].second);
+      std::span<const int64_t> index =
+          from[k].first ? a->Index(from[k].second) : b->Index(from[k].second);
       std::copy(index.begin(), index.end(), indices->data<int64_t>() + k * rank);
     }
     Tensor* out_values;
@@ -115,12 +115,12 @@ class SparseAddGradOp : public OpKernel {
     const Tensor& grad = context->input(0);
     const Tensor* parts[3] = {&context->input(1), &context->input(2), &context->input(3)};
     for (const Tensor* t : parts) {
-      OP_REQUIRES(context, t->dtype() == DT_INT64 && t->dims() == 2 &&
-                               t->dim_size(1) == parts[2]->dim_size(1),
-                  errors::InvalidArgument("SparseAddGrad: a_indices ", parts[0]->shape(),
-                                          ", b_indices ", parts[1]->shape(),
-                                          " and sum_indices ", parts[2]->shape(),
-                                          " must be int64 matrices of one width"));
+      OP_REQUIRES(
+          context,
+          t->dtype() == DT_INT64 && t->dims() == 2 && t->dim_size(1) == parts[2]->dim_size(1),
+          errors::InvalidArgument("SparseAddGrad: a_indices ", parts[0]->shape(), ", b_indices ",
+                                  parts[1]->shape(), " and sum_indices ", parts[2]->shape(),
+                                  " must be int64 matrices of one width"));
     }
     OP_REQUIRES(context, grad.dims() == 1 && grad.dim_size(0) == parts[2]->dim_size(0),
                 errors::InvalidArgument("SparseAddGrad: backprop_val_grad shape ", grad.shape(),
@@ -199,8 +199,8 @@ class SparseReduceSumOp : public OpKernel {
     OP_REQUIRES_OK(context, sparse.status());
     std::vector<bool> reduced;
     std::vector<int64_t> dims;
-    OP_REQUIRES_OK(context, ReducedDims(op, sparse->dims, context->input(3), keep_dims_,
-                                        &reduced, &dims));
+    OP_REQUIRES_OK(context,
+                   ReducedDims(op, sparse->dims, context->input(3), keep_dims_, &reduced, &dims));
     StatusOr<TensorShape> shape = CheckedShape(dims, op);
     OP_REQUIRES_OK(context, shape.status());
     const T* values = context->input(1).data<T>();
@@ -276,9 +276,8 @@ class SparseSoftmaxOp : public OpKernel {
     int64_t begin = 0;
     while (begin < sparse->num) {
       int64_t end = begin + 1;
-      while (end < sparse->num &&
-             CompareIndex(sparse->Index(begin).first(prefix), sparse->Index(end).first(prefix)) ==
-                 0) {
+      while (end < sparse->num && CompareIndex(sparse->Index(begin).first(prefix),
+                                               sparse->Index(end).first(prefix)) == 0) {
         ++end;
       }
       double max = -INFINITY;
@@ -321,14 +320,15 @@ class SparseSegmentOp : public OpKernel {
     const Tensor& data = context->input(0);
     const Tensor& indices_t = context->input(1);
     const Tensor& ids_t = context->input(2);
-    OP_REQUIRES(context, data.dims() >= 1,
-                errors::InvalidArgument(op, ": data must have rank >= 1 but has shape ",
-                                        data.shape()));
-    OP_REQUIRES(context, indices_t.dims() == 1 && ids_t.dims() == 1 &&
-                             indices_t.dim_size(0) == ids_t.dim_size(0),
-                errors::InvalidArgument(op, ": indices shape ", indices_t.shape(),
-                                        " and segment_ids shape ", ids_t.shape(),
-                                        " must be vectors of one length"));
+    OP_REQUIRES(
+        context, data.dims() >= 1,
+        errors::InvalidArgument(op, ": data must have rank >= 1 but has shape ", data.shape()));
+    OP_REQUIRES(
+        context,
+        indices_t.dims() == 1 && ids_t.dims() == 1 && indices_t.dim_size(0) == ids_t.dim_size(0),
+        errors::InvalidArgument(op, ": indices shape ", indices_t.shape(),
+                                " and segment_ids shape ", ids_t.shape(),
+                                " must be vectors of one length"));
     const std::vector<int64_t> indices = IndexValues(indices_t);
     const std::vector<int64_t> ids = IndexValues(ids_t);
     const int64_t rows = data.dim_size(0);
@@ -340,9 +340,9 @@ class SparseSegmentOp : public OpKernel {
                   errors::InvalidArgument(op, ": num_segments must be a scalar but has shape ",
                                           num_t.shape()));
       segments = IndexValues(num_t)[0];
-      OP_REQUIRES(context, segments >= 0,
-                  errors::InvalidArgument(op, ": num_segments = ", segments,
-                                          " must not be negative"));
+      OP_REQUIRES(
+          context, segments >= 0,
+          errors::InvalidArgument(op, ": num_segments = ", segments, " must not be negative"));
     }
     for (int64_t i = 1; i < n; ++i) {
       OP_REQUIRES(context, ids[i] >= ids[i - 1],
@@ -350,10 +350,10 @@ class SparseSegmentOp : public OpKernel {
                                           "] = ", ids[i], " follows ", ids[i - 1]));
     }
     for (int64_t i = 0; i < n; ++i) {
-      OP_REQUIRES(context, indices[i] >= 0 && indices[i] < rows,
-                  errors::InvalidArgument(op, ": indices[", i, "] = ", indices[i],
-                                          " is out of range [0, ", rows, ") of data shape ",
-                                          data.shape(), " (", data.dtype(), ")"));
+      OP_REQUIRES(
+          context, indices[i] >= 0 && indices[i] < rows,
+          errors::InvalidArgument(op, ": indices[", i, "] = ", indices[i], " is out of range [0, ",
+                                  rows, ") of data shape ", data.shape(), " (", data.dtype(), ")"));
       OP_REQUIRES(context, ids[i] >= 0 && ids[i] < segments,
                   errors::InvalidArgument(op, ": segment_ids[", i, "] = ", ids[i],
                                           " is out of range [0, ", segments, ")"));
@@ -409,9 +409,10 @@ class SparseSegmentGradOp : public OpKernel {
     const std::vector<int64_t> indices = IndexValues(context->input(1));
     const std::vector<int64_t> ids = IndexValues(context->input(2));
     const Tensor& dim0_t = context->input(3);
-    OP_REQUIRES(context, grad.dims() >= 1 && context->input(1).dims() == 1 &&
-                             context->input(2).dims() == 1 && indices.size() == ids.size() &&
-                             dim0_t.dims() == 0,
+    OP_REQUIRES(context,
+                grad.dims() >= 1 && context->input(1).dims() == 1 &&
+                    context->input(2).dims() == 1 && indices.size() == ids.size() &&
+                    dim0_t.dims() == 0,
                 errors::InvalidArgument(op, ": grad shape ", grad.shape(), ", indices shape ",
                                         context->input(1).shape(), ", segment_ids shape ",
                                         context->input(2).shape(), " and output_dim0 shape ",
@@ -425,10 +426,10 @@ class SparseSegmentGradOp : public OpKernel {
       OP_REQUIRES(context, indices[i] >= 0 && indices[i] < rows,
                   errors::InvalidArgument(op, ": indices[", i, "] = ", indices[i],
                                           " is out of range [0, ", rows, ")"));
-      OP_REQUIRES(context, ids[i] >= 0 && ids[i] < segments,
-                  errors::InvalidArgument(op, ": segment_ids[", i, "] = ", ids[i],
-                                          " is out of range [0, ", segments, ") of grad shape ",
-                                          grad.shape()));
+      OP_REQUIRES(
+          context, ids[i] >= 0 && ids[i] < segments,
+          errors::InvalidArgument(op, ": segment_ids[", i, "] = ", ids[i], " is out of range [0, ",
+                                  segments, ") of grad shape ", grad.shape()));
     }
     // The output row of each index: itself, or (V2) its place among the
     // sorted unique indices.
@@ -449,8 +450,7 @@ class SparseSegmentGradOp : public OpKernel {
     OP_REQUIRES_OK(context, context->allocate_output(0, *shape, &out));
     if constexpr (kV2) {
       Tensor* sorted;
-      OP_REQUIRES_OK(context,
-                     context->allocate_output(1, TensorShape({dims[0]}), &sorted));
+      OP_REQUIRES_OK(context, context->allocate_output(1, TensorShape({dims[0]}), &sorted));
       for (int64_t k = 0; k < dims[0]; ++k) {
         if (sorted->dtype() == DT_INT32) {
           sorted->data<int32_t>()[k] = static_cast<int32_t>(unique[k]);
@@ -523,9 +523,8 @@ void RegisterSparseMathKernels(KernelRegistry* registry) {
     registry->Register(KernelBuilder("SparseSegmentSqrtNGradV2").TypeConstraint<T>("T"),
                        MakeKernel<SparseSegmentGradOp<T, SegmentKind::kSqrtN, true>>);
   });
-  ForEachType<int32_t, int64_t>([&]<typename T>() {
-    RegisterSegment<T, SegmentKind::kSum>(registry);
-  });
+  ForEachType<int32_t, int64_t>(
+      [&]<typename T>() { RegisterSegment<T, SegmentKind::kSum>(registry); });
 }
 
 }  // namespace weir

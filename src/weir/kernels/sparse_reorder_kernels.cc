@@ -89,24 +89,23 @@ class SparseReshapeOp : public OpKernel {
         unknown = d;
         continue;
       }
-      OP_REQUIRES(context, dims[d] >= 0,
-                  errors::InvalidArgument(op, ": new_shape ", IndexString(dims),
-                                          " has a negative dim"));
+      OP_REQUIRES(
+          context, dims[d] >= 0,
+          errors::InvalidArgument(op, ": new_shape ", IndexString(dims), " has a negative dim"));
       OP_REQUIRES_OK(context, CheckedMultiply(known, dims[d], &known, "SparseReshape new_shape"));
     }
     if (unknown >= 0) {
-      OP_REQUIRES(context, known > 0 && *total % known == 0,
-                  errors::InvalidArgument(op, ": cannot reshape dense shape ",
-                                          IndexString(sparse->dims), " (", *total,
-                                          " elements) to ", IndexString(dims)));
+      OP_REQUIRES(
+          context, known > 0 && *total % known == 0,
+          errors::InvalidArgument(op, ": cannot reshape dense shape ", IndexString(sparse->dims),
+                                  " (", *total, " elements) to ", IndexString(dims)));
       dims[unknown] = *total / known;
       known = *total;
     }
     OP_REQUIRES(context, known == *total,
                 errors::InvalidArgument(op, ": cannot reshape dense shape ",
-                                        IndexString(sparse->dims), " (", *total,
-                                        " elements) to ", IndexString(dims), " (", known,
-                                        " elements)"));
+                                        IndexString(sparse->dims), " (", *total, " elements) to ",
+                                        IndexString(dims), " (", known, " elements)"));
     const int new_rank = static_cast<int>(dims.size());
     int64_t* out;
     OP_REQUIRES_OK(context, AllocateIndices(context, 0, sparse->num, new_rank, &out));
@@ -152,10 +151,9 @@ class SparseFillEmptyRowsOp : public OpKernel {
     for (int64_t i = 0; i < sparse->num; ++i) {
       const int64_t row = sparse->Index(i)[0];
       OP_REQUIRES(context, row >= 0 && row < rows,
-                  errors::InvalidArgument(op, ": indices[", i, "] = ",
-                                          IndexString(sparse->Index(i)),
-                                          " has a row out of bounds for dense_shape ",
-                                          IndexString(sparse->dims)));
+                  errors::InvalidArgument(
+                      op, ": indices[", i, "] = ", IndexString(sparse->Index(i)),
+                      " has a row out of bounds for dense_shape ", IndexString(sparse->dims)));
       ++count[row];
     }
     // count[r] becomes row r's first output position (an empty row holds
@@ -172,8 +170,7 @@ class SparseFillEmptyRowsOp : public OpKernel {
     Tensor* out_values;
     OP_REQUIRES_OK(context, context->allocate_output(1, TensorShape({total}), &out_values));
     Tensor source_tensor;  // the input entry of each output, -1 for a default
-    OP_REQUIRES_OK(context,
-                   context->allocate_temp(DT_INT64, TensorShape({total}), &source_tensor));
+    OP_REQUIRES_OK(context, context->allocate_temp(DT_INT64, TensorShape({total}), &source_tensor));
     int64_t* source = source_tensor.data<int64_t>();
     std::fill_n(source, total, -1);
     std::vector<int64_t> reverse(sparse->num);
@@ -263,12 +260,11 @@ class SparseConcatOp : public OpKernel {
     for (int k = 1; k < n; ++k) {
       bool same = parts[k].rank == rank;
       for (int d = 0; same && d < rank; ++d) same = d == axis || parts[k].dims[d] == dims[d];
-      OP_REQUIRES(context, same,
-                  errors::InvalidArgument(op, ": input ", k, " has dense shape ",
-                                          IndexString(parts[k].dims),
-                                          " which does not match input 0's ",
-                                          IndexString(parts[0].dims), " outside concat_dim ",
-                                          axis));
+      OP_REQUIRES(
+          context, same,
+          errors::InvalidArgument(op, ": input ", k, " has dense shape ",
+                                  IndexString(parts[k].dims), " which does not match input 0's ",
+                                  IndexString(parts[0].dims), " outside concat_dim ", axis));
       offsets.push_back(dims[axis]);
       OP_REQUIRES_OK(context, CheckedAdd(dims[axis], parts[k].dims[axis], &dims[axis],
                                          "SparseConcat output dim"));
@@ -324,8 +320,9 @@ class SparseSliceOp : public OpKernel {
     StatusOr<SparseParts> sparse = ReadSparse(op, context->input(0), values, context->input(2));
     OP_REQUIRES_OK(context, sparse.status());
     const int rank = sparse->rank;
-    OP_REQUIRES(context, start_t.dims() == 1 && start_t.dim_size(0) == rank &&
-                             size_t_.dims() == 1 && size_t_.dim_size(0) == rank,
+    OP_REQUIRES(context,
+                start_t.dims() == 1 && start_t.dim_size(0) == rank && size_t_.dims() == 1 &&
+                    size_t_.dim_size(0) == rank,
                 errors::InvalidArgument(op, ": start shape ", start_t.shape(), " and size shape ",
                                         size_t_.shape(), " must be vectors of the rank ", rank));
     const std::vector<int64_t> start = IndexValues(start_t);
@@ -375,11 +372,10 @@ class SparseSliceGradOp : public OpKernel {
                 grad.dims() == 1 && in.dims() == 2 && out.dims() == 2 && start_t.dims() == 1 &&
                     out.dim_size(0) == grad.dim_size(0) && in.dim_size(1) == out.dim_size(1) &&
                     start_t.dim_size(0) == in.dim_size(1),
-                errors::InvalidArgument(op, ": backprop_val_grad shape ", grad.shape(),
-                                        ", input_indices shape ", in.shape(),
-                                        ", input_start shape ", start_t.shape(),
-                                        " and output_indices shape ", out.shape(),
-                                        " do not fit together"));
+                errors::InvalidArgument(
+                    op, ": backprop_val_grad shape ", grad.shape(), ", input_indices shape ",
+                    in.shape(), ", input_start shape ", start_t.shape(),
+                    " and output_indices shape ", out.shape(), " do not fit together"));
     const int64_t rank = in.dim_size(1);
     const int64_t* a = in.data<int64_t>();
     const int64_t* b = out.data<int64_t>();
@@ -399,8 +395,9 @@ class SparseSliceGradOp : public OpKernel {
       dst[i] = match ? g[k++] : T(0);
     }
     OP_REQUIRES(context, k == out.dim_size(0),
-                errors::InvalidArgument(op, ": output_indices are not the kept input_indices "
-                                            "shifted by input_start (matched ",
+                errors::InvalidArgument(op,
+                                        ": output_indices are not the kept input_indices "
+                                        "shifted by input_start (matched ",
                                         k, " of ", out.dim_size(0), ")"));
   }
 };

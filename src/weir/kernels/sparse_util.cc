@@ -11,8 +11,8 @@ namespace weir {
 StatusOr<SparseParts> ReadSparse(std::string_view op, const Tensor& indices, const Tensor& values,
                                  const Tensor& dense_shape, bool check_bounds) {
   if (indices.dtype() != DT_INT64 || indices.dims() != 2) {
-    return errors::InvalidArgument(op, ": indices must be an int64 matrix but is ",
-                                   indices.dtype(), " ", indices.shape());
+    return errors::InvalidArgument(op, ": indices must be an int64 matrix but is ", indices.dtype(),
+                                   " ", indices.shape());
   }
   if (values.dims() != 1 || values.dim_size(0) != indices.dim_size(0)) {
     return errors::InvalidArgument(op, ": values shape ", values.shape(),
@@ -21,10 +21,9 @@ StatusOr<SparseParts> ReadSparse(std::string_view op, const Tensor& indices, con
   }
   if (dense_shape.dtype() != DT_INT64 || dense_shape.dims() != 1 ||
       dense_shape.dim_size(0) != indices.dim_size(1)) {
-    return errors::InvalidArgument(op, ": dense_shape (", dense_shape.dtype(), " ",
-                                   dense_shape.shape(),
-                                   ") must be an int64 vector of the rank of indices shape ",
-                                   indices.shape());
+    return errors::InvalidArgument(
+        op, ": dense_shape (", dense_shape.dtype(), " ", dense_shape.shape(),
+        ") must be an int64 vector of the rank of indices shape ", indices.shape());
   }
   SparseParts parts;
   parts.indices = indices.data<int64_t>();

@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "weir/base/status.h"
+#include "weir/framework/tensor.h"
 #include "weir/framework/types.h"
 #include "weir/kernels/type_list.h"
-#include "weir/framework/tensor.h"
 
 namespace weir {
 

@@ -181,8 +181,8 @@ Status ParseExampleShape(InferenceContext* c) {
       dense_types.size() != dense_shapes.size()) {
     return errors::InvalidArgument("Nsparse (", num_sparse, ") and sparse_types (",
                                    sparse_types.size(), "), Ndense (", num_dense, "), Tdense (",
-                                   dense_types.size(), ") and dense_shapes (",
-                                   dense_shapes.size(), ") must agree");
+                                   dense_types.size(), ") and dense_shapes (", dense_shapes.size(),
+                                   ") must agree");
   }
   WEIR_RETURN_IF_ERROR(CheckDenseShapes(dense_shapes));
   WEIR_RETURN_IF_ERROR(WithRankAtMost(c, 0, 1));

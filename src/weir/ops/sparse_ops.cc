@@ -139,8 +139,8 @@ Status SparseFillEmptyRowsShape(InferenceContext* c) {
   c->set_output(0, PartialShape({PartialShape::kUnknown, rank}));
   c->set_output(1, PartialShape({PartialShape::kUnknown}));
   c->set_output(2, PartialShape({rows}));
-  c->set_output(3, PartialShape({c->input(0).known_rank() ? c->input(0).dim(0)
-                                                          : PartialShape::kUnknown}));
+  c->set_output(
+      3, PartialShape({c->input(0).known_rank() ? c->input(0).dim(0) : PartialShape::kUnknown}));
   return Status::OK();
 }
 
@@ -240,9 +240,10 @@ Status SparseConcatShape(InferenceContext* c) {
     const int k = static_cast<int>(n);
     WEIR_ASSIGN_OR_RETURN(int64_t r, SparseInputs(c, i, k + i, 2 * k + i));
     if (!InferenceContext::MergeDim(rank, r, &rank).ok()) {
-      return errors::InvalidArgument("the inputs of SparseConcat must have the same rank, but "
-                                     "input ",
-                                     i, " has rank ", r);
+      return errors::InvalidArgument(
+          "the inputs of SparseConcat must have the same rank, but "
+          "input ",
+          i, " has rank ", r);
     }
   }
   SetSparseOutputs(c, 0, rank);

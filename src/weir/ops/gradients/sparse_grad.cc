@@ -27,8 +27,8 @@ Status SparseToDenseGrad(const Scope& scope, const Operation& op, const Grads& g
   // Vector and scalar indices (a 1-D output) as the [N, rank] matrix GatherNd takes.
   Output matrix = ops::Reshape(
       scope, indices,
-      ops::ConcatV2(scope, {IntVector(scope, {-1}), ops::Reshape(scope, ops::Size(scope, shape), {1})},
-                    0));
+      ops::ConcatV2(
+          scope, {IntVector(scope, {-1}), ops::Reshape(scope, ops::Size(scope, shape), {1})}, 0));
   Output gathered = ops::GatherNd(scope, g[0], matrix);
   Output values_grad = SumToShapeOf(scope, gathered, values);
   Output default_grad =
@@ -65,10 +65,10 @@ Status SparseAddGradFn(const Scope& scope, const Operation& op, const Grads& g, 
     *grads = Grads(7);
     return Status::OK();
   }
-  Operation add_grad = ops::SparseAddGrad(scope, g[1], ForwardInput(op, 0), ForwardInput(op, 3),
-                                          op.output(0));
-  *grads = {Output(), add_grad.output(0), Output(),        Output(),
-            add_grad.output(1), Output(), Output()};
+  Operation add_grad =
+      ops::SparseAddGrad(scope, g[1], ForwardInput(op, 0), ForwardInput(op, 3), op.output(0));
+  *grads = {Output(),           add_grad.output(0), Output(), Output(),
+            add_grad.output(1), Output(),           Output()};
   return scope.status();
 }
 
@@ -85,8 +85,7 @@ Status SparseFillEmptyRowsGradFn(const Scope& scope, const Operation& op, const 
 
 // Each value gets the gradient of the output element it was summed into:
 // the indices with the reduced dims set to 0 address the kept-dims output.
-Status SparseReduceSumGrad(const Scope& scope, const Operation& op, const Grads& g,
-                           Grads* grads) {
+Status SparseReduceSumGrad(const Scope& scope, const Operation& op, const Grads& g, Grads* grads) {
   Output indices = ForwardInput(op, 0), shape = ForwardInput(op, 2);
   Output axes = ForwardInput(op, 3);
   Output rank = ops::Cast(scope, ops::Size(scope, shape), DT_INT32);
@@ -109,14 +108,12 @@ Status SparseSoftmaxGrad(const Scope& scope, const Operation& op, const Grads& g
   Output y = op.output(0);
   Output row_sums = ops::SparseReduceSum(scope, indices, ops::Mul(scope, y, g[0]), shape, {-1},
                                          {{"keep_dims", true}});
-  Output shifted =
-      ops::SparseDenseCwiseAdd(scope, indices, g[0], shape, ops::Neg(scope, row_sums));
+  Output shifted = ops::SparseDenseCwiseAdd(scope, indices, g[0], shape, ops::Neg(scope, row_sums));
   *grads = {Output(), ops::Mul(scope, shifted, y), Output()};
   return scope.status();
 }
 
-template <Output (*GradOp)(const Scope&, Input, Input, Input, Input, AttrMap,
-                           std::source_location)>
+template <Output (*GradOp)(const Scope&, Input, Input, Input, Input, AttrMap, std::source_location)>
 Status SparseSegmentGrad(const Scope& scope, const Operation& op, const Grads& g, Grads* grads) {
   Output data = ForwardInput(op, 0);
   Output dim0 = ops::StridedSlice(scope, ops::Shape(scope, data), {0}, {1}, {1},
@@ -151,7 +148,9 @@ Status SparseReorderGrad(const Scope& scope, const Operation& op, const Grads& g
     return Status::OK();
   }
   Output indices = ForwardInput(op, 0);
-  Output entries = ops::Range(scope, int64_t{0}, ops::Cast(scope, ops::Size(scope, ForwardInput(op, 1)), DT_INT64), int64_t{1});
+  Output entries =
+      ops::Range(scope, int64_t{0},
+                 ops::Cast(scope, ops::Size(scope, ForwardInput(op, 1)), DT_INT64), int64_t{1});
   Operation reordered = ops::SparseReorder(scope, indices, entries, ForwardInput(op, 2));
   Output inverse = ops::InvertPermutation(scope, reordered.output(1));
   *grads = {Output(), ops::GatherV2(scope, g[1], inverse, 0), Output()};
@@ -163,8 +162,7 @@ Status SparseReorderGrad(const Scope& scope, const Operation& op, const Grads& g
 // stretched one); its gradient scatters back there.
 enum class CwiseKind { kMul, kDiv, kAdd };
 template <CwiseKind kind>
-Status SparseDenseCwiseGrad(const Scope& scope, const Operation& op, const Grads& g,
-                            Grads* grads) {
+Status SparseDenseCwiseGrad(const Scope& scope, const Operation& op, const Grads& g, Grads* grads) {
   Output indices = ForwardInput(op, 0), x = ForwardInput(op, 1);
   Output x_shape = ForwardInput(op, 2), y = ForwardInput(op, 3);
   Output y_shape = Int64(scope, ops::Shape(scope, y));
@@ -218,11 +216,11 @@ void RegisterSparseGradients(GradientRegistry* registry) {
   for (const char* base : {"SparseSegmentSqrtN", "SparseSegmentSqrtNWithNumSegments"}) {
     registry->Register(base, SparseSegmentGrad<ops::SparseSegmentSqrtNGrad>);
   }
-  for (const char* op : {"SparseReshape", "SparseAddGrad", "SparseFillEmptyRowsGrad",
-                         "SparseReduceSumSparse", "SparseConcat", "SparseSliceGrad",
-                         "SparseSegmentSumGrad", "SparseSegmentMeanGrad",
-                         "SparseSegmentSqrtNGrad", "SparseSegmentSumGradV2",
-                         "SparseSegmentMeanGradV2", "SparseSegmentSqrtNGradV2"}) {
+  for (const char* op :
+       {"SparseReshape", "SparseAddGrad", "SparseFillEmptyRowsGrad", "SparseReduceSumSparse",
+        "SparseConcat", "SparseSliceGrad", "SparseSegmentSumGrad", "SparseSegmentMeanGrad",
+        "SparseSegmentSqrtNGrad", "SparseSegmentSumGradV2", "SparseSegmentMeanGradV2",
+        "SparseSegmentSqrtNGradV2"}) {
     registry->RegisterNoGradient(op);
   }
 }
