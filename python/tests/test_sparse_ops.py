@@ -98,6 +98,8 @@ def build(tf, vals, vals2, b, c, dense, dvec, data):
                           np.array([1, 3, 0, 3], np.int64), [3, 2])
     out["indicator"] = tf.cast(tf.sparse_to_indicator(ids, 5), tf.float64)
     out["expand"] = to_dense(tf.sparse.expand_dims(sp, 1))
+    out["transpose"] = to_dense(tf.sparse.transpose(sp))
+    out["dense_sparse_matmul"] = tf.sparse.sparse_dense_matmul(tf.transpose(c), sp)
     out["from_dense"] = to_dense(tf.sparse.from_dense(dense * tf.cast(dense > 0, tf.float64)))
     w = {k: tf.reshape(tf.cos(tf.cast(tf.range(tf.size(v)), tf.float64) + 1.0), tf.shape(v))
          for k, v in out.items()}

@@ -21,7 +21,8 @@ from weir.ops import math_ops
 __all__ = [
     "SparseTensor", "SparseTensorValue", "IndexedSlices", "IndexedSlicesValue",
     "sparse_placeholder", "sparse_to_dense", "sparse_tensor_to_dense", "sparse_tensor_dense_matmul",
-    "sparse_matmul_sparse_dense", "sparse_add", "sparse_reduce_sum", "sparse_reduce_sum_sparse",
+    "sparse_transpose", "sparse_add", "sparse_reduce_sum",
+    "sparse_reduce_sum_sparse",
     "sparse_softmax", "sparse_concat", "sparse_reorder", "sparse_reshape", "sparse_slice",
     "sparse_fill_empty_rows", "sparse_retain", "sparse_to_indicator", "sparse_expand_dims",
     "sparse_segment_sum", "sparse_segment_mean", "sparse_segment_sqrt_n", "sparse_merge",
@@ -118,7 +119,35 @@ def sparse_tensor_dense_matmul(sp_a, b, adjoint_a=False, adjoint_b=False, name=N
                         adjoint_a=adjoint_a, adjoint_b=adjoint_b)
 
 
-sparse_matmul_sparse_dense = sparse_tensor_dense_matmul
+def sparse_dense_matmul(sp_a, b, adjoint_a=False, adjoint_b=False, name=None):
+    """tf.sparse.sparse_dense_matmul: either operand may be the SparseTensor
+    (dense x sparse is computed as (op(b)^T op(a)^T)^T; real dtypes)."""
+    if isinstance(sp_a, (SparseTensor, SparseTensorValue)):
+        return sparse_tensor_dense_matmul(sp_a, b, adjoint_a, adjoint_b, name)
+    b = _sparse(b, "b")
+    with ops.name_scope(name, "SparseTensorDenseMatMul", [sp_a, b.indices]) as n:
+        a = ops.convert_to_tensor(sp_a, dtype=b.dtype, name="a")
+        product = sparse_tensor_dense_matmul(b, a, adjoint_a=not adjoint_b,
+                                             adjoint_b=not adjoint_a)
+        return array_ops.transpose(product, name=n)
+
+
+def sparse_transpose(sp_input, perm=None, name=None):
+    """The SparseTensor with its dims permuted (reversed by default), reordered."""
+    sp_input = _sparse(sp_input)
+    with ops.name_scope(name, "SparseTranspose", [sp_input.indices]) as n:
+        if perm is None:
+            rank = apply_op("Size", None, input=sp_input.dense_shape, out_type=dtypes.int32)
+            perm = apply_op("Range", None, start=rank - 1, limit=np.int32(-1),
+                            delta=np.int32(-1))
+        perm = ops.convert_to_tensor(perm, dtype=dtypes.int32, name="perm")
+        indices = apply_op("GatherV2", None, params=sp_input.indices, indices=perm,
+                           axis=np.int32(1))
+        shape = apply_op("GatherV2", None, params=sp_input.dense_shape, indices=perm,
+                         axis=np.int32(0))
+        return sparse_reorder(SparseTensor(indices, sp_input.values, shape), name=n)
+
+
 
 
 def sparse_add(a, b, threshold=None, thresh=None):

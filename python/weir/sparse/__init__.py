@@ -8,8 +8,8 @@ from weir.ops.sparse_ops import (  # noqa: F401
     sparse_reorder as reorder, sparse_reshape as reshape, sparse_retain as retain,
     sparse_segment_mean as segment_mean, sparse_segment_sqrt_n as segment_sqrt_n,
     sparse_segment_sum as segment_sum, sparse_slice as slice,  # noqa: A001
-    sparse_softmax as softmax, sparse_tensor_dense_matmul as sparse_dense_matmul,
-    sparse_tensor_dense_matmul as matmul, sparse_tensor_to_dense as to_dense,
+    sparse_softmax as softmax, sparse_dense_matmul, sparse_dense_matmul as matmul,
+    sparse_transpose as transpose, sparse_tensor_to_dense as to_dense,
     sparse_to_indicator as to_indicator, sparse_merge as merge)
 from weir.ops import sparse_ops as _sparse_ops
 from weir.ops import array_ops as _array_ops
@@ -19,7 +19,7 @@ from weir.framework import dtypes as _dtypes
 __all__ = ["SparseTensor", "SparseTensorValue", "add", "concat", "expand_dims",
            "fill_empty_rows", "placeholder", "reduce_sum", "reduce_sum_sparse", "reorder",
            "reshape", "retain", "segment_mean", "segment_sqrt_n", "segment_sum", "slice",
-           "softmax", "sparse_dense_matmul", "matmul", "to_dense", "to_indicator", "merge",
+           "softmax", "sparse_dense_matmul", "matmul", "to_dense", "to_indicator", "merge", "transpose",
            "from_dense"]
 
 
