@@ -47,7 +47,7 @@ def run_tf(tmp_path, body, inputs):
                            str(tmp_path / "out.npz")], capture_output=True, text=True,
                           timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
-    return dict(np.load(tmp_path / "out.npz"))
+    return dict(np.load(tmp_path / "out.npz", allow_pickle=True))
 
 
 # --- values and gradients of every op on random sparse inputs ---
@@ -536,3 +536,52 @@ def test_tensorflow_sparse_gradient_graph_runs(tmp_path):
                      "b:0": expected["b"]})
     for name, value in zip(names, got):
         np.testing.assert_allclose(value, expected[name], rtol=1e-12, atol=1e-12, err_msg=name)
+
+
+# --- parse_example's VarLenFeature and SparseFeature give SparseTensors ---
+
+_PARSE_PROGRAM = """
+def example(tf, idx, val, tag):
+    f = tf.train.Feature
+    feature = {"idx": f(int64_list=tf.train.Int64List(value=idx)),
+               "val": f(float_list=tf.train.FloatList(value=val)),
+               "tag": f(bytes_list=tf.train.BytesList(value=tag))}
+    return tf.train.Example(features=tf.train.Features(feature=feature)).SerializeToString()
+
+
+def build(tf, records):
+    features = {"sp": tf.io.SparseFeature("idx", "val", tf.float32, 6),
+                "tag": tf.io.VarLenFeature(tf.string)}
+    batch = tf.io.parse_example(records, features)
+    single = tf.io.parse_single_example(records[0], features)
+    out = {}
+    for prefix, parsed in (("batch_", batch), ("single_", single)):
+        assert sorted(parsed) == ["sp", "tag"], sorted(parsed)
+        for key in ("sp", "tag"):
+            out[prefix + key + "_indices"] = parsed[key].indices
+            out[prefix + key + "_values"] = parsed[key].values
+            out[prefix + key + "_shape"] = parsed[key].dense_shape
+    return out
+"""
+
+
+@needs_tf
+def test_parse_example_sparse_features_match_tensorflow(tmp_path):
+    body = _PARSE_PROGRAM + """
+records = [example(tf, [4, 1], [0.5, -2.0], [b"a"]), example(tf, [], [], []),
+           example(tf, [5, 0, 2], [1.0, 2.0, 3.0], [b"x", b"yz"])]
+out = build(tf, tf.constant(records))
+with tf.Session() as sess:
+    result = sess.run(out)
+result = {k: np.asarray(v, dtype=object if v.dtype == object else v.dtype)
+          for k, v in result.items()}
+np.save(sys.argv[2] + ".records.npy", np.array(records, dtype=object))
+"""
+    expected = run_tf(tmp_path, body, {"unused": np.zeros(1)})
+    records = np.load(str(tmp_path / "out.npz") + ".records.npy", allow_pickle=True)
+    namespace = {"np": np}
+    exec(_PARSE_PROGRAM, namespace)  # noqa: S102
+    out = namespace["build"](wr, wr.constant(records))
+    got = run(out)
+    for k in sorted(out):
+        np.testing.assert_array_equal(got[k], expected[k], err_msg=k)

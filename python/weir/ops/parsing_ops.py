@@ -20,7 +20,8 @@ from weir.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from weir.ops.data_flow_ops import _as_op, _shape_attr
 
 __all__ = [
-    "FixedLenFeature", "FixedLenSequenceFeature", "VarLenFeature", "SparseTensor",
+    "FixedLenFeature", "FixedLenSequenceFeature", "VarLenFeature", "SparseFeature",
+    "SparseTensor",
     "SparseTensorValue", "parse_example", "parse_single_example", "decode_raw", "decode_csv",
     "string_to_number", "serialize_tensor", "parse_tensor",
 ]
@@ -45,6 +46,58 @@ class FixedLenSequenceFeature(collections.namedtuple(
 
 class VarLenFeature(collections.namedtuple("VarLenFeature", ["dtype"])):
     """A feature of any number of values, parsed to a SparseTensor."""
+
+
+class SparseFeature(collections.namedtuple(
+        "SparseFeature", ["index_key", "value_key", "dtype", "size", "already_sorted"])):
+    """A SparseTensor of dense shape [size] (per example) from two features of
+    an Example: the int64 indices at `index_key` and the values at
+    `value_key` (TF's tf.io.SparseFeature, one index key)."""
+
+    def __new__(cls, index_key, value_key, dtype, size, already_sorted=False):
+        return super().__new__(cls, index_key, value_key, dtype, size, already_sorted)
+
+
+def _split_sparse_features(features):
+    """(features with each SparseFeature replaced by VarLenFeatures of its
+    index and value keys, {key: SparseFeature})."""
+    if not features:
+        return features, {}
+    plain, composite = {}, {}
+    for key, feature in features.items():
+        if not isinstance(feature, SparseFeature):
+            plain[key] = feature
+            continue
+        index_key = feature.index_key
+        if isinstance(index_key, (list, tuple)):
+            if len(index_key) != 1:
+                raise NotImplementedError("SparseFeature with %d index keys (feature %s) is not "
+                                          "supported by weir" % (len(index_key), key))
+            index_key = index_key[0]
+        composite[key] = feature._replace(index_key=index_key)
+        for part, dtype in ((index_key, _dtypes.int64), (feature.value_key, feature.dtype)):
+            existing = features.get(part, plain.get(part))
+            if existing is not None and not (isinstance(existing, VarLenFeature)
+                                             and _dtypes.as_dtype(existing.dtype) ==
+                                             _dtypes.as_dtype(dtype)):
+                raise ValueError("SparseFeature %s: key %s is also a different feature" %
+                                 (key, part))
+            plain[part] = VarLenFeature(dtype)
+    return plain, composite
+
+
+def _merge_sparse_features(result, features, composite):
+    """Adds each SparseFeature's SparseTensor, dropping parts not asked for."""
+    from weir.ops import sparse_ops
+    for key, feature in composite.items():
+        result[key] = sparse_ops.sparse_merge(result[feature.index_key],
+                                              result[feature.value_key], feature.size,
+                                              already_sorted=feature.already_sorted)
+    for key, feature in composite.items():
+        for part in (feature.index_key, feature.value_key):
+            if part not in features:
+                result.pop(part, None)
+    return result
 
 
 def _features_params(features):
@@ -156,7 +209,13 @@ def _results(op, dense_keys, dense_shapes, sparse_keys, batched):
 
 def parse_example(serialized, features, name=None, example_names=None):
     """Parses a vector of serialized tf.train.Example protos into a dict of
-    dense Tensors ([batch, *shape]) and SparseTensors ([batch, longest])."""
+    dense Tensors ([batch, *shape]) and SparseTensors ([batch, longest];
+    [batch, size] for a SparseFeature)."""
+    requested = features
+    features, composite = _split_sparse_features(features)
+    if composite:
+        result = parse_example(serialized, features, name, example_names)
+        return _merge_sparse_features(result, requested, composite)
     (dense_keys, dense_types, dense_shapes, dense_defaults, sparse_keys,
      sparse_types) = _features_params(features)
     serialized = ops.convert_to_tensor(serialized, dtype=_dtypes.string, name="serialized")
@@ -178,6 +237,11 @@ def parse_example(serialized, features, name=None, example_names=None):
 def parse_single_example(serialized, features, name=None, example_names=None):
     """Parses one serialized tf.train.Example (a scalar string) into a dict of
     dense Tensors (of the features' shapes) and SparseTensors (rank 1)."""
+    requested = features
+    features, composite = _split_sparse_features(features)
+    if composite:
+        result = parse_single_example(serialized, features, name, example_names)
+        return _merge_sparse_features(result, requested, composite)
     (dense_keys, dense_types, dense_shapes, dense_defaults, sparse_keys,
      sparse_types) = _features_params(features)
     serialized = ops.convert_to_tensor(serialized, dtype=_dtypes.string, name="serialized")
