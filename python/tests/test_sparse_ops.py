@@ -585,3 +585,38 @@ np.save(sys.argv[2] + ".records.npy", np.array(records, dtype=object))
     got = run(out)
     for k in sorted(out):
         np.testing.assert_array_equal(got[k], expected[k], err_msg=k)
+
+
+def test_sync_replicas_takes_indexed_slices_through_a_sparse_accumulator():
+    """An embedding's IndexedSlices gradient goes through a
+    SparseConditionalAccumulator (TF's), then the sparse SGD update."""
+    table = np.arange(8, dtype=np.float32).reshape(4, 2)
+    g = wr.Graph()
+    with g.as_default():
+        emb = wr.Variable(table, name="emb")
+        global_step = wr.train.get_or_create_global_step()
+        c = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], np.float32)
+        loss = wr.reduce_sum(wr.nn.embedding_lookup(emb, [1, 3, 1]) * c)
+        opt = wr.train.SyncReplicasOptimizer(wr.train.GradientDescentOptimizer(0.1), 1)
+        train_op = opt.apply_gradients(opt.compute_gradients(loss), global_step=global_step)
+        types = {op.type for op in g.get_operations()}
+        assert "SparseConditionalAccumulator" in types and "ResourceScatterAdd" in types
+        hook = opt.make_session_run_hook(is_chief=True)
+        hook.begin()
+        init = wr.global_variables_initializer()
+    with wr.Session(graph=g) as sess:
+        sess.run(init)
+        coord = wr.train.Coordinator()
+        hook.after_create_session(sess, coord)
+        local_step, runs = 0, 0
+        while local_step < 3:
+            local_step = int(sess.run(train_op, options=wr.RunOptions(timeout_in_ms=60000)))
+            runs += 1
+            assert runs < 20
+        got = sess.run(emb)
+        coord.request_stop()
+    coord.join(stop_grace_period_secs=10, ignore_live_threads=True)
+    grad = np.zeros_like(table)
+    grad[1] += c[0] + c[2]
+    grad[3] += c[1]
+    np.testing.assert_allclose(got, table - 3 * 0.1 * grad, rtol=1e-6)
