@@ -309,8 +309,12 @@ class PyGraph {
     return ids;
   }
 
+  // Each x's gradient as (node id, index), None when unreachable, or, with
+  // `keep_sparse`, a sparse one (gathered rows, TF's IndexedSlices) as the
+  // three endpoints (values, indices, dense_shape).
   nb::list AddGradients(nb::sequence ys, nb::sequence xs, nb::sequence grad_ys,
-                        const std::string& name_prefix, const std::string& location) {
+                        const std::string& name_prefix, const std::string& location,
+                        bool keep_sparse) {
     std::vector<Output> y, x, dy;
     for (nb::handle v : ys) y.push_back(OutputOf(v, "ys"));
     for (nb::handle v : xs) x.push_back(OutputOf(v, "xs"));
@@ -341,7 +345,7 @@ class PyGraph {
     std::vector<Output> dense;
     if (status.ok()) {
       for (const Gradient& g : grads) {
-        dense.push_back(g.valid() ? Densify(scope, g) : Output());
+        dense.push_back(g.valid() && !(keep_sparse && g.is_sparse) ? Densify(scope, g) : Output());
       }
       status = scope.status();
     }
@@ -352,9 +356,15 @@ class PyGraph {
     }
     Check(status);
     nb::list out;
-    for (const Output& g : dense) {
+    auto endpoint = [](const Output& o) { return nb::make_tuple(o.node()->id(), o.index()); };
+    for (size_t i = 0; i < dense.size(); ++i) {
+      const Output& g = dense[i];
       if (g.valid()) {
-        out.append(nb::make_tuple(g.node()->id(), g.index()));
+        out.append(endpoint(g));
+      } else if (grads[i].valid() && grads[i].is_sparse) {
+        const IndexedSlices& s = grads[i].sparse;
+        out.append(nb::make_tuple(endpoint(s.values), endpoint(s.indices),
+                                  endpoint(s.dense_shape)));
       } else {
         out.append(nb::none());
       }
@@ -534,7 +544,7 @@ void DefineGraph(nb::module_& m) {
            nb::arg("producer_op_list") = nb::none())
       .def("add_gradients", &PyGraph::AddGradients, nb::arg("ys"), nb::arg("xs"),
            nb::arg("grad_ys") = nb::list(), nb::arg("name_prefix") = "gradients",
-           nb::arg("source_location") = "")
+           nb::arg("source_location") = "", nb::arg("keep_sparse") = false)
       .def("cond", &PyGraph::Cond, nb::arg("pred"), nb::arg("then_fn"), nb::arg("else_fn"),
            nb::arg("name") = "cond", nb::arg("source_location") = "")
       .def("while_loop", &PyGraph::WhileLoop, nb::arg("cond_fn"), nb::arg("body_fn"),

@@ -123,7 +123,7 @@ def test_variable_xs_and_names(graph):
         wr.gradients(loss, [w], stop_gradients=[w])
 
 
-def test_gather_gradients_are_densified(graph):
+def test_gather_gradients_are_indexed_slices(graph):
     params = wr.Variable(np.arange(6, dtype=np.float32).reshape(3, 2), name="table")
     c = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], np.float32)
     via_read = wr.reduce_sum(wr.gather(params, [0, 2, 0]) * c)
@@ -131,10 +131,16 @@ def test_gather_gradients_are_densified(graph):
     (g_read,) = wr.gradients(via_read, [params])
     (g_handle,) = wr.gradients(via_handle, [params])
     expected = np.array([[6.0, 8.0], [0.0, 0.0], [3.0, 4.0]])  # row 0 is gathered twice
+    # As in TF: a Variable's gather reads it with ResourceGather, whose
+    # gradient is an IndexedSlices (densified by convert_to_tensor).
+    assert isinstance(g_read, wr.IndexedSlices) and isinstance(g_handle, wr.IndexedSlices)
     with wr.Session() as sess:
         sess.run(params.initializer)
-        np.testing.assert_array_equal(sess.run(g_read), expected)
-        np.testing.assert_array_equal(sess.run(g_handle), expected)
+        np.testing.assert_array_equal(sess.run(wr.convert_to_tensor(g_read)), expected)
+        np.testing.assert_array_equal(sess.run(wr.convert_to_tensor(g_handle)), expected)
+        rows = sess.run(g_read)
+        np.testing.assert_array_equal(rows.indices, [0, 2, 0])
+        np.testing.assert_array_equal(rows.values, c)
 
 
 def test_variable_read_inside_while_loop_and_cond(graph):

@@ -35,6 +35,7 @@ from weir.ops.data_flow_ops import *  # noqa: F401,F403
 from weir.ops.accumulator_ops import *  # noqa: F401,F403
 from weir.ops.io_ops import *  # noqa: F401,F403
 from weir.ops.parsing_ops import *  # noqa: F401,F403
+from weir.ops.sparse_ops import *  # noqa: F401,F403  (SparseTensor, IndexedSlices, tf.sparse_*)
 from weir.ops.summary_ops import *  # noqa: F401,F403
 from weir.ops.logging_ops import *  # noqa: F401,F403  (wr.print shadows print only as wr.print)
 from weir.ops.string_ops import *  # noqa: F401,F403  (wr.regex_replace, TF1's tf.regex_replace)
@@ -53,6 +54,7 @@ from weir import saved_model  # noqa: F401
 from weir import strings  # noqa: F401
 from weir import raw_ops  # noqa: F401
 from weir import distribute  # noqa: F401
+from weir import sparse  # noqa: F401
 # TF1's everyday surface besides the graph API (tf1misc).
 from weir import metrics  # noqa: F401
 from weir import app, flags, logging, gfile  # noqa: F401

@@ -607,6 +607,16 @@ def _flatten_feed_dict(feed_dict):
     TF allows) replaced by its leaves, each fed the matching leaf of the value."""
     flat = {}
     for key, value in feed_dict.items():
+        if getattr(type(key), "_as_fetches", None) is not None:
+            # A SparseTensor (of sparse_placeholder parts): fed a
+            # SparseTensorValue or an (indices, values, dense_shape) tuple.
+            keys = key._as_fetches()
+            if not isinstance(value, (tuple, list)) or len(value) != len(keys):
+                raise TypeError("A %s in feed_dict must be fed a %sValue or a tuple of its %d "
+                                "parts, got %r" % (type(key).__name__, type(key).__name__,
+                                                   len(keys), type(value).__name__))
+            flat.update(zip(keys, value))
+            continue
         if not isinstance(key, (tuple, list)):
             flat[key] = value
             continue
@@ -627,7 +637,7 @@ def _flatten_structure(x):
 
 def _resolve_feed_key(graph, key):
     element = key
-    if isinstance(key, (tuple, list)):
+    if isinstance(key, (tuple, list)) or getattr(type(key), "_as_fetches", None) is not None:
         raise _NestedFeedKey()
     if not isinstance(key, ops.Tensor):
         if getattr(type(key), "_as_graph_element", None) is not None:

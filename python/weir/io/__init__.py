@@ -5,7 +5,7 @@ from weir.io.tf_record import *  # noqa: F401,F403
 from weir.ops.io_ops import matching_files, read_file, write_file  # noqa: F401
 from weir.ops.string_convert_ops import decode_base64, encode_base64  # noqa: F401
 from weir.ops.parsing_ops import (  # noqa: F401
-    FixedLenFeature, FixedLenSequenceFeature, VarLenFeature, parse_example,
+    FixedLenFeature, FixedLenSequenceFeature, VarLenFeature, SparseFeature, parse_example,
     parse_single_example, decode_raw, decode_csv, serialize_tensor, parse_tensor)
 from weir.io import gfile  # noqa: F401,E402  (tf.io.gfile)
 from weir.framework.graph_io import write_graph  # noqa: F401,E402  (tf.io.write_graph)

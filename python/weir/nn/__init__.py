@@ -21,6 +21,8 @@ from weir.ops.nn3d_ops import (  # noqa: F401  (3-D convolution and pooling)
 from weir.ops.rnn import (  # noqa: F401
     bidirectional_dynamic_rnn, dynamic_rnn, static_bidirectional_rnn, static_rnn)
 from weir.nn import rnn_cell  # noqa: F401
+from weir.ops.embedding_ops import (  # noqa: F401
+    embedding_lookup_sparse, safe_embedding_lookup_sparse)
 from weir.ops.candidate_sampling import (  # noqa: F401
     compute_accidental_hits, log_uniform_candidate_sampler, nce_loss, sampled_softmax_loss,
     uniform_candidate_sampler)
@@ -40,6 +42,6 @@ __all__ = [
     "depth_to_space", "space_to_depth",
     "bidirectional_dynamic_rnn", "dynamic_rnn", "static_bidirectional_rnn", "static_rnn", "rnn_cell",
     "compute_accidental_hits", "log_uniform_candidate_sampler", "nce_loss", "sampled_softmax_loss",
-    "uniform_candidate_sampler",
+    "uniform_candidate_sampler", "embedding_lookup_sparse", "safe_embedding_lookup_sparse",
     "avg_pool3d", "conv3d", "conv3d_backprop_filter_v2", "conv3d_transpose", "max_pool3d",
 ]

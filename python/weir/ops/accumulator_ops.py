@@ -29,9 +29,6 @@ __all__ = ["ConditionalAccumulatorBase", "ConditionalAccumulator",
 # What SparseConditionalAccumulator.take_grad gives (TF's namedtuple).
 SparseAccumulatorTakeGradient = collections.namedtuple("SparseAccumulatorTakeGradient",
                                                        ["indices", "values", "shape"])
-# What take_indexed_slices_grad gives: the fields of TF's IndexedSlices
-# (weir's Python autodiff has no IndexedSlices class).
-_IndexedSlices = collections.namedtuple("IndexedSlices", ["values", "indices", "dense_shape"])
 
 
 def _int64(value, name):
@@ -194,6 +191,7 @@ class SparseConditionalAccumulator(ConditionalAccumulatorBase):
         return SparseAccumulatorTakeGradient(*outputs)
 
     def take_indexed_slices_grad(self, num_required, name=None):
-        """take_grad as an IndexedSlices-like (values, indices, dense_shape)."""
+        """take_grad as an IndexedSlices (values, indices, dense_shape)."""
+        from weir.framework.sparse_tensor import IndexedSlices
         taken = self.take_grad(num_required, name)
-        return _IndexedSlices(values=taken.values, indices=taken.indices, dense_shape=taken.shape)
+        return IndexedSlices(values=taken.values, indices=taken.indices, dense_shape=taken.shape)

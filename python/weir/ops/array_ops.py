@@ -502,9 +502,14 @@ def _slice_helper(tensor, slice_spec, var=None):
 
 
 def gather(params, indices, validate_indices=None, name=None, axis=None, batch_dims=0):
-    """params' slices at `indices` along `axis` (default 0)."""
+    """params' slices at `indices` along `axis` (default 0). A Variable's
+    rows (axis 0) are read with ResourceGather, as TF's sparse_read, so its
+    gradient is an IndexedSlices."""
     if axis is None:
         axis = batch_dims
+    if (axis == 0 and batch_dims == 0 and hasattr(params, "sparse_read")
+            and getattr(params, "_dtype", None) is not None):
+        return params.sparse_read(indices, name=name)
     return _op("GatherV2", name, params=params, indices=indices, axis=axis, batch_dims=batch_dims)
 
 

@@ -1,8 +1,11 @@
 """Clipping: TF1's clip_by_value, clip_by_norm, global_norm and
-clip_by_global_norm. Weir densifies sparse gradients, so these take and give
-Tensors (None entries of a list pass through as None)."""
+clip_by_global_norm. As in TF, an IndexedSlices (a gather's gradient) is
+clipped through its values and stays an IndexedSlices, and the global norm
+counts its values as they are (rows of repeated indices separately, not
+summed first); None entries of a list pass through as None."""
 from weir.framework import ops
 from weir.framework.constant_op import constant
+from weir.framework.sparse_tensor import IndexedSlices
 from weir.ops import array_ops
 from weir.ops import math_ops
 
@@ -14,6 +17,10 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None):
     """t with values below clip_value_min raised to it and above clip_value_max
     lowered to it (bounds broadcast against t)."""
     with ops.name_scope(name, "clip_by_value", [t, clip_value_min, clip_value_max]) as scope:
+        if isinstance(t, IndexedSlices):
+            values = clip_by_value(t.values, clip_value_min, clip_value_max, "values")
+            return IndexedSlices(array_ops.identity(values, name=scope), t.indices,
+                                 t.dense_shape)
         t = ops.convert_to_tensor(t, name="t")
         t_min = math_ops.minimum(t, clip_value_max)
         if t_min.shape.is_fully_defined() and t.shape.is_fully_defined() and t_min.shape != t.shape:
@@ -26,6 +33,10 @@ def clip_by_norm(t, clip_norm, axes=None, name=None):
     """t * clip_norm / max(l2norm(t, axes), clip_norm): t unchanged when its L2
     norm (over axes, default all) is at most clip_norm, else scaled to it."""
     with ops.name_scope(name, "clip_by_norm", [t, clip_norm]) as scope:
+        if isinstance(t, IndexedSlices):
+            values = clip_by_norm(t.values, clip_norm, axes, "values")
+            return IndexedSlices(array_ops.identity(values, name=scope), t.indices,
+                                 t.dense_shape)
         t = ops.convert_to_tensor(t, name="t")
         clip_norm = ops.convert_to_tensor(clip_norm, dtype=t.dtype.base_dtype, name="clip_norm")
         l2sum = math_ops.reduce_sum(math_ops.square(t), axes, keepdims=True)
@@ -59,6 +70,8 @@ def global_norm(t_list, name=None):
         for i, t in enumerate(t_list):
             if t is None:
                 continue
+            if isinstance(t, IndexedSlices):
+                t = t.values
             t = ops.convert_to_tensor(t, name="t_%d" % i)
             sums.append(math_ops.reduce_sum(math_ops.square(t)))
         if not sums:
@@ -87,7 +100,11 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
             if t is None:
                 out.append(None)
                 continue
-            t = ops.convert_to_tensor(t, name="t_%d" % i)
+            sparse = t if isinstance(t, IndexedSlices) else None
+            t = ops.convert_to_tensor(t.values if sparse is not None else t, name="t_%d" % i)
             s = scale if t.dtype.base_dtype == scale.dtype.base_dtype else math_ops.cast(scale, t.dtype)
-            out.append(array_ops.identity(math_ops.multiply(t, s), name="_%d" % i))
+            clipped = array_ops.identity(math_ops.multiply(t, s), name="_%d" % i)
+            if sparse is not None:
+                clipped = IndexedSlices(clipped, sparse.indices, sparse.dense_shape)
+            out.append(clipped)
         return out, norm

@@ -5,8 +5,11 @@
 ...) and returns one Tensor per x: d(sum ys)/dx, seeded with `grad_ys` (ones
 when None). An x that no gradient reaches gives None (or zeros with
 unconnected_gradients="zero"). A Variable x means its value: the C++ autodiff
-differentiates through every ReadVariableOp of its handle. Sparse
-(IndexedSlices) gradients come back densified.
+differentiates through every ReadVariableOp of its handle. As in TF, the
+gradient of an x reached only through gathers (wr.gather / embedding_lookup
+of a Variable, which read it with ResourceGather) is an IndexedSlices: the
+gathered rows, repeated indices meaning add (wr.convert_to_tensor densifies
+it).
 
 Not supported (differences from TF): `stop_gradients` (a ValueError; use
 wr.stop_gradient in the forward graph), and the gate_gradients /
@@ -103,7 +106,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                     found = graph._c_graph.add_gradients(
                         [y._as_endpoint() for y, _ in pairs],
                         [xs_tensors[i]._as_endpoint() for i in wanted], [g for _, g in pairs],
-                        prefix, ops._user_source_location())
+                        prefix, ops._user_source_location(), True)
                 finally:
                     # Calls and functional control flow on the path were
                     # expanded in place: their nodes have new ids.
@@ -112,7 +115,11 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                     results[i] = r
             out = []
             for x, r in zip(xs_given, results):
-                if r is not None:
+                if r is not None and len(r) == 3:
+                    from weir.framework.sparse_tensor import IndexedSlices
+                    values, indices, dense_shape = (graph._tensor_for(tuple(e)) for e in r)
+                    out.append(IndexedSlices(values, indices, dense_shape))
+                elif r is not None:
                     out.append(graph._tensor_for(tuple(r)))
                 elif unconnected is UnconnectedGradients.ZERO:
                     value = x.value() if _is_variable(x) else ops.convert_to_tensor(x)

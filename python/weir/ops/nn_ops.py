@@ -879,11 +879,16 @@ def embedding_lookup(params, ids, partition_strategy="mod", name=None, validate_
         ids = _t(ids, name="ids")
         if ids.dtype.base_dtype not in (dtypes.int32, dtypes.int64):
             raise ValueError("ids must be int32 or int64, got %s" % ids.dtype.name)
-        if len(params) == 1:
+        if len(params) == 1 and hasattr(params[0], "sparse_read"):
+            # A Variable: ResourceGather (TF's sparse_read), whose gradient
+            # is an IndexedSlices.
+            result = params[0].sparse_read(ids, name=None if max_norm else name)
+        elif len(params) == 1:
             result = apply_op("GatherV2", None if max_norm else name, params=params[0],
                               indices=ids, axis=_const(0, dtypes.int32))
         else:
-            result = _sharded_lookup([_t(p) for p in params], ids, partition_strategy,
+            result = _sharded_lookup([p if hasattr(p, "sparse_read") else _t(p) for p in params],
+                                     ids, partition_strategy,
                                      None if max_norm else name)
         if max_norm is None:
             return result
@@ -925,10 +930,12 @@ def _sharded_lookup(params, ids, strategy, name):
                            num_partitions=n)
     position_parts = apply_op("DynamicPartition", None, data=positions, partitions=shard,
                               num_partitions=n)
-    rows = [apply_op("GatherV2", None, params=p, indices=local_parts[i],
+    rows = [p.sparse_read(local_parts[i]) if hasattr(p, "sparse_read") else
+            apply_op("GatherV2", None, params=p, indices=local_parts[i],
                      axis=_const(0, dtypes.int32)) for i, p in enumerate(params)]
     stitched = apply_op("DynamicStitch", None, indices=list(position_parts), data=rows)
-    row_shape = apply_op("Slice", None, input=_shape(params[0]), begin=_const([1], dtypes.int32),
+    first = params[0].value() if hasattr(params[0], "sparse_read") else params[0]
+    row_shape = apply_op("Slice", None, input=_shape(first), begin=_const([1], dtypes.int32),
                          size=_const([-1], dtypes.int32))
     out_shape = apply_op("ConcatV2", None, values=[_shape(ids), row_shape],
                          axis=_const(0, dtypes.int32))

@@ -16,10 +16,12 @@ from weir.framework import dtypes as _dtypes
 from weir.framework import ops
 from weir.framework import tensor_shape
 from weir.framework.op_def_library import apply_op
+from weir.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from weir.ops.data_flow_ops import _as_op, _shape_attr
 
 __all__ = [
-    "FixedLenFeature", "FixedLenSequenceFeature", "VarLenFeature", "SparseTensor",
+    "FixedLenFeature", "FixedLenSequenceFeature", "VarLenFeature", "SparseFeature",
+    "SparseTensor",
     "SparseTensorValue", "parse_example", "parse_single_example", "decode_raw", "decode_csv",
     "string_to_number", "serialize_tensor", "parse_tensor",
 ]
@@ -46,66 +48,56 @@ class VarLenFeature(collections.namedtuple("VarLenFeature", ["dtype"])):
     """A feature of any number of values, parsed to a SparseTensor."""
 
 
-class SparseTensorValue(collections.namedtuple("SparseTensorValue",
-                                               ["indices", "values", "dense_shape"])):
-    """A fetched SparseTensor: numpy indices [N, rank], values [N], dense_shape [rank]."""
+class SparseFeature(collections.namedtuple(
+        "SparseFeature", ["index_key", "value_key", "dtype", "size", "already_sorted"])):
+    """A SparseTensor of dense shape [size] (per example) from two features of
+    an Example: the int64 indices at `index_key` and the values at
+    `value_key` (TF's tf.io.SparseFeature, one index key)."""
+
+    def __new__(cls, index_key, value_key, dtype, size, already_sorted=False):
+        return super().__new__(cls, index_key, value_key, dtype, size, already_sorted)
 
 
-class SparseTensor(object):
-    """A sparse tensor in the graph: int64 indices [N, rank], values [N] and
-    an int64 dense_shape [rank] (TF's tf.SparseTensor)."""
+def _split_sparse_features(features):
+    """(features with each SparseFeature replaced by VarLenFeatures of its
+    index and value keys, {key: SparseFeature})."""
+    if not features:
+        return features, {}
+    plain, composite = {}, {}
+    for key, feature in features.items():
+        if not isinstance(feature, SparseFeature):
+            plain[key] = feature
+            continue
+        index_key = feature.index_key
+        if isinstance(index_key, (list, tuple)):
+            if len(index_key) != 1:
+                raise NotImplementedError("SparseFeature with %d index keys (feature %s) is not "
+                                          "supported by weir" % (len(index_key), key))
+            index_key = index_key[0]
+        composite[key] = feature._replace(index_key=index_key)
+        for part, dtype in ((index_key, _dtypes.int64), (feature.value_key, feature.dtype)):
+            existing = features.get(part, plain.get(part))
+            if existing is not None and not (isinstance(existing, VarLenFeature)
+                                             and _dtypes.as_dtype(existing.dtype) ==
+                                             _dtypes.as_dtype(dtype)):
+                raise ValueError("SparseFeature %s: key %s is also a different feature" %
+                                 (key, part))
+            plain[part] = VarLenFeature(dtype)
+    return plain, composite
 
-    def __init__(self, indices, values, dense_shape):
-        self._indices = ops.convert_to_tensor(indices, dtype=_dtypes.int64, name="indices")
-        self._values = ops.convert_to_tensor(values, name="values")
-        self._dense_shape = ops.convert_to_tensor(dense_shape, dtype=_dtypes.int64,
-                                                  name="dense_shape")
 
-    @classmethod
-    def from_value(cls, value):
-        if isinstance(value, SparseTensor):
-            return value
-        return cls(value.indices, value.values, value.dense_shape)
-
-    indices = property(lambda self: self._indices)
-    values = property(lambda self: self._values)
-    dense_shape = property(lambda self: self._dense_shape)
-    dtype = property(lambda self: self._values.dtype)
-    op = property(lambda self: self._values.op)
-    graph = property(lambda self: self._values.graph)
-
-    @property
-    def shape(self):
-        """The static dense shape: known dims where dense_shape is a Const."""
-        if self._dense_shape.op.type == "Const":
-            return tensor_shape.TensorShape([int(d) for d in
-                                             self._dense_shape.op.get_attr("value")])
-        rank = self._dense_shape.get_shape()
-        if rank.ndims == 1 and rank[0].value is not None:
-            return tensor_shape.TensorShape([None] * rank[0].value)
-        return tensor_shape.unknown_shape()
-
-    def get_shape(self):
-        return self.shape
-
-    # Session.run's hooks: the tensors to fetch, and the fetched result.
-    def _as_fetches(self):
-        return [self._indices, self._values, self._dense_shape]
-
-    @staticmethod
-    def _fetch_result(values):
-        return SparseTensorValue(*values)
-
-    def eval(self, feed_dict=None, session=None):
-        from weir.client import session as session_lib
-        session = session or session_lib.get_default_session()
-        if session is None:
-            raise ValueError("Cannot evaluate a SparseTensor without a default session")
-        return SparseTensorValue(*session.run(self._as_fetches(), feed_dict))
-
-    def __repr__(self):
-        return "SparseTensor(indices=%s, values=%s, dense_shape=%s)" % (
-            self._indices, self._values, self._dense_shape)
+def _merge_sparse_features(result, features, composite):
+    """Adds each SparseFeature's SparseTensor, dropping parts not asked for."""
+    from weir.ops import sparse_ops
+    for key, feature in composite.items():
+        result[key] = sparse_ops.sparse_merge(result[feature.index_key],
+                                              result[feature.value_key], feature.size,
+                                              already_sorted=feature.already_sorted)
+    for key, feature in composite.items():
+        for part in (feature.index_key, feature.value_key):
+            if part not in features:
+                result.pop(part, None)
+    return result
 
 
 def _features_params(features):
@@ -217,7 +209,13 @@ def _results(op, dense_keys, dense_shapes, sparse_keys, batched):
 
 def parse_example(serialized, features, name=None, example_names=None):
     """Parses a vector of serialized tf.train.Example protos into a dict of
-    dense Tensors ([batch, *shape]) and SparseTensors ([batch, longest])."""
+    dense Tensors ([batch, *shape]) and SparseTensors ([batch, longest];
+    [batch, size] for a SparseFeature)."""
+    requested = features
+    features, composite = _split_sparse_features(features)
+    if composite:
+        result = parse_example(serialized, features, name, example_names)
+        return _merge_sparse_features(result, requested, composite)
     (dense_keys, dense_types, dense_shapes, dense_defaults, sparse_keys,
      sparse_types) = _features_params(features)
     serialized = ops.convert_to_tensor(serialized, dtype=_dtypes.string, name="serialized")
@@ -239,6 +237,11 @@ def parse_example(serialized, features, name=None, example_names=None):
 def parse_single_example(serialized, features, name=None, example_names=None):
     """Parses one serialized tf.train.Example (a scalar string) into a dict of
     dense Tensors (of the features' shapes) and SparseTensors (rank 1)."""
+    requested = features
+    features, composite = _split_sparse_features(features)
+    if composite:
+        result = parse_single_example(serialized, features, name, example_names)
+        return _merge_sparse_features(result, requested, composite)
     (dense_keys, dense_types, dense_shapes, dense_defaults, sparse_keys,
      sparse_types) = _features_params(features)
     serialized = ops.convert_to_tensor(serialized, dtype=_dtypes.string, name="serialized")

@@ -279,8 +279,15 @@ class Variable:
                                          lambda: self._initial_value)
 
     def sparse_read(self, indices, name=None):
-        return apply_op("ResourceGather", name or "Gather", resource=self._handle,
-                        indices=indices, dtype=self._dtype)
+        """The rows `indices` (ResourceGather: its gradient is an IndexedSlices)."""
+        out = apply_op("ResourceGather", name or "Gather", resource=self._handle,
+                       indices=indices, dtype=self._dtype)
+        # The handle carries no shape: the static shape from the variable's.
+        rows = out.op.inputs[1].get_shape()
+        value_shape = self.get_shape()
+        if rows.ndims is not None and value_shape.ndims:
+            out.set_shape(rows.concatenate(value_shape[1:]))
+        return out
 
     def eval(self, session=None):
         return self._graph_element.eval(session=session)

@@ -31,10 +31,18 @@ class AdadeltaOptimizer(optimizer.Optimizer):
         self._epsilon_t = tensor(self._epsilon, "epsilon")
 
     def _resource_apply_dense(self, grad, var):
+        return self._apply(grad, var)
+
+    def _resource_apply_sparse(self, grad, var, indices):
+        return self._apply(grad, var, indices)
+
+    def _apply(self, grad, var, indices=None):
+        sparse = {} if indices is None else {"indices": indices}
         dtype = var.dtype.base_dtype
-        return apply_op("ResourceApplyAdadelta", None, var=var.handle,
+        return apply_op("ResourceApplyAdadelta" if indices is None else
+                        "ResourceSparseApplyAdadelta", None, var=var.handle,
                         accum=self.get_slot(var, "accum").handle,
                         accum_update=self.get_slot(var, "accum_update").handle,
                         lr=self._cast(self._lr_t, dtype), rho=self._cast(self._rho_t, dtype),
                         epsilon=self._cast(self._epsilon_t, dtype), grad=grad,
-                        use_locking=self._use_locking)
+                        use_locking=self._use_locking, **sparse)

@@ -36,3 +36,9 @@ class AdagradOptimizer(optimizer.Optimizer):
                         accum=self.get_slot(var, "accumulator").handle,
                         lr=self._cast(self._learning_rate_tensor, var.dtype.base_dtype),
                         grad=grad, use_locking=self._use_locking)
+
+    def _resource_apply_sparse(self, grad, var, indices):
+        return apply_op("ResourceSparseApplyAdagrad", None, var=var.handle,
+                        accum=self.get_slot(var, "accumulator").handle,
+                        lr=self._cast(self._learning_rate_tensor, var.dtype.base_dtype),
+                        grad=grad, indices=indices, use_locking=self._use_locking)

@@ -4,6 +4,8 @@ var -= lr * sqrt(1 - beta2^t) / (1 - beta1^t) * m / (sqrt(v) + epsilon)
 "beta1_power" and "beta2_power" (colocated with the first variable by name),
 multiplied by beta1 and beta2 after each step's updates; the slots are
 "<var>/Adam" (m) and "<var>/Adam_1" (v)."""
+import numpy as np
+
 from weir.framework import ops
 from weir.framework.op_def_library import apply_op
 from weir.train import optimizer
@@ -54,6 +56,40 @@ class AdamOptimizer(optimizer.Optimizer):
                         beta2=self._cast(self._beta2_t, dtype),
                         epsilon=self._cast(self._epsilon_t, dtype), grad=grad,
                         use_locking=self._use_locking)
+
+    def _resource_apply_sparse(self, grad, var, indices):
+        # TF1's sparse Adam: m and v decay everywhere, the gradient rows are
+        # scattered in, and var moves everywhere by lr_t * m / (sqrt(v) + eps).
+        dtype = var.dtype.base_dtype
+        beta1_power, beta2_power = self._get_beta_accumulators()
+        b1p = self._cast(beta1_power.value(), dtype)
+        b2p = self._cast(beta2_power.value(), dtype)
+        lr_t = self._cast(self._lr_t, dtype)
+        beta1 = self._cast(self._beta1_t, dtype)
+        beta2 = self._cast(self._beta2_t, dtype)
+        eps = self._cast(self._epsilon_t, dtype)
+
+        def op(name, **kw):
+            return apply_op(name, None, **kw)
+        one = ops.convert_to_tensor(np.ones([], dtype.as_numpy_dtype))
+        lr = op("RealDiv", x=op("Mul", x=lr_t, y=op("Sqrt", x=op("Sub", x=one, y=b2p))),
+                y=op("Sub", x=one, y=b1p))
+        m = self.get_slot(var, "m")
+        v = self.get_slot(var, "v")
+        m_decay = op("AssignVariableOp", resource=m.handle, value=op("Mul", x=m.value(), y=beta1))
+        with ops.control_dependencies([m_decay]):
+            m_add = op("ResourceScatterAdd", resource=m.handle, indices=indices,
+                       updates=op("Mul", x=grad, y=op("Sub", x=one, y=beta1)))
+        v_decay = op("AssignVariableOp", resource=v.handle, value=op("Mul", x=v.value(), y=beta2))
+        with ops.control_dependencies([v_decay]):
+            v_add = op("ResourceScatterAdd", resource=v.handle, indices=indices,
+                       updates=op("Mul", x=op("Square", x=grad), y=op("Sub", x=one, y=beta2)))
+        with ops.control_dependencies([m_add, v_add]):
+            m_t = op("ReadVariableOp", resource=m.handle, dtype=dtype)
+            v_t = op("ReadVariableOp", resource=v.handle, dtype=dtype)
+            step = op("RealDiv", x=op("Mul", x=lr, y=m_t),
+                      y=op("AddV2", x=op("Sqrt", x=v_t), y=eps))
+            return op("AssignSubVariableOp", resource=var.handle, value=step)
 
     def _finish(self, update_ops, name_scope):
         with ops.control_dependencies(update_ops):

@@ -66,6 +66,13 @@ class FtrlOptimizer(optimizer.Optimizer):
                                                   "learning_rate_power")
 
     def _resource_apply_dense(self, grad, var):
+        return self._apply(grad, var)
+
+    def _resource_apply_sparse(self, grad, var, indices):
+        return self._apply(grad, var, indices)
+
+    def _apply(self, grad, var, indices=None):
+        prefix = "ResourceApply" if indices is None else "ResourceSparseApply"
         dtype = var.dtype.base_dtype
         args = dict(var=var.handle, accum=self.get_slot(var, "accum").handle,
                     linear=self.get_slot(var, "linear").handle, grad=grad,
@@ -73,7 +80,9 @@ class FtrlOptimizer(optimizer.Optimizer):
                     l1=self._cast(self._l1_tensor, dtype), l2=self._cast(self._l2_tensor, dtype),
                     lr_power=self._cast(self._learning_rate_power_tensor, dtype),
                     use_locking=self._use_locking)
+        if indices is not None:
+            args["indices"] = indices
         if self._l2_shrinkage > 0.0:
-            return apply_op("ResourceApplyFtrlV2", None,
+            return apply_op(prefix + "FtrlV2", None,
                             l2_shrinkage=self._cast(self._l2_shrinkage_tensor, dtype), **args)
-        return apply_op("ResourceApplyFtrl", None, **args)
+        return apply_op(prefix + "Ftrl", None, **args)

@@ -20,3 +20,10 @@ class GradientDescentOptimizer(optimizer.Optimizer):
         return apply_op("ResourceApplyGradientDescent", None, var=var.handle,
                         alpha=self._cast(self._learning_rate_tensor, var.dtype.base_dtype),
                         delta=grad, use_locking=self._use_locking)
+
+    def _resource_apply_sparse_duplicate_indices(self, grad, var, indices):
+        # TF's: var[indices] -= lr * grad, repeated indices adding.
+        lr = self._cast(self._learning_rate_tensor, var.dtype.base_dtype)
+        delta = apply_op("Neg", None, x=apply_op("Mul", None, x=grad, y=lr))
+        return apply_op("ResourceScatterAdd", None, resource=var.handle, indices=indices,
+                        updates=delta)

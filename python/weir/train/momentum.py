@@ -33,3 +33,11 @@ class MomentumOptimizer(optimizer.Optimizer):
                         lr=self._cast(self._learning_rate_tensor, dtype), grad=grad,
                         momentum=self._cast(self._momentum_tensor, dtype),
                         use_locking=self._use_locking, use_nesterov=self._use_nesterov)
+
+    def _resource_apply_sparse(self, grad, var, indices):
+        dtype = var.dtype.base_dtype
+        return apply_op("ResourceSparseApplyMomentum", None, var=var.handle,
+                        accum=self.get_slot(var, "momentum").handle,
+                        lr=self._cast(self._learning_rate_tensor, dtype), grad=grad,
+                        indices=indices, momentum=self._cast(self._momentum_tensor, dtype),
+                        use_locking=self._use_locking, use_nesterov=self._use_nesterov)

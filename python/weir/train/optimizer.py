@@ -14,15 +14,21 @@ A subclass written in Python overrides `_create_slots(var_list)`,
 `_prepare()`, and `_apply_dense(grad, var)` (or `_resource_apply_dense(grad,
 handle)`; here both receive the wr.Variable, whose `.handle` is the resource
 tensor): the default `_resource_apply_dense` calls `_apply_dense`, so a TF1
-style optimizer that only writes `_apply_dense` works. Gradients reach
-optimizers densified (weir's autodiff has no IndexedSlices in Python), so the
-`_apply_sparse` hooks are never called.
+style optimizer that only writes `_apply_dense` works. An IndexedSlices
+gradient (a gather's: embeddings) goes, as in TF, to
+`_resource_apply_sparse_duplicate_indices(values, var, indices)`, which sums
+the rows of repeated indices (Unique + UnsortedSegmentSum) and calls
+`_resource_apply_sparse(values, var, unique_indices)`: the built-in
+optimizers update only those rows (ResourceSparseApply*, ResourceScatterAdd);
+a subclass without a sparse update gets `_apply_sparse(IndexedSlices, var)`
+when it defines one, else its dense update of the densified gradient.
 """
 import numpy as np
 
 from weir.framework import dtypes
 from weir.framework import ops
 from weir.framework.op_def_library import apply_op
+from weir.framework.sparse_tensor import IndexedSlices
 from weir.ops import gradients_impl
 from weir.ops import variables
 
@@ -40,6 +46,15 @@ def _cast(x, dtype):
     if x.dtype.base_dtype == dtype:
         return x
     return apply_op("Cast", None, x=x, DstT=dtype)
+
+
+def _deduplicate_indexed_slices(values, indices):
+    """(summed values, unique indices): the rows of each repeated index added (TF's)."""
+    unique = apply_op("Unique", None, x=indices, out_idx=dtypes.int32)
+    count = apply_op("Shape", None, input=unique.y, out_type=dtypes.int32)[0]
+    summed = apply_op("UnsortedSegmentSum", None, data=values, segment_ids=unique.idx,
+                      num_segments=count)
+    return summed, unique.y
 
 
 def _var_key(var):
@@ -124,7 +139,7 @@ class Optimizer:
             raise ValueError("No variables provided.")
         converted = []
         for g, v in grads_and_vars:
-            if g is not None:
+            if g is not None and not isinstance(g, IndexedSlices):
                 try:
                     g = ops.convert_to_tensor(g)
                 except (TypeError, ValueError) as e:
@@ -146,7 +161,11 @@ class Optimizer:
                 if grad is None:
                     continue
                 with ops.name_scope("update_" + var.op.name), ops.colocate_with(var.op):
-                    update_ops.append(self._resource_apply_dense(grad, var))
+                    if isinstance(grad, IndexedSlices):
+                        update_ops.append(self._resource_apply_sparse_duplicate_indices(
+                            grad.values, var, grad.indices))
+                    else:
+                        update_ops.append(self._resource_apply_dense(grad, var))
             if global_step is None:
                 train_op = self._finish(update_ops, scope)
             else:
@@ -266,8 +285,21 @@ class Optimizer:
     def _apply_sparse(self, grad, var):
         raise NotImplementedError()
 
+    def _resource_apply_sparse_duplicate_indices(self, grad, handle, indices):
+        """Rows of repeated indices summed, then _resource_apply_sparse."""
+        summed, unique = _deduplicate_indexed_slices(grad, indices)
+        return self._resource_apply_sparse(summed, handle, unique)
+
     def _resource_apply_sparse(self, grad, handle, indices):
-        raise NotImplementedError()
+        """`grad` rows for the unique `indices` of the wr.Variable `handle`.
+        This default serves subclasses without a sparse update."""
+        if type(self)._apply_sparse is not Optimizer._apply_sparse:
+            shape = apply_op("Shape", None, input=handle.value(), out_type=dtypes.int32)
+            return self._apply_sparse(IndexedSlices(grad, indices, shape), handle)
+        rows = apply_op("Shape", None, input=handle.value(), out_type=dtypes.int32)[0]
+        dense = apply_op("UnsortedSegmentSum", None, data=grad, segment_ids=indices,
+                         num_segments=rows)
+        return self._resource_apply_dense(dense, handle)
 
     def _finish(self, update_ops, name_scope):
         return _group(update_ops, name_scope)

@@ -44,6 +44,12 @@ class ProximalGradientDescentOptimizer(_Proximal):
         return apply_op("ResourceApplyProximalGradientDescent", None, var=var.handle,
                         alpha=alpha, l1=l1, l2=l2, delta=grad, use_locking=self._use_locking)
 
+    def _resource_apply_sparse(self, grad, var, indices):
+        alpha, l1, l2 = self._scalars(var.dtype.base_dtype)
+        return apply_op("ResourceSparseApplyProximalGradientDescent", None, var=var.handle,
+                        alpha=alpha, l1=l1, l2=l2, grad=grad, indices=indices,
+                        use_locking=self._use_locking)
+
 
 class ProximalAdagradOptimizer(_Proximal):
     def __init__(self, learning_rate, initial_accumulator_value=0.1,
@@ -68,3 +74,9 @@ class ProximalAdagradOptimizer(_Proximal):
         return apply_op("ResourceApplyProximalAdagrad", None, var=var.handle,
                         accum=self.get_slot(var, "accumulator").handle, lr=lr, l1=l1, l2=l2,
                         grad=grad, use_locking=self._use_locking)
+
+    def _resource_apply_sparse(self, grad, var, indices):
+        lr, l1, l2 = self._scalars(var.dtype.base_dtype)
+        return apply_op("ResourceSparseApplyProximalAdagrad", None, var=var.handle,
+                        accum=self.get_slot(var, "accumulator").handle, lr=lr, l1=l1, l2=l2,
+                        grad=grad, indices=indices, use_locking=self._use_locking)

@@ -40,6 +40,15 @@ class RMSPropOptimizer(optimizer.Optimizer):
         self._epsilon_tensor = tensor(self._epsilon, "epsilon")
 
     def _resource_apply_dense(self, grad, var):
+        return self._apply(grad, var)
+
+    def _resource_apply_sparse(self, grad, var, indices):
+        return self._apply(grad, var, indices)
+
+    def _apply(self, grad, var, indices=None):
+        """ResourceApply[Centered]RMSProp, or its Sparse form on rows `indices`."""
+        sparse = {} if indices is None else {"indices": indices}
+        prefix = "ResourceApply" if indices is None else "ResourceSparseApply"
         dtype = var.dtype.base_dtype
         args = dict(var=var.handle, ms=self.get_slot(var, "rms").handle,
                     mom=self.get_slot(var, "momentum").handle,
@@ -47,8 +56,8 @@ class RMSPropOptimizer(optimizer.Optimizer):
                     rho=self._cast(self._decay_tensor, dtype),
                     momentum=self._cast(self._momentum_tensor, dtype),
                     epsilon=self._cast(self._epsilon_tensor, dtype), grad=grad,
-                    use_locking=self._use_locking)
+                    use_locking=self._use_locking, **sparse)
         if self._centered:
-            return apply_op("ResourceApplyCenteredRMSProp", None,
+            return apply_op(prefix + "CenteredRMSProp", None,
                             mg=self.get_slot(var, "mg").handle, **args)
-        return apply_op("ResourceApplyRMSProp", None, **args)
+        return apply_op(prefix + "RMSProp", None, **args)

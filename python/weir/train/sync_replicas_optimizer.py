@@ -20,6 +20,7 @@ tokens and starts the chief queue runner in after_create_session.
 """
 from weir.framework import dtypes
 from weir.framework import ops
+from weir.framework.sparse_tensor import IndexedSlices
 from weir.ops import accumulator_ops
 from weir.ops import array_ops
 from weir.ops import control_flow_ops
@@ -106,6 +107,17 @@ class SyncReplicasOptimizer(optimizer.Optimizer):
                     aggregated_grads_and_vars.append((None, var))
                     continue
                 with ops.device(var.device):
+                    if isinstance(grad, IndexedSlices):
+                        # TF's: an IndexedSlices goes through a sparse accumulator.
+                        accumulator = accumulator_ops.SparseConditionalAccumulator(
+                            grad.dtype, shape=var.get_shape(), shared_name=var.name + "/grad_accum")
+                        train_ops.append(accumulator.apply_indexed_slices_grad(
+                            grad, local_step=self._local_step))
+                        aggregated_grads_and_vars.append(
+                            (accumulator.take_indexed_slices_grad(self._replicas_to_aggregate),
+                             var))
+                        self._accumulator_list.append((accumulator, var.device))
+                        continue
                     grad = ops.convert_to_tensor(grad)
                     accumulator = accumulator_ops.ConditionalAccumulator(
                         grad.dtype, shape=var.get_shape(),

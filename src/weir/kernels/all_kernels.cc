@@ -19,6 +19,9 @@ void RegisterConv3DKernels(KernelRegistry* registry);       // conv3d_ops.cc
 void RegisterPool3DKernels(KernelRegistry* registry);       // pool3d_ops.cc
 void RegisterResizeAreaKernels(KernelRegistry* registry);   // resize_area_op.cc
 void RegisterExtractImagePatchesKernels(KernelRegistry* registry);  // extract_patches_op.cc
+void RegisterSparseDenseKernels(KernelRegistry* registry);    // sparse_dense_kernels.cc
+void RegisterSparseReorderKernels(KernelRegistry* registry);  // sparse_reorder_kernels.cc
+void RegisterSparseMathKernels(KernelRegistry* registry);     // sparse_math_kernels.cc
 
 void RegisterAllKernels() {
   static std::once_flag once;
@@ -52,6 +55,9 @@ void RegisterAllKernels() {
     RegisterAccumulatorKernels(registry);
     RegisterLookupKernels(registry);
     RegisterStringConvertKernels(registry);
+    RegisterSparseDenseKernels(registry);
+    RegisterSparseReorderKernels(registry);
+    RegisterSparseMathKernels(registry);
     RegisterReaderKernels(registry);
     RegisterParsingKernels(registry);
     RegisterStringKernels(registry);

@@ -1,4 +1,4 @@
-// Kernels of the parsing family: ParseExampleV2 and ParseSingleExample on
+// Kernels of the parsing family: ParseExampleV2, ParseExample and ParseSingleExample on
 // kernels/example_parser.h; DecodeRaw, DecodeCSV and StringToNumber
 // (decode_kernels.cc); SerializeTensor and ParseTensor
 // (tensor_serialization_kernels.cc).
@@ -154,6 +154,80 @@ class ParseExampleV2Op : public OpKernel {
   ParserCache cache_;
 };
 
+// ParseExample (V1): ParseExampleV2's parser with the keys read from one
+// scalar input each.
+class ParseExampleOp : public OpKernel {
+ public:
+  explicit ParseExampleOp(OpKernelConstruction* context) : OpKernel(context) {
+    context->SetStatus(context->GetAttr("sparse_types", &sparse_types_));
+    context->SetStatus(context->GetAttr("Tdense", &dense_types_));
+    context->SetStatus(context->GetAttr("dense_shapes", &dense_shapes_));
+    if (context->status().ok() && dense_types_.size() != dense_shapes_.size()) {
+      context->SetStatus(errors::InvalidArgument("ParseExample: Tdense (", dense_types_.size(),
+                                                 ") and dense_shapes (", dense_shapes_.size(),
+                                                 ") must have equal lengths"));
+    }
+  }
+
+  void Compute(OpKernelContext* context) override {
+    const Tensor& serialized = context->input(0);
+    const Tensor& names = context->input(1);
+    const int num_sparse = static_cast<int>(sparse_types_.size());
+    const int num_dense = static_cast<int>(dense_types_.size());
+    OP_REQUIRES(context, serialized.dims() <= 1,
+                errors::InvalidArgument("ParseExample: serialized must be a scalar or a vector "
+                                        "but has shape ",
+                                        serialized.shape()));
+    OP_REQUIRES(
+        context,
+        names.dims() <= 1 &&
+            (names.NumElements() == 0 || names.NumElements() == serialized.NumElements()),
+        errors::InvalidArgument("ParseExample: names must be empty or hold one name per "
+                                "example (",
+                                serialized.NumElements(), ") but has shape ", names.shape()));
+    std::vector<std::string> keys;
+    for (int i = 0; i < num_sparse + num_dense; ++i) {
+      const Tensor& key = context->input(2 + i);
+      OP_REQUIRES(context, key.dims() == 0,
+                  errors::InvalidArgument("ParseExample: key ", i,
+                                          " must be a scalar but has shape ", key.shape()));
+      keys.push_back(key.data<std::string>()[0]);
+    }
+    const int defaults = 2 + num_sparse + num_dense;
+    auto matches = [&](const ExampleParserConfig& config) {
+      for (int i = 0; i < num_sparse; ++i) {
+        if (config.sparse[i].key != keys[i]) return false;
+      }
+      for (int i = 0; i < num_dense; ++i) {
+        if (config.dense[i].key != keys[num_sparse + i]) return false;
+      }
+      return SameDefaults(config, context, defaults);
+    };
+    auto make = [&]() {
+      ExampleParserConfig config;
+      for (int i = 0; i < num_sparse; ++i) config.sparse.push_back({keys[i], sparse_types_[i]});
+      for (int i = 0; i < num_dense; ++i) {
+        config.dense.push_back({keys[num_sparse + i], dense_types_[i], dense_shapes_[i],
+                                context->input(defaults + i)});
+      }
+      return ExampleParser::Create(std::move(config));
+    };
+    StatusOr<std::shared_ptr<const ExampleParser>> parser = cache_.Get(matches, make);
+    OP_REQUIRES_OK(context, parser.status().WithContext("ParseExample"));
+    ParsedExamples parsed;
+    OP_REQUIRES_OK(context, (*parser)
+                                ->Parse(Strings(serialized), Strings(names), serialized.dims() == 1,
+                                        context->allocator(), &parsed)
+                                .WithContext("ParseExample"));
+    SetOutputs(context, std::move(parsed));
+  }
+
+ private:
+  std::vector<DType> sparse_types_, dense_types_;
+  std::vector<PartialShape> dense_shapes_;
+  ParserCache cache_;
+};
+
 class ParseSingleExampleOp : public OpKernel {
  public:
   explicit ParseSingleExampleOp(OpKernelConstruction* context) : OpKernel(context) {
@@ -217,6 +291,7 @@ class ParseSingleExampleOp : public OpKernel {
 
 void RegisterParsingKernels(KernelRegistry* registry) {
   registry->Register(KernelBuilder("ParseExampleV2"), MakeKernel<ParseExampleV2Op>);
+  registry->Register(KernelBuilder("ParseExample"), MakeKernel<ParseExampleOp>);
   registry->Register(KernelBuilder("ParseSingleExample"), MakeKernel<ParseSingleExampleOp>);
   RegisterDecodeKernels(registry);
   RegisterTensorSerializationKernels(registry);

@@ -14,6 +14,7 @@ void RegisterLookupOps(OpRegistry* registry);       // lookup_ops.cc
 void RegisterStringConvertOps(OpRegistry* registry);  // string_convert_ops.cc
 void RegisterImageCodecOps(OpRegistry* registry);   // image_codec_ops.cc
 void RegisterVisionOps(OpRegistry* registry);       // vision_ops.cc
+void RegisterSparseOps(OpRegistry* registry);       // sparse_ops.cc
 
 void RegisterAllOps() {
   static std::once_flag once;
@@ -23,6 +24,7 @@ void RegisterAllOps() {
     RegisterMathOps(registry);
     RegisterReductionOps(registry);
     RegisterSegmentOps(registry);
+    RegisterSparseOps(registry);
     RegisterRandomOps(registry);
     RegisterNnOps(registry);
     RegisterImageOps(registry);

@@ -166,7 +166,58 @@ Status ParseTensorShape(InferenceContext* c) {
 
 }  // namespace
 
+// ParseExample (V1): the keys are scalar inputs, one per feature.
+Status ParseExampleShape(InferenceContext* c) {
+  int64_t num_sparse = 0, num_dense = 0;
+  std::vector<DType> sparse_types, dense_types;
+  std::vector<PartialShape> dense_shapes;
+  WEIR_RETURN_IF_ERROR(c->GetAttr("Nsparse", &num_sparse));
+  WEIR_RETURN_IF_ERROR(c->GetAttr("Ndense", &num_dense));
+  WEIR_RETURN_IF_ERROR(c->GetAttr("sparse_types", &sparse_types));
+  WEIR_RETURN_IF_ERROR(c->GetAttr("Tdense", &dense_types));
+  WEIR_RETURN_IF_ERROR(c->GetAttr("dense_shapes", &dense_shapes));
+  if (num_sparse != static_cast<int64_t>(sparse_types.size()) ||
+      num_dense != static_cast<int64_t>(dense_types.size()) ||
+      dense_types.size() != dense_shapes.size()) {
+    return errors::InvalidArgument("Nsparse (", num_sparse, ") and sparse_types (",
+                                   sparse_types.size(), "), Ndense (", num_dense, "), Tdense (",
+                                   dense_types.size(), ") and dense_shapes (", dense_shapes.size(),
+                                   ") must agree");
+  }
+  WEIR_RETURN_IF_ERROR(CheckDenseShapes(dense_shapes));
+  WEIR_RETURN_IF_ERROR(WithRankAtMost(c, 0, 1));
+  WEIR_RETURN_IF_ERROR(WithRankAtMost(c, 1, 1));
+  for (int i = 0; i < num_sparse + num_dense; ++i) {
+    PartialShape key;
+    WEIR_RETURN_IF_ERROR(c->WithRank(2 + i, 0, &key));
+  }
+  const PartialShape& batch = c->input(0);
+  int next = 0;
+  SetSparseOutputs(c, static_cast<int>(num_sparse), batch, &next);
+  SetDenseOutputs(c, dense_shapes, batch, &next);
+  return Status::OK();
+}
+
 void RegisterParsingOps(OpRegistry* registry) {
+  registry->Register(
+      OpDefBuilder("ParseExample")
+          .Input("serialized: string")
+          .Input("names: string")
+          .Input("sparse_keys: Nsparse * string")
+          .Input("dense_keys: Ndense * string")
+          .Input("dense_defaults: Tdense")
+          .Output("sparse_indices: Nsparse * int64")
+          .Output("sparse_values: sparse_types")
+          .Output("sparse_shapes: Nsparse * int64")
+          .Output("dense_values: Tdense")
+          .Attr("Nsparse: int >= 0")
+          .Attr("Ndense: int >= 0")
+          .Attr("sparse_types: list({float, int64, string}) >= 0")
+          .Attr("Tdense: list({float, int64, string}) >= 0")
+          .Attr("dense_shapes: list(shape) >= 0")
+          .SetShapeFn(ParseExampleShape)
+          .Doc("ParseExampleV2's older form (TF1 graphs): each key a scalar input, no "
+               "ragged features."));
   registry->Register(
       OpDefBuilder("ParseExampleV2")
           .Attr("Tdense: list({float, int64, string}) >= 0")

@@ -49,6 +49,9 @@ bool GradientRegistry::HasEntry(const std::string& op) const {
   return functions_.count(op) > 0;
 }
 
+// sparse_grad.cc (declared here so that adding the family rebuilds one file).
+void RegisterSparseGradients(GradientRegistry* registry);
+
 void RegisterAllGradients() {
   RegisterAllOps();
   static std::once_flag once;
@@ -60,6 +63,7 @@ void RegisterAllGradients() {
     RegisterArrayGradients(registry);
     RegisterReductionGradients(registry);
     RegisterSegmentGradients(registry);
+    RegisterSparseGradients(registry);
     RegisterNnGradients(registry);
     RegisterImageGradients(registry);
     RegisterRnnGradients(registry);

@@ -91,9 +91,10 @@ void RegisterStatefulGradients(GradientRegistry* registry) {
     registry->RegisterNoGradient(op);
   }
   // Parsing and the string ops: strings in, values or strings out.
-  for (const char* op : {"ParseExampleV2", "ParseSingleExample", "DecodeRaw", "DecodeCSV",
-                         "StringToNumber", "SerializeTensor", "ParseTensor", "StaticRegexFullMatch",
-                         "RegexFullMatch", "StaticRegexReplace", "RegexReplace"}) {
+  for (const char* op :
+       {"ParseExampleV2", "ParseExample", "ParseSingleExample", "DecodeRaw", "DecodeCSV",
+        "StringToNumber", "SerializeTensor", "ParseTensor", "StaticRegexFullMatch",
+        "RegexFullMatch", "StaticRegexReplace", "RegexReplace"}) {
     registry->RegisterNoGradient(op);
   }
   // The optimizers' updates have no outputs to differentiate.
