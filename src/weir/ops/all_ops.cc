@@ -10,6 +10,7 @@ namespace weir {
 // Declared here rather than in the header, so that adding the family does not
 // rebuild every file of the layer (the lead may move it to the header).
 void RegisterAccumulatorOps(OpRegistry* registry);  // accumulator_ops.cc
+void RegisterLinalgOps(OpRegistry* registry);       // linalg_ops.cc
 
 void RegisterAllOps() {
   static std::once_flag once;
@@ -17,6 +18,7 @@ void RegisterAllOps() {
     OpRegistry* registry = OpRegistry::Global();
     RegisterArrayOps(registry);
     RegisterMathOps(registry);
+    RegisterLinalgOps(registry);
     RegisterReductionOps(registry);
     RegisterSegmentOps(registry);
     RegisterRandomOps(registry);
