@@ -23,8 +23,8 @@ StatusOr<DiagBand> DiagBandFromValues(std::span<const int64_t> k, std::string_vi
   }
   DiagBand band{k[0], k.size() == 2 ? k[1] : k[0]};
   if (band.lower > band.upper) {
-    return errors::InvalidArgument(op, ": k[0] = ", band.lower, " must not be greater than k[1] = ",
-                                   band.upper);
+    return errors::InvalidArgument(op, ": k[0] = ", band.lower,
+                                   " must not be greater than k[1] = ", band.upper);
   }
   return band;
 }
@@ -34,8 +34,8 @@ StatusOr<DiagAlign> ParseDiagAlign(const std::string& align) {
   if (align == "LEFT_RIGHT") return DiagAlign{true, false};
   if (align == "RIGHT_LEFT") return DiagAlign{false, true};
   if (align == "RIGHT_RIGHT") return DiagAlign{false, false};
-  return errors::InvalidArgument("align must be LEFT_LEFT, LEFT_RIGHT, RIGHT_LEFT or RIGHT_RIGHT, got '",
-                                 align, "'");
+  return errors::InvalidArgument(
+      "align must be LEFT_LEFT, LEFT_RIGHT, RIGHT_LEFT or RIGHT_RIGHT, got '", align, "'");
 }
 
 StatusOr<std::vector<int64_t>> MatrixDiagOutputDims(std::span<const int64_t> diagonal_dims,
@@ -49,9 +49,9 @@ StatusOr<std::vector<int64_t>> MatrixDiagOutputDims(std::span<const int64_t> dia
                                    DimsString(diagonal_dims));
   }
   if (!single && diagonal_dims[rank - 2] != band.num_diags()) {
-    return errors::InvalidArgument(op, ": diagonal of shape ", DimsString(diagonal_dims),
-                                   " must have ", band.num_diags(), " diagonals in dim -2 for k = [",
-                                   band.lower, ", ", band.upper, "]");
+    return errors::InvalidArgument(
+        op, ": diagonal of shape ", DimsString(diagonal_dims), " must have ", band.num_diags(),
+        " diagonals in dim -2 for k = [", band.lower, ", ", band.upper, "]");
   }
   if (num_rows < -1 || num_cols < -1) {
     return errors::InvalidArgument(op, ": num_rows ", num_rows, " and num_cols ", num_cols,
@@ -61,8 +61,8 @@ StatusOr<std::vector<int64_t>> MatrixDiagOutputDims(std::span<const int64_t> dia
   int64_t min_rows = 0, min_cols = 0;
   WEIR_RETURN_IF_ERROR(CheckedSubtract(max_diag_len, std::min<int64_t>(band.upper, 0), &min_rows,
                                        "MatrixDiag rows"));
-  WEIR_RETURN_IF_ERROR(CheckedAdd(max_diag_len, std::max<int64_t>(band.lower, 0), &min_cols,
-                                  "MatrixDiag cols"));
+  WEIR_RETURN_IF_ERROR(
+      CheckedAdd(max_diag_len, std::max<int64_t>(band.lower, 0), &min_cols, "MatrixDiag cols"));
   if (num_rows == -1 && num_cols == -1) {
     num_rows = num_cols = std::max(min_rows, min_cols);
   } else if (num_rows == -1) {
@@ -72,11 +72,10 @@ StatusOr<std::vector<int64_t>> MatrixDiagOutputDims(std::span<const int64_t> dia
   }
   if (num_rows < min_rows || num_cols < min_cols ||
       (num_rows != min_rows && num_cols != min_cols)) {
-    return errors::InvalidArgument(op, ": num_rows ", num_rows, " and num_cols ", num_cols,
-                                   " are not consistent with k = [", band.lower, ", ", band.upper,
-                                   "] and a diagonal of shape ", DimsString(diagonal_dims),
-                                   " (at least ", min_rows, " x ", min_cols,
-                                   ", one of them exactly)");
+    return errors::InvalidArgument(
+        op, ": num_rows ", num_rows, " and num_cols ", num_cols, " are not consistent with k = [",
+        band.lower, ", ", band.upper, "] and a diagonal of shape ", DimsString(diagonal_dims),
+        " (at least ", min_rows, " x ", min_cols, ", one of them exactly)");
   }
   std::vector<int64_t> dims(diagonal_dims.begin(), diagonal_dims.end() - (single ? 1 : 2));
   dims.push_back(num_rows);
@@ -86,8 +85,8 @@ StatusOr<std::vector<int64_t>> MatrixDiagOutputDims(std::span<const int64_t> dia
 }
 
 int64_t MaxDiagLength(DiagBand band, int64_t rows, int64_t cols) {
-  return std::max<int64_t>(
-      0, std::min(rows + std::min<int64_t>(band.upper, 0), cols - std::max<int64_t>(band.lower, 0)));
+  return std::max<int64_t>(0, std::min(rows + std::min<int64_t>(band.upper, 0),
+                                       cols - std::max<int64_t>(band.lower, 0)));
 }
 
 StatusOr<std::vector<int64_t>> MatrixDiagPartOutputDims(std::span<const int64_t> input_dims,

@@ -10,6 +10,9 @@ namespace weir {
 // Declared here rather than in the header, so that adding the family does not
 // rebuild every file of the layer (the lead may move it to the header).
 void RegisterAccumulatorKernels(KernelRegistry* registry);  // accumulator_kernels.cc
+void RegisterLinalgSolveKernels(KernelRegistry* registry);      // linalg_solve_ops.cc
+void RegisterLinalgDecomposeKernels(KernelRegistry* registry);  // linalg_decompose_ops.cc
+void RegisterLinalgDiagKernels(KernelRegistry* registry);   // linalg_diag.cc
 
 void RegisterAllKernels() {
   static std::once_flag once;
@@ -17,6 +20,9 @@ void RegisterAllKernels() {
     KernelRegistry* registry = KernelRegistry::Global();
     RegisterArrayKernels(registry);
     RegisterMathKernels(registry);
+    RegisterLinalgSolveKernels(registry);
+    RegisterLinalgDecomposeKernels(registry);
+    RegisterLinalgDiagKernels(registry);
     RegisterRandomKernels(registry);
     RegisterNnKernels(registry);
     RegisterRnnKernels(registry);

@@ -21,7 +21,7 @@ constexpr int64_t kUnknown = PartialShape::kUnknown;
 
 // The known values of int input i (nullopt when only known at run time).
 StatusOr<std::optional<std::vector<int64_t>>> KnownInts(InferenceContext* c, int i,
-                                                          std::string_view what) {
+                                                        std::string_view what) {
   const Tensor* t = c->input_tensor(i);
   if (t == nullptr) return std::optional<std::vector<int64_t>>();
   StatusOr<std::vector<int64_t>> values = IntTensorValues(*t, what);
@@ -222,11 +222,13 @@ Status MatrixSolveShape(InferenceContext* c) {
   WEIR_RETURN_IF_ERROR(kb.status());
   if (!*ka || !*kb) return (c->set_output(0, PartialShape()), Status::OK());
   if (a.size() != b.size()) {
-    return errors::InvalidArgument("MatrixSolve: matrix and rhs must have the same rank; input shapes ",
-                                   c->InputShapesString());
+    return errors::InvalidArgument(
+        "MatrixSolve: matrix and rhs must have the same rank; input shapes ",
+        c->InputShapesString());
   }
   std::vector<int64_t> out(a.size());
-  for (size_t i = 0; i + 1 < a.size(); ++i) WEIR_RETURN_IF_ERROR(MergeDims(a[i], b[i], &out[i], c, "MatrixSolve"));
+  for (size_t i = 0; i + 1 < a.size(); ++i)
+    WEIR_RETURN_IF_ERROR(MergeDims(a[i], b[i], &out[i], c, "MatrixSolve"));
   out.back() = b.back();
   return SetOutputDims(c, 0, std::move(out));
 }
@@ -244,8 +246,9 @@ Status MatrixTriangularSolveShape(InferenceContext* c) {
       BroadcastShapes(PartialShape(std::vector<int64_t>(a.begin(), a.end() - 2)),
                       PartialShape(std::vector<int64_t>(b.begin(), b.end() - 2)));
   if (!batch.ok()) {
-    return errors::InvalidArgument("MatrixTriangularSolve: batch dims do not broadcast; input shapes ",
-                                   c->InputShapesString());
+    return errors::InvalidArgument(
+        "MatrixTriangularSolve: batch dims do not broadcast; input shapes ",
+        c->InputShapesString());
   }
   std::vector<int64_t> out = batch->dim_sizes();
   out.push_back(m);
@@ -253,9 +256,12 @@ Status MatrixTriangularSolveShape(InferenceContext* c) {
   return SetOutputDims(c, 0, std::move(out));
 }
 
-int64_t MinDim(int64_t a, int64_t b) { return a == kUnknown || b == kUnknown ? kUnknown : std::min(a, b); }
+int64_t MinDim(int64_t a, int64_t b) {
+  return a == kUnknown || b == kUnknown ? kUnknown : std::min(a, b);
+}
 
-std::vector<int64_t> WithMatrix(const std::vector<int64_t>& batch, std::initializer_list<int64_t> tail) {
+std::vector<int64_t> WithMatrix(const std::vector<int64_t>& batch,
+                                std::initializer_list<int64_t> tail) {
   std::vector<int64_t> dims = batch;
   dims.insert(dims.end(), tail.begin(), tail.end());
   return dims;
@@ -286,7 +292,8 @@ Status SvdShape(InferenceContext* c) {
   WEIR_RETURN_IF_ERROR(c->GetAttr("compute_uv", &compute_uv));
   WEIR_RETURN_IF_ERROR(c->GetAttr("full_matrices", &full));
   if (!*known) {
-    for (int o = 0; o < 3; ++o) c->set_output(o, o > 0 && !compute_uv ? PartialShape({0}) : PartialShape());
+    for (int o = 0; o < 3; ++o)
+      c->set_output(o, o > 0 && !compute_uv ? PartialShape({0}) : PartialShape());
     return Status::OK();
   }
   const int64_t m = in[in.size() - 2], n = in.back(), p = MinDim(m, n);
@@ -340,11 +347,13 @@ Status MatrixSolveLsShape(InferenceContext* c) {
   WEIR_RETURN_IF_ERROR(c->WithRank(2, 0, &scalar));
   if (!*ka || !*kb) return (c->set_output(0, PartialShape()), Status::OK());
   if (a.size() != b.size()) {
-    return errors::InvalidArgument("MatrixSolveLs: matrix and rhs must have the same rank; input shapes ",
-                                   c->InputShapesString());
+    return errors::InvalidArgument(
+        "MatrixSolveLs: matrix and rhs must have the same rank; input shapes ",
+        c->InputShapesString());
   }
   std::vector<int64_t> out(a.size());
-  for (size_t i = 0; i + 1 < a.size(); ++i) WEIR_RETURN_IF_ERROR(MergeDims(a[i], b[i], &out[i], c, "MatrixSolveLs"));
+  for (size_t i = 0; i + 1 < a.size(); ++i)
+    WEIR_RETURN_IF_ERROR(MergeDims(a[i], b[i], &out[i], c, "MatrixSolveLs"));
   out[out.size() - 2] = a.back();
   out.back() = b.back();
   return SetOutputDims(c, 0, std::move(out));
@@ -368,9 +377,11 @@ Status CrossShape(InferenceContext* c) {
   return Status::OK();
 }
 
-constexpr const char* kDiagTypes = "T: {bfloat16, half, float, double, int32, int64, complex64, complex128}";
+constexpr const char* kDiagTypes =
+    "T: {bfloat16, half, float, double, int32, int64, complex64, complex128}";
 constexpr const char* kLinalgTypes = "T: {double, float, half, complex64, complex128}";
-constexpr const char* kAlign = "align: {'LEFT_RIGHT', 'RIGHT_LEFT', 'LEFT_LEFT', 'RIGHT_RIGHT'} = 'RIGHT_LEFT'";
+constexpr const char* kAlign =
+    "align: {'LEFT_RIGHT', 'RIGHT_LEFT', 'LEFT_LEFT', 'RIGHT_RIGHT'} = 'RIGHT_LEFT'";
 
 }  // namespace
 
@@ -395,12 +406,13 @@ void RegisterLinalgOps(OpRegistry* registry) {
                          .Attr("T: type")
                          .SetShapeFn(MatrixDiagV1Shape)
                          .Doc("[..., n] -> [..., n, n] with `diagonal` on the main diagonal."));
-  registry->Register(OpDefBuilder("MatrixDiagPart")
-                         .Input("input: T")
-                         .Output("diagonal: T")
-                         .Attr("T: type")
-                         .SetShapeFn(MatrixDiagPartV1Shape)
-                         .Doc("The main diagonal of each innermost matrix: [..., m, n] -> [..., min(m, n)]."));
+  registry->Register(
+      OpDefBuilder("MatrixDiagPart")
+          .Input("input: T")
+          .Output("diagonal: T")
+          .Attr("T: type")
+          .SetShapeFn(MatrixDiagPartV1Shape)
+          .Doc("The main diagonal of each innermost matrix: [..., m, n] -> [..., min(m, n)]."));
   registry->Register(OpDefBuilder("MatrixSetDiag")
                          .Input("input: T")
                          .Input("diagonal: T")
@@ -423,26 +435,35 @@ void RegisterLinalgOps(OpRegistry* registry) {
                                 "the diagonals k[0]..k[1] taken from `diagonal` (row i = "
                                 "diagonal k[1] - i) and padding_value elsewhere."));
     OpDefBuilder part(v3 ? "MatrixDiagPartV3" : "MatrixDiagPartV2");
-    part.Input("input: T").Input("k: int32").Input("padding_value: T").Output("diagonal: T").Attr("T: type");
+    part.Input("input: T")
+        .Input("k: int32")
+        .Input("padding_value: T")
+        .Output("diagonal: T")
+        .Attr("T: type");
     if (v3) part.Attr(kAlign);
     registry->Register(part.SetShapeFn(MatrixDiagPartShape)
                            .Doc("The diagonals k[0]..k[1] of each innermost matrix, the shorter "
                                 "ones padded with padding_value as `align` says."));
     OpDefBuilder set(v3 ? "MatrixSetDiagV3" : "MatrixSetDiagV2");
-    set.Input("input: T").Input("diagonal: T").Input("k: int32").Output("output: T").Attr("T: type");
+    set.Input("input: T")
+        .Input("diagonal: T")
+        .Input("k: int32")
+        .Output("output: T")
+        .Attr("T: type");
     if (v3) set.Attr(kAlign);
     registry->Register(set.SetShapeFn(MatrixSetDiagShape)
                            .Doc("`input` with the diagonals k[0]..k[1] replaced by `diagonal`."));
   }
 
-  registry->Register(OpDefBuilder("MatrixInverse")
-                         .Input("input: T")
-                         .Output("output: T")
-                         .Attr("adjoint: bool = false")
-                         .Attr(kLinalgTypes)
-                         .SetShapeFn([](InferenceContext* c) { return SquareMatrixShape(c, "MatrixInverse"); })
-                         .Doc("The inverse of each innermost square matrix (of its adjoint when "
-                              "`adjoint`); a singular matrix is an InvalidArgument error."));
+  registry->Register(
+      OpDefBuilder("MatrixInverse")
+          .Input("input: T")
+          .Output("output: T")
+          .Attr("adjoint: bool = false")
+          .Attr(kLinalgTypes)
+          .SetShapeFn([](InferenceContext* c) { return SquareMatrixShape(c, "MatrixInverse"); })
+          .Doc("The inverse of each innermost square matrix (of its adjoint when "
+               "`adjoint`); a singular matrix is an InvalidArgument error."));
   registry->Register(OpDefBuilder("MatrixDeterminant")
                          .Input("input: T")
                          .Output("output: T")
@@ -457,13 +478,14 @@ void RegisterLinalgOps(OpRegistry* registry) {
                          .SetShapeFn(DeterminantShape)
                          .Doc("The sign and the log of the absolute value of each innermost "
                               "square matrix's determinant (0 and -inf when singular)."));
-  registry->Register(OpDefBuilder("Cholesky")
-                         .Input("input: T")
-                         .Output("output: T")
-                         .Attr(kLinalgTypes)
-                         .SetShapeFn([](InferenceContext* c) { return SquareMatrixShape(c, "Cholesky"); })
-                         .Doc("The lower Cholesky factor L (A = L L^H) of each innermost matrix, "
-                              "read from its lower triangle; not positive definite is an error."));
+  registry->Register(
+      OpDefBuilder("Cholesky")
+          .Input("input: T")
+          .Output("output: T")
+          .Attr(kLinalgTypes)
+          .SetShapeFn([](InferenceContext* c) { return SquareMatrixShape(c, "Cholesky"); })
+          .Doc("The lower Cholesky factor L (A = L L^H) of each innermost matrix, "
+               "read from its lower triangle; not positive definite is an error."));
   registry->Register(OpDefBuilder("MatrixSolve")
                          .Input("matrix: T")
                          .Input("rhs: T")
@@ -520,15 +542,16 @@ void RegisterLinalgOps(OpRegistry* registry) {
                          .Doc("The LU decomposition with partial pivoting: L (unit diagonal, "
                               "below) and U packed in `lu`, and the row permutation p with "
                               "input[p] = L U."));
-  registry->Register(OpDefBuilder("MatrixSolveLs")
-                         .Input("matrix: T")
-                         .Input("rhs: T")
-                         .Input("l2_regularizer: double")
-                         .Output("output: T")
-                         .Attr(kLinalgTypes)
-                         .Attr("fast: bool = true")
-                         .SetShapeFn(MatrixSolveLsShape)
-                         .Doc("The (Tikhonov-regularized) least-squares solution X of matrix X = rhs."));
+  registry->Register(
+      OpDefBuilder("MatrixSolveLs")
+          .Input("matrix: T")
+          .Input("rhs: T")
+          .Input("l2_regularizer: double")
+          .Output("output: T")
+          .Attr(kLinalgTypes)
+          .Attr("fast: bool = true")
+          .SetShapeFn(MatrixSolveLsShape)
+          .Doc("The (Tikhonov-regularized) least-squares solution X of matrix X = rhs."));
   registry->Register(OpDefBuilder("Cross")
                          .Input("a: T")
                          .Input("b: T")
