@@ -49,12 +49,15 @@ bool GradientRegistry::HasEntry(const std::string& op) const {
   return functions_.count(op) > 0;
 }
 
+void RegisterLinalgGradients(GradientRegistry* registry);  // linalg_grad.cc
+
 void RegisterAllGradients() {
   RegisterAllOps();
   static std::once_flag once;
   std::call_once(once, [] {
     GradientRegistry* registry = GradientRegistry::Global();
     RegisterMathGradients(registry);
+    RegisterLinalgGradients(registry);
     RegisterEinsumGradient(registry);
     RegisterUnaryGradients(registry);
     RegisterArrayGradients(registry);
