@@ -274,3 +274,25 @@ def test_hostile_inputs_are_errors():
             run(fn(nan))
         except wr.errors.InvalidArgumentError:
             pass
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_kernels_against_numpy(dtype):
+    r = np.random.default_rng(7)
+    a = (r.standard_normal((2, 3, 3)) + 1j * r.standard_normal((2, 3, 3)) + 3 * np.eye(3)).astype(dtype)
+    b = (r.standard_normal((2, 3, 2)) + 1j * r.standard_normal((2, 3, 2))).astype(dtype)
+    h = (a @ np.conj(np.swapaxes(a, -1, -2)) + np.eye(3)).astype(dtype)
+    L = wr.linalg  # noqa: N806
+    got = run([L.inv(a), L.det(a), L.slogdet(a)[1], L.cholesky(h), L.solve(a, b),
+               L.triangular_solve(a, b), L.qr(a)[1], L.svd(a, compute_uv=False), L.eigvalsh(h),
+               L.inv(a, adjoint=True)])
+    want = [np.linalg.inv(a), np.linalg.det(a), np.linalg.slogdet(a)[1], np.linalg.cholesky(h),
+            np.linalg.solve(a, b), np.linalg.solve(np.tril(a), b), np.linalg.qr(a)[1],
+            np.linalg.svd(a, compute_uv=False), np.linalg.eigvalsh(h),
+            np.linalg.inv(np.conj(np.swapaxes(a, -1, -2)))]
+    tol = 1e-4 if dtype == np.complex64 else 1e-10
+    for i, (g, w) in enumerate(zip(got, want)):
+        assert g.dtype == dtype, i
+        if i == 6:  # R is unique up to a unit phase per row
+            g, w = np.abs(g), np.abs(w)
+        np.testing.assert_allclose(g, w, rtol=tol, atol=tol, err_msg=str(i))
