@@ -90,6 +90,7 @@ CASES = {
     "svd_full_vv": "L.svd(x['wide'], full_matrices=True)[2] ** 2",
     "svd_wide_s": "L.svd(x['wide'])[0]",
     "lu": "L.lu(x['a'])[0]",
+    "lu_p": "L.lu(x['a'] @ [[0.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]])[1]",
     "lstsq": "L.lstsq(x['tall'], x['tall_rhs'])",
     "lstsq_l2": "L.lstsq(x['wide'], x['rhs'], l2_regularizer=0.5)",
     "cross": "L.cross(x['u'], x['v'])",
@@ -104,9 +105,10 @@ CASES = {
     "tensor_diag": "L.tensor_diag(x['t'])",
     "tensor_diag_part": "L.tensor_diag_part(L.tensor_diag(x['t']))",
 }
-# Cases without a gradient check: Lu's and MatrixSolveLs' gradients are not
-# implemented in Weir; the sign of a determinant has none.
-NO_GRAD = {"lu", "lstsq", "lstsq_l2", "sign"}
+# Cases without a gradient check: TensorFlow has no Lu gradient (Weir's is
+# checked by finite differences in linalg_gradients_test.cc), Weir none for
+# MatrixSolveLs (TensorFlow's lstsq is composite); a determinant's sign has none.
+NO_GRAD = {"lu", "lu_p", "lstsq", "lstsq_l2", "sign"}
 
 TF_SCRIPT = r"""
 import sys, numpy as np, tensorflow as tf

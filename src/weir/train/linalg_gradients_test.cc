@@ -166,10 +166,22 @@ TEST(LinalgGradientsTest, SvdValuesAndSquaredVectors) {
   }
 }
 
+TEST(LinalgGradientsTest, LuPackedFactors) {
+  // Partial pivoting swaps rows here: column 0's largest entry is in row 1,
+  // then column 1's in row 2.
+  Tensor a = Values({0.5, 2.0, 1.0, 3.0, 1.0, -1.0, 1.0, -2.5, 4.0}, {3, 3});
+  Tensor batch = Matrices(2, 4, 3.0);
+  for (const Tensor& x : {a, batch}) {
+    ExpectGradientsMatch({x}, [](const Scope& s, const std::vector<Output>& in) {
+      return Op(s, "Lu", {in[0]}, {{"output_idx_type", DT_INT32}}, 0);
+    });
+  }
+}
+
 TEST(LinalgGradientsTest, MissingGradientsAreErrorsNotZeros) {
   Scope s = Scope::NewRootScope();
   Output x = ops::Const(s, Spread({3, 3}));
-  Output y = Op(s, "Lu", {x}, {}, 0);
+  Output y = Op(s, "MatrixSolveLs", {x, x, ops::Const(s, 0.0)}, {}, 0);
   std::vector<Output> grads;
   Status status = AddSymbolicGradients(s, {y}, {x}, &grads);
   EXPECT_TRUE(errors::IsUnimplemented(status)) << status;

@@ -391,6 +391,35 @@ Status SvdGrad(const Scope& scope, const Operation& op, const Grads& g, Grads* g
   return scope.status();
 }
 
+// P A = L U (L unit lower, U upper, packed in `lu`; row i of P A is row
+// p[i] of A). With G the gradient of lu and M = tril(L^T G, -1) +
+// triu(G U^T): dA = P^T L^-T M U^-T. TensorFlow registers none; this one
+// is checked by finite differences.
+Status LuGrad(const Scope& scope, const Operation& op, const Grads& g, Grads* grads) {
+  WEIR_RETURN_IF_ERROR(RealOnly(op));
+  Output lu = op.output(0), p = op.output(1);
+  if (!g[0].valid()) {
+    *grads = {Output()};
+    return Status::OK();
+  }
+  Output l = SetDiag(scope, Band(scope, lu, -1, 0), ops::OnesLike(scope, DiagPart(scope, lu)));
+  Output u = Band(scope, lu, 0, -1);
+  Output lower = Band(scope, MatMul(scope, l, g[0], true, false), -1, 0);
+  lower = SetDiag(scope, lower, ops::ZerosLike(scope, DiagPart(scope, lu)));
+  Output middle = ops::AddV2(scope, lower, Band(scope, MatMul(scope, g[0], u, false, true), 0, -1));
+  Output left =
+      Op(scope, "MatrixTriangularSolve", {l, middle}, {{"lower", true}, {"adjoint", true}});
+  Output grad_perm = Adjoint(scope, Op(scope, "MatrixTriangularSolve", {u, Adjoint(scope, left)},
+                                       {{"lower", false}, {"adjoint", false}}));
+  // P[i, j] = (p[i] == j); dA = P^T grad_perm.
+  Output n = ops::StridedSlice(scope, ops::Shape(scope, lu), IntVector(scope, {-1}),
+                               IntVector(scope, {0}), IntVector(scope, {1}),
+                               {{"end_mask", int64_t{1}}, {"shrink_axis_mask", int64_t{1}}});
+  Output perm = Op(scope, "OneHot", {p, n, ScalarLike(scope, 1, lu), ScalarLike(scope, 0, lu)});
+  *grads = {MatMul(scope, perm, grad_perm, true, false)};
+  return scope.status();
+}
+
 // cross(a, b): d/da = b x g, d/db = g x a.
 Status CrossGrad(const Scope& scope, const Operation& op, const Grads& g, Grads* grads) {
   Output a = ForwardInput(op, 0), b = ForwardInput(op, 1);
@@ -423,7 +452,8 @@ void RegisterLinalgGradients(GradientRegistry* registry) {
   registry->Register("Qr", QrGrad);
   registry->Register("Svd", SvdGrad);
   registry->Register("Cross", CrossGrad);
-  for (const char* op : {"Lu", "MatrixSolveLs"}) registry->Register(op, NotYet);
+  registry->Register("Lu", LuGrad);
+  registry->Register("MatrixSolveLs", NotYet);
 }
 
 }  // namespace weir
