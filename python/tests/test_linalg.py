@@ -298,3 +298,16 @@ def test_complex_kernels_against_numpy(dtype):
         if i == 6:  # R is unique up to a unit phase per row
             g, w = np.abs(g), np.abs(w)
         np.testing.assert_allclose(g, w, rtol=tol, atol=tol, err_msg=str(i))
+
+
+def test_matrix_norms_against_numpy():
+    x = np.random.default_rng(3).standard_normal((2, 3, 4))
+    for ord_ in [1, 2, np.inf, "fro"]:
+        for axis in [(-2, -1), (0, 2)]:
+            for keep in (False, True):
+                got = run(wr.linalg.norm(x, ord=ord_, axis=axis, keepdims=keep))
+                want = np.linalg.norm(np.moveaxis(x, axis, (-2, -1)), ord=ord_, axis=(-2, -1))
+                if keep:
+                    want = np.expand_dims(want, tuple(sorted(a % 3 for a in axis)))
+                np.testing.assert_allclose(got, want, rtol=1e-10, err_msg=str((ord_, axis, keep)))
+    np.testing.assert_allclose(run(wr.linalg.norm(x[0, 0], ord=1)), np.abs(x[0, 0]).sum())

@@ -1,7 +1,7 @@
 """weir.linalg: tf.linalg (TF1's names too, re-exported)."""
 from weir.ops.array_ops import eye  # noqa: F401
 from weir.ops.array_ops import matrix_transpose as transpose  # noqa: F401
-from weir.ops.math_ops import matmul, tensordot, trace, l2_normalize, norm  # noqa: F401
+from weir.ops.math_ops import matmul, tensordot, trace, l2_normalize  # noqa: F401
 from weir.ops.math_ops import einsum  # noqa: F401
 from weir.ops.array_ops import matrix_band_part as band_part  # noqa: F401
 from weir.ops.linalg_ops import (  # noqa: F401
@@ -10,7 +10,7 @@ from weir.ops.linalg_ops import (  # noqa: F401
     matrix_inverse as inv, matrix_determinant as det, log_matrix_determinant as slogdet, logdet,
     cholesky, matrix_solve as solve, matrix_triangular_solve as triangular_solve, cholesky_solve,
     qr, svd, self_adjoint_eig as eigh, self_adjoint_eigvals as eigvalsh, lu,
-    matrix_solve_ls as lstsq, cross, adjoint)
+    matrix_solve_ls as lstsq, cross, adjoint, norm)
 
 matrix_transpose = transpose
 

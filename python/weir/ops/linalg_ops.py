@@ -186,3 +186,44 @@ def adjoint(matrix, name=None):
         matrix = ops.convert_to_tensor(matrix, name="matrix")
         swapped = array_ops.matrix_transpose(matrix)
         return apply_op("Conj", None, input=swapped) if matrix.dtype.is_complex else swapped
+
+
+def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None, keep_dims=None):  # noqa: A002
+    """tf.linalg.norm: math_ops.norm's vector norms and Frobenius norm, plus
+    the matrix norms TensorFlow has over a pair of axes: ord 1 (largest
+    column sum), np.inf (largest row sum) and 2 (largest singular value)."""
+    import numpy as np
+
+    from weir.ops import array_ops, math_ops
+    pair = isinstance(axis, (list, tuple)) and len(axis) == 2
+    if not pair or ord in ("fro", "euclidean"):
+        return math_ops.norm(tensor, ord=ord, axis=axis, keepdims=keepdims, name=name,
+                             keep_dims=keep_dims)
+    keep = bool(keepdims or keep_dims)
+    with ops.name_scope(name, "norm", [tensor]) as scope:
+        x = ops.convert_to_tensor(tensor, name="tensor")
+        rank = x.shape.ndims
+        if rank is None:
+            raise ValueError("norm: a matrix norm needs a tensor of known rank")
+        rows, cols = (int(a) % rank for a in axis)
+        if rows == cols:
+            raise ValueError("norm: the two axes must differ, got %s" % (axis,))
+        if ord in (1, 1.0):
+            result = math_ops.reduce_max(math_ops.reduce_sum(math_ops.abs(x), rows, keepdims=True),
+                                         cols, keepdims=True)
+        elif ord == np.inf:
+            result = math_ops.reduce_max(math_ops.reduce_sum(math_ops.abs(x), cols, keepdims=True),
+                                         rows, keepdims=True)
+        elif ord in (2, 2.0):
+            others = [i for i in range(rank) if i not in (rows, cols)]
+            moved = array_ops.transpose(x, others + [rows, cols])
+            s = svd(moved, compute_uv=False)
+            result = math_ops.reduce_max(s, -1)
+            for a in sorted((rows, cols)):
+                result = array_ops.expand_dims(result, a)
+        else:
+            raise ValueError("norm: matrix ord must be 'fro', 'euclidean', 1, 2 or np.inf, got %r"
+                             % (ord,))
+        if not keep:
+            result = array_ops.squeeze(result, [rows, cols])
+        return array_ops.identity(result, name=scope)
