@@ -21,6 +21,7 @@ from weir.framework.tensor_util import make_tensor_proto, make_ndarray  # noqa: 
 from weir.client.session import *  # noqa: F401,F403
 from weir.ops.array_ops import *  # noqa: F401,F403
 from weir.ops.math_ops import *  # noqa: F401,F403
+from weir.ops.linalg_ops import *  # noqa: F401,F403  (tf.matrix_inverse, tf.diag, ...; wins over array_ops' matrix_diag)
 from weir.ops.nn_ops import *  # noqa: F401,F403
 from weir.ops.random_ops import *  # noqa: F401,F403
 from weir.ops.init_ops import *  # noqa: F401,F403

@@ -22,6 +22,9 @@ void RegisterExtractImagePatchesKernels(KernelRegistry* registry);  // extract_p
 void RegisterSparseDenseKernels(KernelRegistry* registry);    // sparse_dense_kernels.cc
 void RegisterSparseReorderKernels(KernelRegistry* registry);  // sparse_reorder_kernels.cc
 void RegisterSparseMathKernels(KernelRegistry* registry);     // sparse_math_kernels.cc
+void RegisterLinalgSolveKernels(KernelRegistry* registry);      // linalg_solve_ops.cc
+void RegisterLinalgDecomposeKernels(KernelRegistry* registry);  // linalg_decompose_ops.cc
+void RegisterLinalgDiagKernels(KernelRegistry* registry);   // linalg_diag.cc
 
 void RegisterAllKernels() {
   static std::once_flag once;
@@ -29,6 +32,9 @@ void RegisterAllKernels() {
     KernelRegistry* registry = KernelRegistry::Global();
     RegisterArrayKernels(registry);
     RegisterMathKernels(registry);
+    RegisterLinalgSolveKernels(registry);
+    RegisterLinalgDecomposeKernels(registry);
+    RegisterLinalgDiagKernels(registry);
     RegisterRandomKernels(registry);
     RegisterNnKernels(registry);
     RegisterImageCodecKernels(registry);

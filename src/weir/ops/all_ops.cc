@@ -15,6 +15,7 @@ void RegisterStringConvertOps(OpRegistry* registry);  // string_convert_ops.cc
 void RegisterImageCodecOps(OpRegistry* registry);   // image_codec_ops.cc
 void RegisterVisionOps(OpRegistry* registry);       // vision_ops.cc
 void RegisterSparseOps(OpRegistry* registry);       // sparse_ops.cc
+void RegisterLinalgOps(OpRegistry* registry);       // linalg_ops.cc
 
 void RegisterAllOps() {
   static std::once_flag once;
@@ -22,6 +23,7 @@ void RegisterAllOps() {
     OpRegistry* registry = OpRegistry::Global();
     RegisterArrayOps(registry);
     RegisterMathOps(registry);
+    RegisterLinalgOps(registry);
     RegisterReductionOps(registry);
     RegisterSegmentOps(registry);
     RegisterSparseOps(registry);

@@ -51,6 +51,7 @@ bool GradientRegistry::HasEntry(const std::string& op) const {
 
 // sparse_grad.cc (declared here so that adding the family rebuilds one file).
 void RegisterSparseGradients(GradientRegistry* registry);
+void RegisterLinalgGradients(GradientRegistry* registry);  // linalg_grad.cc
 
 void RegisterAllGradients() {
   RegisterAllOps();
@@ -58,6 +59,7 @@ void RegisterAllGradients() {
   std::call_once(once, [] {
     GradientRegistry* registry = GradientRegistry::Global();
     RegisterMathGradients(registry);
+    RegisterLinalgGradients(registry);
     RegisterEinsumGradient(registry);
     RegisterUnaryGradients(registry);
     RegisterArrayGradients(registry);
