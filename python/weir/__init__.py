@@ -60,6 +60,8 @@ from weir import data  # noqa: F401  (tf.data, run in Python: see weir.data)
 from weir import test  # noqa: F401  (tf.test: TestCase and friends)
 from weir.ops.script_ops import *  # noqa: F401,F403  (py_func, numpy_function)
 from weir.ops.template_ops import *  # noqa: F401,F403  (make_template, confusion_matrix)
+from weir.ops.custom_gradient import *  # noqa: F401,F403  (RegisterGradient, custom_gradient)
+from weir.ops.tf1_extras import *  # noqa: F401,F403  (tf1api: TF1 top-level helpers)
 from weir.ops.image_augment import random_crop  # noqa: F401  (tf.random_crop)
 from weir.linalg import band_part as matrix_band_part  # noqa: F401,E402  (tf.matrix_band_part)
 

@@ -97,7 +97,19 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
         with ops.name_scope(name) as scope:
             prefix = scope[:-1] if scope.endswith("/") else scope
             results = [None] * len(xs_given)
+            python_found = None
             if pairs and wanted:
+                # A Python gradient (RegisterGradient, gradient_override_map,
+                # custom_gradient) on the path: weir.ops.custom_gradient drives.
+                from weir.ops import custom_gradient as _custom
+                python_found = _custom._maybe_python_gradients(
+                    [y for y, _ in pairs],
+                    [None if g is None else graph._tensor_for(tuple(g)) for _, g in pairs],
+                    [xs_tensors[i] for i in wanted], prefix)
+            if python_found is not None:
+                for i, r in zip(wanted, python_found):
+                    results[i] = r
+            elif pairs and wanted:
                 rewrites = graph._c_graph.num_rewritten()
                 try:
                     found = graph._c_graph.add_gradients(
@@ -113,7 +125,7 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
             out = []
             for x, r in zip(xs_given, results):
                 if r is not None:
-                    out.append(graph._tensor_for(tuple(r)))
+                    out.append(r if isinstance(r, ops.Tensor) else graph._tensor_for(tuple(r)))
                 elif unconnected is UnconnectedGradients.ZERO:
                     value = x.value() if _is_variable(x) else ops.convert_to_tensor(x)
                     out.append(apply_op("ZerosLike", None, x=value))

@@ -1,0 +1,2 @@
+"""TF1 top-level helpers composed of existing ops (tf1api)."""
+__all__ = []
