@@ -8,3 +8,5 @@ from weir.ops.parsing_ops import (  # noqa: F401
     parse_single_example, decode_raw, decode_csv, serialize_tensor, parse_tensor)
 from weir.io import gfile  # noqa: F401,E402  (tf.io.gfile)
 from weir.framework.graph_io import write_graph  # noqa: F401,E402  (tf.io.write_graph)
+from weir.ops.data_flow_ops import (  # noqa: F401,E402  (tf1api: tf.io's queue classes)
+    PaddingFIFOQueue, PriorityQueue, QueueBase, RandomShuffleQueue)

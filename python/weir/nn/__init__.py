@@ -40,3 +40,13 @@ __all__ = [
     "compute_accidental_hits", "log_uniform_candidate_sampler", "nce_loss", "sampled_softmax_loss",
     "uniform_candidate_sampler",
 ]
+
+
+from weir.ops.tf1_modules import (  # noqa: F401,E402  (tf1api)
+    log_poisson_loss, sufficient_statistics, batch_norm_with_global_normalization,
+    compute_average_loss, scale_regularization_loss, convolution, conv_transpose, pool,
+    avg_pool_v2, max_pool_v2)
+__all__ = __all__ + ["log_poisson_loss", "sufficient_statistics",
+                     "batch_norm_with_global_normalization", "compute_average_loss",
+                     "scale_regularization_loss", "convolution", "conv_transpose", "pool",
+                     "avg_pool_v2", "max_pool_v2"]

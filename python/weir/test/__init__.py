@@ -215,3 +215,8 @@ class _PredicateContext(object):
         if not issubclass(exc_type, self._type) or not self._predicate(exc):
             return False  # the unexpected exception propagates
         return True
+
+
+from weir.ops.tf1_modules import (  # noqa: F401,E402  (tf1api)
+    compute_gradient, compute_gradient_error, assert_equal_graph_def)
+__all__ = __all__ + ["compute_gradient", "compute_gradient_error", "assert_equal_graph_def"]

@@ -37,3 +37,8 @@ def __getattr__(name):
     if name in _input.EXAMPLE_PROTOS:
         return _input.proto_class(name)
     raise AttributeError("module 'weir.train' has no attribute %r" % name)
+
+
+from weir.ops.tf1_modules import (  # noqa: F401,E402  (tf1api)
+    cosine_decay_restarts, linear_cosine_decay, noisy_linear_cosine_decay,
+    piecewise_constant_decay)
