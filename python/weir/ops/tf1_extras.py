@@ -55,6 +55,10 @@ def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
         raise TypeError("branch_fns must be a list, tuple, or dict")
     if not items:
         raise ValueError("Must provide at least one item in branch_fns")
+    keys = [k for k, _ in items]
+    if sorted(keys) != list(range(len(keys))):
+        raise ValueError("branch indices (keys) must form contiguous range of [0 to %d) but "
+                         "found {%s}" % (len(keys), ",".join(str(k) for k in sorted(keys))))
     for _, fn in items:
         if not callable(fn):
             raise TypeError("fn for key %r must be callable." % (_,))
@@ -201,6 +205,9 @@ def unravel_index(indices, dims, name=None):
             raise ValueError("unravel_index: dims must be 1-D, got shape %s" % dims.shape)
         total = wr.reduce_prod(dims)
         checks = [
+            wr.debugging.assert_less_equal(
+                wr.rank(indices), 1,
+                message="unravel_index: the indices can only be scalar or vector"),
             wr.debugging.assert_positive(dims, message="unravel_index: dims must be positive"),
             wr.debugging.assert_non_negative(
                 indices, message="unravel_index: index out of bounds (negative)"),

@@ -1,0 +1,380 @@
+"""tf1api: the tf.compat.v1 names composed in Python (weir.ops.tf1_extras,
+tf1_modules, custom_gradient), each program run under TensorFlow 2.21 (one
+subprocess) and under Weir (`import weir.compat.v1 as tf`), results compared;
+plus the hostile-input errors."""
+import numpy as np
+import pytest
+
+import tf1_run
+import weir as wr
+
+WEIR_V1_HEADER = "import weir.compat.v1 as tf\n"
+PROGRAMS = {}
+
+
+def program(name, body):
+    PROGRAMS[name] = tf1_run.TF_HEADER + "import numpy as np\n" + body
+
+
+program("gradient_override", """
+@tf.RegisterGradient("MySquareT")
+def _g(op, grad):
+    return grad * 5.0 * op.inputs[0]
+x = tf.constant([1., 2., 3.])
+with tf.get_default_graph().gradient_override_map({"Square": "MySquareT"}):
+    y = tf.square(x)
+z = tf.reduce_sum(tf.sin(y)) + tf.reduce_sum(x * x)
+d = tf.gradients(z, x)[0]
+with tf.Session() as s:
+    RESULT = s.run(d).tolist()
+""")
+
+program("custom_gradient", """
+@tf.custom_gradient
+def clip_grad(a, b):
+    def grad(dy):
+        return tf.clip_by_value(dy, -0.5, 0.5), dy * 3.0
+    return a * b, grad
+x = tf.constant([1., -2., 3.])
+w = tf.constant([4., 5., 6.])
+y = clip_grad(x * x, w)
+g = tf.gradients(tf.reduce_sum(y * y), [x, w])
+with tf.Session() as s:
+    RESULT = [v.tolist() for v in s.run(g)]
+""")
+
+program("not_differentiable", """
+tf.NotDifferentiable("MyNoGradOpT")
+with tf.get_default_graph().gradient_override_map({"Exp": "MyNoGradOpT"}):
+    pass
+x = tf.constant([1., 2.])
+with tf.get_default_graph().gradient_override_map({"Sin": "MyNoGradOpT"}):
+    y = tf.sin(x)
+g = tf.gradients(tf.reduce_sum(y) + tf.reduce_sum(3.0 * x), x)[0]
+with tf.Session() as s:
+    RESULT = s.run(g).tolist()
+""")
+
+program("sorting", """
+x = tf.constant([[3., 1., 2., 1.], [0., 5., -1., 5.]])
+i = tf.constant([[3, 1, 2], [9, -4, 0]])
+ops = [tf.sort(x), tf.sort(x, direction="DESCENDING"), tf.sort(x, axis=0), tf.argsort(x),
+       tf.argsort(x, direction="DESCENDING", stable=True), tf.sort(i), tf.argsort(i, axis=0)]
+with tf.Session() as s:
+    RESULT = [v.tolist() for v in s.run(ops)]
+""")
+
+program("repeat_setdiff_unravel", """
+ops = [tf.repeat(tf.constant([[1, 2], [3, 4]]), [1, 2], axis=0),
+       tf.repeat(tf.constant([[1, 2], [3, 4]]), 3, axis=1), tf.repeat([1., 2., 3.], 2),
+       tf.repeat(tf.constant([[1, 2], [3, 4]]), [0, 2, 1, 0]),
+       tf.setdiff1d([1, 2, 3, 4, 5, 2], [2, 4])[0], tf.setdiff1d([1, 2, 3, 4, 5, 2], [2, 4])[1],
+       tf.setdiff1d(tf.constant([], tf.int32), [1])[0],
+       tf.unravel_index([1, 5, 7], [3, 4]), tf.unravel_index(22, [7, 6]),
+       tf.unravel_index(tf.constant([1, 2, 3, 11], tf.int64), tf.constant([3, 4], tf.int64))]
+with tf.Session() as s:
+    RESULT = [v.tolist() for v in s.run(ops)]
+""")
+
+program("misc_top", """
+x = tf.constant([[1., 2.], [3., 4.]])
+ops = [tf.batch_gather([[1, 2, 3], [4, 5, 6]], [[2, 0], [1, 1]]),
+       tf.parallel_stack([[1, 2], [3, 4], [5, 6]]),
+       tf.hessians(tf.reduce_sum(x * x * x) + tf.reduce_prod(x), x)[0],
+       tf.is_non_decreasing([1, 2, 2]), tf.is_strictly_increasing([1, 2, 2]),
+       tf.is_strictly_increasing([[1.], [2.]]), tf.is_non_decreasing(tf.constant([], tf.float32)),
+       tf.lbeta([[1., 2.], [3., 4.], [0.5, 0.25]]), tf.truncatemod([-7, 7, -7, 7], [3, -3, -3, 3]),
+       tf.truncatemod([-7.5, 7.5, -7.5], [2., -2., -2.]),
+       tf.switch_case(tf.constant(1), [lambda: tf.constant(10), lambda: tf.constant(20),
+                                       lambda: tf.constant(30)]),
+       tf.switch_case(tf.constant(7), [lambda: tf.constant(10), lambda: tf.constant(20)]),
+       tf.switch_case(tf.constant(-1), {1: lambda: tf.constant(1), 0: lambda: tf.constant(2)},
+                      default=lambda: tf.constant(99)),
+       tf.py_function(lambda a: a * 2, [tf.constant(3.)], tf.float32)]
+with tf.Session() as s:
+    out = s.run(ops)
+RESULT = [np.asarray(v).tolist() for v in out] + [
+    tf.get_static_value(tf.constant([1, 2])).tolist(),
+    tf.dimension_at_index(tf.TensorShape([2, None]), 0).value,
+    tf.control_flow_v2_enabled() in (True, False), tf.executing_eagerly_outside_functions()]
+""")
+
+program("math_extras", """
+x = tf.constant([1., np.nan, np.inf, 2.])
+y = tf.constant([0., 0., 0., 3.])
+data = tf.constant([[1., 2.], [3., 4.], [5., 6.], [7., 8.]])
+ids = tf.constant([0, 0, 2, 2])
+ops = [tf.math.multiply_no_nan(x, y), tf.math.reciprocal_no_nan(tf.constant([0., 2., -4.])),
+       tf.math.divide_no_nan(tf.constant([1., 2.]), tf.constant([0., 4.])),
+       tf.math.polyval([1., 2., 3.], tf.constant([0., 1., 2.])),
+       tf.math.zero_fraction(tf.constant([[0, 1], [0, 0]])),
+       tf.math.segment_max(data, ids), tf.math.segment_min(data, ids),
+       tf.math.segment_mean(data, ids), tf.math.segment_prod(data, ids),
+       tf.math.unsorted_segment_mean(data, [1, 0, 1, 1], 3),
+       tf.math.unsorted_segment_sqrt_n(data, [1, 0, 1, 1], 3),
+       tf.math.log_softmax([1., 2., 3.]), tf.math.softsign([-2., 1.]),
+       tf.math.in_top_k(tf.constant([[0.1, 0.9], [0.8, 0.2]]), [1, 1], 1),
+       tf.math.lbeta([2., 3.])]
+with tf.Session() as s:
+    RESULT = [np.asarray(v).tolist() for v in s.run(ops)]
+""")
+
+program("nn_extras", """
+t = tf.constant([0., 1., 2., 5.])
+li = tf.constant([0.5, -1., 1., 2.])
+x = tf.constant(np.arange(2 * 5 * 5 * 3, dtype=np.float32).reshape(2, 5, 5, 3) / 50.)
+f = tf.constant(np.linspace(-1, 1, 3 * 3 * 3 * 4, dtype=np.float32).reshape(3, 3, 3, 4))
+x1 = tf.constant(np.arange(2 * 7 * 3, dtype=np.float32).reshape(2, 7, 3) / 10.)
+f1 = tf.constant(np.linspace(-1, 1, 2 * 3 * 2, dtype=np.float32).reshape(2, 3, 2))
+c, m, v, _ = tf.nn.sufficient_statistics(x, [0, 1, 2])
+c2, m2, v2, sh = tf.nn.sufficient_statistics(x, [1], shift=0.5, keepdims=True)
+ops = [tf.nn.log_poisson_loss(t, li), tf.nn.log_poisson_loss(t, li, compute_full_loss=True),
+       c, m, v, c2, m2, v2,
+       tf.nn.batch_norm_with_global_normalization(
+           x, tf.constant([0.1, 0.2, 0.3]), tf.constant([1., 2., 3.]), tf.constant([0., 1., 0.]),
+           tf.constant([2., 2., 2.]), 1e-3, True),
+       tf.nn.compute_average_loss([1., 2., 3.], sample_weight=[1., 0., 2.]),
+       tf.nn.compute_average_loss([1., 2., 3.], global_batch_size=6),
+       tf.nn.scale_regularization_loss([tf.constant(2.), tf.constant(3.)]),
+       tf.nn.convolution(x, f, "SAME"), tf.nn.convolution(x, f, "VALID", strides=[2, 2]),
+       tf.nn.convolution(x, f, "SAME", dilation_rate=[2, 2]),
+       tf.nn.convolution(x1, f1, "VALID"), tf.nn.convolution(x1, f1, "SAME", dilations=[2]),
+       tf.nn.conv_transpose(x, tf.transpose(f, [0, 1, 3, 2])[:, :, :, :], [2, 10, 10, 4], 2),
+       tf.nn.pool(x, [2, 2], "MAX", "VALID", strides=[2, 2]),
+       tf.nn.pool(x, [3, 3], "AVG", "SAME"),
+       tf.nn.max_pool_v2(x, 2, 2, "SAME"), tf.nn.avg_pool_v2(x, [2, 3], [1, 2], "VALID"),
+       tf.nn.max_pool_v2(x1, 2, 1, "VALID")]
+with tf.Session() as s:
+    RESULT = [np.asarray(v).tolist() for v in s.run(ops)]
+""")
+
+program("losses_decays", """
+labels = tf.constant([[0., 1.], [1., 0.], [0.6, 0.8]])
+preds = tf.constant([[0., 1.], [0., 1.], [0.8, 0.6]])
+gs = tf.placeholder(tf.int64, [])
+decays = [tf.train.cosine_decay_restarts(0.1, gs, 10), tf.train.cosine_decay_restarts(
+    0.1, gs, 7, t_mul=1.0, m_mul=0.5, alpha=0.1), tf.train.linear_cosine_decay(0.1, gs, 30),
+    tf.train.linear_cosine_decay(0.2, gs, 25, num_periods=2, alpha=0.1, beta=0.01),
+    tf.train.noisy_linear_cosine_decay(0.1, gs, 30, initial_variance=0.0),
+    tf.train.piecewise_constant_decay(gs, [5, 15], [1.0, 0.5, 0.1])]
+ops = [tf.losses.cosine_distance(labels, preds, axis=1),
+       tf.losses.cosine_distance(labels, preds, axis=1, weights=[[1.], [0.], [2.]],
+                                 reduction=tf.losses.Reduction.SUM),
+       tf.losses.mean_pairwise_squared_error([[1., 2., 3.], [4., 5., 7.]],
+                                             [[1.5, 2., 2.], [4., 6., 6.]]),
+       tf.losses.mean_pairwise_squared_error([[1., 2., 3.], [4., 5., 7.]],
+                                             [[1.5, 2., 2.], [4., 6., 6.]], weights=[[2.], [0.5]])]
+with tf.Session() as s:
+    RESULT = [np.asarray(v).tolist() for v in s.run(ops)] + [
+        [np.asarray(v).tolist() for v in s.run(decays, {gs: step})] for step in (0, 3, 10, 16, 35, 100)]
+""")
+
+program("saved_model_constants", """
+sm = tf.saved_model
+names = ["ASSETS_DIRECTORY", "ASSETS_KEY", "CLASSIFY_INPUTS", "CLASSIFY_METHOD_NAME",
+         "CLASSIFY_OUTPUT_CLASSES", "CLASSIFY_OUTPUT_SCORES", "DEBUG_DIRECTORY",
+         "DEBUG_INFO_FILENAME_PB", "LEGACY_INIT_OP_KEY", "MAIN_OP_KEY", "PREDICT_INPUTS",
+         "PREDICT_METHOD_NAME", "PREDICT_OUTPUTS", "REGRESS_INPUTS", "REGRESS_METHOD_NAME",
+         "REGRESS_OUTPUTS", "SAVED_MODEL_FILENAME_PB", "SAVED_MODEL_FILENAME_PBTXT",
+         "SAVED_MODEL_SCHEMA_VERSION", "VARIABLES_DIRECTORY", "VARIABLES_FILENAME"]
+ex = tf.placeholder(tf.string, [None], name="ex")
+cl = tf.placeholder(tf.string, [None], name="cl")
+sc = tf.placeholder(tf.float32, [None], name="sc")
+c = sm.classification_signature_def(ex, cl, sc)
+r = sm.regression_signature_def(ex, sc)
+RESULT = [getattr(sm, n) for n in names] + [
+    c.method_name, sorted(c.inputs), sorted(c.outputs), c.outputs["scores"].name,
+    r.method_name, sorted(r.outputs), sm.is_valid_signature(c), sm.is_valid_signature(r),
+    sm.get_tensor_from_tensor_info(c.outputs["classes"]).name]
+""")
+
+program("queues_asserts", """
+q = tf.queue.PaddingFIFOQueue(5, [tf.int32], shapes=[[None]])
+e1 = q.enqueue([[1, 2, 3]])
+e2 = q.enqueue([[4]])
+d = q.dequeue_many(2)
+pq = tf.io.PriorityQueue(5, [tf.string], shapes=[[]])
+pe = pq.enqueue_many([[3, 1, 2], [b"c", b"a", b"b"]])
+pd = pq.dequeue_many(3)
+a1 = tf.debugging.assert_near(tf.constant([1., 2.]), tf.constant([1., 2.0000001]))
+x = tf.placeholder(tf.float32)
+a2 = tf.assert_rank_in(x, [1, 3])
+with tf.control_dependencies([a2]):
+    y = tf.identity(x)
+out = []
+with tf.Session() as s:
+    s.run([e1, e2]); out.append(s.run(d).tolist())
+    s.run(pe); out.append([v.tolist() if hasattr(v, "tolist") else v for v in s.run(pd)])
+    s.run(a1)
+    out.append(s.run(y, {x: [1., 2.]}).tolist())
+    try:
+        s.run(y, {x: [[1.]]})
+        out.append("no error")
+    except tf.errors.InvalidArgumentError:
+        out.append("InvalidArgumentError")
+    try:
+        s.run(tf.debugging.assert_near(tf.constant([1.]), tf.constant([1.5]), atol=0.1))
+        out.append("no error")
+    except tf.errors.InvalidArgumentError:
+        out.append("InvalidArgumentError")
+out[1] = [out[1][0], [v.decode() for v in out[1][1]]]
+RESULT = out + [tf.debugging.assert_same_float_dtype([tf.constant(1.), tf.constant(2.)]).name]
+""")
+
+program("gradient_checker", """
+x = tf.placeholder(tf.float64, [2, 3])
+y = tf.reduce_sum(tf.sin(x) * x, axis=1)
+with tf.Session():
+    t, n = tf.test.compute_gradient(x, [2, 3], y, [2], x_init_value=np.arange(6.).reshape(2, 3) / 7)
+    err = tf.test.compute_gradient_error(x, [2, 3], y, [2],
+                                         x_init_value=np.arange(6.).reshape(2, 3) / 7)
+RESULT = [t.tolist(), list(t.shape), bool(err < 1e-6), bool(np.allclose(t, n, atol=1e-6))]
+""")
+
+
+@pytest.fixture(scope="module")
+def tf_results():
+    tf1_run.require_tf()
+    return tf1_run.run_tf_programs(PROGRAMS)
+
+
+def _close(a, b, path=""):
+    if isinstance(a, list) and isinstance(b, list):
+        assert len(a) == len(b), "%s: length %d vs %d" % (path, len(a), len(b))
+        for i, (u, v) in enumerate(zip(a, b)):
+            _close(u, v, "%s[%d]" % (path, i))
+    elif isinstance(a, float) or isinstance(b, float):
+        np.testing.assert_allclose(a, b, rtol=2e-5, atol=2e-6, err_msg=path)
+    else:
+        assert a == b, "%s: %r (weir) vs %r (TF)" % (path, a, b)
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_against_tensorflow(tf_results, name):
+    expected = tf1_run.tf_result(tf_results, name)
+    wr.reset_default_graph()
+    got = tf1_run.run_weir_program(PROGRAMS[name], name, weir_header=WEIR_V1_HEADER)
+    _close(got, expected)
+
+
+# --- hostile inputs and errors ----------------------------------------------------------------
+@pytest.fixture(autouse=True)
+def fresh_graph():
+    wr.reset_default_graph()
+    yield
+
+
+def _run(t, feed=None):
+    with wr.Session() as s:
+        return s.run(t, feed)
+
+
+def test_unravel_index_out_of_bounds_is_an_error():
+    with pytest.raises(wr.errors.InvalidArgumentError):
+        _run(wr.unravel_index([12], [3, 4]))
+    with pytest.raises(wr.errors.InvalidArgumentError):
+        _run(wr.unravel_index([-1], [3, 4]))
+    with pytest.raises(wr.errors.InvalidArgumentError):
+        _run(wr.unravel_index([0], [3, 0]))
+    with pytest.raises(wr.errors.InvalidArgumentError):
+        _run(wr.unravel_index([[1, 2]], [3, 4]))
+    with pytest.raises(TypeError):
+        wr.unravel_index([1.5], [3, 4])
+    with pytest.raises(ValueError):
+        wr.switch_case(wr.constant(0), {0: lambda: wr.constant(1), 3: lambda: wr.constant(2)})
+
+
+def test_repeat_and_sort_hostile_inputs():
+    with pytest.raises(wr.errors.InvalidArgumentError):
+        _run(wr.repeat([1, 2], [-1, 2]))
+    with pytest.raises(ValueError):
+        wr.repeat(wr.constant([[1, 2]]), 2, axis=5)
+    with pytest.raises(TypeError):
+        wr.repeat([1, 2], 1.5)
+    with pytest.raises(ValueError):
+        wr.sort(wr.constant(3.0))
+    with pytest.raises(ValueError):
+        wr.sort([1., 2.], direction="UP")
+    assert _run(wr.sort(wr.constant([], wr.float32))).shape == (0,)
+    nan_sorted = _run(wr.sort(wr.constant([3., np.nan, 1.]), direction="DESCENDING"))
+    assert nan_sorted.shape == (3,)
+
+
+def test_setdiff_and_segments_hostile_inputs():
+    with pytest.raises(ValueError):
+        wr.setdiff1d([[1, 2]], [1])
+    with pytest.raises(wr.errors.InvalidArgumentError):
+        _run(wr.math.segment_max([1., 2., 3.], [1, 0, 0]))
+    with pytest.raises(wr.errors.InvalidArgumentError):
+        _run(wr.math.segment_mean([1., 2., 3.], [-1, 0, 0]))
+    with pytest.raises(ValueError):
+        wr.math.segment_sum if False else wr.math.segment_min([1., 2.], [0, 0, 1])
+    assert _run(wr.math.segment_max(wr.zeros([0, 2]), wr.zeros([0], wr.int32))).shape == (0, 2)
+    with pytest.raises(ValueError):
+        wr.math.polyval(wr.constant([1., 2.]), 1.0)
+
+
+def test_registration_and_override_errors():
+    @wr.RegisterGradient("Tf1ApiTwice")
+    def _g(op, grad):
+        return grad
+    with pytest.raises(KeyError):
+        wr.RegisterGradient("Tf1ApiTwice")(_g)
+    with pytest.raises(TypeError):
+        wr.RegisterGradient(3)
+    with pytest.raises(TypeError):
+        with wr.get_default_graph().gradient_override_map({"Square": 3}):
+            pass
+    x = wr.constant([1., 2.])
+    with wr.get_default_graph().gradient_override_map({"Square": "Tf1ApiUnregistered"}):
+        y = wr.square(x)
+    with pytest.raises(LookupError):
+        wr.gradients(y, x)
+
+    @wr.RegisterGradient("Tf1ApiWrongCount")
+    def _bad(op, grad):
+        return [grad, grad]
+    with wr.get_default_graph().gradient_override_map({"Exp": "Tf1ApiWrongCount"}):
+        z = wr.exp(x)
+    with pytest.raises(ValueError):
+        wr.gradients(z, x)
+
+
+def test_mode_switches_and_shape_errors():
+    with pytest.raises(NotImplementedError):
+        wr.enable_v2_behavior()
+    with pytest.raises(NotImplementedError):
+        wr.enable_tensor_equality()
+    wr.disable_tensor_equality()
+    wr.disable_v2_tensorshape()
+    wr.enable_control_flow_v2()
+    assert wr.control_flow_v2_enabled()
+    wr.disable_control_flow_v2()
+    assert not wr.control_flow_v2_enabled()
+    with pytest.raises(ValueError):
+        wr.parallel_stack([wr.placeholder(wr.float32, [None])])
+    with pytest.raises(ValueError):
+        wr.losses.cosine_distance([1.], [1.])
+    with pytest.raises(NotImplementedError):
+        wr.nn.convolution(wr.zeros([1, 4, 4, 4, 1]), wr.zeros([2, 2, 2, 1, 1]), "SAME")
+    with pytest.raises(ValueError):
+        wr.assert_rank_in(wr.zeros([2, 2]), [1, 3])
+    with pytest.raises(ValueError):
+        wr.assert_same_float_dtype([wr.constant(1.), wr.constant(1., wr.float64)])
+    with pytest.raises(TypeError):
+        wr.assert_proper_iterable(wr.constant([1]))
+    wr.assert_proper_iterable([1, 2])
+    with pytest.raises(ValueError):
+        wr.nn.compute_average_loss([1.], global_batch_size=0)
+
+
+def test_assert_equal_graph_def():
+    with wr.Graph().as_default() as g1:
+        wr.constant(1.0, name="a")
+    with wr.Graph().as_default() as g2:
+        wr.constant(1.0, name="a")
+    with wr.Graph().as_default() as g3:
+        wr.constant(2.0, name="a")
+    wr.test.assert_equal_graph_def(g1.as_graph_def(), g2.as_graph_def())
+    with pytest.raises(AssertionError):
+        wr.test.assert_equal_graph_def(g1.as_graph_def(), g3.as_graph_def())
