@@ -203,7 +203,7 @@ with tf.control_dependencies([a2]):
     y = tf.identity(x)
 out = []
 with tf.Session() as s:
-    s.run([e1, e2]); out.append(s.run(d).tolist())
+    s.run(e1); s.run(e2); out.append(s.run(d).tolist())
     s.run(pe); out.append([v.tolist() if hasattr(v, "tolist") else v for v in s.run(pd)])
     s.run(a1)
     out.append(s.run(y, {x: [1., 2.]}).tolist())
@@ -230,31 +230,6 @@ with tf.Session():
                                          x_init_value=np.arange(6.).reshape(2, 3) / 7)
 RESULT = [t.tolist(), list(t.shape), bool(err < 1e-6), bool(np.allclose(t, n, atol=1e-6))]
 """)
-
-
-@pytest.fixture(scope="module")
-def tf_results():
-    tf1_run.require_tf()
-    return tf1_run.run_tf_programs(PROGRAMS)
-
-
-def _close(a, b, path=""):
-    if isinstance(a, list) and isinstance(b, list):
-        assert len(a) == len(b), "%s: length %d vs %d" % (path, len(a), len(b))
-        for i, (u, v) in enumerate(zip(a, b)):
-            _close(u, v, "%s[%d]" % (path, i))
-    elif isinstance(a, float) or isinstance(b, float):
-        np.testing.assert_allclose(a, b, rtol=2e-5, atol=2e-6, err_msg=path)
-    else:
-        assert a == b, "%s: %r (weir) vs %r (TF)" % (path, a, b)
-
-
-@pytest.mark.parametrize("name", sorted(PROGRAMS))
-def test_against_tensorflow(tf_results, name):
-    expected = tf1_run.tf_result(tf_results, name)
-    wr.reset_default_graph()
-    got = tf1_run.run_weir_program(PROGRAMS[name], name, weir_header=WEIR_V1_HEADER)
-    _close(got, expected)
 
 
 # --- hostile inputs and errors ----------------------------------------------------------------
@@ -378,3 +353,156 @@ def test_assert_equal_graph_def():
     wr.test.assert_equal_graph_def(g1.as_graph_def(), g2.as_graph_def())
     with pytest.raises(AssertionError):
         wr.test.assert_equal_graph_def(g1.as_graph_def(), g3.as_graph_def())
+
+
+program("fixed_length_records", """
+import os, tempfile
+d = tempfile.mkdtemp()
+paths = []
+for k, body in enumerate([b"HDR" + b"abcdefghijkl" + b"FT", b"HDR" + b"0123456789" + b"FT",
+                          b"HDR" + b"0123456789AB" + b"FT", b"HD"]):
+    p = os.path.join(d, "f%d.bin" % k)
+    with open(p, "wb") as f:
+        f.write(body)
+    paths.append(p)
+
+def drain(s, nxt):
+    out = []
+    try:
+        while True:
+            out.append(s.run(nxt).decode())
+    except tf.errors.OutOfRangeError:
+        out.append("end")
+    except tf.errors.InvalidArgumentError:
+        out.append("InvalidArgumentError")
+    return out
+
+fn = tf.placeholder(tf.string, [None])
+it = tf.data.make_initializable_iterator(
+    tf.data.FixedLengthRecordDataset(fn, 5, header_bytes=3, footer_bytes=2).batch(2))
+nxt = tf.data.make_one_shot_iterator(
+    tf.data.FixedLengthRecordDataset(paths[:3], 4, header_bytes=3, footer_bytes=2)).get_next()
+short = tf.data.make_one_shot_iterator(
+    tf.data.FixedLengthRecordDataset(paths[3:], 4, header_bytes=3)).get_next()
+out = []
+with tf.Session() as s:
+    out.append(drain(s, nxt))
+    s.run(it.initializer, {fn: paths[1:2]})
+    out.append([v.decode() for v in s.run(it.get_next())])
+    out.append(drain(s, short))
+RESULT = out + [str(nxt.dtype.name), nxt.shape.as_list()]
+""")
+
+
+program("match_filenames_batch_join", """
+import os, tempfile
+d = tempfile.mkdtemp()
+for n in ("a.txt", "b.txt", "c.csv"):
+    open(os.path.join(d, n), "w").close()
+m = tf.train.match_filenames_once(os.path.join(d, "*.txt"))
+m2 = tf.io.match_filenames_once([os.path.join(d, "*.csv"), os.path.join(d, "a*")], name="mf")
+local_names = [v.op.name for v in tf.local_variables()]
+x1 = tf.constant([1, 2, 3, 4])
+x2 = tf.constant([10, 20, 30, 40])
+b = tf.train.maybe_batch_join([[x1], [x2]], tf.constant([True, False, True, False]), 4,
+                              enqueue_many=True)
+sb = tf.train.maybe_shuffle_batch_join([[x1], [x2]], 2, 20, 0, tf.constant(True),
+                                       enqueue_many=True, seed=3)
+with tf.Session() as s:
+    s.run(tf.local_variables_initializer())
+    files = sorted(os.path.basename(f.decode()) for f in s.run(m))
+    files2 = sorted(os.path.basename(f.decode()) for f in s.run(m2))
+    coord = tf.train.Coordinator()
+    threads = tf.train.start_queue_runners(s, coord)
+    got = sorted(s.run(b).tolist())
+    got_sb = s.run(sb).tolist()
+    coord.request_stop()
+    coord.join(threads, stop_grace_period_secs=5)
+# The enqueue threads race (each list is enqueued again and again): only the
+# kept values may come out.
+RESULT = [files, files2, local_names, len(got), all(v in (1, 3, 10, 30) for v in got), len(got_sb), all(v in (1, 2, 3, 4, 10, 20, 30, 40) for v in got_sb),
+          b.shape.as_list(), m.op.name]
+""")
+
+
+def test_fixed_length_record_dataset_hostile(tmp_path):
+    with pytest.raises(ValueError):
+        wr.data.FixedLengthRecordDataset([str(tmp_path / "x")], 0)
+    with pytest.raises(ValueError):
+        wr.data.FixedLengthRecordDataset([str(tmp_path / "x")], 4, header_bytes=-1)
+    with pytest.raises(TypeError):
+        wr.data.FixedLengthRecordDataset([str(tmp_path / "x")], "four")
+    p = tmp_path / "empty.bin"
+    p.write_bytes(b"")  # no records at all
+    nxt = wr.data.make_one_shot_iterator(
+        wr.data.FixedLengthRecordDataset([str(p)], 4)).get_next()
+    with wr.Session() as s:
+        with pytest.raises(wr.errors.OutOfRangeError):
+            s.run(nxt)
+
+
+def test_checkpoints_iterator_and_basic_train_loop(tmp_path):
+    v = wr.Variable(1.0, name="v")
+    saver = wr.train.Saver()
+    with wr.Session() as s:
+        s.run(wr.global_variables_initializer())
+        path = saver.save(s, str(tmp_path / "model"), global_step=7)
+    found = list(wr.train.checkpoints_iterator(str(tmp_path), timeout=1))
+    assert found == [path]
+    calls = []
+    found = list(wr.train.checkpoints_iterator(str(tmp_path / "none"), timeout=1,
+                                               timeout_fn=lambda: calls.append(1) or True))
+    assert found == [] and calls == [1]
+
+    wr.reset_default_graph()
+    step = wr.train.get_or_create_global_step()
+    inc = wr.assign_add(step, 1)
+    sv = wr.train.Supervisor(logdir=None, summary_op=None, saver=None)
+    seen = []
+
+    def train_step(sess, k):
+        seen.append(sess.run(inc) * k)
+        if len(seen) == 3:
+            sv.request_stop()
+    wr.train.basic_train_loop(sv, train_step, args=[10])
+    assert seen == [10, 20, 30]
+
+
+def test_create_local_cluster_runs_a_step():
+    workers, ps = wr.test.create_local_cluster(2, 1)
+    assert len(workers) == 2 and len(ps) == 1
+    with wr.device("/job:ps/task:0"):
+        v = wr.Variable([1.0, 2.0], name="cv")
+    with wr.device("/job:worker/task:1"):
+        out = wr.reduce_sum(v * 3.0)
+    with wr.Session(workers[0].target) as s:
+        s.run(wr.global_variables_initializer())
+        assert s.run(out) == pytest.approx(9.0)
+    with pytest.raises(ValueError):
+        wr.test.create_local_cluster(0, 1)
+
+
+# --- every program above, under TensorFlow and Weir (defined last: it collects PROGRAMS) ---
+@pytest.fixture(scope="module")
+def tf_results():
+    tf1_run.require_tf()
+    return tf1_run.run_tf_programs(PROGRAMS)
+
+
+def _close(a, b, path=""):
+    if isinstance(a, list) and isinstance(b, list):
+        assert len(a) == len(b), "%s: length %d vs %d" % (path, len(a), len(b))
+        for i, (u, v) in enumerate(zip(a, b)):
+            _close(u, v, "%s[%d]" % (path, i))
+    elif isinstance(a, float) or isinstance(b, float):
+        np.testing.assert_allclose(a, b, rtol=2e-5, atol=2e-6, err_msg=path)
+    else:
+        assert a == b, "%s: %r (weir) vs %r (TF)" % (path, a, b)
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_against_tensorflow(tf_results, name):
+    expected = tf1_run.tf_result(tf_results, name)
+    wr.reset_default_graph()
+    got = tf1_run.run_weir_program(PROGRAMS[name], name, weir_header=WEIR_V1_HEADER)
+    _close(got, expected)

@@ -81,7 +81,7 @@ __version__ = "0.1.0"
 
 _PROTO_NAMES = ("GraphDef", "NodeDef", "AttrValue", "NameAttrList", "TensorProto",
                 "TensorShapeProto", "VersionDef", "Summary", "SummaryMetadata", "HistogramProto",
-                "Event", "SessionLog", "MetaGraphDef")
+                "Event", "SessionLog", "MetaGraphDef", "TensorInfo", "LogMessage")
 
 
 def __getattr__(name):

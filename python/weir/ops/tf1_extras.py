@@ -21,7 +21,11 @@ __all__ = [
     "enable_v2_behavior", "enable_control_flow_v2", "disable_control_flow_v2",
     "control_flow_v2_enabled", "enable_tensor_equality", "disable_tensor_equality",
     "enable_v2_tensorshape", "disable_v2_tensorshape", "executing_eagerly_outside_functions",
-    "get_logger",
+    "get_logger", "grad_pass_through", "recompute_grad", "histogram_fixed_width",
+    "histogram_fixed_width_bins", "vectorized_map", "is_symbolic_tensor", "initialize_all_tables",
+    "VariableAggregation", "VariableSynchronization", "OpError", "QUANTIZED_DTYPES",
+    "load_op_library", "load_library", "load_file_system_library", "GIT_VERSION",
+    "COMPILER_VERSION", "CXX11_ABI_FLAG", "CXX_VERSION", "MONOLITHIC_BUILD",
 ]
 
 
@@ -414,3 +418,127 @@ def get_logger():
     """The Python logger behind wr.logging."""
     from weir import logging as _wr_logging
     return _wr_logging.get_logger()
+
+
+# --- more TF1 top-level names --------------------------------------------
+def grad_pass_through(f):
+    """f whose gradient is the identity (y = f(x) in the forward pass,
+    dy/dx taken as 1): f's outputs must match its inputs one to one."""
+    from weir.ops.custom_gradient import custom_gradient
+
+    @custom_gradient
+    def _pass(*args):
+        result = f(*args)
+
+        def grad(*dys):
+            return list(dys) if len(dys) > 1 else dys[0]
+        return result, grad
+    return _pass
+
+
+def recompute_grad(f):
+    """tf.recompute_grad: the same values and gradients as f (TF recomputes
+    f's activations in the backward pass to save memory; weir keeps them,
+    which changes memory use, not results)."""
+    return f
+
+
+def histogram_fixed_width_bins(values, value_range, nbins=100, dtype=dtypes.int32, name=None):
+    """The bin (0..nbins-1) of each value among nbins equal bins over
+    value_range; values outside go to the first or last bin."""
+    wr = _wr()
+    with ops.name_scope(name, "histogram_fixed_width_bins"):
+        values = ops.convert_to_tensor(values, name="values")
+        if not (values.dtype.is_floating or values.dtype.is_integer):
+            raise TypeError("histogram_fixed_width_bins: values must be numeric, got %s"
+                            % values.dtype.name)
+        value_range = ops.convert_to_tensor(value_range, dtype=values.dtype, name="value_range")
+        if value_range.shape.ndims is not None and value_range.shape.as_list() != [2]:
+            raise ValueError("value_range must have shape [2], got %s" % value_range.shape)
+        nbins_t = ops.convert_to_tensor(nbins, dtype=dtypes.int32, name="nbins")
+        dtype = dtypes.as_dtype(dtype)
+        checks = [
+            wr.debugging.assert_positive(nbins_t, message="nbins should be a positive number"),
+            wr.debugging.assert_less(value_range[0], value_range[1],
+                                     message="value_range should satisfy value_range[0] < "
+                                     "value_range[1]"),
+        ]
+        with ops.control_dependencies(checks):
+            nbins_f = wr.cast(nbins_t, dtypes.float64)
+        flat = wr.reshape(values, [-1])
+        lo = wr.cast(value_range[0], dtypes.float64)
+        hi = wr.cast(value_range[1], dtypes.float64)
+        scaled = (wr.cast(flat, dtypes.float64) - lo) / (hi - lo)
+        idx = wr.cast(wr.floor(nbins_f * scaled), dtypes.int32)
+        idx = wr.clip_by_value(idx, 0, nbins_t - 1)
+        return wr.reshape(wr.cast(idx, dtype), wr.shape(values))
+
+
+def histogram_fixed_width(values, value_range, nbins=100, dtype=dtypes.int32, name=None):
+    """The counts of values in nbins equal bins over value_range (values
+    outside go to the first or last bin)."""
+    wr = _wr()
+    with ops.name_scope(name, "histogram_fixed_width"):
+        bins = histogram_fixed_width_bins(values, value_range, nbins, dtypes.int32)
+        nbins_t = ops.convert_to_tensor(nbins, dtype=dtypes.int32)
+        flat = wr.reshape(bins, [-1])
+        counts = wr.unsorted_segment_sum(wr.ones_like(flat), flat, nbins_t)
+        return wr.cast(counts, dtype)
+
+
+def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
+    """fn applied to each slice of elems along axis 0, stacked: weir runs it
+    as map_fn (the results of tf.vectorized_map, without its
+    vectorization)."""
+    del fallback_to_while_loop, warn
+    return _wr().map_fn(fn, elems)
+
+
+def is_symbolic_tensor(tensor):
+    """True for a graph Tensor (every weir Tensor)."""
+    return isinstance(tensor, ops.Tensor)
+
+
+def initialize_all_tables(name="init_all_tables"):
+    """The deprecated name of tables_initializer."""
+    return _wr().tables_initializer(name=name)
+
+
+class VariableAggregation:
+    """How a distributed variable's updates combine (tf.VariableAggregation)."""
+    NONE = 0
+    SUM = 1
+    MEAN = 2
+    ONLY_FIRST_REPLICA = 3
+    ONLY_FIRST_TOWER = 3
+
+
+class VariableSynchronization:
+    """When a distributed variable is synchronized (tf.VariableSynchronization)."""
+    AUTO = 0
+    NONE = 1
+    ON_WRITE = 2
+    ON_READ = 3
+
+
+from weir.framework.errors import OpError  # noqa: E402  (tf.OpError)
+
+
+QUANTIZED_DTYPES = frozenset([dtypes.qint8, dtypes.quint8, dtypes.qint16, dtypes.quint16,
+                              dtypes.qint32])
+
+
+def load_op_library(library_filename):
+    """Weir cannot load TensorFlow kernel libraries: NotImplementedError."""
+    raise NotImplementedError("weir cannot load TensorFlow op libraries (%s): weir's ops are "
+                              "registered in C++ at build time" % (library_filename,))
+
+
+load_library = load_op_library
+load_file_system_library = load_op_library
+
+GIT_VERSION = "unknown"
+COMPILER_VERSION = "unknown"
+CXX11_ABI_FLAG = 1
+CXX_VERSION = 201703
+MONOLITHIC_BUILD = 0

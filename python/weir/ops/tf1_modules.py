@@ -729,3 +729,116 @@ def assert_equal_graph_def(actual, expected, checkpoint_v2=False, hash_table_sha
         if a[key] != e[key]:
             raise AssertionError("GraphDefs differ at node %r:\n%s\nvs expected\n%s"
                                  % (key, a[key], e[key]))
+
+
+# --- tf.train: loops, file patterns, conditional batching --------------------
+def basic_train_loop(supervisor, train_step_fn, args=None, kwargs=None, master=""):
+    """Runs train_step_fn(session, *args, **kwargs) in supervisor.managed_session
+    until the supervisor says stop."""
+    if args is None:
+        args = []
+    if kwargs is None:
+        kwargs = {}
+    with supervisor.managed_session(master) as sess:
+        while not supervisor.should_stop():
+            train_step_fn(sess, *args, **kwargs)
+
+
+def checkpoints_iterator(checkpoint_dir, min_interval_secs=0, timeout=None, timeout_fn=None):
+    """Yields each new checkpoint path of checkpoint_dir as it appears
+    (waiting at most `timeout` seconds for the next one; then timeout_fn()
+    decides: True ends the iteration, else waiting goes on)."""
+    import time
+    from weir.train import checkpoint_management
+    last = None
+    while True:
+        start = time.time()
+        path = None
+        while True:
+            state = checkpoint_management.get_checkpoint_state(checkpoint_dir)
+            path = state.model_checkpoint_path if state is not None else None
+            if path is not None and path != last:
+                break
+            if timeout is not None and time.time() - start + 1 > timeout:
+                path = None
+                break
+            time.sleep(1)
+        if path is None:
+            if not timeout_fn or timeout_fn():
+                return
+            continue
+        begin = time.time()
+        last = path
+        yield path
+        remaining = min_interval_secs - (time.time() - begin)
+        if remaining > 0:
+            time.sleep(remaining)
+
+
+def match_filenames_once(pattern, name=None):
+    """A local variable (LOCAL_VARIABLES, initialized by
+    local_variables_initializer) holding the file names matching `pattern`
+    (a glob or a list of globs), computed once when it is initialized."""
+    wr = _wr()
+    with ops.name_scope(name, "matching_filenames") as scope:
+        pattern = ops.convert_to_tensor(pattern, dtype=dtypes.string, name="pattern")
+        from weir.ops.io_ops import matching_files
+        matched = matching_files(pattern)
+        return wr.Variable(matched, trainable=False, validate_shape=False,
+                           collections=[ops.GraphKeys.LOCAL_VARIABLES], name=scope)
+
+
+def maybe_batch_join(tensors_list, keep_input, batch_size, capacity=32, enqueue_many=False,
+                     shapes=None, dynamic_pad=False, allow_smaller_final_batch=False,
+                     shared_name=None, name=None):
+    """batch_join of only the examples whose keep_input is true."""
+    from weir.train import input as _input
+    return _input._batch(list(tensors_list), tensors_list[0], batch_size, capacity,
+                         enqueue_many, shapes, dynamic_pad, allow_smaller_final_batch,
+                         shared_name, name, 1, keep_input=keep_input)
+
+
+def maybe_shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, keep_input,
+                             seed=None, enqueue_many=False, shapes=None,
+                             allow_smaller_final_batch=False, shared_name=None, name=None):
+    """shuffle_batch_join of only the examples whose keep_input is true."""
+    from weir.train import input as _input
+    return _input._batch(list(tensors_list), tensors_list[0], batch_size, capacity,
+                         enqueue_many, shapes, False, allow_smaller_final_batch, shared_name,
+                         name, 1, shuffle=True, min_after_dequeue=min_after_dequeue, seed=seed,
+                         default_name="shuffle_batch_join", keep_input=keep_input)
+
+
+# --- tf.test.create_local_cluster ------------------------------------------
+def _free_ports(n):
+    import socket
+    sockets = []
+    try:
+        for _ in range(n):
+            s = socket.socket()
+            s.bind(("127.0.0.1", 0))
+            sockets.append(s)
+        return [s.getsockname()[1] for s in sockets]
+    finally:
+        for s in sockets:
+            s.close()
+
+
+def create_local_cluster(num_workers, num_ps, protocol="grpc", worker_config=None,
+                         ps_config=None):
+    """(workers, ps_servers): num_workers "worker" and num_ps "ps" servers of
+    one cluster, started in this process on free loopback ports."""
+    from weir.distribute import Server
+    if num_workers < 1:
+        raise ValueError("create_local_cluster: num_workers must be >= 1, got %d" % num_workers)
+    if num_ps < 0:
+        raise ValueError("create_local_cluster: num_ps must be >= 0, got %d" % num_ps)
+    ports = _free_ports(num_workers + num_ps)
+    cluster = {"worker": ["localhost:%d" % p for p in ports[:num_workers]]}
+    if num_ps > 0:
+        cluster["ps"] = ["localhost:%d" % p for p in ports[num_workers:]]
+    workers = [Server(cluster, job_name="worker", protocol=protocol, task_index=i,
+                      config=worker_config, start=True) for i in range(num_workers)]
+    ps_servers = [Server(cluster, job_name="ps", protocol=protocol, task_index=i,
+                         config=ps_config, start=True) for i in range(num_ps)]
+    return workers, ps_servers

@@ -220,3 +220,5 @@ class _PredicateContext(object):
 from weir.ops.tf1_modules import (  # noqa: F401,E402  (tf1api)
     compute_gradient, compute_gradient_error, assert_equal_graph_def)
 __all__ = __all__ + ["compute_gradient", "compute_gradient_error", "assert_equal_graph_def"]
+from weir.ops.tf1_modules import create_local_cluster  # noqa: F401,E402  (tf1api)
+__all__ = __all__ + ["create_local_cluster"]

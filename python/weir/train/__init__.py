@@ -42,3 +42,6 @@ def __getattr__(name):
 from weir.ops.tf1_modules import (  # noqa: F401,E402  (tf1api)
     cosine_decay_restarts, linear_cosine_decay, noisy_linear_cosine_decay,
     piecewise_constant_decay)
+from weir.ops.tf1_modules import (  # noqa: F401,E402  (tf1api)
+    basic_train_loop, checkpoints_iterator, match_filenames_once, maybe_batch_join,
+    maybe_shuffle_batch_join)
