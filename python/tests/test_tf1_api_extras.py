@@ -425,6 +425,91 @@ RESULT = [files, files2, local_names, len(got), all(v in (1, 3, 10, 30) for v in
 """)
 
 
+program("more_extras", """
+x = tf.constant([1., 2., 3.])
+y = tf.grad_pass_through(lambda t: tf.round(t * 1.3))(x)
+g = tf.gradients(tf.reduce_sum(y * y), x)[0]
+v = tf.constant([-1., 0., 0.5, 1.9, 2.0, 5., 7.5, 100.])
+img = tf.constant(np.linspace(-1, 1, 2 * 5 * 5 * 3, dtype=np.float32).reshape(2, 5, 5, 3))
+filt = tf.constant(np.linspace(-1, 1, 3 * 3 * 3 * 2, dtype=np.float32).reshape(3, 3, 3, 2))
+dw = tf.nn.depthwise_conv2d_native(img, filt, [1, 1, 1, 1], "SAME")
+ob = tf.ones_like(dw)
+x1 = tf.constant(np.arange(2 * 4 * 3, dtype=np.float32).reshape(2, 4, 3) / 10.)
+f1 = tf.constant(np.linspace(-1, 1, 3 * 2 * 3, dtype=np.float32).reshape(3, 2, 3))
+ops = [y, g, tf.histogram_fixed_width(v, [0., 5.], nbins=5),
+       tf.histogram_fixed_width_bins(v, [0., 5.], nbins=5),
+       tf.histogram_fixed_width(tf.constant([1, 2, 2, 9]), [0, 10], nbins=4, dtype=tf.int64),
+       tf.vectorized_map(lambda r: r * 2.0 + 1.0, tf.constant([[1., 2.], [3., 4.]])),
+       tf.math.cumulative_logsumexp(tf.constant([[0., 1., 2.], [-1000., 3., 1000.]]), axis=1),
+       tf.math.cumulative_logsumexp(tf.constant([0., 1., 2.]), exclusive=True, reverse=True),
+       tf.nn.depthwise_conv2d_native_backprop_filter(img, [3, 3, 3, 2], ob, [1, 1, 1, 1], "SAME"),
+       tf.nn.depthwise_conv2d_backprop_input([2, 5, 5, 3], filt, ob, [1, 1, 1, 1], "SAME"),
+       tf.nn.conv1d_transpose(x1, f1, [2, 8, 2], 2, "SAME"),
+       tf.nn.conv1d_transpose(x1, f1, [2, 6, 2], 1, "VALID")]
+a = tf.placeholder(tf.float32, [None, 3])
+b = tf.placeholder(tf.float32, [None, None])
+chk = tf.debugging.assert_shapes([(a, ("N", 3)), (b, ("N", "N"))])
+with tf.control_dependencies([chk]):
+    s_ab = tf.reduce_sum(a) + tf.reduce_sum(b)
+with tf.Session() as s:
+    out = [np.asarray(t).tolist() for t in s.run(ops)]
+    out.append(float(s.run(s_ab, {a: np.ones([2, 3]), b: np.ones([2, 2])})))
+    try:
+        s.run(s_ab, {a: np.ones([2, 3]), b: np.ones([3, 3])})
+        out.append("no error")
+    except tf.errors.InvalidArgumentError:
+        out.append("InvalidArgumentError")
+errs = []
+for shapes in ([(tf.zeros([2, 3]), (2, 4))], [(tf.zeros([2, 3]), ("N",))],
+               [(tf.zeros([2, 3]), ("N", "M")), (tf.zeros([3]), ("N",))]):
+    try:
+        tf.debugging.assert_shapes(shapes)
+        errs.append("ok")
+    except ValueError:
+        errs.append("ValueError")
+tf.debugging.assert_shapes([(tf.zeros([4, 2, 3]), ("*", "M", 3)), (tf.zeros([]), [])])
+RESULT = out + [errs, tf.test.is_built_with_rocm(), callable(tf.test.mock.MagicMock),
+                tf.debugging.is_traceback_filtering_enabled()]
+""")
+
+
+@pytest.mark.parametrize("build,y_shape", [
+    (lambda x: wr.math.cumulative_logsumexp(x, axis=1), [2, 3]),
+    (lambda x: wr.math.cumulative_logsumexp(x, axis=0, exclusive=True, reverse=True)[:-1],
+     [1, 3]),
+    (lambda x: wr.sort(x, axis=1, direction="DESCENDING") * wr.constant([1., 2., 3.], wr.float64),
+     [2, 3]),
+    (lambda x: wr.repeat(x, [2, 1], axis=0) * 1.5, [3, 3]),
+    (lambda x: wr.lbeta(wr.exp(x)), [2]),
+    (lambda x: wr.math.segment_mean(x, [0, 0]), [1, 3]),
+    (lambda x: wr.math.unsorted_segment_sqrt_n(x * x, [1, 1], 3), [3, 3]),
+    (lambda x: wr.math.polyval([2., -1., 0.5], x), [2, 3]),
+])
+def test_composed_gradients_match_finite_differences(build, y_shape):
+    x = wr.placeholder(wr.float64, [2, 3])
+    y = build(x)
+    init = np.array([[0.3, -1.2, 2.0], [1.1, 0.4, -0.7]])
+    with wr.Session():
+        err = wr.test.compute_gradient_error(x, [2, 3], y, y_shape, x_init_value=init,
+                                             delta=1e-6)
+    assert err < 1e-5
+
+
+def test_gradient_checker_catches_a_wrong_gradient():
+    @wr.RegisterGradient("Tf1ApiWrongSquare")
+    def _wrong(op, grad):
+        return grad * 3.0 * op.inputs[0]  # the true derivative is 2x
+    x = wr.placeholder(wr.float64, [3])
+    with wr.get_default_graph().gradient_override_map({"Square": "Tf1ApiWrongSquare"}):
+        y = wr.square(x)
+    with wr.Session():
+        t, n = wr.test.compute_gradient(x, [3], y, [3], x_init_value=np.array([1., 2., 3.]))
+        err = wr.test.compute_gradient_error(x, [3], y, [3], x_init_value=np.array([1., 2., 3.]))
+    np.testing.assert_allclose(np.diag(t), [3., 6., 9.])
+    np.testing.assert_allclose(np.diag(n), [2., 4., 6.], rtol=1e-6)
+    assert err == pytest.approx(3.0, rel=1e-6)
+
+
 def test_fixed_length_record_dataset_hostile(tmp_path):
     with pytest.raises(ValueError):
         wr.data.FixedLengthRecordDataset([str(tmp_path / "x")], 0)

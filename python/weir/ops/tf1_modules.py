@@ -842,3 +842,260 @@ def create_local_cluster(num_workers, num_ps, protocol="grpc", worker_config=Non
     ps_servers = [Server(cluster, job_name="ps", protocol=protocol, task_index=i,
                          config=ps_config, start=True) for i in range(num_ps)]
     return workers, ps_servers
+
+
+# --- more of tf.nn / tf.math ---------------------------------------------------
+def depthwise_conv2d_native_backprop_filter(input, filter_sizes, out_backprop, strides,  # noqa: A002
+                                            padding, data_format="NHWC",
+                                            dilations=(1, 1, 1, 1), name=None):
+    """The gradient of depthwise_conv2d_native with respect to the filter."""
+    from weir.framework.op_def_library import apply_op
+    return apply_op("DepthwiseConv2dNativeBackpropFilter", name, input=input,
+                    filter_sizes=filter_sizes, out_backprop=out_backprop, strides=list(strides),
+                    padding=padding, data_format=data_format, dilations=list(dilations))
+
+
+def depthwise_conv2d_native_backprop_input(input_sizes, filter, out_backprop, strides,  # noqa: A002
+                                           padding, data_format="NHWC",
+                                           dilations=(1, 1, 1, 1), name=None):
+    """The gradient of depthwise_conv2d_native with respect to the input."""
+    from weir.framework.op_def_library import apply_op
+    return apply_op("DepthwiseConv2dNativeBackpropInput", name, input_sizes=input_sizes,
+                    filter=filter, out_backprop=out_backprop, strides=list(strides),
+                    padding=padding, data_format=data_format, dilations=list(dilations))
+
+
+def conv1d_transpose(input, filters, output_shape, strides, padding="SAME",  # noqa: A002
+                     data_format="NWC", dilations=None, name=None):
+    """The transpose of conv1d, through conv2d_transpose on a height-1
+    image. filters: [width, out_channels, in_channels]."""
+    wr = _wr()
+    if data_format not in ("NWC", "NCW"):
+        raise ValueError("data_format must be \"NWC\" or \"NCW\", got %r" % (data_format,))
+    with ops.name_scope(name, "conv1d_transpose"):
+        input = ops.convert_to_tensor(input, name="input")
+        filters = ops.convert_to_tensor(filters, name="filters")
+        s = strides if isinstance(strides, int) else list(strides)
+        if not isinstance(s, int):
+            if len(s) == 3:
+                s = s[1] if data_format == "NWC" else s[2]
+            elif len(s) == 1:
+                s = s[0]
+            else:
+                raise ValueError("strides must be an int or have 1 or 3 elements, got %r"
+                                 % (strides,))
+        d = 1 if dilations is None else dilations
+        if not isinstance(d, int):
+            d = list(d)
+            d = d[0] if len(d) == 1 else (d[1] if data_format == "NWC" else d[2])
+        out_shape = ops.convert_to_tensor(output_shape, dtype=dtypes.int32, name="output_shape")
+        if data_format == "NWC":
+            x4 = wr.expand_dims(input, 1)
+            shape4 = wr.concat([out_shape[:1], [1], out_shape[1:]], 0)
+            s4, d4, fmt, axis = [1, 1, s, 1], [1, 1, d, 1], "NHWC", 1
+        else:
+            x4 = wr.expand_dims(input, 2)
+            shape4 = wr.concat([out_shape[:2], [1], out_shape[2:]], 0)
+            s4, d4, fmt, axis = [1, 1, 1, s], [1, 1, 1, d], "NCHW", 2
+        y = wr.nn.conv2d_transpose(x4, wr.expand_dims(filters, 0), shape4, s4, padding=padding,
+                                   data_format=fmt, dilations=d4)
+        return wr.squeeze(y, [axis])
+
+
+def cumulative_logsumexp(x, axis=0, exclusive=False, reverse=False, name=None):
+    """log(cumsum(exp(x))) along axis, computed stably: a scan of
+    log(exp(a) + exp(b)) = m + log(exp(a - m) + exp(b - m)), m = max(a, b)."""
+    wr = _wr()
+    with ops.name_scope(name, "CumulativeLogsumexp"):
+        x = ops.convert_to_tensor(x, name="x")
+        if not x.dtype.is_floating:
+            raise TypeError("cumulative_logsumexp: x must be floating point, got %s"
+                            % x.dtype.name)
+        ndims = x.shape.ndims
+        if ndims is None or ndims == 0:
+            raise ValueError("cumulative_logsumexp: x must have a known rank >= 1, got %s"
+                             % x.shape)
+        if not isinstance(axis, int) or not -ndims <= axis < ndims:
+            raise ValueError("cumulative_logsumexp: axis %r out of range for rank %d"
+                             % (axis, ndims))
+        axis = axis % ndims
+        perm = [axis] + [i for i in range(ndims) if i != axis]
+        inverse = [perm.index(i) for i in range(ndims)]
+        t = wr.transpose(x, perm)
+        if reverse:
+            t = wr.reverse(t, [0])
+
+        def logaddexp(a, b):
+            m = wr.maximum(a, b)
+            m_safe = wr.where(wr.is_finite(m), m, wr.zeros_like(m))
+            return m_safe + wr.log(wr.exp(a - m_safe) + wr.exp(b - m_safe))
+
+        out = wr.scan(logaddexp, t)
+        if exclusive:
+            neg_inf = wr.fill(wr.shape(t[:1]), wr.constant(-_np.inf, x.dtype))
+            out = wr.concat([neg_inf, out[:-1]], 0)
+        if reverse:
+            out = wr.reverse(out, [0])
+        return wr.transpose(out, inverse)
+
+
+# --- more of tf.debugging / tf.test ----------------------------------------------
+_traceback_filtering = [True]
+
+
+def enable_traceback_filtering():
+    """Records the choice (weir's errors show the user's frames either way)."""
+    _traceback_filtering[0] = True
+
+
+def disable_traceback_filtering():
+    _traceback_filtering[0] = False
+
+
+def is_traceback_filtering_enabled():
+    return _traceback_filtering[0]
+
+
+def assert_shapes(shapes, data=None, summarize=None, message=None, name=None):
+    """TF1's assert_shapes: `shapes` pairs (or a dict) tensor -> spec, a spec
+    a list of dims: an int (that size), a string (a symbol: the same size
+    everywhere it appears), None (any size); a leading "*" allows any number
+    of leading dims, and a spec of [] or "." means a scalar. Known dims are
+    checked now (ValueError); unknown ones at run time (InvalidArgumentError).
+    Returns the op that runs the run-time checks."""
+    wr = _wr()
+    items = list(shapes.items()) if isinstance(shapes, dict) else list(shapes)
+    prefix = (message + " ") if message else ""
+    symbols = {}  # symbol -> (static size or None, a scalar tensor)
+    checks = []
+    with ops.name_scope(name, "assert_shapes"):
+        for tensor, spec in items:
+            x = ops.convert_to_tensor(tensor)
+            if isinstance(spec, str):
+                spec = [] if spec == "." else [spec]
+            spec = list(spec)
+            any_prefix = bool(spec) and spec[0] == "*"
+            if any_prefix:
+                spec = spec[1:]
+            if any(d == "*" for d in spec):
+                raise ValueError("assert_shapes: '*' may only be the first dim of a spec")
+            rank = x.shape.ndims
+            if rank is not None:
+                if (rank < len(spec)) if any_prefix else (rank != len(spec)):
+                    raise ValueError("%sSpecified by tensor %s dimension %d. Tensor %s must have "
+                                     "rank %s%d. Received rank %d, shape %s"
+                                     % (prefix, x.name, 0, x.name, ">= " if any_prefix else "",
+                                        len(spec), rank, x.shape))
+            else:
+                rank_check = wr.greater_equal if any_prefix else wr.equal
+                checks.append(wr.debugging.Assert(rank_check(wr.rank(x), len(spec)),
+                                                  [prefix + "%s has the wrong rank" % x.name,
+                                                   wr.shape(x)], summarize=summarize))
+            dyn_shape = wr.shape(x)
+            for k, want in enumerate(spec):
+                index = k - len(spec)  # from the end, since "*" may lead
+                static = None
+                if rank is not None:
+                    static = x.shape.as_list()[rank + index]
+                if want is None:
+                    continue
+                if isinstance(want, str):
+                    if want in symbols:
+                        prev_static, prev_t = symbols[want]
+                        if static is not None and prev_static is not None:
+                            if static != prev_static:
+                                raise ValueError(
+                                    "%sDimension %d of tensor %s is %d, but dimension '%s' was "
+                                    "%d elsewhere" % (prefix, k, x.name, static, want, prev_static))
+                            continue
+                        checks.append(wr.debugging.assert_equal(
+                            dyn_shape[index] if rank is None else dyn_shape[rank + index],
+                            prev_t, message="%sdimension '%s' differs for %s"
+                            % (prefix, want, x.name)))
+                    else:
+                        symbols[want] = (static, dyn_shape[index] if rank is None
+                                         else dyn_shape[rank + index])
+                    continue
+                want = int(want)
+                if static is not None:
+                    if static != want:
+                        raise ValueError("%sDimension %d of tensor %s must be %d, got %d "
+                                         "(shape %s)" % (prefix, k, x.name, want, static,
+                                                         x.shape))
+                    continue
+                checks.append(wr.debugging.assert_equal(
+                    dyn_shape[index] if rank is None else dyn_shape[rank + index], want,
+                    message="%sdimension %d of %s must be %d" % (prefix, k, x.name, want)))
+        if not checks:
+            return wr.no_op()
+        return wr.group(*checks)
+
+
+def disable_with_predicate(pred, skip_message):
+    """A test-method decorator: the test is skipped when pred() is true."""
+    import functools
+    import unittest
+
+    def decorator(func):
+        @functools.wraps(func)
+        def wrapper(*args, **kwargs):
+            if pred():
+                raise unittest.SkipTest(skip_message)
+            return func(*args, **kwargs)
+        return wrapper
+    return decorator
+
+
+def with_eager_op_as_function(cls=None, only_as_function=False):
+    """A no-op class decorator (weir runs graphs only)."""
+    del only_as_function
+    if cls is None:
+        return lambda c: c
+    return cls
+
+
+def is_built_with_rocm():
+    return False
+
+
+def is_built_with_xla():
+    return False
+
+
+class Benchmark:
+    """tf.test.Benchmark: report_benchmark prints one entry;
+    run_op_benchmark times sess.run of an op (wall time per iteration,
+    median of min_iters runs after burn_iters) and reports it."""
+
+    def report_benchmark(self, iters=None, cpu_time=None, wall_time=None, throughput=None,
+                         extras=None, name=None, metrics=None):
+        name = name or type(self).__name__
+        print("entry { name: %r iters: %s wall_time: %s cpu_time: %s throughput: %s "
+              "extras: %s metrics: %s }" % (name, iters, wall_time, cpu_time, throughput,
+                                           extras, metrics))
+
+    def run_op_benchmark(self, sess, op_or_tensor, feed_dict=None, burn_iters=2, min_iters=10,
+                         store_trace=False, store_memory_usage=True, name=None, extras=None,
+                         mbs=0):
+        import time
+        del store_trace, store_memory_usage
+        for _ in range(burn_iters):
+            sess.run(op_or_tensor, feed_dict=feed_dict)
+        times = []
+        for _ in range(max(1, min_iters)):
+            start = time.time()
+            sess.run(op_or_tensor, feed_dict=feed_dict)
+            times.append(time.time() - start)
+        wall = float(_np.median(times))
+        extras = dict(extras or {})
+        if mbs:
+            extras["throughput_mb_per_sec"] = float(mbs) / wall if wall > 0 else float("inf")
+        self.report_benchmark(iters=len(times), wall_time=wall, extras=extras, name=name)
+        return {"iters": len(times), "wall_time": wall, "extras": extras, "name": name}
+
+    def evaluate(self, tensors):
+        from weir.framework import ops as _ops
+        sess = _ops.get_default_session()
+        if sess is None:
+            raise ValueError("Benchmark.evaluate needs a default session")
+        return sess.run(tensors)
