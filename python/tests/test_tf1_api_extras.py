@@ -510,6 +510,31 @@ def test_gradient_checker_catches_a_wrong_gradient():
     assert err == pytest.approx(3.0, rel=1e-6)
 
 
+program("config_module", """
+cpu = tf.config.list_physical_devices("CPU")[0]
+out = [[tuple(d) for d in tf.config.list_physical_devices()],
+       tf.config.list_physical_devices("GPU"), tf.config.experimental.list_physical_devices("GPU"),
+       [tuple(d) for d in tf.config.list_logical_devices("CPU")],
+       [tuple(d) for d in tf.config.get_visible_devices()],
+       tf.config.get_soft_device_placement(), tf.config.functions_run_eagerly()]
+# (TensorFlow refuses thread settings once its context started: only read here.)
+soft = tf.config.get_soft_device_placement()
+tf.config.set_soft_device_placement(not soft)
+out += [tf.config.threading.get_intra_op_parallelism_threads(),
+        tf.config.threading.get_inter_op_parallelism_threads(),
+        tf.config.get_soft_device_placement()]
+tf.config.set_soft_device_placement(soft)
+try:
+    tf.config.experimental.set_memory_growth(cpu, True)
+    out.append("no error")
+except ValueError:
+    out.append("ValueError")
+for gpu in tf.config.experimental.list_physical_devices("GPU"):
+    tf.config.experimental.set_memory_growth(gpu, True)
+RESULT = out
+""")
+
+
 def test_fixed_length_record_dataset_hostile(tmp_path):
     with pytest.raises(ValueError):
         wr.data.FixedLengthRecordDataset([str(tmp_path / "x")], 0)
@@ -566,6 +591,22 @@ def test_create_local_cluster_runs_a_step():
     with pytest.raises(ValueError):
         wr.test.create_local_cluster(0, 1)
 
+
+
+def test_config_refusals():
+    with pytest.raises(NotImplementedError):
+        wr.config.run_functions_eagerly(True)
+    with pytest.raises(NotImplementedError):
+        wr.config.optimizer.set_jit(True)
+    with pytest.raises(ValueError):
+        wr.config.threading.set_intra_op_parallelism_threads(-1)
+    with pytest.raises(ValueError):
+        wr.config.set_visible_devices([])
+    with pytest.raises(ValueError):
+        wr.config.set_visible_devices([wr.config.PhysicalDevice("/physical_device:GPU:0", "GPU")])
+    wr.config.threading.set_intra_op_parallelism_threads(2)
+    assert wr.config.threading.get_intra_op_parallelism_threads() == 2
+    wr.config.threading.set_intra_op_parallelism_threads(0)
 
 # --- every program above, under TensorFlow and Weir (defined last: it collects PROGRAMS) ---
 @pytest.fixture(scope="module")

@@ -102,6 +102,8 @@ def _path_ops(ys, xs):
 def _maybe_python_gradients(ys, seeds, xs, prefix):
     """None when no Python gradient is on the path (use the C++ autodiff);
     else the list of gradient Tensors (None where unconnected) for xs."""
+    if not _registry and not ys[0].graph._gradient_op_types:
+        return None  # nothing registered: no walk over the graph
     path = _path_ops(ys, xs)
     if not any(_python_gradient_name(op) is not None for op in path):
         return None
