@@ -535,6 +535,31 @@ RESULT = out
 """)
 
 
+program("space_batch_scatter", """
+x = tf.constant(np.arange(2 * 4 * 4 * 1, dtype=np.float32).reshape(2, 4, 4, 1))
+s2b = tf.space_to_batch(x, [[0, 0], [1, 1]], block_size=2)
+b2s = tf.batch_to_space(s2b, [[0, 0], [1, 1]], block_size=2)
+p, c = tf.required_space_to_batch_paddings([5, 7], [2, 3], base_paddings=[[1, 0], [0, 2]])
+p2, c2 = tf.required_space_to_batch_paddings(tf.constant([4, 4]), [2, 2])
+v = tf.Variable(np.arange(2 * 4 * 2, dtype=np.float32).reshape(2, 4, 2))
+upd = tf.batch_scatter_update(v, tf.constant([[3, 0], [1, 2]]),
+                              tf.constant(-np.arange(2 * 2 * 2, dtype=np.float32).reshape(2, 2, 2)))
+g = tf.guarantee_const(tf.constant([1, 2]))
+with tf.Session() as s:
+    s.run(tf.global_variables_initializer())
+    out = [np.asarray(t).tolist() for t in s.run([s2b, b2s, tf.nn.space_to_batch(x, [[0, 0], [0, 0]], 2),
+                                                  p, c, p2, c2, g])]
+    out.append(s.run(upd).tolist())
+    out.append(s.run(v).tolist())
+RESULT = out + [sorted(d.name for d in tf.QUANTIZED_DTYPES), sorted(d.name for d in tf.dtypes.QUANTIZED_DTYPES),
+                tf.data.INFINITE_CARDINALITY, tf.data.UNKNOWN_CARDINALITY,
+                type(tf.train.ClusterDef()).__name__, type(tf.train.ServerDef()).__name__]
+with tf.Session() as s:
+    RESULT.append(s.run(tf.dtypes.saturate_cast(tf.constant([300., -5.]), tf.uint8)).tolist())
+    RESULT.append(s.run(tf.dtypes.cast(tf.constant([1.7]), tf.int32)).tolist())
+""")
+
+
 def test_fixed_length_record_dataset_hostile(tmp_path):
     with pytest.raises(ValueError):
         wr.data.FixedLengthRecordDataset([str(tmp_path / "x")], 0)

@@ -58,3 +58,5 @@ depthwise_conv2d_backprop_input = depthwise_conv2d_native_backprop_input
 __all__ = __all__ + ["conv1d_transpose", "depthwise_conv2d_native_backprop_filter",
                      "depthwise_conv2d_native_backprop_input",
                      "depthwise_conv2d_backprop_filter", "depthwise_conv2d_backprop_input"]
+from weir.ops.tf1_extras import space_to_batch  # noqa: F401,E402  (tf1api: TF1's nn.space_to_batch)
+__all__ = __all__ + ["space_to_batch"]

@@ -26,6 +26,8 @@ __all__ = [
     "VariableAggregation", "VariableSynchronization", "OpError", "QUANTIZED_DTYPES",
     "load_op_library", "load_library", "load_file_system_library", "GIT_VERSION",
     "COMPILER_VERSION", "CXX11_ABI_FLAG", "CXX_VERSION", "MONOLITHIC_BUILD",
+    "space_to_batch", "batch_to_space", "required_space_to_batch_paddings", "guarantee_const",
+    "batch_scatter_update",
 ]
 
 
@@ -524,8 +526,7 @@ class VariableSynchronization:
 from weir.framework.errors import OpError  # noqa: E402  (tf.OpError)
 
 
-QUANTIZED_DTYPES = frozenset([dtypes.qint8, dtypes.quint8, dtypes.qint16, dtypes.quint16,
-                              dtypes.qint32])
+QUANTIZED_DTYPES = dtypes.QUANTIZED_DTYPES
 
 
 def load_op_library(library_filename):
@@ -542,3 +543,87 @@ COMPILER_VERSION = "unknown"
 CXX11_ABI_FLAG = 1
 CXX_VERSION = 201703
 MONOLITHIC_BUILD = 0
+
+
+def space_to_batch(input, paddings, block_size=None, name=None, block_shape=None):  # noqa: A002
+    """TF1's space_to_batch: space_to_batch_nd over the 2 spatial dims of
+    an NHWC input with block_shape [block_size, block_size]."""
+    if (block_size is None) == (block_shape is None):
+        raise ValueError("space_to_batch: give exactly one of block_size and block_shape")
+    if block_shape is None:
+        block_shape = [int(block_size), int(block_size)]
+    return _wr().space_to_batch_nd(input, block_shape, paddings, name=name)
+
+
+def batch_to_space(input, crops, block_size=None, name=None, block_shape=None):  # noqa: A002
+    """TF1's batch_to_space: batch_to_space_nd with block_shape
+    [block_size, block_size]."""
+    if (block_size is None) == (block_shape is None):
+        raise ValueError("batch_to_space: give exactly one of block_size and block_shape")
+    if block_shape is None:
+        block_shape = [int(block_size), int(block_size)]
+    return _wr().batch_to_space_nd(input, block_shape, crops, name=name)
+
+
+def required_space_to_batch_paddings(input_shape, block_shape, base_paddings=None, name=None):
+    """(paddings, crops) that make input_shape (plus base_paddings) divisible
+    by block_shape: the extra padding goes at the end, and crops removes it."""
+    wr = _wr()
+    with ops.name_scope(name, "required_space_to_batch_paddings"):
+        input_shape = ops.convert_to_tensor(input_shape, dtype=dtypes.int32, name="input_shape")
+        block_shape = ops.convert_to_tensor(block_shape, dtype=dtypes.int32, name="block_shape")
+        block_shape.shape.assert_has_rank(1)
+        num = block_shape.shape.as_list()[0]
+        if num is None:
+            raise ValueError("required_space_to_batch_paddings: block_shape must have a known "
+                             "length")
+        if base_paddings is not None:
+            base_paddings = ops.convert_to_tensor(base_paddings, dtype=dtypes.int32,
+                                                  name="base_paddings")
+        else:
+            base_paddings = wr.zeros([num, 2], dtypes.int32)
+        checks = [wr.debugging.assert_positive(block_shape,
+                                               message="block_shape must be positive")]
+        with ops.control_dependencies(checks):
+            pad_start = base_paddings[:, 0]
+        orig_pad_end = base_paddings[:, 1]
+        full = input_shape + pad_start + orig_pad_end
+        extra = wr.floormod(block_shape - wr.floormod(full, block_shape), block_shape)
+        pad_end = orig_pad_end + extra
+        paddings = wr.stack([pad_start, pad_end], axis=1, name="paddings")
+        crops = wr.stack([wr.zeros_like(extra), extra], axis=1, name="crops")
+        return paddings, crops
+
+
+def guarantee_const(input, name=None):  # noqa: A002
+    """The input, unchanged (TF's GuaranteeConst is an identity that promises
+    the value is constant; weir builds an Identity)."""
+    return _wr().identity(input, name=name or "GuaranteeConst")
+
+
+def batch_scatter_update(ref, indices, updates, use_locking=True, name=None):
+    """ref[b..., indices[b..., i]] = updates[b..., i] for a variable `ref`
+    of shape batch + [n] + rest and indices of shape batch + [k]: a
+    scatter_nd_update with the batch coordinates added."""
+    wr = _wr()
+    with ops.name_scope(name, "BatchScatterUpdate"):
+        indices = ops.convert_to_tensor(indices, name="indices")
+        updates = ops.convert_to_tensor(updates, name="updates")
+        if indices.dtype.base_dtype not in (dtypes.int32, dtypes.int64):
+            raise TypeError("batch_scatter_update: indices must be int32 or int64, got %s"
+                            % indices.dtype.name)
+        ndims = indices.shape.ndims
+        if ndims is None:
+            raise ValueError("batch_scatter_update: indices must have a known rank")
+        if ndims == 0:
+            raise ValueError("batch_scatter_update: indices must have rank >= 1")
+        shape = wr.shape(indices, out_type=indices.dtype)
+        coords = []
+        for d in range(ndims - 1):
+            r = wr.range(shape[d], dtype=indices.dtype)
+            view = [1] * ndims
+            view[d] = -1
+            coords.append(wr.broadcast_to(wr.reshape(r, view), shape))
+        coords.append(indices)
+        nd_indices = wr.stack(coords, axis=-1)
+        return wr.scatter_nd_update(ref, nd_indices, updates, use_locking=use_locking)

@@ -36,6 +36,9 @@ def __getattr__(name):
     from weir.train import input as _input
     if name in _input.EXAMPLE_PROTOS:
         return _input.proto_class(name)
+    if name in ("ClusterDef", "JobDef", "SaverDef", "ServerDef"):  # tf1api
+        from weir.core import protos
+        return getattr(protos, name)
     raise AttributeError("module 'weir.train' has no attribute %r" % name)
 
 
