@@ -560,6 +560,45 @@ with tf.Session() as s:
 """)
 
 
+program("override_with_control_flow", """
+@tf.RegisterGradient("Sq10T")
+def _g(op, grad):
+    return grad * 10.0
+v = tf.Variable([1., 2.])
+with tf.get_default_graph().gradient_override_map({"Square": "Sq10T"}):
+    y = tf.square(v)
+p = tf.placeholder(tf.bool, [])
+z = tf.cond(p, lambda: y * 2.0, lambda: y * 3.0)
+_, w = tf.while_loop(lambda i, a: i < 3, lambda i, a: (i + 1, a * 1.5), [tf.constant(0), z])
+loss = tf.reduce_sum(w) + tf.reduce_sum(v * v)
+g = tf.gradients(loss, v)[0]
+gz = tf.gradients(loss, [z, y])
+step = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+with tf.Session() as s:
+    s.run(tf.global_variables_initializer())
+    out = [s.run(g, {p: True}).tolist(), s.run(g, {p: False}).tolist(),
+           [t.tolist() for t in s.run(gz, {p: True})]]
+    s.run(step, {p: True})
+    out.append(s.run(v).tolist())
+RESULT = out
+""")
+
+
+def test_python_gradient_inside_a_loop_is_a_clear_error():
+    @wr.RegisterGradient("Tf1ApiInLoop")
+    def _g(op, grad):
+        return grad
+
+    def body(i, a):
+        with wr.get_default_graph().gradient_override_map({"Square": "Tf1ApiInLoop"}):
+            return i + 1, wr.square(a)
+    x = wr.constant([1.5])
+    _, out = wr.while_loop(lambda i, a: i < 2, body, [wr.constant(0), x])
+    assert list(wr.get_default_graph()._gradient_op_types.values()) == ["Tf1ApiInLoop"]
+    with pytest.raises(NotImplementedError, match="inside a cond or while_loop"):
+        wr.gradients(out, x)
+
+
 def test_fixed_length_record_dataset_hostile(tmp_path):
     with pytest.raises(ValueError):
         wr.data.FixedLengthRecordDataset([str(tmp_path / "x")], 0)

@@ -116,6 +116,132 @@ def _sum(tensors):
     return apply_op("AddN", None, inputs=list(tensors))
 
 
+_CONTROL_FLOW = frozenset(["Switch", "RefSwitch", "Merge", "RefMerge", "Enter", "RefEnter",
+                           "Exit", "RefExit", "NextIteration", "RefNextIteration", "LoopCond"])
+
+
+class _UnionFind:
+    def __init__(self, keys):
+        self.parent = {k: k for k in keys}
+
+    def find(self, a):
+        while self.parent[a] != a:
+            self.parent[a] = self.parent[self.parent[a]]
+            a = self.parent[a]
+        return a
+
+    def union(self, a, b):
+        a, b = self.find(a), self.find(b)
+        if a != b:
+            self.parent[max(a, b)] = min(a, b)
+
+
+_FRAME_START = frozenset(["Switch", "RefSwitch", "Enter", "RefEnter"])
+_FRAME_END = frozenset(["Merge", "RefMerge", "Exit", "RefExit", "NextIteration",
+                        "RefNextIteration"])
+
+
+def _units(path):
+    """The path's nodes as units, ordered so that every unit comes after the
+    units it consumes: one node each (its C++ gradient, or its Python one),
+    except the nodes of a control-flow construct (cond or while_loop:
+    between its Switch/Enter and its Merge/Exit nodes), differentiated
+    together by one C++ add_gradients call. A Python gradient inside such a
+    construct, or between two of its inputs, is a NotImplementedError."""
+    ops_by_id = {op._id: op for op in path}
+    consumers = {i: [] for i in ops_by_id}
+    for i, op in ops_by_id.items():
+        for t in op.inputs:
+            if t.op._id in ops_by_id:
+                consumers[t.op._id].append(i)
+    starts = [i for i, op in ops_by_id.items() if op.type in _FRAME_START]
+    ends = [i for i, op in ops_by_id.items() if op.type in _FRAME_END]
+    after_start = set()
+    stack = list(starts)
+    while stack:
+        i = stack.pop()
+        if i not in after_start:
+            after_start.add(i)
+            stack.extend(consumers[i])
+    before_end = set()
+    stack = list(ends)
+    while stack:
+        i = stack.pop()
+        if i not in before_end:
+            before_end.add(i)
+            stack.extend(t.op._id for t in ops_by_id[i].inputs if t.op._id in ops_by_id)
+    inside = {i for i in after_start & before_end}
+    inside |= {i for i in ops_by_id if ops_by_id[i].type in _CONTROL_FLOW}
+    for i in inside:
+        if _python_gradient_name(ops_by_id[i]) is not None:
+            raise NotImplementedError(
+                "wr.gradients: '%s' (%s) has a Python gradient (RegisterGradient / "
+                "gradient_override_map / custom_gradient) inside a cond or while_loop; weir "
+                "applies Python gradients outside control flow only"
+                % (ops_by_id[i].name, ops_by_id[i].type))
+    units = _UnionFind(list(ops_by_id))
+    for i in inside:
+        for t in ops_by_id[i].inputs:
+            if t.op._id in inside:
+                units.union(i, t.op._id)
+    members = {}
+    for i in sorted(ops_by_id):
+        members.setdefault(units.find(i), []).append(ops_by_id[i])
+    succ = {u: set() for u in members}
+    indegree = {u: 0 for u in members}
+    for i, op in ops_by_id.items():
+        for t in op.inputs:
+            if t.op._id not in ops_by_id:
+                continue
+            a, b = units.find(t.op._id), units.find(i)
+            if a != b and b not in succ[a]:
+                succ[a].add(b)
+                indegree[b] += 1
+    ready = sorted(u for u, d in indegree.items() if d == 0)
+    order = []
+    while ready:
+        u = ready.pop(0)
+        order.append(u)
+        for v in sorted(succ[u]):
+            indegree[v] -= 1
+            if indegree[v] == 0:
+                ready.append(v)
+    if len(order) != len(members):
+        raise NotImplementedError(
+            "wr.gradients: a Python gradient (RegisterGradient / gradient_override_map / "
+            "custom_gradient) lies between two parts of one cond or while_loop")
+    result = []
+    for u in order:
+        unit = members[u]
+        if len(unit) > 1:
+            _check_independent_inputs(unit, ops_by_id)
+        result.append((unit, len(unit) == 1 and _python_gradient_name(unit[0]) is not None))
+    return result
+
+
+def _check_independent_inputs(unit, ops_by_id):
+    """A construct's C++ call gives each input's gradient by every path to
+    it, so one input must not depend on another outside the construct (the
+    nodes between them would be differentiated twice)."""
+    inside = {op._id for op in unit}
+    inputs = {t.op._id for op in unit for t in op.inputs
+              if t.op._id in ops_by_id and t.op._id not in inside}
+    for start in inputs:
+        seen = set()
+        stack = [t.op._id for t in ops_by_id[start].inputs if t.op._id in ops_by_id]
+        while stack:
+            i = stack.pop()
+            if i in seen or i in inside:
+                continue
+            if i in inputs:
+                raise NotImplementedError(
+                    "wr.gradients: with a Python gradient on the path, the inputs of a cond "
+                    "or while_loop must not depend on each other outside it ('%s' depends on "
+                    "'%s')" % (ops_by_id[start].name, ops_by_id[i].name))
+            seen.add(i)
+            stack.extend(t.op._id for t in ops_by_id[i].inputs if t.op._id in ops_by_id)
+
+
 def _python_gradients(ys, seeds, xs, path, prefix):
     graph = ys[0].graph
     partials = {}  # Tensor -> list of gradient Tensors
@@ -125,50 +251,78 @@ def _python_gradients(ys, seeds, xs, path, prefix):
         partials.setdefault(y, []).append(seed)
     x_set = set(xs)
     path_ids = {op._id for op in path}
-    for op in reversed(path):
-        out_grads = [_sum(partials[t]) if partials.get(t) else None for t in op.outputs]
-        if all(g is None for g in out_grads):
-            continue
-        wanted = [t for t in op.inputs
-                  if (t in x_set or t.op._id in path_ids) and _differentiable(t)]
-        if not wanted:
-            continue
-        gname = _python_gradient_name(op)
-        with ops.name_scope(prefix + "/" + op.name.replace("/", "_") + "_grad/"):
-            if gname is not None:
-                fn = _registry[gname]
-                if fn is None:
-                    continue
-                filled = [g if g is not None else apply_op("ZerosLike", None, x=t)
-                          for g, t in zip(out_grads, op.outputs)]
-                in_grads = fn(op, *filled)
-                if not isinstance(in_grads, (list, tuple)):
-                    in_grads = [in_grads]
-                if len(in_grads) != len(op.inputs):
-                    raise ValueError("Num gradients %d generated for op %s do not match num "
-                                     "inputs %d" % (len(in_grads), op.node_def, len(op.inputs)))
-                for t, g in zip(op.inputs, in_grads):
-                    if g is not None and t in wanted:
-                        partials.setdefault(t, []).append(
-                            ops.convert_to_tensor(g, dtype=t.dtype
-                                                  if t.dtype.base_dtype.name != "resource"
-                                                  else None))
-                continue
-            unique = list(dict.fromkeys(wanted))
-            given = [(t, g) for t, g in zip(op.outputs, out_grads) if g is not None]
-            scope = ops.get_name_scope()
-            rewrites = graph._c_graph.num_rewritten()
-            try:
-                found = graph._c_graph.add_gradients(
-                    [t._as_endpoint() for t, _ in given], [t._as_endpoint() for t in unique],
-                    [g._as_endpoint() for _, g in given], scope, ops._user_source_location())
-            finally:
-                graph._rebind_rewritten(rewrites)
-            for t, r in zip(unique, found):
-                if r is not None:
-                    partials.setdefault(t, []).append(graph._tensor_for(tuple(r)))
+    for unit, python in reversed(_units(path)):
+        if python:
+            _python_node_gradient(unit[0], partials, x_set, path_ids, prefix)
+        else:
+            _cpp_unit_gradient(graph, unit, partials, x_set, path_ids, prefix)
     with ops.name_scope(prefix + "/"):
         return [_sum(partials[x]) if partials.get(x) else None for x in xs]
+
+
+def _python_node_gradient(op, partials, x_set, path_ids, prefix):
+    out_grads = [_sum(partials[t]) if partials.get(t) else None for t in op.outputs]
+    if all(g is None for g in out_grads):
+        return
+    wanted = [t for t in op.inputs if (t in x_set or t.op._id in path_ids) and _differentiable(t)]
+    fn = _registry[_python_gradient_name(op)]
+    if fn is None or not wanted:
+        return
+    with ops.name_scope(prefix + "/" + op.name.replace("/", "_") + "_grad/"):
+        filled = [g if g is not None else apply_op("ZerosLike", None, x=t)
+                  for g, t in zip(out_grads, op.outputs)]
+        in_grads = fn(op, *filled)
+        if not isinstance(in_grads, (list, tuple)):
+            in_grads = [in_grads]
+        if len(in_grads) != len(op.inputs):
+            raise ValueError("Num gradients %d generated for op %s do not match num inputs %d"
+                             % (len(in_grads), op.node_def, len(op.inputs)))
+        for t, g in zip(op.inputs, in_grads):
+            if g is not None and t in wanted:
+                dtype = None if t.dtype.base_dtype.name == "resource" else t.dtype
+                partials.setdefault(t, []).append(ops.convert_to_tensor(g, dtype=dtype))
+
+
+def _cpp_unit_gradient(graph, unit, partials, x_set, path_ids, prefix):
+    """One add_gradients call from the unit's outputs that have gradients to
+    its inputs from outside it (and the xs produced inside it)."""
+    inside = {op._id for op in unit}
+    given = []
+    for op in unit:
+        for t in op.outputs:
+            if partials.get(t):
+                given.append((t, _sum(partials[t])))
+    if not given:
+        return
+    wanted = []
+    for op in unit:
+        for t in op.inputs:
+            if (t.op._id not in inside and (t in x_set or t.op._id in path_ids)
+                    and _differentiable(t)):
+                wanted.append(t)
+        for t in op.outputs:
+            if t in x_set:
+                wanted.append(t)
+    wanted = list(dict.fromkeys(wanted))
+    if not wanted:
+        return
+    with ops.name_scope(prefix + "/" + unit[-1].name.replace("/", "_") + "_grad/") as scope:
+        rewrites = graph._c_graph.num_rewritten()
+        try:
+            found = graph._c_graph.add_gradients(
+                [t._as_endpoint() for t, _ in given], [t._as_endpoint() for t in wanted],
+                [g._as_endpoint() for _, g in given], scope.rstrip("/"),
+                ops._user_source_location())
+        finally:
+            graph._rebind_rewritten(rewrites)
+    for t, r in zip(wanted, found):
+        g = graph._tensor_for(tuple(r)) if r is not None else None
+        if t.op._id in inside:
+            # An x inside the unit: the call's result is its whole gradient
+            # (its outside consumers' part came in as a seed).
+            partials[t] = [g] if g is not None else []
+        elif g is not None:
+            partials.setdefault(t, []).append(g)
 
 
 _custom_counter = [0]
