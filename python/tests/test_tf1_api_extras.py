@@ -599,6 +599,38 @@ def test_python_gradient_inside_a_loop_is_a_clear_error():
         wr.gradients(out, x)
 
 
+program("warm_start", """
+import os, tempfile
+d = tempfile.mkdtemp()
+with tf.Graph().as_default():
+    a = tf.get_variable("a", initializer=tf.constant([1., 2.]))
+    b = tf.get_variable("old_b", initializer=tf.constant([[3.]]))
+    c = tf.get_variable("c", initializer=tf.constant(7.), trainable=False)
+    with tf.Session() as s:
+        s.run(tf.global_variables_initializer())
+        path = tf.train.Saver().save(s, os.path.join(d, "m"))
+out = []
+for spec, renames in ((".*", {"b": "old_b"}), ([".*"], {"b": "old_b"}), ("a", None)):
+    with tf.Graph().as_default():
+        a = tf.get_variable("a", initializer=tf.constant([0., 0.]))
+        b = tf.get_variable("b", initializer=tf.constant([[0.]]))
+        c = tf.get_variable("c", initializer=tf.constant(0.), trainable=False)
+        tf.train.warm_start(path, vars_to_warm_start=spec, var_name_to_prev_var_name=renames)
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            out.append([x.tolist() for x in s.run([a, b, c])])
+with tf.Graph().as_default():
+    tf.get_variable("a", initializer=tf.constant([0., 0.]))
+    try:
+        tf.train.warm_start(path, var_name_to_prev_var_name={"zz": "a"})
+        out.append("no error")
+    except ValueError:
+        out.append("ValueError")
+vi = tf.train.VocabInfo("new.txt", 10, 1, "old.txt")
+RESULT = out + [vi.old_vocab_size, vi.axis, vi.backup_initializer]
+""")
+
+
 def test_fixed_length_record_dataset_hostile(tmp_path):
     with pytest.raises(ValueError):
         wr.data.FixedLengthRecordDataset([str(tmp_path / "x")], 0)

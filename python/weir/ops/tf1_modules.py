@@ -1099,3 +1099,56 @@ class Benchmark:
         if sess is None:
             raise ValueError("Benchmark.evaluate needs a default session")
         return sess.run(tensors)
+
+
+# --- tf.train.warm_start -----------------------------------------------------
+import collections as _collections  # noqa: E402
+
+VocabInfo = _collections.namedtuple(
+    "VocabInfo", ["new_vocab", "new_vocab_size", "num_oov_buckets", "old_vocab",
+                  "old_vocab_size", "backup_initializer", "axis"])
+VocabInfo.__new__.__defaults__ = (-1, None, 0)
+
+
+def warm_start(ckpt_to_initialize_from, vars_to_warm_start=".*", var_name_to_vocab_info=None,
+               var_name_to_prev_var_name=None):
+    """Makes the initializers of the chosen variables load their values from
+    a checkpoint (tf.train.warm_start): vars_to_warm_start is a regex over
+    the trainable variables, a list of regexes over all global variables, or
+    a list of Variables; var_name_to_prev_var_name renames. Vocabulary
+    remapping (var_name_to_vocab_info) is not supported by weir."""
+    import re
+    from weir.train import checkpoint_utils
+    if var_name_to_vocab_info:
+        raise NotImplementedError("warm_start: var_name_to_vocab_info (vocabulary remapping) "
+                                  "is not supported by weir")
+    renames = dict(var_name_to_prev_var_name or {})
+    if vars_to_warm_start is None:
+        chosen = []
+    elif isinstance(vars_to_warm_start, str):
+        chosen = [v for v in ops.get_collection(ops.GraphKeys.TRAINABLE_VARIABLES)
+                  if re.match(vars_to_warm_start, v.op.name)]
+    elif isinstance(vars_to_warm_start, (list, tuple)) and all(
+            isinstance(x, str) for x in vars_to_warm_start):
+        chosen = [v for v in ops.get_collection(ops.GraphKeys.GLOBAL_VARIABLES)
+                  if any(re.match(p, v.op.name) for p in vars_to_warm_start)]
+    elif isinstance(vars_to_warm_start, (list, tuple)):
+        chosen = list(vars_to_warm_start)
+    else:
+        raise ValueError("vars_to_warm_start must be a regex string, a list of regexes or a list "
+                         "of Variables, got %r" % (vars_to_warm_start,))
+    used = set()
+    assignment = {}
+    for v in chosen:
+        name = v.op.name
+        prev = renames.get(name, name)
+        if name in renames:
+            used.add(name)
+        assignment[prev] = v
+    unused = sorted(set(renames) - used)
+    if unused:
+        raise ValueError("You provided the following variables in var_name_to_prev_var_name that "
+                         "were not used: %s.  Perhaps you misspelled them?  Here is the list of "
+                         "viable variable names: %s" % (unused, sorted(v.op.name for v in chosen)))
+    if assignment:
+        checkpoint_utils.init_from_checkpoint(ckpt_to_initialize_from, assignment)

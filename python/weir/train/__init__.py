@@ -48,3 +48,4 @@ from weir.ops.tf1_modules import (  # noqa: F401,E402  (tf1api)
 from weir.ops.tf1_modules import (  # noqa: F401,E402  (tf1api)
     basic_train_loop, checkpoints_iterator, match_filenames_once, maybe_batch_join,
     maybe_shuffle_batch_join)
+from weir.ops.tf1_modules import VocabInfo, warm_start  # noqa: F401,E402  (tf1api)
