@@ -266,6 +266,9 @@ def test_repeat_and_sort_hostile_inputs():
         wr.repeat(wr.constant([[1, 2]]), 2, axis=5)
     with pytest.raises(TypeError):
         wr.repeat([1, 2], 1.5)
+    with pytest.raises(wr.errors.InvalidArgumentError):
+        _run(wr.repeat([1, 2], wr.constant(2**31 + 5, wr.int64)))
+    assert _run(wr.repeat(wr.zeros([0, 3]), 3, axis=0)).shape == (0, 3)
     with pytest.raises(ValueError):
         wr.sort(wr.constant(3.0))
     with pytest.raises(ValueError):

@@ -92,6 +92,11 @@ def repeat(input, repeats, axis=None, name=None):  # noqa: A002
         reps = ops.convert_to_tensor(repeats, name="repeats")
         if reps.dtype.base_dtype not in (dtypes.int32, dtypes.int64):
             raise TypeError("repeats must be int32 or int64, got %s" % reps.dtype.name)
+        if reps.dtype.base_dtype == dtypes.int64:
+            with ops.control_dependencies([wr.debugging.assert_less_equal(
+                    reps, wr.constant(2**31 - 1, dtypes.int64),
+                    message="repeat: repeats must fit in int32")]):
+                reps = wr.identity(reps)
         reps = wr.cast(reps, dtypes.int32)
         if reps.shape.ndims is not None and reps.shape.ndims > 1:
             raise ValueError("`repeats` must be a scalar or 1-D, got shape %s" % reps.shape)
