@@ -1,18 +1,16 @@
 """TF1 API helpers composed in Python of ops weir has (tf1api): the top-level
 tf.compat.v1 names (py_function, switch_case, repeat, sort, argsort,
 setdiff1d, unravel_index, batch_gather, parallel_stack, hessians, lbeta,
-truncatemod, ...), the tf.math additions (multiply_no_nan, polyval,
-zero_fraction, segment_*) and the TF1 mode switches. Each follows TF 2.21's
+truncatemod, space_to_batch, histogram_fixed_width, ...) and the TF1 mode
+switches (the module functions are in tf1_modules). Each follows TF 2.21's
 documented semantics; python/tests/test_tf1_api_extras.py checks them against
 TensorFlow."""
-import logging as _logging
 
 import numpy as _np
 
 from weir.framework import dtypes
 from weir.framework import ops
 from weir.framework import tensor_shape
-from weir.framework.op_def_library import apply_op
 
 __all__ = [
     "py_function", "switch_case", "repeat", "sort", "argsort", "setdiff1d", "unravel_index",

@@ -1,7 +1,7 @@
 """tf1api: the TF1 names of tf.math, tf.nn, tf.losses, tf.train,
-tf.debugging, tf.test and tf.saved_model that compose of ops weir has. Each
+tf.debugging and tf.test that compose of ops weir has. Each
 module's __init__ imports its names from here (one line each). Semantics
-follow TF 2.21's documentation; python/tests/test_tf1_api_modules.py checks
+follow TF 2.21's documentation; python/tests/test_tf1_api_extras.py checks
 them against TensorFlow."""
 import math as _math
 
