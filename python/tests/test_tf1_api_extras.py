@@ -634,6 +634,43 @@ RESULT = out + [vi.old_vocab_size, vi.axis, vi.backup_initializer]
 """)
 
 
+program("nest_module", """
+import collections
+P = collections.namedtuple("P", "x y")
+s1 = {"b": [1, (2, 3)], "a": 4, "c": None}
+out = [tf.nest.flatten(s1), tf.nest.flatten(P(1, [2, 3])), tf.nest.flatten("ab"),
+       tf.nest.flatten(None), tf.nest.is_nested([1]), tf.nest.is_nested("x"),
+       tf.nest.is_nested({"a": 1}), tf.nest.flatten(collections.OrderedDict([("z", 1), ("a", 2)]))]
+packed = tf.nest.pack_sequence_as({"b": [0, (0, 0)], "a": 0}, [1, 2, 3, 4])
+out.append([packed["a"], packed["b"][0], list(packed["b"][1]), type(packed["b"][1]).__name__])
+pn = tf.nest.pack_sequence_as(P(0, [0, 0]), [5, 6, 7])
+out.append([type(pn).__name__, pn.x, pn.y])
+od = tf.nest.pack_sequence_as(collections.OrderedDict([("z", 0), ("a", 0)]), [1, 2])
+out.append(list(od.items()))
+m = tf.nest.map_structure(lambda a, b: a + b, {"x": 1, "y": [2]}, {"x": 10, "y": [20]})
+out.append([m["x"], m["y"]])
+errs = []
+for a, b, kw in (([1, 2], [1], {}), ([1, 2], (1, 2), {}), ([1, 2], (1, 2), {"check_types": False}),
+                 ({"a": 1}, {"b": 1}, {}), ([1, [2]], [1, 2], {}), (P(1, 2), (1, 2), {})):
+    try:
+        tf.nest.assert_same_structure(a, b, **kw)
+        errs.append("ok")
+    except ValueError:
+        errs.append("ValueError")
+    except TypeError:
+        errs.append("TypeError")
+for args in (([0, 0], [1]), ([0], 5)):
+    try:
+        tf.nest.pack_sequence_as(*args)
+        errs.append("ok")
+    except ValueError:
+        errs.append("ValueError")
+    except TypeError:
+        errs.append("TypeError")
+RESULT = out + [errs]
+""")
+
+
 def test_fixed_length_record_dataset_hostile(tmp_path):
     with pytest.raises(ValueError):
         wr.data.FixedLengthRecordDataset([str(tmp_path / "x")], 0)

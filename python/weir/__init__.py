@@ -64,7 +64,7 @@ from weir.ops.custom_gradient import *  # noqa: F401,F403  (RegisterGradient, cu
 from weir.ops.tf1_extras import *  # noqa: F401,F403  (tf1api: TF1 top-level helpers)
 from weir.debugging import (  # noqa: F401,E402  (tf1api: TF1's top-level asserts)
     assert_near, assert_rank_in, assert_same_float_dtype, assert_proper_iterable)
-from weir import queue, manip, config  # noqa: F401,E402  (tf1api)
+from weir import queue, manip, config, nest  # noqa: F401,E402  (tf1api)
 from weir.ops.image_augment import random_crop  # noqa: F401  (tf.random_crop)
 from weir.linalg import band_part as matrix_band_part  # noqa: F401,E402  (tf.matrix_band_part)
 
