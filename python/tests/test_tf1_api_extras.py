@@ -671,6 +671,23 @@ RESULT = out + [errs]
 """)
 
 
+program("metrics_at_top_k", """
+labels = tf.constant([[2, -1], [0, 3], [1, 1], [4, 5]], tf.int64)
+idx = tf.constant([[2, 0, 1], [3, 1, 0], [0, 2, 3], [5, 6, 4]], tf.int64)
+scores = tf.constant(np.random.RandomState(0).rand(4, 7).astype(np.float32))
+ms = [tf.metrics.precision_at_top_k(labels, idx), tf.metrics.recall_at_top_k(labels, idx),
+      tf.metrics.precision_at_top_k(labels, idx, k=2), tf.metrics.recall_at_top_k(labels, idx, k=1),
+      tf.metrics.precision_at_top_k(labels, idx, class_id=3),
+      tf.metrics.recall_at_top_k(labels, idx, k=2, class_id=1,
+                                 weights=tf.constant([1., 2., 0.5, 1.])),
+      tf.metrics.sparse_precision_at_k(labels, scores, 3)]
+with tf.Session() as s:
+    s.run(tf.local_variables_initializer())
+    s.run([m[1] for m in ms])
+    RESULT = [float(v) for v in s.run([m[0] for m in ms])]
+""")
+
+
 def test_fixed_length_record_dataset_hostile(tmp_path):
     with pytest.raises(ValueError):
         wr.data.FixedLengthRecordDataset([str(tmp_path / "x")], 0)
