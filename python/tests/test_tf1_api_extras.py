@@ -681,6 +681,13 @@ ms = [tf.metrics.precision_at_top_k(labels, idx), tf.metrics.recall_at_top_k(lab
       tf.metrics.recall_at_top_k(labels, idx, k=2, class_id=1,
                                  weights=tf.constant([1., 2., 0.5, 1.])),
       tf.metrics.sparse_precision_at_k(labels, scores, 3)]
+for lab in ([[2, 5], [0, 3], [1, 1], [4, 6]], [[2, -1], [0, 3], [1, 1], [-1, -1]],
+            [[2, 9], [0, 3], [1, 1], [4, 6]]):
+    lab = tf.constant(lab, tf.int64)
+    ms += [tf.metrics.average_precision_at_k(lab, scores, 3),
+           tf.metrics.average_precision_at_k(lab, scores, 2, weights=tf.constant([1., 2., .5, 0.])),
+           tf.metrics.sparse_average_precision_at_k(lab, scores, 7)]
+ms.append(tf.metrics.average_precision_at_k(tf.constant([3, 1, 0, 6], tf.int64), scores, 4))
 with tf.Session() as s:
     s.run(tf.local_variables_initializer())
     s.run([m[1] for m in ms])

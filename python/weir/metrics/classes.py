@@ -13,6 +13,7 @@ from weir.metrics.base import (
 __all__ = [
     "mean_iou", "mean_per_class_accuracy", "precision_at_k", "recall_at_k",
     "precision_at_top_k", "recall_at_top_k", "sparse_precision_at_k",
+    "average_precision_at_k", "sparse_average_precision_at_k",
 ]
 
 
@@ -300,3 +301,67 @@ def recall_at_top_k(labels, predictions_idx, k=None, class_id=None, weights=None
 
 
 sparse_precision_at_k = precision_at_k  # TF1's deprecated name
+
+
+def _average_precision_counts(labels, top, num_classes):
+    """Per example (flattened), the average precision of the ranked class
+    ids `top` [n, k]: sum over ranks i of precision@i where top[i] is a
+    label, over min(k, number of label entries in [0, num_classes)) (0/0 is
+    NaN, as in TF)."""
+    k = top.shape.dims[-1].value
+    flat_labels = array_ops.reshape(labels, [array_ops.shape(top)[0], -1])
+    hit = math_ops.cast(math_ops.reduce_any(math_ops.equal(
+        array_ops.expand_dims(top, 2), array_ops.expand_dims(flat_labels, 1)), axis=2),
+        dtypes.float64)
+    ranks = math_ops.cast(math_ops.range(1, k + 1), dtypes.float64)
+    precision = math_ops.cumsum(hit, axis=1) / ranks
+    valid = math_ops.logical_and(math_ops.greater_equal(flat_labels, 0),
+                                 math_ops.less(flat_labels, num_classes))
+    # The label entries in range count, repeats included (as TF counts them).
+    entries = math_ops.reduce_sum(math_ops.cast(valid, dtypes.float64), 1)
+    relevant = math_ops.minimum(entries, float(k))
+    return math_ops.reduce_sum(precision * hit, 1) / relevant
+
+
+def average_precision_at_k(labels, predictions, k, weights=None, metrics_collections=None,
+                           updates_collections=None, name=None):
+    """The mean over examples of the average precision of the top k classes
+    of `predictions` ([..., num_classes] scores) against `labels` (class ids,
+    [...] or [..., num_labels]; ids outside [0, num_classes) are not labels).
+    float64; an example with no labels makes it NaN, as in TF."""
+    predictions = ops.convert_to_tensor(predictions)
+    num_classes = predictions.shape.dims[-1].value if predictions.shape.ndims else None
+    if num_classes is None:
+        raise ValueError("average_precision_at_k needs predictions of a known rank and number "
+                         "of classes (last dimension), got %s" % predictions.shape)
+    if not isinstance(k, int) or isinstance(k, bool) or k < 1:
+        raise ValueError("k must be a positive int, got %r" % (k,))
+    k_used = min(k, num_classes)
+    with ops.name_scope(name, "average_precision_at_%d" % k, (predictions, labels, weights)):
+        labels = math_ops.cast(ops.convert_to_tensor(labels), dtypes.int64)
+        if labels.shape.ndims is not None and labels.shape.ndims == predictions.shape.ndims - 1:
+            labels = array_ops.expand_dims(labels, -1)
+        _, top = nn_ops.top_k(predictions, k_used)
+        top = math_ops.cast(array_ops.reshape(top, [-1, k_used]), dtypes.int64)
+        ap = _average_precision_counts(labels, top, num_classes)
+        if weights is None:
+            w = array_ops.ones_like(ap)
+        else:
+            w = math_ops.cast(ops.convert_to_tensor(weights), dtypes.float64)
+            example_shape = predictions.shape[:-1]
+            if w.shape.ndims is not None and example_shape.ndims is not None and \
+                    w.shape.ndims == example_shape.ndims + 1:
+                w = array_ops.squeeze(w, [-1])
+            ones = array_ops.ones_like(math_ops.reduce_sum(
+                math_ops.cast(predictions, dtypes.float64), -1))
+            w = array_ops.reshape(math_ops.multiply(w, ones), [-1])
+        total = metric_variable([], dtypes.float64, name="total")
+        count = metric_variable([], dtypes.float64, name="max")
+        total_update = total.assign_add(math_ops.reduce_sum(ap * w))
+        count_update = count.assign_add(math_ops.reduce_sum(w))
+        value = math_ops.div(total.value(), count.value(), name="value")
+        update_op = math_ops.div(total_update, count_update, name="update_op")
+        return _finish(value, update_op, metrics_collections, updates_collections)
+
+
+sparse_average_precision_at_k = average_precision_at_k  # TF1's deprecated name
