@@ -318,6 +318,27 @@ def test_registration_and_override_errors():
         wr.gradients(z, x)
 
 
+def test_custom_gradient_refuses_captured_variables():
+    v = wr.Variable([2.0], name="captured")
+
+    @wr.custom_gradient
+    def f(x):
+        return x * v, lambda dy: dy
+
+    with pytest.raises(TypeError, match="variables"):
+        f(wr.constant([1.0]))
+
+    @wr.custom_gradient
+    def g(x, w):
+        return x * w, lambda dy: (dy * w, dy * x)
+    x = wr.constant([3.0])
+    y = g(x, v.read_value())
+    gx, gv = wr.gradients(y, [x, v])
+    with wr.Session() as s:
+        s.run(v.initializer)
+        assert s.run([gx, gv]) == [pytest.approx([2.0]), pytest.approx([3.0])]
+
+
 def test_mode_switches_and_shape_errors():
     with pytest.raises(NotImplementedError):
         wr.enable_v2_behavior()

@@ -345,11 +345,22 @@ def custom_gradient(f=None):
             raise ValueError("The custom_gradient decorator currently supports keywords "
                              "arguments only when eager execution is enabled.")
         args = [ops.convert_to_tensor(a) for a in args]
+        graph = ops.get_default_graph()
+        first_new = graph._c_graph.num_node_ids()
         result, grad_fn = f(*args)
         params = inspect.signature(grad_fn).parameters
         if "variables" in params:
             raise TypeError("wr.custom_gradient: grad_fn with a `variables` argument is not "
                             "supported by weir (pass the variables' values as inputs)")
+        # f reading a variable from outside: its gradient would silently be
+        # None, so refuse it as TF does when grad_fn takes no `variables`.
+        for node_id in range(first_new, graph._c_graph.num_node_ids()):
+            op = graph._op_for_id(node_id)
+            if op.type == "ReadVariableOp" and op.inputs and op.inputs[0].op._id < first_new:
+                raise TypeError("If using @custom_gradient with a function that uses variables, "
+                                "then grad_fn must accept a keyword argument 'variables'. (f "
+                                "reads %s; weir does not support that form: pass the "
+                                "variable's value to f instead)" % op.inputs[0].op.name)
         flat = list(result) if isinstance(result, (list, tuple)) else [result]
         flat = [ops.convert_to_tensor(t) for t in flat]
         _custom_counter[0] += 1
@@ -370,7 +381,6 @@ def custom_gradient(f=None):
             return [None] * n_out + in_grads
 
         _registry[name] = _grad
-        graph = ops.get_default_graph()
         with graph.gradient_override_map({"IdentityN": name}):
             op = apply_op("IdentityN", "IdentityN", input=flat + args)
         outs = op if isinstance(op, (list, tuple)) else op.outputs
