@@ -716,6 +716,30 @@ with tf.Session() as s:
 """)
 
 
+program("py_func_with_gradient", """
+# The TF1 recipe for a py_func with a gradient: a registered name under a
+# gradient_override_map of PyFunc.
+def py_func(func, inp, Tout, grad, stateful=True, name=None):
+    rnd_name = "PyFuncGradT" + str(np.random.randint(0, 1E+8))
+    tf.RegisterGradient(rnd_name)(grad)
+    g = tf.get_default_graph()
+    with g.gradient_override_map({"PyFunc": rnd_name, "PyFuncStateless": rnd_name}):
+        return tf.py_func(func, inp, Tout, stateful=stateful, name=name)
+
+def _grad(op, grad):
+    return grad * 2.0 * op.inputs[0], None
+
+x = tf.constant([1., 2., 3.])
+k = tf.constant(4.)
+y = py_func(lambda a, b: (a * a + b).astype(np.float32), [x, k], [tf.float32], _grad)[0]
+y.set_shape([3])
+z = tf.reduce_sum(tf.sin(y) * x)
+gx, gk = tf.gradients(z, [x, k])
+with tf.Session() as s:
+    RESULT = [v.tolist() for v in s.run([y, gx])] + [gk is None]
+""")
+
+
 def test_fixed_length_record_dataset_hostile(tmp_path):
     with pytest.raises(ValueError):
         wr.data.FixedLengthRecordDataset([str(tmp_path / "x")], 0)
