@@ -65,6 +65,11 @@ from weir import lookup  # noqa: F401  (tf.lookup: hash tables)
 from weir import test  # noqa: F401  (tf.test: TestCase and friends)
 from weir.ops.script_ops import *  # noqa: F401,F403  (py_func, numpy_function)
 from weir.ops.template_ops import *  # noqa: F401,F403  (make_template, confusion_matrix)
+from weir.ops.custom_gradient import *  # noqa: F401,F403  (RegisterGradient, custom_gradient)
+from weir.ops.tf1_extras import *  # noqa: F401,F403  (tf1api: TF1 top-level helpers)
+from weir.debugging import (  # noqa: F401,E402  (tf1api: TF1's top-level asserts)
+    assert_near, assert_rank_in, assert_same_float_dtype, assert_proper_iterable)
+from weir import queue, manip, config, nest  # noqa: F401,E402  (tf1api)
 from weir.ops.image_augment import random_crop  # noqa: F401  (tf.random_crop)
 from weir.linalg import band_part as matrix_band_part  # noqa: F401,E402  (tf.matrix_band_part)
 
@@ -84,7 +89,7 @@ __version__ = "0.1.0"
 
 _PROTO_NAMES = ("GraphDef", "NodeDef", "AttrValue", "NameAttrList", "TensorProto",
                 "TensorShapeProto", "VersionDef", "Summary", "SummaryMetadata", "HistogramProto",
-                "Event", "SessionLog", "MetaGraphDef")
+                "Event", "SessionLog", "MetaGraphDef", "TensorInfo", "LogMessage")
 
 
 def __getattr__(name):

@@ -38,3 +38,8 @@ from weir.data import experimental  # noqa: F401
 __all__ = ["Dataset", "Iterator", "TextLineDataset", "TFRecordDataset", "experimental",
            "get_output_classes", "get_output_shapes", "get_output_types",
            "make_initializable_iterator", "make_one_shot_iterator"]
+from weir.data.fixed_length import FixedLengthRecordDataset  # noqa: F401,E402  (tf1api)
+__all__ = __all__ + ["FixedLengthRecordDataset"]
+INFINITE_CARDINALITY = -1  # tf.data's cardinality constants (tf1api)
+UNKNOWN_CARDINALITY = -2
+__all__ = __all__ + ["INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY"]

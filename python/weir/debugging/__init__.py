@@ -19,3 +19,15 @@ def assert_all_finite(x, message, name=None):
 
 
 __all__ = [n for n in dir() if not n.startswith("_") and n != "verify_tensor_all_finite"]
+
+
+from weir.ops.tf1_modules import (  # noqa: F401,E402  (tf1api)
+    assert_near, assert_rank_in, assert_same_float_dtype, assert_proper_iterable)
+from weir.ops.tf1_extras import is_non_decreasing, is_strictly_increasing  # noqa: F401,E402
+__all__ = __all__ + ["assert_near", "assert_rank_in", "assert_same_float_dtype",
+                     "assert_proper_iterable", "is_non_decreasing", "is_strictly_increasing"]
+from weir.ops.tf1_modules import (  # noqa: F401,E402  (tf1api)
+    assert_shapes, enable_traceback_filtering, disable_traceback_filtering,
+    is_traceback_filtering_enabled)
+__all__ = __all__ + ["assert_shapes", "enable_traceback_filtering",
+                     "disable_traceback_filtering", "is_traceback_filtering_enabled"]

@@ -294,3 +294,16 @@ def as_dtype(type_value):
         return as_dtype(type_value.dtype)
     raise TypeError(f"Cannot convert value {type_value!r} to a weir DType.")
 
+
+
+QUANTIZED_DTYPES = frozenset([t for base in (qint8, quint8, qint16, quint16, qint32)
+                              for t in (base, base._as_ref)])
+
+
+def __getattr__(name):
+    # tf.dtypes.cast / saturate_cast (tf1api): the array ops, looked up on use
+    # (this module is imported before them).
+    if name in ("cast", "saturate_cast"):
+        from weir.ops import array_ops, math_ops
+        return getattr(math_ops, name, None) or getattr(array_ops, name)
+    raise AttributeError("module 'weir.framework.dtypes' has no attribute %r" % name)

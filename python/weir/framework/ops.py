@@ -625,6 +625,10 @@ class Graph:
         self._building_function = False
         # Hooks other modules set (variable_scope keeps its store here).
         self._attr_scope_map = {}
+        # gradient_override_map: the active op type -> gradient name map, and
+        # the name each overridden node was created with (node name -> name).
+        self._gradient_override_map = {}
+        self._gradient_op_types = {}
 
     # --- default graph ----------------------------------------------------
     @contextlib.contextmanager
@@ -1007,7 +1011,26 @@ class Graph:
                 controller._seen.add(node_id)
             op = Operation(self, node_id)
             self._ops_by_id[node_id] = op
+            if op_type in self._gradient_override_map:
+                self._gradient_op_types[name] = self._gradient_override_map[op_type]
         return op
+
+    @contextlib.contextmanager
+    def gradient_override_map(self, op_type_map):
+        """TF1's Graph.gradient_override_map: ops of a type in `op_type_map`
+        created inside use the Python gradient registered (wr.RegisterGradient)
+        under the mapped name."""
+        if not isinstance(op_type_map, dict):
+            raise TypeError("op_type_map must be a dictionary mapping strings to strings")
+        for key, value in op_type_map.items():
+            if not (isinstance(key, str) and isinstance(value, str)):
+                raise TypeError("op_type_map must be a dictionary mapping strings to strings")
+        saved = dict(self._gradient_override_map)
+        self._gradient_override_map.update(op_type_map)
+        try:
+            yield
+        finally:
+            self._gradient_override_map = saved
 
     # --- feeding and fetching ---------------------------------------------
     def prevent_feeding(self, tensor):

@@ -47,3 +47,12 @@ __all__ = [
     "orthogonal", "random_normal", "random_uniform", "truncated_normal", "uniform_unit_scaling",
     "variables", "variance_scaling", "zeros",
 ]
+
+
+def tables_initializer(name="init_all_tables"):
+    """tf.initializers.tables_initializer: weir's tables_initializer."""
+    import weir
+    return weir.tables_initializer(name=name)
+
+
+__all__ = __all__ + ["tables_initializer"]

@@ -12,3 +12,6 @@ from weir.framework.graph_io import write_graph  # noqa: F401,E402  (tf.io.write
 from weir.ops.image_codec_ops import (  # noqa: F401,E402  (tf.io's image codecs)
     decode_bmp, decode_jpeg, decode_png, decode_image, decode_and_crop_jpeg, encode_jpeg,
     encode_png, extract_jpeg_shape)
+from weir.ops.data_flow_ops import (  # noqa: F401,E402  (tf1api: tf.io's queue classes)
+    PaddingFIFOQueue, PriorityQueue, QueueBase, RandomShuffleQueue)
+from weir.ops.tf1_modules import match_filenames_once  # noqa: F401,E402  (tf1api)

@@ -223,3 +223,7 @@ def get_total_loss(add_regularization_losses=True, name="total_loss", scope=None
         raise ValueError("No losses found: none in the LOSSES or REGULARIZATION_LOSSES "
                          "collections.")
     return math_ops.add_n(losses, name=name)
+
+
+from weir.ops.tf1_modules import cosine_distance, mean_pairwise_squared_error  # noqa: F401,E402,E501  (tf1api)
+__all__ = __all__ + ["cosine_distance", "mean_pairwise_squared_error"]

@@ -20,3 +20,13 @@ from weir.ops.math_ops import (  # noqa: F401
 floor_div = floordiv
 
 __all__ = [n for n in dir() if not n.startswith("_")]
+
+
+from weir.ops.tf1_modules import (  # noqa: F401,E402
+    multiply_no_nan, reciprocal_no_nan, polyval, zero_fraction, segment_max, segment_min,
+    segment_mean, segment_prod, unsorted_segment_mean, unsorted_segment_sqrt_n)
+from weir.ops.tf1_extras import is_non_decreasing, is_strictly_increasing, lbeta  # noqa: F401,E402
+from weir.ops.math_ops import div_no_nan as divide_no_nan  # noqa: F401,E402
+from weir.ops.tf1_modules import cumulative_logsumexp  # noqa: F401,E402
+from weir.nn import log_softmax, softmax, softsign, in_top_k  # noqa: F401,E402
+__all__ = [n for n in dir() if not n.startswith("_")]

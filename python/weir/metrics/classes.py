@@ -12,6 +12,8 @@ from weir.metrics.base import (
 
 __all__ = [
     "mean_iou", "mean_per_class_accuracy", "precision_at_k", "recall_at_k",
+    "precision_at_top_k", "recall_at_top_k", "sparse_precision_at_k",
+    "average_precision_at_k", "sparse_average_precision_at_k",
 ]
 
 
@@ -115,13 +117,15 @@ def _at_k_name(base, k, class_id):
     return "%s_at_%d" % (base, k) + ("" if class_id is None else "_class%d" % class_id)
 
 
-def _at_k_counts(labels, predictions, k, class_id, weights):
+def _at_k_counts(labels, predictions, k, class_id, weights, top=None):
     """Per example (flattened), the float64 counts of the top-k classes of
     `predictions` that are among the example's labels (tp), that are not
     (fp), and of the labels not among the top k (fn); labels are a set per
     example; a label outside [0, num_classes) is never among the top k, so
     it counts as a false negative, as TF's set difference does. With
     class_id, only that class counts."""
+    if top is not None:
+        return _top_k_counts(labels, top, class_id, weights)
     predictions = ops.convert_to_tensor(predictions)
     num_classes = predictions.shape.dims[-1].value if predictions.shape.ndims else None
     if num_classes is None:
@@ -174,10 +178,65 @@ def _at_k_counts(labels, predictions, k, class_id, weights):
     return tp, fp, fn
 
 
+def _top_k_counts(labels, top, class_id, weights):
+    """_at_k_counts for given top-k class ids `top` ([..., k], tf1api's
+    precision_at_top_k / recall_at_top_k): the classes are those of top and
+    labels (the one-hot depth is their maximum + 1)."""
+    top = math_ops.cast(ops.convert_to_tensor(top), dtypes.int64)
+    if top.shape.ndims is None or top.shape.ndims < 1:
+        raise ValueError("predictions_idx must have a known rank >= 1, got %s" % top.shape)
+    k = top.shape.dims[-1].value
+    if k is None:
+        raise ValueError("predictions_idx must have a known last dimension (k), got %s"
+                         % top.shape)
+    labels = math_ops.cast(ops.convert_to_tensor(labels), dtypes.int64)
+    if labels.shape.ndims is not None and labels.shape.ndims == top.shape.ndims - 1:
+        labels = array_ops.expand_dims(labels, -1)
+    flat_top = array_ops.reshape(top, [-1, k])
+    flat_labels = array_ops.reshape(labels, [array_ops.shape(flat_top)[0], -1])
+    depth = math_ops.maximum(
+        math_ops.maximum(math_ops.reduce_max(array_ops.concat(
+            [array_ops.reshape(flat_top, [-1]), array_ops.reshape(flat_labels, [-1]),
+             ops.convert_to_tensor([-1], dtypes.int64)], 0)) + 1, 1),
+        ops.convert_to_tensor(0 if class_id is None else class_id + 1, dtypes.int64))
+    depth = math_ops.cast(depth, dtypes.int32)
+    top_mask = math_ops.reduce_max(array_ops.one_hot(flat_top, depth, dtype=dtypes.float64),
+                                   axis=1)
+    label_mask = math_ops.reduce_max(
+        array_ops.one_hot(flat_labels, depth, dtype=dtypes.float64), axis=1)
+    if class_id is not None:
+        top_mask = top_mask[:, class_id:class_id + 1]
+        label_mask = label_mask[:, class_id:class_id + 1]
+    tp = math_ops.reduce_sum(top_mask * label_mask, 1)
+    fp = math_ops.reduce_sum(top_mask * (1.0 - label_mask), 1)
+    fn = math_ops.reduce_sum(label_mask * (1.0 - top_mask), 1)
+    if class_id is None:
+        # A negative label (a -1 pad) is one more false negative per distinct value.
+        outside = math_ops.less(flat_labels, 0)
+        same = math_ops.equal(array_ops.expand_dims(flat_labels, 2),
+                              array_ops.expand_dims(flat_labels, 1))
+        positions = math_ops.range(array_ops.shape(flat_labels)[1])
+        earlier = math_ops.less(array_ops.expand_dims(positions, 0),
+                                array_ops.expand_dims(positions, 1))
+        repeated = math_ops.reduce_any(math_ops.logical_and(same, earlier), axis=2)
+        first_outside = math_ops.logical_and(outside, math_ops.logical_not(repeated))
+        fn = fn + math_ops.reduce_sum(math_ops.cast(first_outside, dtypes.float64), 1)
+    if weights is not None:
+        weights = math_ops.cast(ops.convert_to_tensor(weights), dtypes.float64)
+        example_shape = top.shape[:-1]
+        if weights.shape.ndims is not None and example_shape.ndims is not None and \
+                weights.shape.ndims == example_shape.ndims + 1:
+            weights = array_ops.squeeze(weights, [-1])
+        ones = array_ops.ones_like(math_ops.reduce_sum(math_ops.cast(top, dtypes.float64), -1))
+        weights = array_ops.reshape(math_ops.multiply(weights, ones), [-1])
+        tp, fp, fn = tp * weights, fp * weights, fn * weights
+    return tp, fp, fn
+
+
 def _streaming_at_k(base, other_name, pick_other, labels, predictions, k, class_id, weights,
-                    metrics_collections, updates_collections, name):
+                    metrics_collections, updates_collections, name, top=None):
     with ops.name_scope(name, _at_k_name(base, k, class_id), (predictions, labels, weights)):
-        tp, fp, fn = _at_k_counts(labels, predictions, k, class_id, weights)
+        tp, fp, fn = _at_k_counts(labels, predictions, k, class_id, weights, top)
         other = pick_other(fp, fn)
         tp_var = metric_variable([], dtypes.float64, name=_at_k_name("true_positive", k, class_id))
         other_var = metric_variable([], dtypes.float64, name=_at_k_name(other_name, k, class_id))
@@ -208,3 +267,101 @@ def recall_at_k(labels, predictions, k, class_id=None, weights=None, metrics_col
     num_classes), such as -1 pads, count as missed, as in TF)."""
     return _streaming_at_k("recall", "false_negative", lambda fp, fn: fn, labels, predictions,
                            k, class_id, weights, metrics_collections, updates_collections, name)
+
+
+def _top_k_of(predictions_idx, k):
+    """(top, k for the default name): as in TF, k only names the metric."""
+    top = ops.convert_to_tensor(predictions_idx)
+    if top.shape.ndims is None or top.shape.dims[-1].value is None:
+        raise ValueError("predictions_idx must have a known last dimension, got %s" % top.shape)
+    if k is None:
+        return top, top.shape.dims[-1].value
+    if not isinstance(k, int) or isinstance(k, bool) or k < 1:
+        raise ValueError("k must be a positive int, got %r" % (k,))
+    return top, k
+
+
+def precision_at_top_k(labels, predictions_idx, k=None, class_id=None, weights=None,
+                       metrics_collections=None, updates_collections=None, name=None):
+    """precision_at_k of given top-k class ids ([..., k]); k only names the
+    metric (as in TF)."""
+    top, k = _top_k_of(predictions_idx, k)
+    return _streaming_at_k("precision", "false_positive", lambda fp, fn: fp, labels, None, k,
+                           class_id, weights, metrics_collections, updates_collections, name,
+                           top=top)
+
+
+def recall_at_top_k(labels, predictions_idx, k=None, class_id=None, weights=None,
+                    metrics_collections=None, updates_collections=None, name=None):
+    """recall_at_k of given top-k class ids ([..., k]); k only names it."""
+    top, k = _top_k_of(predictions_idx, k)
+    return _streaming_at_k("recall", "false_negative", lambda fp, fn: fn, labels, None, k,
+                           class_id, weights, metrics_collections, updates_collections, name,
+                           top=top)
+
+
+sparse_precision_at_k = precision_at_k  # TF1's deprecated name
+
+
+def _average_precision_counts(labels, top, num_classes):
+    """Per example (flattened), the average precision of the ranked class
+    ids `top` [n, k]: sum over ranks i of precision@i where top[i] is a
+    label, over min(k, number of label entries in [0, num_classes)) (0/0 is
+    NaN, as in TF)."""
+    k = top.shape.dims[-1].value
+    flat_labels = array_ops.reshape(labels, [array_ops.shape(top)[0], -1])
+    hit = math_ops.cast(math_ops.reduce_any(math_ops.equal(
+        array_ops.expand_dims(top, 2), array_ops.expand_dims(flat_labels, 1)), axis=2),
+        dtypes.float64)
+    ranks = math_ops.cast(math_ops.range(1, k + 1), dtypes.float64)
+    precision = math_ops.cumsum(hit, axis=1) / ranks
+    valid = math_ops.logical_and(math_ops.greater_equal(flat_labels, 0),
+                                 math_ops.less(flat_labels, num_classes))
+    # The label entries in range count, repeats included (as TF counts them).
+    entries = math_ops.reduce_sum(math_ops.cast(valid, dtypes.float64), 1)
+    relevant = math_ops.minimum(entries, float(k))
+    return math_ops.reduce_sum(precision * hit, 1) / relevant
+
+
+def average_precision_at_k(labels, predictions, k, weights=None, metrics_collections=None,
+                           updates_collections=None, name=None):
+    """The mean over examples of the average precision of the top k classes
+    of `predictions` ([..., num_classes] scores) against `labels` (class ids,
+    [...] or [..., num_labels]; ids outside [0, num_classes) are not labels).
+    float64; an example with no labels makes it NaN, as in TF."""
+    predictions = ops.convert_to_tensor(predictions)
+    num_classes = predictions.shape.dims[-1].value if predictions.shape.ndims else None
+    if num_classes is None:
+        raise ValueError("average_precision_at_k needs predictions of a known rank and number "
+                         "of classes (last dimension), got %s" % predictions.shape)
+    if not isinstance(k, int) or isinstance(k, bool) or k < 1:
+        raise ValueError("k must be a positive int, got %r" % (k,))
+    k_used = min(k, num_classes)
+    with ops.name_scope(name, "average_precision_at_%d" % k, (predictions, labels, weights)):
+        labels = math_ops.cast(ops.convert_to_tensor(labels), dtypes.int64)
+        if labels.shape.ndims is not None and labels.shape.ndims == predictions.shape.ndims - 1:
+            labels = array_ops.expand_dims(labels, -1)
+        _, top = nn_ops.top_k(predictions, k_used)
+        top = math_ops.cast(array_ops.reshape(top, [-1, k_used]), dtypes.int64)
+        ap = _average_precision_counts(labels, top, num_classes)
+        if weights is None:
+            w = array_ops.ones_like(ap)
+        else:
+            w = math_ops.cast(ops.convert_to_tensor(weights), dtypes.float64)
+            example_shape = predictions.shape[:-1]
+            if w.shape.ndims is not None and example_shape.ndims is not None and \
+                    w.shape.ndims == example_shape.ndims + 1:
+                w = array_ops.squeeze(w, [-1])
+            ones = array_ops.ones_like(math_ops.reduce_sum(
+                math_ops.cast(predictions, dtypes.float64), -1))
+            w = array_ops.reshape(math_ops.multiply(w, ones), [-1])
+        total = metric_variable([], dtypes.float64, name="total")
+        count = metric_variable([], dtypes.float64, name="max")
+        total_update = total.assign_add(math_ops.reduce_sum(ap * w))
+        count_update = count.assign_add(math_ops.reduce_sum(w))
+        value = math_ops.div(total.value(), count.value(), name="value")
+        update_op = math_ops.div(total_update, count_update, name="update_op")
+        return _finish(value, update_op, metrics_collections, updates_collections)
+
+
+sparse_average_precision_at_k = average_precision_at_k  # TF1's deprecated name

@@ -45,3 +45,23 @@ __all__ = [
     "uniform_candidate_sampler", "embedding_lookup_sparse", "safe_embedding_lookup_sparse",
     "avg_pool3d", "conv3d", "conv3d_backprop_filter_v2", "conv3d_transpose", "max_pool3d",
 ]
+
+
+from weir.ops.tf1_modules import (  # noqa: F401,E402  (tf1api)
+    log_poisson_loss, sufficient_statistics, batch_norm_with_global_normalization,
+    compute_average_loss, scale_regularization_loss, convolution, conv_transpose, pool,
+    avg_pool_v2, max_pool_v2)
+__all__ = __all__ + ["log_poisson_loss", "sufficient_statistics",
+                     "batch_norm_with_global_normalization", "compute_average_loss",
+                     "scale_regularization_loss", "convolution", "conv_transpose", "pool",
+                     "avg_pool_v2", "max_pool_v2"]
+from weir.ops.tf1_modules import (  # noqa: F401,E402  (tf1api)
+    conv1d_transpose, depthwise_conv2d_native_backprop_filter,
+    depthwise_conv2d_native_backprop_input)
+depthwise_conv2d_backprop_filter = depthwise_conv2d_native_backprop_filter
+depthwise_conv2d_backprop_input = depthwise_conv2d_native_backprop_input
+__all__ = __all__ + ["conv1d_transpose", "depthwise_conv2d_native_backprop_filter",
+                     "depthwise_conv2d_native_backprop_input",
+                     "depthwise_conv2d_backprop_filter", "depthwise_conv2d_backprop_input"]
+from weir.ops.tf1_extras import space_to_batch  # noqa: F401,E402  (tf1api: TF1's nn.space_to_batch)
+__all__ = __all__ + ["space_to_batch"]

@@ -100,7 +100,19 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
         with ops.name_scope(name) as scope:
             prefix = scope[:-1] if scope.endswith("/") else scope
             results = [None] * len(xs_given)
+            python_found = None
             if pairs and wanted:
+                # A Python gradient (RegisterGradient, gradient_override_map,
+                # custom_gradient) on the path: weir.ops.custom_gradient drives.
+                from weir.ops import custom_gradient as _custom
+                python_found = _custom._maybe_python_gradients(
+                    [y for y, _ in pairs],
+                    [None if g is None else graph._tensor_for(tuple(g)) for _, g in pairs],
+                    [xs_tensors[i] for i in wanted], prefix)
+            if python_found is not None:
+                for i, r in zip(wanted, python_found):
+                    results[i] = r
+            elif pairs and wanted:
                 rewrites = graph._c_graph.num_rewritten()
                 try:
                     found = graph._c_graph.add_gradients(
@@ -115,8 +127,10 @@ def gradients(ys, xs, grad_ys=None, name="gradients", colocate_gradients_with_op
                     results[i] = r
             out = []
             for x, r in zip(xs_given, results):
-                if r is not None and len(r) == 3:
-                    from weir.framework.sparse_tensor import IndexedSlices
+                from weir.framework.sparse_tensor import IndexedSlices
+                if isinstance(r, (ops.Tensor, IndexedSlices)):  # the Python driver's
+                    out.append(r)
+                elif r is not None and len(r) == 3:  # (values, indices, dense_shape)
                     values, indices, dense_shape = (graph._tensor_for(tuple(e)) for e in r)
                     out.append(IndexedSlices(values, indices, dense_shape))
                 elif r is not None:

@@ -12,3 +12,6 @@ from weir.saved_model.signature_def_utils import build_signature_def, predict_si
 from weir.saved_model.signature_constants import DEFAULT_SERVING_SIGNATURE_DEF_KEY  # noqa: F401
 from weir.saved_model.tag_constants import SERVING, TRAINING, GPU, TPU  # noqa: F401
 from weir.saved_model.utils import build_tensor_info  # noqa: F401
+from weir.saved_model.tf1_extras import *  # noqa: F401,F403,E402  (tf1api: constants, signatures)
+from weir.saved_model.signature_def_utils import is_valid_signature  # noqa: F401,E402
+from weir.saved_model.utils import get_tensor_from_tensor_info  # noqa: F401,E402

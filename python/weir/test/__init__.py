@@ -215,3 +215,16 @@ class _PredicateContext(object):
         if not issubclass(exc_type, self._type) or not self._predicate(exc):
             return False  # the unexpected exception propagates
         return True
+
+
+from weir.ops.tf1_modules import (  # noqa: F401,E402  (tf1api)
+    compute_gradient, compute_gradient_error, assert_equal_graph_def)
+__all__ = __all__ + ["compute_gradient", "compute_gradient_error", "assert_equal_graph_def"]
+from weir.ops.tf1_modules import create_local_cluster  # noqa: F401,E402  (tf1api)
+__all__ = __all__ + ["create_local_cluster"]
+from unittest import mock  # noqa: F401,E402  (tf.test.mock)
+from weir.ops.tf1_modules import (  # noqa: F401,E402  (tf1api)
+    Benchmark, disable_with_predicate, with_eager_op_as_function, is_built_with_rocm,
+    is_built_with_xla)
+__all__ = __all__ + ["mock", "Benchmark", "disable_with_predicate", "with_eager_op_as_function",
+                     "is_built_with_rocm", "is_built_with_xla"]

@@ -36,4 +36,16 @@ def __getattr__(name):
     from weir.train import input as _input
     if name in _input.EXAMPLE_PROTOS:
         return _input.proto_class(name)
+    if name in ("ClusterDef", "JobDef", "SaverDef", "ServerDef"):  # tf1api
+        from weir.core import protos
+        return getattr(protos, name)
     raise AttributeError("module 'weir.train' has no attribute %r" % name)
+
+
+from weir.ops.tf1_modules import (  # noqa: F401,E402  (tf1api)
+    cosine_decay_restarts, linear_cosine_decay, noisy_linear_cosine_decay,
+    piecewise_constant_decay)
+from weir.ops.tf1_modules import (  # noqa: F401,E402  (tf1api)
+    basic_train_loop, checkpoints_iterator, match_filenames_once, maybe_batch_join,
+    maybe_shuffle_batch_join)
+from weir.ops.tf1_modules import VocabInfo, warm_start  # noqa: F401,E402  (tf1api)
