@@ -10,6 +10,9 @@ namespace weir {
 // Declared here rather than in the header, so that adding the family does not
 // rebuild every file of the layer (the lead may move it to the header).
 void RegisterAccumulatorOps(OpRegistry* registry);  // accumulator_ops.cc
+void RegisterSpecialOps(OpRegistry* registry);      // special_ops.cc
+void RegisterComplexOps(OpRegistry* registry);      // complex_ops.cc
+void RegisterArrayExtraOps(OpRegistry* registry);   // array_extra_ops.cc
 
 void RegisterAllOps() {
   static std::once_flag once;
@@ -41,6 +44,9 @@ void RegisterAllOps() {
     RegisterStringOps(registry);
     RegisterSummaryOps(registry);
     RegisterLoggingOps(registry);
+    RegisterSpecialOps(registry);
+    RegisterComplexOps(registry);
+    RegisterArrayExtraOps(registry);
   });
 }
 
