@@ -10,6 +10,10 @@ namespace weir {
 // Declared here rather than in the header, so that adding the family does not
 // rebuild every file of the layer (the lead may move it to the header).
 void RegisterAccumulatorKernels(KernelRegistry* registry);  // accumulator_kernels.cc
+void RegisterSpecialKernels(KernelRegistry* registry);      // special_kernels.cc
+void RegisterComplexKernels(KernelRegistry* registry);      // complex_kernels.cc
+void RegisterArrayExtraKernels(KernelRegistry* registry);   // array_extra_kernels.cc
+void RegisterFftKernels(KernelRegistry* registry);          // fft_kernels.cc
 
 void RegisterAllKernels() {
   static std::once_flag once;
@@ -39,6 +43,10 @@ void RegisterAllKernels() {
     RegisterStringKernels(registry);
     RegisterSummaryKernels(registry);
     RegisterLoggingKernels(registry);
+    RegisterSpecialKernels(registry);
+    RegisterComplexKernels(registry);
+    RegisterArrayExtraKernels(registry);
+    RegisterFftKernels(registry);
     RegisterFloat16Kernels(registry);
   });
 }

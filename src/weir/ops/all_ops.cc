@@ -13,6 +13,7 @@ void RegisterAccumulatorOps(OpRegistry* registry);  // accumulator_ops.cc
 void RegisterSpecialOps(OpRegistry* registry);      // special_ops.cc
 void RegisterComplexOps(OpRegistry* registry);      // complex_ops.cc
 void RegisterArrayExtraOps(OpRegistry* registry);   // array_extra_ops.cc
+void RegisterSignalOps(OpRegistry* registry);       // signal_ops.cc
 
 void RegisterAllOps() {
   static std::once_flag once;
@@ -47,6 +48,7 @@ void RegisterAllOps() {
     RegisterSpecialOps(registry);
     RegisterComplexOps(registry);
     RegisterArrayExtraOps(registry);
+    RegisterSignalOps(registry);
   });
 }
 

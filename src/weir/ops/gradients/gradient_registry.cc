@@ -49,6 +49,13 @@ bool GradientRegistry::HasEntry(const std::string& op) const {
   return functions_.count(op) > 0;
 }
 
+// Declared here rather than in the header, so that adding a family does not
+// rebuild every gradient file.
+void RegisterSpecialGradients(GradientRegistry* registry);     // special_grad.cc
+void RegisterComplexGradients(GradientRegistry* registry);     // complex_grad.cc
+void RegisterArrayExtraGradients(GradientRegistry* registry);  // array_extra_grad.cc
+void RegisterSignalGradients(GradientRegistry* registry);      // signal_grad.cc
+
 void RegisterAllGradients() {
   RegisterAllOps();
   static std::once_flag once;
@@ -67,6 +74,10 @@ void RegisterAllGradients() {
     RegisterDataFlowGradients(registry);
     RegisterListGradients(registry);
     RegisterControlFlowGradients(registry);
+    RegisterSpecialGradients(registry);
+    RegisterComplexGradients(registry);
+    RegisterArrayExtraGradients(registry);
+    RegisterSignalGradients(registry);
   });
 }
 
