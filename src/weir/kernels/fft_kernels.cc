@@ -67,13 +67,13 @@ void Transform(C* data, int64_t batch, const std::vector<int64_t>& dims, int fir
   Eigen::TensorMap<Eigen::Tensor<C, R + 1, Eigen::RowMajor, Eigen::Index>> map(data, shape);
   std::vector<int> axes;
   for (int k = first; k <= last; ++k) axes.push_back(k);
-  Eigen::Tensor<C, R + 1, Eigen::RowMajor, Eigen::Index> out;
+  // In place: the FFT evaluator copies its input into the destination
+  // buffer element by element before transforming there.
   if (forward) {
-    out = map.template fft<Eigen::BothParts, Eigen::FFT_FORWARD>(axes);
+    map = map.template fft<Eigen::BothParts, Eigen::FFT_FORWARD>(axes);
   } else {
-    out = map.template fft<Eigen::BothParts, Eigen::FFT_REVERSE>(axes);
+    map = map.template fft<Eigen::BothParts, Eigen::FFT_REVERSE>(axes);
   }
-  std::copy_n(out.data(), out.size(), data);
 }
 
 std::string Where(OpKernel* kernel, const Tensor& input) {
@@ -162,10 +162,12 @@ class RealFftOp : public OpKernel {
     OP_REQUIRES_OK(context, context->allocate_output(0, *out_shape, &out));
     const int64_t batch = DimProduct(input.shape(), 0, input.dims() - R);
     if (out->NumElements() == 0) return;
-    std::vector<C> full(full_shape->num_elements());
-    CropOrPad(input.data<T>(), in_dims, full.data(), *length, batch);
-    Transform<C, R>(full.data(), batch, *length, 1, R, true);
-    CropOrPad(full.data(), *length, out->data<C>(), half, batch);
+    // Scratch through the device's allocator, so its size limits apply.
+    Tensor full;
+    OP_REQUIRES_OK(context, context->allocate_temp(kDTypeOf<C>, *full_shape, &full));
+    CropOrPad(input.data<T>(), in_dims, full.data<C>(), *length, batch);
+    Transform<C, R>(full.data<C>(), batch, *length, 1, R, true);
+    CropOrPad(full.data<C>(), *length, out->data<C>(), half, batch);
   }
 };
 
@@ -202,16 +204,18 @@ class InverseRealFftOp : public OpKernel {
     const int64_t batch = DimProduct(input.shape(), 0, input.dims() - R);
     if (out->NumElements() == 0) return;
     // The half spectrum, inverted over all but the last dim.
-    std::vector<C> spectrum(half_shape->num_elements());
-    CropOrPad(input.data<C>(), in_dims, spectrum.data(), half, batch);
-    Transform<C, R>(spectrum.data(), batch, half, 1, R - 1, false);
+    Tensor spectrum_tensor;
+    OP_REQUIRES_OK(context, context->allocate_temp(kDTypeOf<C>, *half_shape, &spectrum_tensor));
+    C* spectrum = spectrum_tensor.data<C>();
+    CropOrPad(input.data<C>(), in_dims, spectrum, half, batch);
+    Transform<C, R>(spectrum, batch, half, 1, R - 1, false);
     // Each row extended by Hermitian symmetry and inverted: the imaginary
     // parts of the zero and Nyquist terms drop out with the real part.
     const int64_t rows = out->NumElements() / last;
     std::vector<C> row(last);
     T* dst = out->data<T>();
     for (int64_t r = 0; r < rows; ++r) {
-      const C* h = spectrum.data() + r * half[R - 1];
+      const C* h = spectrum + r * half[R - 1];
       for (int64_t j = 0; j < last; ++j) {
         row[j] = j < half[R - 1] ? h[j] : std::conj(h[last - j]);
       }
