@@ -361,3 +361,88 @@ def test_real_fft_gradients_where_shapes_change(expr, shape):
         got = sess.run(grad, {x: value})
         numeric = _numeric_gradient(lambda v: sess.run(loss, {x: v}), value)
     np.testing.assert_allclose(got, numeric, rtol=1e-6, atol=1e-6)
+
+
+STATELESS_CASES = [
+    ("u32", "M.random.stateless_uniform([3, 5], seed=[1, 2])"),
+    ("u64", "M.random.stateless_uniform([7], seed=[7, -3], dtype=M.float64)"),
+    ("u16", "M.random.stateless_uniform([9], seed=[0, 0], dtype=M.float16)"),
+    ("ubf16", "M.random.stateless_uniform([9], seed=[5, 6], dtype=M.bfloat16)"),
+    ("urange", "M.random.stateless_uniform([2, 3], seed=[3, 4], minval=-2.0, maxval=5.0)"),
+    ("n32", "M.random.stateless_normal([5, 3], seed=[1, 2])"),
+    ("n64", "M.random.stateless_normal([5], seed=[2 ** 40, 9], dtype=M.float64)"),
+    ("n16", "M.random.stateless_normal([7], seed=[3, 3], dtype=M.float16)"),
+    ("nscaled", "M.random.stateless_normal([6], seed=[1, 1], mean=3.0, stddev=0.5)"),
+    ("i32", "M.random.stateless_uniform([11], seed=[1, 2], minval=-5, maxval=9, dtype=M.int32)"),
+    ("i64", "M.random.stateless_uniform([5], seed=[1, 2], minval=-2 ** 40, maxval=2 ** 41, "
+            "dtype=M.int64)"),
+    ("full32", "M.random.stateless_uniform([6], seed=[1, 2], minval=None, maxval=None, "
+               "dtype=M.uint32)"),
+    ("full64", "M.random.stateless_uniform([3], seed=[1, 2], minval=None, maxval=None, "
+               "dtype=M.int64)"),
+    ("seed32", "M.random.stateless_uniform([4], seed=M.constant([4, 5], M.int32))"),
+]
+
+TF_STATELESS_SCRIPT = r"""
+import sys
+import numpy as np
+import tensorflow as tf
+cases = eval(open(sys.argv[2]).read())
+np.savez(sys.argv[1], **{name: eval(expr, {"M": tf}).numpy() for name, expr in cases})
+"""
+
+
+def test_stateless_random_matches_tensorflow_bit_for_bit(tmp_path):
+    if not os.path.exists(PEERS_PYTHON):
+        pytest.fail("TensorFlow peer interpreter %s is missing" % PEERS_PYTHON)
+    (tmp_path / "ref.py").write_text(TF_STATELESS_SCRIPT)
+    (tmp_path / "cases.py").write_text(repr(STATELESS_CASES))
+    env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", CUDA_VISIBLE_DEVICES="")
+    subprocess.run([PEERS_PYTHON, str(tmp_path / "ref.py"), str(tmp_path / "out.npz"),
+                    str(tmp_path / "cases.py")], check=True, env=env, timeout=300,
+                   stdout=subprocess.DEVNULL)
+    ref = dict(np.load(tmp_path / "out.npz"))
+    got = run({name: eval(expr, {"M": wr}) for name, expr in STATELESS_CASES})
+    for name, _ in STATELESS_CASES:
+        expected = ref[name]
+        if expected.dtype.kind == "V":  # bfloat16 as NumPy stores it; Weir fetches float32
+            expected = (expected.view(np.uint16).astype(np.uint32) << 16).view(np.float32)
+        assert got[name].dtype == expected.dtype, name
+        np.testing.assert_array_equal(got[name], expected, err_msg=name)
+
+
+def test_stateless_random_statistics_and_errors():
+    u, n = run([wr.random.stateless_uniform([200000], seed=[11, 12], dtype=wr.float64),
+                wr.random.stateless_normal([200000], seed=[11, 12], dtype=wr.float64)])
+    assert 0.0 <= u.min() and u.max() < 1.0
+    assert abs(u.mean() - 0.5) < 0.005 and abs(u.var() - 1 / 12) < 0.002
+    assert abs(n.mean()) < 0.01 and abs(n.std() - 1.0) < 0.01
+    # Kolmogorov-Smirnov distance to the normal CDF (critical value at 1e-3:
+    # 1.95 / sqrt(n) = 0.0087).
+    from math import erf, sqrt
+    xs = np.sort(n[:50000])
+    cdf = np.array([0.5 * (1 + erf(x / sqrt(2))) for x in xs])
+    assert np.max(np.abs(cdf - np.arange(1, xs.size + 1) / xs.size)) < 1.95 / sqrt(xs.size)
+    # Same seed, same values; another seed, other values.
+    a, b, c = run([wr.random.stateless_uniform([8], seed=[1, 2]),
+                   wr.random.stateless_uniform([8], seed=[1, 2]),
+                   wr.random.stateless_uniform([8], seed=[2, 1])])
+    np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(a, c)
+    seed = wr.placeholder(wr.int64, None)
+    _expect_error(wr.random.stateless_uniform([2], seed=seed), "seed must have shape",
+                  {seed: np.array([1, 2, 3])})
+    lo = wr.placeholder(wr.int32, [])
+    _expect_error(wr.random.stateless_uniform([2], seed=[1, 2], minval=lo, maxval=3,
+                                              dtype=wr.int32), "minval < maxval", {lo: 3})
+    key, counter = wr.raw_ops.StatelessRandomGetKeyCounter(seed=[1, 2])
+    alg = wr.placeholder(wr.int32, [])
+    _expect_error(wr.raw_ops.StatelessRandomUniformV2(shape=[2], key=key, counter=counter,
+                                                      alg=alg), "algorithm 3", {alg: 3})
+    shape = wr.placeholder(wr.int32, [None])
+    _expect_error(wr.raw_ops.StatelessRandomNormalV2(shape=shape, key=key, counter=counter,
+                                                     alg=1), "negative|shape", {shape: [2, -1]})
+    big = wr.placeholder(wr.int64, [None])
+    with pytest.raises((wr.errors.InvalidArgumentError, wr.errors.ResourceExhaustedError)):
+        run(wr.raw_ops.StatelessRandomUniformV2(shape=big, key=key, counter=counter, alg=1),
+            {big: [2 ** 31, 2 ** 31, 2 ** 31]})

@@ -14,6 +14,7 @@ void RegisterSpecialKernels(KernelRegistry* registry);      // special_kernels.c
 void RegisterComplexKernels(KernelRegistry* registry);      // complex_kernels.cc
 void RegisterArrayExtraKernels(KernelRegistry* registry);   // array_extra_kernels.cc
 void RegisterFftKernels(KernelRegistry* registry);          // fft_kernels.cc
+void RegisterStatelessRandomKernels(KernelRegistry* registry);  // stateless_random_kernels.cc
 
 void RegisterAllKernels() {
   static std::once_flag once;
@@ -47,6 +48,7 @@ void RegisterAllKernels() {
     RegisterComplexKernels(registry);
     RegisterArrayExtraKernels(registry);
     RegisterFftKernels(registry);
+    RegisterStatelessRandomKernels(registry);
     RegisterFloat16Kernels(registry);
   });
 }

@@ -14,6 +14,7 @@ void RegisterSpecialOps(OpRegistry* registry);      // special_ops.cc
 void RegisterComplexOps(OpRegistry* registry);      // complex_ops.cc
 void RegisterArrayExtraOps(OpRegistry* registry);   // array_extra_ops.cc
 void RegisterSignalOps(OpRegistry* registry);       // signal_ops.cc
+void RegisterStatelessRandomOps(OpRegistry* registry);  // stateless_random_ops.cc
 
 void RegisterAllOps() {
   static std::once_flag once;
@@ -49,6 +50,7 @@ void RegisterAllOps() {
     RegisterComplexOps(registry);
     RegisterArrayExtraOps(registry);
     RegisterSignalOps(registry);
+    RegisterStatelessRandomOps(registry);
   });
 }
 
