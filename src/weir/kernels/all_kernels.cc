@@ -15,6 +15,7 @@ void RegisterComplexKernels(KernelRegistry* registry);      // complex_kernels.c
 void RegisterArrayExtraKernels(KernelRegistry* registry);   // array_extra_kernels.cc
 void RegisterFftKernels(KernelRegistry* registry);          // fft_kernels.cc
 void RegisterStatelessRandomKernels(KernelRegistry* registry);  // stateless_random_kernels.cc
+void RegisterRandomSamplingKernels(KernelRegistry* registry);  // random_sampling_kernels.cc
 
 void RegisterAllKernels() {
   static std::once_flag once;
@@ -49,6 +50,7 @@ void RegisterAllKernels() {
     RegisterArrayExtraKernels(registry);
     RegisterFftKernels(registry);
     RegisterStatelessRandomKernels(registry);
+    RegisterRandomSamplingKernels(registry);
     RegisterFloat16Kernels(registry);
   });
 }

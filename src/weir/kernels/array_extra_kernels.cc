@@ -295,6 +295,50 @@ class BincountOp : public OpKernel {
   bool binary_output_ = false;
 };
 
+// The n-th smallest (largest with reverse) of each row of the last dim.
+template <typename T>
+class NthElementOp : public OpKernel {
+ public:
+  explicit NthElementOp(OpKernelConstruction* context) : OpKernel(context) {
+    context->SetStatus(context->GetAttr("reverse", &reverse_));
+  }
+
+  void Compute(OpKernelContext* context) override {
+    const Tensor& input = context->input(0);
+    const Tensor& n_t = context->input(1);
+    const std::string where =
+        StrCat("NthElement (node ", name(), ", input ", input.shape(), " of ", input.dtype(), ")");
+    OP_REQUIRES(context, input.dims() >= 1 && n_t.dims() == 0,
+                errors::InvalidArgument(where, ": input must be at least 1-D and n a scalar"));
+    const int64_t cols = input.dim_size(input.dims() - 1);
+    const int64_t n = n_t.scalar<int32_t>();
+    OP_REQUIRES(context, n >= 0 && n < cols,
+                errors::InvalidArgument(where, ": n ", n, " is out of range [0, ", cols, ")"));
+    std::vector<int64_t> dims(input.shape().dim_sizes().begin(),
+                              input.shape().dim_sizes().end() - 1);
+    StatusOr<TensorShape> shape = CheckedShape(dims, "NthElement");
+    OP_REQUIRES_OK(context, shape.status());
+    Tensor* out;
+    OP_REQUIRES_OK(context, context->allocate_output(0, *shape, &out));
+    const int64_t rows = out->NumElements();
+    const int64_t k = reverse_ ? cols - 1 - n : n;
+    const T* src = input.data<T>();
+    T* dst = out->data<T>();
+    context->device()->intra_op_pool()->ParallelFor(
+        rows, std::max<int64_t>(1, cols * 10), [&](int64_t first, int64_t last) {
+          std::vector<T> row(cols);
+          for (int64_t r = first; r < last; ++r) {
+            std::copy_n(src + r * cols, cols, row.begin());
+            std::nth_element(row.begin(), row.begin() + k, row.end());
+            dst[r] = row[k];
+          }
+        });
+  }
+
+ private:
+  bool reverse_ = false;
+};
+
 template <ScatterMode kMode, typename... Types>
 void RegisterTensorScatter(KernelRegistry* registry, const char* op) {
   ForEachType<Types...>([&]<typename T>() {
@@ -328,6 +372,11 @@ void RegisterArrayExtraKernels(KernelRegistry* registry) {
                              .TypeConstraint("Tidx", kDTypeOf<Tidx>),
                          MakeKernel<BincountOp<Tidx, T>>);
     });
+  });
+  ForEachType<float, double, int32_t, uint8_t, int16_t, int8_t, int64_t, Eigen::bfloat16, uint16_t,
+              Eigen::half, uint32_t, uint64_t>([&]<typename T>() {
+    registry->Register(KernelBuilder("NthElement").TypeConstraint("T", kDTypeOf<T>),
+                       MakeKernel<NthElementOp<T>>);
   });
   RegisterStringUnitKernels(registry);
 }

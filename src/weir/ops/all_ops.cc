@@ -15,6 +15,7 @@ void RegisterComplexOps(OpRegistry* registry);      // complex_ops.cc
 void RegisterArrayExtraOps(OpRegistry* registry);   // array_extra_ops.cc
 void RegisterSignalOps(OpRegistry* registry);       // signal_ops.cc
 void RegisterStatelessRandomOps(OpRegistry* registry);  // stateless_random_ops.cc
+void RegisterRandomSamplingOps(OpRegistry* registry);   // random_sampling_ops.cc
 
 void RegisterAllOps() {
   static std::once_flag once;
@@ -51,6 +52,7 @@ void RegisterAllOps() {
     RegisterArrayExtraOps(registry);
     RegisterSignalOps(registry);
     RegisterStatelessRandomOps(registry);
+    RegisterRandomSamplingOps(registry);
   });
 }
 

@@ -109,9 +109,41 @@ Status DenseBincountShape(InferenceContext* c) {
   return Status::OK();
 }
 
+// NthElement: input's dims without the last.
+Status NthElementShape(InferenceContext* c) {
+  PartialShape input, n;
+  WEIR_RETURN_IF_ERROR(c->WithRankAtLeast(0, 1, &input).WithContext("NthElement: input"));
+  WEIR_RETURN_IF_ERROR(c->WithRank(1, 0, &n).WithContext("NthElement: n"));
+  if (!input.known_rank()) {
+    c->set_output(0, PartialShape::UnknownRank());
+    return Status::OK();
+  }
+  std::vector<int64_t> dims = input.dim_sizes();
+  const int64_t last = dims.back();
+  if (const Tensor* value = c->input_tensor(1)) {
+    const int64_t k = value->scalar<int32_t>();
+    if (k < 0 || (last != PartialShape::kUnknown && k >= last)) {
+      return errors::InvalidArgument("NthElement: n ", k, " is out of range for input ", input);
+    }
+  }
+  dims.pop_back();
+  c->set_output(0, PartialShape(std::move(dims)));
+  return Status::OK();
+}
+
 }  // namespace
 
 void RegisterArrayExtraOps(OpRegistry* registry) {
+  registry->Register(OpDefBuilder("NthElement")
+                         .Input("input: T")
+                         .Input("n: int32")
+                         .Output("values: T")
+                         .Attr("reverse: bool = false")
+                         .Attr("T: {float, double, int32, uint8, int16, int8, int64, bfloat16, "
+                               "uint16, half, uint32, uint64}")
+                         .SetShapeFn(NthElementShape)
+                         .Doc("The n-th smallest (largest with reverse) value of each vector "
+                              "along the last dim, counting from 0."));
   registry->Register(OpDefBuilder("Roll")
                          .Input("input: T")
                          .Input("shift: Tshift")

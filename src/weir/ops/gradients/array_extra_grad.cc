@@ -25,6 +25,35 @@ Status TensorScatterMinMaxGrad(const Scope& s, const Operation& op, const Grads&
   return s.status();
 }
 
+// nth_element: the gradient goes to the elements equal to the result,
+// split evenly among ties (TensorFlow's rule).
+Status NthElementGrad(const Scope& s, const Operation& op, const Grads& g, Grads* grads) {
+  Output input = ForwardInput(op, 0), output = op.output(0);
+  Output hits = ops::Cast(s, ops::Equal(s, ops::ExpandDims(s, output, -1), input), g[0].dtype());
+  Output count = ops::ExpandDims(s, ops::Sum(s, hits, -1), -1);
+  *grads = {ops::Mul(s, ops::RealDiv(s, hits, count), ops::ExpandDims(s, g[0], -1)), Output()};
+  return s.status();
+}
+
+// RandomGamma: d/dalpha through the samples (implicit reparameterization),
+// summed over the sample dims.
+Status RandomGammaGrad(const Scope& s, const Operation& op, const Grads& g, Grads* grads) {
+  Output shape = ForwardInput(op, 0), alpha = ForwardInput(op, 1), sample = op.output(0);
+  const PartialShape shape_shape = shape.shape();
+  if (!shape_shape.known_rank() || shape_shape.dim(0) == PartialShape::kUnknown) {
+    return errors::Unimplemented("the gradient of RandomGamma (node ", op.node()->name(),
+                                 ") needs the length of its shape input");
+  }
+  const int64_t k = shape_shape.dim(0);
+  Output leading =
+      ops::ConcatV2(s, {IntVector(s, std::vector<int64_t>(k, 1)), ShapeOf(s, alpha)}, 0);
+  Output partial = ops::RandomGammaGrad(s, ops::Reshape(s, alpha, leading), sample);
+  std::vector<int64_t> axes(k);
+  for (int64_t i = 0; i < k; ++i) axes[i] = i;
+  *grads = {Output(), ops::Sum(s, ops::Mul(s, g[0], partial), IntVector(s, axes))};
+  return s.status();
+}
+
 }  // namespace
 
 void RegisterArrayExtraGradients(GradientRegistry* registry) {
@@ -50,6 +79,8 @@ void RegisterArrayExtraGradients(GradientRegistry* registry) {
         *grads = {g[0], Output(), ops::Neg(s, ops::GatherNd(s, g[0], ForwardInput(op, 1)))};
         return s.status();
       });
+  registry->Register("NthElement", NthElementGrad);
+  registry->Register("RandomGamma", RandomGammaGrad);
   registry->Register("TensorScatterMin", TensorScatterMinMaxGrad);
   registry->Register("TensorScatterMax", TensorScatterMinMaxGrad);
   for (const char* op :
