@@ -57,6 +57,10 @@ struct ComplexDiv : BinaryBase<C> {
   C operator()(const C& a, const C& b) const { return a / b; }
 };
 template <typename C>
+struct ComplexDivNoNan : BinaryBase<C> {
+  C operator()(const C& a, const C& b) const { return b == C(0) ? C(0) : a / b; }
+};
+template <typename C>
 struct ComplexNeg {
   C operator()(const C& z) const { return -z; }
 };
@@ -113,6 +117,7 @@ void RegisterComplexKernels(KernelRegistry* registry) {
   RegisterBinary<ComplexMul, complex64, complex128>(registry, "Mul");
   RegisterBinary<ComplexDiv, complex64, complex128>(registry, "RealDiv");
   RegisterBinary<ComplexDiv, complex64, complex128>(registry, "Div");
+  RegisterBinary<ComplexDivNoNan, complex64, complex128>(registry, "DivNoNan");
   RegisterUnary<ComplexNeg, complex64, complex128>(registry, "Neg");
   RegisterUnary<ComplexSquare, complex64, complex128>(registry, "Square");
   RegisterUnary<ComplexReciprocal, complex64, complex128>(registry, "Reciprocal");

@@ -177,9 +177,11 @@ class StatelessV2Op : public OpKernel {
                                         ": key must have 1 element, counter 2 and alg "
                                         "be a scalar, not ",
                                         key.shape(), ", ", counter.shape(), ", ", alg.shape()));
-    OP_REQUIRES(context, alg.scalar<int32_t>() == kPhilox,
+    // 3 is TensorFlow's RNG_ALG_AUTO_SELECT, which is Philox on CPU.
+    OP_REQUIRES(context, alg.scalar<int32_t>() == kPhilox || alg.scalar<int32_t>() == 3,
                 errors::InvalidArgument(where, ": algorithm ", alg.scalar<int32_t>(),
-                                        " is not supported (only 1, Philox)"));
+                                        " is not supported (only 1, Philox, and 3, auto "
+                                        "select)"));
     Sampler<T, kDist> sampler;
     if constexpr (kDist == Distribution::kUniformInt) {
       const Tensor& minval = context->input(4);

@@ -84,7 +84,13 @@ void RegisterArrayExtraGradients(GradientRegistry* registry) {
   registry->Register("TensorScatterMin", TensorScatterMinMaxGrad);
   registry->Register("TensorScatterMax", TensorScatterMinMaxGrad);
   for (const char* op :
-       {"Bitcast", "UniqueWithCounts", "Bincount", "DenseBincount", "StringLength", "Substr"}) {
+       {"Bitcast", "UniqueWithCounts", "Bincount", "DenseBincount", "StringLength", "Substr",
+                         // The stateless random family (stateless_random_ops.cc).
+        "StatelessRandomGetKeyCounter", "StatelessRandomGetKeyCounterAlg", "StatelessRandomGetAlg",
+        "StatelessRandomUniformV2", "StatelessRandomNormalV2", "StatelessRandomUniformIntV2",
+        "StatelessRandomUniformFullIntV2",
+                         // Samplers without a reparameterized gradient.
+        "RandomPoisson", "RandomPoissonV2", "RandomGammaGrad"}) {
     registry->RegisterNoGradient(op);
   }
 }
