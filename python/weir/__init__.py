@@ -46,6 +46,9 @@ from weir.ops.tensor_array_ops import *  # noqa: F401,F403
 from weir.ops.functional_ops import *  # noqa: F401,F403
 from weir.ops.sequence_ops import *  # noqa: F401,F403  (reverse_sequence)
 from weir.ops.numerics import *  # noqa: F401,F403  (check_numerics, add_check_numerics_ops)
+from weir.ops.special_math_ops import *  # noqa: F401,F403  (TF1's tf.igamma, tf.complex, ...)
+from weir.ops.array_extra_ops import *  # noqa: F401,F403  (roll, tensor_scatter_nd_*, bincount)
+from weir.ops.signal_ops import fft, ifft, fft2d, ifft2d, fft3d, ifft3d  # noqa: F401,E402  (TF1's tf.fft)
 from weir import nn, math, random, layers, initializers, summary, linalg, train  # noqa: F401
 from weir import losses  # noqa: F401
 from weir import debugging  # noqa: F401
@@ -53,6 +56,8 @@ from weir import image  # noqa: F401
 from weir import io, python_io  # noqa: F401
 from weir import saved_model  # noqa: F401
 from weir import strings  # noqa: F401
+from weir import signal  # noqa: F401
+spectral = signal  # TF1's tf.spectral
 from weir import raw_ops  # noqa: F401
 from weir import distribute  # noqa: F401
 from weir import sparse  # noqa: F401

@@ -16,6 +16,10 @@ from weir.ops.math_ops import acos, acosh, asin, asinh, atan, atanh, cosh, sinh,
 from weir.ops.math_ops import (  # noqa: F401
     cumprod, segment_sum, unsorted_segment_max, unsorted_segment_min, unsorted_segment_prod,
     unsorted_segment_sum)
+from weir.ops.special_math_ops import (  # noqa: F401
+    angle, bessel_i0e, bessel_i1e, betainc, conj, erfinv, igamma, igammac, imag, ndtri, nextafter,
+    real, xdivy, xlog1py, xlogy, zeta)
+from weir.ops.array_extra_ops import bincount  # noqa: F401
 
 floor_div = floordiv
 

@@ -223,7 +223,12 @@ __all__ += ["lgamma", "digamma", "atan2", "polygamma", "einsum"]
 
 
 def abs(x, name=None):  # noqa: A001
-    """|x| elementwise."""
+    """|x| elementwise; of a complex tensor, its magnitude in the parts' dtype
+    (op ComplexAbs)."""
+    x = ops.convert_to_tensor(x, name="x")
+    if x.dtype.base_dtype in (dtypes.complex64, dtypes.complex128):
+        part = dtypes.float32 if x.dtype.base_dtype == dtypes.complex64 else dtypes.float64
+        return _op("ComplexAbs", name, x=x, Tout=part)
     return _op("Abs", name, x=x)
 
 
@@ -521,9 +526,12 @@ def arg_min(input, dimension, name=None, output_type=dtypes.int64):  # noqa: A00
 
 
 def div_no_nan(x, y, name=None):
-    """x / y, but 0 where y is 0 (even for x = 0 or inf)."""
+    """x / y, but 0 where y is 0 (even for x = 0 or inf): op DivNoNan for
+    floating and complex dtypes; integers divide as truediv."""
     with ops.name_scope(name, "div_no_nan", [x, y]) as scope:
         x, y = _pair(x, y)
+        if x.dtype.base_dtype.is_floating or x.dtype.base_dtype.is_complex:
+            return _op("DivNoNan", scope, x=x, y=y)
         zero = array_ops.zeros_like(y)
         y_zero = equal(y, zero)
         # Divide by 1 where y is 0 so no inf/NaN is made (and none reaches a gradient).
@@ -582,7 +590,8 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001
 
 
 def linspace(start, stop, num, name=None, axis=0):
-    """num evenly spaced values from start to stop, both included (num = 1 gives [start])."""
+    """num evenly spaced values from start to stop, both included (num = 1
+    gives [start]): op LinSpace. Scalar start and stop only."""
     with ops.name_scope(name, "LinSpace", [start, stop, num]) as scope:
         start = ops.convert_to_tensor(start, name="start")
         stop = ops.convert_to_tensor(stop, dtype=start.dtype.base_dtype, name="stop")
@@ -590,18 +599,9 @@ def linspace(start, stop, num, name=None, axis=0):
         if start.shape.ndims not in (0, None) or stop.shape.ndims not in (0, None):
             raise ValueError("linspace here takes scalar start and stop, got %s and %s" % (
                 start.shape, stop.shape))
-        dtype = start.dtype.base_dtype
-        steps = _op("Maximum", None, x=subtract(num, constant(1, dtype=num.dtype)),
-                    y=constant(1, dtype=num.dtype))
-        delta = truediv(subtract(stop, start), cast(steps, dtype))
-        idx = cast(range(0, num, dtype=num.dtype.base_dtype), dtype)
-        values = add(start, multiply(idx, delta))
-        # The last value is `stop` exactly, as NumPy and TF give it.
-        is_last = logical_and(
-            equal(range(0, num, dtype=num.dtype.base_dtype), subtract(num, constant(1, dtype=num.dtype))),
-            greater(num, constant(1, dtype=num.dtype)))
-        return array_ops.where_v2(is_last, array_ops.fill(array_ops.shape(values), stop), values,
-                                  name=scope)
+        if axis not in (0, -1):
+            raise ValueError("linspace: axis must be 0 (or -1) for scalar start and stop")
+        return _op("LinSpace", scope, start=start, stop=stop, num=num)
 
 
 lin_space = linspace

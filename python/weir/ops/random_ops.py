@@ -193,3 +193,38 @@ def random_crop(value, size, seed=None, name=None):
         scaled = apply_op("Mul", None, x=u, y=apply_op("Cast", None, x=limit, DstT=dtypes.float32))
         offset = apply_op("Cast", None, x=apply_op("Floor", None, x=scaled), DstT=dtypes.int32)
         return apply_op("Slice", name, input=value, begin=offset, size=size)
+
+
+def random_gamma(shape, alpha, beta=None, dtype=dtypes.float32, seed=None, name=None):
+    """Gamma(alpha, beta) samples (beta is the rate, default 1): `shape`
+    samples for each element of alpha (broadcast with beta), output dims
+    shape + alpha's dims; at least the dtype's smallest normal number, as TF.
+    Differentiable in alpha and beta (implicit reparameterization)."""
+    dtype = _float_dtype(dtype, "random_gamma")
+    with ops.name_scope(name, "random_gamma", [shape, alpha, beta]) as scope:
+        shape = _shape_tensor(shape)
+        alpha = ops.convert_to_tensor(alpha, dtype=dtype, name="alpha")
+        beta = ops.convert_to_tensor(1 if beta is None else beta, dtype=dtype, name="beta")
+        if beta.shape.ndims != 0:
+            alpha = apply_op("BroadcastTo", None, input=alpha, shape=apply_op(
+                "BroadcastArgs", None, s0=apply_op("Shape", None, input=alpha),
+                s1=apply_op("Shape", None, input=beta)))
+        sample = apply_op("RandomGamma", None, shape=shape, alpha=alpha, **_seed_attrs(seed))
+        tiny = ops.convert_to_tensor(np.finfo(dtype.as_numpy_dtype).tiny, dtype=dtype)
+        return apply_op("Maximum", scope, x=tiny, y=apply_op("RealDiv", None, x=sample, y=beta))
+
+
+def random_poisson(lam, shape, dtype=dtypes.float32, seed=None, name=None):
+    """Poisson(lam) samples (TF1's argument order: lam first): `shape`
+    samples for each element of lam, output dims shape + lam's dims."""
+    dtype = dtypes.as_dtype(dtype).base_dtype
+    with ops.name_scope(name, "random_poisson", [lam, shape]) as scope:
+        shape = _shape_tensor(shape)
+        lam = ops.convert_to_tensor(lam, name="lam")
+        if not (lam.dtype.is_floating or lam.dtype.is_integer):
+            raise TypeError("random_poisson: lam must be a number, not %s" % lam.dtype.name)
+        return apply_op("RandomPoissonV2", scope, shape=shape, rate=lam, dtype=dtype,
+                        **_seed_attrs(seed))
+
+
+__all__ += ["random_gamma", "random_poisson"]

@@ -37,3 +37,23 @@ def regex_replace(input, pattern, rewrite, replace_global=True, name=None):  # n
     return apply_op("RegexReplace", name, input=_string(input, "input"),
                     pattern=_string(pattern, "pattern"), rewrite=_string(rewrite, "rewrite"),
                     replace_global=bool(replace_global))
+
+
+def string_length(input, name=None, unit="BYTE"):  # noqa: A002
+    """The length of each string in bytes (unit="BYTE") or UTF-8 characters
+    (unit="UTF8_CHAR"), as int32."""
+    return apply_op("StringLength", name, input=_string(input, "input"), unit=unit)
+
+
+def substr(input, pos, len, name=None, unit="BYTE"):  # noqa: A002  (TF's argument names)
+    """input[pos : pos + len] per string, in bytes or UTF-8 characters; a
+    negative pos counts from the end, and pos past the end is an error. pos
+    and len have one shape and broadcast against input."""
+    with ops.name_scope(name, "Substr", [input, pos, len]) as scope:
+        pos = ops.convert_to_tensor(pos, name="pos")
+        len = ops.convert_to_tensor(len, dtype=pos.dtype.base_dtype, name="len")  # noqa: A001
+        return apply_op("Substr", scope, input=_string(input, "input"), pos=pos, len=len,
+                        unit=unit)
+
+
+__all__ += ["string_length", "substr"]

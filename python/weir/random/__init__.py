@@ -7,9 +7,14 @@ from weir.ops.random_ops import random_normal as normal  # noqa: F401
 from weir.ops.random_ops import random_shuffle as shuffle  # noqa: F401
 from weir.ops.random_ops import random_uniform as uniform  # noqa: F401
 from weir.ops.random_ops import truncated_normal  # noqa: F401
+from weir.ops.random_ops import random_gamma as gamma  # noqa: F401
+from weir.ops.random_ops import random_poisson as poisson  # noqa: F401
+
+from weir.ops.stateless_random_ops import stateless_normal, stateless_uniform  # noqa: F401
 
 # TF2's name for the graph-level seed.
 set_seed = set_random_seed
 
-__all__ = ["categorical", "get_seed", "multinomial", "normal", "random_crop", "set_random_seed",
-           "set_seed", "shuffle", "truncated_normal", "uniform"]
+__all__ = ["categorical", "gamma", "get_seed", "poisson", "multinomial", "normal", "random_crop", "set_random_seed",
+           "set_seed", "shuffle", "stateless_normal", "stateless_uniform", "truncated_normal",
+           "uniform"]

@@ -65,7 +65,7 @@ class AddNOp : public OpKernel {
 }  // namespace
 
 void RegisterAddNKernels(KernelRegistry* registry) {
-  ForEachType<float, double, int32_t, int64_t>([&]<typename T>() {
+  ForEachType<float, double, int32_t, int64_t, complex64, complex128>([&]<typename T>() {
     registry->Register(KernelBuilder("AddN").TypeConstraint<T>("T"), MakeKernel<AddNOp<T>>);
   });
 }

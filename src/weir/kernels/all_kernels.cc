@@ -25,6 +25,12 @@ void RegisterSparseMathKernels(KernelRegistry* registry);     // sparse_math_ker
 void RegisterLinalgSolveKernels(KernelRegistry* registry);      // linalg_solve_ops.cc
 void RegisterLinalgDecomposeKernels(KernelRegistry* registry);  // linalg_decompose_ops.cc
 void RegisterLinalgDiagKernels(KernelRegistry* registry);   // linalg_diag.cc
+void RegisterSpecialKernels(KernelRegistry* registry);      // special_kernels.cc
+void RegisterComplexKernels(KernelRegistry* registry);      // complex_kernels.cc
+void RegisterArrayExtraKernels(KernelRegistry* registry);   // array_extra_kernels.cc
+void RegisterFftKernels(KernelRegistry* registry);          // fft_kernels.cc
+void RegisterStatelessRandomKernels(KernelRegistry* registry);  // stateless_random_kernels.cc
+void RegisterRandomSamplingKernels(KernelRegistry* registry);  // random_sampling_kernels.cc
 
 void RegisterAllKernels() {
   static std::once_flag once;
@@ -69,6 +75,12 @@ void RegisterAllKernels() {
     RegisterStringKernels(registry);
     RegisterSummaryKernels(registry);
     RegisterLoggingKernels(registry);
+    RegisterSpecialKernels(registry);
+    RegisterComplexKernels(registry);
+    RegisterArrayExtraKernels(registry);
+    RegisterFftKernels(registry);
+    RegisterStatelessRandomKernels(registry);
+    RegisterRandomSamplingKernels(registry);
     RegisterFloat16Kernels(registry);
   });
 }

@@ -80,9 +80,22 @@ Dst FloatToInt(Src x) {
   return static_cast<Dst>(v);
 }
 
+template <typename T>
+constexpr bool kIsComplex = std::is_same_v<T, complex64> || std::is_same_v<T, complex128>;
+
 template <typename Dst, typename Src>
 Dst Convert(Src x, bool truncate) {
-  if constexpr (std::is_same_v<Dst, bool>) {
+  // Complex values: a real source becomes the real part; a complex one
+  // converts its parts, or to a real type its real part (as TensorFlow).
+  if constexpr (kIsComplex<Dst> && kIsComplex<Src>) {
+    using Part = typename Dst::value_type;
+    return Dst(static_cast<Part>(x.real()), static_cast<Part>(x.imag()));
+  } else if constexpr (kIsComplex<Dst>) {
+    return Dst(Convert<typename Dst::value_type>(x, truncate), 0);
+  } else if constexpr (kIsComplex<Src>) {
+    if constexpr (std::is_same_v<Dst, bool>) return x != Src(0);
+    else return Convert<Dst>(x.real(), truncate);
+  } else if constexpr (std::is_same_v<Dst, bool>) {
     return ToDouble(x) != 0;
   } else if constexpr (std::is_same_v<Src, bool>) {
     return static_cast<Dst>(x ? 1.0f : 0.0f);
@@ -139,12 +152,15 @@ bool DispatchCastType(DType dtype, Fn&& fn) {
     case DT_INT64: fn.template operator()<int64_t>(); return true;
     case DT_UINT8: fn.template operator()<uint8_t>(); return true;
     case DT_BOOL: fn.template operator()<bool>(); return true;
+    case DT_COMPLEX64: fn.template operator()<complex64>(); return true;
+    case DT_COMPLEX128: fn.template operator()<complex128>(); return true;
     default: return false;
   }
 }
 
-constexpr DType kCastTypes[] = {DT_FLOAT, DT_DOUBLE, DT_HALF,  DT_BFLOAT16, DT_INT8,
-                                DT_INT16, DT_INT32,  DT_INT64, DT_UINT8,    DT_BOOL};
+constexpr DType kCastTypes[] = {DT_FLOAT, DT_DOUBLE, DT_HALF,      DT_BFLOAT16,
+                                DT_INT8,  DT_INT16,  DT_INT32,     DT_INT64,
+                                DT_UINT8, DT_BOOL,   DT_COMPLEX64, DT_COMPLEX128};
 
 class CastOp : public OpKernel {
  public:

@@ -175,7 +175,8 @@ class UniqueOp : public OpKernel {
   void Compute(OpKernelContext* context) override {
     const Tensor& x = context->input(0);
     OP_REQUIRES(context, x.dims() == 1,
-                errors::InvalidArgument("Unique: x must be a vector but has shape ", x.shape()));
+                errors::InvalidArgument(type_string(), " (node ", name(),
+                                        "): x must be a vector but has shape ", x.shape()));
     const int64_t n = x.NumElements();
     const T* values = x.data<T>();
     std::unordered_map<Key, int64_t> position;
@@ -197,6 +198,17 @@ class UniqueOp : public OpKernel {
       std::copy(idx.begin(), idx.end(), idx_out->data<int32_t>());
     } else {
       std::copy(idx.begin(), idx.end(), idx_out->data<int64_t>());
+    }
+    if (context->num_outputs() < 3) return;
+    // UniqueWithCounts: how often each distinct value occurs.
+    std::vector<int64_t> counts(firsts.size(), 0);
+    for (int64_t k : idx) ++counts[k];
+    Tensor* count_out;
+    OP_REQUIRES_OK(context, context->allocate_output(2, y->shape(), &count_out));
+    if (count_out->dtype() == DT_INT32) {
+      std::copy(counts.begin(), counts.end(), count_out->data<int32_t>());
+    } else {
+      std::copy(counts.begin(), counts.end(), count_out->data<int64_t>());
     }
   }
 };
@@ -262,6 +274,8 @@ void RegisterPartitionKernels(KernelRegistry* registry) {
   ForEachType<float, double, Eigen::half, Eigen::bfloat16, int32_t, int64_t, uint8_t, int8_t,
               int16_t, uint16_t, uint32_t, uint64_t, bool, std::string>([&]<typename T>() {
     registry->Register(KernelBuilder("Unique").TypeConstraint<T>("T"), MakeKernel<UniqueOp<T>>);
+    registry->Register(KernelBuilder("UniqueWithCounts").TypeConstraint<T>("T"),
+                       MakeKernel<UniqueOp<T>>);
   });
   ForEachType<float, double, Eigen::half, Eigen::bfloat16, complex64, complex128>(
       [&]<typename T>() {

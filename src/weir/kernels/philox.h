@@ -42,6 +42,10 @@ inline void Round(uint32_t& c0, uint32_t& c1, uint32_t& c2, uint32_t& c3, uint32
 
 }  // namespace philox_internal
 
+// The key of a kernel with attrs seed and seed2 (random_ops.cc): a fresh
+// random key when both are 0, else a mix of the two.
+PhiloxKey KeyFromSeeds(int64_t seed, int64_t seed2);
+
 // The four random words of one block.
 inline PhiloxCounter PhiloxBlock(PhiloxCounter counter, PhiloxKey key) {
   uint32_t k0 = key[0], k1 = key[1];

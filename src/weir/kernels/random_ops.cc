@@ -29,15 +29,10 @@
 #include "weir/kernels/type_list.h"
 
 namespace weir {
-namespace {
-
-// Outputs per unit (one stream) for most distributions: one batch of words
-// of the stream for 32-bit values.
-constexpr int64_t kUnit = PhiloxStream::kBatchWords;
 
 // A bijective 64-bit mixer (the finalizer of Steele, Lea and Flood's
 // SplitMix64), so nearby seeds give unrelated keys.
-uint64_t Mix(uint64_t z) {
+static uint64_t Mix(uint64_t z) {
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   return z ^ (z >> 31);
@@ -53,6 +48,12 @@ PhiloxKey KeyFromSeeds(int64_t seed, int64_t seed2) {
   }
   return {static_cast<uint32_t>(key), static_cast<uint32_t>(key >> 32)};
 }
+
+namespace {
+
+// Outputs per unit (one stream) for most distributions: one batch of words
+// of the stream for 32-bit values.
+constexpr int64_t kUnit = PhiloxStream::kBatchWords;
 
 // The base of the random kernels: the key and the positions used so far.
 class RandomKernel : public OpKernel {

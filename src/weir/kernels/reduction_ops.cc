@@ -440,6 +440,13 @@ void RegisterReductionKernels(KernelRegistry* registry) {
     reduction.template operator()<MaxReducer<T>>("Max");
     reduction.template operator()<MinReducer<T>>("Min");
   });
+  // Complex sums, means and products (TensorFlow has them; complex has no
+  // order, so no Max or Min).
+  ForEachType<complex64, complex128>([&]<typename T>() {
+    reduction.template operator()<SumReducer<T>>("Sum");
+    reduction.template operator()<MeanReducer<T>>("Mean");
+    reduction.template operator()<ProdReducer<T>>("Prod");
+  });
   // All and Any have no T attr: their input is always bool.
   for (auto [op, factory] : {std::pair{"All", &MakeKernel<ReductionOp<AllReducer>>},
                              std::pair{"Any", &MakeKernel<ReductionOp<AnyReducer>>}}) {

@@ -16,6 +16,12 @@ void RegisterImageCodecOps(OpRegistry* registry);   // image_codec_ops.cc
 void RegisterVisionOps(OpRegistry* registry);       // vision_ops.cc
 void RegisterSparseOps(OpRegistry* registry);       // sparse_ops.cc
 void RegisterLinalgOps(OpRegistry* registry);       // linalg_ops.cc
+void RegisterSpecialOps(OpRegistry* registry);      // special_ops.cc
+void RegisterComplexOps(OpRegistry* registry);      // complex_ops.cc
+void RegisterArrayExtraOps(OpRegistry* registry);   // array_extra_ops.cc
+void RegisterSignalOps(OpRegistry* registry);       // signal_ops.cc
+void RegisterStatelessRandomOps(OpRegistry* registry);  // stateless_random_ops.cc
+void RegisterRandomSamplingOps(OpRegistry* registry);   // random_sampling_ops.cc
 
 void RegisterAllOps() {
   static std::once_flag once;
@@ -53,6 +59,12 @@ void RegisterAllOps() {
     RegisterStringOps(registry);
     RegisterSummaryOps(registry);
     RegisterLoggingOps(registry);
+    RegisterSpecialOps(registry);
+    RegisterComplexOps(registry);
+    RegisterArrayExtraOps(registry);
+    RegisterSignalOps(registry);
+    RegisterStatelessRandomOps(registry);
+    RegisterRandomSamplingOps(registry);
   });
 }
 

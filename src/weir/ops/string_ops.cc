@@ -61,6 +61,26 @@ void RegisterStringOps(OpRegistry* registry) {
           .Attr("replace_global: bool = true")
           .SetShapeFn(InputShapeScalarArgs)
           .Doc("StaticRegexReplace with `pattern` and `rewrite` as scalar string inputs."));
+  registry->Register(
+      OpDefBuilder("StringLength")
+          .Input("input: string")
+          .Output("output: int32")
+          .Attr("unit: {'BYTE', 'UTF8_CHAR'} = 'BYTE'")
+          .SetShapeFn(UnchangedShape)
+          .Doc("The length of each string in bytes, or in UTF-8 characters (a byte that does "
+               "not continue a character counts as one)."));
+  registry->Register(
+      OpDefBuilder("Substr")
+          .Input("input: string")
+          .Input("pos: T")
+          .Input("len: T")
+          .Output("output: string")
+          .Attr("T: {int32, int64}")
+          .Attr("unit: {'BYTE', 'UTF8_CHAR'} = 'BYTE'")
+          .SetShapeFn(BroadcastAllInputsShape)
+          .Doc("input[pos : pos + len] of each string (bytes or UTF-8 characters), pos "
+               "negative counting from the end; pos and len have one shape and broadcast "
+               "against input; a pos past the end is an error."));
 }
 
 }  // namespace weir

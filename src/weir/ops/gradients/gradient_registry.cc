@@ -52,6 +52,12 @@ bool GradientRegistry::HasEntry(const std::string& op) const {
 // sparse_grad.cc (declared here so that adding the family rebuilds one file).
 void RegisterSparseGradients(GradientRegistry* registry);
 void RegisterLinalgGradients(GradientRegistry* registry);  // linalg_grad.cc
+// Declared here rather than in the header, so that adding a family does not
+// rebuild every gradient file.
+void RegisterSpecialGradients(GradientRegistry* registry);     // special_grad.cc
+void RegisterComplexGradients(GradientRegistry* registry);     // complex_grad.cc
+void RegisterArrayExtraGradients(GradientRegistry* registry);  // array_extra_grad.cc
+void RegisterSignalGradients(GradientRegistry* registry);      // signal_grad.cc
 
 void RegisterAllGradients() {
   RegisterAllOps();
@@ -73,6 +79,10 @@ void RegisterAllGradients() {
     RegisterDataFlowGradients(registry);
     RegisterListGradients(registry);
     RegisterControlFlowGradients(registry);
+    RegisterSpecialGradients(registry);
+    RegisterComplexGradients(registry);
+    RegisterArrayExtraGradients(registry);
+    RegisterSignalGradients(registry);
   });
 }
 

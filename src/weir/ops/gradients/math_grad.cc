@@ -19,16 +19,24 @@ Status SubGrad(const Scope& scope, const Operation& op, const std::vector<Output
   return scope.status();
 }
 
+// Complex operands enter the products conjugated (TensorFlow's convention
+// for the gradient of a real loss).
+Output ConjIfComplex(const Scope& scope, const Output& x) {
+  return IsComplexDType(x.dtype()) ? ops::Conj(scope, x) : x;
+}
+
 Status MulGrad(const Scope& scope, const Operation& op, const std::vector<Output>& g,
                std::vector<Output>* grads) {
-  Output x = ForwardInput(op, 0), y = ForwardInput(op, 1);
+  Output x = ConjIfComplex(scope, ForwardInput(op, 0)),
+         y = ConjIfComplex(scope, ForwardInput(op, 1));
   *grads = ReduceForBroadcast(scope, x, y, ops::Mul(scope, g[0], y), ops::Mul(scope, x, g[0]));
   return scope.status();
 }
 
 Status RealDivGrad(const Scope& scope, const Operation& op, const std::vector<Output>& g,
                    std::vector<Output>* grads) {
-  Output x = ForwardInput(op, 0), y = ForwardInput(op, 1);
+  Output x = ConjIfComplex(scope, ForwardInput(op, 0)),
+         y = ConjIfComplex(scope, ForwardInput(op, 1));
   // d(x/y)/dy = -x / y^2.
   Output gy = ops::RealDiv(scope, ops::Neg(scope, ops::Mul(scope, g[0], x)), ops::Mul(scope, y, y));
   *grads = ReduceForBroadcast(scope, x, y, ops::RealDiv(scope, g[0], y), gy);

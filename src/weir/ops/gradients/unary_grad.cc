@@ -166,7 +166,11 @@ void RegisterUnaryGradients(GradientRegistry* registry) {
     UnaryRule rule = entry.rule;
     registry->Register(entry.op, [rule](const Scope& scope, const Operation& op,
                                         const std::vector<Output>& g, std::vector<Output>* grads) {
-      *grads = {rule(scope, ForwardInput(op, 0), op.output(0), g[0])};
+      Output x = ForwardInput(op, 0), y = op.output(0);
+      // Complex x: TensorFlow's convention, g * conj(f'(x)) = g * f'(conj x)
+      // for these functions (real coefficients).
+      if (IsComplexDType(x.dtype())) x = ops::Conj(scope, x), y = ops::Conj(scope, y);
+      *grads = {rule(scope, x, y, g[0])};
       return scope.status();
     });
   }
