@@ -837,3 +837,27 @@ def test_against_tensorflow(tf_results, name):
     wr.reset_default_graph()
     got = tf1_run.run_weir_program(PROGRAMS[name], name, weir_header=WEIR_V1_HEADER)
     _close(got, expected)
+
+
+def test_n_d_convolution_and_pooling_take_three_spatial_dims():
+    # tf.nn.convolution / conv_transpose / pool with 5-D inputs are TF's conv3d, conv3d_transpose
+    # and max_pool3d / avg_pool3d (those are checked against TF in test_vision_ops.py).
+    rng = np.random.RandomState(5)
+    x = rng.randn(2, 5, 6, 4, 3).astype(np.float32)
+    f = rng.randn(2, 3, 2, 3, 4).astype(np.float32)
+    with wr.Graph().as_default():
+        got = [wr.nn.convolution(x, f, padding="SAME", strides=[1, 2, 1]),
+               wr.nn.pool(x, [2, 2, 2], "MAX", "VALID", strides=[2, 2, 2]),
+               wr.nn.pool(x, [2, 2, 2], "AVG", "SAME", strides=[1, 1, 1]),
+               wr.nn.conv_transpose(wr.ones([2, 5, 6, 4, 4]), f, [2, 5, 6, 4, 3], [1, 1, 1])]
+        want = [wr.nn.conv3d(x, f, [1, 1, 2, 1, 1], "SAME"),
+                wr.nn.max_pool3d(x, [1, 2, 2, 2, 1], [1, 2, 2, 2, 1], "VALID"),
+                wr.nn.avg_pool3d(x, [1, 2, 2, 2, 1], [1, 1, 1, 1, 1], "SAME"),
+                wr.nn.conv3d_transpose(wr.ones([2, 5, 6, 4, 4]), f, [2, 5, 6, 4, 3],
+                                       [1, 1, 1, 1, 1])]
+        with wr.Session() as sess:
+            got, want = sess.run([got, want])
+    for g, w in zip(got, want):
+        assert g.shape == w.shape
+        np.testing.assert_allclose(g, w, rtol=1e-6)
+    assert got[1].shape == (2, 2, 3, 2, 3)

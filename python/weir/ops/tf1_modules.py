@@ -284,15 +284,9 @@ def _spatial_rank(filters_or_input, extra):
     return shape.ndims - extra
 
 
-def _no_3d(what):
-    raise NotImplementedError("%s: 3-D (N=3 spatial dims) is not available in weir yet "
-                              "(needs Conv3D/Pool3D); 1-D and 2-D are supported" % what)
-
-
 def convolution(input, filter=None, padding=None, strides=None,  # noqa: A002
                 dilation_rate=None, name=None, data_format=None, filters=None, dilations=None):
-    """N-D convolution for N = 1 or 2 (conv1d / conv2d); N = 3 is a
-    NotImplementedError until Conv3D lands."""
+    """N-D convolution for N = 1, 2 or 3 (conv1d / conv2d / conv3d)."""
     wr = _wr()
     filters = filter if filters is None else filters
     dilations = dilation_rate if dilations is None else dilations
@@ -328,14 +322,16 @@ def convolution(input, filter=None, padding=None, strides=None,  # noqa: A002
         return wr.nn.conv1d(input, filters, stride=strides_n[0], padding=padding,
                             data_format=data_format or "NWC", name=name)
     if n == 3:
-        _no_3d("convolution")
+        from weir.ops import nn3d_ops
+        return nn3d_ops.conv3d(input, filters, strides=strides_n, padding=padding,
+                               data_format=data_format or "NDHWC", dilations=dil_n, name=name)
     raise ValueError("convolution: filters must have rank 3, 4 or 5, got shape %s"
                      % filters.shape)
 
 
 def conv_transpose(input, filters, output_shape, strides, padding="SAME",  # noqa: A002
                    data_format=None, dilations=None, name=None):
-    """The transpose of convolution for N = 2 (conv2d_transpose)."""
+    """The transpose of convolution for N = 2 or 3 (conv2d_transpose / conv3d_transpose)."""
     wr = _wr()
     filters = ops.convert_to_tensor(filters, name="filters")
     n = _spatial_rank(filters, 2)
@@ -350,8 +346,11 @@ def conv_transpose(input, filters, output_shape, strides, padding="SAME",  # noq
         return wr.nn.conv2d_transpose(input, filters, output_shape, s, padding=padding,
                                       data_format=fmt, dilations=d, name=name)
     if n == 3:
-        _no_3d("conv_transpose")
-    raise NotImplementedError("conv_transpose: only 2-D is supported by weir (filters shape %s)"
+        from weir.ops import nn3d_ops
+        return nn3d_ops.conv3d_transpose(input, filters, output_shape, strides, padding=padding,
+                                         data_format=data_format or "NDHWC",
+                                         dilations=dilations, name=name)
+    raise NotImplementedError("conv_transpose: 1-D is not supported by weir (filters shape %s)"
                               % filters.shape)
 
 
@@ -370,13 +369,15 @@ def _pool2(kind, input, ksize, strides, padding, data_format, name):  # noqa: A0
             return None if v is None else v
         raise ValueError("%s should be of length 1, %d or %d, got %r" % (what, n, n + 2, v))
 
-    if n == 3:
-        _no_3d(kind + "_pool")
-    if n not in (1, 2):
-        raise ValueError("%s_pool: input must have rank 3 or 4, got shape %s"
+    if n not in (1, 2, 3):
+        raise ValueError("%s_pool: input must have rank 3, 4 or 5, got shape %s"
                          % (kind, input.shape))
     k = full(ksize, "ksize")
     s = full(strides, "strides")
+    if n == 3:
+        from weir.ops import nn3d_ops
+        fn = nn3d_ops.max_pool3d if kind == "max" else nn3d_ops.avg_pool3d
+        return fn(input, k, s, padding, data_format=data_format or "NDHWC", name=name)
     if n == 2:
         fmt = data_format or "NHWC"
         k4 = k if len(k) == 4 else ([1] + k + [1] if fmt == "NHWC" else [1, 1] + k)
