@@ -24,3 +24,4 @@ __all__ = ["ResizeMethod", "crop_and_resize", "resize", "resize_bicubic", "resiz
            "random_brightness", "random_contrast", "random_crop", "random_flip_left_right",
            "random_flip_up_down", "crop_to_bounding_box", "pad_to_bounding_box",
            "resize_image_with_crop_or_pad", "central_crop", "rgb_to_grayscale"] + _codec.__all__ + ["extract_image_patches", "extract_patches"]
+from weir.ops.image_extra_ops import *  # noqa: F401,F403,E402  (TF's composed tf.image functions)

@@ -1,7 +1,10 @@
 // Comparisons and logic, with bool outputs: Less, LessEqual, Greater,
 // GreaterEqual, Equal, NotEqual (NumPy broadcasting; float, double, int32,
-// int64, and bool for Equal/NotEqual), LogicalAnd, LogicalOr, LogicalNot.
+// int64, and bool and string for Equal/NotEqual), LogicalAnd, LogicalOr,
+// LogicalNot.
 // Comparisons with NaN are false, except NotEqual.
+#include <string>
+
 #include "weir/kernels/cwise_functors.h"
 #include "weir/kernels/cwise_ops.h"
 #include "weir/kernels/math_kernels.h"
@@ -96,8 +99,9 @@ void RegisterCwiseCompareKernels(KernelRegistry* registry) {
   RegisterBinary<LessEqual, float, double, int32_t, int64_t>(registry, "LessEqual");
   RegisterBinary<Greater, float, double, int32_t, int64_t>(registry, "Greater");
   RegisterBinary<GreaterEqual, float, double, int32_t, int64_t>(registry, "GreaterEqual");
-  RegisterBinary<Equal, float, double, int32_t, int64_t, bool>(registry, "Equal");
-  RegisterBinary<NotEqual, float, double, int32_t, int64_t, bool>(registry, "NotEqual");
+  RegisterBinary<Equal, float, double, int32_t, int64_t, bool, std::string>(registry, "Equal");
+  RegisterBinary<NotEqual, float, double, int32_t, int64_t, bool, std::string>(registry,
+                                                                             "NotEqual");
   // The logical ops have no type attr.
   registry->Register(KernelBuilder("LogicalAnd"), MakeKernel<BinaryOp<bool, LogicalAnd>>);
   registry->Register(KernelBuilder("LogicalOr"), MakeKernel<BinaryOp<bool, LogicalOr>>);
