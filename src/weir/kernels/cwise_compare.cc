@@ -101,7 +101,7 @@ void RegisterCwiseCompareKernels(KernelRegistry* registry) {
   RegisterBinary<GreaterEqual, float, double, int32_t, int64_t>(registry, "GreaterEqual");
   RegisterBinary<Equal, float, double, int32_t, int64_t, bool, std::string>(registry, "Equal");
   RegisterBinary<NotEqual, float, double, int32_t, int64_t, bool, std::string>(registry,
-                                                                             "NotEqual");
+                                                                               "NotEqual");
   // The logical ops have no type attr.
   registry->Register(KernelBuilder("LogicalAnd"), MakeKernel<BinaryOp<bool, LogicalAnd>>);
   registry->Register(KernelBuilder("LogicalOr"), MakeKernel<BinaryOp<bool, LogicalOr>>);
