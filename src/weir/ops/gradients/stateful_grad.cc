@@ -91,10 +91,33 @@ void RegisterStatefulGradients(GradientRegistry* registry) {
     registry->RegisterNoGradient(op);
   }
   // Parsing and the string ops: strings in, values or strings out.
+  for (const char* op : {"ParseExampleV2",
+                         "ParseExample",
+                         "ParseSingleExample",
+                         "DecodeRaw",
+                         "DecodeCSV",
+                         "StringToNumber",
+                         "SerializeTensor",
+                         "ParseTensor",
+                         "StaticRegexFullMatch",
+                         "RegexFullMatch",
+                         "StaticRegexReplace",
+                         "RegexReplace",
+                         "AsString",
+                         "StringToHashBucketFast",
+                         "StringStrip",
+                         "StringLower",
+                         "StringUpper",
+                         "EncodeBase64",
+                         "DecodeBase64",
+                         "ReduceJoin"}) {
+    registry->RegisterNoGradient(op);
+  }
+  // Lookup tables: integer ids or a table's state, as TensorFlow's.
   for (const char* op :
-       {"ParseExampleV2", "ParseExample", "ParseSingleExample", "DecodeRaw", "DecodeCSV",
-        "StringToNumber", "SerializeTensor", "ParseTensor", "StaticRegexFullMatch",
-        "RegexFullMatch", "StaticRegexReplace", "RegexReplace"}) {
+       {"HashTableV2", "MutableHashTableV2", "LookupTableFindV2", "LookupTableInsertV2",
+        "LookupTableRemoveV2", "LookupTableSizeV2", "LookupTableExportV2", "LookupTableImportV2",
+        "InitializeTableV2", "InitializeTableFromTextFileV2"}) {
     registry->RegisterNoGradient(op);
   }
   // The optimizers' updates have no outputs to differentiate.
