@@ -90,7 +90,7 @@ def test_composed_image_function_errors():
     with wr.Graph().as_default():
         with pytest.raises(ValueError, match="3 or 4 dimensions"):
             wr.image.rot90(np.zeros([4, 4], np.float32))
-        with pytest.raises(ValueError, match="must be > 0"):
+        with pytest.raises(ValueError, match="target_height must be > 0"):
             wr.image.resize_with_crop_or_pad(np.zeros([4, 4, 1], np.float32), 0, 3)
         with pytest.raises(ValueError, match="4D tensor"):
             wr.image.image_gradients(np.zeros([4, 4, 1], np.float32))

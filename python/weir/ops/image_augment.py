@@ -223,6 +223,9 @@ def resize_image_with_crop_or_pad(image, target_height, target_width):
     """The image centrally cropped and/or zero-padded to target_height x
     target_width (TF's offsets: the crop's and the pad's halves rounded down)."""
     wr = _wr()
+    for value, what in ((target_height, "target_height"), (target_width, "target_width")):
+        if isinstance(value, int) and value <= 0:
+            raise ValueError("%s must be > 0." % what)  # TF's check of static sizes
     with ops.name_scope(None, "resize_image_with_crop_or_pad", [image]):
         image = _image(image)
         height, width, _ = _static_or_dynamic_hwc(image)

@@ -1,5 +1,5 @@
 """tf.image functions TensorFlow composes of other ops, composed the same way
-here: rot90, transpose, resize_with_crop_or_pad, resize_with_pad, adjust_gamma,
+here: rot90, transpose, resize_with_pad, adjust_gamma,
 the YIQ/YUV colour spaces, image_gradients, sobel_edges, total_variation, psnr,
 is_jpeg. Images are [height, width, channels] or a batch of them."""
 import numpy as np
@@ -8,7 +8,7 @@ from weir.framework import dtypes
 from weir.framework import ops
 
 __all__ = ["rot90", "transpose", "transpose_image", "resize_with_crop_or_pad",
-           "resize_image_with_crop_or_pad", "resize_with_pad", "resize_image_with_pad",
+           "resize_with_pad", "resize_image_with_pad",
            "adjust_gamma", "rgb_to_yiq", "yiq_to_rgb", "rgb_to_yuv", "yuv_to_rgb",
            "image_gradients", "sobel_edges", "total_variation", "psnr", "is_jpeg"]
 
@@ -56,33 +56,9 @@ transpose_image = transpose
 
 
 def resize_with_crop_or_pad(image, target_height, target_width):
-    """Centre-crops or zero-pads `image` to the target size (TF's arithmetic: the
-    crop offset rounds down, the padding offset rounds down)."""
-    wr = _wr()
-    with ops.name_scope(None, "resize_image_with_crop_or_pad", [image]):
-        image, batched = _image(image)
-        if not batched:
-            image = wr.expand_dims(image, 0)
-        if target_height <= 0 or target_width <= 0:
-            raise ValueError("target_height and target_width must be > 0.")
-        height, width = image.shape[1], image.shape[2]
-        if height is None or width is None:
-            raise ValueError("resize_with_crop_or_pad needs a static height and width, got %s"
-                             % image.shape)
-        height, width = int(height), int(width)
-        offset_crop_h = max((height - target_height) // 2, 0)
-        offset_crop_w = max((width - target_width) // 2, 0)
-        offset_pad_h = max((target_height - height) // 2, 0)
-        offset_pad_w = max((target_width - width) // 2, 0)
-        cropped = wr.image.crop_to_bounding_box(image, offset_crop_h, offset_crop_w,
-                                                min(target_height, height),
-                                                min(target_width, width))
-        out = wr.image.pad_to_bounding_box(cropped, offset_pad_h, offset_pad_w, target_height,
-                                           target_width)
-        return out if batched else wr.squeeze(out, [0])
-
-
-resize_image_with_crop_or_pad = resize_with_crop_or_pad
+    """TF2's name of resize_image_with_crop_or_pad (image_augment.py)."""
+    from weir.ops import image_augment
+    return image_augment.resize_image_with_crop_or_pad(image, target_height, target_width)
 
 
 _V2_RESIZE = {"bilinear": "ResizeBilinear", "nearest": "ResizeNearestNeighbor",
