@@ -19,8 +19,8 @@
 // Throughput is bytes/second of wall time (UseRealTime); proc_cpu_ms is the
 // CPU time of the whole process (every thread: sender, receiver, gRPC's)
 // per transfer. Weir's recv_ms is the transfer alone: the receiving _Recv
-// kernel's time in traced steps run after the timed ones (median). BM_WeirRecvTensor/MiB:0 moves one float: the step's fixed
-// cost.
+// kernel's time in traced steps run after the timed ones (median). BM_WeirRecvTensor/MiB:0 moves
+// one float: the step's fixed cost.
 //
 //   build/release/bench/recv_tensor_bench --benchmark_min_time=1
 //

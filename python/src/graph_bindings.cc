@@ -363,8 +363,8 @@ class PyGraph {
         out.append(endpoint(g));
       } else if (grads[i].valid() && grads[i].is_sparse) {
         const IndexedSlices& s = grads[i].sparse;
-        out.append(nb::make_tuple(endpoint(s.values), endpoint(s.indices),
-                                  endpoint(s.dense_shape)));
+        out.append(
+            nb::make_tuple(endpoint(s.values), endpoint(s.indices), endpoint(s.dense_shape)));
       } else {
         out.append(nb::none());
       }
@@ -493,55 +493,69 @@ void DefineGraph(nb::module_& m) {
   nb::class_<PyGraph>(m, "Graph", "The C++ graph a weir.Graph builds into.")
       .def(nb::init<>())
       .def("add_node", &PyGraph::AddNode, nb::arg("op"), nb::arg("name"), nb::arg("inputs"),
-           nb::arg("attrs"), nb::arg("control_inputs") = std::vector<int>(),
-           nb::arg("device") = "", nb::arg("colocate_with") = std::vector<std::string>(),
-           nb::arg("source_location") = "")
+           nb::arg("attrs"), nb::arg("control_inputs") = std::vector<int>(), nb::arg("device") = "",
+           nb::arg("colocate_with") = std::vector<std::string>(), nb::arg("source_location") = "")
       .def("num_node_ids", [](const PyGraph& g) { return g.graph()->num_node_ids(); })
-      .def("node_exists", [](const PyGraph& g, int id) { return g.graph()->FindNodeId(id) != nullptr; })
+      .def("node_exists",
+           [](const PyGraph& g, int id) { return g.graph()->FindNodeId(id) != nullptr; })
       .def("num_rewritten", [](const PyGraph& g) { return g.rewritten_.size(); })
-      .def("rewritten_nodes", [](const PyGraph& g, size_t start) {
-        nb::list out;
-        for (size_t i = start; i < g.rewritten_.size(); ++i) {
-          const auto& r = g.rewritten_[i];
-          out.append(nb::make_tuple(r.name, r.old_id, r.new_id));
-        }
-        return out;
-      }, nb::arg("start") = 0)
-      .def("find_node", [](const PyGraph& g, const std::string& name) {
-        Node* node = g.graph()->FindNode(name);
-        return node ? node->id() : -1;
-      }, nb::arg("name"))
+      .def(
+          "rewritten_nodes",
+          [](const PyGraph& g, size_t start) {
+            nb::list out;
+            for (size_t i = start; i < g.rewritten_.size(); ++i) {
+              const auto& r = g.rewritten_[i];
+              out.append(nb::make_tuple(r.name, r.old_id, r.new_id));
+            }
+            return out;
+          },
+          nb::arg("start") = 0)
+      .def(
+          "find_node",
+          [](const PyGraph& g, const std::string& name) {
+            Node* node = g.graph()->FindNode(name);
+            return node ? node->id() : -1;
+          },
+          nb::arg("name"))
       .def("node_name", [](const PyGraph& g, int id) { return g.NodeOrThrow(id)->name(); })
       .def("node_op", [](const PyGraph& g, int id) { return g.NodeOrThrow(id)->type_string(); })
-      .def("node_device", [](const PyGraph& g, int id) { return g.NodeOrThrow(id)->requested_device(); })
+      .def("node_device",
+           [](const PyGraph& g, int id) { return g.NodeOrThrow(id)->requested_device(); })
       .def("node_inputs", &PyGraph::NodeInputs)
       .def("node_control_inputs", &PyGraph::NodeControlInputs)
       .def("node_outputs", &PyGraph::NodeOutputs)
       .def("num_outputs", [](const PyGraph& g, int id) { return g.NodeOrThrow(id)->num_outputs(); })
-      .def("output_dtype", [](const PyGraph& g, int id, int i) {
-        Node* node = g.NodeOrThrow(id);
-        if (i < 0 || i >= node->num_outputs()) ThrowInvalidArgument(StrCat("node ", node->Describe(), " has no output ", i));
-        return static_cast<int>(node->output_type(i));
-      })
-      .def("input_dtype", [](const PyGraph& g, int id, int i) {
-        Node* node = g.NodeOrThrow(id);
-        if (i < 0 || i >= node->num_inputs()) ThrowInvalidArgument(StrCat("node ", node->Describe(), " has no input ", i));
-        return static_cast<int>(node->input_type(i));
-      })
-      .def("output_shape", [](const PyGraph& g, int id, int i) {
-        Node* node = g.NodeOrThrow(id);
-        if (i < 0 || i >= node->num_outputs()) ThrowInvalidArgument(StrCat("node ", node->Describe(), " has no output ", i));
-        return ShapeToPython(node->output_shape(i));
-      })
+      .def("output_dtype",
+           [](const PyGraph& g, int id, int i) {
+             Node* node = g.NodeOrThrow(id);
+             if (i < 0 || i >= node->num_outputs())
+               ThrowInvalidArgument(StrCat("node ", node->Describe(), " has no output ", i));
+             return static_cast<int>(node->output_type(i));
+           })
+      .def("input_dtype",
+           [](const PyGraph& g, int id, int i) {
+             Node* node = g.NodeOrThrow(id);
+             if (i < 0 || i >= node->num_inputs())
+               ThrowInvalidArgument(StrCat("node ", node->Describe(), " has no input ", i));
+             return static_cast<int>(node->input_type(i));
+           })
+      .def("output_shape",
+           [](const PyGraph& g, int id, int i) {
+             Node* node = g.NodeOrThrow(id);
+             if (i < 0 || i >= node->num_outputs())
+               ThrowInvalidArgument(StrCat("node ", node->Describe(), " has no output ", i));
+             return ShapeToPython(node->output_shape(i));
+           })
       .def("set_output_shape", &PyGraph::SetOutputShape, nb::arg("id"), nb::arg("index"),
            nb::arg("shape"))
       .def("node_attrs", &PyGraph::NodeAttrs)
-      .def("node_source_location", [](const PyGraph& g, int id) { return g.NodeOrThrow(id)->def().source_location; })
+      .def("node_source_location",
+           [](const PyGraph& g, int id) { return g.NodeOrThrow(id)->def().source_location; })
       .def("node_def", &PyGraph::NodeDefBytes)
       .def("to_graph_def", &PyGraph::ToGraphDefBytes, nb::arg("start_id") = 0)
-      .def("import_graph_def", &PyGraph::ImportGraphDefBytes, nb::arg("data"), nb::arg("prefix") = "",
-           nb::arg("input_map") = nb::dict(), nb::arg("source_location") = "",
-           nb::arg("producer_op_list") = nb::none())
+      .def("import_graph_def", &PyGraph::ImportGraphDefBytes, nb::arg("data"),
+           nb::arg("prefix") = "", nb::arg("input_map") = nb::dict(),
+           nb::arg("source_location") = "", nb::arg("producer_op_list") = nb::none())
       .def("add_gradients", &PyGraph::AddGradients, nb::arg("ys"), nb::arg("xs"),
            nb::arg("grad_ys") = nb::list(), nb::arg("name_prefix") = "gradients",
            nb::arg("source_location") = "", nb::arg("keep_sparse") = false)

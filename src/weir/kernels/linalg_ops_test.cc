@@ -53,12 +53,13 @@ std::vector<double> MatMul(const std::vector<double>& a, const std::vector<doubl
 
 TEST(LinalgOpsTest, InverseOfKnownMatrix) {
   Tensor a = D({4, 7, 2, 6, 2, 0, 0, 4}, {2, 2, 2});
-  ExpectNear(RunOp("MatrixInverse", {}, {a})[0], {2, 2, 2}, {0.6, -0.7, -0.2, 0.4, 0.5, 0, 0, 0.25});
+  ExpectNear(RunOp("MatrixInverse", {}, {a})[0], {2, 2, 2},
+             {0.6, -0.7, -0.2, 0.4, 0.5, 0, 0, 0.25});
   // adjoint: the inverse of the transpose.
   ExpectNear(RunOp("MatrixInverse", {{"adjoint", true}}, {a})[0], {2, 2, 2},
              {0.6, -0.2, -0.7, 0.4, 0.5, 0, 0, 0.25});
-  ExpectNear(RunOp("MatrixInverse", {}, {F({4, 7, 2, 6}, {2, 2})})[0], {2, 2}, {0.6, -0.7, -0.2, 0.4},
-             1e-6);
+  ExpectNear(RunOp("MatrixInverse", {}, {F({4, 7, 2, 6}, {2, 2})})[0], {2, 2},
+             {0.6, -0.7, -0.2, 0.4}, 1e-6);
 }
 
 TEST(LinalgOpsTest, InverseErrorsAndEmpty) {
@@ -88,7 +89,8 @@ TEST(LinalgOpsTest, DeterminantsOfTriangularAndPermuted) {
 
 TEST(LinalgOpsTest, CholeskyOfKnownMatrix) {
   // Only the lower triangle is read: the 99 above is ignored.
-  ExpectNear(RunOp("Cholesky", {}, {D({4, 99, 2, 3}, {2, 2})})[0], {2, 2}, {2, 0, 1, std::sqrt(2.0)});
+  ExpectNear(RunOp("Cholesky", {}, {D({4, 99, 2, 3}, {2, 2})})[0], {2, 2},
+             {2, 0, 1, std::sqrt(2.0)});
   Err("Cholesky", {}, {D({1, 0, 0, 1, 1, 2, 2, 1}, {2, 2, 2})},
       {"batch index 1", "not positive definite"});
   EXPECT_EQ(RunOp("Cholesky", {}, {D({}, {0, 0})})[0].shape(), TensorShape({0, 0}));
@@ -108,7 +110,7 @@ TEST(LinalgOpsTest, SolveAndTriangularSolve) {
   ExpectNear(RunOp("MatrixTriangularSolve", {}, {l, rhs})[0], {3, 2, 1}, {1, 2, 2, 1.5, 0, 1});
   // Upper with adjoint: solves U^T x = rhs, U = [[2,9],[0,4]] -> [[2,0],[9,4]].
   ExpectNear(RunOp("MatrixTriangularSolve", {{"lower", false}, {"adjoint", true}},
-                 {l, D({2, 13}, {2, 1})})[0],
+                   {l, D({2, 13}, {2, 1})})[0],
              {1, 2, 1}, {1, 1});
   Err("MatrixTriangularSolve", {},
       {D({1, 0, 0, 1, 1, 0, 0, 1}, {2, 2, 2}), D({1, 2, 3, 4, 5, 6}, {3, 2, 1})}, {"broadcast"});
@@ -145,7 +147,8 @@ TEST(LinalgOpsTest, SvdAndEigOfKnownMatrices) {
   std::vector<double> vt = {v[0], v[2], v[1], v[3]};
   std::vector<double> back = MatMul(us, vt, 1, 2, 2, 2);
   for (int i = 0; i < 4; ++i) EXPECT_NEAR(back[i], (std::vector<double>{0, -2, 3, 0})[i], 1e-12);
-  std::vector<Tensor> s_only = RunOp("Svd", {{"compute_uv", false}}, {D({1, 2, 3, 4, 5, 6}, {2, 3})});
+  std::vector<Tensor> s_only =
+      RunOp("Svd", {{"compute_uv", false}}, {D({1, 2, 3, 4, 5, 6}, {2, 3})});
   EXPECT_EQ(s_only[1].shape(), TensorShape({0}));
   EXPECT_EQ(s_only[0].shape(), TensorShape({2}));
   std::vector<Tensor> eig = RunOp("SelfAdjointEigV2", {}, {D({2, 1, 1, 2}, {1, 2, 2})});
@@ -168,9 +171,10 @@ TEST(LinalgOpsTest, LeastSquaresAndCross) {
   // Fits y = 1 + 2x through exact points.
   Tensor a = D({1, 0, 1, 1, 1, 2}, {3, 2});
   Tensor y = D({1, 3, 5}, {3, 1});
-  ExpectNear(RunOp("MatrixSolveLs", {}, {a, y, Tensor::Scalar<double>(0)})[0], {2, 1}, {1, 2}, 1e-10);
-  ExpectNear(RunOp("MatrixSolveLs", {{"fast", false}}, {a, y, Tensor::Scalar<double>(0)})[0], {2, 1},
-             {1, 2}, 1e-10);
+  ExpectNear(RunOp("MatrixSolveLs", {}, {a, y, Tensor::Scalar<double>(0)})[0], {2, 1}, {1, 2},
+             1e-10);
+  ExpectNear(RunOp("MatrixSolveLs", {{"fast", false}}, {a, y, Tensor::Scalar<double>(0)})[0],
+             {2, 1}, {1, 2}, 1e-10);
   ExpectNear(RunOp("Cross", {}, {D({1, 0, 0, 0, 1, 0}, {2, 3}), D({0, 1, 0, 0, 0, 1}, {2, 3})})[0],
              {2, 3}, {0, 0, 1, 1, 0, 0});
   Err("Cross", {}, {D({1, 2}, {2}), D({1, 2}, {2})}, {"must be 3"});
@@ -194,8 +198,9 @@ TEST(LinalgDiagTest, V1Forms) {
   ExpectTensor<float>(RunOp("MatrixDiag", {}, {F({1, 2, 3, 4}, {2, 2})})[0], {2, 2, 2},
                       {1, 0, 0, 2, 3, 0, 0, 4});
   ExpectTensor<float>(RunOp("MatrixDiagPart", {}, {F({1, 2, 3, 4, 5, 6}, {2, 3})})[0], {2}, {1, 5});
-  ExpectTensor<float>(RunOp("MatrixSetDiag", {}, {F({1, 2, 3, 4, 5, 6}, {2, 3}), F({7, 8}, {2})})[0],
-                      {2, 3}, {7, 2, 3, 4, 8, 6});
+  ExpectTensor<float>(
+      RunOp("MatrixSetDiag", {}, {F({1, 2, 3, 4, 5, 6}, {2, 3}), F({7, 8}, {2})})[0], {2, 3},
+      {7, 2, 3, 4, 8, 6});
   Err("MatrixSetDiag", {}, {F({1, 2, 3, 4, 5, 6}, {2, 3}), F({7, 8, 9}, {3})},
       {"diagonal must have shape [2]"});
   // bool and int32 move like any dtype.
@@ -217,7 +222,7 @@ TEST(LinalgDiagTest, BandsWithEveryAlignment) {
   // MatrixDiagV3 puts them back (padding_value 0 off the band).
   Tensor band = RunOp("MatrixDiagPartV3", Align("RIGHT_LEFT"), {m, k, pad})[0];
   ExpectTensor<float>(RunOp("MatrixDiagV3", Align("RIGHT_LEFT"),
-                          {band, k, I32Scalar(-1), I32Scalar(-1), Tensor::Scalar<float>(0)})[0],
+                            {band, k, I32Scalar(-1), I32Scalar(-1), Tensor::Scalar<float>(0)})[0],
                       {3, 3}, {1, 2, 0, 4, 5, 6, 0, 8, 9});
   // MatrixSetDiagV3 writes the band into a matrix of 7s.
   Tensor sevens = F(std::vector<float>(9, 7), {3, 3});
@@ -225,8 +230,8 @@ TEST(LinalgDiagTest, BandsWithEveryAlignment) {
                       {1, 2, 7, 4, 5, 6, 7, 8, 9});
   // A superdiagonal alone on a non-square output: diag [1, 2], k = 1 -> 2x3.
   ExpectTensor<float>(RunOp("MatrixDiagV2", {},
-                          {F({1, 2}, {2}), I32Scalar(1), I32Scalar(2), I32Scalar(-1),
-                           Tensor::Scalar<float>(-1)})[0],
+                            {F({1, 2}, {2}), I32Scalar(1), I32Scalar(2), I32Scalar(-1),
+                             Tensor::Scalar<float>(-1)})[0],
                       {2, 3}, {-1, 1, -1, -1, -1, 2});
 }
 
